@@ -1,0 +1,6 @@
+// Regenerates the configuration reference table in README.md from the convict schema.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { withConfigReference } from '../src/config/reference.js';
+
+const path = new URL('../../README.md', import.meta.url);
+writeFileSync(path, withConfigReference(readFileSync(path, 'utf8')));

@@ -1,0 +1,30 @@
+/**
+ * Capped exponential backoff (brief, style 6): 1 s doubling to 60 s by default, optional jitter,
+ * reset after a success.
+ */
+export class Backoff {
+  private attempt = 0;
+
+  constructor(
+    private readonly initialMs = 1000,
+    private readonly maxMs = 60_000,
+    /** 0..1: the delay is drawn from [delay * (1 - jitter), delay]. */
+    private readonly jitter = 0,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Delay before the next attempt; each call doubles the following one up to the cap. */
+  next(): number {
+    const base = Math.min(this.maxMs, this.initialMs * 2 ** Math.min(this.attempt, 30));
+    this.attempt += 1;
+    return Math.round(base * (1 - this.jitter * this.random()));
+  }
+
+  reset(): void {
+    this.attempt = 0;
+  }
+
+  get attempts(): number {
+    return this.attempt;
+  }
+}

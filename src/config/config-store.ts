@@ -1,0 +1,280 @@
+import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import convict from 'convict';
+import { registerFormats } from './formats.js';
+import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
+import { SCHEMA } from './schema.js';
+import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
+import type { AppConfig } from './types.js';
+
+/** One violated rule: the key, the rule, and the value (omitted for secrets). */
+export interface ValidationIssue {
+  field: string;
+  message: string;
+  value?: unknown;
+}
+
+/** Start-up configuration error: exit code 1 with a message naming key, value and rule. */
+export class ConfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly issues: readonly ValidationIssue[],
+  ) {
+    super(
+      issues
+        .map(
+          (issue) =>
+            `${source}: ${issue.field}: ${issue.message}${issue.value !== undefined ? `: value was ${JSON.stringify(issue.value)}` : ''}`,
+        )
+        .join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadOptions {
+  configFile?: string;
+  /** Overrides paths.state from the file / environment (CLI --state-dir). */
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface ConfigEvents {
+  /** Leaf paths whose effective value changed through an API write. */
+  change: [paths: readonly string[]];
+}
+
+export type ApplyResult = { ok: true; changed: string[] } | { ok: false; issues: ValidationIssue[] };
+
+type Instance = ReturnType<typeof convict<Record<string, unknown>>>;
+
+function newInstance(): Instance {
+  registerFormats();
+  return convict<Record<string, unknown>>(SCHEMA as unknown as convict.Schema<Record<string, unknown>>);
+}
+
+/** Runs convict's validation and turns its message lines into structured issues. */
+export function validateTree(tree: Record<string, unknown>, strict: boolean): ValidationIssue[] {
+  const instance = newInstance();
+  try {
+    instance.load(tree);
+    instance.validate({ allowed: strict ? 'strict' : 'warn', output: () => undefined });
+    return [];
+  } catch (error) {
+    return parseConvictMessage((error as Error).message, tree);
+  }
+}
+
+function parseConvictMessage(message: string, tree: Record<string, unknown>): ValidationIssue[] {
+  return message.split('\n').map((line): ValidationIssue => {
+    const undeclared = /^configuration param '([^']+)' not declared in the schema$/.exec(line);
+    if (undeclared)
+      return { field: undeclared[1]!, message: 'unknown key', value: getPath(tree, undeclared[1]!) };
+    const match = /^([^:\s]+): (.*?)(?:: value was .*)?$/s.exec(line);
+    if (!match) return { field: '', message: line };
+    const field = match[1]!;
+    const issue: ValidationIssue = { field, message: match[2]! };
+    if (!LEAVES.get(field)?.secret) issue.value = getPath(tree, field);
+    return issue;
+  });
+}
+
+/** Parses an environment string by the leaf's kind; unparseable text stays text and fails validation. */
+function parseEnvValue(format: string, text: string): unknown {
+  if (format === 'bounded-int' || format === 'bounded-number') {
+    return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+  }
+  if (format === 'bool') return text === 'true' ? true : text === 'false' ? false : text;
+  if (format === 'modbus-layout') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function environmentTree(env: NodeJS.ProcessEnv): { tree: Record<string, unknown>; unknown: string[] } {
+  const tree: Record<string, unknown> = {};
+  const byName = new Map([...LEAVES.values()].map((leaf) => [envNameOf(leaf.path), leaf]));
+  const unknown: string[] = [];
+  for (const [name, text] of Object.entries(env)) {
+    if (!name.startsWith('METER_GATEWAY_') || text === undefined) continue;
+    const leaf = byName.get(name);
+    if (!leaf) unknown.push(name);
+    else setPath(tree, leaf.path, parseEnvValue(leaf.format, text));
+  }
+  return { tree, unknown };
+}
+
+function readAdminFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, [
+      { field: '', message: `cannot read config file: ${(error as Error).message}` },
+    ]);
+  }
+  try {
+    const data: unknown = JSON.parse(text);
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new Error('not a JSON object');
+    return data as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError(path, [
+      { field: '', message: `not a valid JSON config file: ${(error as Error).message}` },
+    ]);
+  }
+}
+
+/** Deep merge of plain objects; arrays and scalars replace. */
+function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (isPlainObject(value) && isPlainObject(current)) merge(current, value);
+    else target[key] = structuredClone(value);
+  }
+  return target;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The configuration: schema defaults < admin file (--config) < state directory overlay < environment.
+ * The admin's file is never rewritten (brief, style 7); API writes go to the state files.
+ */
+export class ConfigStore extends EventEmitter<ConfigEvents> {
+  private constructor(
+    private effective: AppConfig,
+    private readonly overlays: Map<StateFileName, Record<string, unknown>>,
+    private readonly pinned: Record<string, unknown>,
+    readonly stateDirectory: StateDirectory,
+    readonly problems: readonly StateFileProblem[],
+  ) {
+    super();
+  }
+
+  /** Loads and validates everything; throws ConfigError (exit 1) for admin file or environment errors. */
+  static load(options: LoadOptions = {}): ConfigStore {
+    const env = environmentTree(options.env ?? process.env);
+    if (env.unknown.length > 0) {
+      throw new ConfigError(
+        'environment',
+        env.unknown.map((name) => ({ field: name, message: 'unknown METER_GATEWAY_* variable' })),
+      );
+    }
+    const base: Record<string, unknown> = options.configFile ? readAdminFile(options.configFile) : {};
+    const adminIssues = validateTree(base, true);
+    if (adminIssues.length > 0) throw new ConfigError(options.configFile ?? 'defaults', adminIssues);
+    const envIssues = validateTree(merge(structuredClone(base), env.tree), true);
+    if (envIssues.length > 0) throw new ConfigError('environment', envIssues);
+    if (options.stateDir) setPath(env.tree, 'paths.state', options.stateDir);
+
+    const stateDir = String(
+      getPath(merge(newInstance().getProperties(), merge(structuredClone(base), env.tree)), 'paths.state'),
+    );
+    const directory = new StateDirectory(stateDir);
+    const overlays = new Map<StateFileName, Record<string, unknown>>();
+    const problems: StateFileProblem[] = [];
+    for (const file of STATE_FILES) {
+      const { data, problem } = directory.read(file);
+      if (problem) problems.push(problem);
+      if (!data) continue;
+      const issues = validateTree(merge(structuredClone(base), data), true);
+      if (issues.length > 0) {
+        problems.push(directory.moveAside(file, issues.map((i) => `${i.field}: ${i.message}`).join('; ')));
+        continue;
+      }
+      overlays.set(file, data);
+    }
+    const store = new ConfigStore({} as AppConfig, overlays, env.tree, directory, problems);
+    store.effective = store.compose(base);
+    store.adminTree = base;
+    return store;
+  }
+
+  private adminTree: Record<string, unknown> = {};
+
+  private compose(base: Record<string, unknown>): AppConfig {
+    const tree = merge(newInstance().getProperties(), structuredClone(base));
+    for (const file of STATE_FILES) {
+      const overlay = this.overlays.get(file);
+      if (overlay) merge(tree, overlay);
+    }
+    merge(tree, this.pinned);
+    return deepFreeze(tree) as unknown as AppConfig;
+  }
+
+  /** The effective configuration (frozen; replaced, never mutated, on change). */
+  get config(): AppConfig {
+    return this.effective;
+  }
+
+  get(path: string): unknown {
+    return getPath(this.effective, path);
+  }
+
+  /**
+   * Validates and applies API writes (leaf path -> value), persists the touched state files
+   * atomically, then emits `change`. Nothing is written when any value is invalid.
+   */
+  apply(changes: ReadonlyMap<string, unknown>): ApplyResult {
+    const issues: ValidationIssue[] = [];
+    for (const path of changes.keys()) {
+      if (!stateFileOf(path)) issues.push({ field: path, message: 'not writable through the API' });
+    }
+    if (issues.length > 0) return { ok: false, issues };
+    const candidate = structuredClone(this.effective) as unknown as Record<string, unknown>;
+    for (const [path, value] of changes) setPath(candidate, path, value);
+    const found = validateTree(candidate, false).filter(
+      (issue) => changes.has(issue.field) || issue.field === '',
+    );
+    if (found.length > 0) return { ok: false, issues: found };
+
+    const changed = [...changes].filter(
+      ([path, value]) => !isDeepStrictEqual(getPath(this.effective, path), value),
+    );
+    const touched = new Set<StateFileName>();
+    for (const [path, value] of changed) {
+      const file = stateFileOf(path)!;
+      const overlay = this.overlays.get(file) ?? {};
+      setPath(overlay, path, structuredClone(value));
+      this.overlays.set(file, overlay);
+      touched.add(file);
+    }
+    for (const file of touched) this.stateDirectory.write(file, this.overlays.get(file)!);
+    // An environment override wins at start-up; an API write made while running wins until restart.
+    for (const [path] of changed) unsetPath(this.pinned, path);
+    if (changed.length > 0) {
+      this.effective = this.compose(this.adminTree);
+      this.emit(
+        'change',
+        changed.map(([path]) => path),
+      );
+    }
+    return { ok: true, changed: changed.map(([path]) => path) };
+  }
+}
+
+function unsetPath(tree: Record<string, unknown>, path: string): void {
+  const keys = path.split('.');
+  const parent = getPath(tree, keys.slice(0, -1).join('.'));
+  if (keys.length === 1) delete tree[keys[0]!];
+  else if (isPlainObject(parent)) delete parent[keys[keys.length - 1]!];
+}
+
+function isDeepStrictEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,225 @@
+/**
+ * The one convict schema (brief, style 7): the settings API tree of spec/device-api.md with its
+ * constraints and the DESIGN §4 defaults, the Wi-Fi station, MQTT, Modbus and meter sections the
+ * API writes, and the daemon-only keys of DESIGN §3. Admin files, state files, environment
+ * overrides and API writes are all validated against it.
+ */
+
+type Leaf = Record<string, unknown> & { doc: string; default: unknown; format: string };
+
+const int = (def: number, min: number, max: number, doc: string): Leaf => ({
+  doc,
+  format: 'bounded-int',
+  default: def,
+  min,
+  max,
+});
+const num = (def: number, min: number, max: number, doc: string, step?: number): Leaf => ({
+  doc,
+  format: 'bounded-number',
+  default: def,
+  min,
+  max,
+  ...(step ? { step } : {}),
+});
+const bool = (def: boolean, doc: string): Leaf => ({ doc, format: 'bool', default: def });
+const text = (
+  def: string,
+  maxLength: number | undefined,
+  doc: string,
+  extra: Record<string, unknown> = {},
+): Leaf => ({
+  doc,
+  format: 'text',
+  default: def,
+  ...(maxLength !== undefined ? { maxLength } : {}),
+  ...extra,
+});
+const secret = (maxLength: number | undefined, doc: string, extra: Record<string, unknown> = {}): Leaf => ({
+  ...text('', maxLength, doc, extra),
+  sensitive: true,
+  secret: true,
+});
+const oneOf = (def: string, values: readonly string[], doc: string): Leaf => ({
+  doc,
+  format: 'one-of',
+  default: def,
+  values,
+});
+
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/;
+const DOTTED_QUAD = /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+export const SETTINGS_SCHEMA = {
+  system: {
+    name: text('meter-gateway', 31, 'Device name shown in the API and MQTT (spec: max length 31).'),
+    host_name: text('meter-gateway', 31, 'Host name; also the HTTP Digest realm (spec: max length 31).', {
+      pattern: HOST_NAME,
+      patternText: 'a host name (letters, digits, inner hyphens)',
+    }),
+    protection: bool(false, 'Require HTTP Basic or Digest authentication on every endpoint.'),
+    password: secret(31, 'HTTP password (write-only, spec: max length 31). User name is ignored.'),
+    power_save: bool(false, 'Wi-Fi power saving through the Wi-Fi backend.'),
+  },
+  services: {
+    cloud: {
+      vendor: bool(false, 'Push the report to cloud.vendor.url every report_interval.'),
+      solar_manager: bool(false, 'Push the report to cloud.solar_manager.url every report_interval.'),
+      partner_a: bool(false, 'Push the report to cloud.partner_a.url every report_interval.'),
+      partner_b: bool(false, 'Push the report to cloud.partner_b.url every report_interval.'),
+    },
+    local: {
+      solar_manager: bool(false, 'Push the report to cloud.local_solar_manager.url (local Solar Manager).'),
+    },
+    broadcast: bool(true, 'mDNS announcement of _http._tcp (and _modbus._tcp while Modbus runs).'),
+    other_energy_provider: bool(false, 'Accepted and stored for compatibility; no effect.'),
+    report_interval: int(30, 1, 3600, 'MQTT and cloud publishing period in seconds (1..3600).'),
+    log: bool(false, 'Additional rotating log file in the state directory.'),
+    meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
+    sd: {
+      enable: bool(false, 'CSV logging of readings in the state directory.'),
+      frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),
+    },
+    modbus: {
+      enable: bool(false, 'Modbus TCP slave on services.modbus.port.'),
+      port: int(502, 1, 65535, 'Modbus TCP port (1..65535).'),
+    },
+    berry: {
+      auto_run: bool(false, 'Run the user script (scripting.file) run_delay seconds after start.'),
+      run_delay: int(300, 60, 86400, 'Delay before the user script starts, seconds (60..86400).'),
+    },
+  },
+};
+
+export const WIFI_SCHEMA = {
+  sta: {
+    enable: bool(false, 'Wi-Fi station (client) enabled.'),
+    name: text('', 32, 'SSID (max 32).'),
+    password: secret(64, 'Wi-Fi password, 8..64 characters or empty for open networks (write-only).', {
+      minLength: 8,
+    }),
+    static_ip: bool(false, 'Use ip, netmask, gateway and dns instead of DHCP.'),
+    ip: text('', 15, 'Static IPv4 address (dotted quad).', {
+      pattern: DOTTED_QUAD,
+      patternText: 'a dotted-quad IPv4 address',
+    }),
+    netmask: text('', 15, 'Static netmask (dotted quad).', {
+      pattern: DOTTED_QUAD,
+      patternText: 'a dotted-quad IPv4 address',
+    }),
+    gateway: text('', 15, 'Static gateway (dotted quad).', {
+      pattern: DOTTED_QUAD,
+      patternText: 'a dotted-quad IPv4 address',
+    }),
+    dns: text('', 15, 'Static DNS server (dotted quad).', {
+      pattern: DOTTED_QUAD,
+      patternText: 'a dotted-quad IPv4 address',
+    }),
+    max_power: num(20, 0, 21, 'Maximum transmit power in dBm (0..21, steps of 0.5).', 0.5),
+  },
+};
+
+export const MQTT_SCHEMA = {
+  enable: bool(false, 'MQTT client enabled.'),
+  url: text('', 512, 'Broker URL, mqtt://host:port or mqtts://host:port.'),
+  username: text('', 256, 'Broker user name.'),
+  password: secret(256, 'Broker password (write-only; GET shows password_len).'),
+  client_id: text('', 128, 'MQTT client id (empty: meter-gateway-<system id>).'),
+  skip_cn_check: bool(false, 'Skip only the broker host name check (the CA chain is still verified).'),
+  publish: {
+    topic: text('meter-gateway/${sys.id}/report', 256, 'Topic of the template message.'),
+    template: text(
+      '{"P_In":${1_7_0},"P_Out":${2_7_0},"E_In":${1_8_0},"E_Out":${2_8_0},"Sys":{"Id":"${sys.id}"}}',
+      8192,
+      'Payload template with ${variable} placeholders (DESIGN §4).',
+    ),
+    qos: int(0, 0, 2, 'QoS of published messages (0..2).'),
+    retain: bool(false, 'Retain flag of published messages.'),
+  },
+  broker: { certificate: text('', 8192, 'PEM CA certificate of the broker.') },
+  client: {
+    certificate: text('', 8192, 'PEM client certificate.'),
+    key: secret(8192, 'PEM client private key (write-only).'),
+    key_password: secret(256, 'Passphrase of the client key (write-only).'),
+  },
+  discovery: {
+    enable: bool(true, 'Home Assistant MQTT discovery (daemon-only key).'),
+    prefix: text('homeassistant', 128, 'Home Assistant discovery prefix (daemon-only key).'),
+  },
+};
+
+export const MODBUS_SCHEMA = {
+  layout: {
+    doc: 'Custom register layout (array of register sets) or null for the default layout.',
+    format: 'modbus-layout',
+    default: null,
+    nullable: true,
+  },
+};
+
+export const METER_SCHEMA = {
+  source: text(
+    'simulator',
+    1024,
+    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live.',
+  ),
+  conv_factor: num(1, 0, 1e6, 'User-defined conversion factor shown as report.conv_factor.'),
+  encryption_key: secret(64, 'AES-128-GCM key (32 hex digits) for encrypted DSMR telegrams (write-only).'),
+  timeout: int(10, 1, 3600, 'Seconds without a valid frame before the meter status is NO DATA.'),
+  simulator: {
+    seed: int(1, 0, 2 ** 31 - 1, 'Seed of the simulator (same seed, same readings).'),
+    interval: num(1, 0.05, 3600, 'Seconds between simulated telegrams.'),
+  },
+};
+
+/** Daemon-only keys (DESIGN §3): never part of the settings API. */
+export const DAEMON_SCHEMA = {
+  http: {
+    host: text('0.0.0.0', 255, 'Listen address of the HTTP API.'),
+    port: int(8080, 0, 65535, 'Listen port of the HTTP API (0 = any free port).'),
+    live_max_clients: int(32, 1, 10000, 'Concurrent /api/v1/live clients before 503.'),
+  },
+  paths: { state: text('state', 4096, 'State directory (API-written settings, secrets, logs).') },
+  license: {
+    type: oneOf(
+      'PRO',
+      ['FREE', 'PLUS', 'PRO'],
+      'License level: FREE hides /api/v1/report and stops MQTT, Modbus, proxy, scripting.',
+    ),
+  },
+  log: { level: oneOf('info', ['error', 'warn', 'info', 'debug'], 'Log level.') },
+  meter_proxy: { port: int(2000, 0, 65535, 'TCP port of the raw telegram proxy.') },
+  update: {
+    public_key: text('', 4096, 'Ed25519 public key (PEM) that release bundles must be signed with.'),
+    max_bytes: int(64 * 1024 * 1024, 1024, 2 ** 31 - 1, 'Largest accepted firmware upload in bytes.'),
+  },
+  cloud: {
+    vendor: { url: text('', 2048, 'Endpoint for services.cloud.vendor.') },
+    solar_manager: { url: text('', 2048, 'Endpoint for services.cloud.solar_manager.') },
+    partner_a: { url: text('', 2048, 'Endpoint for services.cloud.partner_a.') },
+    partner_b: { url: text('', 2048, 'Endpoint for services.cloud.partner_b.') },
+    local_solar_manager: { url: text('', 2048, 'Endpoint for services.local.solar_manager.') },
+  },
+  scripting: { file: text('', 4096, 'User script run by services.berry (a Node module).') },
+  sd_log: {
+    retention_days: int(31, 1, 3650, 'Days of CSV files kept by services.sd (older ones are deleted).'),
+  },
+  device: {
+    model: text('meter-gateway', 64, 'Model string reported as device.model.'),
+    restart_command: text(
+      '',
+      4096,
+      'Host command for reboot; empty: exit and let systemd restart the daemon.',
+    ),
+  },
+};
+
+export const SCHEMA = {
+  system: SETTINGS_SCHEMA.system,
+  services: SETTINGS_SCHEMA.services,
+  wifi: WIFI_SCHEMA,
+  mqtt: MQTT_SCHEMA,
+  modbus: MODBUS_SCHEMA,
+  meter: METER_SCHEMA,
+  ...DAEMON_SCHEMA,
+};

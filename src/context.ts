@@ -1,0 +1,52 @@
+import { EventEmitter } from 'node:events';
+import type { ConfigStore } from './config/config-store.js';
+import type { Logger } from './log.js';
+import type { SystemFacts } from './reading/meter-state.js';
+import type { ReadingStore } from './reading/store.js';
+
+/** Status line of one service as /api/v1/system shows it (DESIGN §4, issue: "service states"). */
+export interface ServiceStatus {
+  /** e.g. 'running', 'stopped', 'connected', 'disconnected', 'error', 'disabled', 'IDLE' ... */
+  state: string;
+  /** Last error message, when there was one. */
+  error?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Registry of service states: each service reports its own state here; /api/v1/system reads them
+ * and services that depend on another's state (mDNS announces Modbus while it runs) listen.
+ */
+export class ServiceStates extends EventEmitter<{ change: [name: string, status: ServiceStatus] }> {
+  private readonly states = new Map<string, ServiceStatus>();
+
+  set(name: string, status: ServiceStatus): void {
+    this.states.set(name, status);
+    this.emit('change', name, status);
+  }
+
+  get(name: string): ServiceStatus | undefined {
+    return this.states.get(name);
+  }
+
+  snapshot(): Record<string, ServiceStatus> {
+    return Object.fromEntries(this.states);
+  }
+}
+
+/**
+ * Everything a component may depend on, passed in explicitly (brief, style 8: no global
+ * singletons). Components take the slice of config they need from `config` and subscribe to its
+ * `change` event for live updates.
+ */
+export interface AppContext {
+  config: ConfigStore;
+  store: ReadingStore;
+  logger: Logger;
+  system: SystemFacts;
+  services: ServiceStates;
+  /** Wall clock, injectable for tests. */
+  now: () => number;
+  /** Asks the daemon to restart (reboot endpoint, firmware switch): flushes, exits for systemd. */
+  requestRestart: (reason: string) => void;
+}

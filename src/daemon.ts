@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { ConfigStore, type LoadOptions } from './config/config-store.js';
+import { ServiceStates, type AppContext } from './context.js';
+import { componentLogger, createLogger, type Logger } from './log.js';
+import { createMeterInput } from './meter/meter-input.js';
+import { interfaceOfSource } from './meter/source.js';
+import { CloudPush } from './device/cloud-push.js';
+import { LogFile } from './device/log-file.js';
+import { MdnsAnnouncer } from './device/mdns.js';
+import { MeterProxy } from './device/meter-proxy.js';
+import { ScriptRunner } from './device/scripting.js';
+import { SdLogger } from './device/sd-logger.js';
+import { registerCoreRoutes } from './http/core-routes.js';
+import { Router } from './http/router.js';
+import { registerModbusRoutes } from './modbus/routes.js';
+import { createModbusService } from './modbus/service.js';
+import { createMqttService } from './mqtt/publisher.js';
+import { registerMqttRoutes } from './mqtt/routes.js';
+import { createHttpService } from './http/server.js';
+import { ReadingLog } from './reading/reading-log.js';
+import { ReadingStore } from './reading/store.js';
+import type { Service } from './service.js';
+import { readSystemId } from './system-id.js';
+import { notifySystemd } from './systemd-notify.js';
+import { VERSION } from './version.js';
+
+export interface DaemonOptions extends LoadOptions {
+  /** Replaces the logger (tests). */
+  logger?: Logger;
+}
+
+/**
+ * The running daemon: context plus services in start order. Stop runs in reverse order; every
+ * service stops on its own even when another one fails (brief, style 5).
+ */
+export class Daemon {
+  private readonly started: Service[] = [];
+  private stopping: Promise<void> | undefined;
+
+  private constructor(
+    readonly context: AppContext,
+    private readonly services: Service[],
+    /** Resolves with a reason when a component asked for a restart (reboot, firmware switch). */
+    readonly restartRequested: Promise<string>,
+  ) {}
+
+  static create(options: DaemonOptions): Daemon {
+    const config = ConfigStore.load(options);
+    const logger = options.logger ?? createLogger(config.config.log.level);
+    for (const problem of config.problems) {
+      logger.warn(
+        `state file ${problem.file}.json was corrupt (${problem.reason}); moved to ${problem.movedTo}, defaults used`,
+      );
+    }
+    const meterConfig = config.config.meter;
+    const store = new ReadingStore({
+      staleAfterMs: meterConfig.timeout * 1000,
+      meterInterface: interfaceOfSource(meterConfig.source),
+    });
+    let requestRestart: (reason: string) => void = () => undefined;
+    const restartRequested = new Promise<string>((resolve) => {
+      requestRestart = resolve;
+    });
+    const context: AppContext = {
+      config,
+      store,
+      logger,
+      system: {
+        id: readSystemId(),
+        name: config.config.system.name,
+        model: config.config.device.model,
+        firmware: VERSION,
+        bootId: randomUUID(),
+        bootTime: Date.now(),
+      },
+      services: new ServiceStates(),
+      now: Date.now,
+      requestRestart: (reason) => requestRestart(reason),
+    };
+    config.on('change', (paths) => {
+      if (paths.includes('system.name')) context.system.name = config.config.system.name;
+    });
+    return new Daemon(context, buildServices(context), restartRequested);
+  }
+
+  /** Starts every service in order; a required one that fails aborts start-up (exit 1 in main). */
+  async start(): Promise<void> {
+    for (const service of this.services) {
+      try {
+        await service.start();
+        this.started.push(service);
+      } catch (error) {
+        const message = `${service.name} failed to start: ${(error as Error).message}`;
+        if (service.required) {
+          await this.stop();
+          throw new Error(message, { cause: error });
+        }
+        this.context.logger.error(`${message} (continuing without it)`);
+      }
+    }
+    notifySystemd('READY=1', `STATUS=running, meter ${this.context.store.meter.status}`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      notifySystemd('STOPPING=1');
+      for (const service of this.started.reverse()) {
+        try {
+          await service.stop();
+        } catch (error) {
+          this.context.logger.error(`${service.name} failed to stop cleanly: ${(error as Error).message}`);
+        }
+      }
+      this.started.length = 0;
+      this.context.store.close();
+    })();
+    return this.stopping;
+  }
+}
+
+/**
+ * Services in start order. The log file and reading log come first so they see everything; the
+ * HTTP server is up before the meter opens; mDNS follows the others' states (HTTP, Modbus).
+ */
+function buildServices(context: AppContext): Service[] {
+  const log = (name: string) => componentLogger(context.logger, name);
+  const router = new Router();
+  registerCoreRoutes(router, context);
+  registerModbusRoutes(router, context);
+  const mqtt = createMqttService(context);
+  registerMqttRoutes(router, context, mqtt);
+  return [
+    new LogFile(context),
+    new ReadingLog(context, log('reading')),
+    createHttpService(context, router),
+    createMeterInput(context, log('meter')),
+    createModbusService(context),
+    mqtt,
+    new MeterProxy(context, log('proxy')),
+    new SdLogger(context, log('sd')),
+    new CloudPush(context, log('cloud')),
+    new ScriptRunner(context, log('script')),
+    new MdnsAnnouncer(context, log('mdns')),
+  ];
+}

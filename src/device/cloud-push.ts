@@ -1,0 +1,182 @@
+import got, { type Got } from 'got';
+import { Backoff } from '../backoff.js';
+import type { AppConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import { ReportCache } from '../http/report.js';
+import type { Logger } from '../log.js';
+import type { Service } from '../service.js';
+
+/** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
+const BACKLOG_LIMIT = 120;
+const REQUEST_TIMEOUT_MS = 10_000;
+
+type TargetName = keyof AppConfig['cloud'];
+
+/** Which setting switches which target (DESIGN §4 services.cloud.*, services.local.solar_manager). */
+const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: AppConfig) => boolean }> = [
+  { name: 'vendor', enabled: (c) => c.services.cloud.vendor },
+  { name: 'solar_manager', enabled: (c) => c.services.cloud.solar_manager },
+  { name: 'partner_a', enabled: (c) => c.services.cloud.partner_a },
+  { name: 'partner_b', enabled: (c) => c.services.cloud.partner_b },
+  { name: 'local_solar_manager', enabled: (c) => c.services.local.solar_manager },
+];
+
+/** One push target: a bounded backlog drained in order, retried with capped backoff and jitter. */
+class PushTarget {
+  readonly backlog: Buffer[] = [];
+  sent = 0;
+  failed = 0;
+  dropped = 0;
+  lastError: string | undefined;
+  private sending = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly backoff = new Backoff(1000, 60_000, 0.3);
+  private closed = false;
+
+  constructor(
+    readonly name: TargetName,
+    readonly url: string,
+    private readonly http: Got,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+    private readonly onUpdate: () => void,
+  ) {}
+
+  enqueue(body: Buffer): void {
+    if (this.backlog.length >= BACKLOG_LIMIT) {
+      this.backlog.shift();
+      this.dropped += 1;
+    }
+    this.backlog.push(body);
+    this.onUpdate();
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.sending || this.retryTimer || this.closed) return;
+    this.sending = true;
+    while (this.backlog.length > 0 && !this.closed) {
+      try {
+        await this.http.post(this.url, {
+          body: this.backlog[0]!,
+          headers: { 'content-type': 'application/json' },
+          timeout: { request: this.timeoutMs },
+          retry: { limit: 0 },
+        });
+        this.backlog.shift();
+        this.sent += 1;
+        this.lastError = undefined;
+        this.backoff.reset();
+      } catch (error) {
+        this.failed += 1;
+        this.lastError = (error as Error).message;
+        const delay = this.backoff.next();
+        this.logger.warn(
+          `push to ${this.name} failed (${this.lastError}); retry in ${Math.round(delay / 100) / 10} s`,
+        );
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          void this.drain();
+        }, delay);
+        break;
+      } finally {
+        this.onUpdate();
+      }
+    }
+    this.sending = false;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      url: this.url,
+      sent: this.sent,
+      failed: this.failed,
+      dropped: this.dropped,
+      backlog: this.backlog.length,
+      ...(this.lastError ? { error: this.lastError } : {}),
+    };
+  }
+}
+
+/**
+ * Cloud push (services.cloud.*, services.local.solar_manager): the report JSON POSTed to
+ * cloud.<name>.url every services.report_interval seconds while the reading is fresh; a target is
+ * off while its URL is unset. Each target retries on its own; one failing never holds up another.
+ */
+export class CloudPush implements Service {
+  readonly name = 'cloud push';
+  readonly required = false;
+  private readonly targets = new Map<TargetName, PushTarget>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly report: ReportCache;
+  private readonly http: Got;
+  private readonly onConfigChange = (paths: readonly string[]) => {
+    if (paths.some((p) => p.startsWith('services.') || p.startsWith('cloud.'))) this.reconcile();
+  };
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+    private readonly requestTimeoutMs = REQUEST_TIMEOUT_MS,
+  ) {
+    this.report = new ReportCache(context);
+    this.http = got.extend({ headers: { 'user-agent': `meter-gateway/${context.system.firmware}` } });
+  }
+
+  async start(): Promise<void> {
+    this.context.config.on('change', this.onConfigChange);
+    this.reconcile();
+  }
+
+  async stop(): Promise<void> {
+    this.context.config.off('change', this.onConfigChange);
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const target of this.targets.values()) target.close();
+    this.targets.clear();
+  }
+
+  private reconcile(): void {
+    const config = this.context.config.config;
+    for (const { name, enabled } of TARGETS) {
+      const url = config.cloud[name].url;
+      const existing = this.targets.get(name);
+      if (existing && (!enabled(config) || existing.url !== url)) {
+        existing.close();
+        this.targets.delete(name);
+      }
+      if (enabled(config) && url && !this.targets.has(name)) {
+        this.targets.set(
+          name,
+          new PushTarget(name, url, this.http, this.requestTimeoutMs, this.logger, () =>
+            this.publishStatus(),
+          ),
+        );
+      }
+    }
+    if (this.timer) clearInterval(this.timer);
+    this.timer =
+      this.targets.size > 0
+        ? setInterval(() => this.tick(), config.services.report_interval * 1000)
+        : undefined;
+    this.publishStatus();
+  }
+
+  /** Queues the current report on every target; public so tests can drive it without waiting. */
+  tick(): void {
+    if (!this.context.store.latest) return;
+    const { body } = this.report.get();
+    for (const target of this.targets.values()) target.enqueue(body);
+  }
+
+  private publishStatus(): void {
+    const targets = Object.fromEntries([...this.targets].map(([name, target]) => [name, target.status()]));
+    this.context.services.set('cloud', { state: this.targets.size > 0 ? 'running' : 'stopped', targets });
+  }
+}

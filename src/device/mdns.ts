@@ -1,0 +1,159 @@
+import { networkInterfaces } from 'node:os';
+import makeMdns from 'multicast-dns';
+import type { Answer } from 'dns-packet';
+import type { AppContext, ServiceStatus } from '../context.js';
+import type { Logger } from '../log.js';
+import type { Service } from '../service.js';
+
+/** TTL of the records (RFC 6762 §10: 120 s for host records, 4500 s recommended for others; we use 120 for all). */
+const TTL = 120;
+
+interface Advertised {
+  type: '_http._tcp' | '_modbus._tcp';
+  port: number;
+}
+
+/**
+ * mDNS announcement (services.broadcast, DESIGN §4): `_http._tcp` with TXT `id=<system id>` and
+ * `type=100` (what discovery tools of the real device look for) and, while the Modbus slave runs,
+ * `_modbus._tcp`. Answers queries (RFC 6762 §6), announces on start and on changes, and says goodbye
+ * with TTL 0 when a service goes away (RFC 6762 §10.1).
+ */
+export class MdnsAnnouncer implements Service {
+  readonly name = 'mdns';
+  readonly required = false;
+  private mdns: ReturnType<typeof makeMdns> | undefined;
+  private advertised: Advertised[] = [];
+  private readonly onConfigChange = (paths: readonly string[]) => {
+    if (paths.includes('services.broadcast') || paths.includes('system.host_name')) this.reconcile();
+  };
+  private readonly onServiceChange = (name: string) => {
+    if (name === 'http' || name === 'modbus') this.reconcile();
+  };
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+    /** multicast-dns options (tests bind to one interface). */
+    private readonly socketOptions: Parameters<typeof makeMdns>[0] = {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.context.config.on('change', this.onConfigChange);
+    this.context.services.on('change', this.onServiceChange);
+    this.reconcile();
+  }
+
+  async stop(): Promise<void> {
+    this.context.config.off('change', this.onConfigChange);
+    this.context.services.off('change', this.onServiceChange);
+    await this.close();
+  }
+
+  private hostName(): string {
+    return this.context.config.config.system.host_name;
+  }
+
+  private wanted(): Advertised[] {
+    if (!this.context.config.config.services.broadcast) return [];
+    const wanted: Advertised[] = [];
+    const port = (status: ServiceStatus | undefined) =>
+      status?.state === 'running' && typeof status.port === 'number' ? status.port : undefined;
+    const http = port(this.context.services.get('http'));
+    if (http !== undefined) wanted.push({ type: '_http._tcp', port: http });
+    const modbus = port(this.context.services.get('modbus'));
+    if (modbus !== undefined) wanted.push({ type: '_modbus._tcp', port: modbus });
+    return wanted;
+  }
+
+  private reconcile(): void {
+    const wanted = this.wanted();
+    const gone = this.advertised.filter((a) => !wanted.some((w) => w.type === a.type && w.port === a.port));
+    if (gone.length > 0 && this.mdns)
+      this.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
+    this.advertised = wanted;
+    if (wanted.length === 0) {
+      void this.close();
+      this.context.services.set('mdns', { state: 'stopped' });
+      return;
+    }
+    if (!this.mdns) this.open();
+    this.mdns?.respond({ answers: this.allRecords(TTL) });
+    this.context.services.set('mdns', {
+      state: 'running',
+      host: `${this.hostName()}.local`,
+      services: wanted.map((w) => w.type),
+    });
+  }
+
+  private open(): void {
+    try {
+      const mdns = makeMdns({ loopback: true, ...this.socketOptions });
+      mdns.on('query', (query) => this.answer(query.questions));
+      mdns.on('error', (error: Error) => {
+        this.logger.warn(`mDNS socket error: ${error.message}`);
+        this.context.services.set('mdns', { state: 'error', error: error.message });
+      });
+      this.mdns = mdns;
+    } catch (error) {
+      this.logger.warn(`mDNS unavailable: ${(error as Error).message}`);
+      this.context.services.set('mdns', { state: 'error', error: (error as Error).message });
+    }
+  }
+
+  private answer(questions: ReadonlyArray<{ name: string; type: string }>): void {
+    const records = this.allRecords(TTL);
+    const answers = records.filter((record) =>
+      questions.some(
+        (q) =>
+          q.name.toLowerCase() === record.name.toLowerCase() && (q.type === 'ANY' || q.type === record.type),
+      ),
+    );
+    if (answers.length === 0) return;
+    const additionals = records.filter((record) => !answers.includes(record));
+    this.mdns?.respond({ answers, additionals });
+  }
+
+  private instance(type: string): string {
+    return `${this.hostName()}.${type}.local`;
+  }
+
+  private serviceRecords(advertised: Advertised, ttl: number): Answer[] {
+    const instance = this.instance(advertised.type);
+    const txt =
+      advertised.type === '_http._tcp'
+        ? [`id=${this.context.system.id}`, 'type=100']
+        : [`id=${this.context.system.id}`];
+    return [
+      { name: `${advertised.type}.local`, type: 'PTR', ttl, data: instance },
+      {
+        name: instance,
+        type: 'SRV',
+        ttl,
+        data: { port: advertised.port, target: `${this.hostName()}.local` },
+      },
+      { name: instance, type: 'TXT', ttl, data: txt },
+    ];
+  }
+
+  private allRecords(ttl: number): Answer[] {
+    const addresses = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === 'IPv4' && !a.internal)
+      .map((a) => a!.address);
+    const host = `${this.hostName()}.local`;
+    return [
+      ...this.advertised.flatMap((a) => this.serviceRecords(a, ttl)),
+      ...addresses.map((address): Answer => ({ name: host, type: 'A', ttl, data: address })),
+    ];
+  }
+
+  private async close(): Promise<void> {
+    const mdns = this.mdns;
+    if (!mdns) return;
+    this.mdns = undefined;
+    if (this.advertised.length > 0)
+      mdns.respond({ answers: this.advertised.flatMap((a) => this.serviceRecords(a, 0)) });
+    await new Promise<void>((resolve) => mdns.destroy(() => resolve()));
+  }
+}

@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Backoff } from '../backoff.js';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import { buildLivePayload } from '../reading/live.js';
+import type { Reading } from '../reading/reading.js';
+import type { Service } from '../service.js';
+
+/** Bytes a script may leave unread on stdin before further readings are skipped for it (and counted). */
+const MAX_STDIN_BACKLOG = 256 * 1024;
+/** A script that ran this long without crashing resets the restart backoff. */
+const STABLE_AFTER_MS = 60_000;
+
+export type ScriptState = 'IDLE' | 'RUNNING' | 'ERROR';
+
+export interface ScriptRunnerOptions {
+  /** Replaces services.berry.run_delay (seconds) in tests. */
+  runDelayMs?: number;
+  /** Backoff between restarts after a crash (default 1 s doubling to 60 s). */
+  backoff?: Backoff;
+}
+
+/** The local API address a script should call (the HTTP service's port, on loopback when it listens on any). */
+function apiUrl(context: AppContext): string | undefined {
+  const http = context.services.get('http');
+  if (http?.state !== 'running' || typeof http.port !== 'number') return undefined;
+  const host =
+    typeof http.host === 'string' && http.host !== '0.0.0.0' && http.host !== '::' ? http.host : '127.0.0.1';
+  return `http://${host.includes(':') ? `[${host}]` : host}:${http.port}`;
+}
+
+/**
+ * Scripting (services.berry; the real device runs Berry scripts, this one a Node module): when
+ * auto_run is on, run_delay seconds after start the user's script (scripting.file) runs in a child
+ * process that gets every reading as one JSON line (the live payload) on stdin and the local API
+ * address in METER_GATEWAY_API; it is restarted with backoff when it exits. State IDLE, RUNNING or
+ * ERROR in /api/v1/system. Needs license PLUS or PRO.
+ */
+export class ScriptRunner implements Service {
+  readonly name = 'scripting';
+  readonly required = false;
+  private child: ChildProcess | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private state: ScriptState = 'IDLE';
+  private lastError: string | undefined;
+  private restarts = 0;
+  private skipped = 0;
+  private startedAt = 0;
+  private readonly backoff: Backoff;
+  private readonly onReading = (reading: Reading) => this.feed(reading);
+  private readonly onConfigChange = (paths: readonly string[]) => {
+    if (
+      paths.some((p) => p.startsWith('services.berry.') || p === 'scripting.file' || p === 'license.type')
+    ) {
+      this.halt();
+      this.schedule(this.delayMs());
+    }
+  };
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+    private readonly options: ScriptRunnerOptions = {},
+  ) {
+    this.backoff = options.backoff ?? new Backoff(1000, 60_000, 0.2);
+  }
+
+  async start(): Promise<void> {
+    this.context.config.on('change', this.onConfigChange);
+    this.context.store.on('reading', this.onReading);
+    this.schedule(this.delayMs());
+  }
+
+  async stop(): Promise<void> {
+    this.context.config.off('change', this.onConfigChange);
+    this.context.store.off('reading', this.onReading);
+    this.halt();
+  }
+
+  private delayMs(): number {
+    return this.options.runDelayMs ?? this.context.config.config.services.berry.run_delay * 1000;
+  }
+
+  private wanted(): string | undefined {
+    const config = this.context.config.config;
+    if (!config.services.berry.auto_run || !config.scripting.file || config.license.type === 'FREE')
+      return undefined;
+    return resolve(config.scripting.file);
+  }
+
+  private schedule(delayMs: number): void {
+    this.publish();
+    if (!this.wanted()) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.run();
+    }, delayMs);
+  }
+
+  private run(): void {
+    const file = this.wanted();
+    if (!file) return;
+    const api = apiUrl(this.context);
+    const child = spawn(process.execPath, [file], {
+      env: { ...process.env, ...(api ? { METER_GATEWAY_API: api } : {}) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.startedAt = Date.now();
+    this.state = 'RUNNING';
+    this.lastError = undefined;
+    this.logger.info(`started ${file} (pid ${child.pid ?? '?'})`);
+    child.stdin?.on('error', () => undefined);
+    child.stdout?.on('data', (chunk: Buffer) => this.logLines(chunk, 'info'));
+    child.stderr?.on('data', (chunk: Buffer) => this.logLines(chunk, 'warn'));
+    child.on('error', (error) => this.onExit(child, `cannot start: ${error.message}`));
+    child.on('exit', (code, signal) => this.onExit(child, `exited with ${signal ?? `code ${code}`}`));
+    this.publish();
+  }
+
+  private onExit(child: ChildProcess, why: string): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    if (Date.now() - this.startedAt >= STABLE_AFTER_MS) this.backoff.reset();
+    this.state = 'ERROR';
+    this.lastError = why;
+    this.restarts += 1;
+    const delay = this.backoff.next();
+    this.logger.warn(`script ${why}; restarting in ${Math.round(delay / 100) / 10} s`);
+    this.schedule(delay);
+  }
+
+  private feed(reading: Reading): void {
+    const stdin = this.child?.stdin;
+    if (!stdin || stdin.destroyed) return;
+    if (stdin.writableLength > MAX_STDIN_BACKLOG) {
+      this.skipped += 1;
+      return;
+    }
+    stdin.write(`${JSON.stringify(buildLivePayload(reading, this.context.system.bootTime))}\n`);
+  }
+
+  private logLines(chunk: Buffer, level: 'info' | 'warn'): void {
+    for (const line of chunk.toString('utf8').split('\n'))
+      if (line.trim()) this.logger.log(level, `script: ${line}`);
+  }
+
+  private halt(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const child = this.child;
+    this.child = undefined;
+    if (child) child.kill('SIGTERM');
+    this.state = 'IDLE';
+    this.publish();
+  }
+
+  private publish(): void {
+    this.context.services.set('scripting', {
+      state: this.state,
+      restarts: this.restarts,
+      skipped_readings: this.skipped,
+      ...(this.lastError ? { error: this.lastError } : {}),
+    });
+  }
+}

@@ -1,0 +1,163 @@
+import {
+  closeSync,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import cron, { type ScheduledTask } from 'node-cron';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import { QUANTITIES } from '../reading/quantities.js';
+import { localDateTime } from '../reading/time-format.js';
+import type { Service } from '../service.js';
+
+/**
+ * CSV columns: local time, meter status, tariff, one column per quantity of the table (its key, in
+ * the table's unit), and the first M-Bus channel's cumulative volume. A value the meter did not
+ * send, or any value while the reading is stale, is an empty field.
+ */
+export const CSV_COLUMNS: readonly string[] = [
+  'date_time',
+  'status',
+  'tariff',
+  ...QUANTITIES.map((q) => q.key),
+  'volume_1',
+];
+
+const FILE_PATTERN = /^(\d{4}-\d{2}-\d{2})\.csv$/;
+
+/**
+ * SD logging (services.sd): a CSV row every services.sd.frequency seconds into `<state>/sd/`, one
+ * file per local day. Every row is written and fdatasync'd on its own, so a power cut loses at most
+ * the row being written. node-cron closes the day's file at midnight and applies the retention
+ * limit (sd_log.retention_days).
+ */
+export class SdLogger implements Service {
+  readonly name = 'sd logger';
+  readonly required = false;
+  private timer: NodeJS.Timeout | undefined;
+  private midnight: ScheduledTask | undefined;
+  private file: { date: string; fd: number } | undefined;
+  private rows = 0;
+  private readonly onConfigChange = (paths: readonly string[]) => {
+    if (paths.some((p) => p.startsWith('services.sd.'))) this.reconcile();
+  };
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+  ) {}
+
+  get directory(): string {
+    return join(this.context.config.config.paths.state, 'sd');
+  }
+
+  async start(): Promise<void> {
+    this.context.config.on('change', this.onConfigChange);
+    this.reconcile();
+  }
+
+  async stop(): Promise<void> {
+    this.context.config.off('change', this.onConfigChange);
+    this.halt();
+  }
+
+  private reconcile(): void {
+    this.halt();
+    const sd = this.context.config.config.services.sd;
+    if (!sd.enable) {
+      this.context.services.set('sd', { state: 'stopped', rows: this.rows });
+      return;
+    }
+    mkdirSync(this.directory, { recursive: true });
+    this.applyRetention();
+    this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
+    this.midnight = cron.schedule('0 0 * * *', () => {
+      this.closeFile();
+      this.applyRetention();
+    });
+    this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
+  }
+
+  private halt(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    void this.midnight?.destroy();
+    this.midnight = undefined;
+    this.closeFile();
+  }
+
+  /** Appends one row for now; public so tests can drive it without waiting for the interval. */
+  writeRow(): void {
+    const now = this.context.now();
+    const stamp = localDateTime(new Date(now));
+    const date = stamp.slice(0, 10);
+    try {
+      const fd = this.fileFor(date);
+      writeSync(fd, `${csvRow(this.rowValues(stamp))}\n`);
+      fdatasyncSync(fd);
+      this.rows += 1;
+      this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
+    } catch (error) {
+      this.logger.error(`cannot write CSV row: ${(error as Error).message}`);
+      this.context.services.set('sd', { state: 'error', error: (error as Error).message, rows: this.rows });
+      this.closeFile();
+    }
+  }
+
+  private rowValues(stamp: string): string[] {
+    const { store } = this.context;
+    const reading = store.latest;
+    const number = (value: number | undefined) => (value === undefined ? '' : String(value));
+    return [
+      stamp,
+      store.meter.status,
+      number(reading?.tariff),
+      ...QUANTITIES.map((q) => number(reading?.values.get(q.obis)?.value)),
+      number(reading?.mbus[0]?.cumulative),
+    ];
+  }
+
+  private fileFor(date: string): number {
+    if (this.file?.date === date) return this.file.fd;
+    this.closeFile();
+    const path = join(this.directory, `${date}.csv`);
+    const fd = openSync(path, 'a', 0o640);
+    if (statSync(path).size === 0) writeSync(fd, `${csvRow([...CSV_COLUMNS])}\n`);
+    this.file = { date, fd };
+    return fd;
+  }
+
+  private closeFile(): void {
+    if (this.file) closeSync(this.file.fd);
+    this.file = undefined;
+  }
+
+  /** Deletes day files older than the retention limit (by the date in their name). */
+  applyRetention(): void {
+    const keepDays = this.context.config.config.sd_log.retention_days;
+    const oldest = localDateTime(new Date(this.context.now() - keepDays * 86_400_000)).slice(0, 10);
+    let names: string[];
+    try {
+      names = readdirSync(this.directory);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = FILE_PATTERN.exec(name);
+      if (match && match[1]! < oldest) {
+        unlinkSync(join(this.directory, name));
+        this.logger.info(`deleted ${name} (older than ${keepDays} days)`);
+      }
+    }
+  }
+}
+
+function csvRow(fields: string[]): string {
+  return fields.map((field) => (/[",\n]/.test(field) ? `"${field.replaceAll('"', '""')}"` : field)).join(',');
+}

@@ -1,0 +1,89 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppContext } from '../../context.js';
+import { HttpError } from '../../http/errors.js';
+import { COMMON_HEADERS } from '../../http/respond.js';
+import type { Router } from '../../http/router.js';
+import { BundleError, trustedKeyOf } from './bundle-format.js';
+import { installRelease } from './release-install.js';
+import { detectInstallRoot } from './release-layout.js';
+import { isMultipartFormData, receiveUpload } from './upload.js';
+
+export interface UpdateOptions {
+  /** Install root with releases/ and the current link; default: the one this code runs from. */
+  installRoot?: string;
+}
+
+function httpErrorOf(error: unknown): unknown {
+  if (!(error instanceof BundleError)) return error;
+  if (error.reason === 'too_large')
+    return new HttpError(413, 'payload_too_large', error.message, { reason: error.reason });
+  return new HttpError(400, 'bad_request', error.message, { reason: error.reason });
+}
+
+/**
+ * POST /load (spec endpoint 8, DESIGN §4 /load): a signed release bundle as the multipart part
+ * `file`. 415 when not multipart/form-data, 413 beyond update.max_bytes or the free space, 400 when
+ * verification fails (nothing changes), 409 while another upload or its restart is under way. A
+ * verified bundle is unpacked beside the running version and switched to; 200 text/plain, then the
+ * daemon restarts into it (the launcher rolls back when it never reports READY).
+ */
+export function registerUpdateRoutes(router: Router, ctx: AppContext, options: UpdateOptions = {}): void {
+  let busy = false;
+  router.add(
+    'POST',
+    '/load',
+    async (request, response) => {
+      if (busy) throw new HttpError(409, 'conflict', 'a firmware update is already in progress');
+      if (!isMultipartFormData(request.raw.headers['content-type'])) {
+        throw new HttpError(
+          415,
+          'unsupported_media_type',
+          'POST /load needs multipart/form-data with a part named "file"',
+        );
+      }
+      const installRoot = options.installRoot ?? detectInstallRoot();
+      if (!installRoot) {
+        throw new HttpError(
+          500,
+          'internal_error',
+          'not running from a release installation (see systemd/README.md); cannot update',
+        );
+      }
+      busy = true;
+      let restarting = false;
+      try {
+        const stagingDir = join(ctx.config.stateDirectory.dir, 'update');
+        await rm(stagingDir, { recursive: true, force: true });
+        const { update } = ctx.config.config;
+        const bundle = await receiveUpload(request.raw, {
+          stagingDir,
+          maxBytes: update.max_bytes,
+          trustedKey: trustedKeyOf(update.public_key),
+        });
+        const release = await installRelease(bundle, installRoot);
+        ctx.logger.info(`firmware ${release.version} installed as ${release.id}; restarting into it`);
+        restarting = true;
+        const text = `firmware ${release.version} verified and installed (${release.id}); restarting\n`;
+        response.once('finish', () => ctx.requestRestart(`firmware update to ${release.version}`));
+        response.writeHead(200, [
+          'Content-Type',
+          'text/plain; charset=utf-8',
+          'Content-Length',
+          String(Buffer.byteLength(text)),
+          'Connection',
+          'close',
+          ...COMMON_HEADERS,
+        ]);
+        response.end(text);
+      } catch (error) {
+        if (error instanceof BundleError)
+          ctx.logger.warn(`firmware upload refused: ${error.reason}: ${error.message}`);
+        throw httpErrorOf(error);
+      } finally {
+        if (!restarting) busy = false;
+      }
+    },
+    { body: 'stream' },
+  );
+}

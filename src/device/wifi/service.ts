@@ -1,0 +1,34 @@
+import type { AppContext } from '../../context.js';
+import type { Service } from '../../service.js';
+import type { WifiBackend } from './backend.js';
+
+/**
+ * Keeps the system in line with the stored Wi-Fi settings: syncs the station at start (after a
+ * restore the profile goes) and applies system.power_save whenever the settings API changes it.
+ */
+export function createWifiService(ctx: AppContext, backend: WifiBackend): Service {
+  const onChange = (paths: readonly string[]) => {
+    if (!paths.includes('system.power_save')) return;
+    backend.setPowerSave(ctx.config.config.system.power_save).catch((error: Error) => {
+      ctx.logger.error(`applying system.power_save failed: ${error.message}`);
+      ctx.services.set('wifi', { state: 'error', error: error.message });
+    });
+  };
+  return {
+    name: 'wifi',
+    required: false,
+    async start() {
+      ctx.config.on('change', onChange);
+      try {
+        await backend.syncAtStart(ctx.config.config.wifi.sta, ctx.config.config.system.power_save);
+      } catch (error) {
+        ctx.logger.error(`Wi-Fi start-up sync failed: ${(error as Error).message}`);
+        ctx.services.set('wifi', { state: 'error', error: (error as Error).message });
+      }
+    },
+    async stop() {
+      ctx.config.off('change', onChange);
+      await backend.settle();
+    },
+  };
+}

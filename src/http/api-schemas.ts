@@ -1,0 +1,192 @@
+import type { LeafInfo } from '../config/paths.js';
+import { METER_STATUSES } from '../reading/meter-state.js';
+import type { JsonSchema } from './router.js';
+import type { Section } from './section-writes.js';
+
+/**
+ * JSON Schemas of the core endpoints for GET /api/v1/openapi.json. Settings schemas are generated
+ * from the config schema (the one source of the constraints), the rest follow the spec tables and
+ * DESIGN §4.
+ */
+const string: JsonSchema = { type: 'string' };
+const number: JsonSchema = { type: 'number' };
+const integer: JsonSchema = { type: 'integer' };
+
+/** Reference to the error body schema in components (DESIGN §4). */
+export const ERROR_REF: JsonSchema = { $ref: '#/components/schemas/Error' };
+
+export const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['error', 'message', 'details'],
+  properties: { error: string, message: string, details: { type: 'object' } },
+};
+
+/** A config leaf as JSON Schema: its JSON type and the limits of the schema item. */
+export function leafSchema(leaf: LeafInfo): JsonSchema {
+  const item = leaf.schema as {
+    min?: number;
+    max?: number;
+    step?: number;
+    maxLength?: number;
+    values?: string[];
+  };
+  const out: JsonSchema = { description: leaf.doc };
+  if (leaf.format === 'bounded-int')
+    Object.assign(out, { type: 'integer', minimum: item.min, maximum: item.max });
+  else if (leaf.format === 'bounded-number') {
+    Object.assign(
+      out,
+      { type: 'number', minimum: item.min, maximum: item.max },
+      item.step ? { multipleOf: item.step } : {},
+    );
+  } else if (leaf.format === 'bool') out.type = 'boolean';
+  else if (leaf.format === 'one-of') Object.assign(out, { type: 'string', enum: item.values });
+  else if (leaf.format === 'text')
+    Object.assign(out, { type: 'string' }, item.maxLength !== undefined ? { maxLength: item.maxLength } : {});
+  if (leaf.secret) out.writeOnly = true;
+  return out;
+}
+
+/**
+ * Object schema of a settings section. 'view': what GET returns (every non-secret field
+ * required, secrets absent). 'write': a request body (all optional, secrets write-only).
+ */
+export function sectionSchema(section: Section, kind: 'view' | 'write'): JsonSchema {
+  // A view lists exactly the section's fields (a secret cannot slip in); a write body may carry
+  // more (spec: "The object allows additional properties"; they are ignored).
+  const closed = kind === 'view' ? { required: [], additionalProperties: false } : {};
+  const root: JsonSchema = { type: 'object', properties: {}, ...structuredClone(closed) };
+  for (const leaf of section.leaves) {
+    if (kind === 'view' && leaf.secret) continue;
+    const keys = (section.base === '' ? leaf.path : leaf.path.slice(section.base.length + 1)).split('.');
+    let node = root;
+    for (const key of keys.slice(0, -1)) {
+      const properties = node.properties as Record<string, JsonSchema>;
+      properties[key] ??= { type: 'object', properties: {}, ...structuredClone(closed) };
+      if (kind === 'view') addRequired(node, key);
+      node = properties[key];
+    }
+    const last = keys[keys.length - 1]!;
+    (node.properties as Record<string, JsonSchema>)[last] = leafSchema(leaf);
+    if (kind === 'view') addRequired(node, last);
+  }
+  return root;
+}
+
+function addRequired(node: JsonSchema, key: string): void {
+  const required = (node.required ??= []) as string[];
+  if (!required.includes(key)) required.push(key);
+}
+
+const stringOrNumber: JsonSchema = { type: ['string', 'number'] };
+
+export const METER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status', 'interface'],
+  properties: {
+    status: { type: 'string', enum: [...METER_STATUSES] },
+    interface: { type: 'string', enum: ['P1', 'OPTICAL', 'TTL', 'TCP', 'FILE', 'SIMULATOR', 'REMOTE'] },
+    protocol: { type: 'string', enum: ['DSMR', 'SML', 'IEC62056-21'] },
+    protocol_version: string,
+    id: string,
+    model: string,
+    logical_name: string,
+    vendor: string,
+    prefix: string,
+  },
+};
+
+export const SYSTEM_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['device', 'meter', 'wifi', 'services', 'counters'],
+  properties: {
+    device: {
+      type: 'object',
+      required: ['name', 'id', 'model', 'firmware', 'time_since_boot', 'license'],
+      properties: {
+        name: string,
+        host_name: string,
+        id: { type: 'string', pattern: '^[0-9A-F]{12}$' },
+        model: string,
+        firmware: string,
+        boot_id: string,
+        time_since_boot: number,
+        license: { type: 'string', enum: ['FREE', 'PLUS', 'PRO'] },
+      },
+    },
+    meter: METER_SCHEMA,
+    wifi: {
+      type: 'object',
+      required: ['ssid', 'ip'],
+      properties: { ssid: string, ip: string },
+      additionalProperties: stringOrNumber,
+    },
+    services: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['state'],
+        properties: { state: string, error: string },
+      },
+    },
+    counters: { type: 'object', additionalProperties: integer },
+  },
+};
+
+const numberMap: JsonSchema = { type: 'object', additionalProperties: number };
+
+export const REPORT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['report', 'meter', 'system'],
+  properties: {
+    report: {
+      type: 'object',
+      required: ['id'],
+      properties: {
+        id: integer,
+        interval: number,
+        tariff: integer,
+        date_time: { type: 'string', format: 'date-time' },
+        date_time_local: string,
+        date_time_utc: string,
+        instantaneous_power: { type: 'object' },
+        voltage: numberMap,
+        current: numberMap,
+        energy: { type: 'object' },
+        max_demand: { type: 'object' },
+        power_factor: number,
+        conv_factor: number,
+        volume: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['bus'],
+            properties: { bus: integer, meter_id: string, date_time: string, cumulative: number },
+          },
+        },
+      },
+    },
+    meter: METER_SCHEMA,
+    system: {
+      type: 'object',
+      required: ['id', 'date_time', 'date_time_local', 'date_time_utc', 'boot_id', 'time_since_boot'],
+      properties: {
+        id: string,
+        date_time: string,
+        date_time_local: string,
+        date_time_utc: string,
+        boot_id: string,
+        time_since_boot: number,
+      },
+    },
+  },
+};
+
+export const VARIABLES_SCHEMA: JsonSchema = { type: 'object', additionalProperties: string };
+
+export const METER_SETTINGS_VIEW_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['source', 'source_password_len', 'conv_factor', 'key_len'],
+  additionalProperties: false,
+  properties: { source: string, source_password_len: integer, conv_factor: number, key_len: integer },
+};

@@ -1,0 +1,148 @@
+import * as crypto from 'node:crypto';
+import { decodeExtValue, quoted } from './auth-params.js';
+import type { NonceCounters, NonceIssuer } from './digest-nonce.js';
+
+/**
+ * HTTP Digest access authentication, RFC 7616, qop=auth only:
+ *   A1 = username ":" realm ":" password               (-sess: H(A1) ":" nonce ":" cnonce)
+ *   A2 = method ":" request-uri
+ *   response = H( H(A1) ":" nonce ":" nc ":" cnonce ":" qop ":" H(A2) )          (§3.4.1)
+ * The user name is ignored for the decision (DESIGN §4) but is part of A1, so the client's own
+ * value is used in the hash.
+ */
+export type DigestAlgorithm = 'MD5' | 'MD5-sess' | 'SHA-256' | 'SHA-256-sess';
+
+type HashName = 'md5' | 'sha256';
+
+const HASH_OF: Record<string, { hash: HashName; session: boolean }> = {
+  MD5: { hash: 'md5', session: false },
+  'MD5-SESS': { hash: 'md5', session: true },
+  'SHA-256': { hash: 'sha256', session: false },
+  'SHA-256-SESS': { hash: 'sha256', session: true },
+};
+
+/** Challenges in order of preference (RFC 7616 §3.7: strongest first, MD5 last for old clients). */
+export const OFFERED_ALGORITHMS: readonly DigestAlgorithm[] = ['SHA-256', 'MD5-sess', 'MD5'];
+
+/**
+ * One WWW-Authenticate value per algorithm, all with the same nonce (a client that merges the
+ * challenges, like python-requests, still gets a consistent set).
+ */
+export function digestChallenges(realm: string, nonce: string, opaque: string, stale: boolean): string[] {
+  return OFFERED_ALGORITHMS.map(
+    (algorithm) =>
+      `Digest realm=${quoted(realm)}, qop="auth", algorithm=${algorithm}, nonce=${quoted(nonce)}, ` +
+      `opaque=${quoted(opaque)}${stale ? ', stale=true' : ''}`,
+  );
+}
+
+export type DigestVerdict = 'ok' | 'stale' | 'invalid' | 'replay';
+
+export interface DigestContext {
+  method: string;
+  /** Request-target exactly as received. */
+  url: string;
+  realm: string;
+  password: string;
+  now: number;
+}
+
+/** One-shot crypto.hash (Node >= 20.12) where present: no Hash object per call. */
+const oneShot: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined =
+  typeof crypto.hash === 'function' ? crypto.hash : undefined;
+
+function hex(hash: HashName, text: string): string {
+  return oneShot ? oneShot(hash, text, 'hex') : crypto.createHash(hash).update(text, 'utf8').digest('hex');
+}
+
+/** RFC 7616 §3.4.6: the uri parameter must name the request-target (absolute form allowed). */
+function sameTarget(uri: string, url: string): boolean {
+  if (uri === url) return true;
+  if (!/^https?:\/\//i.test(uri)) return false;
+  try {
+    const parsed = new URL(uri);
+    return parsed.pathname + parsed.search === url;
+  } catch {
+    return false;
+  }
+}
+
+/** Constant-time comparison of the client's response with the expected one (both hex). */
+function sameHex(given: string, expected: string): boolean {
+  const left = Buffer.from(given, 'hex');
+  const right = Buffer.from(expected, 'hex');
+  return given.length === expected.length && left.length === right.length && crypto.timingSafeEqual(left, right);
+}
+
+export class DigestVerifier {
+  /** H(A1) and H(A2) by algorithm and input; bounded, cleared when full. */
+  private readonly hashCache = new Map<string, string>();
+
+  constructor(
+    private readonly issuer: NonceIssuer,
+    private readonly counters: NonceCounters,
+    private readonly lifetimeMs: number,
+  ) {}
+
+  verify(params: ReadonlyMap<string, string>, request: DigestContext): DigestVerdict {
+    const algorithm = HASH_OF[(params.get('algorithm') ?? 'MD5').toUpperCase()];
+    const username = this.username(params);
+    const nonce = params.get('nonce');
+    const uri = params.get('uri');
+    const response = params.get('response');
+    const cnonce = params.get('cnonce');
+    const nc = params.get('nc');
+    if (!algorithm || username === undefined || !nonce || uri === undefined || !response || !cnonce)
+      return 'invalid';
+    if (params.get('qop') !== 'auth' || !nc || !/^[0-9a-fA-F]{8}$/.test(nc)) return 'invalid';
+    if (params.get('realm') !== request.realm || !sameTarget(uri, request.url)) return 'invalid';
+
+    let ha1 = this.ha1(algorithm.hash, username, request.realm, request.password);
+    if (algorithm.session) ha1 = hex(algorithm.hash, `${ha1}:${nonce}:${cnonce}`);
+    const ha2 = this.ha2(algorithm.hash, request.method, uri);
+    const expected = hex(algorithm.hash, `${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`);
+    if (!sameHex(response, expected)) return 'invalid';
+
+    // The password is right from here on; a nonce that is not (or no longer) ours is "stale"
+    // (RFC 7616 §3.3: the client retries with the new nonce without asking the user).
+    const issuedAt = this.counters.issuedAtOf(nonce) ?? this.issuer.issuedAt(nonce);
+    if (
+      issuedAt === undefined ||
+      request.now - issuedAt > this.lifetimeMs ||
+      issuedAt > request.now + 60_000
+    ) {
+      return 'stale';
+    }
+    const verdict = this.counters.use(nonce, issuedAt, parseInt(nc, 16));
+    if (verdict === 'replay') return 'replay';
+    return verdict === 'fresh' ? 'ok' : 'stale';
+  }
+
+  /** `username`, or `username*` in RFC 8187 form (§3.4.4); userhash is not offered, so not accepted. */
+  private username(params: ReadonlyMap<string, string>): string | undefined {
+    if (params.get('userhash')?.toLowerCase() === 'true') return undefined;
+    const plain = params.get('username');
+    const extended = params.get('username*');
+    if (plain !== undefined && extended !== undefined) return undefined;
+    return extended !== undefined ? decodeExtValue(extended) : plain;
+  }
+
+  private ha1(hash: HashName, username: string, realm: string, password: string): string {
+    return this.cached(`${hash}\u0000${username}\u0000${realm}\u0000${password}`, hash, `${username}:${realm}:${password}`);
+  }
+
+  private ha2(hash: HashName, method: string, uri: string): string {
+    return this.cached(`${hash}\u0001${method}\u0000${uri}`, hash, `${method}:${uri}`);
+  }
+
+  /** H(A1) and H(A2) repeat for every request of a client; a small table saves two hashes. */
+  private cached(key: string, hash: HashName, text: string): string {
+    let value = this.hashCache.get(key);
+    if (value === undefined) {
+      if (this.hashCache.size >= 256) this.hashCache.clear();
+      value = hex(hash, text);
+      this.hashCache.set(key, value);
+    }
+    return value;
+  }
+}

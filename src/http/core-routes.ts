@@ -1,0 +1,38 @@
+import type { AppContext } from '../context.js';
+import { registerLiveRoutes, type LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterSettingsRoutes } from './meter-settings.js';
+import { registerOpenApiRoute } from './openapi.js';
+import { registerReportRoutes, type ReportCache } from './report.js';
+import type { Router } from './router.js';
+import { registerSettingsRoutes } from './settings.js';
+import { registerSystemRoutes } from './system.js';
+import { registerVariablesRoutes } from './variables.js';
+import { hostNetworkInfo, type WifiInfoSource } from './wifi-info.js';
+
+export interface CoreRouteDeps {
+  /** Wi-Fi link facts for /api/v1/system and the wifi.* variables; default: host interfaces, no ssid. */
+  wifiInfo?: WifiInfoSource;
+  live?: LiveHubOptions;
+}
+
+export interface CoreRoutes {
+  live: LiveHub;
+  report: ReportCache;
+}
+
+/**
+ * Spec endpoints 1-6 and the device's compatibility endpoints: /api/v1/system, /report, /live,
+ * /settings (GET, PUT, POST), /variables, /meter/settings (GET, PUT), and /openapi.json, which
+ * describes every route of the router, those registered later by other modules included.
+ */
+export function registerCoreRoutes(router: Router, ctx: AppContext, deps: CoreRouteDeps = {}): CoreRoutes {
+  const wifiInfo = deps.wifiInfo ?? hostNetworkInfo;
+  registerSystemRoutes(router, ctx, wifiInfo);
+  const report = registerReportRoutes(router, ctx);
+  const live = registerLiveRoutes(router, ctx, deps.live);
+  registerSettingsRoutes(router, ctx);
+  registerVariablesRoutes(router, ctx, wifiInfo);
+  registerMeterSettingsRoutes(router, ctx);
+  registerOpenApiRoute(router, ctx);
+  return { live, report };
+}

@@ -1,0 +1,155 @@
+import type { ServerResponse } from 'node:http';
+import type { AppContext } from '../context.js';
+import { buildLivePayload } from '../reading/live.js';
+import type { Reading } from '../reading/reading.js';
+import { ERROR_REF } from './api-schemas.js';
+import { HttpError } from './errors.js';
+import { COMMON_HEADERS } from './respond.js';
+import type { ApiRequest, Router } from './router.js';
+
+export interface LiveHubOptions {
+  /** SSE comment interval (DESIGN §4: every 15 s) so proxies and clients see a live connection. */
+  keepAliveMs?: number;
+  /** A client with more than this many bytes not yet taken by its socket is dropped, never waited for. */
+  maxBufferedBytes?: number;
+}
+
+const SSE_HEADERS: readonly string[] = [
+  'Content-Type',
+  'text/event-stream; charset=utf-8',
+  ...COMMON_HEADERS,
+  'Connection',
+  'keep-alive',
+  // Reverse proxies (nginx) must pass events through at once.
+  'X-Accel-Buffering',
+  'no',
+];
+
+const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
+
+interface LiveClient {
+  response: ServerResponse;
+  onShutdown: () => void;
+  shutdown: AbortSignal | undefined;
+}
+
+/**
+ * The live stream hub of GET /api/v1/live (spec endpoint 3, DESIGN §4): one `event: live` with
+ * the flat payload per reading, serialised once and written to every client; the latest reading
+ * at once on connect; a comment every keepAliveMs. Up to http.live_max_clients clients, then 503.
+ * The hub listens to the store and runs its timer only while it has clients, and a client that
+ * closes is removed with all its listeners.
+ */
+export class LiveHub {
+  private readonly clients = new Set<LiveClient>();
+  private keepAliveTimer: NodeJS.Timeout | undefined;
+  private lastReading: Reading | undefined;
+  private lastEvent: Buffer | undefined;
+  /** Clients dropped because they did not keep up. */
+  dropped = 0;
+  private readonly keepAliveMs: number;
+  private readonly maxBufferedBytes: number;
+  private readonly onReading = (reading: Reading): void => this.broadcast(this.eventOf(reading));
+
+  constructor(
+    private readonly ctx: AppContext,
+    options: LiveHubOptions = {},
+  ) {
+    this.keepAliveMs = options.keepAliveMs ?? 15_000;
+    this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024;
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** SSE wire form of a reading: `event: live` and one line of JSON (WHATWG HTML §9.2.6). */
+  eventOf(reading: Reading): Buffer {
+    if (reading !== this.lastReading || !this.lastEvent) {
+      const payload = JSON.stringify(buildLivePayload(reading, this.ctx.system.bootTime));
+      this.lastEvent = Buffer.from(`event: live\ndata: ${payload}\n\n`);
+      this.lastReading = reading;
+    }
+    return this.lastEvent;
+  }
+
+  connect(request: ApiRequest, response: ServerResponse): void {
+    if (request.method === 'HEAD') {
+      response.writeHead(200, [...SSE_HEADERS]);
+      response.end();
+      return;
+    }
+    const max = this.ctx.config.config.http.live_max_clients;
+    if (this.clients.size >= max) {
+      throw new HttpError(503, 'service_unavailable', `live stream has its maximum of ${max} clients`, {
+        max_clients: max,
+      });
+    }
+    // The client may have gone while the request waited (auth delay): nothing to register.
+    if (response.destroyed || request.raw.socket.destroyed) return;
+    request.raw.socket.setNoDelay(true);
+    request.raw.socket.setKeepAlive(true, 30_000);
+    response.writeHead(200, [...SSE_HEADERS]);
+    const client: LiveClient = { response, shutdown: request.shutdown, onShutdown: () => response.end() };
+    this.add(client);
+    const latest = this.ctx.store.latest;
+    if (latest) this.write(client, this.eventOf(latest));
+    else response.flushHeaders();
+  }
+
+  /** Ends every stream (server stop). */
+  closeAll(): void {
+    for (const client of [...this.clients]) client.response.end();
+  }
+
+  private add(client: LiveClient): void {
+    if (this.clients.size === 0) {
+      this.ctx.store.on('reading', this.onReading);
+      this.keepAliveTimer = setInterval(() => this.broadcast(KEEP_ALIVE), this.keepAliveMs);
+      this.keepAliveTimer.unref();
+    }
+    this.clients.add(client);
+    client.shutdown?.addEventListener('abort', client.onShutdown, { once: true });
+    client.response.once('close', () => this.remove(client));
+  }
+
+  private remove(client: LiveClient): void {
+    if (!this.clients.delete(client)) return;
+    client.shutdown?.removeEventListener('abort', client.onShutdown);
+    if (this.clients.size === 0) {
+      this.ctx.store.off('reading', this.onReading);
+      clearInterval(this.keepAliveTimer);
+      this.keepAliveTimer = undefined;
+    }
+  }
+
+  private broadcast(bytes: Buffer): void {
+    for (const client of this.clients) this.write(client, bytes);
+  }
+
+  private write(client: LiveClient, bytes: Buffer): void {
+    // writableLength: bytes queued in the response and its socket, not yet taken by the kernel.
+    if (client.response.writableLength + bytes.length > this.maxBufferedBytes) {
+      this.dropped += 1;
+      this.remove(client);
+      client.response.destroy();
+      return;
+    }
+    client.response.write(bytes);
+  }
+}
+
+/** GET /api/v1/live. */
+export function registerLiveRoutes(router: Router, ctx: AppContext, options: LiveHubOptions = {}): LiveHub {
+  const hub = new LiveHub(ctx, options);
+  router.add('GET', '/api/v1/live', (request, response) => hub.connect(request, response), {
+    doc: {
+      summary: 'Live measurements (Server-Sent Events, `event: live`)',
+      responses: {
+        200: { description: 'event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
+        503: { description: 'too many live clients (service_unavailable)', schema: ERROR_REF },
+      },
+    },
+  });
+  return hub;
+}

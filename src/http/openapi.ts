@@ -1,0 +1,107 @@
+import type { AppContext } from '../context.js';
+import { ERROR_REF, ERROR_SCHEMA } from './api-schemas.js';
+import { sendJson } from './respond.js';
+import type { JsonSchema, Route, Router } from './router.js';
+
+/**
+ * GET /api/v1/openapi.json (issue 4): an OpenAPI 3.1 document generated from the routing table at
+ * request time, so it lists exactly what is served, routes added by other modules included. Each
+ * route's own `doc` gives summary, body and success schemas; the server's own error responses
+ * (401, 400/413/415 for JSON bodies, 404 license_required, 500) are added from the route options.
+ */
+function errorResponse(description: string): Record<string, unknown> {
+  return { description, content: { 'application/json': { schema: ERROR_REF } } };
+}
+
+function operationId(route: Route): string {
+  const words = route.path.replace(/^\/api\/v1\//, '').split(/[^A-Za-z0-9]+/);
+  return (
+    route.method.toLowerCase() + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
+  );
+}
+
+function operation(route: Route): Record<string, unknown> {
+  const doc = route.options.doc;
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(doc?.responses ?? { 200: { description: 'success' } })) {
+    const type = response.contentType ?? 'application/json';
+    responses[status] = response.schema
+      ? { description: response.description, content: { [type]: { schema: response.schema } } }
+      : { description: response.description };
+  }
+  responses['401'] = {
+    ...errorResponse('missing or invalid credentials (system.protection on and a password set)'),
+    headers: {
+      'WWW-Authenticate': {
+        description: 'Digest challenges (SHA-256, MD5-sess, MD5; stale=true after nonce expiry) and Basic',
+        schema: { type: 'string' },
+      },
+    },
+  };
+  if (route.options.body === 'json') {
+    responses['400'] ??= errorResponse(
+      'malformed JSON or invalid values (validation_failed lists every field)',
+    );
+    responses['413'] = errorResponse('body larger than the limit (payload_too_large)');
+    responses['415'] = errorResponse('body is not application/json (unsupported_media_type)');
+  }
+  if (route.options.license) responses['404'] ??= errorResponse('license FREE (license_required)');
+  responses['500'] = errorResponse('internal error');
+  const op: Record<string, unknown> = {
+    operationId: operationId(route),
+    summary: doc?.summary ?? `${route.method} ${route.path}`,
+    responses,
+  };
+  if (doc?.query) {
+    op.parameters = Object.entries(doc.query).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema,
+    }));
+  }
+  if (route.options.body === 'json') {
+    op.requestBody = { required: true, content: { 'application/json': { schema: doc?.request ?? {} } } };
+  }
+  return op;
+}
+
+export function buildOpenApi(router: Router, version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of router.list()) {
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'meter-gateway HTTP API',
+      version,
+      description: 'Local energy meter gateway device API (spec/device-api.md), as served by this daemon.',
+    },
+    paths,
+    components: {
+      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: {
+        basicAuth: { type: 'http', scheme: 'basic' },
+        digestAuth: { type: 'http', scheme: 'digest' },
+      },
+    },
+    security: [{ basicAuth: [] }, { digestAuth: [] }, {}],
+  };
+}
+
+const OPENAPI_DOC: JsonSchema = { type: 'object', required: ['openapi', 'info', 'paths'] };
+
+export function registerOpenApiRoute(router: Router, ctx: AppContext): void {
+  router.add(
+    'GET',
+    '/api/v1/openapi.json',
+    (_request, response) => sendJson(response, 200, buildOpenApi(router, ctx.system.firmware)),
+    {
+      doc: {
+        summary: 'This OpenAPI 3.1 document',
+        responses: { 200: { description: 'OpenAPI document', schema: OPENAPI_DOC } },
+      },
+    },
+  );
+}

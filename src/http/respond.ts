@@ -1,0 +1,69 @@
+import type { ServerResponse } from 'node:http';
+import type { HttpError } from './errors.js';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Headers of every API response (issue 4): readings and settings must never be cached, and
+ * browsers must not sniff a JSON body into something executable. No Access-Control-* header is
+ * ever sent, so a page from a foreign origin cannot read any response (Fetch standard, CORS check).
+ */
+export const COMMON_HEADERS: readonly string[] = [
+  'Cache-Control',
+  'no-store',
+  'X-Content-Type-Options',
+  'nosniff',
+];
+
+/** Flat header list (`writeHead(status, [name, value, ...])`) of a JSON body of `length` bytes. */
+export function jsonHeaders(length: number): string[] {
+  return ['Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(length), ...COMMON_HEADERS];
+}
+
+/** Sends already serialised JSON bytes (the report cache hands out the same Buffer many times). */
+export function sendJsonBytes(
+  response: ServerResponse,
+  status: number,
+  body: Buffer,
+  headers?: string[],
+): void {
+  response.writeHead(status, headers ?? jsonHeaders(body.length));
+  response.end(body);
+}
+
+export function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  sendJsonBytes(response, status, Buffer.from(JSON.stringify(value)));
+}
+
+/** 204 No Content (spec: reboot, restore, DELETE of a configuration). */
+export function sendNoContent(response: ServerResponse): void {
+  response.writeHead(204, [...COMMON_HEADERS]);
+  response.end();
+}
+
+/** The error body of DESIGN §4 with the error's status and extra headers (Allow, WWW-Authenticate ...). */
+export function sendError(response: ServerResponse, error: HttpError): void {
+  const body = Buffer.from(JSON.stringify(error.body()));
+  for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
+  sendJsonBytes(response, error.status, body);
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * A complete HTTP/1.1 error response as raw bytes, for errors that Node's parser reports before a
+ * request object exists (`clientError`: malformed request line, header overflow, header timeout).
+ * The connection is closed after it (RFC 9112 §9.6).
+ */
+export function rawErrorResponse(error: HttpError): string {
+  const body = JSON.stringify(error.body());
+  return (
+    `HTTP/1.1 ${error.status} ${REASONS[error.status] ?? 'Error'}\r\n` +
+    `Content-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`
+  );
+}

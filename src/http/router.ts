@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** A request after routing: parsed URL and, for JSON routes, the parsed body. */
+export interface ApiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  raw: IncomingMessage;
+  /** Parsed JSON body (routes with body: 'json'); undefined otherwise. */
+  body: unknown;
+  /**
+   * Aborted when the server stops; long-lived responses (SSE) end themselves on it. Set by the
+   * server for every request.
+   */
+  shutdown?: AbortSignal;
+}
+
+export type RouteHandler = (request: ApiRequest, response: ServerResponse) => Promise<void> | void;
+
+/** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What GET /api/v1/openapi.json says about a route (issue 4: "an OpenAPI 3.1 document of what is actually served"). */
+export interface RouteDoc {
+  summary: string;
+  /** Schema of the JSON request body (routes with body: 'json'). */
+  request?: JsonSchema;
+  /** Success and route-specific responses by status; the server's own errors are added automatically. */
+  responses?: Record<number, { description: string; schema?: JsonSchema; contentType?: string }>;
+  /** Query parameters by name. */
+  query?: Record<string, JsonSchema>;
+}
+
+export interface RouteOptions {
+  /**
+   * 'json': the server reads the body (limit maxBodyBytes, default 8 kB), requires
+   * application/json (415 otherwise) and parses it (400 on malformed JSON) before the handler.
+   * 'stream': the handler reads request.raw itself (firmware upload).
+   * Absent: no body expected.
+   */
+  body?: 'json' | 'stream';
+  maxBodyBytes?: number;
+  /** Route needs license PLUS or PRO; under FREE it answers 404 license_required (spec: report). */
+  license?: 'PLUS';
+  doc?: RouteDoc;
+}
+
+export interface Route {
+  method: string;
+  path: string;
+  handler: RouteHandler;
+  options: RouteOptions;
+}
+
+export type RouteMatch = { route: Route } | { allowed: string[] } | undefined;
+
+/** Exact-path routing table (every spec path is static). */
+export class Router {
+  private readonly routes = new Map<string, Map<string, Route>>();
+
+  add(method: string, path: string, handler: RouteHandler, options: RouteOptions = {}): this {
+    let byMethod = this.routes.get(path);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.routes.set(path, byMethod);
+    }
+    if (byMethod.has(method)) throw new Error(`route ${method} ${path} registered twice`);
+    byMethod.set(method, { method, path, handler, options });
+    return this;
+  }
+
+  /** Every route, in registration order. */
+  list(): Route[] {
+    return [...this.routes.values()].flatMap((byMethod) => [...byMethod.values()]);
+  }
+
+  /** The route, or the allowed methods (405), or undefined (404). HEAD falls back to GET. */
+  match(method: string, path: string): RouteMatch {
+    const byMethod = this.routes.get(path);
+    if (!byMethod) return undefined;
+    const route = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
+    if (route) return { route };
+    return { allowed: [...byMethod.keys()] };
+  }
+}

@@ -1,0 +1,129 @@
+import { validateTree, type ConfigStore, type ValidationIssue } from '../config/config-store.js';
+import { getPath, leavesUnder, setPath, type LeafInfo } from '../config/paths.js';
+import { HttpError } from './errors.js';
+
+/**
+ * The bridge between a settings body of the API and leaf writes of the config store, so every
+ * write goes through the one validation path (ConfigStore.apply). `base` is the config section the
+ * body is rooted at: '' for /api/v1/settings (body keys are config paths), 'meter' for
+ * /api/v1/meter/settings (body `source` is config `meter.source`).
+ */
+export interface Section {
+  base: string;
+  leaves: readonly LeafInfo[];
+}
+
+export function sectionOf(base: string, prefixes: readonly string[]): Section {
+  return { base, leaves: prefixes.flatMap((prefix) => leavesUnder(prefix)) };
+}
+
+function bodyPathOf(section: Section, leaf: LeafInfo): string {
+  return section.base === '' ? leaf.path : leaf.path.slice(section.base.length + 1);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The current values of the section as the API shows them; secrets never appear. */
+export function sectionView(section: Section, config: unknown): Record<string, unknown> {
+  const view: Record<string, unknown> = {};
+  for (const leaf of section.leaves) {
+    if (!leaf.secret) setPath(view, bodyPathOf(section, leaf), getPath(config, leaf.path));
+  }
+  return view;
+}
+
+/** Body objects on the way to a leaf must be JSON objects; the first one that is not, or undefined. */
+function blockedAt(body: Record<string, unknown>, bodyPath: string): string | undefined {
+  const keys = bodyPath.split('.');
+  let node: unknown = body;
+  for (let i = 0; i < keys.length - 1; i++) {
+    node = (node as Record<string, unknown>)[keys[i]!];
+    if (node === undefined) return undefined;
+    if (!isObject(node)) return keys.slice(0, i + 1).join('.');
+  }
+  return undefined;
+}
+
+export type WriteMode = 'merge' | 'replace';
+
+/**
+ * Leaf writes of a request body. 'merge' (PUT): only the leaves the body contains. 'replace'
+ * (POST): every leaf; leaves the body leaves out return to their schema default, except write-only
+ * secrets, which keep their value unless the body sets them (a client that read the settings never
+ * saw the secret and cannot send it back). Unknown properties are ignored (spec: "The object
+ * allows additional properties").
+ */
+export function leafWrites(
+  section: Section,
+  body: unknown,
+  mode: WriteMode,
+): { changes: Map<string, unknown>; issues: ValidationIssue[] } {
+  const changes = new Map<string, unknown>();
+  const issues: ValidationIssue[] = [];
+  if (!isObject(body)) {
+    return { changes, issues: [{ field: section.base, message: 'must be a JSON object' }] };
+  }
+  const blocked = new Set<string>();
+  for (const leaf of section.leaves) {
+    const bodyPath = bodyPathOf(section, leaf);
+    const blocker = blockedAt(body, bodyPath);
+    if (blocker !== undefined) {
+      const field = section.base === '' ? blocker : `${section.base}.${blocker}`;
+      if (!blocked.has(field)) {
+        const issue: ValidationIssue = { field, message: 'must be an object' };
+        // A secret below the blocked object: the value may hold it, so it is not echoed.
+        if (!section.leaves.some((other) => other.secret && other.path.startsWith(`${field}.`))) {
+          issue.value = getPath(body, blocker);
+        }
+        issues.push(issue);
+        blocked.add(field);
+      }
+      continue;
+    }
+    const value = getPath(body, bodyPath);
+    if (value !== undefined) changes.set(leaf.path, value);
+    else if (mode === 'replace' && !leaf.secret) changes.set(leaf.path, structuredClone(leaf.default));
+  }
+  return { changes, issues };
+}
+
+/** 400 validation_failed naming every violated field (details.fields: [{field, message, value}]). */
+export function validationError(issues: readonly ValidationIssue[]): HttpError {
+  return new HttpError(
+    400,
+    'validation_failed',
+    `invalid settings: ${issues.map((issue) => issue.field).join(', ')}`,
+    {
+      fields: issues,
+    },
+  );
+}
+
+/** What ConfigStore.apply would say about the writes, without writing (same validator). */
+function issuesOf(store: ConfigStore, changes: ReadonlyMap<string, unknown>): ValidationIssue[] {
+  const candidate = structuredClone(store.config) as unknown as Record<string, unknown>;
+  for (const [path, value] of changes) setPath(candidate, path, value);
+  return validateTree(candidate, false).filter((issue) => changes.has(issue.field));
+}
+
+/**
+ * Validates and applies the writes through ConfigStore.apply (persisted, `change` emitted).
+ * Structural issues found before and the store's issues are reported together, and nothing is
+ * written when there is any.
+ */
+export function applyWrites(
+  store: ConfigStore,
+  changes: ReadonlyMap<string, unknown>,
+  issues: ValidationIssue[],
+): void {
+  if (issues.length > 0) {
+    const found = issuesOf(store, changes);
+    const reported = new Set(found.map((issue) => issue.field));
+    throw validationError([...found, ...issues.filter((issue) => !reported.has(issue.field))]);
+  }
+  if (changes.size === 0) return;
+  const result = store.apply(changes);
+  if (!result.ok) throw validationError(result.issues);
+}

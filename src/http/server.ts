@@ -1,0 +1,119 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { once, setMaxListeners } from 'node:events';
+import type { AppContext } from '../context.js';
+import type { Service } from '../service.js';
+import { Authenticator } from './auth.js';
+import type { ThrottleOptions } from './auth-throttle.js';
+import { createRequestHandler } from './dispatch.js';
+import { HttpError } from './errors.js';
+import { rawErrorResponse } from './respond.js';
+import type { Router } from './router.js';
+
+export interface HttpServerOptions {
+  /** Complete request headers must arrive within this time (slowloris). Default 10 s. */
+  headersTimeoutMs?: number;
+  /** The whole request, body included, must arrive within this time (uploads too). Default 300 s. */
+  requestTimeoutMs?: number;
+  /** A JSON body must arrive within this time. Default 10 s. */
+  bodyTimeoutMs?: number;
+  /** How often Node checks the two timeouts above. Default 1 s. */
+  timeoutCheckIntervalMs?: number;
+  /** Idle keep-alive connections close after this time. Default 5 s. */
+  keepAliveTimeoutMs?: number;
+  /** Digest nonce lifetime; older nonces answer stale=true. Default 5 min. */
+  nonceLifetimeMs?: number;
+  throttle?: ThrottleOptions;
+  /** On stop, requests still running after this time have their connections closed. Default 2 s. */
+  shutdownGraceMs?: number;
+}
+
+export type HttpService = Service & {
+  address(): { host: string; port: number } | undefined;
+};
+
+/** Errors Node's HTTP parser reports before a request exists (malformed request, timeouts). */
+function clientErrorFor(error: NodeJS.ErrnoException): HttpError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new HttpError(408, 'request_timeout', 'request not received in time');
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return new HttpError(431, 'headers_too_large', 'request headers too large');
+  return new HttpError(400, 'bad_request', 'malformed HTTP request');
+}
+
+function configureServer(server: Server, options: HttpServerOptions): void {
+  server.headersTimeout = options.headersTimeoutMs ?? 10_000;
+  server.requestTimeout = options.requestTimeoutMs ?? 300_000;
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 5_000;
+  // Bounded number of open sockets: far above any real client population, below fd limits.
+  server.maxConnections = 8192;
+}
+
+/**
+ * The HTTP API server on node:http (issue 4). Listens on http.host / http.port (port 0: any free
+ * port, for tests); routing, auth and error bodies come from dispatch.ts.
+ */
+export function createHttpService(
+  ctx: AppContext,
+  router: Router,
+  options: HttpServerOptions = {},
+): HttpService {
+  const shutdown = new AbortController();
+  // Every open live stream watches the shutdown signal; there can be many.
+  setMaxListeners(0, shutdown.signal);
+  const auth = new Authenticator({
+    now: ctx.now,
+    nonceLifetimeMs: options.nonceLifetimeMs ?? 5 * 60_000,
+    ...(options.throttle ? { throttle: options.throttle } : {}),
+  });
+  const handler = createRequestHandler(ctx, router, auth, shutdown.signal, {
+    bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
+  });
+  /** The response currently being produced on each socket (for clientError on a busy socket). */
+  const responding = new WeakMap<Socket, ServerResponse>();
+  const server = createServer(
+    { connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000 },
+    (request: IncomingMessage, response: ServerResponse) => {
+      responding.set(request.socket, response);
+      handler(request, response);
+    },
+  );
+  configureServer(server, options);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const busy = responding.get(socket);
+    const midResponse = busy !== undefined && busy.headersSent && !busy.writableEnded;
+    if (socket.writable && !midResponse) socket.end(rawErrorResponse(clientErrorFor(error)));
+    else socket.destroy();
+  });
+
+  let listening: { host: string; port: number } | undefined;
+  return {
+    name: 'http',
+    required: true,
+    address: () => listening,
+    async start(): Promise<void> {
+      const { host, port } = ctx.config.config.http;
+      server.listen(port, host);
+      await Promise.race([
+        once(server, 'listening'),
+        once(server, 'error').then(([error]) => Promise.reject(error as Error)),
+      ]);
+      const address = server.address() as AddressInfo;
+      listening = { host: address.address, port: address.port };
+      ctx.services.set('http', { state: 'running', host: listening.host, port: listening.port });
+      ctx.logger.info(`http: listening on ${listening.host}:${listening.port}`);
+    },
+    async stop(): Promise<void> {
+      if (!server.listening) return;
+      shutdown.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 2_000);
+      await closed;
+      clearTimeout(grace);
+      listening = undefined;
+      ctx.services.set('http', { state: 'stopped' });
+    },
+  };
+}
+export { registerCoreRoutes, type CoreRouteDeps, type CoreRoutes } from './core-routes.js';

@@ -1,0 +1,45 @@
+import type { AppContext } from '../context.js';
+import { buildTemplateVariables } from '../reading/template-variables.js';
+import { VARIABLES_SCHEMA } from './api-schemas.js';
+import { sendJson } from './respond.js';
+import type { Router } from './router.js';
+import type { WifiInfoSource } from './wifi-info.js';
+
+/**
+ * GET /api/v1/variables (a compatibility endpoint of the real device): every MQTT template
+ * variable (DESIGN §4) with its current value as the template would render it, as a string:
+ * numbers in JSON number form, strings verbatim, absent values as "null".
+ */
+export async function templateVariableStrings(
+  ctx: AppContext,
+  wifiInfo: WifiInfoSource,
+): Promise<Record<string, string>> {
+  const config = ctx.config.config;
+  const variables = buildTemplateVariables({
+    reading: ctx.store.latest,
+    meter: ctx.store.meter,
+    system: { ...ctx.system, name: config.system.name },
+    convFactor: config.meter.conv_factor,
+    wifi: await wifiInfo(),
+    now: ctx.now(),
+  });
+  const out: Record<string, string> = {};
+  for (const [name, value] of variables) out[name] = value === null ? 'null' : String(value);
+  return out;
+}
+
+export function registerVariablesRoutes(router: Router, ctx: AppContext, wifiInfo: WifiInfoSource): void {
+  router.add(
+    'GET',
+    '/api/v1/variables',
+    async (_request, response) => {
+      sendJson(response, 200, await templateVariableStrings(ctx, wifiInfo));
+    },
+    {
+      doc: {
+        summary: 'Template variables and their current values',
+        responses: { 200: { description: 'name -> value', schema: VARIABLES_SCHEMA } },
+      },
+    },
+  );
+}

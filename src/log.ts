@@ -1,0 +1,53 @@
+import winston from 'winston';
+
+export type Logger = winston.Logger;
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+/**
+ * Console logging that suits journald: under systemd (JOURNAL_STREAM set) journald stamps every
+ * line itself, so no timestamp and no colours; on a terminal, a local timestamp.
+ */
+export function createLogger(level: LogLevel, env: NodeJS.ProcessEnv = process.env): Logger {
+  const underJournald = env.JOURNAL_STREAM !== undefined;
+  const line = winston.format.printf((info) => {
+    const {
+      level: lvl,
+      message,
+      timestamp,
+      component,
+      ...rest
+    } = info as winston.Logform.TransformableInfo & {
+      timestamp?: string;
+      component?: string;
+    };
+    const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
+    const where = component ? `[${component}] ` : '';
+    return `${timestamp ? `${timestamp} ` : ''}${lvl}: ${where}${String(message)}${extra}`;
+  });
+  const format = underJournald
+    ? winston.format.combine(line)
+    : winston.format.combine(winston.format.timestamp({ format: 'YYYY-MM-DD HH:mm:ss' }), line);
+  return winston.createLogger({
+    level,
+    format,
+    transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+  });
+}
+
+/** A logger whose lines name the component ("[modbus] ..."). */
+export function componentLogger(logger: Logger, component: string): Logger {
+  return logger.child({ component });
+}
+
+/**
+ * Waits until every transport has written what it buffered (winston must be flushed before the
+ * process exits, or the last lines, often the reason for the exit, are lost).
+ */
+export async function flushLogger(logger: Logger): Promise<void> {
+  const finished = new Promise<void>((resolve) => {
+    logger.on('finish', () => resolve());
+    setTimeout(resolve, 1000).unref();
+  });
+  logger.end();
+  await finished;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError } from './config/config-store.js';
+import { Daemon } from './daemon.js';
+import { createLogger, flushLogger, type Logger } from './log.js';
+import { runParseCli } from './meter/parse-cli.js';
+import { SourceError } from './meter/source.js';
+import { startWatchdog } from './systemd-notify.js';
+import { VERSION } from './version.js';
+
+const USAGE = `Usage:
+  meter-gateway [--config FILE] [--state-dir DIR]   run the daemon
+  meter-gateway parse FILE [--protocol auto|dsmr|sml|d0] [--all]
+                                                    print the report JSON of a capture
+  meter-gateway probe DEVICE                        detect protocol and line settings of a serial port
+  meter-gateway --help | --version
+
+Every config key can be overridden by METER_GATEWAY_<PATH> (e.g. METER_GATEWAY_HTTP_PORT=8081).`;
+
+/** Shutdown must finish within this time (issue: SIGTERM exits 0 within 5 s). */
+const STOP_DEADLINE_MS = 4500;
+
+function usageError(message: string): never {
+  process.stderr.write(`meter-gateway: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+async function runDaemon(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { config: { type: 'string' }, 'state-dir': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  let daemon: Daemon;
+  try {
+    daemon = Daemon.create({
+      ...(parsed.values.config !== undefined ? { configFile: parsed.values.config } : {}),
+      ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof SourceError) {
+      process.stderr.write(`meter-gateway: configuration error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  const logger = daemon.context.logger;
+  installCrashHandlers(logger);
+  try {
+    await daemon.start();
+  } catch (error) {
+    logger.error(`start-up failed: ${(error as Error).message}`);
+    await flushLogger(logger);
+    return 1;
+  }
+  const watchdog = startWatchdog();
+  const http = daemon.context.services.get('http');
+  const where = http?.state === 'running' ? ` (HTTP on ${String(http.host)}:${String(http.port)})` : '';
+  logger.info(`meter-gateway ${VERSION} running${where}`);
+  const reason = await new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+    void daemon.restartRequested.then((why) => resolve(`restart requested: ${why}`));
+  });
+  logger.info(`stopping (${reason})`);
+  if (watchdog) clearInterval(watchdog);
+  const deadline = setTimeout(() => {
+    logger.error('services did not stop in time, exiting anyway');
+    void flushLogger(logger).then(() => process.exit(1));
+  }, STOP_DEADLINE_MS);
+  deadline.unref();
+  await daemon.stop();
+  clearTimeout(deadline);
+  logger.info('stopped');
+  await flushLogger(logger);
+  return 0;
+}
+
+/** An uncaught error is logged and exits non-zero so systemd restarts the daemon. */
+function installCrashHandlers(logger: Logger): void {
+  const crash = (error: unknown) => {
+    logger.error(
+      `uncaught error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    void flushLogger(logger).then(() => process.exit(70));
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--help' || first === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (first === 'parse') return runParseCli(rest, usageError);
+  if (first === 'probe') {
+    const { runProbeCli } = await import('./meter/probe/probe-cli.js');
+    return runProbeCli(rest);
+  }
+  if (first !== undefined && !first.startsWith('-')) usageError(`unknown command '${first}'`);
+  return runDaemon(argv);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const logger = createLogger('error');
+    logger.error(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    void flushLogger(logger).then(() => process.exit(1));
+  },
+);

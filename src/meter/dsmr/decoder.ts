@@ -1,0 +1,82 @@
+import { MeterDataError, type DecodeResult, type MeterDecoder } from '../decoder.js';
+import { checkDsmrCrc, crcHex } from './crc16-arc.js';
+import { readDsmrReading } from './direct-reading.js';
+import { DEFAULT_MAX_FRAME_BYTES, DsmrFramer, type FramerEvent } from './framer.js';
+import { parseDsmrTelegram } from './parser.js';
+import { withDsmrEncryption } from './encryption.js';
+import { dsmrToReading } from './to-reading.js';
+
+export interface DsmrDecoderOptions {
+  /** Longest telegram accepted before its '!' (default 16 KiB); longer runs are dropped as overflow. */
+  maxFrameBytes?: number;
+  /** AES-128-GCM key (32 hex digits) for encrypted (Luxembourg Smarty) telegrams. */
+  encryptionKey?: string;
+}
+
+/**
+ * Framer + CRC-16/ARC check + parser + Reading for a DSMR P1 byte stream. Always wrapped by the
+ * encryption layer: plain telegrams pass through it, encrypted ones are decrypted with the key or
+ * rejected as 'encryption' (KEY REQUIRED / ENCRYPTION KEY).
+ */
+export function createDsmrDecoder(options: DsmrDecoderOptions = {}): MeterDecoder {
+  return withDsmrEncryption(createPlainDsmrDecoder(options), options.encryptionKey);
+}
+
+function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
+  const framer = new DsmrFramer(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+  return {
+    protocol: 'DSMR',
+    push(chunk: Buffer, receivedAt: number): DecodeResult[] {
+      return framer.push(chunk).map((event) => resultOf(event, receivedAt));
+    },
+    reset(): void {
+      framer.reset();
+    },
+  };
+}
+
+/** Every telegram of a capture file, in order (the CLI `parse` command). */
+export function parseDsmrCapture(bytes: Buffer, receivedAt: number = Date.now()): DecodeResult[] {
+  const framer = new DsmrFramer();
+  return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt));
+}
+
+function resultOf(event: FramerEvent, receivedAt: number): DecodeResult {
+  return 'frame' in event ? decodeDsmrFrame(event.frame, receivedAt) : { ok: false, error: event.error };
+}
+
+/**
+ * One framed telegram -> Reading. A CRC mismatch rejects the telegram before anything of it is
+ * read; a telegram without any data object is rejected rather than handed on as an empty reading.
+ * Telegrams of the usual shape are read directly into the Reading (./direct-reading.ts), all
+ * others through parseDsmrTelegram and dsmrToReading; both give the same Reading.
+ */
+export function decodeDsmrFrame(frame: Buffer, receivedAt: number): DecodeResult {
+  const crc = checkDsmrCrc(frame);
+  if (crc.kind === 'mismatch') {
+    const [field, computed] = [crcHex(crc.field), crcHex(crc.computed)];
+    const message = `CRC-16/ARC mismatch: telegram says ${field}, computed ${computed}`;
+    const error = new MeterDataError('crc', message, { field, computed });
+    return { ok: false, error, frame };
+  }
+  if (crc.kind === 'malformed') return { ok: false, error: new MeterDataError('parse', crc.reason), frame };
+  try {
+    const text = frame.toString('latin1');
+    const direct = readDsmrReading(text, receivedAt);
+    if (direct !== undefined) return { ok: true, reading: direct, frame };
+    const telegram = parseDsmrTelegram(text);
+    if (telegram.objects.length === 0) {
+      const error = new MeterDataError('parse', 'telegram without data objects', {
+        problems: telegram.problems,
+      });
+      return { ok: false, error, frame };
+    }
+    return { ok: true, reading: dsmrToReading(telegram, receivedAt), frame };
+  } catch (error) {
+    if (error instanceof MeterDataError) return { ok: false, error, frame };
+    const internal = new MeterDataError('parse', `telegram could not be read: ${String(error)}`, {
+      internal: true,
+    });
+    return { ok: false, error: internal, frame };
+  }
+}

@@ -1,0 +1,154 @@
+import { QUANTITY_BY_OBIS } from '../../reading/quantities.js';
+import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
+import { roundSignificant, toCanonical } from '../../reading/units.js';
+import { identifierText, MbusChannels, type ObjectValues } from './mbus-channels.js';
+import type { DsmrHeader, DsmrTelegram } from './telegram.js';
+import { vendorOfFlag } from './vendors.js';
+
+/**
+ * DsmrTelegram -> Reading. Electricity objects 1-B:C.D.E (any channel B, first occurrence wins)
+ * become values keyed C.D.E in canonical units; M-Bus channels 0-n:24.x become `mbus`.
+ */
+export function dsmrToReading(telegram: DsmrTelegram, receivedAt: number): Reading {
+  const builder = new DsmrReadingBuilder();
+  for (const object of telegram.objects) {
+    builder.add(readingRoleOf(object.medium, object.channel, object.code), object);
+  }
+  return builder.finish(telegram.header, receivedAt);
+}
+
+/** The 0-0 / 1-3 objects the identity, clock and tariff come from (first occurrence of each). */
+class GeneralObjects {
+  clock: ObjectValues | undefined = undefined;
+  tariff: ObjectValues | undefined = undefined;
+  equipmentId: ObjectValues | undefined = undefined;
+  serialNumber: ObjectValues | undefined = undefined;
+  version: ObjectValues | undefined = undefined;
+  belgianVersion: ObjectValues | undefined = undefined;
+  logicalName: ObjectValues | undefined = undefined;
+}
+
+/** What a data object is to the Reading; depends on its OBIS reference only. */
+export type ReadingRole = 'ignored' | 'electricity' | 'mbus' | keyof GeneralObjects;
+
+/** 0-0:C.D.E objects of the identity, clock and tariff (DSMR 5.0.2 §6.12). */
+const GENERAL_ROLES: ReadonlyMap<string, keyof GeneralObjects> = new Map([
+  ['1.0.0', 'clock'],
+  ['96.14.0', 'tariff'],
+  ['96.1.1', 'equipmentId'],
+  ['96.1.0', 'serialNumber'],
+  ['96.1.4', 'belgianVersion'],
+  ['42.0.0', 'logicalName'],
+]);
+
+export function readingRoleOf(medium: number, channel: number, code: string): ReadingRole {
+  if (medium === 1) {
+    // DSMR 5.0.2 §6.12: version 1-3:0.2.8.
+    if (channel === 3 && code === '0.2.8') return 'version';
+    return isMeasurement(code) ? 'electricity' : 'ignored';
+  }
+  if (medium === 0) return channel !== 0 ? 'mbus' : (GENERAL_ROLES.get(code) ?? 'ignored');
+  return 'ignored';
+}
+
+/**
+ * Electricity group C values that are not measurements: 0 (identification, version, settings),
+ * 96 (service), 97 (errors), 98 (billing), 99 (profiles).
+ */
+function isMeasurement(code: string): boolean {
+  const c0 = code.charCodeAt(0);
+  const c1 = code.charCodeAt(1);
+  if (c0 === 0x30 && c1 === 0x2e) return false;
+  return !(c0 === 0x39 && c1 >= 0x36 && c1 <= 0x39 && code.charCodeAt(2) === 0x2e);
+}
+
+/** Collects the data objects of one telegram, in telegram order, into a Reading. */
+export class DsmrReadingBuilder {
+  readonly values = new Map<string, ObisValue>();
+  private readonly channels = new MbusChannels();
+  private readonly general = new GeneralObjects();
+
+  add(role: ReadingRole, object: ObjectValues): void {
+    if (role === 'electricity') {
+      if (this.values.has(object.code)) return;
+      for (const measured of object.values) {
+        if (measured.value === undefined) continue;
+        this.addElectricityValue(object.code, measured.value, measured.unit);
+        return;
+      }
+    } else if (role === 'mbus') this.channels.add(object);
+    else if (role !== 'ignored') this.general[role] ??= object;
+  }
+
+  /** False when add() would not look at the object: a later duplicate, or nothing it reads. */
+  takes(role: ReadingRole): boolean {
+    return role === 'mbus' || (role !== 'ignored' && role !== 'electricity' && this.general[role] === undefined);
+  }
+
+  /** The first numeric value of the first electricity object with this code. */
+  addElectricityValue(code: string, value: number, unit: string | undefined): void {
+    const canonical = canonicalValue(code, value, unit);
+    if (canonical !== undefined) this.values.set(code, canonical);
+  }
+
+  finish(header: DsmrHeader, receivedAt: number): Reading {
+    const general = this.general;
+    const reading: Reading = {
+      receivedAt,
+      protocol: 'DSMR',
+      identity: identityOf(header, general),
+      values: this.values,
+      mbus: this.channels.readings(),
+    };
+    const clock = general.clock?.values[0]?.timestamp;
+    if (clock !== undefined) reading.meterTime = clock;
+    const tariff = general.tariff?.values[0]?.raw;
+    if (tariff !== undefined && /^\d{1,4}$/.test(tariff)) reading.tariff = Number(tariff);
+    return reading;
+  }
+}
+
+function identityOf(header: DsmrHeader, general: GeneralObjects): MeterIdentity {
+  const identity: MeterIdentity = { prefix: header.flag.toUpperCase() };
+  const vendor = vendorOfFlag(identity.prefix!);
+  if (vendor !== undefined) identity.vendor = vendor;
+  if (header.model !== '') identity.model = header.model;
+  const id = identifierText(general.equipmentId) ?? identifierText(general.serialNumber);
+  if (id !== undefined) identity.id = id;
+  // DSMR 5.0.2 §6.12: version 1-3:0.2.8; Belgian eMUCS sends 0-0:96.1.4 instead.
+  const version = identifierText(general.version) ?? identifierText(general.belgianVersion);
+  if (version !== undefined) identity.protocolVersion = version;
+  const logicalName = identifierText(general.logicalName);
+  if (logicalName !== undefined) identity.logicalName = logicalName;
+  return identity;
+}
+
+/**
+ * A value without unit is in the unit DSMR 5.0.2 §6.12 fixes for its object (the quantity table's
+ * canonical unit). A unit that does not fit the quantity of the OBIS code (kVA on 1.7.0) drops it.
+ */
+function canonicalValue(code: string, value: number, unit: string | undefined): ObisValue | undefined {
+  const quantity = QUANTITY_BY_OBIS.get(code);
+  if (unit === undefined) return { value, unit: quantity?.unit ?? '' };
+  const conversion = conversionOf(unit);
+  if (quantity !== undefined && conversion.unit !== quantity.unit) return undefined;
+  return {
+    value: conversion.factor === 1 ? value : roundSignificant(value * conversion.factor),
+    unit: conversion.unit,
+  };
+}
+
+/** toCanonical's factor and unit per unit string, learnt once (a meter sends the same few units). */
+const CONVERSIONS = new Map<string, { unit: string; factor: number }>();
+const MAX_CONVERSIONS = 256;
+
+function conversionOf(unit: string): { unit: string; factor: number } {
+  let conversion = CONVERSIONS.get(unit);
+  if (conversion === undefined) {
+    if (CONVERSIONS.size >= MAX_CONVERSIONS) CONVERSIONS.clear();
+    const one = toCanonical(1, unit);
+    conversion = { unit: one.unit, factor: one.value };
+    CONVERSIONS.set(unit, conversion);
+  }
+  return conversion;
+}

@@ -1,0 +1,283 @@
+import { Backoff } from '../backoff.js';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import type { Reading } from '../reading/reading.js';
+import type { Service } from '../service.js';
+import { AutoDecoder } from './auto-decoder.js';
+import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
+import { SerialDetection } from './probe/serial-detection.js';
+import type { SerialSource } from './transport/serial.js';
+import { createTransport, type MeterLink } from './transport/factory.js';
+import { createDecoder, type DecoderOptions } from './protocols.js';
+import { interfaceOfSource, parseSource, type MeterSource } from './source.js';
+
+/** Silence on an open link after which it is closed and reopened (serialport reports no close when the far end dies). */
+const WATCHDOG_FACTOR = 3;
+
+/**
+ * Meter input: transport -> decoder -> store, with reconnect by capped exponential backoff (1 s
+ * doubling to 60 s, reset after a valid frame), a no-data watchdog, and a restart whenever a meter.*
+ * setting changes. A bad frame is counted, never a reason to reconnect (brief, style 6). All decoder
+ * errors end up in one place: `handleResults`. Transports that deliver finished readings (remote
+ * gateway, IEC 62056-21 request session) bypass the decoder. `serial:` with `protocol=auto` is
+ * resolved by the probe first (status RECOGNITION, NOT RECOGNIZED when nothing matched).
+ */
+export class MeterInput implements Service {
+  readonly name = 'meter input';
+  readonly required = true;
+  private link: MeterLink | undefined;
+  private decoder: MeterDecoder | undefined;
+  private source: MeterSource | undefined;
+  private readonly detection = new SerialDetection();
+  private readonly backoff = new Backoff(1000, 60_000);
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private running = false;
+  /** Bumped by disconnect(): a connect() that awaited across it gives up. */
+  private generation = 0;
+  /** A valid frame arrived since the link opened (otherwise a detected serial setting is probed again). */
+  private validSinceOpen = false;
+  private rejectionsLogged = 0;
+  private readonly onConfigChange = (paths: readonly string[]) => {
+    if (paths.some((path) => path.startsWith('meter.'))) void this.restart();
+  };
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
+    this.source = parseSource(this.context.config.config.meter.source);
+    this.running = true;
+    this.context.config.on('change', this.onConfigChange);
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.context.config.off('change', this.onConfigChange);
+    await this.disconnect();
+  }
+
+  private async restart(): Promise<void> {
+    if (!this.running) return;
+    const sourceText = this.context.config.config.meter.source;
+    try {
+      this.source = parseSource(sourceText);
+    } catch (error) {
+      this.logger.error((error as Error).message);
+      return;
+    }
+    this.logger.info(`meter settings changed, reopening ${sourceText}`);
+    await this.disconnect();
+    this.detection.forget();
+    this.context.store.setInterface(interfaceOfSource(sourceText));
+    this.backoff.reset();
+    await this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (!this.running || !this.source) return;
+    const generation = this.generation;
+    const meter = this.context.config.config.meter;
+    const options: DecoderOptions = meter.encryption_key ? { encryptionKey: meter.encryption_key } : {};
+    const source = await this.resolveSource(this.source, options);
+    if (!source || generation !== this.generation) return;
+    const link = createTransport(source, meter, this.context.now);
+    this.decoder = link.delivers === 'bytes' ? this.createDecoder(source, options) : undefined;
+    this.link = link;
+    this.attach(link);
+    try {
+      await link.transport.open();
+    } catch (error) {
+      if (this.link !== link) return;
+      this.link = undefined;
+      link.transport.removeAllListeners();
+      this.context.store.setStatus('NOT CONNECTED');
+      this.scheduleReconnect(`cannot open ${link.transport.description}: ${(error as Error).message}`);
+      return;
+    }
+    if (this.link !== link) {
+      // Stopped or restarted while the transport was opening: it must not stay open unowned.
+      link.transport.removeAllListeners();
+      await link.transport.close();
+      return;
+    }
+    this.validSinceOpen = false;
+    this.logger.info(`opened ${link.transport.description}`);
+    if (this.context.store.isStale()) {
+      this.context.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
+    }
+    this.armWatchdog();
+  }
+
+  private attach(link: MeterLink): void {
+    if (link.delivers === 'bytes') {
+      link.transport.on('data', (chunk) => this.onData(chunk));
+      link.transport.on('close', (reason) => this.onClose(link, reason));
+      return;
+    }
+    link.transport.on('raw', (chunk) => {
+      this.armWatchdog();
+      this.context.store.receiveBytes(chunk);
+    });
+    link.transport.on('reading', (reading) => {
+      this.armWatchdog();
+      this.accept(reading);
+    });
+    link.transport.on('reject', (error) => this.rejectFrame(error));
+    link.transport.on('close', (reason) => this.onClose(link, reason));
+  }
+
+  /**
+   * `serial:` with `protocol=auto`: the detected source once known. Until then the probe (up to
+   * 30 s) runs in the background with status RECOGNITION, so start() does not wait for it; it
+   * connects when a protocol is found and retries with backoff when none is.
+   */
+  private async resolveSource(
+    source: MeterSource,
+    options: DecoderOptions,
+  ): Promise<MeterSource | undefined> {
+    if (source.kind !== 'serial' || source.protocol !== 'auto') return source;
+    const cached = this.detection.cached(source);
+    if (cached) return cached;
+    this.context.store.setStatus('RECOGNITION');
+    void this.detect(source, options);
+    return undefined;
+  }
+
+  private async detect(source: SerialSource, options: DecoderOptions): Promise<void> {
+    const generation = this.generation;
+    const outcome = await this.detection.resolve(source, options.encryptionKey);
+    if (generation !== this.generation || !this.running) return;
+    if (outcome.kind === 'found') {
+      this.logger.info(`detected ${outcome.probe.meterProtocol}: meter.source ${outcome.probe.source}`);
+      this.context.store.setInterface(outcome.source.meterInterface);
+      await this.connect();
+      return;
+    }
+    this.context.store.setStatus(outcome.kind === 'absent' ? 'NOT CONNECTED' : 'NOT RECOGNIZED');
+    this.scheduleReconnect(outcome.reason);
+  }
+
+  private createDecoder(source: MeterSource, options: DecoderOptions): MeterDecoder {
+    const protocol = 'protocol' in source ? source.protocol : 'dsmr';
+    if (protocol !== 'auto') return createDecoder(protocol, options);
+    return new AutoDecoder(options, (found) => this.logger.info(`protocol detected: ${found}`));
+  }
+
+  private onData(chunk: Buffer): void {
+    this.armWatchdog();
+    this.context.store.receiveBytes(chunk);
+    const decoder = this.decoder;
+    if (!decoder) return;
+    let results: DecodeResult[];
+    try {
+      results = decoder.push(chunk, this.context.now());
+    } catch (error) {
+      // Decoders return errors as results; anything thrown is a defect, counted and contained here.
+      decoder.reset();
+      this.context.store.reject('parse');
+      this.logger.error(`decoder failed: ${(error as Error).stack ?? String(error)}`);
+      return;
+    }
+    this.handleResults(results);
+    if (
+      decoder instanceof AutoDecoder &&
+      decoder.unrecognized &&
+      this.context.store.meter.status !== 'NOT RECOGNIZED'
+    ) {
+      this.context.store.setStatus('NOT RECOGNIZED');
+    }
+  }
+
+  private handleResults(results: readonly DecodeResult[]): void {
+    for (const result of results) {
+      if (result.ok) this.accept(result.reading);
+      else this.rejectFrame(result.error);
+    }
+  }
+
+  private accept(reading: Reading): void {
+    this.backoff.reset();
+    this.validSinceOpen = true;
+    this.context.store.ingest(reading);
+  }
+
+  private rejectFrame(error: MeterDataError): void {
+    this.context.store.reject(error.kind);
+    if (error.kind === 'encryption') {
+      this.context.store.setStatus(
+        this.context.config.config.meter.encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED',
+      );
+    }
+    this.rejectionsLogged += 1;
+    const level = this.rejectionsLogged <= 5 || this.rejectionsLogged % 100 === 0 ? 'warn' : 'debug';
+    this.logger.log(
+      level,
+      `frame rejected (${error.kind}): ${error.message} [${this.rejectionsLogged} so far]`,
+    );
+  }
+
+  private onClose(link: MeterLink, reason?: Error): void {
+    if (this.link !== link) return;
+    this.link = undefined;
+    this.clearWatchdog();
+    link.transport.removeAllListeners();
+    // A detected serial setting that never produced a valid frame is probed again next time.
+    if (!this.validSinceOpen) this.detection.forget();
+    this.context.store.setStatus('NOT CONNECTED');
+    this.scheduleReconnect(`${link.transport.description} closed${reason ? `: ${reason.message}` : ''}`);
+  }
+
+  private scheduleReconnect(why: string): void {
+    if (!this.running) return;
+    const delay = this.backoff.next();
+    this.logger.warn(`${why}; retrying in ${Math.round(delay / 100) / 10} s`);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.connect();
+    }, delay);
+  }
+
+  private armWatchdog(): void {
+    const silenceMs = this.context.config.config.meter.timeout * 1000 * WATCHDOG_FACTOR;
+    if (this.watchdog) {
+      this.watchdog.refresh();
+      return;
+    }
+    this.watchdog = setTimeout(() => {
+      this.watchdog = undefined;
+      const link = this.link;
+      if (!link) return;
+      this.logger.warn(`no data from ${link.transport.description} for ${silenceMs / 1000} s, reopening`);
+      void link.transport.close().then(() => this.onClose(link, new Error('no data (watchdog)')));
+    }, silenceMs);
+  }
+
+  private clearWatchdog(): void {
+    if (this.watchdog) clearTimeout(this.watchdog);
+    this.watchdog = undefined;
+  }
+
+  private async disconnect(): Promise<void> {
+    this.generation += 1;
+    await this.detection.cancel();
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = undefined;
+    this.clearWatchdog();
+    const link = this.link;
+    this.link = undefined;
+    if (link) {
+      link.transport.removeAllListeners();
+      await link.transport.close();
+    }
+    this.decoder = undefined;
+  }
+}
+
+export function createMeterInput(context: AppContext, logger: Logger): MeterInput {
+  return new MeterInput(context, logger);
+}

@@ -1,0 +1,61 @@
+import { parseSource } from '../source.js';
+import type { SerialSource } from '../transport/serial.js';
+import { probeSerialPort, type ProbeResult } from './probe.js';
+
+export type DetectionOutcome =
+  | { kind: 'found'; source: SerialSource; probe: ProbeResult }
+  | { kind: 'absent' | 'unrecognized'; reason: string };
+
+/**
+ * `serial:...?protocol=auto` for the meter input: the probe decides protocol and line settings;
+ * the answer is kept for reconnects (an unplugged cable comes back with the same meter) until
+ * `forget()` (settings changed, or a link opened with it never produced a valid frame).
+ */
+export class SerialDetection {
+  private detected: SerialSource | undefined;
+  private abort: AbortController | undefined;
+  private running: Promise<ProbeResult> | undefined;
+
+  /** The source detected earlier for this port, if any. */
+  cached(source: SerialSource): SerialSource | undefined {
+    return this.detected?.path === source.path ? this.detected : undefined;
+  }
+
+  /** Probes the port (up to 30 s); cancel() ends the probe early. */
+  async resolve(source: SerialSource, encryptionKey?: string): Promise<DetectionOutcome> {
+    const abort = new AbortController();
+    this.abort = abort;
+    const options = encryptionKey ? { encryptionKey, signal: abort.signal } : { signal: abort.signal };
+    const running = probeSerialPort(source.path, options);
+    this.running = running;
+    const probe = await running;
+    if (this.abort === abort) {
+      this.abort = undefined;
+      this.running = undefined;
+    }
+    if (abort.signal.aborted) return { kind: 'unrecognized', reason: 'detection cancelled' };
+    if (probe.status === 'NOT CONNECTED')
+      return { kind: 'absent', reason: `cannot open ${source.path}: ${probe.error}` };
+    if (probe.status !== 'OK' || !probe.source) {
+      return { kind: 'unrecognized', reason: `no DSMR, SML or IEC 62056-21 frame on ${source.path}` };
+    }
+    const found = parseSource(probe.source) as SerialSource;
+    if (source.pollIntervalMs !== undefined) found.pollIntervalMs = source.pollIntervalMs;
+    if (source.address !== undefined) found.address = source.address;
+    this.detected = found;
+    return { kind: 'found', source: found, probe };
+  }
+
+  forget(): void {
+    this.detected = undefined;
+  }
+
+  /** Ends a probe in progress (meter input stopping or restarting) and waits until its port is closed. */
+  async cancel(): Promise<void> {
+    const running = this.running;
+    this.abort?.abort();
+    this.abort = undefined;
+    this.running = undefined;
+    await running?.catch(() => undefined);
+  }
+}

@@ -1,0 +1,214 @@
+import type { MeterInterface } from '../reading/reading.js';
+
+/**
+ * `meter.source`, one URI (DESIGN §3):
+ *   simulator
+ *   serial:/dev/ttyUSB0?protocol=auto&baud=115200&parity=none&interface=P1
+ *   tcp://host:port?protocol=dsmr
+ *   file:captures/x.txt?interval=1&loop=true&protocol=auto
+ *   http://host/api/v1/live (another gateway's SSE; user:password@ for Basic/Digest)
+ */
+export type ProtocolChoice = 'auto' | 'dsmr' | 'sml' | 'd0';
+
+export type MeterSource =
+  | { kind: 'simulator' }
+  | {
+      kind: 'serial';
+      path: string;
+      protocol: ProtocolChoice;
+      baudRate?: number;
+      dataBits?: 7 | 8;
+      parity?: 'none' | 'even' | 'odd';
+      stopBits?: 1 | 2;
+      meterInterface: MeterInterface;
+      /** IEC 62056-21: `request` (sign-on, modes A/B/C, polled) or `push` (mode D, listen only). */
+      d0Mode?: 'request' | 'push';
+      /** IEC 62056-21 request mode: start-to-start time between readouts (`poll=` seconds). */
+      pollIntervalMs?: number;
+      /** IEC 62056-21 request mode: device address in `/?address!` (`address=`). */
+      address?: string;
+    }
+  | { kind: 'tcp'; host: string; port: number; protocol: ProtocolChoice }
+  | { kind: 'file'; path: string; protocol: ProtocolChoice; intervalMs: number; loop: boolean }
+  | { kind: 'remote'; url: string; username: string; password: string };
+
+export class SourceError extends Error {
+  constructor(source: string, reason: string) {
+    super(`meter.source ${JSON.stringify(source)}: ${reason}`);
+    this.name = 'SourceError';
+  }
+}
+
+const PROTOCOLS: readonly ProtocolChoice[] = ['auto', 'dsmr', 'sml', 'd0'];
+
+function protocolOf(params: URLSearchParams, source: string): ProtocolChoice {
+  const value = (params.get('protocol') ?? 'auto').toLowerCase();
+  if (value === 'iec62056-21') return 'd0';
+  if (!PROTOCOLS.includes(value as ProtocolChoice)) {
+    throw new SourceError(source, `protocol must be one of ${PROTOCOLS.join(', ')}`);
+  }
+  return value as ProtocolChoice;
+}
+
+function splitQuery(rest: string): [string, URLSearchParams] {
+  const q = rest.indexOf('?');
+  return q < 0 ? [rest, new URLSearchParams()] : [rest.slice(0, q), new URLSearchParams(rest.slice(q + 1))];
+}
+
+export type SerialSource = Extract<MeterSource, { kind: 'serial' }>;
+
+function parseSerial(source: string, rest: string): MeterSource {
+  const [path, params] = splitQuery(rest);
+  if (!path.startsWith('/'))
+    throw new SourceError(source, 'serial device must be an absolute path like /dev/ttyUSB0');
+  const result: SerialSource = {
+    kind: 'serial',
+    path,
+    protocol: protocolOf(params, source),
+    meterInterface: 'P1',
+  };
+  parseLineParams(source, params, result);
+  parseD0Params(source, params, result);
+  const iface = (
+    params.get('interface') ?? (result.protocol === 'dsmr' || result.protocol === 'auto' ? 'P1' : 'OPTICAL')
+  ).toUpperCase();
+  if (iface !== 'P1' && iface !== 'OPTICAL' && iface !== 'TTL')
+    throw new SourceError(source, 'interface must be P1, OPTICAL or TTL');
+  result.meterInterface = iface;
+  return result;
+}
+
+/** `baud`, `parity`, `databits`, `stopbits`: override the protocol's line defaults. */
+function parseLineParams(source: string, params: URLSearchParams, result: SerialSource): void {
+  const baud = params.get('baud');
+  if (baud !== null) {
+    const rate = Number(baud);
+    if (!Number.isInteger(rate) || rate < 50 || rate > 4_000_000)
+      throw new SourceError(source, 'baud must be an integer rate');
+    result.baudRate = rate;
+  }
+  const parity = params.get('parity');
+  if (parity !== null) {
+    if (parity !== 'none' && parity !== 'even' && parity !== 'odd')
+      throw new SourceError(source, 'parity must be none, even or odd');
+    result.parity = parity;
+  }
+  const bits = params.get('databits') ?? params.get('data_bits');
+  if (bits !== null) {
+    if (bits !== '7' && bits !== '8') throw new SourceError(source, 'databits must be 7 or 8');
+    result.dataBits = bits === '7' ? 7 : 8;
+  }
+  const stop = params.get('stopbits') ?? params.get('stop_bits');
+  if (stop !== null) {
+    if (stop !== '1' && stop !== '2') throw new SourceError(source, 'stopbits must be 1 or 2');
+    result.stopBits = stop === '1' ? 1 : 2;
+  }
+}
+
+/** `mode=request|push`, `poll=SECONDS`, `address=`: IEC 62056-21 request session settings. */
+function parseD0Params(source: string, params: URLSearchParams, result: SerialSource): void {
+  const mode = params.get('mode');
+  if (mode !== null) {
+    if (mode !== 'request' && mode !== 'push') throw new SourceError(source, 'mode must be request or push');
+    result.d0Mode = mode;
+  }
+  const poll = params.get('poll');
+  if (poll !== null) {
+    const seconds = Number(poll);
+    if (!Number.isFinite(seconds) || seconds < 1 || seconds > 86_400)
+      throw new SourceError(source, 'poll must be seconds between readouts (1..86400)');
+    result.pollIntervalMs = seconds * 1000;
+  }
+  const address = params.get('address');
+  if (address !== null) {
+    if (!/^[\x20-\x7e]{0,32}$/.test(address) || /[/?!]/.test(address))
+      throw new SourceError(source, 'address must be up to 32 printable characters without / ? !');
+    result.address = address;
+  }
+}
+
+function parseTcp(source: string): MeterSource {
+  let url: URL;
+  try {
+    url = new URL(source);
+  } catch {
+    throw new SourceError(source, 'not a valid tcp://host:port URI');
+  }
+  const port = Number(url.port);
+  if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new SourceError(source, 'tcp source needs a host and a port (tcp://host:port)');
+  }
+  return {
+    kind: 'tcp',
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port,
+    protocol: protocolOf(url.searchParams, source),
+  };
+}
+
+function parseFile(source: string, rest: string): MeterSource {
+  const [path, params] = splitQuery(rest);
+  if (!path) throw new SourceError(source, 'file source needs a path (file:captures/x.txt)');
+  const interval = Number(params.get('interval') ?? '1');
+  if (!Number.isFinite(interval) || interval < 0 || interval > 3600) {
+    throw new SourceError(source, 'interval must be seconds between frames (0..3600)');
+  }
+  const loop = params.get('loop');
+  if (loop !== null && loop !== 'true' && loop !== 'false')
+    throw new SourceError(source, 'loop must be true or false');
+  return {
+    kind: 'file',
+    path,
+    protocol: protocolOf(params, source),
+    intervalMs: interval * 1000,
+    loop: loop !== 'false',
+  };
+}
+
+function parseRemote(source: string): MeterSource {
+  let url: URL;
+  try {
+    url = new URL(source);
+  } catch {
+    throw new SourceError(source, 'not a valid http:// URL');
+  }
+  const username = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  return { kind: 'remote', url: url.toString(), username, password };
+}
+
+export function parseSource(source: string): MeterSource {
+  const text = source.trim();
+  if (text === 'simulator') return { kind: 'simulator' };
+  if (text.startsWith('serial:')) return parseSerial(text, text.slice('serial:'.length));
+  if (text.startsWith('tcp://')) return parseTcp(text);
+  if (text.startsWith('file:')) return parseFile(text, text.slice('file:'.length).replace(/^\/\/(?=\/)/, ''));
+  if (text.startsWith('http://') || text.startsWith('https://')) return parseRemote(text);
+  throw new SourceError(
+    source,
+    'must be simulator, serial:/dev/..., tcp://host:port, file:PATH or http://host/api/v1/live',
+  );
+}
+
+/** meter.interface shown before anything is known (DESIGN §4 interface values). */
+export function interfaceOfSource(source: string): MeterInterface {
+  try {
+    const parsed = parseSource(source);
+    switch (parsed.kind) {
+      case 'simulator':
+        return 'SIMULATOR';
+      case 'serial':
+        return parsed.meterInterface;
+      case 'tcp':
+        return 'TCP';
+      case 'file':
+        return 'FILE';
+      case 'remote':
+        return 'REMOTE';
+    }
+  } catch {
+    return 'P1';
+  }
+}

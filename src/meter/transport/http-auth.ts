@@ -1,0 +1,178 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Client side of HTTP Basic (RFC 7617) and Digest (RFC 7616) authentication for fetch. The first
+ * request goes out without credentials; a 401 names the scheme. Digest is answered with qop=auth
+ * (or the RFC 2069 form when the server offers no qop), MD5 / MD5-sess / SHA-256 / SHA-256-sess,
+ * preferring SHA-256 when several challenges are offered. Later requests reuse the nonce with an
+ * incremented nonce count; a 401 with stale=true is answered once more with the new nonce.
+ */
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+export interface Challenge {
+  scheme: string;
+  params: Record<string, string>;
+}
+
+type DigestAlgorithm = 'MD5' | 'MD5-sess' | 'SHA-256' | 'SHA-256-sess';
+const HASH_OF: Record<DigestAlgorithm, 'md5' | 'sha256'> = {
+  MD5: 'md5',
+  'MD5-sess': 'md5',
+  'SHA-256': 'sha256',
+  'SHA-256-sess': 'sha256',
+};
+const PREFERENCE: readonly DigestAlgorithm[] = ['SHA-256', 'SHA-256-sess', 'MD5', 'MD5-sess'];
+
+/** Splits a WWW-Authenticate value (possibly several challenges joined by ', ') into challenges. */
+export function parseChallenges(header: string): Challenge[] {
+  const challenges: Challenge[] = [];
+  const token = /\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(\s*=\s*("((?:[^"\\]|\\.)*)"|[^\s,]*))?\s*,?/y;
+  let match: RegExpExecArray | null;
+  while (token.lastIndex < header.length && (match = token.exec(header)) !== null) {
+    if (match[0] === '') break;
+    const [, name, assignment, , quoted] = match;
+    if (assignment === undefined) {
+      challenges.push({ scheme: name!.toLowerCase(), params: {} });
+      continue;
+    }
+    const current = challenges[challenges.length - 1];
+    if (!current) continue;
+    const raw = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : match[3]!;
+    current.params[name!.toLowerCase()] = raw;
+  }
+  return challenges;
+}
+
+function hash(algorithm: DigestAlgorithm, text: string): string {
+  return createHash(HASH_OF[algorithm]).update(text, 'utf8').digest('hex');
+}
+
+function algorithmOf(challenge: Challenge): DigestAlgorithm | undefined {
+  const name = challenge.params.algorithm ?? 'MD5';
+  return PREFERENCE.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+}
+
+/** The challenge to answer: Digest with the strongest supported algorithm, else Basic. */
+export function pickChallenge(challenges: readonly Challenge[]): Challenge | undefined {
+  const digests = challenges.filter(
+    (c) => c.scheme === 'digest' && c.params.nonce !== undefined && algorithmOf(c),
+  );
+  digests.sort((a, b) => PREFERENCE.indexOf(algorithmOf(a)!) - PREFERENCE.indexOf(algorithmOf(b)!));
+  return digests[0] ?? challenges.find((c) => c.scheme === 'basic');
+}
+
+export interface DigestRequest {
+  method: string;
+  /** Request target as sent (path and query). */
+  uri: string;
+  /** Nonce count, 1 for the first use of a nonce. */
+  nc: number;
+  cnonce: string;
+}
+
+/** RFC 7616 §3.4 response value. */
+export function digestResponse(
+  challenge: Challenge,
+  credentials: Credentials,
+  request: DigestRequest,
+): string {
+  const algorithm = algorithmOf(challenge) ?? 'MD5';
+  const { realm = '', nonce = '' } = challenge.params;
+  const nc = request.nc.toString(16).padStart(8, '0');
+  let ha1 = hash(algorithm, `${credentials.username}:${realm}:${credentials.password}`);
+  if (algorithm.endsWith('-sess')) ha1 = hash(algorithm, `${ha1}:${nonce}:${request.cnonce}`);
+  const ha2 = hash(algorithm, `${request.method}:${request.uri}`);
+  if (!offersQopAuth(challenge)) return hash(algorithm, `${ha1}:${nonce}:${ha2}`);
+  return hash(algorithm, `${ha1}:${nonce}:${nc}:${request.cnonce}:auth:${ha2}`);
+}
+
+function offersQopAuth(challenge: Challenge): boolean {
+  const qop = challenge.params.qop;
+  return qop !== undefined && qop.split(',').some((option) => option.trim().toLowerCase() === 'auth');
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/(["\\])/g, '\\$1')}"`;
+}
+
+/** The Authorization header value answering a Digest challenge (RFC 7616 §3.4). */
+export function digestAuthorization(
+  challenge: Challenge,
+  credentials: Credentials,
+  request: DigestRequest,
+): string {
+  const algorithm = algorithmOf(challenge) ?? 'MD5';
+  const { realm = '', nonce = '', opaque } = challenge.params;
+  const userhash = challenge.params.userhash?.toLowerCase() === 'true';
+  const username = userhash ? hash(algorithm, `${credentials.username}:${realm}`) : credentials.username;
+  const parts = [
+    `username=${quote(username)}`,
+    `realm=${quote(realm)}`,
+    `uri=${quote(request.uri)}`,
+    `algorithm=${algorithm}`,
+    `nonce=${quote(nonce)}`,
+  ];
+  if (offersQopAuth(challenge)) {
+    parts.push(
+      `nc=${request.nc.toString(16).padStart(8, '0')}`,
+      `cnonce=${quote(request.cnonce)}`,
+      'qop=auth',
+    );
+  }
+  parts.push(`response=${quote(digestResponse(challenge, credentials, request))}`);
+  if (opaque !== undefined) parts.push(`opaque=${quote(opaque)}`);
+  if (userhash) parts.push('userhash=true');
+  return `Digest ${parts.join(', ')}`;
+}
+
+export function basicAuthorization(credentials: Credentials): string {
+  return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64')}`;
+}
+
+type FetchInit = { headers?: Record<string, string>; method?: string; [key: string]: unknown };
+type Fetch = (url: string | URL, init: FetchInit) => Promise<Response>;
+
+/**
+ * A fetch that answers Basic and Digest challenges with `credentials`. The returned function keeps
+ * the last challenge so streams that reconnect authenticate at once.
+ */
+export function authenticatingFetch(
+  credentials: Credentials,
+  base: Fetch = (url, init) => fetch(url, init as RequestInit),
+): Fetch {
+  let challenge: Challenge | undefined;
+  let nc = 0;
+
+  const authorize = (url: string | URL, init: FetchInit): FetchInit => {
+    if (!challenge) return init;
+    const target = new URL(url);
+    const value =
+      challenge.scheme === 'basic'
+        ? basicAuthorization(credentials)
+        : digestAuthorization(challenge, credentials, {
+            method: (init.method ?? 'GET').toUpperCase(),
+            uri: `${target.pathname}${target.search}`,
+            nc: ++nc,
+            cnonce: randomBytes(12).toString('hex'),
+          });
+    return { ...init, headers: { ...init.headers, Authorization: value } };
+  };
+
+  return async (url, init) => {
+    const answeredBefore = challenge !== undefined;
+    const first = await base(url, authorize(url, init));
+    if (first.status !== 401) return first;
+    const offered = pickChallenge(parseChallenges(first.headers.get('www-authenticate') ?? ''));
+    // Retry once: the first 401 of a fresh client, or a stale nonce (RFC 7616 §3.3 stale=true).
+    const stale = offered?.params.stale?.toLowerCase() === 'true';
+    if (!offered || (answeredBefore && !stale)) return first;
+    await first.body?.cancel();
+    challenge = offered;
+    nc = 0;
+    return base(url, authorize(url, init));
+  };
+}

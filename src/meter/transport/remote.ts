@@ -1,0 +1,102 @@
+import { EventEmitter } from 'node:events';
+import { EventSource, type FetchLike } from 'eventsource';
+import { authenticatingFetch, type Credentials } from './http-auth.js';
+import { readingFromLive, remoteMeterOf, type RemoteMeter } from './live-reading.js';
+import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
+
+/** How long the one-off report request for the remote meter's identity may take. */
+const REPORT_TIMEOUT_MS = 5000;
+/** Used when the remote gateway does not show its report (FREE license, the real device's 404). */
+const UNKNOWN_METER: RemoteMeter = { protocol: 'DSMR', identity: {} };
+
+/**
+ * Another gateway's live stream (`http://host/api/v1/live`, interface REMOTE): `event: live`
+ * Server-Sent Events read with the eventsource package, Basic or Digest credentials from the URL.
+ * The eventsource package would reconnect by itself every 3 s; instead any error after the stream
+ * opened ends this transport ('close') so the meter input reconnects with its capped backoff.
+ * Protocol and identity of the remote meter come from the remote report (`/api/v1/report`), read
+ * once per connection, best effort.
+ */
+export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implements ReadingTransport {
+  private source: EventSource | undefined;
+  private meter: RemoteMeter = UNKNOWN_METER;
+  private closed = false;
+  /** Rejects an open() still waiting for the stream when close() comes first. */
+  private abandonOpen: (() => void) | undefined;
+  private readonly fetch: FetchLike;
+
+  constructor(
+    private readonly url: string,
+    credentials: Credentials,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+    const authFetch = authenticatingFetch(credentials);
+    this.fetch = authFetch as unknown as FetchLike;
+  }
+
+  get description(): string {
+    return this.url;
+  }
+
+  async open(): Promise<void> {
+    this.closed = false;
+    this.meter = (await this.readRemoteMeter()) ?? UNKNOWN_METER;
+    if (this.closed) throw new Error('closed while opening');
+    const source = new EventSource(this.url, { fetch: this.fetch });
+    this.source = source;
+    await new Promise<void>((resolve, reject) => {
+      let opened = false;
+      this.abandonOpen = () => reject(new Error('closed while opening'));
+      source.addEventListener('open', () => {
+        opened = true;
+        resolve();
+      });
+      source.addEventListener('error', (event) => {
+        const reason = new Error(event.message ?? (event.code ? `HTTP ${event.code}` : 'stream error'));
+        source.close();
+        if (this.source !== source) return;
+        this.source = undefined;
+        if (opened) this.emit('close', reason);
+        else reject(reason);
+      });
+      source.addEventListener('live', (event) => this.onLive(event.data as string));
+    });
+    this.abandonOpen = undefined;
+  }
+
+  private onLive(data: string): void {
+    const result = readingFromLive(data, this.now(), this.meter);
+    if (result.ok) this.emit('reading', result.reading);
+    else this.emit('reject', result.error);
+  }
+
+  private async readRemoteMeter(): Promise<RemoteMeter | undefined> {
+    const reportUrl = new URL('report', this.url);
+    try {
+      const response = await (this.fetch as unknown as (url: URL, init: object) => Promise<Response>)(
+        reportUrl,
+        {
+          headers: { Accept: 'application/json' },
+          signal: AbortSignal.timeout(REPORT_TIMEOUT_MS),
+        },
+      );
+      if (response.status !== 200) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      return remoteMeterOf(await response.json());
+    } catch {
+      return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const source = this.source;
+    this.source = undefined;
+    source?.close();
+    this.abandonOpen?.();
+    this.abandonOpen = undefined;
+  }
+}

@@ -1,0 +1,90 @@
+import { EventEmitter } from 'node:events';
+import { SerialPort } from 'serialport';
+
+/** Character framing and rate of a serial line ("9600 7E1"). */
+export interface LineSettings {
+  baudRate: number;
+  dataBits: 7 | 8;
+  parity: 'none' | 'even' | 'odd';
+  stopBits: 1 | 2;
+}
+
+/** "115200 8N1" */
+export function formatLine(line: LineSettings): string {
+  return `${line.baudRate} ${line.dataBits}${line.parity[0]!.toUpperCase()}${line.stopBits}`;
+}
+
+export interface SerialLinkEvents {
+  data: [chunk: Buffer];
+  /** The port went away (unplugged, pty closed); not emitted for close(). */
+  close: [reason?: Error];
+}
+
+/**
+ * An open serial port (npm serialport) as the transports and the probe use it: bytes in, writes
+ * that resolve once transmitted, rate changes on the open port, and a close event when the device
+ * disappears. serialport reports an unplugged USB adapter or a vanished pty as a 'close' with
+ * `disconnected`; a far end that merely stops sending gives no event at all (the meter input's
+ * watchdog covers that).
+ */
+export class SerialLink extends EventEmitter<SerialLinkEvents> {
+  private closing = false;
+
+  private constructor(
+    private readonly port: SerialPort,
+    readonly path: string,
+  ) {
+    super();
+    port.on('data', (chunk: Buffer) => this.emit('data', chunk));
+    port.on('error', () => undefined);
+    port.on('close', (error?: Error | null) => {
+      if (!this.closing) this.emit('close', error ?? new Error('port closed'));
+    });
+  }
+
+  /** Opens `path` with `line`; rejects when the device is absent, busy or refuses the settings. */
+  static async open(path: string, line: LineSettings): Promise<SerialLink> {
+    const port = new SerialPort({
+      path,
+      baudRate: line.baudRate,
+      dataBits: line.dataBits,
+      parity: line.parity,
+      stopBits: line.stopBits,
+      autoOpen: false,
+    });
+    await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+    return new SerialLink(port, path);
+  }
+
+  get isOpen(): boolean {
+    return this.port.isOpen && !this.closing;
+  }
+
+  /** Writes `bytes` and resolves once the driver has sent them at the current rate (drain). */
+  write(bytes: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.port.write(bytes, (error) => {
+        if (error) {
+          reject(error);
+          return;
+        }
+        this.port.drain((drainError) => (drainError ? reject(drainError) : resolve()));
+      });
+    });
+  }
+
+  /** Changes the rate of the open port, keeping the character framing. */
+  setBaudRate(baudRate: number): Promise<void> {
+    return new Promise((resolve, reject) =>
+      this.port.update({ baudRate }, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.removeAllListeners();
+    if (!this.port.isOpen) return;
+    await new Promise<void>((resolve) => this.port.close(() => resolve()));
+  }
+}

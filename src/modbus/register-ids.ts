@@ -1,0 +1,207 @@
+import type { SystemFacts } from '../reading/meter-state.js';
+import { QUANTITIES } from '../reading/quantities.js';
+import type { MeterIdentity, Reading } from '../reading/reading.js';
+
+/**
+ * The register identifiers of spec/device-api.md "Register identifiers": what each one reads and
+ * how wide it is. Numeric OBIS ids are the `obis` keys of the one quantity table; the rest are the
+ * spec's signed aliases, timestamps, tariff, conversion factor and byte arrays ("hex" ids).
+ */
+
+/** Everything a register value can come from, captured once per image rebuild. */
+export interface ValueSource {
+  /** Latest fresh reading; undefined before the first one and while stale (DESIGN §4). */
+  reading: Reading | undefined;
+  /** Meter identity as far as known (kept while the values are stale). */
+  identity: MeterIdentity;
+  system: SystemFacts;
+  /** meter.conv_factor setting. */
+  convFactor: number;
+  /** Wall clock ms of the rebuild (sys.timestamp, sys.date_time). */
+  now: number;
+}
+
+export type NumericResolver = (source: ValueSource) => number | undefined;
+/** Fills `target` (already zeroed, exactly the id's byte size). */
+export type BytesWriter = (source: ValueSource, target: Buffer) => void;
+
+export type RegisterDefinition =
+  /** Padding: id 0 reads 0x0000, id 1 reads 0xFFFF in every word (DESIGN §4). */
+  | { kind: 'padding'; fill: 0x00 | 0xff }
+  /** Numeric value in a numeric type; `timestamp` ones must use type int (spec). */
+  | { kind: 'numeric'; value: NumericResolver; timestamp: boolean; clock: boolean }
+  /** Byte array of a fixed size (spec "hex" ids). */
+  | { kind: 'bytes'; bytes: number; write: BytesWriter; clock: boolean };
+
+const obisValue =
+  (obis: string): NumericResolver =>
+  (source) =>
+    source.reading?.values.get(obis)?.value;
+
+/** Import minus export; undefined only when the meter sent neither direction. */
+const difference =
+  (positive: string, negative: string): NumericResolver =>
+  (source) => {
+    const values = source.reading?.values;
+    const plus = values?.get(positive)?.value;
+    const minus = values?.get(negative)?.value;
+    if (plus === undefined && minus === undefined) return undefined;
+    return (plus ?? 0) - (minus ?? 0);
+  };
+
+/** Spec: 31.7.0, 51.7.0, 71.7.0 are unsigned currents. */
+const unsignedCurrent =
+  (obis: string): NumericResolver =>
+  (source) => {
+    const value = source.reading?.values.get(obis)?.value;
+    return value === undefined ? undefined : Math.abs(value);
+  };
+
+/**
+ * Signed current (spec current.lN): the magnitude of the line current, negative while the line
+ * exports, i.e. its export power (22/42/62.7.0) exceeds its import power (21/41/61.7.0).
+ */
+const signedCurrent =
+  (current: string, importPower: string, exportPower: string): NumericResolver =>
+  (source) => {
+    const values = source.reading?.values;
+    const magnitude = values?.get(current)?.value;
+    if (magnitude === undefined) return undefined;
+    const exporting = (values?.get(exportPower)?.value ?? 0) > (values?.get(importPower)?.value ?? 0);
+    return exporting ? -Math.abs(magnitude) : Math.abs(magnitude);
+  };
+
+const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** Time of the reading: the meter's own timestamp when it sent one, else the receive time. */
+function readingTime(reading: Reading): number {
+  const meterTime = reading.meterTime === undefined ? NaN : Date.parse(reading.meterTime);
+  return Number.isFinite(meterTime) ? meterTime : reading.receivedAt;
+}
+
+/** DST is active when the zone's offset now is the smaller (eastward larger) of January's and July's. */
+function isDaylightSaving(date: Date): boolean {
+  const year = date.getFullYear();
+  const january = new Date(year, 0, 1).getTimezoneOffset();
+  const july = new Date(year, 6, 1).getTimezoneOffset();
+  return january !== july && date.getTimezoneOffset() === Math.min(january, july);
+}
+
+/**
+ * Spec Modbus rule 8, date-time layout: year high, year low, month (1..12), day (1..31),
+ * hour (0..23), minute, second, DST flag (1 when active); local time of the process.
+ */
+export function writeDateTime(ms: number, target: Buffer): void {
+  const date = new Date(ms);
+  target.writeUInt16BE(date.getFullYear(), 0);
+  target[2] = date.getMonth() + 1;
+  target[3] = date.getDate();
+  target[4] = date.getHours();
+  target[5] = date.getMinutes();
+  target[6] = date.getSeconds();
+  target[7] = isDaylightSaving(date) ? 1 : 0;
+}
+
+/** Text as printable ASCII (others become '?'), truncated to the target, rest left zero. */
+function writeAscii(text: string | undefined, target: Buffer): void {
+  if (text === undefined) return;
+  const length = Math.min(text.length, target.length);
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    target[i] = code >= 0x20 && code <= 0x7e ? code : 0x3f;
+  }
+}
+
+/** Spec rule 9: system ID, 6 bytes (its 12 hex digits). */
+function writeSystemId(source: ValueSource, target: Buffer): void {
+  if (/^[0-9a-fA-F]{12}$/.test(source.system.id)) Buffer.from(source.system.id, 'hex').copy(target);
+}
+
+/** Spec rule 9: firmware version, major, minor and release in the first three of 6 bytes. */
+function writeFirmware(source: ValueSource, target: Buffer): void {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(source.system.firmware);
+  if (!match) return;
+  for (let i = 0; i < 3; i++) target[i] = Math.min(255, Number(match[i + 1]));
+}
+
+function numeric(
+  value: NumericResolver,
+  options: { timestamp?: boolean; clock?: boolean } = {},
+): RegisterDefinition {
+  return { kind: 'numeric', value, timestamp: options.timestamp ?? false, clock: options.clock ?? false };
+}
+
+function buildCatalogue(): Map<string, RegisterDefinition> {
+  const ids = new Map<string, RegisterDefinition>([
+    ['0', { kind: 'padding', fill: 0x00 }],
+    ['1', { kind: 'padding', fill: 0xff }],
+  ]);
+  for (const quantity of QUANTITIES) ids.set(quantity.obis, numeric(obisValue(quantity.obis)));
+  for (const obis of ['31.7.0', '51.7.0', '71.7.0']) ids.set(obis, numeric(unsignedCurrent(obis)));
+  const lines = [
+    { suffix: '', active: ['1.7.0', '2.7.0'], reactive: ['3.7.0', '4.7.0'] },
+    { suffix: '.l1', active: ['21.7.0', '22.7.0'], reactive: ['23.7.0', '24.7.0'], current: '31.7.0' },
+    { suffix: '.l2', active: ['41.7.0', '42.7.0'], reactive: ['43.7.0', '44.7.0'], current: '51.7.0' },
+    { suffix: '.l3', active: ['61.7.0', '62.7.0'], reactive: ['63.7.0', '64.7.0'], current: '71.7.0' },
+  ] as const;
+  for (const line of lines) {
+    const [activeIn, activeOut] = line.active;
+    const [reactiveIn, reactiveOut] = line.reactive;
+    ids.set(`power.active${line.suffix}`, numeric(difference(activeIn, activeOut)));
+    ids.set(`power.reactive${line.suffix}`, numeric(difference(reactiveIn, reactiveOut)));
+    if ('current' in line) {
+      ids.set(`current${line.suffix}`, numeric(signedCurrent(line.current, activeIn, activeOut)));
+    }
+  }
+  ids.set(
+    '96.14.0',
+    numeric((source) => source.reading?.tariff ?? source.reading?.values.get('96.14.0')?.value),
+  );
+  ids.set(
+    'conv_factor',
+    numeric((source) => source.convFactor),
+  );
+  ids.set(
+    'report.timestamp',
+    numeric((source) => (source.reading ? unixSeconds(readingTime(source.reading)) : undefined), {
+      timestamp: true,
+    }),
+  );
+  ids.set(
+    'sys.timestamp',
+    numeric((source) => unixSeconds(source.now), { timestamp: true, clock: true }),
+  );
+
+  const bytes = (size: number, write: BytesWriter, clock = false): RegisterDefinition => ({
+    kind: 'bytes',
+    bytes: size,
+    write,
+    clock,
+  });
+  ids.set(
+    'report.date_time',
+    bytes(8, (source, target) => source.reading && writeDateTime(readingTime(source.reading), target)),
+  );
+  ids.set(
+    'sys.date_time',
+    bytes(8, (source, target) => writeDateTime(source.now, target), true),
+  );
+  ids.set(
+    '96.1.0',
+    bytes(24, (source, target) => writeAscii(source.identity.id, target)),
+  );
+  ids.set(
+    '96.1.1',
+    bytes(24, (source, target) => writeAscii(source.identity.model, target)),
+  );
+  ids.set(
+    '42.0.0',
+    bytes(24, (source, target) => writeAscii(source.identity.logicalName, target)),
+  );
+  ids.set('sys.id', bytes(6, writeSystemId));
+  ids.set('sys.firmware', bytes(6, writeFirmware));
+  return ids;
+}
+
+/** Every register id the layout may name. */
+export const REGISTER_IDS: ReadonlyMap<string, RegisterDefinition> = buildCatalogue();

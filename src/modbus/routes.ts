@@ -1,0 +1,74 @@
+import type { ServerResponse } from 'node:http';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../http/errors.js';
+import { sendJson, sendNoContent } from '../http/respond.js';
+import type { ApiRequest, Router } from '../http/router.js';
+import { toDetailed, type AddressFormat } from './layout.js';
+import { validateLayout } from './layout-validate.js';
+
+/**
+ * /api/v1/modbus (spec endpoints 17-19): GET the custom layout (compact, or detailed with
+ * address_format dec|hex), POST a layout (validated, persisted, applied at once), DELETE it
+ * (back to the default). The slave follows through the config store's 'change' event.
+ */
+
+const PATH = '/api/v1/modbus';
+/** A layout covering all 9999 registers one word at a time is ~400 kB of JSON. */
+const MAX_LAYOUT_BYTES = 512 * 1024;
+
+function addressFormatOf(request: ApiRequest): AddressFormat | undefined {
+  const format = request.query.get('address_format');
+  if (format === null) return undefined;
+  if (format === 'dec' || format === 'hex') return format;
+  throw new HttpError(400, 'bad_request', 'address_format must be dec or hex', {
+    parameter: 'address_format',
+    value: format,
+    allowed: ['dec', 'hex'],
+  });
+}
+
+function getLayout(ctx: AppContext, request: ApiRequest, response: ServerResponse): void {
+  const format = addressFormatOf(request);
+  const stored = ctx.config.config.modbus.layout;
+  // DESIGN §4: no custom layout -> 404 with the error body (the default layout is what the slave serves).
+  if (stored === null)
+    throw new HttpError(404, 'not_found', 'no custom Modbus layout is set; the default layout is in use');
+  const result = validateLayout(stored);
+  if (!result.ok)
+    throw new HttpError(500, 'internal_error', 'the stored Modbus layout is invalid', {
+      issues: result.issues,
+    });
+  sendJson(response, 200, format === undefined ? result.layout : toDetailed(result.layout, format));
+}
+
+function postLayout(ctx: AppContext, request: ApiRequest, response: ServerResponse): void {
+  const result = validateLayout(request.body);
+  if (!result.ok)
+    throw new HttpError(400, 'validation_failed', 'invalid Modbus register layout', {
+      issues: result.issues,
+    });
+  const applied = ctx.config.apply(new Map([['modbus.layout', result.layout]]));
+  if (!applied.ok)
+    throw new HttpError(400, 'validation_failed', 'invalid Modbus register layout', {
+      issues: applied.issues,
+    });
+  sendJson(response, 200, result.layout);
+}
+
+function deleteLayout(ctx: AppContext, response: ServerResponse): void {
+  const applied = ctx.config.apply(new Map([['modbus.layout', null]]));
+  if (!applied.ok)
+    throw new HttpError(500, 'internal_error', 'cannot restore the default Modbus layout', {
+      issues: applied.issues,
+    });
+  sendNoContent(response);
+}
+
+export function registerModbusRoutes(router: Router, ctx: AppContext): void {
+  router.add('GET', PATH, (request, response) => getLayout(ctx, request, response));
+  router.add('POST', PATH, (request, response) => postLayout(ctx, request, response), {
+    body: 'json',
+    maxBodyBytes: MAX_LAYOUT_BYTES,
+  });
+  router.add('DELETE', PATH, (_request, response) => deleteLayout(ctx, response));
+}

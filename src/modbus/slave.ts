@@ -1,0 +1,214 @@
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { REGISTER_COUNT } from './layout.js';
+
+/**
+ * Modbus TCP slave for function code 04 (Read Input Registers) over any byte stream.
+ *
+ * Framing, Modbus Messaging on TCP/IP Implementation Guide V1.0b §3.1.3: MBAP header = transaction
+ * id (2), protocol id (2, 0 = Modbus), length (2, bytes that follow: unit id + PDU), unit id (1).
+ * An ADU is at most 260 bytes, so length is 2..254 (unit id + function code at least, PDU at most
+ * 253). A header with another protocol id or an impossible length cannot be resynchronised: the
+ * connection is closed after the replies to the frames before it.
+ *
+ * Addresses: the PDU carries 0-based addresses (Modbus Application Protocol V1.1b3 §4.4), so the
+ * spec's range "0..9998 (0-based) or 30001..39999 (logical)" is one range in two notations: logical
+ * input register 30001 is PDU address 0. A PDU address of 30000 and above is outside the table.
+ */
+
+/** Modbus Application Protocol V1.1b3 §7 exception codes. */
+export const ILLEGAL_FUNCTION = 0x01;
+export const ILLEGAL_DATA_ADDRESS = 0x02;
+export const ILLEGAL_DATA_VALUE = 0x03;
+
+const READ_INPUT_REGISTERS = 0x04;
+/** §6.4: quantity of input registers 1..125 (0x7D). */
+const MAX_QUANTITY = 125;
+const MBAP_BYTES = 7;
+const MIN_LENGTH = 2;
+const MAX_LENGTH = 254;
+/** Pause reading from a client that does not read its replies once this much is queued. */
+const MAX_QUEUED_BYTES = 64 * 1024;
+
+export interface SlaveOptions {
+  /** Wire bytes of input registers 0..9998 (big-endian words); read on every request, never copied. */
+  registers: Buffer;
+  /** Concurrent connections; further ones are closed at once. */
+  maxConnections?: number;
+  /** A connection that sends nothing for this long (up to twice as long) is closed. */
+  idleTimeoutMs?: number;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 32;
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
+export class ModbusSlave {
+  /** Requests answered (including exception replies). */
+  requests = 0;
+  /** Exception replies sent. */
+  exceptions = 0;
+  /** Connections closed for an invalid MBAP header. */
+  protocolErrors = 0;
+  /** Connections refused because the cap was reached. */
+  refused = 0;
+  private readonly registers: Buffer;
+  private readonly maxConnections: number;
+  private readonly idleTimeoutMs: number;
+  private readonly open = new Set<Duplex>();
+
+  constructor(options: SlaveOptions) {
+    if (options.registers.length !== REGISTER_COUNT * 2)
+      throw new Error(`register image must be ${REGISTER_COUNT * 2} bytes`);
+    this.registers = options.registers;
+    this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  }
+
+  get connections(): number {
+    return this.open.size;
+  }
+
+  /** Serves one connection (a TCP socket, or any duplex in tests) until it closes. */
+  handle(duplex: Duplex): void {
+    duplex.on('error', () => undefined); // resets by clients are normal; 'close' follows
+    if (this.open.size >= this.maxConnections) {
+      this.refused += 1;
+      duplex.destroy();
+      return;
+    }
+    if (duplex instanceof Socket) duplex.setNoDelay(true);
+    this.open.add(duplex);
+    const connection = new Connection(this, duplex, this.idleTimeoutMs);
+    duplex.on('data', (chunk: Buffer) => connection.receive(chunk));
+    duplex.on('close', () => {
+      connection.stopIdleCheck();
+      this.open.delete(duplex);
+    });
+  }
+
+  /** Closes every connection (stop, port move). */
+  disconnectAll(): void {
+    for (const duplex of this.open) duplex.destroy();
+  }
+
+  /** The reply to one complete frame at buf[offset .. offset + 6 + length). */
+  answer(buf: Buffer, offset: number, length: number): Buffer {
+    this.requests += 1;
+    const functionCode = buf[offset + 7]!;
+    if (functionCode !== READ_INPUT_REGISTERS)
+      return this.exception(buf, offset, functionCode, ILLEGAL_FUNCTION);
+    // §6.4: the request PDU is exactly function code, start (2), quantity (2); §7: code 03 also
+    // covers a request whose implied length is wrong.
+    if (length !== 6) return this.exception(buf, offset, functionCode, ILLEGAL_DATA_VALUE);
+    const start = buf.readUInt16BE(offset + 8);
+    const quantity = buf.readUInt16BE(offset + 10);
+    if (quantity < 1 || quantity > MAX_QUANTITY)
+      return this.exception(buf, offset, functionCode, ILLEGAL_DATA_VALUE);
+    if (start + quantity > REGISTER_COUNT)
+      return this.exception(buf, offset, functionCode, ILLEGAL_DATA_ADDRESS);
+    const bytes = quantity * 2;
+    const reply = Buffer.allocUnsafe(9 + bytes);
+    reply[0] = buf[offset]!;
+    reply[1] = buf[offset + 1]!;
+    reply[2] = 0;
+    reply[3] = 0;
+    reply[4] = 0;
+    reply[5] = 3 + bytes;
+    reply[6] = buf[offset + 6]!;
+    reply[7] = READ_INPUT_REGISTERS;
+    reply[8] = bytes;
+    this.registers.copy(reply, 9, start * 2, start * 2 + bytes);
+    return reply;
+  }
+
+  private exception(buf: Buffer, offset: number, functionCode: number, code: number): Buffer {
+    this.exceptions += 1;
+    const reply = Buffer.allocUnsafe(9);
+    reply[0] = buf[offset]!;
+    reply[1] = buf[offset + 1]!;
+    reply[2] = 0;
+    reply[3] = 0;
+    reply[4] = 0;
+    reply[5] = 3;
+    reply[6] = buf[offset + 6]!;
+    reply[7] = (functionCode | 0x80) & 0xff;
+    reply[8] = code;
+    return reply;
+  }
+
+  /** A connection is closed for an invalid header (see the file comment). */
+  countProtocolError(): void {
+    this.protocolErrors += 1;
+  }
+}
+
+/** Per-connection framing state: a partial frame waits for the rest; pipelined frames are answered in order. */
+class Connection {
+  private pending: Buffer | undefined;
+  private closing = false;
+  /** Set by every chunk and cleared by the idle check, so no timer is touched per request. */
+  private active = false;
+  private readonly idle: NodeJS.Timeout;
+
+  constructor(
+    private readonly slave: ModbusSlave,
+    private readonly duplex: Duplex,
+    idleTimeoutMs: number,
+  ) {
+    // Closed after one to two idle periods without a byte from the client.
+    this.idle = setTimeout(() => this.checkIdle(), idleTimeoutMs);
+    this.idle.unref();
+  }
+
+  stopIdleCheck(): void {
+    clearTimeout(this.idle);
+  }
+
+  private checkIdle(): void {
+    if (!this.active) {
+      this.duplex.destroy();
+      return;
+    }
+    this.active = false;
+    this.idle.refresh();
+  }
+
+  receive(chunk: Buffer): void {
+    if (this.closing) return;
+    this.active = true;
+    const buf = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
+    this.pending = undefined;
+    let offset = 0;
+    let first: Buffer | undefined;
+    let more: Buffer[] | undefined;
+    while (buf.length - offset >= MBAP_BYTES) {
+      const length = buf.readUInt16BE(offset + 4);
+      if (buf[offset + 2] !== 0 || buf[offset + 3] !== 0 || length < MIN_LENGTH || length > MAX_LENGTH) {
+        this.closing = true;
+        break;
+      }
+      if (buf.length - offset < 6 + length) break;
+      const reply = this.slave.answer(buf, offset, length);
+      if (first === undefined) first = reply;
+      else (more ??= []).push(reply);
+      offset += 6 + length;
+    }
+    // Copy the tail so a large chunk is not kept alive by a few bytes of it.
+    if (!this.closing && offset < buf.length) this.pending = Buffer.from(buf.subarray(offset));
+    if (first !== undefined) this.send(more === undefined ? first : Buffer.concat([first, ...more]));
+    if (this.closing) this.close();
+  }
+
+  private send(bytes: Buffer): void {
+    this.duplex.write(bytes);
+    if (this.duplex.writableLength > MAX_QUEUED_BYTES && !this.duplex.isPaused()) {
+      this.duplex.pause();
+      this.duplex.once('drain', () => this.duplex.resume());
+    }
+  }
+
+  private close(): void {
+    this.slave.countProtocolError();
+    this.duplex.end(() => this.duplex.destroy());
+  }
+}

@@ -1,0 +1,46 @@
+import type { ServerResponse } from 'node:http';
+import type { ValidationIssue } from '../config/config-store.js';
+import type { AppContext } from '../context.js';
+import { HttpError } from '../http/errors.js';
+import { sendJson } from '../http/respond.js';
+import type { ApiRequest, Router } from '../http/router.js';
+import { mqttSettingsView, settingsChanges, type WriteMode } from './settings.js';
+
+export const MQTT_SETTINGS_PATH = '/api/v1/mqtt/settings';
+
+/** Spec "Limits": the MQTT settings JSON payload including certificates is at most 8 kB. */
+export const MQTT_SETTINGS_MAX_BYTES = 8192;
+
+function validationError(issues: readonly ValidationIssue[]): HttpError {
+  const named = issues.map((issue) => ({ ...issue, field: issue.field.replace(/^mqtt\./, '') }));
+  const message = named
+    .map((issue) => (issue.field ? `${issue.field}: ${issue.message}` : issue.message))
+    .join('; ');
+  return new HttpError(400, 'validation_failed', message, { field: named[0]?.field ?? '', issues: named });
+}
+
+/**
+ * GET / POST / PUT /api/v1/mqtt/settings (spec endpoints 15 and 16, DESIGN §4). An accepted POST
+ * starts a connection attempt at once (spec state table: "the attempt starts immediately"); PUT
+ * changes apply live through the configuration's change event.
+ */
+export function registerMqttRoutes(
+  router: Router,
+  ctx: AppContext,
+  publisher: { reconnectNow(): void },
+): void {
+  const write = (mode: WriteMode) => (request: ApiRequest, response: ServerResponse) => {
+    const parsed = settingsChanges(request.body, mode, ctx.config.config.mqtt);
+    if (!parsed.ok) throw validationError(parsed.issues);
+    const applied = ctx.config.apply(parsed.changes);
+    if (!applied.ok) throw validationError(applied.issues);
+    if (mode === 'replace') publisher.reconnectNow();
+    sendJson(response, 200, mqttSettingsView(ctx.config.config.mqtt));
+  };
+  const bodyOptions = { body: 'json', maxBodyBytes: MQTT_SETTINGS_MAX_BYTES } as const;
+  router.add('GET', MQTT_SETTINGS_PATH, (_request, response) =>
+    sendJson(response, 200, mqttSettingsView(ctx.config.config.mqtt)),
+  );
+  router.add('POST', MQTT_SETTINGS_PATH, write('replace'), bodyOptions);
+  router.add('PUT', MQTT_SETTINGS_PATH, write('merge'), bodyOptions);
+}

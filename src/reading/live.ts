@@ -1,0 +1,29 @@
+import { QUANTITIES } from './quantities.js';
+import type { Reading } from './reading.js';
+import { liveDateAndTime } from './time-format.js';
+
+/**
+ * The flat live payload of one `event: live` (DESIGN §4): table quantities by their live key, `T`
+ * tariff, `Vol` M-Bus channels, `Date`/`Time` local, `Uptime` in hours. Absent values stay absent.
+ */
+export function buildLivePayload(reading: Reading, bootTime: number): Record<string, unknown> {
+  const payload: Record<string, unknown> = {};
+  for (const quantity of QUANTITIES) {
+    if (quantity.live === undefined) continue;
+    const value = reading.values.get(quantity.obis);
+    if (value !== undefined) payload[quantity.live] = value.value;
+  }
+  if (reading.tariff !== undefined) payload.T = reading.tariff;
+  if (reading.mbus.length > 0) {
+    payload.Vol = reading.mbus.map((channel) => {
+      const entry: Record<string, unknown> = { Bus: channel.bus };
+      if (channel.meterId !== undefined) entry.M_ID = channel.meterId;
+      if (channel.dateTime !== undefined) entry.DT = channel.dateTime;
+      if (channel.cumulative !== undefined) entry.Cum = channel.cumulative;
+      return entry;
+    });
+  }
+  Object.assign(payload, liveDateAndTime(reading.receivedAt));
+  payload.Uptime = Math.round(((reading.receivedAt - bootTime) / 3_600_000) * 1000) / 1000;
+  return payload;
+}

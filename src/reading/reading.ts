@@ -1,0 +1,71 @@
+/**
+ * The protocol-independent meter reading: what every parser produces and every output consumes.
+ *
+ * Values are keyed by the OBIS code groups C.D.E of the electricity medium (A=1, B=0 or the
+ * channel the meter uses), for example `1.8.1`, `21.7.0`, `32.7.0`. Every value is already in the
+ * canonical unit of its quantity (see `canonicalUnit` in ./units.ts): kW, kvar, kVA, kWh, kvarh, V,
+ * A, Hz, or no unit for ratios. Parsers convert (W -> kW, Wh -> kWh, scaler applied) before they
+ * hand a Reading to the store, so outputs never see meter-specific units.
+ */
+
+export type MeterProtocol = 'DSMR' | 'SML' | 'IEC62056-21';
+
+export type MeterInterface = 'P1' | 'OPTICAL' | 'TTL' | 'TCP' | 'FILE' | 'SIMULATOR' | 'REMOTE';
+
+/** Identity of the meter as far as the protocol reveals it (DESIGN §4, `meter` object). */
+export interface MeterIdentity {
+  /** 3-letter FLAG manufacturer prefix from the identification line ("ISK", "KFM", "EMH"). */
+  prefix?: string;
+  /** Vendor name when known from the prefix ("Iskraemeco", ...). */
+  vendor?: string;
+  /** Model / identification text after the prefix ("MT382-1000"). */
+  model?: string;
+  /** Meter serial / equipment identifier (0-0:96.1.1 decoded, SML server id, 0.0.0). */
+  id?: string;
+  /** Protocol version as the meter states it ("50" for DSMR 5.0 via 1-3:0.2.8). */
+  protocolVersion?: string;
+  /** Logical device name (0-0:42.0.0) when sent. */
+  logicalName?: string;
+}
+
+/** One M-Bus channel (gas, water, heat) attached to the meter, DESIGN §4 `report.volume[]`. */
+export interface MbusReading {
+  /** M-Bus channel number (the B group of 0-B:24.2.1). */
+  bus: number;
+  /** Equipment identifier of the M-Bus device, decoded to text where it is hex ASCII. */
+  meterId?: string;
+  /** M-Bus device type (0-B:24.1.0): 3 gas, 4 heat, 7 water ... */
+  deviceType?: number;
+  /** Capture time of the value as ISO 8601 with offset, when the meter sends one. */
+  dateTime?: string;
+  /** Cumulative reading in `unit` (m3 for gas and water, GJ or kWh for heat). */
+  cumulative?: number;
+  unit?: string;
+}
+
+export interface ObisValue {
+  value: number;
+  /** Canonical unit ('' for dimensionless). */
+  unit: string;
+}
+
+export interface Reading {
+  /** Monotonic-safe wall clock time at which the frame completed (ms since epoch). */
+  receivedAt: number;
+  /** The meter's own timestamp of the reading (ISO 8601 with offset), when it sends one. */
+  meterTime?: string;
+  protocol: MeterProtocol;
+  identity: MeterIdentity;
+  /** Numeric values by OBIS C.D.E key, canonical units. */
+  values: ReadonlyMap<string, ObisValue>;
+  /** Active tariff (0-0:96.14.0), 1-based, when sent. */
+  tariff?: number;
+  mbus: readonly MbusReading[];
+}
+
+/** Builds the values map from plain entries; convenience for parsers and tests. */
+export function valuesOf(entries: Record<string, [number, string]>): Map<string, ObisValue> {
+  const map = new Map<string, ObisValue>();
+  for (const [key, [value, unit]] of Object.entries(entries)) map.set(key, { value, unit });
+  return map;
+}

@@ -1,0 +1,190 @@
+import { EventEmitter } from 'node:events';
+import type { MeterDataErrorKind } from '../meter/decoder.js';
+import { withDerivedValues } from './derive.js';
+import type { MeterState, MeterStatus } from './meter-state.js';
+import type { MeterIdentity, MeterInterface, MeterProtocol, Reading } from './reading.js';
+
+export interface MeterCounters {
+  /** Frames that produced a reading. */
+  framesOk: number;
+  crcErrors: number;
+  parseErrors: number;
+  /** Bytes discarded because no frame end came within the maximum frame size. */
+  overflows: number;
+  encryptionErrors: number;
+  /** Every byte received from the transport. */
+  bytes: number;
+}
+
+export interface StoreEvents {
+  /** A valid reading arrived (derived values filled in); outputs refresh from it. */
+  reading: [reading: Reading];
+  /** The meter status, interface, protocol or identity changed. */
+  meter: [meter: MeterState];
+  /** Raw bytes exactly as the transport delivered them (meter proxy). */
+  raw: [chunk: Buffer];
+}
+
+export interface StoreOptions {
+  /** No valid frame for this long -> status NO DATA and the reading counts as stale. */
+  staleAfterMs: number;
+  meterInterface: MeterInterface;
+  now?: () => number;
+}
+
+/**
+ * The reading store: the one hub between meter input and every output (DESIGN §1). Holds the latest
+ * reading, the meter status and the counters; outputs subscribe to its typed events and never talk
+ * to transports or parsers. Staleness is explicit (brief, style 4): after `staleAfterMs` without a
+ * valid frame the status becomes NO DATA and `latest` is undefined, so no old number is passed off
+ * as current.
+ */
+export class ReadingStore extends EventEmitter<StoreEvents> {
+  private latestReading: Reading | undefined;
+  private lastValidAt: number | undefined;
+  private state: MeterState;
+  private staleTimer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+  private readonly staleAfterMs: number;
+  private reportCounter = 0;
+  private measuredInterval: number | undefined;
+  readonly counters: MeterCounters = {
+    framesOk: 0,
+    crcErrors: 0,
+    parseErrors: 0,
+    overflows: 0,
+    encryptionErrors: 0,
+    bytes: 0,
+  };
+
+  constructor(options: StoreOptions) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.staleAfterMs = options.staleAfterMs;
+    this.state = { status: 'NOT CONNECTED', interface: options.meterInterface, identity: {} };
+    // Outputs come and go; the store must not warn when many SSE clients listen.
+    this.setMaxListeners(0);
+  }
+
+  /** The latest reading while it is fresh; undefined before the first one and while stale. */
+  get latest(): Reading | undefined {
+    return this.isStale() ? undefined : this.latestReading;
+  }
+
+  /** The meter state; never OK while the latest reading is stale (the timer's event may still be due). */
+  get meter(): MeterState {
+    if (this.state.status === 'OK' && this.isStale()) return { ...this.state, status: 'NO DATA' };
+    return this.state;
+  }
+
+  /** Id of the latest report: increments with every reading (report.id). */
+  get reportId(): number {
+    return this.reportCounter;
+  }
+
+  /** Measured seconds between the last two valid readings (report.interval). */
+  get interval(): number | undefined {
+    return this.measuredInterval;
+  }
+
+  isStale(): boolean {
+    return this.lastValidAt === undefined || this.now() - this.lastValidAt > this.staleAfterMs;
+  }
+
+  /** Accepts a valid reading from a decoder. */
+  ingest(reading: Reading): void {
+    const receivedAt = reading.receivedAt;
+    if (this.lastValidAt !== undefined) {
+      this.measuredInterval = Math.round(receivedAt - this.lastValidAt) / 1000;
+    }
+    this.lastValidAt = receivedAt;
+    this.reportCounter += 1;
+    this.counters.framesOk += 1;
+    const complete = withDerivedValues(reading);
+    this.latestReading = complete;
+    this.updateMeter({
+      status: 'OK',
+      protocol: reading.protocol,
+      identity: mergeIdentity(this.state.identity, reading.identity),
+    });
+    this.armStaleTimer();
+    this.emit('reading', complete);
+  }
+
+  /** Counts a rejected frame (the reading, if any, stays as it was). */
+  reject(kind: MeterDataErrorKind): void {
+    if (kind === 'crc') this.counters.crcErrors += 1;
+    else if (kind === 'parse') this.counters.parseErrors += 1;
+    else if (kind === 'overflow') this.counters.overflows += 1;
+    else this.counters.encryptionErrors += 1;
+  }
+
+  /** Raw bytes from the transport: counted and passed on (meter proxy). */
+  receiveBytes(chunk: Buffer): void {
+    this.counters.bytes += chunk.length;
+    this.emit('raw', chunk);
+  }
+
+  /** Status reported by the transport or the detection logic. */
+  setStatus(status: MeterStatus): void {
+    // OK is only ever set by a valid reading; a transport saying "open" means NO DATA until then.
+    if (status === 'OK' && this.isStale()) status = 'NO DATA';
+    this.updateMeter({ status });
+  }
+
+  setInterface(meterInterface: MeterInterface, protocol?: MeterProtocol): void {
+    this.updateMeter(
+      protocol === undefined ? { interface: meterInterface } : { interface: meterInterface, protocol },
+    );
+  }
+
+  /** Stops the staleness timer (daemon shutdown). */
+  close(): void {
+    if (this.staleTimer) clearTimeout(this.staleTimer);
+    this.staleTimer = undefined;
+  }
+
+  private armStaleTimer(): void {
+    if (this.staleTimer) this.staleTimer.refresh();
+    else {
+      this.staleTimer = setTimeout(() => this.onStale(), this.staleAfterMs + 1);
+    }
+  }
+
+  private onStale(): void {
+    this.staleTimer = undefined;
+    if (!this.isStale()) {
+      this.armStaleTimer();
+      return;
+    }
+    if (this.state.status === 'OK') this.updateMeter({ status: 'NO DATA' });
+  }
+
+  private updateMeter(change: Partial<MeterState>): void {
+    const next: MeterState = { ...this.state, ...change };
+    if (
+      next.status === this.state.status &&
+      next.interface === this.state.interface &&
+      next.protocol === this.state.protocol &&
+      sameIdentity(next.identity, this.state.identity)
+    ) {
+      return;
+    }
+    this.state = next;
+    this.emit('meter', next);
+  }
+}
+
+function mergeIdentity(previous: MeterIdentity, incoming: MeterIdentity): MeterIdentity {
+  const merged: MeterIdentity = { ...previous };
+  for (const [key, value] of Object.entries(incoming) as Array<[keyof MeterIdentity, string | undefined]>) {
+    if (value !== undefined && value !== '') merged[key] = value;
+  }
+  return merged;
+}
+
+function sameIdentity(a: MeterIdentity, b: MeterIdentity): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof MeterIdentity>;
+  for (const key of keys) if (a[key] !== b[key]) return false;
+  return true;
+}

@@ -1,0 +1,13 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withConfigReference } from '../../src/config/reference.js';
+import { LEAVES } from '../../src/config/paths.js';
+import { repoRoot } from '../helpers/environment.js';
+
+test('the README configuration reference is in sync with the schema', () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  assert.equal(readme, withConfigReference(readme), 'run `npm run config-reference` to regenerate it');
+  for (const path of LEAVES.keys()) assert.ok(readme.includes(`| \`${path}\` |`), path);
+});

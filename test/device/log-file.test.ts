@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { LogFile } from '../../src/device/log-file.js';
+import { startHttpContext } from '../helpers/http-context.js';
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+test('services.log adds a log file in the state directory while on', async () => {
+  const h = await startHttpContext();
+  const logFile = new LogFile(h.ctx);
+  try {
+    await logFile.start();
+    h.ctx.logger.info('before');
+    assert.equal(existsSync(logFile.path), false);
+    assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
+    h.ctx.logger.info('while on', { component: 'test' });
+    await until(() => existsSync(logFile.path) && readFileSync(logFile.path, 'utf8').includes('while on'));
+    assert.equal(h.ctx.config.apply(new Map([['services.log', false]])).ok, true);
+    h.ctx.logger.info('after');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = readFileSync(logFile.path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { message: string; timestamp: string });
+    assert.deepEqual(
+      lines.map((l) => l.message),
+      ['while on'],
+    );
+    assert.ok(lines[0]!.timestamp);
+    assert.equal(h.ctx.services.get('log')?.state, 'stopped');
+  } finally {
+    await logFile.stop();
+    await h.close();
+  }
+});

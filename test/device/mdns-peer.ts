@@ -1,0 +1,89 @@
+// Child process of mdns.test.ts, run inside a network namespace.
+//   announce: runs the MdnsAnnouncer with HTTP and Modbus "running"; on stdin "modbus-off" stops Modbus.
+//   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON.
+import { createInterface } from 'node:readline';
+import makeMdns from 'multicast-dns';
+import winston from 'winston';
+import { ConfigStore } from '../../src/config/config-store.js';
+import { ServiceStates, type AppContext } from '../../src/context.js';
+import { MdnsAnnouncer } from '../../src/device/mdns.js';
+import { ReadingStore } from '../../src/reading/store.js';
+
+const [mode, stateDir] = process.argv.slice(2);
+
+if (mode === 'announce') {
+  const config = ConfigStore.load({
+    env: { METER_GATEWAY_SYSTEM_HOST_NAME: 'gw-test' },
+    stateDir: stateDir!,
+  });
+  const services = new ServiceStates();
+  const context: AppContext = {
+    config,
+    store: new ReadingStore({ staleAfterMs: 10_000, meterInterface: 'SIMULATOR' }),
+    logger: winston.createLogger({ silent: true }),
+    system: {
+      id: 'A1B2C3D4E5F6',
+      name: 'gw',
+      model: 'meter-gateway',
+      firmware: '0.1.0',
+      bootId: 'x',
+      bootTime: Date.now(),
+    },
+    services,
+    now: Date.now,
+    requestRestart: () => undefined,
+  };
+  const announcer = new MdnsAnnouncer(context, context.logger);
+  services.set('http', { state: 'running', host: '0.0.0.0', port: 8080 });
+  services.set('modbus', { state: 'running', port: 1502 });
+  await announcer.start();
+  process.stdout.write('ready\n');
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line === 'modbus-off') {
+      services.set('modbus', { state: 'stopped' });
+      process.stdout.write('modbus-off\n');
+    }
+    if (line === 'quit') break;
+  }
+  await announcer.stop();
+  context.store.close();
+  // stdin (the parent's pipe) would keep the process alive.
+  process.exit(0);
+} else {
+  const mdns = makeMdns();
+  const seen: Array<{ name: string; type: string; ttl?: number; data: unknown }> = [];
+  mdns.on('response', (response) => {
+    for (const record of [...response.answers, ...(response.additionals ?? [])]) {
+      const raw: unknown = 'data' in record ? record.data : undefined;
+      const data = Buffer.isBuffer(raw)
+        ? raw.toString()
+        : Array.isArray(raw)
+          ? raw.map((d: unknown) => String(d))
+          : raw;
+      seen.push({
+        name: record.name,
+        type: record.type,
+        ttl: 'ttl' in record ? record.ttl : undefined,
+        data,
+      });
+    }
+  });
+  mdns.on('ready', () => process.stdout.write('listening\n'));
+  const ask = () =>
+    mdns.query({
+      questions: [
+        { name: '_http._tcp.local', type: 'PTR' },
+        { name: '_modbus._tcp.local', type: 'PTR' },
+      ],
+    });
+  ask();
+  const timer = setInterval(ask, 500);
+  setTimeout(
+    () => {
+      clearInterval(timer);
+      mdns.destroy();
+      process.stdout.write(`${JSON.stringify(seen)}\n`);
+    },
+    Number(stateDir ?? '2000'),
+  );
+}

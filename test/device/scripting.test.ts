@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Backoff } from '../../src/backoff.js';
+import { ScriptRunner } from '../../src/device/scripting.js';
+import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('the script gets readings on stdin and the API address, and is restarted with backoff after a crash', async () => {
+  const h = await startHttpContext({ env: { METER_GATEWAY_LICENSE_TYPE: 'PLUS' } });
+  const dir = mkdtempSync(join(tmpdir(), 'mg-script-'));
+  const out = join(dir, 'script-out.jsonl');
+  const script = join(dir, 'script.mjs');
+  // Records what it gets, then exits with 3 after the second reading (a crash).
+  writeFileSync(
+    script,
+    `import { appendFileSync } from 'node:fs';
+     import { createInterface } from 'node:readline';
+     appendFileSync(${JSON.stringify(out)}, JSON.stringify({ api: process.env.METER_GATEWAY_API }) + '\\n');
+     let n = 0;
+     for await (const line of createInterface({ input: process.stdin })) {
+       appendFileSync(${JSON.stringify(out)}, line + '\\n');
+       if (++n === 2) process.exit(3);
+     }`,
+  );
+  const runner = new ScriptRunner(h.ctx, h.ctx.logger, { runDelayMs: 10, backoff: new Backoff(50, 200) });
+  try {
+    await runner.start();
+    assert.equal(h.ctx.services.get('scripting')?.state, 'IDLE', 'off until auto_run');
+    assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', true]])).ok, true);
+    assert.equal(
+      h.ctx.config.apply(new Map<string, unknown>([['scripting.file', script]])).ok,
+      false,
+      'scripting.file is daemon-only',
+    );
+    await runner.stop();
+  } finally {
+    await h.close();
+  }
+
+  const h2 = await startHttpContext({
+    env: {
+      METER_GATEWAY_LICENSE_TYPE: 'PLUS',
+      METER_GATEWAY_SCRIPTING_FILE: script,
+      METER_GATEWAY_SERVICES_BERRY_AUTO_RUN: 'true',
+    },
+  });
+  const runner2 = new ScriptRunner(h2.ctx, h2.ctx.logger, { runDelayMs: 10, backoff: new Backoff(50, 200) });
+  try {
+    await runner2.start();
+    await until(() => h2.ctx.services.get('scripting')?.state === 'RUNNING', 'RUNNING');
+    const lines = () => {
+      try {
+        return readFileSync(out, 'utf8').trim().split('\n');
+      } catch {
+        return [];
+      }
+    };
+    await until(() => lines().length >= 1, 'the script to start');
+    assert.deepEqual(JSON.parse(lines()[0]!), { api: h2.baseUrl });
+    h2.ctx.store.ingest(syntheticReading(h2.clock.now(), 1));
+    h2.ctx.store.ingest(syntheticReading(h2.clock.now(), 2));
+    await until(() => h2.ctx.services.get('scripting')?.restarts === 1, 'the crash');
+    assert.equal(JSON.parse(lines()[1]!).P_In, 2.412 + 1 / 1000);
+    assert.equal(JSON.parse(lines()[2]!).P_In, 2.412 + 2 / 1000);
+    assert.match(String(h2.ctx.services.get('scripting')?.error), /code 3/);
+    await until(() => lines().length >= 4, 'the restart');
+    assert.equal(h2.ctx.services.get('scripting')?.state, 'RUNNING');
+
+    assert.equal(
+      h2.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', false]])).ok,
+      true,
+    );
+    assert.equal(h2.ctx.services.get('scripting')?.state, 'IDLE');
+  } finally {
+    await runner2.stop();
+    await h2.close();
+  }
+});
+
+test('license FREE keeps the script stopped', async () => {
+  const h = await startHttpContext({
+    env: {
+      METER_GATEWAY_LICENSE_TYPE: 'FREE',
+      METER_GATEWAY_SCRIPTING_FILE: '/nonexistent.mjs',
+      METER_GATEWAY_SERVICES_BERRY_AUTO_RUN: 'true',
+    },
+  });
+  const runner = new ScriptRunner(h.ctx, h.ctx.logger, { runDelayMs: 1 });
+  try {
+    await runner.start();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(h.ctx.services.get('scripting'), { state: 'IDLE', restarts: 0, skipped_readings: 0 });
+  } finally {
+    await runner.stop();
+    await h.close();
+  }
+});

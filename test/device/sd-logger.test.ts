@@ -1,0 +1,60 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CSV_COLUMNS, SdLogger } from '../../src/device/sd-logger.js';
+import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
+
+process.env.TZ = 'Europe/Amsterdam';
+
+test('a CSV row per write, one file per local day, header once, stale values empty, retention applied', async () => {
+  const h = await startHttpContext({
+    env: { METER_GATEWAY_SD_LOG_RETENTION_DAYS: '2' },
+    staleAfterMs: 30_000,
+  });
+  try {
+    const sdDir = join(h.stateDir, 'sd');
+    mkdirSync(sdDir, { recursive: true });
+    writeFileSync(join(sdDir, '2000-01-01.csv'), 'old');
+    writeFileSync(join(sdDir, 'notes.txt'), 'kept');
+    const logger = new SdLogger(h.ctx, h.ctx.logger);
+    await logger.start();
+    assert.equal(h.ctx.services.get('sd')?.state, 'stopped');
+    const applied = h.ctx.config.apply(
+      new Map<string, unknown>([
+        ['services.sd.enable', true],
+        ['services.sd.frequency', 1440],
+      ]),
+    );
+    assert.equal(applied.ok, true);
+    assert.equal(h.ctx.services.get('sd')?.state, 'running');
+    assert.deepEqual(readdirSync(sdDir).sort(), ['notes.txt'], 'files past the retention limit are deleted');
+
+    h.ctx.store.ingest(syntheticReading(h.clock.now()));
+    logger.writeRow();
+    h.clock.advance(40_000); // the reading is now stale
+    logger.writeRow();
+    h.clock.advance(86_400_000); // next day
+    logger.writeRow();
+    await logger.stop();
+
+    const files = readdirSync(sdDir)
+      .filter((name) => name.endsWith('.csv'))
+      .sort();
+    assert.equal(files.length, 2, files.join());
+    const [header, fresh, stale] = readFileSync(join(sdDir, files[0]!), 'utf8').trimEnd().split('\n');
+    assert.equal(header, CSV_COLUMNS.join(','));
+    const cells = (line: string | undefined) =>
+      Object.fromEntries(line!.split(',').map((v, i) => [CSV_COLUMNS[i], v]));
+    assert.equal(cells(fresh).status, 'OK');
+    assert.equal(cells(fresh).energy_active_positive, '18734.512', 'derived total = t1 + t2');
+    assert.equal(cells(fresh).voltage_l1, '231.4');
+    assert.equal(cells(fresh).volume_1, '4521.338');
+    assert.equal(cells(stale).status, 'NO DATA');
+    assert.equal(cells(stale).voltage_l1, '', 'no stale value is logged');
+    assert.equal(readFileSync(join(sdDir, files[1]!), 'utf8').split('\n')[0], CSV_COLUMNS.join(','));
+    assert.ok(existsSync(join(sdDir, 'notes.txt')));
+  } finally {
+    await h.close();
+  }
+});

@@ -1,0 +1,86 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createWifiBackend, type WifiBackend } from '../../../src/device/wifi/backend.js';
+import { registerWifiRoutes } from '../../../src/device/wifi/routes.js';
+import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
+import { createFakeNmcli, hexOf, terse, type FakeNmcli } from './fake-nmcli.js';
+
+/** The HTTP API with the Wi-Fi routes on a real server, a fake nmcli on PATH and a fake sysfs tree. */
+export const SCAN_FIELDS = 'BSSID,SSID-HEX,SSID,CHAN,SIGNAL,SECURITY,WPA-FLAGS,RSN-FLAGS';
+export const DEVICES = ['-t', '-f', 'DEVICE,TYPE,STATE,CONNECTION', 'device', 'status'];
+
+export interface Rig {
+  http: HttpTestContext;
+  nmcli: FakeNmcli;
+  backend: WifiBackend;
+  sysDir: string;
+}
+
+export async function startRig(withNmcli = true): Promise<Rig> {
+  const nmcli = createFakeNmcli();
+  const sysDir = mkdtempSync(join(tmpdir(), 'sys-class-net-'));
+  let backend: WifiBackend | undefined;
+  const http = await startHttpContext({
+    routes: (router, ctx) => {
+      backend = createWifiBackend(ctx, { pathEnv: withNmcli ? nmcli.dir : sysDir, sysClassNet: sysDir });
+      registerWifiRoutes(router, ctx, backend);
+    },
+  });
+  return { http, nmcli, backend: backend!, sysDir };
+}
+
+export async function stopRig(rig: Rig): Promise<void> {
+  await rig.backend.settle();
+  await rig.http.close();
+  rig.nmcli.remove();
+  rmSync(rig.sysDir, { recursive: true, force: true });
+}
+
+export function scanLine(
+  bssid: string,
+  ssid: string,
+  chan: number,
+  signal: number,
+  security = 'WPA2',
+  bandwidth?: string,
+): string {
+  const fields = [
+    bssid,
+    hexOf(ssid),
+    ssid,
+    String(chan),
+    String(signal),
+    security,
+    '(none)',
+    'pair_ccmp group_ccmp psk',
+  ];
+  return terse(...fields, ...(bandwidth ? [bandwidth] : []));
+}
+
+export async function send(
+  rig: Rig,
+  method: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(`${rig.http.baseUrl}/api/v1/wifi/sta/settings`, {
+    method,
+    ...(body !== undefined
+      ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }
+      : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text === '' ? undefined : JSON.parse(text) };
+}
+
+export function fakeInterface(
+  sysDir: string,
+  name: string,
+  files: Record<string, string>,
+  dirs: string[] = [],
+): void {
+  mkdirSync(join(sysDir, name), { recursive: true });
+  for (const [file, content] of Object.entries(files))
+    writeFileSync(join(sysDir, name, file), `${content}\n`);
+  for (const dir of dirs) mkdirSync(join(sysDir, name, dir));
+}

@@ -1,0 +1,203 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigStore } from '../../src/config/config-store.js';
+import { registerCoreRoutes } from '../../src/http/server.js';
+import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
+import { send, sendJsonBody } from './http-client.js';
+
+async function withServer(fn: (server: HttpTestContext) => Promise<void>): Promise<void> {
+  const server = await startHttpContext({ routes: (router, ctx) => registerCoreRoutes(router, ctx) });
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+const DEFAULT_SETTINGS = {
+  system: { name: 'meter-gateway', host_name: 'meter-gateway', protection: false, power_save: false },
+  services: {
+    cloud: { vendor: false, solar_manager: false, partner_a: false, partner_b: false },
+    local: { solar_manager: false },
+    broadcast: true,
+    other_energy_provider: false,
+    report_interval: 30,
+    log: false,
+    meter_proxy: false,
+    sd: { enable: false, frequency: 15 },
+    modbus: { enable: false, port: 502 },
+    berry: { auto_run: false, run_delay: 300 },
+  },
+};
+
+function fieldsOf(body: { details: { fields: Array<{ field: string }> } }): string[] {
+  return body.details.fields.map((issue) => issue.field).sort();
+}
+
+test('GET returns the spec settings tree without the password', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    assert.ok(ctx.config.apply(new Map([['system.password', 'hidden-pw']])).ok);
+    const reply = await send(baseUrl, 'GET', '/api/v1/settings');
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json(), DEFAULT_SETTINGS);
+    assert.doesNotMatch(reply.text, /hidden-pw|password/);
+  }));
+
+test('PUT merges a partial object, persists it, emits change and answers the updated settings', () =>
+  withServer(async ({ baseUrl, ctx, stateDir }) => {
+    const changes: string[][] = [];
+    ctx.config.on('change', (paths) => changes.push([...paths]));
+    const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      system: { name: 'Kitchen' },
+      services: { report_interval: 60, modbus: { enable: true } },
+    });
+    assert.equal(reply.status, 200);
+    const body = reply.json();
+    assert.equal(body.system.name, 'Kitchen');
+    assert.equal(body.system.host_name, 'meter-gateway');
+    assert.equal(body.services.report_interval, 60);
+    assert.deepEqual(body.services.modbus, { enable: true, port: 502 });
+    assert.deepEqual(changes, [['system.name', 'services.report_interval', 'services.modbus.enable']]);
+    assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'settings.json'), 'utf8')), {
+      system: { name: 'Kitchen' },
+      services: { report_interval: 60, modbus: { enable: true } },
+    });
+    const reloaded = ConfigStore.load({ env: {}, stateDir });
+    assert.equal(reloaded.config.services.report_interval, 60);
+  }));
+
+test('POST replaces: missing fields return to defaults, the write-only password stays unless given', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    assert.equal(
+      (
+        await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+          system: { name: 'Old', password: 'keep-me' },
+          services: { log: true },
+        })
+      ).status,
+      200,
+    );
+    const reply = await sendJsonBody(baseUrl, 'POST', '/api/v1/settings', { system: { host_name: 'fresh' } });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json(), {
+      ...DEFAULT_SETTINGS,
+      system: { ...DEFAULT_SETTINGS.system, host_name: 'fresh' },
+    });
+    assert.equal(ctx.config.config.system.password, 'keep-me');
+    await sendJsonBody(baseUrl, 'POST', '/api/v1/settings', { system: { password: '' } });
+    assert.equal(ctx.config.config.system.password, '');
+  }));
+
+test('every violated field is listed: wrong types, out of range, non-integer, too long', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    const before = ctx.config.config;
+    const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      system: {
+        name: 'n'.repeat(32),
+        host_name: 'h'.repeat(31),
+        protection: 'true',
+        password: 'p'.repeat(32),
+      },
+      services: {
+        report_interval: 3601,
+        sd: { frequency: 0, enable: 1 },
+        modbus: { port: '502' },
+        berry: { run_delay: 59.5 },
+        broadcast: null,
+      },
+    });
+    assert.equal(reply.status, 400);
+    const body = reply.json();
+    assert.equal(body.error, 'validation_failed');
+    assert.deepEqual(fieldsOf(body), [
+      'services.berry.run_delay',
+      'services.broadcast',
+      'services.modbus.port',
+      'services.report_interval',
+      'services.sd.enable',
+      'services.sd.frequency',
+      'system.name',
+      'system.password',
+      'system.protection',
+    ]);
+    const byField = new Map<string, Record<string, unknown>>(
+      body.details.fields.map((issue: Record<string, unknown>) => [issue.field, issue]),
+    );
+    assert.deepEqual(byField.get('services.report_interval'), {
+      field: 'services.report_interval',
+      message: 'must be an integer in 1..3600',
+      value: 3601,
+    });
+    assert.equal(byField.get('services.modbus.port')?.value, '502');
+    assert.equal('value' in byField.get('system.password')!, false, 'the password is never echoed');
+    assert.doesNotMatch(reply.text, /pppppppp/);
+    assert.equal(ctx.config.config, before, 'nothing was applied');
+  }));
+
+test('boundaries of the spec constraints are accepted', () =>
+  withServer(async ({ baseUrl }) => {
+    const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      system: { name: 'n'.repeat(31), password: 'p'.repeat(31) },
+      services: {
+        report_interval: 3600,
+        sd: { frequency: 1440 },
+        modbus: { port: 65535 },
+        berry: { run_delay: 60 },
+      },
+    });
+    assert.equal(reply.status, 200, reply.text);
+    const low = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      services: {
+        report_interval: 1,
+        sd: { frequency: 1 },
+        modbus: { port: 1 },
+        berry: { run_delay: 86400 },
+      },
+    });
+    assert.equal(low.status, 200, low.text);
+  }));
+
+test('additional properties are accepted and ignored; a non-object section or body is 400', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    const extra = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      vendor_field: 1,
+      system: { name: 'With extras', colour: 'blue' },
+      services: { future: { x: 1 } },
+    });
+    assert.equal(extra.status, 200);
+    assert.equal(extra.json().system.colour, undefined);
+    assert.equal(ctx.config.config.system.name, 'With extras');
+
+    const section = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      system: 'x',
+      services: { sd: [1], log: true },
+    });
+    assert.equal(section.status, 400);
+    assert.deepEqual(fieldsOf(section.json()), ['services.sd', 'system']);
+    assert.equal(ctx.config.config.services.log, false, 'valid parts of a rejected body are not applied');
+
+    for (const body of ['[]', '"text"', '42', 'null']) {
+      const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', body);
+      assert.equal(reply.status, 400, body);
+      assert.equal(reply.json().error, 'validation_failed');
+    }
+  }));
+
+test('the password is in no response and no log line, even when rejected', () =>
+  withServer(async ({ baseUrl, logLines }) => {
+    const secret = 'Very-Secret-Value-123';
+    await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', { system: { password: secret } });
+    const rejected = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      system: { password: `${secret}${'x'.repeat(20)}` },
+    });
+    assert.equal(rejected.status, 400);
+    const replies = [
+      rejected,
+      await send(baseUrl, 'GET', '/api/v1/settings'),
+      await send(baseUrl, 'GET', '/api/v1/system'),
+    ];
+    for (const reply of replies) assert.doesNotMatch(reply.text, /Very-Secret/);
+    for (const line of logLines) assert.doesNotMatch(line, /Very-Secret/);
+  }));

@@ -1,0 +1,201 @@
+import { existsSync } from 'node:fs';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { corpusDir } from '../../helpers/environment.js';
+import { MeterDataError } from '../../../src/meter/decoder.js';
+import { blockCheck } from '../../../src/meter/d0/bcc.js';
+import { createD0Decoder } from '../../../src/meter/d0/decoder.js';
+import { parseD0Readout } from '../../../src/meter/d0/parser.js';
+import { d0CorpusCases } from './corpus-files.js';
+import { assertCountersAddUp } from './counters.js';
+
+/**
+ * Property tests (fast-check): at least 100,000 random and mutated frames in total. Every input is
+ * decoded without an exception escaping, every push returns (no hang: the test has a time limit),
+ * counters add up, and generated valid readouts parse back to what was generated.
+ */
+
+/** 100,000 runs in total. */
+const RUNS = { random: 25_000, mutated: 35_000, generated: 25_000, direct: 15_000 };
+
+/** Bytes that steer the framer and parser; mutations favour them. */
+const MARKERS = [0x02, 0x03, 0x06, 0x0a, 0x0d, 0x21, 0x2f, 0x28, 0x29, 0x2a, 0x26, 0x23, 0x00, 0xff];
+const markerByte = fc.constantFrom(...MARKERS);
+const anyByte = fc.oneof(fc.integer({ min: 0, max: 255 }), markerByte);
+
+/** Splits `bytes` at the given cut points (sorted, deduplicated, within range). */
+function chunksOf(bytes: Uint8Array, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let from = 0;
+  for (const point of [...points, bytes.length]) {
+    chunks.push(Buffer.from(bytes.subarray(from, point)));
+    from = point;
+  }
+  return chunks;
+}
+
+function decodeChecked(bytes: Uint8Array, cuts: number[], maxFrameSize?: number): void {
+  const decoder = createD0Decoder({ maxFrameSize });
+  let results = 0;
+  for (const chunk of chunksOf(bytes, cuts)) {
+    for (const result of decoder.push(chunk, 0)) {
+      if (!result.ok) assert.ok(result.error instanceof MeterDataError);
+      results++;
+    }
+    assertCountersAddUp(decoder, results);
+  }
+  results += decoder.flush(0).length;
+  assertCountersAddUp(decoder, results);
+}
+
+type Mutation =
+  | { kind: 'flip'; at: number; byte: number }
+  | { kind: 'insert'; at: number; bytes: number[] }
+  | { kind: 'delete'; at: number; length: number }
+  | { kind: 'duplicate'; at: number; length: number };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: anyByte }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    bytes: fc.array(anyByte, { maxLength: 8 }),
+  }),
+  fc.record({ kind: fc.constant('delete' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 64 }) }),
+  fc.record({
+    kind: fc.constant('duplicate' as const),
+    at: fc.nat(),
+    length: fc.integer({ min: 1, max: 200 }),
+  }),
+);
+
+function mutate(source: Buffer, mutations: Mutation[]): Buffer {
+  let bytes = Buffer.from(source);
+  for (const m of mutations) {
+    const at = m.at % (bytes.length + 1);
+    if (m.kind === 'flip' && at < bytes.length) bytes[at] = m.byte;
+    else if (m.kind === 'insert')
+      bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(m.bytes), bytes.subarray(at)]);
+    else if (m.kind === 'delete')
+      bytes = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + m.length)]);
+    else if (m.kind === 'duplicate')
+      bytes = Buffer.concat([bytes.subarray(0, at + m.length), bytes.subarray(at)]);
+  }
+  return bytes;
+}
+
+test('random bytes in random chunks: no exception, counters add up', { timeout: 120_000 }, () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 400 }), fc.array(fc.nat(), { maxLength: 6 }), (bytes, cuts) => {
+      decodeChecked(bytes, cuts);
+    }),
+    { numRuns: RUNS.random, seed: 62056 },
+  );
+});
+
+test('mutated corpus readouts in random chunks: no exception, counters add up', { timeout: 120_000 }, (t) => {
+  const sources = existsSync(corpusDir) ? d0CorpusCases().map((c) => c.bytes) : [];
+  if (sources.length === 0) {
+    // without the corpus the mutations start from a readout built here
+    sources.push(Buffer.from('/ABC5MODEL\r\n\x021.8.0(000285.4*kWh)(01)\r\n!\r\n\x03\x00'));
+  }
+  t.diagnostic(`mutating ${sources.length} readouts, ${RUNS.mutated} runs`);
+  fc.assert(
+    fc.property(
+      fc.nat({ max: sources.length - 1 }),
+      fc.array(mutation, { minLength: 1, maxLength: 4 }),
+      fc.array(fc.nat(), { maxLength: 4 }),
+      fc.boolean(),
+      (index, mutations, cuts, small) => {
+        decodeChecked(mutate(sources[index]!, mutations), cuts, small ? 512 : undefined);
+      },
+    ),
+    { numRuns: RUNS.mutated, seed: 62057 },
+  );
+});
+
+interface GeneratedSet {
+  address: string;
+  value: string;
+  unit: string;
+}
+
+const generatedSet: fc.Arbitrary<GeneratedSet> = fc.record({
+  address: fc.oneof(
+    fc
+      .tuple(
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+      )
+      .map(([a, b, c, d, e]) => `${a}-${b}:${c}.${d}.${e}`),
+    fc
+      .tuple(fc.nat({ max: 99 }), fc.nat({ max: 99 }), fc.nat({ max: 9 }))
+      .map(([c, d, e]) => `${c}.${d}.${e}`),
+    fc
+      .tuple(fc.nat({ max: 99 }), fc.nat({ max: 99 }), fc.nat({ max: 99 }))
+      .map(([c, d, f]) => `${c}.${d}*${f}`),
+    fc.constantFrom('F.F', 'C.1.0', '0-0:C.1.0*255'),
+  ),
+  value: fc.stringMatching(/^[+-]?[0-9]{1,9}(\.[0-9]{1,4})?$/),
+  unit: fc.constantFrom('', 'kWh', 'kW', 'V', 'A', 'kvarh', 'm3', 'Wh'),
+});
+
+test('generated readouts parse back to what was generated, BCC verdicts hold', { timeout: 120_000 }, () => {
+  fc.assert(
+    fc.property(
+      fc.array(generatedSet, { minLength: 1, maxLength: 30 }),
+      fc.boolean(),
+      fc.option(fc.integer({ min: 1, max: 127 }), { nil: undefined }),
+      (sets, oneLine, bccError) => {
+        const body = sets
+          .map((s) => `${s.address}(${s.value}${s.unit ? `*${s.unit}` : ''})`)
+          .join(oneLine ? '' : '\r\n');
+        const message = Buffer.from(`\x02${body}\r\n!\r\n\x03\x00`, 'latin1');
+        const bcc = blockCheck(message, 1, message.length - 1);
+        message[message.length - 1] = bcc ^ (bccError ?? 0);
+        const frame = Buffer.concat([Buffer.from('/XYZ5GEN\r\n'), message]);
+        if (bccError !== undefined) {
+          assert.throws(
+            () => parseD0Readout(frame),
+            (e) => e instanceof MeterDataError && e.kind === 'crc',
+          );
+          return;
+        }
+        const readout = parseD0Readout(frame);
+        assert.deepEqual(
+          readout.objects.map((o) => [o.obis.text, o.values]),
+          sets.map((s) => [s.address, [{ value: s.value, unit: s.unit }]]),
+        );
+        assert.equal(readout.invalidParts, 0);
+        const results = createD0Decoder().push(frame, 0);
+        assert.equal(results.length, 1);
+        assert.equal(results[0]!.ok, true);
+      },
+    ),
+    { numRuns: RUNS.generated, seed: 62058 },
+  );
+});
+
+test('the pure parser throws nothing but MeterDataError on arbitrary frames', { timeout: 120_000 }, () => {
+  const frameLike = fc
+    .tuple(
+      fc.constantFrom('', '/ABC5X\r\n', '/?!\r\n', '\x02', '/ISk5\\2MT\r\n\x06050\r\n\x02'),
+      fc.array(fc.oneof(anyByte, fc.constantFrom(...Buffer.from('0123456789.:-*&#()!'))), { maxLength: 300 }),
+    )
+    .map(([head, body]) => Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]));
+  fc.assert(
+    fc.property(frameLike, fc.boolean(), (frame, verify) => {
+      try {
+        parseD0Readout(frame, { verifyBlockCheck: verify });
+      } catch (error) {
+        assert.ok(error instanceof MeterDataError, String(error));
+      }
+    }),
+    { numRuns: RUNS.direct, seed: 62059 },
+  );
+});

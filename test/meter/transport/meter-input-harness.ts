@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { ConfigStore } from '../../../src/config/config-store.js';
+import { ServiceStates, type AppContext } from '../../../src/context.js';
+import { MeterInput } from '../../../src/meter/meter-input.js';
+import { interfaceOfSource } from '../../../src/meter/source.js';
+import type { MeterStatus } from '../../../src/reading/meter-state.js';
+import { ReadingStore } from '../../../src/reading/store.js';
+
+export interface Harness {
+  dir: string;
+  input: MeterInput;
+  store: ReadingStore;
+  context: AppContext;
+  /** Log lines at warn and above (reconnect messages). */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A meter input on `source` with a real config store, reading store and logger, as the daemon wires it. */
+export function meterInput(dir: string, source: string, env: Record<string, string> = {}): Harness {
+  const config = ConfigStore.load({
+    env: { METER_GATEWAY_METER_SOURCE: source, METER_GATEWAY_METER_TIMEOUT: '2', ...env },
+    stateDir: dir,
+  });
+  const store = new ReadingStore({
+    staleAfterMs: config.config.meter.timeout * 1000,
+    meterInterface: interfaceOfSource(source),
+  });
+  const warnings: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      warnings.push(chunk.toString().trim());
+      done();
+    },
+  });
+  const logger = winston.createLogger({
+    level: 'warn',
+    format: winston.format.printf((info) => String(info.message)),
+    transports: [new winston.transports.Stream({ stream: sink })],
+  });
+  const context: AppContext = {
+    config,
+    store,
+    logger,
+    system: {
+      id: '0123456789AB',
+      name: 'test',
+      model: 'test',
+      firmware: '0',
+      bootId: 'boot',
+      bootTime: Date.now(),
+    },
+    services: new ServiceStates(),
+    now: Date.now,
+    requestRestart: () => undefined,
+  };
+  const input = new MeterInput(context, logger);
+  return {
+    dir,
+    input,
+    store,
+    context,
+    warnings,
+    async close() {
+      await input.stop();
+      store.close();
+      logger.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until the meter status is one of `statuses`; fails after a generous deadline. */
+export async function waitForStatus(
+  store: ReadingStore,
+  statuses: readonly MeterStatus[],
+  deadlineMs = 20_000,
+): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!statuses.includes(store.meter.status)) {
+    if (Date.now() > until) {
+      throw new Error(`meter status stayed ${store.meter.status}, expected ${statuses.join(' or ')}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Polls until `predicate` holds; fails after a generous deadline. */
+export async function waitUntil(predicate: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}

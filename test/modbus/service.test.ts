@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
+import { test } from 'node:test';
+import { createModbusService } from '../../src/modbus/service.js';
+import { closeClient, connectClient, readWords } from './clients.js';
+import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
+
+/** Whether a TCP connection to the loopback port is accepted. */
+async function accepts(port: number): Promise<boolean> {
+  const socket = connect({ host: '127.0.0.1', port });
+  try {
+    await once(socket, 'connect');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
+}
+
+test(
+  'enable, port move and disable apply live; the service line reports state and counters',
+  { timeout: 15_000 },
+  async (t) => {
+    const { ctx, cleanup } = makeContext();
+    const service = createModbusService(ctx, { host: '127.0.0.1' });
+    t.after(async () => {
+      await service.stop();
+      cleanup();
+    });
+    await service.start();
+    assert.equal(ctx.services.get('modbus')?.state, 'disabled');
+
+    const first = await freePort();
+    ctx.config.apply(
+      new Map<string, unknown>([
+        ['services.modbus.port', first],
+        ['services.modbus.enable', true],
+      ]),
+    );
+    await waitFor(() => service.listeningPort === first);
+    ctx.store.ingest(syntheticReading());
+    const client = await connectClient(first);
+    assert.equal((await readWords(client, 1, 2)).readFloatBE(0), Math.fround(230.1));
+    await client.readHoldingRegisters(0, 1).catch(() => undefined);
+    const status = JSON.parse(JSON.stringify(ctx.services.snapshot().modbus)) as Record<string, unknown>;
+    assert.deepEqual(status, { state: 'running', port: first, connections: 1, requests: 2, exceptions: 1 });
+    await closeClient(client);
+
+    const second = await freePort();
+    ctx.config.apply(new Map([['services.modbus.port', second]]));
+    await waitFor(() => service.listeningPort === second);
+    assert.equal(await accepts(first), false);
+    assert.equal(await accepts(second), true);
+    assert.equal(ctx.services.get('modbus')?.port, second);
+
+    ctx.config.apply(new Map([['services.modbus.enable', false]]));
+    await waitFor(() => service.listeningPort === undefined);
+    assert.equal(await accepts(second), false);
+    assert.equal(ctx.services.get('modbus')?.state, 'disabled');
+  },
+);
+
+/** Polls a condition on the event loop (config changes reconcile asynchronously). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+test('license FREE keeps the slave stopped although it is enabled', { timeout: 15_000 }, async (t) => {
+  const port = await freePort();
+  const { ctx, cleanup } = makeContext({ env: modbusEnv(port, { METER_GATEWAY_LICENSE_TYPE: 'FREE' }) });
+  const service = createModbusService(ctx, { host: '127.0.0.1' });
+  t.after(async () => {
+    await service.stop();
+    cleanup();
+  });
+  await service.start();
+  assert.equal(service.listeningPort, undefined);
+  assert.equal(await accepts(port), false);
+  assert.deepEqual(JSON.parse(JSON.stringify(ctx.services.get('modbus'))), {
+    state: 'stopped',
+    port,
+    reason: 'license FREE',
+    connections: 0,
+    requests: 0,
+    exceptions: 0,
+  });
+});
+
+test(
+  'a port in use: start resolves, the state is error, a later port change recovers',
+  { timeout: 15_000 },
+  async (t) => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    t.after(() => blocker.close());
+    const busy = (blocker.address() as { port: number }).port;
+    const { ctx, cleanup } = makeContext({ env: modbusEnv(busy) });
+    const service = createModbusService(ctx, { host: '127.0.0.1' });
+    t.after(async () => {
+      await service.stop();
+      cleanup();
+    });
+    await service.start();
+    assert.equal(ctx.services.get('modbus')?.state, 'error');
+    assert.match(String(ctx.services.get('modbus')?.error), /EADDRINUSE/);
+    const free = await freePort();
+    ctx.config.apply(new Map([['services.modbus.port', free]]));
+    await waitFor(() => service.listeningPort === free);
+    assert.equal(ctx.services.get('modbus')?.state, 'running');
+  },
+);
+
+test('stop closes open connections and the listener', { timeout: 15_000 }, async (t) => {
+  const port = await freePort();
+  const { ctx, cleanup } = makeContext({ env: modbusEnv(port) });
+  t.after(cleanup);
+  const service = createModbusService(ctx, { host: '127.0.0.1' });
+  await service.start();
+  const socket = connect({ host: '127.0.0.1', port });
+  await once(socket, 'connect');
+  const closed = once(socket, 'close');
+  await service.stop();
+  await closed;
+  assert.equal(await accepts(port), false);
+  assert.equal(ctx.services.get('modbus')?.state, 'stopped');
+  // Readings after stop no longer touch the image (listeners removed).
+  ctx.store.ingest(syntheticReading());
+  assert.ok(Number.isNaN(service.image.bytes.readFloatBE(2)));
+});

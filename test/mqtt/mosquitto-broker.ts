@@ -1,0 +1,145 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/**
+ * Debian's mosquitto started by a test from a config in a temp dir, bound to loopback only, like
+ * ../shared/bench/run-mqtt.sh does. Started as root it drops to the mosquitto user, so the dir and
+ * files are world-readable. `kill` is SIGKILL (a crash: retained messages are gone, persistence is
+ * off); `start` brings it back on the same ports.
+ */
+export interface TlsListener {
+  /** Addresses the TLS listener binds (one listener per address, same port). */
+  hosts: string[];
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  requireCertificate: boolean;
+}
+
+export interface MosquittoBroker {
+  port: number;
+  url: string;
+  tlsPort?: number;
+  dir: string;
+  start(): Promise<void>;
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+  stderr(): string;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+async function accepting(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export interface BrokerOptions {
+  tls?: TlsListener;
+  /** Directory for the config (default: a new temp dir, removed by stop()). */
+  dir?: string;
+  /** set_tcp_nodelay true (benchmarks: the "mosquitto-nodelay" floor of ../shared/bench). */
+  nodelay?: boolean;
+  /** Pin the broker to this CPU with taskset (benchmarks). */
+  cpu?: number | undefined;
+}
+
+function configText(port: number, options: BrokerOptions, tlsPort: number | undefined): string {
+  const tls = options.tls;
+  const lines = [
+    '# written by test/mqtt/mosquitto-broker.ts',
+    'allow_anonymous true',
+    'persistence false',
+    'log_dest stderr',
+    'log_type error',
+    'log_type warning',
+    `set_tcp_nodelay ${options.nodelay === true}`,
+    `listener ${port} 127.0.0.1`,
+  ];
+  for (const host of tls?.hosts ?? []) {
+    lines.push(
+      `listener ${tlsPort} ${host}`,
+      `cafile ${tls!.caFile}`,
+      `certfile ${tls!.certFile}`,
+      `keyfile ${tls!.keyFile}`,
+      `require_certificate ${tls!.requireCertificate}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function startMosquitto(options: BrokerOptions = {}): Promise<MosquittoBroker> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'meter-gateway-mosquitto-'));
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const tlsPort = options.tls ? await freePort() : undefined;
+  const configFile = join(dir, 'mosquitto.conf');
+  writeFileSync(configFile, configText(port, options, tlsPort), { mode: 0o644 });
+  let child: ChildProcess | undefined;
+  let stderr = '';
+
+  async function start(): Promise<void> {
+    const command =
+      options.cpu !== undefined ? ['taskset', '-c', String(options.cpu), 'mosquitto'] : ['mosquitto'];
+    child = spawn(command[0]!, [...command.slice(1), '-c', configFile], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const started = child;
+    for (let i = 0; i < 200; i++) {
+      if (started.exitCode !== null) throw new Error(`mosquitto exited ${started.exitCode}: ${stderr}`);
+      const ready =
+        (await accepting('127.0.0.1', port)) &&
+        (tlsPort === undefined || (await accepting(options.tls!.hosts[0]!, tlsPort)));
+      if (ready) return;
+      await sleep(25);
+    }
+    throw new Error(`mosquitto did not listen on ${port}: ${stderr}`);
+  }
+
+  async function kill(): Promise<void> {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = once(running, 'exit');
+    running.kill('SIGKILL');
+    await exited;
+  }
+
+  await start();
+  const broker: MosquittoBroker = {
+    port,
+    url: `mqtt://127.0.0.1:${port}`,
+    dir,
+    start,
+    kill,
+    async stop() {
+      await kill();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+    stderr: () => stderr,
+  };
+  if (tlsPort !== undefined) broker.tlsPort = tlsPort;
+  return broker;
+}
