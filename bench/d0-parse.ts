@@ -8,6 +8,7 @@
  *
  * Run: `node --import tsx bench/d0-parse.ts` (or dist/bench/d0-parse.js after `npm run build`).
  */
+import { formatBenchTable, type BenchRow } from './bench-table.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -15,19 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { createD0Decoder } from '../src/meter/d0/decoder.js';
 import { corpusDir } from '../test/helpers/environment.js';
 
-export interface D0BenchRow {
-  /** What was measured, e.g. "D0 parse smartmeter-obis_iskra_mt174_modeC.txt (9528 B)". */
-  benchmark: string;
-  /** "meter-gateway" or "smartmeter-obis". */
-  subject: string;
-  /** Median throughput. */
-  value: number;
-  unit: string;
-  /** meter-gateway's median divided by this subject's median, same run. */
-  ratio?: number;
-  /** Spread of the repetitions ("min..max") or why a subject could not be measured. */
-  note?: string;
-}
+export type D0BenchRow = BenchRow;
 
 export interface D0BenchOptions {
   /** CPU seconds per measurement (default 0.5). */
@@ -194,17 +183,7 @@ export async function runD0Bench(options: D0BenchOptions = {}): Promise<D0BenchR
 }
 
 export function formatD0Bench(rows: readonly D0BenchRow[]): string {
-  const lines = [
-    `${'benchmark'.padEnd(62)}${'subject'.padEnd(17)}${'readouts/s'.padStart(11)}   meter-gateway x   runs`,
-  ];
-  for (const row of rows) {
-    const value = Number.isNaN(row.value) ? 'n/a' : Math.round(row.value).toString();
-    const ratio = row.ratio === undefined ? '' : `${row.ratio.toFixed(1)}x`;
-    lines.push(
-      `${row.benchmark.padEnd(62)}${row.subject.padEnd(17)}${value.padStart(11)}   ${ratio.padStart(15)}   ${row.note ?? ''}`,
-    );
-  }
-  return lines.join('\n');
+  return formatBenchTable(rows, 'readouts');
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,42 +1,36 @@
 /**
  * DSMR P1 parse throughput (DESIGN §6: DSMR v5 parse >= 10x the npm smartmeter-obis parser).
  *
- * Telegrams per CPU second, on the same corpus telegram, in one run, of:
- * - meter-gateway decoder: framer + CRC-16/ARC check + parser + Reading (what the daemon runs);
- * - meter-gateway parser: parseDsmrTelegram alone (text -> objects), the like of the others;
+ * Telegrams per CPU second, on the same corpus telegrams, in one run, of:
+ * - meter-gateway decoder: framer + CRC-16/ARC check + Reading (what the daemon runs);
+ * - meter-gateway parser: parseDsmrTelegram alone (text -> every object), the like of the others;
  * - npm dsmr-parser: its parse() (regex telegram match, CRC check, regex per known object);
  * - npm smartmeter-obis: its D0Protocol driven as its serial transport drives it on received
  *   bytes (sign-on message, then data message, then its OBIS parser), no port opened.
+ * Two feeds per corpus telegram: the telegram itself again and again, and a stream of 64
+ * telegrams of that meter in which every decimal value and every timestamp changes from one
+ * telegram to the next (CRC recomputed) - more change than a meter sends, whose gas reading
+ * changes every 5 minutes and history monthly. Every subject gets the same telegrams in order.
  * Subjects run interleaved in short slices and are timed by process CPU time, so a busy shared
- * machine slows all of them alike; the median of the slices is reported with its spread. Ratios
- * are value / smartmeter-obis value from the same run.
+ * machine slows all of them alike; the median of the slices is reported with its spread. The
+ * ratio is the meter-gateway decoder's median divided by the subject's median of the same run.
  *
  * Run: `node --import tsx bench/dsmr-parse.ts` (or dist/bench/dsmr-parse.js after `npm run build`).
  */
+import { formatBenchTable, type BenchRow } from './bench-table.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { crc16Arc, crcHex } from '../src/meter/dsmr/crc16-arc.js';
 import { createDsmrDecoder } from '../src/meter/dsmr/decoder.js';
 import { parseDsmrTelegram } from '../src/meter/dsmr/parser.js';
 import { corpusDir } from '../test/helpers/environment.js';
 
-export interface BenchRow {
-  /** What was measured, e.g. "DSMR parse ndokter_v5.txt". */
-  benchmark: string;
-  /** Who was measured: "meter-gateway decoder", "dsmr-parser", "smartmeter-obis", ... */
-  subject: string;
-  /** Median throughput. */
-  value: number;
-  unit: string;
-  /** value / the smartmeter-obis value of the same benchmark and run. */
-  ratio?: number;
-  /** Spread of the slices ("min..max") or why a subject could not be measured. */
-  note?: string;
-}
+export type { BenchRow };
 
 export interface DsmrBenchOptions {
-  /** CPU seconds spent per telegram over all subjects (default 4). */
+  /** CPU seconds spent per benchmark over all subjects (default 3). */
   seconds?: number;
 }
 
@@ -49,10 +43,11 @@ interface Subject {
 }
 
 const require = createRequire(import.meta.url);
+const DECODER = 'meter-gateway decoder';
 
 const SUBJECTS: readonly Subject[] = [
   {
-    name: 'meter-gateway decoder',
+    name: DECODER,
     prepare() {
       const decoder = createDsmrDecoder();
       return (telegram) => {
@@ -112,20 +107,62 @@ function prepareSmartmeterObis(): ParseOnce {
 
 /** DSMR 5.0 telegram (Iskra) and a Belgian DSMR 5 three-phase one with two M-Bus channels and history. */
 const TELEGRAMS = ['ndokter_v5.txt', 'ndokter_fluvius_v171.txt'];
+const STREAM_LENGTH = 64;
 const SLICE_SECONDS = 0.02;
-const REFERENCE = 'smartmeter-obis';
+const WARMUP_SECONDS = 0.2;
+const WARMUP_CALLS = 10_000;
+
+/**
+ * `count` telegrams of the meter that sent `telegram`: in the n-th, every decimal value
+ * "digits.digits" is increased by n in its last digit (same width, wrapping) and every timestamp's
+ * seconds by n, and the CRC-16/ARC after the '!' is computed anew.
+ */
+export function telegramStream(telegram: Buffer, count: number): Buffer[] {
+  const text = telegram.toString('latin1');
+  return Array.from({ length: count }, (_, n) => {
+    const changed = text
+      .replace(/\((\d+)\.(\d+)/g, (_match, whole: string, fraction: string) => {
+        const digits = whole + fraction;
+        const bumped = ((BigInt(digits) + BigInt(n)) % 10n ** BigInt(digits.length)).toString();
+        const padded = bumped.padStart(digits.length, '0');
+        return `(${padded.slice(0, whole.length)}.${padded.slice(whole.length)}`;
+      })
+      .replace(/\((\d{10})(\d\d)([SW])\)/g, (_match, minutes: string, seconds: string, flag: string) => {
+        const second = ((Number(seconds) + n) % 60).toString().padStart(2, '0');
+        return `(${minutes}${second}${flag})`;
+      });
+    const bytes = Buffer.from(changed, 'latin1');
+    const bang = bytes.indexOf('!');
+    bytes.write(crcHex(crc16Arc(bytes, bytes.indexOf('/'), bang + 1)), bang + 1, 'latin1');
+    return bytes;
+  });
+}
 
 function cpuSeconds(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
 }
 
-/** Calls per slice so that one slice takes about SLICE_SECONDS of CPU. */
-function callsPerSlice(parse: ParseOnce, telegram: Buffer): number {
-  for (let i = 0; i < 2000; i++) parse(telegram);
+interface Runner {
+  subject: Subject;
+  parse: ParseOnce;
+  calls: number;
+  rates: number[];
+}
+
+/**
+ * Calls per slice so that one slice takes about SLICE_SECONDS of CPU, after WARMUP_CALLS calls
+ * and WARMUP_SECONDS (the JIT compiles and a decoder learns its meter before anything is measured).
+ */
+function callsPerSlice(parse: ParseOnce, telegrams: readonly Buffer[]): number {
+  const warmup = cpuSeconds();
+  for (let i = 0; i < WARMUP_CALLS || cpuSeconds() - warmup < WARMUP_SECONDS; i++) {
+    parse(telegrams[i % telegrams.length]!);
+  }
   const started = cpuSeconds();
   let calls = 0;
-  while (cpuSeconds() - started < SLICE_SECONDS) calls += parse(telegram) >= 0 ? 1 : 0;
+  while (cpuSeconds() - started < SLICE_SECONDS)
+    calls += parse(telegrams[calls % telegrams.length]!) >= 0 ? 1 : 0;
   return Math.max(10, calls);
 }
 
@@ -134,83 +171,63 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function benchTelegram(file: string, seconds: number): BenchRow[] {
-  const telegram = readFileSync(join(corpusDir, 'dsmr', file));
-  const benchmark = `DSMR parse ${file}`;
-  const runners: { subject: Subject; parse: ParseOnce; calls: number; rates: number[] }[] = [];
-  const failures = new Map<string, string>();
+function prepareRunners(telegrams: readonly Buffer[], failures: Map<string, string>): Runner[] {
+  const runners: Runner[] = [];
   for (const subject of SUBJECTS) {
     try {
       const parse = subject.prepare();
-      runners.push({ subject, parse, calls: callsPerSlice(parse, telegram), rates: [] });
+      runners.push({ subject, parse, calls: callsPerSlice(parse, telegrams), rates: [] });
     } catch (error) {
       failures.set(subject.name, String(error));
     }
   }
+  return runners;
+}
+
+function benchFeed(benchmark: string, telegrams: readonly Buffer[], seconds: number): BenchRow[] {
+  const failures = new Map<string, string>();
+  const runners = prepareRunners(telegrams, failures);
   const slices = Math.max(3, Math.round(seconds / SLICE_SECONDS / Math.max(1, runners.length)));
   let sink = 0;
+  let next = 0;
   for (let slice = 0; slice < slices; slice++) {
     for (const runner of runners) {
       const started = cpuSeconds();
-      for (let i = 0; i < runner.calls; i++) sink += runner.parse(telegram);
+      for (let i = 0; i < runner.calls; i++) sink += runner.parse(telegrams[next++ % telegrams.length]!);
       runner.rates.push(runner.calls / Math.max(cpuSeconds() - started, 1e-6));
     }
   }
   if (sink < 0) console.log(sink);
-  const reference = runners.find((r) => r.subject.name === REFERENCE);
-  const referenceRate = reference ? median(reference.rates) : Number.NaN;
+  const decoder = runners.find((r) => r.subject.name === DECODER);
+  const decoderRate = decoder ? median(decoder.rates) : Number.NaN;
   return SUBJECTS.map((subject): BenchRow => {
     const runner = runners.find((r) => r.subject === subject);
-    if (!runner) {
-      return {
-        benchmark,
-        subject: subject.name,
-        value: Number.NaN,
-        unit: 'telegrams/s',
-        note: failures.get(subject.name),
-      };
-    }
+    const row = { benchmark, subject: subject.name, unit: 'telegrams/s' };
+    if (!runner) return { ...row, value: Number.NaN, note: failures.get(subject.name) };
     const value = median(runner.rates);
     const note = `${Math.round(Math.min(...runner.rates))}..${Math.round(Math.max(...runner.rates))}`;
-    return {
-      benchmark,
-      subject: subject.name,
-      value,
-      unit: 'telegrams/s',
-      ratio: value / referenceRate,
-      note,
-    };
+    return { ...row, value, ratio: decoderRate / value, note };
   });
 }
 
 export async function runDsmrBench(options: DsmrBenchOptions = {}): Promise<BenchRow[]> {
-  const seconds = options.seconds ?? 4;
+  const seconds = options.seconds ?? 3;
   if (!existsSync(join(corpusDir, 'dsmr'))) {
     const note = `corpus missing at ${corpusDir}`;
-    return [
-      {
-        benchmark: 'DSMR parse',
-        subject: 'meter-gateway decoder',
-        value: Number.NaN,
-        unit: 'telegrams/s',
-        note,
-      },
-    ];
+    return [{ benchmark: 'DSMR parse', subject: DECODER, value: Number.NaN, unit: 'telegrams/s', note }];
   }
-  return TELEGRAMS.flatMap((file) => benchTelegram(file, seconds));
+  return TELEGRAMS.flatMap((file) => {
+    const telegram = readFileSync(join(corpusDir, 'dsmr', file));
+    const name = `${file} (${telegram.length} B)`;
+    return [
+      ...benchFeed(`${name}, same telegram`, [telegram], seconds),
+      ...benchFeed(`${name}, ${STREAM_LENGTH} changing`, telegramStream(telegram, STREAM_LENGTH), seconds),
+    ];
+  });
 }
 
 export function formatDsmrBench(rows: readonly BenchRow[]): string {
-  const header = `${'benchmark'.padEnd(38)}${'subject'.padEnd(23)}${'telegrams/CPU-s'.padStart(15)}${'x smartmeter-obis'.padStart(19)}   slices min..max`;
-  const lines = [header];
-  for (const row of rows) {
-    const value = Number.isNaN(row.value) ? 'n/a' : Math.round(row.value).toString();
-    const ratio = row.ratio === undefined || Number.isNaN(row.ratio) ? '' : `${row.ratio.toFixed(1)}x`;
-    lines.push(
-      `${row.benchmark.padEnd(38)}${row.subject.padEnd(23)}${value.padStart(15)}${ratio.padStart(19)}   ${row.note ?? ''}`,
-    );
-  }
-  return lines.join('\n');
+  return formatBenchTable(rows, 'telegrams');
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

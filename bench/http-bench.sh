@@ -7,8 +7,11 @@
 #      repetitions, medians and ratios by summarize.mjs) for node-fixed, gateway and
 #      gateway-digest. run-http.sh cannot send credentials, so this part drives wrk itself;
 #      gateway-digest uses bench/http-digest.lua (a new nonce count and MD5 response per request,
-#      a fresh nonce per wrk run).
+#      prepared before wrk's measured window so that the client's MD5 does not take the CPU the
+#      server shares with it; a fresh nonce per wrk run).
 #   3. SSE fan-out: bench/http-sse-fanout.ts, 200 clients, delivery latency percentiles.
+#
+# Everything runs as compiled JavaScript (tsc into .tmp/bench-dist), as the daemon does.
 #
 # Environment: BENCH_DIR (../shared/bench beside the repository), CONNS (1 64), DURATION (5),
 # REPS (3), BASE_PORT (18180), PIN / BENCH_CPU (see lib.sh), NODE (node), RESULTS
@@ -44,7 +47,7 @@ skipped() { [[ " $SKIP " == *" $1 "* ]]; }
 start_gateway() { # port [--password PW]
     local out="$TMP/gateway-$1.out"
     # shellcheck disable=SC2086
-    $SRV_PREFIX "$NODE" --import tsx "$HERE/http-server.ts" "$@" >"$out" 2>&1 &
+    $SRV_PREFIX "$NODE" "$DIST/bench/http-server.js" "$@" >"$out" 2>&1 &
     track_pid $!
     echo $! >"$TMP/pid-$1"
     for ((i = 0; i < 300; i++)); do
@@ -55,6 +58,12 @@ start_gateway() { # port [--password PW]
     cat "$out" >&2
     exit 1
 }
+
+# The daemon runs compiled JavaScript, so the benchmark does too (tsc into the git-ignored .tmp/).
+DIST="$ROOT/.tmp/bench-dist"
+echo "compiling into $DIST"
+"$ROOT/node_modules/.bin/tsc" -p "$ROOT" --outDir "$DIST" --incremental false >"$TMP/tsc.log" 2>&1 || true
+[ -f "$DIST/bench/http-server.js" ] || { cat "$TMP/tsc.log" >&2; exit 1; }
 
 cd "$ROOT"
 start_gateway "$GW_PORT"
@@ -102,6 +111,8 @@ run_wrk() { # target conns seconds [--latency]
     local script=()
     if [ "$target" = gateway-digest ]; then
         fresh_nonce
+        # Enough prepared requests for 50,000 req/s over the run.
+        export DIGEST_PREPARED=$((seconds * 50000))
         script=(-s "$HERE/http-digest.lua")
     fi
     # shellcheck disable=SC2086
@@ -148,5 +159,5 @@ fi
 
 if ! skipped 3; then
     echo "== 3. SSE fan-out to 200 clients"
-    "$NODE" --import tsx "$HERE/http-sse-fanout.ts" --clients 200 --events 300 --interval-ms 50
+    "$NODE" "$DIST/bench/http-sse-fanout.js" --clients 200 --events 300 --interval-ms 50
 fi

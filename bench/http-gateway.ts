@@ -74,7 +74,8 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
   };
   const router = new Router();
   const core = registerCoreRoutes(router, ctx);
-  const meter = options.feed === 'simulator' ? createMeterInput(ctx, componentLogger(logger, 'meter')) : undefined;
+  const meter =
+    options.feed === 'simulator' ? createMeterInput(ctx, componentLogger(logger, 'meter')) : undefined;
   const http = createHttpService(ctx, router);
   if (meter) {
     const first = new Promise<void>((resolve) => ctx.store.once('reading', () => resolve()));
@@ -119,6 +120,8 @@ export function sequencedReading(sequence: number, receivedAt: number): Reading 
       '71.7.0': [3.24, 'A'],
     }),
     tariff: 2,
-    mbus: [{ bus: 1, meterId: 'G0058000987654321', dateTime: '2026-11-21T11:55:00+01:00', cumulative: 4521.338 }],
+    mbus: [
+      { bus: 1, meterId: 'G0058000987654321', dateTime: '2026-11-21T11:55:00+01:00', cumulative: 4521.338 },
+    ],
   };
 }

@@ -85,7 +85,10 @@ function clientRole(): void {
   });
 }
 
-function next<T extends Message['type']>(child: ChildProcess, type: T): Promise<Extract<Message, { type: T }>> {
+function next<T extends Message['type']>(
+  child: ChildProcess,
+  type: T,
+): Promise<Extract<Message, { type: T }>> {
   return new Promise((resolve) => {
     const listener = (message: Message): void => {
       if (message.type !== type) return;
@@ -119,7 +122,8 @@ async function main(): Promise<void> {
   for (const worker of workers) {
     worker.send({ type: 'collect' } satisfies Message);
     const { deliveries } = await next(worker, 'received');
-    for (let i = 0; i < deliveries.length; i += 2) latencies.push((deliveries[i + 1]! - times[deliveries[i]! - 1]!) / 1000);
+    for (let i = 0; i < deliveries.length; i += 2)
+      latencies.push((deliveries[i + 1]! - times[deliveries[i]! - 1]!) / 1000);
   }
   for (const child of [gateway, ...workers]) child.send({ type: 'stop' } satisfies Message);
   await Promise.all([gateway, ...workers].map((child) => once(child, 'exit')));

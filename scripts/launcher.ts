@@ -140,7 +140,7 @@ class Launcher {
 
   async run(): Promise<number> {
     const { root } = this.options;
-    while (true) {
+    while (!this.stopping) {
       const target = linkTarget(root, CURRENT);
       if (!target) {
         log(`${root}/current does not exist; nothing to start`);
@@ -162,6 +162,7 @@ class Launcher {
       switchLink(root, CURRENT, previous!);
       writeAtomically(join(root, 'failed'), `${release.id}\n`);
     }
+    return 0;
   }
 
   /**

@@ -20,6 +20,11 @@ export interface ServiceStatus {
 export class ServiceStates extends EventEmitter<{ change: [name: string, status: ServiceStatus] }> {
   private readonly states = new Map<string, ServiceStatus>();
 
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+  }
+
   set(name: string, status: ServiceStatus): void {
     this.states.set(name, status);
     this.emit('change', name, status);

@@ -6,7 +6,13 @@ import { createMeterInput } from './meter/meter-input.js';
 import { interfaceOfSource } from './meter/source.js';
 import { CloudPush } from './device/cloud-push.js';
 import { LogFile } from './device/log-file.js';
+import { registerMaintenanceRoutes } from './device/maintenance/routes.js';
 import { MdnsAnnouncer } from './device/mdns.js';
+import { markReady } from './device/update/ready-file.js';
+import { registerUpdateRoutes } from './device/update/routes.js';
+import { createWifiBackend } from './device/wifi/backend.js';
+import { registerWifiRoutes } from './device/wifi/routes.js';
+import { createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
@@ -99,6 +105,9 @@ export class Daemon {
       }
     }
     notifySystemd('READY=1', `STATUS=running, meter ${this.context.store.meter.status}`);
+    // The launcher's READY signal when it runs without systemd (firmware update probation).
+    this.context.config.stateDirectory.ensure();
+    markReady(this.context.config.config.paths.state);
   }
 
   async stop(): Promise<void> {
@@ -125,7 +134,11 @@ export class Daemon {
 function buildServices(context: AppContext): Service[] {
   const log = (name: string) => componentLogger(context.logger, name);
   const router = new Router();
-  registerCoreRoutes(router, context);
+  const wifi = createWifiBackend(context);
+  registerCoreRoutes(router, context, { wifiInfo: () => wifi.wifiInfo() });
+  registerWifiRoutes(router, context, wifi);
+  registerMaintenanceRoutes(router, context);
+  registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);
   const mqtt = createMqttService(context);
   registerMqttRoutes(router, context, mqtt);
@@ -140,6 +153,7 @@ function buildServices(context: AppContext): Service[] {
     new SdLogger(context, log('sd')),
     new CloudPush(context, log('cloud')),
     new ScriptRunner(context, log('script')),
+    createWifiService(context, wifi),
     new MdnsAnnouncer(context, log('mdns')),
   ];
 }

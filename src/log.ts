@@ -41,13 +41,20 @@ export function componentLogger(logger: Logger, component: string): Logger {
 
 /**
  * Waits until every transport has written what it buffered (winston must be flushed before the
- * process exits, or the last lines, often the reason for the exit, are lost).
+ * process exits, or the last lines, often the reason for the exit, are lost). The logger's own
+ * 'finish' comes before its transports are done, so each transport's 'finish' is awaited.
  */
-export async function flushLogger(logger: Logger): Promise<void> {
-  const finished = new Promise<void>((resolve) => {
-    logger.on('finish', () => resolve());
-    setTimeout(resolve, 1000).unref();
-  });
+export async function flushLogger(logger: Logger, timeoutMs = 2000): Promise<void> {
+  const transportsDone = Promise.all(
+    logger.transports.map(
+      (transport) => new Promise<void>((resolve) => transport.once('finish', () => resolve())),
+    ),
+  );
   logger.end();
-  await finished;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([transportsDone, deadline]);
+  clearTimeout(timer);
 }

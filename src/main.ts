@@ -37,6 +37,12 @@ async function runDaemon(args: string[]): Promise<number> {
   } catch (error) {
     usageError((error as Error).message);
   }
+  // Signal handlers first: a SIGTERM that arrives while starting (or right after the "running" line)
+  // must stop the daemon cleanly, not kill it with the default action.
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   let daemon: Daemon;
   try {
     daemon = Daemon.create({
@@ -63,11 +69,10 @@ async function runDaemon(args: string[]): Promise<number> {
   const http = daemon.context.services.get('http');
   const where = http?.state === 'running' ? ` (HTTP on ${String(http.host)}:${String(http.port)})` : '';
   logger.info(`meter-gateway ${VERSION} running${where}`);
-  const reason = await new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-    void daemon.restartRequested.then((why) => resolve(`restart requested: ${why}`));
-  });
+  const reason = await Promise.race([
+    stopSignal,
+    daemon.restartRequested.then((why) => `restart requested: ${why}`),
+  ]);
   logger.info(`stopping (${reason})`);
   if (watchdog) clearInterval(watchdog);
   const deadline = setTimeout(() => {

@@ -156,6 +156,8 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
     readonly problems: readonly StateFileProblem[],
   ) {
     super();
+    // Every service follows its own settings; their number is not a leak.
+    this.setMaxListeners(0);
   }
 
   /** Loads and validates everything; throws ConfigError (exit 1) for admin file or environment errors. */

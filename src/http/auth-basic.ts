@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { quoted } from './auth-params.js';
 
 /**
@@ -16,14 +16,25 @@ export function basicPassword(authorization: string): string | undefined {
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
 
+/** Password slot of the constant-time comparison (system.password: at most 31 characters). */
+const SLOT_BYTES = 256;
+const givenSlot = Buffer.alloc(SLOT_BYTES);
+const expectedSlot = Buffer.alloc(SLOT_BYTES);
+
 /**
- * Constant-time password comparison: both sides are hashed first so neither the content nor the
- * length of the stored password shows in the timing.
+ * Constant-time password comparison: both passwords are written into zero-filled slots of one
+ * fixed size and compared whole (CRYPTO_memcmp), then their lengths; the time depends on neither
+ * the content nor the length of the stored password. A given password too long for the slot is
+ * refused at once (its length is the client's own, not a secret).
  */
 export function samePassword(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b);
+  const givenLength = Buffer.byteLength(given, 'utf8');
+  const expectedLength = Buffer.byteLength(expected, 'utf8');
+  if (givenLength > SLOT_BYTES || expectedLength > SLOT_BYTES) return false;
+  givenSlot.fill(0).write(given, 'utf8');
+  expectedSlot.fill(0).write(expected, 'utf8');
+  const sameBytes = timingSafeEqual(givenSlot, expectedSlot);
+  return sameBytes && givenLength === expectedLength;
 }
 
 /** The Basic challenge (RFC 7617 §2: realm, charset). */

@@ -71,12 +71,15 @@ function sameTarget(uri: string, url: string): boolean {
 function sameHex(given: string, expected: string): boolean {
   const left = Buffer.from(given, 'hex');
   const right = Buffer.from(expected, 'hex');
-  return given.length === expected.length && left.length === right.length && crypto.timingSafeEqual(left, right);
+  return (
+    given.length === expected.length && left.length === right.length && crypto.timingSafeEqual(left, right)
+  );
 }
 
 export class DigestVerifier {
-  /** H(A1) and H(A2) by algorithm and input; bounded, cleared when full. */
-  private readonly hashCache = new Map<string, string>();
+  /** Last H(A1) and H(A2) per algorithm: a client repeats both on every request. */
+  private readonly lastA1 = { md5: new LastHash('md5'), sha256: new LastHash('sha256') };
+  private readonly lastA2 = { md5: new LastHash('md5'), sha256: new LastHash('sha256') };
 
   constructor(
     private readonly issuer: NonceIssuer,
@@ -128,21 +131,27 @@ export class DigestVerifier {
   }
 
   private ha1(hash: HashName, username: string, realm: string, password: string): string {
-    return this.cached(`${hash}\u0000${username}\u0000${realm}\u0000${password}`, hash, `${username}:${realm}:${password}`);
+    return this.lastA1[hash].of(username, realm, password, ':');
   }
 
   private ha2(hash: HashName, method: string, uri: string): string {
-    return this.cached(`${hash}\u0001${method}\u0000${uri}`, hash, `${method}:${uri}`);
+    return this.lastA2[hash].of(method, uri, '', '');
   }
+}
 
-  /** H(A1) and H(A2) repeat for every request of a client; a small table saves two hashes. */
-  private cached(key: string, hash: HashName, text: string): string {
-    let value = this.hashCache.get(key);
-    if (value === undefined) {
-      if (this.hashCache.size >= 256) this.hashCache.clear();
-      value = hex(hash, text);
-      this.hashCache.set(key, value);
+/** H(a ":" b [":" c]) of the last input, recomputed only when an input part changes. */
+class LastHash {
+  private parts: [string, string, string] | undefined;
+  private value = '';
+
+  constructor(private readonly hash: HashName) {}
+
+  of(a: string, b: string, c: string, separator: string): string {
+    const parts = this.parts;
+    if (!parts || parts[0] !== a || parts[1] !== b || parts[2] !== c) {
+      this.parts = [a, b, c];
+      this.value = hex(this.hash, `${a}:${b}${separator}${c}`);
     }
-    return value;
+    return this.value;
   }
 }

@@ -7,7 +7,8 @@
 
 /** tchar (RFC 9110 §5.6.2) by character code. */
 const TCHAR = new Uint8Array(128);
-for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TCHAR[c.charCodeAt(0)] = 1;
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+  TCHAR[c.charCodeAt(0)] = 1;
 
 const SPACE = 0x20;
 const TAB = 0x09;
@@ -18,6 +19,19 @@ const BACKSLASH = 0x5c;
 
 function isToken(code: number): boolean {
   return code < 128 && TCHAR[code] === 1;
+}
+
+/** Index of the quote that ends a quoted-string starting at `from` (after its opening quote), or -1. */
+function closingQuote(text: string, from: number): number {
+  let quote = text.indexOf('"', from);
+  // A quote preceded by an odd number of backslashes is escaped (quoted-pair, RFC 9110 §5.6.4).
+  while (quote > 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
 }
 
 function skipBlanks(text: string, i: number): number {
@@ -49,19 +63,11 @@ export function parseAuthParams(text: string): Map<string, string> | undefined {
     i = skipBlanks(text, i);
     let value: string;
     if (text.charCodeAt(i) === QUOTE) {
-      const valueStart = ++i;
-      let escaped = false;
-      while (i < length && text.charCodeAt(i) !== QUOTE) {
-        if (text.charCodeAt(i) === BACKSLASH) {
-          escaped = true;
-          i++;
-        }
-        i++;
-      }
-      if (i >= length) return undefined;
-      value = text.slice(valueStart, i);
-      if (escaped) value = value.replace(/\\(.)/gs, '$1');
-      i++;
+      const end = closingQuote(text, i + 1);
+      if (end < 0) return undefined;
+      value = text.slice(i + 1, end);
+      if (value.includes('\\')) value = value.replace(/\\(.)/gs, '$1');
+      i = end + 1;
     } else {
       const valueStart = i;
       while (i < length && isToken(text.charCodeAt(i))) i++;

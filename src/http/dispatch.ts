@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
 import type { Authenticator } from './auth.js';
@@ -33,19 +32,23 @@ function splitTarget(url: string): { path: string; search: string } {
   return q < 0 ? { path: target, search: '' } : { path: target.slice(0, q), search: target.slice(q + 1) };
 }
 
-function apiRequest(raw: IncomingMessage, path: string, search: string, shutdown: AbortSignal): ApiRequest {
-  let query: URLSearchParams | undefined;
-  return {
-    method: raw.method ?? 'GET',
-    path,
-    get query(): URLSearchParams {
-      query ??= new URLSearchParams(search);
-      return query;
-    },
-    raw,
-    body: undefined,
-    shutdown,
-  };
+/** ApiRequest with the query parsed only when a handler asks for it. */
+class RoutedRequest implements ApiRequest {
+  body: unknown = undefined;
+  private parsedQuery: URLSearchParams | undefined;
+
+  constructor(
+    readonly raw: IncomingMessage,
+    readonly method: string,
+    readonly path: string,
+    private readonly search: string,
+    readonly shutdown: AbortSignal,
+  ) {}
+
+  get query(): URLSearchParams {
+    this.parsedQuery ??= new URLSearchParams(this.search);
+    return this.parsedQuery;
+  }
 }
 
 function matchRoute(router: Router, method: string, path: string, config: AppConfig): Route {
@@ -76,7 +79,8 @@ function matchRoute(router: Router, method: string, path: string, config: AppCon
 /**
  * The request pipeline: authentication before routing (unknown paths are not revealed to
  * unauthenticated clients), routing with 404/405, license gate, JSON body, handler. Every failure
- * becomes the error body of DESIGN §4.
+ * becomes the error body of DESIGN §4. A route without a body whose handler is synchronous (the
+ * report) runs without a promise.
  */
 export function createRequestHandler(
   ctx: AppContext,
@@ -85,46 +89,62 @@ export function createRequestHandler(
   shutdown: AbortSignal,
   options: DispatchOptions,
 ): (raw: IncomingMessage, response: ServerResponse) => void {
-  const handle = async (raw: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const config = ctx.config.config;
-    if (config.system.protection && config.system.password !== '') {
-      const result = auth.check(raw, realmOf(config), config.system.password);
-      if (!result.ok) {
-        if (result.delayMs > 0) await sleep(result.delayMs);
-        throw result.error;
-      }
-    }
-    const { path, search } = splitTarget(raw.url ?? '/');
-    const method = raw.method ?? 'GET';
-    const route = matchRoute(router, method, path, config);
-    const request = apiRequest(raw, path, search, shutdown);
-    if (route.options.body === 'json') {
-      request.body = await readJsonBody(raw, {
-        maxBytes: route.options.maxBodyBytes ?? DEFAULT_JSON_LIMIT,
-        timeoutMs: options.bodyTimeoutMs,
-      });
-    }
-    await route.handler(request, response);
-  };
+  const fail = (raw: IncomingMessage, response: ServerResponse) => (error: unknown) =>
+    answerFailure(ctx, raw, response, error);
 
   return (raw, response) => {
-    handle(raw, response).catch((error: unknown) => {
-      if (response.headersSent || response.destroyed) {
-        if (!(error instanceof HttpError))
-          ctx.logger.error(
-            `http: ${raw.method} ${pathForLog(raw.url)} failed after the response started: ${(error as Error).message}`,
-          );
-        response.destroy();
+    try {
+      const config = ctx.config.config;
+      if (config.system.protection && config.system.password !== '') {
+        const result = auth.check(raw, realmOf(config), config.system.password);
+        if (!result.ok) {
+          // Repeated failures: the answer is held back, never given sooner.
+          if (result.delayMs > 0)
+            setTimeout(() => answerFailure(ctx, raw, response, result.error), result.delayMs);
+          else answerFailure(ctx, raw, response, result.error);
+          return;
+        }
+      }
+      const { path, search } = splitTarget(raw.url ?? '/');
+      const method = raw.method ?? 'GET';
+      const route = matchRoute(router, method, path, config);
+      const request = new RoutedRequest(raw, method, path, search, shutdown);
+      if (route.options.body === 'json') {
+        const limits = {
+          maxBytes: route.options.maxBodyBytes ?? DEFAULT_JSON_LIMIT,
+          timeoutMs: options.bodyTimeoutMs,
+        };
+        readJsonBody(raw, limits)
+          .then((body) => {
+            request.body = body;
+            return route.handler(request, response);
+          })
+          .catch(fail(raw, response));
         return;
       }
-      if (error instanceof HttpError) {
-        sendError(response, error);
-        return;
-      }
-      ctx.logger.error(`http: ${raw.method} ${pathForLog(raw.url)} failed: ${(error as Error).message}`);
-      sendError(response, new HttpError(500, 'internal_error', 'internal server error'));
-    });
+      const pending = route.handler(request, response);
+      if (pending) pending.catch(fail(raw, response));
+    } catch (error) {
+      answerFailure(ctx, raw, response, error);
+    }
   };
+}
+
+/** An HttpError becomes its error body; anything else is logged and answered 500. */
+function answerFailure(
+  ctx: AppContext,
+  raw: IncomingMessage,
+  response: ServerResponse,
+  error: unknown,
+): void {
+  const expected = error instanceof HttpError;
+  if (!expected)
+    ctx.logger.error(`http: ${raw.method} ${pathForLog(raw.url)} failed: ${(error as Error).message}`);
+  if (response.headersSent || response.destroyed) {
+    response.destroy();
+    return;
+  }
+  sendError(response, expected ? error : new HttpError(500, 'internal_error', 'internal server error'));
 }
 
 /** The path without the query string (a query may carry anything; logs get only the path). */

@@ -28,6 +28,10 @@ export interface HttpServerOptions {
   shutdownGraceMs?: number;
 }
 
+/** The response last produced on a socket (clientError must not write into a running response). */
+const RESPONSE = Symbol('response');
+type TrackedSocket = Socket & { [RESPONSE]?: ServerResponse };
+
 export type HttpService = Service & {
   address(): { host: string; port: number } | undefined;
 };
@@ -69,18 +73,16 @@ export function createHttpService(
   const handler = createRequestHandler(ctx, router, auth, shutdown.signal, {
     bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
   });
-  /** The response currently being produced on each socket (for clientError on a busy socket). */
-  const responding = new WeakMap<Socket, ServerResponse>();
   const server = createServer(
     { connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000 },
     (request: IncomingMessage, response: ServerResponse) => {
-      responding.set(request.socket, response);
+      (request.socket as TrackedSocket)[RESPONSE] = response;
       handler(request, response);
     },
   );
   configureServer(server, options);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const busy = responding.get(socket);
+    const busy = (socket as TrackedSocket)[RESPONSE];
     const midResponse = busy !== undefined && busy.headersSent && !busy.writableEnded;
     if (socket.writable && !midResponse) socket.end(rawErrorResponse(clientErrorFor(error)));
     else socket.destroy();

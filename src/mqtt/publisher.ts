@@ -184,7 +184,7 @@ export function createMqttService(ctx: AppContext): MqttService {
       meter: ctx.store.meter,
       system: { ...ctx.system, name: config.system.name },
       convFactor: config.meter.conv_factor,
-      wifi: {},
+      wifi: (ctx.services.get('wifi')?.info as Record<string, string | number> | undefined) ?? {},
       now: ctx.now(),
     });
     const name = topic.render(variables);

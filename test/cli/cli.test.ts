@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUANTITY_BY_OBIS } from '../../src/reading/quantities.js';
@@ -153,3 +154,33 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.match(output(), new RegExp(`stopping \\(${signal}\\)[\\s\\S]*stopped`));
   });
 }
+
+test('a required part that cannot start (HTTP port taken) exits 1 with a clear message', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as AddressInfo;
+  try {
+    const state = mkdtempSync(join(tmpdir(), 'mg-port-'));
+    const { command, args } = cliCommand();
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(command, [...args, '--state-dir', state], {
+        cwd: repoRoot,
+        env: {
+          ...process.env,
+          METER_GATEWAY_HTTP_HOST: '127.0.0.1',
+          METER_GATEWAY_HTTP_PORT: String(port),
+          METER_GATEWAY_SERVICES_BROADCAST: 'false',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('exit', (code) => resolve({ code, output }));
+    });
+    assert.equal(result.code, 1, result.output);
+    assert.match(result.output, /start-up failed: http failed to start: .*EADDRINUSE/);
+  } finally {
+    blocker.close();
+  }
+});

@@ -2,11 +2,22 @@ import type { AppContext } from '../../context.js';
 import type { Service } from '../../service.js';
 import type { WifiBackend } from './backend.js';
 
+/** How often the link facts (ssid, ip, rssi ...) for the MQTT template's wifi.* variables are refreshed. */
+const INFO_REFRESH_MS = 30_000;
+
 /**
  * Keeps the system in line with the stored Wi-Fi settings: syncs the station at start (after a
  * restore the profile goes) and applies system.power_save whenever the settings API changes it.
+ * Publishes the link facts as `ctx.services.get('wifi').info` for the template variables.
  */
 export function createWifiService(ctx: AppContext, backend: WifiBackend): Service {
+  let refreshTimer: NodeJS.Timeout | undefined;
+  const refreshInfo = () => {
+    backend.wifiInfo().then(
+      (info) => ctx.services.set('wifi', { state: 'running', info }),
+      (error: Error) => ctx.services.set('wifi', { state: 'error', error: error.message }),
+    );
+  };
   const onChange = (paths: readonly string[]) => {
     if (!paths.includes('system.power_save')) return;
     backend.setPowerSave(ctx.config.config.system.power_save).catch((error: Error) => {
@@ -25,8 +36,11 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Servic
         ctx.logger.error(`Wi-Fi start-up sync failed: ${(error as Error).message}`);
         ctx.services.set('wifi', { state: 'error', error: (error as Error).message });
       }
+      refreshInfo();
+      refreshTimer = setInterval(refreshInfo, INFO_REFRESH_MS);
     },
     async stop() {
+      if (refreshTimer) clearInterval(refreshTimer);
       ctx.config.off('change', onChange);
       await backend.settle();
     },

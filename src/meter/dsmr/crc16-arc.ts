@@ -5,24 +5,44 @@
  * DSMR 2.2 and 3.0 telegrams carry no checksum: their '!' is followed directly by CR LF.
  */
 
+import { createWasmCrc16 } from './crc16-arc-wasm.js';
+
 const SLASH = 0x2f;
 const BANG = 0x21;
 const MAX_CRC_DIGITS = 4;
 
-const TABLE: Uint16Array = (() => {
-  const table = new Uint16Array(256);
+/** Tk[n] at k * 256 + n: CRC of byte n followed by k zero bytes (k = 0..7, for slicing-by-8). */
+const TABLES: Uint16Array = (() => {
+  const tables = new Uint16Array(8 * 256);
   for (let byte = 0; byte < 256; byte++) {
     let crc = byte;
     for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xa001 : crc >>> 1;
-    table[byte] = crc;
+    tables[byte] = crc;
   }
-  return table;
+  for (let i = 256; i < tables.length; i++) {
+    const previous = tables[i - 256]!;
+    tables[i] = (previous >>> 8) ^ tables[previous & 0xff]!;
+  }
+  return tables;
 })();
+
+const wasmCrc16 = createWasmCrc16(TABLES);
+/** Below this many bytes the loop here is quicker than copying into WebAssembly memory. */
+const WASM_MIN_BYTES = 64;
 
 /** CRC-16/ARC of bytes[start, end). Check value: crc16Arc("123456789") = 0xBB3D. */
 export function crc16Arc(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  if (wasmCrc16 !== undefined && end - start >= WASM_MIN_BYTES && start >= 0 && end <= bytes.length) {
+    const crc = wasmCrc16(bytes, start, end);
+    if (crc >= 0) return crc;
+  }
+  return crc16ArcBytewise(bytes, start, end);
+}
+
+/** The definition, one byte at a time: crc = (crc >>> 8) ^ T0[(crc ^ byte) & 0xff]. */
+export function crc16ArcBytewise(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let crc = 0;
-  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLE[(crc ^ bytes[i]!) & 0xff]!;
+  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLES[(crc ^ bytes[i]!) & 0xff]!;
   return crc;
 }
 
@@ -54,8 +74,12 @@ export function crcHex(value: number): string {
  */
 export function checkDsmrCrc(frame: Uint8Array): DsmrCrcVerdict {
   const start = frame.indexOf(SLASH);
+  return checkDsmrCrcAt(frame, start, start < 0 ? -1 : frame.indexOf(BANG, start));
+}
+
+/** checkDsmrCrc with the first '/' and the first '!' after it already found (-1: none). */
+export function checkDsmrCrcAt(frame: Uint8Array, start: number, bang: number): DsmrCrcVerdict {
   if (start < 0) return { kind: 'malformed', reason: "no '/' telegram start" };
-  const bang = frame.indexOf(BANG, start);
   if (bang < 0) return { kind: 'malformed', reason: "no '!' telegram end" };
   let field = 0;
   let fieldEnd = bang + 1;

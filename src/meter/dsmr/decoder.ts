@@ -1,6 +1,6 @@
 import { MeterDataError, type DecodeResult, type MeterDecoder } from '../decoder.js';
-import { checkDsmrCrc, crcHex } from './crc16-arc.js';
-import { readDsmrReading } from './direct-reading.js';
+import { checkDsmrCrcAt, crcHex } from './crc16-arc.js';
+import { DirectReading } from './direct-reading.js';
 import { DEFAULT_MAX_FRAME_BYTES, DsmrFramer, type FramerEvent } from './framer.js';
 import { parseDsmrTelegram } from './parser.js';
 import { withDsmrEncryption } from './encryption.js';
@@ -24,10 +24,14 @@ export function createDsmrDecoder(options: DsmrDecoderOptions = {}): MeterDecode
 
 function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
   const framer = new DsmrFramer(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+  const direct = new DirectReading();
   return {
     protocol: 'DSMR',
     push(chunk: Buffer, receivedAt: number): DecodeResult[] {
-      return framer.push(chunk).map((event) => resultOf(event, receivedAt));
+      const events = framer.push(chunk);
+      const results: DecodeResult[] = [];
+      for (const event of events) results.push(resultOf(event, receivedAt, direct));
+      return results;
     },
     reset(): void {
       framer.reset();
@@ -38,21 +42,33 @@ function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
 /** Every telegram of a capture file, in order (the CLI `parse` command). */
 export function parseDsmrCapture(bytes: Buffer, receivedAt: number = Date.now()): DecodeResult[] {
   const framer = new DsmrFramer();
-  return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt));
+  const direct = new DirectReading();
+  return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt, direct));
 }
 
-function resultOf(event: FramerEvent, receivedAt: number): DecodeResult {
-  return 'frame' in event ? decodeDsmrFrame(event.frame, receivedAt) : { ok: false, error: event.error };
+function resultOf(event: FramerEvent, receivedAt: number, direct: DirectReading): DecodeResult {
+  return 'frame' in event
+    ? decodeDsmrFrame(event.frame, receivedAt, direct)
+    : { ok: false, error: event.error };
 }
 
 /**
  * One framed telegram -> Reading. A CRC mismatch rejects the telegram before anything of it is
  * read; a telegram without any data object is rejected rather than handed on as an empty reading.
  * Telegrams of the usual shape are read directly into the Reading (./direct-reading.ts), all
- * others through parseDsmrTelegram and dsmrToReading; both give the same Reading.
+ * others through parseDsmrTelegram and dsmrToReading; both give the same Reading. `direct` keeps
+ * what it learns about a meter's telegrams from one call to the next.
  */
-export function decodeDsmrFrame(frame: Buffer, receivedAt: number): DecodeResult {
-  const crc = checkDsmrCrc(frame);
+export function decodeDsmrFrame(
+  frame: Buffer,
+  receivedAt: number,
+  direct: DirectReading = new DirectReading(),
+): DecodeResult {
+  // latin1: one character per byte, so text positions are byte positions.
+  const text = frame.toString('latin1');
+  const start = text.indexOf('/');
+  const end = start < 0 ? -1 : text.indexOf('!', start);
+  const crc = checkDsmrCrcAt(frame, start, end);
   if (crc.kind === 'mismatch') {
     const [field, computed] = [crcHex(crc.field), crcHex(crc.computed)];
     const message = `CRC-16/ARC mismatch: telegram says ${field}, computed ${computed}`;
@@ -61,9 +77,8 @@ export function decodeDsmrFrame(frame: Buffer, receivedAt: number): DecodeResult
   }
   if (crc.kind === 'malformed') return { ok: false, error: new MeterDataError('parse', crc.reason), frame };
   try {
-    const text = frame.toString('latin1');
-    const direct = readDsmrReading(text, receivedAt);
-    if (direct !== undefined) return { ok: true, reading: direct, frame };
+    const reading = direct.read(text, receivedAt, frame, start, end);
+    if (reading !== undefined) return { ok: true, reading, frame };
     const telegram = parseDsmrTelegram(text);
     if (telegram.objects.length === 0) {
       const error = new MeterDataError('parse', 'telegram without data objects', {

@@ -171,8 +171,8 @@ export class SmartyFramer {
 
 /**
  * Wraps the plain DSMR decoder so encrypted (Smarty) and plain telegrams are both understood.
- * Until the stream shows which kind it carries, bytes go to both (except those of an APDU in
- * progress); the first valid plain telegram or the first encrypted APDU decides. Encrypted APDUs without a key, or whose tag fails, become
+ * Until the stream shows which kind it carries, bytes go to both; the first valid plain telegram
+ * or the first encrypted APDU decides. Encrypted APDUs without a key, or whose tag fails, become
  * 'encryption' rejections (meter status KEY REQUIRED / ENCRYPTION KEY).
  */
 export function withDsmrEncryption(plain: MeterDecoder, keyHex: string | undefined): MeterDecoder {
@@ -207,9 +207,12 @@ export function withDsmrEncryption(plain: MeterDecoder, keyHex: string | undefin
         kind = 'encrypted';
         results.push(...decrypted(frame, receivedAt));
       }
-      // Bytes of an APDU in progress are not plain text; keep them from the plain decoder.
-      if (kind === 'encrypted' || framer.pendingBytes > 0) return results;
-      const plainResults = plain.push(chunk, receivedAt);
+      if (kind === 'encrypted') return results;
+      // Undecided: the plain decoder gets every byte before a possible APDU in progress (binary
+      // APDU bytes would only make false frames); a plain telegram that shares a chunk with a
+      // stray 0xDB after it is still decoded.
+      const held = Math.min(framer.pendingBytes, chunk.length);
+      const plainResults = plain.push(chunk.subarray(0, chunk.length - held), receivedAt);
       if (plainResults.some((result) => result.ok)) {
         kind = 'plain';
         framer.reset();

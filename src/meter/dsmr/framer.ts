@@ -89,7 +89,7 @@ export class DsmrFramer {
 
   reset(): void {
     this.state = 'idle';
-    this.parts = [];
+    if (this.parts.length > 0) this.parts = [];
     this.partsLength = 0;
     this.crcDigits = 0;
   }

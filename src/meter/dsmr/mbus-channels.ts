@@ -1,20 +1,32 @@
 import type { MbusReading } from '../../reading/reading.js';
-import { toCanonical } from '../../reading/units.js';
 import type { DsmrObject, DsmrValue } from './telegram.js';
 import { dsmrTimestamp } from './timestamp.js';
+import { conversionOf, convert } from './unit-conversions.js';
+import { isShortNumber } from './values.js';
 
-/** What the Reading takes from a data object (see ./to-reading.ts). */
-export type ObjectValues = Pick<DsmrObject, 'channel' | 'code' | 'values'>;
+/** The part of an object's OBIS reference the Reading needs: channel B and code C.D.E. */
+export type ObjectReference = Pick<DsmrObject, 'channel' | 'code'>;
 
 /** EN 13757-3 device types whose reading is a volume in m3: gas, warm water, water, cold water. */
 const VOLUME_DEVICE_TYPES = new Set([3, 6, 7, 22]);
 
-/** Preference among several reading objects of one channel. */
-const READING_RANK: Readonly<Record<string, number>> = { '24.2.1': 3, '24.2.3': 2, '24.3.0': 1 };
+/** Preference among several reading objects of one channel (0: not a reading). */
+function readingRank(code: string): number {
+  return code === '24.2.1' ? 3 : code === '24.2.3' ? 2 : code === '24.3.0' ? 1 : 0;
+}
 
-/** Decoded text of an identifier object, else its raw text; undefined when empty. */
-export function identifierText(object: ObjectValues | undefined): string | undefined {
-  const value = object?.values[0];
+/**
+ * What MbusChannels.add takes an object of this code for: its device type or identifier (from
+ * its first value's text), its reading (from all its values); undefined: it changes nothing.
+ */
+export function mbusCodeKind(code: string): 'device' | 'reading' | undefined {
+  if (code === '24.1.0' || code === '96.1.0' || code === '96.1.1') return 'device';
+  return readingRank(code) > 0 ? 'reading' : undefined;
+}
+
+/** Decoded text of an identifier object (its values), else its raw text; undefined when empty. */
+export function identifierText(values: readonly DsmrValue[] | undefined): string | undefined {
+  const value = values?.[0];
   if (value === undefined) return undefined;
   const text = (value.text ?? value.raw).trim();
   return text === '' ? undefined : text;
@@ -39,22 +51,30 @@ class ChannelDraft {
 export class MbusChannels {
   private readonly channels = new Map<number, ChannelDraft>();
 
-  add(object: ObjectValues): void {
-    const { code, channel } = object;
+  add({ code, channel }: ObjectReference, values: readonly DsmrValue[]): void {
     if (code === '24.1.0') {
-      const type = object.values[0]?.raw ?? '';
-      if (/^\d{1,3}$/.test(type)) this.draft(channel).deviceType = Number(type);
+      const type = values[0]?.raw ?? '';
+      if (isShortNumber(type, 3)) this.draft(channel).deviceType = Number(type);
     } else if (code === '96.1.0' || code === '96.1.1') {
-      const id = identifierText(object);
+      const id = identifierText(values);
       if (id !== undefined) this.draft(channel).meterId ??= id;
-    } else if ((READING_RANK[code] ?? 0) > (this.channels.get(channel)?.rank ?? 0)) {
-      applyReading(this.draft(channel), object);
+    } else if (readingRank(code) > (this.channels.get(channel)?.rank ?? 0)) {
+      applyReading(this.draft(channel), code, values);
     }
   }
 
+  /** The channels by bus number. */
   readings(): MbusReading[] {
-    if (this.channels.size === 0) return [];
-    return [...this.channels.values()].sort((x, y) => x.bus - y.bus).map(finishChannel);
+    const readings: MbusReading[] = [];
+    for (const draft of this.channels.values()) readings.push(finishChannel(draft));
+    // Insertion sort: a meter has one to four channels, usually sent in order already.
+    for (let i = 1; i < readings.length; i++) {
+      const reading = readings[i]!;
+      let j = i - 1;
+      for (; j >= 0 && readings[j]!.bus > reading.bus; j--) readings[j + 1] = readings[j]!;
+      readings[j + 1] = reading;
+    }
+    return readings;
   }
 
   private draft(bus: number): ChannelDraft {
@@ -68,20 +88,20 @@ export class MbusChannels {
  * DSMR 4/5: 0-n:24.2.1(timestamp)(value*unit); Belgian 0-n:24.2.3 likewise. DSMR 2.2/3.0:
  * 0-n:24.3.0(YYMMDDhhmmss)(status)(period)(count)(capture OBIS)(unit) CR LF (value).
  */
-function applyReading(channel: ChannelDraft, object: ObjectValues): void {
-  const measured = object.values.findLast((v) => v.value !== undefined);
-  if (measured === undefined || object.values.length < 2) return;
-  channel.rank = READING_RANK[object.code]!;
+function applyReading(channel: ChannelDraft, code: string, values: readonly DsmrValue[]): void {
+  let last = values.length - 1;
+  while (last >= 0 && values[last]!.value === undefined) last--;
+  if (last < 0 || values.length < 2) return;
+  const measured = values[last]!;
+  channel.rank = readingRank(code);
   channel.value = measured.value!;
-  channel.unit = measured.unit ?? unitBefore(object.values, measured);
-  const first = object.values[0]!;
-  channel.dateTime =
-    first.timestamp ?? (object.code === '24.3.0' ? dsmrTimestamp(first.raw, true) : undefined);
+  channel.unit = measured.unit ?? unitBefore(values[last - 1]);
+  const first = values[0]!;
+  channel.dateTime = first.timestamp ?? (code === '24.3.0' ? dsmrTimestamp(first.raw, true) : undefined);
 }
 
-/** The "(m3)" value that names the unit of a DSMR 3 reading sent on its own line. */
-function unitBefore(values: readonly DsmrValue[], measured: DsmrValue): string | undefined {
-  const before = values[values.indexOf(measured) - 1];
+/** The "(m3)" value before a DSMR 3 reading sent on its own line, which names its unit. */
+function unitBefore(before: DsmrValue | undefined): string | undefined {
   if (before === undefined || before.value !== undefined || before.timestamp !== undefined) return undefined;
   return /^[A-Za-z][A-Za-z0-9]{0,5}$/.test(before.raw) ? before.raw : undefined;
 }
@@ -94,9 +114,9 @@ function finishChannel(draft: ChannelDraft): MbusReading {
   if (draft.dateTime !== undefined) reading.dateTime = draft.dateTime;
   if (draft.value === undefined) return reading;
   if (draft.unit !== undefined) {
-    const canonical = toCanonical(draft.value, draft.unit);
-    reading.cumulative = canonical.value;
-    reading.unit = canonical.unit;
+    const conversion = conversionOf(draft.unit);
+    reading.cumulative = convert(draft.value, conversion);
+    reading.unit = conversion.unit;
   } else {
     reading.cumulative = draft.value;
     if (draft.deviceType !== undefined && VOLUME_DEVICE_TYPES.has(draft.deviceType)) reading.unit = 'm3';

@@ -1,4 +1,6 @@
 import { readingRoleOf, type ReadingRole } from './to-reading.js';
+import type { DsmrValue } from './telegram.js';
+import type { Conversion } from './unit-conversions.js';
 import { isHexTextObject } from './values.js';
 
 /**
@@ -11,16 +13,20 @@ export interface ObisName {
   obis: string;
   /** "C.D.E" */
   code: string;
+  /** What a data line of this reference starts with: "A-B:C.D.E(". */
+  lineStart: string;
   medium: number;
   channel: number;
-  /** Groups C, D, E as one number: (C * 256 + D) * 256 + E. */
-  codeKey: number;
   /** What objects of this reference are to the Reading (see readingRoleOf). */
   role: ReadingRole;
   /** The object's values are hex-encoded octet strings (see isHexTextObject). */
   hexText: boolean;
   /** Number of the last parse that met this reference (duplicate detection without a set). */
   seenInParse: number;
+  /** The unit of the last value ./direct-reading.ts converted for this reference, and conversionFor of it. */
+  lastConversion: { unit: string | undefined; conversion: Conversion | undefined } | undefined;
+  /** The values ./object-values.ts last read of an object of this reference, and their text. */
+  lastValues: { text: string; values: DsmrValue[] } | undefined;
 }
 
 /** Keyed by (A, B) then (C, D, E), each group 0..255; cleared when odd references fill it. */
@@ -40,15 +46,18 @@ export function obisName(a: number, b: number, c: number, d: number, e: number):
   }
   if (byCode === undefined) NAMES.set(a * 256 + b, (byCode = new Map()));
   const code = `${c}.${d}.${e}`;
+  const obis = `${a}-${b}:${code}`;
   const name: ObisName = {
-    obis: `${a}-${b}:${code}`,
+    obis,
     code,
+    lineStart: `${obis}(`,
     medium: a,
     channel: b,
-    codeKey: groupKey,
     role: readingRoleOf(a, b, code),
     hexText: isHexTextObject(a, code),
     seenInParse: 0,
+    lastConversion: undefined,
+    lastValues: undefined,
   };
   byCode.set(groupKey, name);
   namesCount++;

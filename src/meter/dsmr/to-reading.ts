@@ -1,8 +1,9 @@
 import { QUANTITY_BY_OBIS } from '../../reading/quantities.js';
 import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
-import { roundSignificant, toCanonical } from '../../reading/units.js';
-import { identifierText, MbusChannels, type ObjectValues } from './mbus-channels.js';
-import type { DsmrHeader, DsmrTelegram } from './telegram.js';
+import { identifierText, MbusChannels, mbusCodeKind, type ObjectReference } from './mbus-channels.js';
+import type { DsmrHeader, DsmrTelegram, DsmrValue } from './telegram.js';
+import { conversionOf, convert, type Conversion } from './unit-conversions.js';
+import { isShortNumber } from './values.js';
 import { vendorOfFlag } from './vendors.js';
 
 /**
@@ -12,24 +13,24 @@ import { vendorOfFlag } from './vendors.js';
 export function dsmrToReading(telegram: DsmrTelegram, receivedAt: number): Reading {
   const builder = new DsmrReadingBuilder();
   for (const object of telegram.objects) {
-    builder.add(readingRoleOf(object.medium, object.channel, object.code), object);
+    builder.add(readingRoleOf(object.medium, object.channel, object.code), object, object.values);
   }
   return builder.finish(telegram.header, receivedAt);
 }
 
-/** The 0-0 / 1-3 objects the identity, clock and tariff come from (first occurrence of each). */
+/** Values of the 0-0 / 1-3 objects the identity, clock and tariff come from (first occurrence of each). */
 class GeneralObjects {
-  clock: ObjectValues | undefined = undefined;
-  tariff: ObjectValues | undefined = undefined;
-  equipmentId: ObjectValues | undefined = undefined;
-  serialNumber: ObjectValues | undefined = undefined;
-  version: ObjectValues | undefined = undefined;
-  belgianVersion: ObjectValues | undefined = undefined;
-  logicalName: ObjectValues | undefined = undefined;
+  clock: readonly DsmrValue[] | undefined = undefined;
+  tariff: readonly DsmrValue[] | undefined = undefined;
+  equipmentId: readonly DsmrValue[] | undefined = undefined;
+  serialNumber: readonly DsmrValue[] | undefined = undefined;
+  version: readonly DsmrValue[] | undefined = undefined;
+  belgianVersion: readonly DsmrValue[] | undefined = undefined;
+  logicalName: readonly DsmrValue[] | undefined = undefined;
 }
 
 /** What a data object is to the Reading; depends on its OBIS reference only. */
-export type ReadingRole = 'ignored' | 'electricity' | 'mbus' | keyof GeneralObjects;
+export type ReadingRole = 'ignored' | 'electricity' | 'mbusDevice' | 'mbusReading' | keyof GeneralObjects;
 
 /** 0-0:C.D.E objects of the identity, clock and tariff (DSMR 5.0.2 §6.12). */
 const GENERAL_ROLES: ReadonlyMap<string, keyof GeneralObjects> = new Map([
@@ -47,7 +48,11 @@ export function readingRoleOf(medium: number, channel: number, code: string): Re
     if (channel === 3 && code === '0.2.8') return 'version';
     return isMeasurement(code) ? 'electricity' : 'ignored';
   }
-  if (medium === 0) return channel !== 0 ? 'mbus' : (GENERAL_ROLES.get(code) ?? 'ignored');
+  if (medium === 0 && channel !== 0) {
+    const kind = mbusCodeKind(code);
+    return kind === 'device' ? 'mbusDevice' : kind === 'reading' ? 'mbusReading' : 'ignored';
+  }
+  if (medium === 0) return GENERAL_ROLES.get(code) ?? 'ignored';
   return 'ignored';
 }
 
@@ -68,27 +73,42 @@ export class DsmrReadingBuilder {
   private readonly channels = new MbusChannels();
   private readonly general = new GeneralObjects();
 
-  add(role: ReadingRole, object: ObjectValues): void {
+  /** One data object: its reference (channel, code) and values, and its role (readingRoleOf). */
+  add(role: ReadingRole, object: ObjectReference, values: readonly DsmrValue[]): void {
     if (role === 'electricity') {
       if (this.values.has(object.code)) return;
-      for (const measured of object.values) {
+      for (const measured of values) {
         if (measured.value === undefined) continue;
         this.addElectricityValue(object.code, measured.value, measured.unit);
         return;
       }
-    } else if (role === 'mbus') this.channels.add(object);
-    else if (role !== 'ignored') this.general[role] ??= object;
+    } else if (role === 'mbusDevice' || role === 'mbusReading') this.channels.add(object, values);
+    else if (role !== 'ignored') this.general[role] ??= values;
   }
 
   /** False when add() would not look at the object: a later duplicate, or nothing it reads. */
   takes(role: ReadingRole): boolean {
-    return role === 'mbus' || (role !== 'ignored' && role !== 'electricity' && this.general[role] === undefined);
+    if (role === 'mbusDevice' || role === 'mbusReading') return true;
+    return role !== 'ignored' && role !== 'electricity' && this.general[role] === undefined;
+  }
+
+  /**
+   * What add() and finish() read of the objects they take: all values of an M-Bus reading; of
+   * every other object only the first value's raw text, decoded text and timestamp.
+   */
+  readsAllValues(role: ReadingRole): boolean {
+    return role === 'mbusReading';
   }
 
   /** The first numeric value of the first electricity object with this code. */
   addElectricityValue(code: string, value: number, unit: string | undefined): void {
-    const canonical = canonicalValue(code, value, unit);
-    if (canonical !== undefined) this.values.set(code, canonical);
+    this.addConverted(code, value, conversionFor(code, unit));
+  }
+
+  /** addElectricityValue with conversionFor(code, unit) already looked up. */
+  addConverted(code: string, value: number, conversion: Conversion | undefined): void {
+    if (conversion === undefined) return;
+    this.values.set(code, { value: convert(value, conversion), unit: conversion.unit });
   }
 
   finish(header: DsmrHeader, receivedAt: number): Reading {
@@ -100,18 +120,18 @@ export class DsmrReadingBuilder {
       values: this.values,
       mbus: this.channels.readings(),
     };
-    const clock = general.clock?.values[0]?.timestamp;
+    const clock = general.clock?.[0]?.timestamp;
     if (clock !== undefined) reading.meterTime = clock;
-    const tariff = general.tariff?.values[0]?.raw;
-    if (tariff !== undefined && /^\d{1,4}$/.test(tariff)) reading.tariff = Number(tariff);
+    const tariff = general.tariff?.[0]?.raw;
+    if (tariff !== undefined && isShortNumber(tariff, 4)) reading.tariff = Number(tariff);
     return reading;
   }
 }
 
 function identityOf(header: DsmrHeader, general: GeneralObjects): MeterIdentity {
-  const identity: MeterIdentity = { prefix: header.flag.toUpperCase() };
-  const vendor = vendorOfFlag(identity.prefix!);
-  if (vendor !== undefined) identity.vendor = vendor;
+  const flag = flagOf(header);
+  const identity: MeterIdentity = { prefix: flag.prefix };
+  if (flag.vendor !== undefined) identity.vendor = flag.vendor;
   if (header.model !== '') identity.model = header.model;
   const id = identifierText(general.equipmentId) ?? identifierText(general.serialNumber);
   if (id !== undefined) identity.id = id;
@@ -123,32 +143,28 @@ function identityOf(header: DsmrHeader, general: GeneralObjects): MeterIdentity 
   return identity;
 }
 
-/**
- * A value without unit is in the unit DSMR 5.0.2 §6.12 fixes for its object (the quantity table's
- * canonical unit). A unit that does not fit the quantity of the OBIS code (kVA on 1.7.0) drops it.
- */
-function canonicalValue(code: string, value: number, unit: string | undefined): ObisValue | undefined {
-  const quantity = QUANTITY_BY_OBIS.get(code);
-  if (unit === undefined) return { value, unit: quantity?.unit ?? '' };
-  const conversion = conversionOf(unit);
-  if (quantity !== undefined && conversion.unit !== quantity.unit) return undefined;
-  return {
-    value: conversion.factor === 1 ? value : roundSignificant(value * conversion.factor),
-    unit: conversion.unit,
-  };
+/** The FLAG id in upper case and its vendor, kept for the header object they are of (./direct-reading.ts reuses it). */
+let flagHeader: DsmrHeader | undefined;
+let flag: { prefix: string; vendor: string | undefined } = { prefix: '', vendor: undefined };
+
+function flagOf(header: DsmrHeader): { prefix: string; vendor: string | undefined } {
+  if (header !== flagHeader) {
+    const prefix = header.flag.toUpperCase();
+    flag = { prefix, vendor: vendorOfFlag(prefix) };
+    flagHeader = header;
+  }
+  return flag;
 }
 
-/** toCanonical's factor and unit per unit string, learnt once (a meter sends the same few units). */
-const CONVERSIONS = new Map<string, { unit: string; factor: number }>();
-const MAX_CONVERSIONS = 256;
-
-function conversionOf(unit: string): { unit: string; factor: number } {
-  let conversion = CONVERSIONS.get(unit);
-  if (conversion === undefined) {
-    if (CONVERSIONS.size >= MAX_CONVERSIONS) CONVERSIONS.clear();
-    const one = toCanonical(1, unit);
-    conversion = { unit: one.unit, factor: one.value };
-    CONVERSIONS.set(unit, conversion);
-  }
+/**
+ * A value without unit is in the unit DSMR 5.0.2 §6.12 fixes for its object (the quantity table's
+ * canonical unit). A unit that does not fit the quantity of the OBIS code (kVA on 1.7.0) drops it:
+ * undefined.
+ */
+export function conversionFor(code: string, unit: string | undefined): Conversion | undefined {
+  const quantity = QUANTITY_BY_OBIS.get(code);
+  if (unit === undefined) return { unit: quantity?.unit ?? '', factor: 1 };
+  const conversion = conversionOf(unit);
+  if (quantity !== undefined && conversion.unit !== quantity.unit) return undefined;
   return conversion;
 }

@@ -56,7 +56,10 @@ export function crc16Kermit(data: Uint8Array, start = 0, end = data.length): num
  * before them (start escape through `1b1b1b1b 1a NN`). X-25 is stored low byte first, Kermit (the
  * Holley variant) high byte first. Returns the computed and the stored value.
  */
-export function frameChecksum(frame: Uint8Array, algorithm: SmlCrcAlgorithm): { computed: number; stored: number } {
+export function frameChecksum(
+  frame: Uint8Array,
+  algorithm: SmlCrcAlgorithm,
+): { computed: number; stored: number } {
   const end = frame.length - 2;
   const low = frame[end] ?? 0;
   const high = frame[end + 1] ?? 0;

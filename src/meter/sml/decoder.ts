@@ -33,7 +33,6 @@ export interface SmlDecoder extends MeterDecoder {
 export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
   const framer = new SmlFramer(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const parseOptions: SmlParseOptions = { crc: options.crc ?? 'x25', messageCrc: 'skip' };
-  const events: FramerEvent[] = [];
   const counts = { framesOk: 0, crcErrors: 0, parseErrors: 0, overflows: 0 };
 
   const count = (result: DecodeResult): DecodeResult => {
@@ -52,7 +51,11 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
       return { ok: false, error };
     }
     if (event.kind === 'invalid-escape') {
-      return { ok: false, error: new MeterDataError('parse', 'SML: invalid escape sequence'), frame: event.frame };
+      return {
+        ok: false,
+        error: new MeterDataError('parse', 'SML: invalid escape sequence'),
+        frame: event.frame,
+      };
     }
     try {
       const reading = smlFrameToReading(parseSmlFrame(event.frame, parseOptions), receivedAt);
@@ -71,7 +74,7 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
       return framer.bufferedBytes;
     },
     push(chunk: Buffer, receivedAt: number): DecodeResult[] {
-      events.length = 0;
+      const events: FramerEvent[] = [];
       try {
         framer.push(chunk, events);
       } catch (error) {
@@ -80,7 +83,6 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
       }
       const results: DecodeResult[] = [];
       for (const event of events) results.push(count(decodeEvent(event, receivedAt)));
-      events.length = 0;
       return results;
     },
     reset(): void {
@@ -93,7 +95,10 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
 }
 
 /** Decodes a whole capture (file contents): one result per frame found. */
-export function parseSmlCapture(bytes: Buffer, options: SmlDecoderOptions & { receivedAt?: number } = {}): DecodeResult[] {
+export function parseSmlCapture(
+  bytes: Buffer,
+  options: SmlDecoderOptions & { receivedAt?: number } = {},
+): DecodeResult[] {
   const decoder = createSmlDecoder(options);
   const results = decoder.push(bytes, options.receivedAt ?? Date.now());
   decoder.finish();

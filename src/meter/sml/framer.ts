@@ -9,8 +9,10 @@
  *
  * Resynchronisation: a start escape is recognised at any offset, also inside a frame (the partial
  * frame is dropped). An end escape is recognised at any offset too, so a frame that lost a byte on
- * the line ends where the meter ended it and fails its CRC instead of swallowing the next frames.
- * A frame that grows beyond `maxFrameBytes` without an end is discarded (overflow); memory stays
+ * the line ends where the meter ended it and fails its CRC instead of swallowing the next frames
+ * (as sml-rs does; the libsml-testing dumps with lost bytes count the same frames). The price: a
+ * misaligned 1b1b1b1b 1a that happens to occur in the data, which the sender does not escape,
+ * also ends the frame (and fails its CRC). Doubled escapes count only at aligned offsets. A frame that grows beyond `maxFrameBytes` without an end is discarded (overflow); memory stays
  * bounded by about twice that size whatever the input.
  */
 
@@ -22,6 +24,10 @@ const ESCAPE_SEQUENCE_BYTES = 8;
 const START_PREFIX_BYTES = START_BYTES - 1;
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024;
+const EMPTY = Buffer.alloc(0);
+const INITIAL_STORE_BYTES = 1024;
+/** Serial reads are a few dozen bytes; copying those byte by byte beats a native call. */
+const SMALL_COPY_BYTES = 64;
 
 export type FramerEvent =
   /** A complete frame, start escape through CRC, still escaped (a copy the caller may keep). */
@@ -39,8 +45,9 @@ export interface FramerStats {
 
 export class SmlFramer {
   /** Bytes being scanned: the internal buffer, or the caller's chunk while nothing is buffered. */
-  private src: Buffer = Buffer.alloc(0);
-  private store: Buffer = Buffer.alloc(1024);
+  private src: Buffer = EMPTY;
+  /** Holds a partial frame between pushes; grows on demand up to about 2 x maxFrameBytes. */
+  private store: Buffer = EMPTY;
   private head = 0;
   private len = 0;
   private inFrame = false;
@@ -65,7 +72,9 @@ export class SmlFramer {
   push(chunk: Buffer, out: FramerEvent[]): void {
     for (let offset = 0; offset < chunk.length; offset += this.maxFrameBytes) {
       const whole = offset === 0 && chunk.length <= this.maxFrameBytes;
-      const slice = whole ? chunk : chunk.subarray(offset, Math.min(chunk.length, offset + this.maxFrameBytes));
+      const slice = whole
+        ? chunk
+        : chunk.subarray(offset, Math.min(chunk.length, offset + this.maxFrameBytes));
       if (this.len === this.head) {
         this.src = slice;
         this.head = 0;
@@ -99,13 +108,19 @@ export class SmlFramer {
   private append(bytes: Buffer): void {
     const kept = this.len - this.head;
     if (kept + bytes.length > this.store.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.store.length * 2, kept + bytes.length));
+      const grown = Buffer.allocUnsafe(
+        Math.max(this.store.length * 2, INITIAL_STORE_BYTES, kept + bytes.length),
+      );
       this.src.copy(grown, 0, this.head, this.len);
       this.store = grown;
     } else if (this.src !== this.store || this.head > 0) {
       this.src.copy(this.store, 0, this.head, this.len);
     }
-    bytes.copy(this.store, kept);
+    if (bytes.length <= SMALL_COPY_BYTES) {
+      for (let i = 0; i < bytes.length; i++) this.store[kept + i] = bytes[i]!;
+    } else {
+      this.store.set(bytes, kept);
+    }
     this.src = this.store;
     this.head = 0;
     this.len = kept + bytes.length;
@@ -199,7 +214,8 @@ export class SmlFramer {
       let run = probe;
       while (run > from && bytes[run - 1] === ESCAPE_BYTE) run--;
       for (let i = run; i <= probe && i <= last; i++) {
-        if (bytes[i + 1] === ESCAPE_BYTE && bytes[i + 2] === ESCAPE_BYTE && bytes[i + 3] === ESCAPE_BYTE) return i;
+        if (bytes[i + 1] === ESCAPE_BYTE && bytes[i + 2] === ESCAPE_BYTE && bytes[i + 3] === ESCAPE_BYTE)
+          return i;
       }
     }
     return -1;

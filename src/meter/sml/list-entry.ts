@@ -58,8 +58,9 @@ const SIGNED8_TL = 0x52;
 
 /**
  * The shape nearly every meter sends, decoded without the general TL reader: 6-byte objName,
- * status absent or an unsigned integer, no valTime, unit and scaler absent or one byte, an integer
- * or octet string value, no signature. Returns undefined (reader untouched) for anything else.
+ * status absent or an unsigned integer, valTime absent or a bare second index, unit and scaler
+ * absent or one byte, an integer or octet string value, no signature. Returns undefined (reader
+ * untouched) for anything else, which readAnyEntry then reads.
  */
 function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   const { data, end } = reader;
@@ -81,7 +82,7 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   if (tl === NOT_SET) {
     at += 1;
   } else {
-    // A bare Unsigned32 second index in place of the SML_Time list (Holley, DZG).
+    // A bare Unsigned32 second index in place of the SML_Time list (Holley DTZ541).
     const size = (tl & 0x0f) - 1;
     if (tl >> 4 !== TL_UNSIGNED || size < 1 || size > 4 || at + 1 + size + 5 > end) return undefined;
     valTime = { kind: 'secIndex', seconds: unsignedAt(data, at + 1, size) };
@@ -110,7 +111,19 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   reader.offset = valueEnd + 1;
   const obisCode = unsignedAt(data, start + 2, 6);
   const valueStart = decoded === undefined ? at + 1 : -1;
-  return new ParsedListEntry(data, start + 2, start + 8, obisCode, status, valTime, unit, scaler, decoded, valueStart, valueEnd);
+  return new ParsedListEntry(
+    data,
+    start + 2,
+    start + 8,
+    obisCode,
+    status,
+    valTime,
+    unit,
+    scaler,
+    decoded,
+    valueStart,
+    valueEnd,
+  );
 }
 
 /** Big-endian unsigned integer of up to 6 bytes (no argument validation: callers checked bounds). */
@@ -152,7 +165,19 @@ function readAnyEntry(reader: TlReader): SmlListEntry {
     decoded = reader.readElement();
   }
   if (!reader.skipUnset()) reader.skipElement();
-  return new ParsedListEntry(data, nameStart, nameEnd, obisCode, status, valTime, unit, scaler, decoded, valueStart, valueEnd);
+  return new ParsedListEntry(
+    data,
+    nameStart,
+    nameEnd,
+    obisCode,
+    status,
+    valTime,
+    unit,
+    scaler,
+    decoded,
+    valueStart,
+    valueEnd,
+  );
 }
 
 function readStatus(reader: TlReader): number | bigint | undefined {
@@ -165,8 +190,8 @@ function readStatus(reader: TlReader): number | bigint | undefined {
 }
 
 /**
- * SML_Time: a list of choice and value. Some meters (DZG, older EMH) send a bare Unsigned32 second
- * index instead of the list; it is read as secIndex.
+ * SML_Time: a list of choice and value. Some meters (Holley DTZ541 in its list entries) send a bare
+ * Unsigned32 second index instead of the list; it is read as secIndex.
  */
 export function readTime(reader: TlReader): SmlTime | undefined {
   const start = reader.offset;

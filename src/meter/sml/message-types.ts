@@ -28,13 +28,13 @@ export interface SmlListEntry {
   readonly objName: Buffer;
   /** A 6-byte objName as the number A·2^40 + B·2^32 + ... + F (see obisNumber), else undefined. */
   readonly obisCode: number | undefined;
-  status?: number | bigint;
-  valTime?: SmlTime;
+  readonly status?: number | bigint;
+  readonly valTime?: SmlTime;
   /** DLMS/COSEM unit code (IEC 62056-62), see dlms-units.ts. */
-  unit?: number;
+  readonly unit?: number;
   /** Power of ten the value is multiplied by. */
-  scaler?: number;
-  value: SmlElement;
+  readonly scaler?: number;
+  readonly value: SmlElement;
 }
 
 export interface MessageHeader {
@@ -46,49 +46,45 @@ export interface MessageHeader {
 }
 
 export interface SmlOpenResponse extends MessageHeader {
-  type: 'OpenResponse';
-  codepage?: Buffer;
-  clientId?: Buffer;
-  reqFileId?: Buffer;
-  serverId?: Buffer;
-  refTime?: SmlTime;
-  smlVersion?: number;
+  readonly type: 'OpenResponse';
+  readonly codepage?: Buffer;
+  readonly clientId?: Buffer;
+  readonly reqFileId?: Buffer;
+  readonly serverId?: Buffer;
+  readonly refTime?: SmlTime;
+  readonly smlVersion?: number;
 }
 
 export interface SmlGetListResponse extends MessageHeader {
-  type: 'GetListResponse';
-  clientId?: Buffer;
-  serverId?: Buffer;
-  listName?: Buffer;
-  actSensorTime?: SmlTime;
-  entries: SmlListEntry[];
-  actGatewayTime?: SmlTime;
+  readonly type: 'GetListResponse';
+  readonly clientId?: Buffer;
+  readonly serverId?: Buffer;
+  readonly listName?: Buffer;
+  readonly actSensorTime?: SmlTime;
+  readonly entries: SmlListEntry[];
+  readonly actGatewayTime?: SmlTime;
 }
 
 export interface SmlCloseResponse extends MessageHeader {
-  type: 'CloseResponse';
+  readonly type: 'CloseResponse';
 }
 
 export interface SmlAttentionResponse extends MessageHeader {
-  type: 'AttentionResponse';
-  serverId?: Buffer;
-  /** Attention number, an OBIS-like 6-byte code (81 81 c7 c7 fd 00 = "OK", fe xx = errors). */
-  attentionNo?: Buffer;
-  message?: string;
+  readonly type: 'AttentionResponse';
+  readonly serverId?: Buffer;
+  /** Attention number, an OBIS-like 6-byte code (81 81 c7 c7 fd 00 = "OK", 81 81 c7 c7 fe xx = errors). */
+  readonly attentionNo?: Buffer;
+  readonly message?: string;
 }
 
 /** Any other message (requests, profile lists, parameter trees): skipped, tag kept. */
 export interface SmlOtherMessage extends MessageHeader {
-  type: 'Other';
-  tag: number;
+  readonly type: 'Other';
+  readonly tag: number;
 }
 
 export type SmlMessage =
-  | SmlOpenResponse
-  | SmlGetListResponse
-  | SmlCloseResponse
-  | SmlAttentionResponse
-  | SmlOtherMessage;
+  SmlOpenResponse | SmlGetListResponse | SmlCloseResponse | SmlAttentionResponse | SmlOtherMessage;
 
 /** `A-B:C.D.E*F` of a 6-byte OBIS code (IEC 62056-61). */
 export function formatObis(code: Buffer): string {

@@ -37,7 +37,10 @@ abstract class ParsedMessage {
   private readonly transactionIdStart: number;
   private readonly transactionIdEnd: number;
 
-  constructor(header: HeaderFields, protected readonly spans: readonly number[]) {
+  constructor(
+    header: HeaderFields,
+    protected readonly spans: readonly number[],
+  ) {
     this.source = header.source;
     this.groupNo = header.groupNo;
     this.abortOnError = header.abortOnError;

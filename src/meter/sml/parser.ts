@@ -83,7 +83,13 @@ function readMessage(reader: TlReader, crc: SmlCrcAlgorithm, policy: MessageCrcP
   const transactionIdEnd = transactionIdStart < 0 ? -1 : transactionIdStart + reader.length;
   const groupNo = requiredInteger(reader, 'groupNo');
   const abortOnError = requiredInteger(reader, 'abortOnError');
-  const header: HeaderFields = { source: reader.data, transactionIdStart, transactionIdEnd, groupNo, abortOnError };
+  const header: HeaderFields = {
+    source: reader.data,
+    transactionIdStart,
+    transactionIdEnd,
+    groupNo,
+    abortOnError,
+  };
   const message = readBody(reader, header);
   const crcOffset = reader.offset;
   const stored = reader.readSmallInteger('crc16');
@@ -91,10 +97,14 @@ function readMessage(reader: TlReader, crc: SmlCrcAlgorithm, policy: MessageCrcP
     const checksum = messageChecksum(reader.data, start, crcOffset, crc);
     message.crcOk = stored === checksum;
     if (!message.crcOk && policy === 'require') {
-      throw new MeterDataError('crc', `SML: message CRC mismatch at offset ${start}`, { offset: start, checksum });
+      throw new MeterDataError('crc', `SML: message CRC mismatch at offset ${start}`, {
+        offset: start,
+        checksum,
+      });
     }
   }
-  if (reader.peekByte() !== END_OF_SML_MESSAGE) throw parseError('SML_Message lacks EndOfSmlMsg', reader.offset);
+  if (reader.peekByte() !== END_OF_SML_MESSAGE)
+    throw parseError('SML_Message lacks EndOfSmlMsg', reader.offset);
   reader.offset += 1;
   return message;
 }

@@ -34,13 +34,12 @@ export function parseError(message: string, offset: number): MeterDataError {
 }
 
 /**
- * Reads consecutive TL-encoded elements from `data[offset, end)`. `readTl` decodes one TL header
- * into `type` / `length` (element count for lists, payload size otherwise) and leaves `offset` at
- * the payload; the typed readers build on it.
+ * Reads consecutive TL-encoded elements from `data[offset, end)`. `readTl` decodes one TL header,
+ * returns its type, sets `length` (element count for lists, payload size otherwise) and leaves
+ * `offset` at the payload; the typed readers build on it.
  */
 export class TlReader {
-  /** Type and length of the TL header read last. */
-  type = 0;
+  /** Length of the TL header read last: element count of a list, payload bytes otherwise. */
   length = 0;
 
   constructor(
@@ -86,13 +85,14 @@ export class TlReader {
     }
     this.offset = start + tlBytes;
     if (type === TL_LIST) {
-      if (length > this.end - this.offset) throw parseError(`list of ${length} elements overruns the data`, start);
+      if (length > this.end - this.offset)
+        throw parseError(`list of ${length} elements overruns the data`, start);
     } else {
       length -= tlBytes;
       if (length < 0) throw parseError(`TL length ${length + tlBytes} shorter than the TL field`, start);
-      if (length > this.end - this.offset) throw parseError(`element of ${length} bytes overruns the data`, start);
+      if (length > this.end - this.offset)
+        throw parseError(`element of ${length} bytes overruns the data`, start);
     }
-    this.type = type;
     this.length = length;
     return type;
   }
@@ -100,7 +100,8 @@ export class TlReader {
   /** Reads a list header and checks its element count. */
   expectList(count: number, what: string): void {
     const start = this.offset;
-    if (this.readTl() !== TL_LIST || this.length !== count) throw parseError(`${what} is not a list of ${count}`, start);
+    if (this.readTl() !== TL_LIST || this.length !== count)
+      throw parseError(`${what} is not a list of ${count}`, start);
   }
 
   /** Reads an octet string; returns where its bytes start (`length` of them), or -1 when not set. */
@@ -112,15 +113,6 @@ export class TlReader {
     return this.length === 0 ? -1 : from;
   }
 
-  /** An octet string, or null for an optional element that is not set. */
-  readOctets(what: string): Buffer | null {
-    const start = this.offset;
-    if (this.readTl() !== TL_OCTET_STRING) throw parseError(`${what} is not an octet string`, start);
-    const from = this.offset;
-    this.offset += this.length;
-    return this.length === 0 ? null : this.data.subarray(from, this.offset);
-  }
-
   /** An integer that fits a number (unit, scaler, tags, times), or null when not set. */
   readSmallInteger(what: string): number | null {
     const start = this.offset;
@@ -128,7 +120,12 @@ export class TlReader {
     const kind = first >> 4;
     const size = (first & 0x0f) - 1;
     // One TL byte and 1..4 data bytes: the usual shape of units, scalers, tags and CRCs.
-    if ((kind === TL_SIGNED || kind === TL_UNSIGNED) && size >= 1 && size <= 4 && start + 1 + size <= this.end) {
+    if (
+      (kind === TL_SIGNED || kind === TL_UNSIGNED) &&
+      size >= 1 &&
+      size <= 4 &&
+      start + 1 + size <= this.end
+    ) {
       this.offset = start + 1 + size;
       let value = 0;
       for (let i = 1; i <= size; i++) value = value * 256 + this.data[start + i]!;
@@ -206,7 +203,8 @@ export function readInteger(data: Buffer, offset: number, size: number, signed: 
   }
   if (size <= 6) return signed ? data.readIntBE(offset, size) : data.readUIntBE(offset, size);
   const high = signed ? data.readIntBE(offset, size - 4) : data.readUIntBE(offset, size - 4);
-  if (high < SAFE_HIGH_WORD && high >= -SAFE_HIGH_WORD) return high * 2 ** 32 + data.readUInt32BE(offset + size - 4);
+  if (high < SAFE_HIGH_WORD && high >= -SAFE_HIGH_WORD)
+    return high * 2 ** 32 + data.readUInt32BE(offset + size - 4);
   let value = 0n;
   for (let i = 0; i < size; i++) value = (value << 8n) | BigInt(data[offset + i]!);
   if (signed) value = BigInt.asIntN(size * 8, value);

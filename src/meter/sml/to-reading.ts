@@ -60,12 +60,19 @@ export function smlFrameToReading(frame: SmlFrame, receivedAt: number): Reading 
       const key = electricityKey(code);
       if (key === undefined) continue;
       const raw = entry.value;
-      if (typeof raw === 'number' || typeof raw === 'bigint') values.set(key, canonicalValue(raw, entry.scaler, entry.unit));
+      if (typeof raw === 'number' || typeof raw === 'bigint')
+        values.set(key, canonicalValue(raw, entry.scaler, entry.unit));
     }
   }
   if (lists === 0) throw new MeterDataError('parse', 'SML: frame carries no GetList.Res');
   sources.serverId ??= listServerId ?? deviceId;
-  const reading: Reading = { receivedAt, protocol: 'SML', identity: identityOf(sources), values, mbus: NO_MBUS };
+  const reading: Reading = {
+    receivedAt,
+    protocol: 'SML',
+    identity: identityOf(sources),
+    values,
+    mbus: NO_MBUS,
+  };
   if (meterTime) reading.meterTime = formatSmlTime(meterTime);
   return reading;
 }
@@ -118,7 +125,11 @@ function conversionOf(code: number | undefined): UnitConversion | null {
  * dividing for negative exponents, so decimal readings stay exact (54301577 Wh x 10^-1 -> 5430.1577
  * kWh); this equals toCanonical(raw x 10^scaler, unit), which is the fallback for other factors.
  */
-export function canonicalValue(raw: number | bigint, scaler: number | undefined, unitCode: number | undefined): ObisValue {
+export function canonicalValue(
+  raw: number | bigint,
+  scaler: number | undefined,
+  unitCode: number | undefined,
+): ObisValue {
   const conversion = conversionOf(unitCode);
   if (conversion === null) return toCanonical(scaled(raw, scaler), dlmsUnit(unitCode));
   return { value: scaled(raw, (scaler ?? 0) + conversion.exponent), unit: conversion.unit };
@@ -142,7 +153,8 @@ function isWallClock(time: SmlTime | undefined): time is SmlTime {
 
 /** ISO 8601 with offset: timestamp in UTC, localTimestamp with its local and season offsets. */
 export function formatSmlTime(time: SmlTime): string {
-  const offsetMinutes = time.kind === 'localTimestamp' ? (time.localOffsetMinutes ?? 0) + (time.seasonOffsetMinutes ?? 0) : 0;
+  const offsetMinutes =
+    time.kind === 'localTimestamp' ? (time.localOffsetMinutes ?? 0) + (time.seasonOffsetMinutes ?? 0) : 0;
   const local = new Date((time.seconds + offsetMinutes * 60) * 1000).toISOString().slice(0, 19);
   if (offsetMinutes === 0) return `${local}Z`;
   const sign = offsetMinutes < 0 ? '-' : '+';

@@ -13,7 +13,11 @@ const START_BYTES = 8;
 const END_BYTES = 8;
 
 export function isTransportFrame(bytes: Buffer): boolean {
-  return bytes.length >= START_BYTES && bytes.readUInt32BE(0) === ESCAPE_WORD && bytes.readUInt32BE(4) === 0x01010101;
+  return (
+    bytes.length >= START_BYTES &&
+    bytes.readUInt32BE(0) === ESCAPE_WORD &&
+    bytes.readUInt32BE(4) === 0x01010101
+  );
 }
 
 /** Where the messages of a transport frame lie: `data[start, end)`. */
@@ -38,7 +42,11 @@ export function transportPayload(frame: Buffer, algorithm: SmlCrcAlgorithm = 'x2
   }
   const { computed, stored } = frameChecksum(frame, algorithm);
   if (computed !== stored) {
-    throw new MeterDataError('crc', `SML: frame CRC mismatch (${algorithm})`, { algorithm, computed, stored });
+    throw new MeterDataError('crc', `SML: frame CRC mismatch (${algorithm})`, {
+      algorithm,
+      computed,
+      stored,
+    });
   }
   const padding = frame[endEscape + 5]!;
   const escaped = nextDoubledEscape(frame, START_BYTES, endEscape) >= 0;
@@ -62,7 +70,11 @@ function unescape(frame: Buffer, from: number, to: number): Buffer {
   const out = Buffer.allocUnsafe(to - from);
   let read = from;
   let written = 0;
-  for (let escape = nextDoubledEscape(frame, from, to); escape >= 0; escape = nextDoubledEscape(frame, read, to)) {
+  for (
+    let escape = nextDoubledEscape(frame, from, to);
+    escape >= 0;
+    escape = nextDoubledEscape(frame, read, to)
+  ) {
     written += frame.copy(out, written, read, escape + 4);
     read = escape + 8;
   }
@@ -74,7 +86,8 @@ function unescape(frame: Buffer, from: number, to: number): Buffer {
 function nextDoubledEscape(data: Buffer, from: number, to: number): number {
   for (let block = from; block + 8 <= to; block += 4) {
     if (data[block] !== 0x1b) continue;
-    if (data.readUInt32BE(block) === ESCAPE_WORD && data.readUInt32BE(block + 4) === ESCAPE_WORD) return block;
+    if (data.readUInt32BE(block) === ESCAPE_WORD && data.readUInt32BE(block + 4) === ESCAPE_WORD)
+      return block;
   }
   return -1;
 }

@@ -53,7 +53,8 @@ function launch(
       '--state-dir',
       stateDir,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env },
+    // own process group: cleanup can kill the launcher and any app it left behind together
+    { stdio: ['ignore', 'pipe', 'pipe'], env, detached: true },
   );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -66,7 +67,7 @@ function launch(
 }
 
 async function waitFor(check: () => boolean, what: string, launched: Launched): Promise<void> {
-  for (let attempt = 0; attempt < 1500; attempt++) {
+  for (let attempt = 0; attempt < 3000; attempt++) {
     if (check()) return;
     await sleep(20);
   }
@@ -75,6 +76,15 @@ async function waitFor(check: () => boolean, what: string, launched: Launched): 
 
 function addRelease(root: string, id: string, version: string, behaviour: AppBehaviour): void {
   writeFakeApp(join(root, 'releases', id), version, behaviour);
+}
+
+/** Kills the launcher's whole process group (test cleanup; an app left running would hold the pipes). */
+function killAll(launched: Launched | undefined): void {
+  try {
+    if (launched?.process.pid) process.kill(-launched.process.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
 }
 
 async function stop(launched: Launched): Promise<number | null> {
@@ -107,7 +117,7 @@ for (const behaviour of ['crashes', 'hangs'] as const) {
       assert.equal(await stop(launched), 0);
       assert.ok(existsSync(join(stateDir, 'stopped-1.0.0')), 'SIGTERM reached the app');
     } finally {
-      launched.process.kill('SIGKILL');
+      killAll(launched);
       rmSync(work, { recursive: true, force: true });
     }
   });
@@ -134,7 +144,7 @@ test('a release that reports READY is confirmed and later crashes are not rolled
     assert.equal(existsSync(join(stateDir, 'ran-1.0.0')), false);
     assert.equal(await stop(launched), 0);
   } finally {
-    launched.process.kill('SIGKILL');
+    killAll(launched);
   }
   // the confirmed release now fails at start: the launcher exits with its code for systemd to retry
   writeFakeApp(join(root, 'releases', '2.0.0-good'), '2.0.0', 'crashes');
@@ -188,7 +198,7 @@ test('end to end: an uploaded bundle whose app fails at start is rolled back by 
     assert.equal(readFileSync(join(root, 'failed'), 'utf8').trim(), newRelease.slice('releases/'.length));
     assert.equal(await stop(running), 0);
   } finally {
-    launched?.process.kill('SIGKILL');
+    killAll(launched);
     await http.close();
     rmSync(work, { recursive: true, force: true });
   }
@@ -233,7 +243,7 @@ test('after an update the app exits with 0: without systemd the launcher starts 
     assert.equal(launched.process.exitCode, null, 'the launcher is still running');
     assert.equal(await stop(launched), 0);
   } finally {
-    launched.process.kill('SIGKILL');
+    killAll(launched);
     await http.close();
     rmSync(work, { recursive: true, force: true });
   }
@@ -251,7 +261,7 @@ test('under systemd (NOTIFY_SOCKET set) a clean exit of the app ends the launche
     assert.equal(await launched.exited, 0);
     assert.doesNotMatch(launched.output(), /starting current again/);
   } finally {
-    launched.process.kill('SIGKILL');
+    killAll(launched);
     rmSync(work, { recursive: true, force: true });
   }
 });

@@ -49,7 +49,8 @@ function checkFrameValues(reading: Reading, frame: ExpectedFrame, where: string)
       if (key !== undefined && typeof entry.raw_value === 'number' && entry.value !== undefined) {
         expected.set(key, toCanonical(Number(entry.value), entry.unit ?? ''));
       }
-      if (MANUFACTURER_OBIS.has(entry.obis) && typeof entry.raw_value === 'object') manufacturer = entry.raw_value.ascii;
+      if (MANUFACTURER_OBIS.has(entry.obis) && typeof entry.raw_value === 'object')
+        manufacturer = entry.raw_value.ascii;
     }
   }
   assert.deepEqual(Object.fromEntries(reading.values), Object.fromEntries(expected), `${where}: values`);
@@ -73,7 +74,8 @@ function checkSnapshotCase({ name, bytes, expected }: CorpusCase): void {
   okFrames.forEach((frame, index) => checkFrameValues(readings[index]!, frame, `${name} ok frame ${index}`));
   for (const [obis, value] of Object.entries(expected.key_values_first_ok_frame ?? {})) {
     const key = ELECTRICITY_OBIS.exec(obis)?.[1];
-    if (key !== undefined) assert.deepEqual(readings[0]?.values.get(key), toCanonical(Number(value.value), value.unit));
+    if (key !== undefined)
+      assert.deepEqual(readings[0]?.values.get(key), toCanonical(Number(value.value), value.unit));
   }
 }
 
@@ -114,13 +116,19 @@ function checkBehaviourCase({ name, bytes, expected }: CorpusCase): void {
   assert.equal(stats.crcErrors, rejected, `${name}: frames rejected by CRC`);
   assert.equal(results.length, stats.framesOk + rejected, `${name}: one result per frame`);
   const behaviour = expected.expected_behaviour ?? '';
-  if (behaviour.includes('keeps all bytes buffered')) assert.equal(bufferedAtEnd, bytes.length, `${name}: buffered`);
-  if (behaviour.includes('holds exactly 1b1b1b1b01010101')) assert.equal(bufferedAtEnd, 8, `${name}: buffered`);
+  if (behaviour.includes('keeps all bytes buffered'))
+    assert.equal(bufferedAtEnd, bytes.length, `${name}: buffered`);
+  if (behaviour.includes('holds exactly 1b1b1b1b01010101'))
+    assert.equal(bufferedAtEnd, 8, `${name}: buffered`);
   for (const [obis, stated] of Object.entries(expected.expected ?? {})) {
     const value = stated.values[0]!;
     const key = ELECTRICITY_OBIS.exec(obis)?.[1];
     if (key !== undefined) {
-      assert.deepEqual(readings[0]?.values.get(key), toCanonical(Number(value.value), value.unit), `${name}: ${obis}`);
+      assert.deepEqual(
+        readings[0]?.values.get(key),
+        toCanonical(Number(value.value), value.unit),
+        `${name}: ${obis}`,
+      );
     } else if (MANUFACTURER_OBIS.has(obis)) {
       assert.equal(readings[0]?.identity.prefix, value.value, `${name}: ${obis}`);
     }

@@ -26,7 +26,9 @@ function frameWith(text: Buffer, energy = 1234): Buffer {
 /** What a result says, comparable across chunkings. */
 function summary(results: DecodeResult[]): string[] {
   return results.map((result) =>
-    result.ok ? `ok ${JSON.stringify([...result.reading.values])}` : `${result.error.kind} ${result.frame?.length ?? 0}`,
+    result.ok
+      ? `ok ${JSON.stringify([...result.reading.values])}`
+      : `${result.error.kind} ${result.frame?.length ?? 0}`,
   );
 }
 
@@ -44,14 +46,21 @@ function decodeInChunks(bytes: Buffer, sizes: number[]): DecodeResult[] {
 
 test('chunked input: the same results at every split point and byte by byte', (t) => {
   if (!requireCorpus(t)) return;
-  for (const name of ['edge/smartmeter-obis_stream_garbage_4frames.bin', 'libsml-testing/EMH_eHZ-HW8E2A5L0EK2P.bin']) {
+  for (const name of [
+    'edge/smartmeter-obis_stream_garbage_4frames.bin',
+    'libsml-testing/EMH_eHZ-HW8E2A5L0EK2P.bin',
+  ]) {
     const bytes = corpusFile(name);
     const whole = summary(parseSmlCapture(bytes, { receivedAt: 0 }));
     assert.ok(whole.filter((line) => line.startsWith('ok')).length >= 3, `${name}: frames decoded`);
     for (let split = 1; split < bytes.length; split++) {
       assert.deepEqual(summary(decodeInChunks(bytes, [split])), whole, `${name}: split at ${split}`);
     }
-    assert.deepEqual(summary(decodeInChunks(bytes, Array<number>(bytes.length).fill(1))), whole, `${name}: bytewise`);
+    assert.deepEqual(
+      summary(decodeInChunks(bytes, Array<number>(bytes.length).fill(1))),
+      whole,
+      `${name}: bytewise`,
+    );
     t.diagnostic(`${name}: ${bytes.length - 1} split points`);
   }
 });
@@ -59,7 +68,10 @@ test('chunked input: the same results at every split point and byte by byte', (t
 test('chunkings of the smartmeter-obis stream tests: 3 frames ok, 1 CRC error', (t) => {
   if (!requireCorpus(t)) return;
   const bytes = corpusFile('edge/smartmeter-obis_stream_garbage_4frames.bin');
-  for (const sizes of [[668, 332, 332, 4], [667, 332, 334, 3]]) {
+  for (const sizes of [
+    [668, 332, 332, 4],
+    [667, 332, 334, 3],
+  ]) {
     const results = decodeInChunks(bytes, sizes);
     assert.deepEqual(
       results.map((result) => (result.ok ? 'ok' : result.error.kind)),
@@ -69,7 +81,11 @@ test('chunkings of the smartmeter-obis stream tests: 3 frames ok, 1 CRC error', 
 });
 
 test('garbage between frames is skipped and counted as discarded runs', () => {
-  const frames = [frameWith(Buffer.from('A')), frameWith(Buffer.from('B'), 99), frameWith(Buffer.from('C'), 7)];
+  const frames = [
+    frameWith(Buffer.from('A')),
+    frameWith(Buffer.from('B'), 99),
+    frameWith(Buffer.from('C'), 7),
+  ];
   const garbage = [
     Buffer.from('hello'),
     Buffer.from('1b1b1b1b1a00ffff1b1b1b', 'hex'),
@@ -83,7 +99,10 @@ test('garbage between frames is skipped and counted as discarded runs', () => {
     [0.1234, 0.0099, 0.0007],
   );
   assert.equal(decoder.stats.discardedRuns, 3);
-  assert.equal(decoder.stats.discardedBytes, garbage.reduce((sum, run) => sum + run.length, 0));
+  assert.equal(
+    decoder.stats.discardedBytes,
+    garbage.reduce((sum, run) => sum + run.length, 0),
+  );
 });
 
 test('escaped 1b1b1b1b inside the data is unescaped; a misaligned run of 1b is plain data', () => {
@@ -116,7 +135,11 @@ test('a start escape inside a frame drops the partial frame and starts over', ()
 
 test('an aligned escape with an unknown payload rejects the frame as a parse error', () => {
   const good = frameWith(Buffer.from('X'));
-  const broken = Buffer.concat([good.subarray(0, 16), Buffer.from('1b1b1b1b02020202', 'hex'), good.subarray(16)]);
+  const broken = Buffer.concat([
+    good.subarray(0, 16),
+    Buffer.from('1b1b1b1b02020202', 'hex'),
+    good.subarray(16),
+  ]);
   const results = parseSmlCapture(Buffer.concat([broken, good]));
   assert.deepEqual(
     results.map((result) => (result.ok ? 'ok' : result.error.kind)),

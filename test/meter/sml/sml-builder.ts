@@ -13,7 +13,9 @@ export type Tl =
   | { list: Tl[] }
   | null;
 
-export const octets = (value: Buffer | string): Tl => ({ octets: Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1') });
+export const octets = (value: Buffer | string): Tl => ({
+  octets: Buffer.isBuffer(value) ? value : Buffer.from(value, 'latin1'),
+});
 export const u = (value: number | bigint, size: number): Tl => ({ unsigned: value, size });
 export const i = (value: number | bigint, size: number): Tl => ({ signed: value, size });
 export const list = (...items: Tl[]): Tl => ({ list: items });
@@ -49,8 +51,10 @@ export function encode(element: Tl): Buffer {
   if (element === null) return Buffer.from([0x01]);
   if ('octets' in element) return Buffer.concat([tlHeader(0, element.octets.length, true), element.octets]);
   if ('bool' in element) return Buffer.from([0x42, element.bool ? 1 : 0]);
-  if ('unsigned' in element) return Buffer.concat([tlHeader(6, element.size, true), integerBytes(element.unsigned, element.size)]);
-  if ('signed' in element) return Buffer.concat([tlHeader(5, element.size, true), integerBytes(element.signed, element.size)]);
+  if ('unsigned' in element)
+    return Buffer.concat([tlHeader(6, element.size, true), integerBytes(element.unsigned, element.size)]);
+  if ('signed' in element)
+    return Buffer.concat([tlHeader(5, element.size, true), integerBytes(element.signed, element.size)]);
   return Buffer.concat([tlHeader(7, element.list.length, false), ...element.list.map(encode)]);
 }
 
@@ -107,7 +111,11 @@ export function transportFrame(messages: Buffer): Buffer {
     if (word.readUInt32BE(0) === 0x1b1b1b1b) escaped.push(word);
     escaped.push(word);
   }
-  const body = Buffer.concat([Buffer.from('1b1b1b1b01010101', 'hex'), ...escaped, Buffer.from([0x1b, 0x1b, 0x1b, 0x1b, 0x1a, padding])]);
+  const body = Buffer.concat([
+    Buffer.from('1b1b1b1b01010101', 'hex'),
+    ...escaped,
+    Buffer.from([0x1b, 0x1b, 0x1b, 0x1b, 0x1a, padding]),
+  ]);
   const checksum = crc16X25(body);
   return Buffer.concat([body, Buffer.from([checksum & 0xff, checksum >> 8])]);
 }

@@ -45,7 +45,9 @@ export function corpusCases(): CorpusCase[] {
   if (!existsSync(smlCorpusDir)) return [];
   const cases: CorpusCase[] = [];
   const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       const expectedPath = path.replace(/\.bin$/, '.expected.json');

@@ -5,12 +5,14 @@ import { crc16Kermit, crc16X25, frameChecksum } from '../../../src/meter/sml/crc
 import { TlReader } from '../../../src/meter/sml/tl.js';
 import { encode, i, list, octets, u } from './sml-builder.js';
 
-const read = (hex: string): unknown => new TlReader(Buffer.from(hex.replaceAll(' ', ''), 'hex')).readElement();
+const read = (hex: string): unknown =>
+  new TlReader(Buffer.from(hex.replaceAll(' ', ''), 'hex')).readElement();
 
 function assertParseError(hex: string, pattern: RegExp): void {
   assert.throws(
     () => read(hex),
-    (error: unknown) => error instanceof MeterDataError && error.kind === 'parse' && pattern.test(error.message),
+    (error: unknown) =>
+      error instanceof MeterDataError && error.kind === 'parse' && pattern.test(error.message),
   );
 }
 
@@ -75,7 +77,10 @@ test('multi-byte TL: octet string length includes its TL bytes, list length coun
   const long = Buffer.alloc(48, 0xab);
   assert.deepEqual(read(`83 02 ${long.toString('hex')}`), long);
   const items = Array.from({ length: 17 }, (_, k) => k);
-  assert.deepEqual(read(`f1 01 ${items.map((k) => `62 ${k.toString(16).padStart(2, '0')}`).join('')}`), items);
+  assert.deepEqual(
+    read(`f1 01 ${items.map((k) => `62 ${k.toString(16).padStart(2, '0')}`).join('')}`),
+    items,
+  );
   const big = Buffer.alloc(300, 0x11);
   assert.deepEqual(new TlReader(encode(octets(big))).readElement(), big);
   assert.equal(encode(octets(big)).subarray(0, 3).toString('hex'), '81820f');
