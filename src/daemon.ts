@@ -11,7 +11,7 @@ import { MdnsAnnouncer } from './device/mdns.js';
 import { markReady } from './device/update/ready-file.js';
 import { registerUpdateRoutes } from './device/update/routes.js';
 import { createWifiBackend } from './device/wifi/backend.js';
-import { registerWifiRoutes } from './device/wifi/routes.js';
+import { assertPowerSaveAllowed, registerWifiRoutes } from './device/wifi/routes.js';
 import { createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
@@ -135,7 +135,13 @@ function buildServices(context: AppContext): Service[] {
   const log = (name: string) => componentLogger(context.logger, name);
   const router = new Router();
   const wifi = createWifiBackend(context);
-  registerCoreRoutes(router, context, { wifiInfo: () => wifi.wifiInfo() });
+  registerCoreRoutes(router, context, {
+    wifiInfo: () => wifi.wifiInfo(),
+    settingsGuard: async (changes) => {
+      if (changes.has('system.power_save'))
+        await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));
+    },
+  });
   registerWifiRoutes(router, context, wifi);
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);

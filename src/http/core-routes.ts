@@ -4,7 +4,7 @@ import { registerMeterSettingsRoutes } from './meter-settings.js';
 import { registerOpenApiRoute } from './openapi.js';
 import { registerReportRoutes, type ReportCache } from './report.js';
 import type { Router } from './router.js';
-import { registerSettingsRoutes } from './settings.js';
+import { registerSettingsRoutes, type SettingsGuard } from './settings.js';
 import { registerSystemRoutes } from './system.js';
 import { registerVariablesRoutes } from './variables.js';
 import { hostNetworkInfo, type WifiInfoSource } from './wifi-info.js';
@@ -13,6 +13,8 @@ export interface CoreRouteDeps {
   /** Wi-Fi link facts for /api/v1/system and the wifi.* variables; default: host interfaces, no ssid. */
   wifiInfo?: WifiInfoSource;
   live?: LiveHubOptions;
+  /** Device checks before a settings write is applied (Wi-Fi power saving vs. Ethernet). */
+  settingsGuard?: SettingsGuard;
 }
 
 export interface CoreRoutes {
@@ -30,7 +32,7 @@ export function registerCoreRoutes(router: Router, ctx: AppContext, deps: CoreRo
   registerSystemRoutes(router, ctx, wifiInfo);
   const report = registerReportRoutes(router, ctx);
   const live = registerLiveRoutes(router, ctx, deps.live);
-  registerSettingsRoutes(router, ctx);
+  registerSettingsRoutes(router, ctx, deps.settingsGuard);
   registerVariablesRoutes(router, ctx, wifiInfo);
   registerMeterSettingsRoutes(router, ctx);
   registerOpenApiRoute(router, ctx);

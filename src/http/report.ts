@@ -4,7 +4,7 @@ import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import { buildReport } from '../reading/report.js';
 import { REPORT_SCHEMA } from './api-schemas.js';
-import { jsonHeaders, sendJsonBytes } from './respond.js';
+import { jsonHeaders, sendJsonText } from './respond.js';
 import type { Router } from './router.js';
 
 interface Serialised {
@@ -13,11 +13,12 @@ interface Serialised {
   config: AppConfig;
   second: number;
   body: Buffer;
+  text: string;
   headers: string[];
 }
 
 /**
- * The report bytes of GET /api/v1/report, serialised once and shared by every request until
+ * The report text of GET /api/v1/report, serialised once and shared by every request until
  * something in them changes: a new reading (or the latest going stale), the meter state, the
  * configuration (conv_factor, license), or the wall-clock second (system.date_time and
  * time_since_boot have one-second resolution). The store replaces its `latest` and `meter`
@@ -31,7 +32,8 @@ export class ReportCache {
 
   constructor(private readonly ctx: AppContext) {}
 
-  get(): { body: Buffer; headers: string[] } {
+  /** The report as bytes (cloud push) and as text (HTTP: sent in one write with the headers). */
+  get(): { body: Buffer; text: string; headers: string[] } {
     const { store } = this.ctx;
     const now = this.ctx.now();
     const second = Math.floor(now / 1000);
@@ -48,21 +50,20 @@ export class ReportCache {
     ) {
       return cached;
     }
-    const body = Buffer.from(
-      JSON.stringify(
-        buildReport({
-          reading,
-          reportId: store.reportId,
-          interval: store.interval,
-          meter,
-          system: this.ctx.system,
-          convFactor: config.meter.conv_factor,
-          now,
-        }),
-      ),
+    const text = JSON.stringify(
+      buildReport({
+        reading,
+        reportId: store.reportId,
+        interval: store.interval,
+        meter,
+        system: this.ctx.system,
+        convFactor: config.meter.conv_factor,
+        now,
+      }),
     );
+    const body = Buffer.from(text);
     this.builds += 1;
-    this.current = { reading, meter, config, second, body, headers: jsonHeaders(body.length) };
+    this.current = { reading, meter, config, second, body, text, headers: jsonHeaders(body.length) };
     return this.current;
   }
 }
@@ -74,8 +75,8 @@ export function registerReportRoutes(router: Router, ctx: AppContext): ReportCac
     'GET',
     '/api/v1/report',
     (_request, response) => {
-      const { body, headers } = cache.get();
-      sendJsonBytes(response, 200, body, headers);
+      const { text, headers } = cache.get();
+      sendJsonText(response, 200, text, headers);
     },
     {
       license: 'PLUS',

@@ -20,19 +20,22 @@ export function jsonHeaders(length: number): string[] {
   return ['Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(length), ...COMMON_HEADERS];
 }
 
-/** Sends already serialised JSON bytes (the report cache hands out the same Buffer many times). */
-export function sendJsonBytes(
+/**
+ * Sends serialised JSON. A string body goes out in one write together with the header block
+ * (Node's OutgoingMessage joins them); a Buffer costs a second iovec.
+ */
+export function sendJsonText(
   response: ServerResponse,
   status: number,
-  body: Buffer,
+  body: string,
   headers?: string[],
 ): void {
-  response.writeHead(status, headers ?? jsonHeaders(body.length));
+  response.writeHead(status, headers ?? jsonHeaders(Buffer.byteLength(body)));
   response.end(body);
 }
 
 export function sendJson(response: ServerResponse, status: number, value: unknown): void {
-  sendJsonBytes(response, status, Buffer.from(JSON.stringify(value)));
+  sendJsonText(response, status, JSON.stringify(value));
 }
 
 /** 204 No Content (spec: reboot, restore, DELETE of a configuration). */
@@ -43,9 +46,8 @@ export function sendNoContent(response: ServerResponse): void {
 
 /** The error body of DESIGN §4 with the error's status and extra headers (Allow, WWW-Authenticate ...). */
 export function sendError(response: ServerResponse, error: HttpError): void {
-  const body = Buffer.from(JSON.stringify(error.body()));
   for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
-  sendJsonBytes(response, error.status, body);
+  sendJson(response, error.status, error.body());
 }
 
 const REASONS: Record<number, string> = {

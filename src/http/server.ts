@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { once, setMaxListeners } from 'node:events';
+import { setMaxListeners } from 'node:events';
 import type { AppContext } from '../context.js';
 import type { Service } from '../service.js';
 import { Authenticator } from './auth.js';
@@ -95,11 +95,18 @@ export function createHttpService(
     address: () => listening,
     async start(): Promise<void> {
       const { host, port } = ctx.config.config.http;
-      server.listen(port, host);
-      await Promise.race([
-        once(server, 'listening'),
-        once(server, 'error').then(([error]) => Promise.reject(error as Error)),
-      ]);
+      await new Promise<void>((resolve, reject) => {
+        const onError = (error: Error): void => {
+          server.off('listening', onListening);
+          reject(error);
+        };
+        const onListening = (): void => {
+          server.off('error', onError);
+          resolve();
+        };
+        server.once('error', onError).once('listening', onListening).listen(port, host);
+      });
+      server.on('error', (error) => ctx.logger.error(`http: server error: ${error.message}`));
       const address = server.address() as AddressInfo;
       listening = { host: address.address, port: address.port };
       ctx.services.set('http', { state: 'running', host: listening.host, port: listening.port });
@@ -118,4 +125,5 @@ export function createHttpService(
     },
   };
 }
+
 export { registerCoreRoutes, type CoreRouteDeps, type CoreRoutes } from './core-routes.js';

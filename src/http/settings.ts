@@ -15,12 +15,20 @@ import { applyWrites, leafWrites, sectionOf, sectionView, type WriteMode } from 
  */
 export const SETTINGS_SECTION = sectionOf('', ['system', 'services']);
 
-export function registerSettingsRoutes(router: Router, ctx: AppContext): void {
-  const write = (mode: WriteMode) => (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
-    const { changes, issues } = leafWrites(SETTINGS_SECTION, request.body, mode);
-    applyWrites(ctx.config, changes, issues);
-    sendJson(response, 200, sectionView(SETTINGS_SECTION, ctx.config.config));
-  };
+/**
+ * Checks a settings write against the state of the device before it is applied (system.power_save
+ * is refused while an Ethernet link is up); throws an HttpError to refuse.
+ */
+export type SettingsGuard = (changes: ReadonlyMap<string, unknown>) => Promise<void>;
+
+export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: SettingsGuard): void {
+  const write =
+    (mode: WriteMode) => async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
+      const { changes, issues } = leafWrites(SETTINGS_SECTION, request.body, mode);
+      if (guard && issues.length === 0) await guard(changes);
+      applyWrites(ctx.config, changes, issues);
+      sendJson(response, 200, sectionView(SETTINGS_SECTION, ctx.config.config));
+    };
   const view = sectionSchema(SETTINGS_SECTION, 'view');
   const request = sectionSchema(SETTINGS_SECTION, 'write');
   const responses = {

@@ -106,7 +106,13 @@ export async function startHttpContext(options: HttpContextOptions = {}): Promis
   const router = new Router();
   options.routes?.(router, ctx);
   const service = createHttpService(ctx, router, options.server);
-  await service.start();
+  try {
+    await service.start();
+  } catch (error) {
+    ctx.store.close();
+    rmSync(stateDir, { recursive: true, force: true });
+    throw error;
+  }
   const port = service.address()!.port;
   return {
     ctx,

@@ -236,3 +236,15 @@ test('1,000 concurrent connections are all answered with the same report', () =>
     assert.equal(new Set(replies.map((reply) => reply.body)).size, 1);
     assert.ok(JSON.parse(replies[0]!.body).report.energy);
   }));
+
+test('start rejects when the port is taken (the daemon then exits 1)', async () => {
+  const first = await startHttpContext();
+  try {
+    await assert.rejects(
+      startHttpContext({ env: { METER_GATEWAY_HTTP_PORT: String(first.port) } }),
+      /EADDRINUSE/,
+    );
+  } finally {
+    await first.close();
+  }
+});
