@@ -12,11 +12,18 @@ const INFO_REFRESH_MS = 30_000;
  */
 export function createWifiService(ctx: AppContext, backend: WifiBackend): Service {
   let refreshTimer: NodeJS.Timeout | undefined;
+  let refreshing: Promise<void> | undefined;
   const refreshInfo = () => {
-    backend.wifiInfo().then(
-      (info) => ctx.services.set('wifi', { state: 'running', info }),
-      (error: Error) => ctx.services.set('wifi', { state: 'error', error: error.message }),
-    );
+    if (refreshing) return;
+    refreshing = backend
+      .wifiInfo()
+      .then(
+        (info) => ctx.services.set('wifi', { state: 'running', info }),
+        (error: Error) => ctx.services.set('wifi', { state: 'error', error: error.message }),
+      )
+      .finally(() => {
+        refreshing = undefined;
+      });
   };
   const onChange = (paths: readonly string[]) => {
     if (!paths.includes('system.power_save')) return;
@@ -42,6 +49,8 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Servic
     async stop() {
       if (refreshTimer) clearInterval(refreshTimer);
       ctx.config.off('change', onChange);
+      // Nothing of this service may touch nmcli after stop: wait for a refresh in flight.
+      await refreshing;
       await backend.settle();
     },
   };
