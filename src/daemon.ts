@@ -12,7 +12,7 @@ import { markReady } from './device/update/ready-file.js';
 import { registerUpdateRoutes } from './device/update/routes.js';
 import { createWifiBackend } from './device/wifi/backend.js';
 import { assertPowerSaveAllowed, registerWifiRoutes } from './device/wifi/routes.js';
-import { createWifiService } from './device/wifi/service.js';
+import { cachedWifiInfo, createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
@@ -136,7 +136,7 @@ function buildServices(context: AppContext): Service[] {
   const router = new Router();
   const wifi = createWifiBackend(context);
   registerCoreRoutes(router, context, {
-    wifiInfo: () => wifi.wifiInfo(),
+    wifiInfo: () => cachedWifiInfo(context, wifi),
     settingsGuard: async (changes) => {
       if (changes.has('system.power_save'))
         await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Service } from '../../service.js';
-import type { WifiBackend } from './backend.js';
+import type { WifiBackend, WifiInfo } from './backend.js';
 
 /** How often the link facts (ssid, ip, rssi ...) for the MQTT template's wifi.* variables are refreshed. */
 const INFO_REFRESH_MS = 30_000;
@@ -54,4 +54,14 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Servic
       await backend.settle();
     },
   };
+}
+
+/**
+ * The link facts for /api/v1/system and /api/v1/variables: the ones the Wi-Fi service refreshed
+ * last (at most INFO_REFRESH_MS old), so a client polling the API does not spawn nmcli per request;
+ * asks the backend only before the first refresh finished.
+ */
+export function cachedWifiInfo(ctx: AppContext, backend: WifiBackend): WifiInfo | Promise<WifiInfo> {
+  const status = ctx.services.get('wifi');
+  return status?.state === 'running' && status.info ? (status.info as WifiInfo) : backend.wifiInfo();
 }

@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { cachedWifiInfo, createWifiService } from '../../../src/device/wifi/service.js';
 import assert from 'node:assert/strict';
 import { hexOf, terse } from './fake-nmcli.js';
 import { DEVICES, SCAN_FIELDS, scanLine, startRig, stopRig } from './wifi-rig.js';
@@ -124,6 +125,35 @@ test('wifiInfo reports the connected access point and address from nmcli', async
     const wifiList = rig.nmcli.calls().find((args) => args.includes('list'))!;
     assert.deepEqual(wifiList.slice(-4), ['--rescan', 'no', 'ifname', 'wlan0']);
   } finally {
+    await stopRig(rig);
+  }
+});
+
+test('the API reads the link facts the Wi-Fi service refreshed, without running nmcli per request', async () => {
+  const rig = await startRig();
+  const service = createWifiService(rig.http.ctx, rig.backend);
+  try {
+    rig.nmcli.answer([
+      { args: DEVICES, stdout: 'wlan0:wifi:connected:home\n' },
+      {
+        prefix: ['-t', '-f', 'ACTIVE,BSSID,SSID-HEX,SSID,CHAN,SIGNAL'],
+        stdout: `${terse('yes', 'aa:bb:cc:00:00:02', hexOf('home'), 'home', '6', '75')}\n`,
+      },
+      { prefix: ['-t', '-f', 'IP4.ADDRESS'], stdout: 'IP4.ADDRESS[1]:192.168.1.44/24\n' },
+    ]);
+    await service.start();
+    for (let i = 0; i < 200 && rig.http.ctx.services.get('wifi')?.state !== 'running'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    rig.nmcli.clearCalls();
+    for (let i = 0; i < 3; i++) {
+      const info = await cachedWifiInfo(rig.http.ctx, rig.backend);
+      assert.equal(info.ssid, 'home');
+      assert.equal(info.ip, '192.168.1.44');
+    }
+    assert.deepEqual(rig.nmcli.calls(), [], 'served from the refreshed facts');
+  } finally {
+    await service.stop();
     await stopRig(rig);
   }
 });
