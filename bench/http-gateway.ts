@@ -62,7 +62,6 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     logger,
     system: {
       id: 'A1B2C3D4E5F6',
-      name: config.config.system.name,
       model: config.config.device.model,
       firmware: VERSION,
       bootId: randomUUID(),

@@ -65,7 +65,6 @@ const ctx: AppContext = {
   logger: createLogger('warn'),
   system: {
     id: 'B827EB12A4F0',
-    name: 'bench',
     model: 'bench',
     firmware: '0.1.0',
     bootId: randomUUID(),

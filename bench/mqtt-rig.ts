@@ -88,7 +88,6 @@ export class GatewayRig {
       logger,
       system: {
         id: BENCH_SYSTEM_ID,
-        name: 'bench',
         model: 'bench',
         firmware: '0',
         bootId: 'bench',

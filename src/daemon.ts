@@ -73,7 +73,6 @@ export class Daemon {
       logger,
       system: {
         id: readSystemId(),
-        name: config.config.system.name,
         model: config.config.device.model,
         firmware: VERSION,
         bootId: randomUUID(),
@@ -83,9 +82,6 @@ export class Daemon {
       now: Date.now,
       requestRestart: (reason) => requestRestart(reason),
     };
-    config.on('change', (paths) => {
-      if (paths.includes('system.name')) context.system.name = config.config.system.name;
-    });
     return new Daemon(context, buildServices(context), restartRequested);
   }
 

@@ -18,7 +18,8 @@ export async function templateVariableStrings(
   const variables = buildTemplateVariables({
     reading: ctx.store.latest,
     meter: ctx.store.meter,
-    system: { ...ctx.system, name: config.system.name },
+    system: ctx.system,
+    systemName: config.system.name,
     convFactor: config.meter.conv_factor,
     wifi: await wifiInfo(),
     now: ctx.now(),

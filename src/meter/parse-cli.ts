@@ -42,7 +42,6 @@ export function runParseCli(args: string[], usageError: (message: string) => nev
   const store = new ReadingStore({ staleAfterMs: Number.MAX_SAFE_INTEGER, meterInterface: 'FILE' });
   const system = {
     id: readSystemId(),
-    name: 'meter-gateway',
     model: 'meter-gateway',
     firmware: VERSION,
     bootId: '00000000-0000-0000-0000-000000000000',

@@ -182,7 +182,8 @@ export function createMqttService(ctx: AppContext): MqttService {
     const variables = buildTemplateVariables({
       reading,
       meter: ctx.store.meter,
-      system: { ...ctx.system, name: config.system.name },
+      system: ctx.system,
+      systemName: config.system.name,
       convFactor: config.meter.conv_factor,
       wifi: (ctx.services.get('wifi')?.info as Record<string, string | number> | undefined) ?? {},
       now: ctx.now(),

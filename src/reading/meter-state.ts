@@ -24,8 +24,6 @@ export interface MeterState {
 export interface SystemFacts {
   /** 12 upper-case hex digits, stable across restarts (derived from the machine id). */
   id: string;
-  /** system.name setting. */
-  name: string;
   model: string;
   firmware: string;
   /** Random id of this daemon run (uuid). */

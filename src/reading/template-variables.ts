@@ -10,6 +10,8 @@ export interface TemplateInput {
   reading: Reading | undefined;
   meter: MeterState;
   system: SystemFacts;
+  /** system.name setting. */
+  systemName: string;
   convFactor: number | undefined;
   /** Wi-Fi facts from the Wi-Fi backend (ssid, ip, rssi, ...), exposed as wifi.<key>. */
   wifi: Readonly<Record<string, string | number>>;
@@ -63,7 +65,7 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
   vars.set('meter.logical_name', meter.identity.logicalName ?? null);
 
   vars.set('sys.id', system.id);
-  vars.set('sys.name', system.name);
+  vars.set('sys.name', input.systemName);
   vars.set('sys.model', system.model);
   vars.set('sys.firmware', system.firmware);
   vars.set('sys.boot_id', system.bootId);

@@ -23,7 +23,6 @@ if (mode === 'announce') {
     logger: winston.createLogger({ silent: true }),
     system: {
       id: 'A1B2C3D4E5F6',
-      name: 'gw',
       model: 'meter-gateway',
       firmware: '0.1.0',
       bootId: 'x',

@@ -93,7 +93,6 @@ export async function startHttpContext(options: HttpContextOptions = {}): Promis
     logger: capturingLogger(logLines),
     system: {
       id: 'A1B2C3D4E5F6',
-      name: config.config.system.name,
       model: config.config.device.model,
       firmware: '0.1.0-test',
       bootId: '00000000-0000-4000-8000-000000000000',

@@ -104,7 +104,7 @@ function source(overrides: Partial<ValueSource> = {}): ValueSource {
   return {
     reading,
     identity: reading.identity,
-    system: { id: 'B827EB12A4F0', name: 'gw', model: 'm', firmware: '2.1.7', bootId: 'b', bootTime: 0 },
+    system: { id: 'B827EB12A4F0', model: 'm', firmware: '2.1.7', bootId: 'b', bootTime: 0 },
     convFactor: 1.5,
     now: Date.UTC(2026, 6, 14, 10, 31, 0),
     ...overrides,

@@ -89,7 +89,6 @@ export function makeContext(options: ContextOptions = {}): TestContext {
     logger,
     system: {
       id: 'B827EB12A4F0',
-      name: 'gateway',
       model: 'WW_Go_1.2',
       firmware: '2.1.7',
       bootId: 'boot',

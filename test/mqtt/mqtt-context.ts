@@ -47,7 +47,6 @@ export function mqttTestContext(
     }),
     system: {
       id: SYSTEM_ID,
-      name: config.config.system.name,
       model: 'meter-gateway-test',
       firmware: '9.8.7',
       bootId: '00000000-0000-4000-8000-000000000000',

@@ -14,7 +14,6 @@ process.env.TZ = 'Europe/Amsterdam';
 const receivedAt = Date.UTC(2026, 10, 21, 12, 30, 5); // 13:30:05 CET
 const system: SystemFacts = {
   id: 'ECC9FF5C7F14',
-  name: 'meter-gateway',
   model: 'meter-gateway',
   firmware: '1.2.3',
   bootId: '6f1c1f4e-0000-4000-8000-000000000001',
@@ -165,6 +164,7 @@ test('template variables: OBIS names, aliases, signed currents, null for unsent 
   const vars = buildTemplateVariables({
     reading,
     meter,
+    systemName: 'meter-gateway',
     system,
     convFactor: 1,
     wifi: { ssid: 'home' },
@@ -180,6 +180,7 @@ test('template variables: OBIS names, aliases, signed currents, null for unsent 
   assert.equal(vars.get('tariff'), 1);
   assert.equal(vars.get('timestamp'), Math.floor(receivedAt / 1000));
   assert.equal(vars.get('sys.id'), 'ECC9FF5C7F14');
+  assert.equal(vars.get('sys.name'), 'meter-gateway');
   assert.equal(vars.get('meter.id'), 'E0012345');
   assert.equal(vars.get('wifi.ssid'), 'home');
   assert.equal(vars.get('vol[0].cumulative'), 5.5);

@@ -53,7 +53,6 @@ export function meterInput(dir: string, source: string, env: Record<string, stri
     logger,
     system: {
       id: '0123456789AB',
-      name: 'test',
       model: 'test',
       firmware: '0',
       bootId: 'boot',
