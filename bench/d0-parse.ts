@@ -6,6 +6,13 @@
  * it: checkMessage / handleMessage until the process is complete), on the same corpus readouts, in
  * one run, subjects alternated, medians of `reps` runs; the ratio compares medians of the same run.
  *
+ * Two feeds per corpus readout: the readout itself again and again, and a rotation of 64 readouts
+ * of that meter in which every digit run of every value (not of addresses or units) is increased by
+ * the readout's number, same width, the BCC computed anew where the readout carries one - more change
+ * than a meter sends. Both subjects get the same readouts in order. Before timing, the decoder's
+ * Reading of every changing readout is checked against a fresh decoder's (which knows no layout),
+ * and the readings must differ from one readout to the next.
+ *
  * Run: `node --import tsx bench/d0-parse.ts` (or dist/bench/d0-parse.js after `npm run build`).
  */
 import { formatBenchTable, type BenchRow } from './bench-table.js';
@@ -13,8 +20,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { DecodeResult } from '../src/meter/decoder.js';
 import { createD0Decoder } from '../src/meter/d0/decoder.js';
 import { corpusDir } from '../test/helpers/environment.js';
+import { readoutStream } from '../test/meter/d0/readout-variants.js';
 
 export type D0BenchRow = BenchRow;
 
@@ -29,6 +38,8 @@ export interface D0BenchOptions {
 
 /** Parses one readout; returns the number of values so that nothing is optimised away. */
 type ParseOnce = (readout: Buffer) => number;
+
+const STREAM_LENGTH = 64;
 
 interface Subject {
   name: string;
@@ -100,19 +111,47 @@ const READOUTS: readonly { file: string; length?: number }[] = [
   { file: 'smartmeter-obis_emh_ehz_push_x2.txt', length: 135 },
 ];
 
+/** What a Reading says, comparable across decoders. */
+function readingText(result: DecodeResult | undefined): string {
+  if (!result?.ok) return `rejected: ${result?.error.message}`;
+  const { identity, values, tariff } = result.reading;
+  return JSON.stringify({ identity, values: [...values], tariff });
+}
+
+/**
+ * Outside the timing: the decoder, fed the readouts in turn, gives for each the Reading a fresh
+ * decoder gives, and the readings differ from one readout to the next.
+ */
+function checkStream(readouts: readonly Buffer[]): void {
+  const decoder = createD0Decoder();
+  const seen = new Set<string>();
+  for (const [n, readout] of readouts.entries()) {
+    const streamed = decoder.push(readout, 0);
+    const fresh = createD0Decoder().push(readout, 0);
+    const text = readingText(streamed[0]);
+    if (streamed.length !== 1 || !streamed[0]!.ok || text !== readingText(fresh[0]))
+      throw new Error(`readout ${n}: decoder gives ${text}, a fresh decoder ${readingText(fresh[0])}`);
+    seen.add(text);
+  }
+  if (seen.size !== readouts.length)
+    throw new Error(`${readouts.length} changing readouts gave only ${seen.size} different readings`);
+}
+
 /**
  * Readouts per second of CPU time (process.cpuUsage: user + system, all threads, so garbage
  * collection counts): on a shared, loaded machine wall time mostly measures the other processes.
+ * The readouts are parsed in turn.
  */
-function measure(parse: ParseOnce, readout: Buffer, seconds: number): number {
+function measure(parse: ParseOnce, readouts: readonly Buffer[], seconds: number): number {
   let sink = 0;
-  for (let i = 0; i < 200; i++) sink += parse(readout);
+  let next = 0;
+  for (let i = 0; i < 200; i++) sink += parse(readouts[next++ % readouts.length]!);
   let count = 0;
   const budget = seconds * 1e6;
   const started = process.cpuUsage();
   let used = 0;
   while (used < budget) {
-    for (let i = 0; i < 20; i++) sink += parse(readout);
+    for (let i = 0; i < 20; i++) sink += parse(readouts[next++ % readouts.length]!);
     count += 20;
     const elapsed = process.cpuUsage(started);
     used = elapsed.user + elapsed.system;
@@ -126,13 +165,18 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function benchReadout(readout: Buffer, benchmark: string, seconds: number, reps: number): D0BenchRow[] {
+function benchFeed(
+  readouts: readonly Buffer[],
+  benchmark: string,
+  seconds: number,
+  reps: number,
+): D0BenchRow[] {
   const parsers = new Map<string, ParseOnce>();
   const failures = new Map<string, string>();
   for (const subject of SUBJECTS) {
     try {
       const parse = subject.prepare();
-      parse(readout);
+      for (const readout of readouts) parse(readout);
       parsers.set(subject.name, parse);
     } catch (error) {
       failures.set(subject.name, String(error));
@@ -143,7 +187,7 @@ function benchReadout(readout: Buffer, benchmark: string, seconds: number, reps:
     for (let k = 0; k < SUBJECTS.length; k++) {
       const subject = SUBJECTS[(rep + k) % SUBJECTS.length]!;
       const parse = parsers.get(subject.name);
-      if (parse) rates.get(subject.name)!.push(measure(parse, readout, seconds));
+      if (parse) rates.get(subject.name)!.push(measure(parse, readouts, seconds));
     }
   }
   const ours = rates.get(meterGateway.name)!;
@@ -178,7 +222,13 @@ export async function runD0Bench(options: D0BenchOptions = {}): Promise<D0BenchR
   return selected.flatMap(({ file, length }) => {
     const bytes = readFileSync(join(dir, file));
     const readout = length === undefined ? bytes : bytes.subarray(0, length);
-    return benchReadout(readout, `D0 parse ${file} (${readout.length} B)`, seconds, reps);
+    const name = `D0 parse ${file} (${readout.length} B)`;
+    const stream = readoutStream(readout, STREAM_LENGTH);
+    checkStream(stream);
+    return [
+      ...benchFeed([readout], `${name}, same readout`, seconds, reps),
+      ...benchFeed(stream, `${name}, ${STREAM_LENGTH} changing`, seconds, reps),
+    ];
   });
 }
 

@@ -2,11 +2,15 @@
  * SML parse throughput (issue meter-input: >= 10x npm smartmeter-obis).
  *
  * Frames per second, bytes in -> Reading out, of meter-gateway's SML decoder (escape framer,
- * CRC-16/X-25, TL parser, Reading) and of npm smartmeter-obis's SmlProtocol (driven as its serial
- * transport drives it: checkMessage on the received bytes, then handleMessage, which parses with
- * open-sml and stores the OBIS results), on the same corpus frames fed whole and in 16-byte
- * chunks, in one run, subjects alternated, medians of `reps` runs; the ratio compares medians of
- * the same run. Rates are frames
+ * CRC-16/X-25, TL parser or learnt frame layout, Reading) and of npm smartmeter-obis's SmlProtocol
+ * (driven as its serial transport drives it: checkMessage on the received bytes, then
+ * handleMessage, which parses with open-sml and stores the OBIS results), on the same corpus
+ * frames fed whole and in 16-byte chunks, in one run, subjects alternated, medians of `reps` runs;
+ * the ratio compares medians of the same run. Two streams per capture: its first frame again and
+ * again, and 64 frames of that meter whose values, transaction ids, second indexes and CRCs
+ * change from one frame to the next (test/meter/sml/frame-variants.ts), as a meter sends them;
+ * before timing, the decoder's readings of those 64 frames are checked against the parser's
+ * (same values, all 64 different, all but the first read by the learnt layout). Rates are frames
  * per second of process CPU time (user + system, GC threads included): on the shared 2-vCPU VM,
  * wall-clock rates of the same code swing by 10x with the load of other processes, CPU time far
  * less.
@@ -18,8 +22,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { createSmlDecoder, parseSmlCapture } from '../src/meter/sml/decoder.js';
+import { parseSmlFrame } from '../src/meter/sml/parser.js';
+import { smlFrameToReading } from '../src/meter/sml/to-reading.js';
 import { corpusDir } from '../test/helpers/environment.js';
+import { frameVariants } from '../test/meter/sml/frame-variants.js';
 
 export type SmlBenchRow = BenchRow;
 
@@ -103,6 +111,9 @@ const smartmeterObis: Subject = {
 
 const SUBJECTS: readonly Subject[] = [meterGateway, smartmeterObis];
 
+/** Frames in a changing-values stream. */
+const STREAM_LENGTH = 64;
+
 /** EMH eHZ (smartmeter-obis' own fixture), Holley DTZ541 (21 entries), ISKRA MT631 (short). */
 const CAPTURES = [
   'smartmeter-obis_emh_ehz.bin',
@@ -111,13 +122,15 @@ const CAPTURES = [
 ];
 
 /**
- * How the frame is fed: whole, and in 16-byte chunks as a serial port delivers it (an optical head
+ * How frames are fed: whole, and in 16-byte chunks as a serial port delivers them (an optical head
  * at 9600 baud 8N1 moves 960 bytes/s; an FTDI adapter with its default 16 ms latency timer hands
- * Node about 15 bytes per read).
+ * Node about 15 bytes per read); the same frame, or a stream of frames with changing values.
  */
-const FEEDS: ReadonlyArray<{ label: string; chunkBytes: number | undefined }> = [
-  { label: 'whole frame', chunkBytes: undefined },
-  { label: '16-byte chunks', chunkBytes: 16 },
+const FEEDS: ReadonlyArray<{ label: string; chunkBytes: number | undefined; changing: boolean }> = [
+  { label: 'whole frame', chunkBytes: undefined, changing: false },
+  { label: '16-byte chunks', chunkBytes: 16, changing: false },
+  { label: `${STREAM_LENGTH} changing, whole`, chunkBytes: undefined, changing: true },
+  { label: `${STREAM_LENGTH} changing, 16-byte chunks`, chunkBytes: 16, changing: true },
 ];
 
 function chunksOf(frame: Buffer, chunkBytes: number | undefined): Buffer[] {
@@ -129,16 +142,17 @@ function chunksOf(frame: Buffer, chunkBytes: number | undefined): Buffer[] {
   return chunks;
 }
 
-/** Frames per CPU second over `seconds` of CPU time. */
-function measure(parse: ParseOnce, chunks: readonly Buffer[], seconds: number): number {
+/** Frames per CPU second over `seconds` of CPU time, the frames (as chunks) fed in turn. */
+function measure(parse: ParseOnce, frames: ReadonlyArray<readonly Buffer[]>, seconds: number): number {
   let sink = 0;
-  for (let i = 0; i < 2000; i++) sink += parse(chunks);
+  let next = 0;
+  for (let i = 0; i < 2000; i++) sink += parse(frames[next++ % frames.length]!);
   let count = 0;
   const started = process.cpuUsage();
   const budget = seconds * 1e6;
   let used = 0;
   while (used < budget) {
-    for (let i = 0; i < 200; i++) sink += parse(chunks);
+    for (let i = 0; i < 200; i++) sink += parse(frames[next++ % frames.length]!);
     count += 200;
     const { user, system } = process.cpuUsage(started);
     used = user + system;
@@ -160,23 +174,45 @@ function firstFrame(capture: string): Buffer {
   throw new Error(`no valid SML frame in ${capture}`);
 }
 
+/**
+ * The decoder's readings of a changing stream equal the parser's, differ from frame to frame, and
+ * all but the first come from the learnt layout: the timed decoder decodes every value anew.
+ */
+function verifyStream(frames: readonly Buffer[]): void {
+  const decoder = createSmlDecoder();
+  const seen = new Set<string>();
+  for (const frame of frames) {
+    const [result] = decoder.push(frame, 0);
+    if (!result?.ok) throw new Error('a changed frame was not decoded');
+    const parsed = smlFrameToReading(parseSmlFrame(frame, { messageCrc: 'skip' }), 0);
+    if (!isDeepStrictEqual(result.reading, parsed))
+      throw new Error('decoder and parser differ on a changed frame');
+    seen.add(JSON.stringify([...result.reading.values]));
+  }
+  if (seen.size !== frames.length)
+    throw new Error(`only ${seen.size} different readings in ${frames.length} frames`);
+  if (decoder.stats.framesByLayout !== frames.length - 1)
+    throw new Error('changed frames not read by the layout');
+}
+
 function benchFrame(
   capture: string,
-  chunkBytes: number | undefined,
-  label: string,
+  feed: (typeof FEEDS)[number],
   seconds: number,
   reps: number,
 ): SmlBenchRow[] {
-  const frame = firstFrame(capture);
-  const chunks = chunksOf(frame, chunkBytes);
-  const benchmark = `SML ${capture.split('/').pop()} (${frame.length} B), ${label}`;
+  const first = firstFrame(capture);
+  const frames = feed.changing ? frameVariants(first, STREAM_LENGTH) : [first];
+  if (feed.changing) verifyStream(frames);
+  const chunks = frames.map((frame) => chunksOf(frame, feed.chunkBytes));
+  const benchmark = `SML ${capture.split('/').pop()} (${first.length} B), ${feed.label}`;
   const rates = new Map<string, number[]>(SUBJECTS.map((s) => [s.name, []]));
   const failures = new Map<string, string>();
   const parsers = new Map<string, ParseOnce>();
   for (const subject of SUBJECTS) {
     try {
       const parse = subject.prepare();
-      parse(chunks);
+      for (const frame of chunks) parse(frame);
       parsers.set(subject.name, parse);
     } catch (error) {
       failures.set(subject.name, String(error));
@@ -222,9 +258,7 @@ export async function runSmlBench(options: SmlBenchOptions = {}): Promise<SmlBen
       },
     ];
   }
-  return CAPTURES.flatMap((capture) =>
-    FEEDS.flatMap(({ label, chunkBytes }) => benchFrame(capture, chunkBytes, label, seconds, reps)),
-  );
+  return CAPTURES.flatMap((capture) => FEEDS.flatMap((feed) => benchFrame(capture, feed, seconds, reps)));
 }
 
 export function formatSmlBench(rows: readonly SmlBenchRow[]): string {

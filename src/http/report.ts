@@ -4,7 +4,7 @@ import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import { buildReport } from '../reading/report.js';
 import { REPORT_SCHEMA } from './api-schemas.js';
-import { jsonHeaders, sendJsonText } from './respond.js';
+import { jsonHeaders, sendJsonBytes } from './respond.js';
 import type { Router } from './router.js';
 
 interface Serialised {
@@ -13,7 +13,6 @@ interface Serialised {
   config: AppConfig;
   second: number;
   body: Buffer;
-  text: string;
   headers: string[];
 }
 
@@ -32,8 +31,8 @@ export class ReportCache {
 
   constructor(private readonly ctx: AppContext) {}
 
-  /** The report as bytes (cloud push) and as text (HTTP: sent in one write with the headers). */
-  get(): { body: Buffer; text: string; headers: string[] } {
+  /** The report as UTF-8 bytes and the headers of a 200 response carrying them. */
+  get(): { body: Buffer; headers: string[] } {
     const { store } = this.ctx;
     const now = this.ctx.now();
     const second = Math.floor(now / 1000);
@@ -63,7 +62,7 @@ export class ReportCache {
     );
     const body = Buffer.from(text);
     this.builds += 1;
-    this.current = { reading, meter, config, second, body, text, headers: jsonHeaders(body.length) };
+    this.current = { reading, meter, config, second, body, headers: jsonHeaders(body.length) };
     return this.current;
   }
 }
@@ -75,8 +74,8 @@ export function registerReportRoutes(router: Router, ctx: AppContext): ReportCac
     'GET',
     '/api/v1/report',
     (_request, response) => {
-      const { text, headers } = cache.get();
-      sendJsonText(response, 200, text, headers);
+      const { body, headers } = cache.get();
+      sendJsonBytes(response, 200, body, headers);
     },
     {
       license: 'PLUS',

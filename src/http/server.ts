@@ -28,10 +28,6 @@ export interface HttpServerOptions {
   shutdownGraceMs?: number;
 }
 
-/** The response last produced on a socket (clientError must not write into a running response). */
-const RESPONSE = Symbol('response');
-type TrackedSocket = Socket & { [RESPONSE]?: ServerResponse };
-
 export type HttpService = Service & {
   address(): { host: string; port: number } | undefined;
 };
@@ -73,16 +69,20 @@ export function createHttpService(
   const handler = createRequestHandler(ctx, router, auth, shutdown.signal, {
     bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
   });
+  // The response last produced on each socket (clientError must not write into a running
+  // response). A WeakMap, not a property on the socket: adding a symbol key to Node's socket
+  // objects after construction changes their shape, which slows every later access by node:http.
+  const responses = new WeakMap<Socket, ServerResponse>();
   const server = createServer(
     { connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000 },
     (request: IncomingMessage, response: ServerResponse) => {
-      (request.socket as TrackedSocket)[RESPONSE] = response;
+      responses.set(request.socket, response);
       handler(request, response);
     },
   );
   configureServer(server, options);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const busy = (socket as TrackedSocket)[RESPONSE];
+    const busy = responses.get(socket);
     const midResponse = busy !== undefined && busy.headersSent && !busy.writableEnded;
     if (socket.writable && !midResponse) socket.end(rawErrorResponse(clientErrorFor(error)));
     else socket.destroy();

@@ -69,19 +69,30 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0;
 }
 
+/** `text[start..end)` without the surrounding spaces, as [start, end]. */
+export function trimmedRange(text: string, start: number, end: number): [number, number] {
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  return [start, end];
+}
+
 function trimmedSlice(text: string, start: number, end: number): string {
   while (start < end && isSpace(text.charCodeAt(start))) start++;
   while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
   return text.slice(start, end);
 }
 
-/** Values of the groups in `text[open..close]`; an empty group `()` has none. */
-function valuesOf(text: string, open: number, close: number): D0Value[] {
-  const values: D0Value[] = [];
-  const push = (from: number, star: number, to: number): void => {
-    if (star < 0) values.push({ value: trimmedSlice(text, from, to), unit: '' });
-    else values.push({ value: trimmedSlice(text, from, star), unit: trimmedSlice(text, star + 1, to) });
-  };
+/**
+ * Visits the values of the groups in `text[open..close]` in order: `visit(from, star, to)` for the
+ * value text `text[from..to)` whose unit starts after the '*' at `star` (-1: no unit). An empty
+ * group `()` has none.
+ */
+export function forEachValue(
+  text: string,
+  open: number,
+  close: number,
+  visit: (from: number, star: number, to: number) => void,
+): void {
   let groupStart = -1; // -1: between groups
   let partStart = 0;
   let star = -1;
@@ -95,14 +106,23 @@ function valuesOf(text: string, open: number, close: number): D0Value[] {
     } else if (code === STAR) {
       if (star < 0) star = i;
     } else if (code === AMPERSAND || code === HASH) {
-      push(partStart, star, i); // '&' and '#' separate values (WR5, Itron)
+      visit(partStart, star, i); // '&' and '#' separate values (WR5, Itron)
       partStart = i + 1;
       star = -1;
     } else if (code === CLOSE) {
-      if (i > groupStart) push(partStart, star, i);
+      if (i > groupStart) visit(partStart, star, i);
       groupStart = -1;
     }
   }
+}
+
+/** Values of the groups in `text[open..close]`; an empty group `()` has none. */
+function valuesOf(text: string, open: number, close: number): D0Value[] {
+  const values: D0Value[] = [];
+  forEachValue(text, open, close, (from, star, to) => {
+    if (star < 0) values.push({ value: trimmedSlice(text, from, to), unit: '' });
+    else values.push({ value: trimmedSlice(text, from, star), unit: trimmedSlice(text, star + 1, to) });
+  });
   return values;
 }
 
@@ -111,16 +131,17 @@ function valuesOf(text: string, open: number, close: number): D0Value[] {
  * asked for: a Reading needs the values of a few current registers only, not of every billing
  * period, so most are never built.
  */
-class D0DataSet implements D0Object {
+export class D0DataSet implements D0Object {
   private cachedValues: D0Value[] | undefined;
   /** Index of the last ')' of the data set's groups. */
   close: number;
 
+  /** `text`: the data part of the readout; `start`: its address, `open`: its first '('. */
   constructor(
     readonly obis: ObisAddress,
-    private readonly text: string,
-    private readonly start: number,
-    private readonly open: number,
+    readonly text: string,
+    readonly start: number,
+    readonly open: number,
   ) {
     this.close = open;
   }

@@ -89,6 +89,18 @@ export class D0Framer {
     return this.state === State.Hunt ? 0 : this.pendingLength;
   }
 
+  /** True between frames: the next byte pushed is looked at as a possible frame start. */
+  get idle(): boolean {
+    return this.state === State.Hunt;
+  }
+
+  /** Counts, as push() would, a chunk the caller found to be exactly one frame while idle. */
+  countWholeFrame(length: number): void {
+    this.counters.bytesIn += length;
+    this.counters.frameBytes += length;
+    this.counters.frames++;
+  }
+
   reset(): void {
     this.counters.discardedBytes += this.pendingBytes;
     this.clearFrame(0);

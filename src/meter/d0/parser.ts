@@ -29,6 +29,8 @@ export interface D0Readout {
   invalidParts: number;
   /** True when the '!' end of the data was present. */
   complete: boolean;
+  /** Index in the frame of the data part (after STX when present), where the data sets are read. */
+  dataOffset: number;
 }
 
 export interface D0ParseOptions {
@@ -108,5 +110,6 @@ export function parseD0Readout(frame: Buffer, options: D0ParseOptions = {}): D0R
     blockCheck: check,
     invalidParts: data.invalidParts,
     complete: data.complete,
+    dataOffset: start,
   };
 }

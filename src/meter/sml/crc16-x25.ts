@@ -14,41 +14,64 @@ export type SmlCrcAlgorithm = 'x25' | 'kermit';
 
 const REFLECTED_POLY = 0x8408;
 
-/** BYTE_STEP[b]: the register after byte b, placed in its low byte, was shifted 8 steps. */
-const BYTE_STEP = new Uint16Array(256);
-for (let byte = 0; byte < 256; byte++) {
-  let crc = byte;
-  for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ REFLECTED_POLY : crc >>> 1;
-  BYTE_STEP[byte] = crc;
-}
+/**
+ * Tk[n] at k * 256 + n (k = 0..7): the register of byte n followed by k zero bytes, for
+ * slicing-by-8; T0 is the byte-at-a-time table: crc = (crc >>> 8) ^ T0[(crc ^ byte) & 0xff].
+ */
+export const CRC16_TABLES: Uint16Array = (() => {
+  const tables = new Uint16Array(8 * 256);
+  for (let byte = 0; byte < 256; byte++) {
+    let crc = byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ REFLECTED_POLY : crc >>> 1;
+    tables[byte] = crc;
+  }
+  for (let i = 256; i < tables.length; i++) {
+    const previous = tables[i - 256]!;
+    tables[i] = (previous >>> 8) ^ tables[previous & 0xff]!;
+  }
+  return tables;
+})();
+
+/** Register value before the first byte. */
+export const CRC16_INIT: Readonly<Record<SmlCrcAlgorithm, number>> = { x25: 0xffff, kermit: 0 };
 
 /**
- * WORD_STEP[w]: the register w shifted 16 steps. A 16-bit CRC register is consumed whole by two
- * input bytes, so one lookup of (register XOR next two bytes, first byte low) advances two bytes.
+ * Reflected CRC-16 register over data[start, end) from `init`, by slicing-by-8: the register
+ * (16 bits) is consumed by the first two of each 8 bytes, so
+ * crc = T7[(crc ^ b0) & 0xff] ^ T6[((crc >>> 8) ^ b1) & 0xff] ^ T5[b2] ^ ... ^ T0[b7].
  */
-const WORD_STEP = new Uint16Array(65536);
-for (let word = 0; word < 65536; word++) {
-  const half = (word >>> 8) ^ BYTE_STEP[word & 0xff]!;
-  WORD_STEP[word] = (half >>> 8) ^ BYTE_STEP[half & 0xff]!;
-}
-
-/** Table-driven reflected CRC-16 over data[start, end). */
-function crc16Reflected(data: Uint8Array, start: number, end: number, init: number): number {
+export function crc16Register(data: Uint8Array, start: number, end: number, init: number): number {
+  const t = CRC16_TABLES;
   let crc = init;
   let i = start;
-  for (; i + 1 < end; i += 2) crc = WORD_STEP[crc ^ data[i]! ^ (data[i + 1]! << 8)]!;
-  if (i < end) crc = (crc >>> 8) ^ BYTE_STEP[(crc ^ data[i]!) & 0xff]!;
+  for (; i + 8 <= end; i += 8) {
+    crc =
+      t[1792 + ((crc ^ data[i]!) & 0xff)]! ^
+      t[1536 + (((crc >>> 8) ^ data[i + 1]!) & 0xff)]! ^
+      t[1280 + data[i + 2]!]! ^
+      t[1024 + data[i + 3]!]! ^
+      t[768 + data[i + 4]!]! ^
+      t[512 + data[i + 5]!]! ^
+      t[256 + data[i + 6]!]! ^
+      t[data[i + 7]!]!;
+  }
+  for (; i < end; i++) crc = (crc >>> 8) ^ t[(crc ^ data[i]!) & 0xff]!;
   return crc;
+}
+
+/** The checksum of `algorithm` from the register after the last byte (X-25: final XOR 0xFFFF). */
+export function finishCrc16(register: number, algorithm: SmlCrcAlgorithm): number {
+  return algorithm === 'x25' ? (register ^ 0xffff) & 0xffff : register;
 }
 
 /** CRC-16/X-25 of `data[start, end)`. */
 export function crc16X25(data: Uint8Array, start = 0, end = data.length): number {
-  return (crc16Reflected(data, start, end, 0xffff) ^ 0xffff) & 0xffff;
+  return finishCrc16(crc16Register(data, start, end, CRC16_INIT.x25), 'x25');
 }
 
 /** CRC-16/Kermit of `data[start, end)`. */
 export function crc16Kermit(data: Uint8Array, start = 0, end = data.length): number {
-  return crc16Reflected(data, start, end, 0x0000);
+  return crc16Register(data, start, end, CRC16_INIT.kermit);
 }
 
 /**
@@ -61,8 +84,14 @@ export function frameChecksum(
   algorithm: SmlCrcAlgorithm,
 ): { computed: number; stored: number } {
   const end = frame.length - 2;
+  const register = crc16Register(frame, 0, Math.max(0, end), CRC16_INIT[algorithm]);
+  return { computed: finishCrc16(register, algorithm), stored: storedFrameChecksum(frame, algorithm) };
+}
+
+/** The checksum the last two bytes of a transport frame carry (see frameChecksum). */
+export function storedFrameChecksum(frame: Uint8Array, algorithm: SmlCrcAlgorithm): number {
+  const end = frame.length - 2;
   const low = frame[end] ?? 0;
   const high = frame[end + 1] ?? 0;
-  if (algorithm === 'kermit') return { computed: crc16Kermit(frame, 0, end), stored: (low << 8) | high };
-  return { computed: crc16X25(frame, 0, end), stored: (high << 8) | low };
+  return algorithm === 'kermit' ? (low << 8) | high : (high << 8) | low;
 }

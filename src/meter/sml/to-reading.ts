@@ -20,7 +20,7 @@ const OBIS_OWNERSHIP_NUMBER = obisNumber(1, 0, 0, 0, 0, 255);
 /** Manufacturer: FNN "Lastenheft" code 1-0:96.50.1*1 and the EDL21 code 129-129:199.130.3*255. */
 const OBIS_MANUFACTURER_FNN = obisNumber(1, 0, 96, 50, 1, 1);
 const OBIS_MANUFACTURER_EDL = obisNumber(129, 129, 199, 130, 3, 255);
-const isIdentityCode = (code: number): boolean =>
+export const isIdentityCode = (code: number): boolean =>
   code === OBIS_SERVER_ID ||
   code === OBIS_DEVICE_ID ||
   code === OBIS_OWNERSHIP_NUMBER ||
@@ -28,7 +28,7 @@ const isIdentityCode = (code: number): boolean =>
   code === OBIS_MANUFACTURER_EDL;
 
 /** SML meters report no M-Bus channels; one shared empty list. */
-const NO_MBUS: readonly MbusReading[] = Object.freeze([]);
+export const NO_MBUS: readonly MbusReading[] = Object.freeze([]);
 
 export function smlFrameToReading(frame: SmlFrame, receivedAt: number): Reading {
   const values = new Map<string, ObisValue>();
@@ -84,7 +84,7 @@ const KEY_CACHE_LIMIT = 4096;
  * `C.D.E` of 1-0:C.D.E*255, else undefined (cached: a meter sends the same few codes every
  * second).
  */
-function electricityKey(obisCode: number): string | undefined {
+export function electricityKey(obisCode: number): string | undefined {
   const abc = (obisCode / 0x1000000) | 0;
   const def = obisCode - abc * 0x1000000;
   if (abc >>> 8 !== 0x0100 || (def & 0xff) !== 255) return undefined;
@@ -97,7 +97,7 @@ function electricityKey(obisCode: number): string | undefined {
   return key;
 }
 
-interface UnitConversion {
+export interface UnitConversion {
   unit: string;
   /** Canonical value = sent value x 10^exponent (W -> kW: -3), per toCanonical. */
   exponent: number;
@@ -108,7 +108,7 @@ const conversions = new Array<UnitConversion | null | undefined>(257);
 const NO_UNIT = 256;
 
 /** The toCanonical conversion of a DLMS unit code as a power of ten, or null when it is none. */
-function conversionOf(code: number | undefined): UnitConversion | null {
+export function conversionOf(code: number | undefined): UnitConversion | null {
   const index = code ?? NO_UNIT;
   let conversion = conversions[index];
   if (conversion === undefined) {
@@ -147,7 +147,7 @@ export function scaled(raw: number | bigint, scaler: number | undefined): number
 }
 
 /** A calendar time (not a seconds counter) within the Unsigned32 range SML timestamps use. */
-function isWallClock(time: SmlTime | undefined): time is SmlTime {
+export function isWallClock(time: SmlTime | undefined): time is SmlTime {
   return time !== undefined && time.kind !== 'secIndex' && time.seconds >= 0 && time.seconds <= 0xffffffff;
 }
 

@@ -9,6 +9,8 @@ import { createD0Decoder } from '../../../src/meter/d0/decoder.js';
 import { parseD0Readout } from '../../../src/meter/d0/parser.js';
 import { d0CorpusCases } from './corpus-files.js';
 import { assertCountersAddUp } from './counters.js';
+import { splitAt } from '../../helpers/chunks.js';
+import { dataSetsText, fullAddress, generatedSet } from './generated-sets.js';
 
 /**
  * Property tests (fast-check): at least 100,000 random and mutated frames in total. Every input is
@@ -24,17 +26,12 @@ const MARKERS = [0x02, 0x03, 0x06, 0x0a, 0x0d, 0x21, 0x2f, 0x28, 0x29, 0x2a, 0x2
 const markerByte = fc.constantFrom(...MARKERS);
 const anyByte = fc.oneof(fc.integer({ min: 0, max: 255 }), markerByte);
 
-/** Splits `bytes` at the given cut points (sorted, deduplicated, within range). */
-function chunksOf(bytes: Uint8Array, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const point of [...points, bytes.length]) {
-    chunks.push(Buffer.from(bytes.subarray(from, point)));
-    from = point;
-  }
-  return chunks;
-}
+/** Splits `bytes` at the given cut points (taken modulo length + 1). */
+const chunksOf = (bytes: Uint8Array, cuts: number[]): Buffer[] =>
+  splitAt(
+    bytes,
+    cuts.map((c) => c % (bytes.length + 1)),
+  );
 
 function decodeChecked(bytes: Uint8Array, cuts: number[], maxFrameSize?: number): void {
   const decoder = createD0Decoder({ maxFrameSize });
@@ -116,23 +113,9 @@ test('mutated corpus readouts in random chunks: no exception, counters add up', 
   );
 });
 
-interface GeneratedSet {
-  address: string;
-  value: string;
-  unit: string;
-}
-
-const generatedSet: fc.Arbitrary<GeneratedSet> = fc.record({
-  address: fc.oneof(
-    fc
-      .tuple(
-        fc.nat({ max: 255 }),
-        fc.nat({ max: 255 }),
-        fc.nat({ max: 255 }),
-        fc.nat({ max: 255 }),
-        fc.nat({ max: 255 }),
-      )
-      .map(([a, b, c, d, e]) => `${a}-${b}:${c}.${d}.${e}`),
+const dataSet = generatedSet(
+  fc.oneof(
+    fullAddress([255, 255, 255, 255, 255]),
     fc
       .tuple(fc.nat({ max: 99 }), fc.nat({ max: 99 }), fc.nat({ max: 9 }))
       .map(([c, d, e]) => `${c}.${d}.${e}`),
@@ -141,20 +124,18 @@ const generatedSet: fc.Arbitrary<GeneratedSet> = fc.record({
       .map(([c, d, f]) => `${c}.${d}*${f}`),
     fc.constantFrom('F.F', 'C.1.0', '0-0:C.1.0*255'),
   ),
-  value: fc.stringMatching(/^[+-]?[0-9]{1,9}(\.[0-9]{1,4})?$/),
-  unit: fc.constantFrom('', 'kWh', 'kW', 'V', 'A', 'kvarh', 'm3', 'Wh'),
-});
+  fc.stringMatching(/^[+-]?[0-9]{1,9}(\.[0-9]{1,4})?$/),
+  ['', 'kWh', 'kW', 'V', 'A', 'kvarh', 'm3', 'Wh'],
+);
 
 test('generated readouts parse back to what was generated, BCC verdicts hold', { timeout: 120_000 }, () => {
   fc.assert(
     fc.property(
-      fc.array(generatedSet, { minLength: 1, maxLength: 30 }),
+      fc.array(dataSet, { minLength: 1, maxLength: 30 }),
       fc.boolean(),
       fc.option(fc.integer({ min: 1, max: 127 }), { nil: undefined }),
       (sets, oneLine, bccError) => {
-        const body = sets
-          .map((s) => `${s.address}(${s.value}${s.unit ? `*${s.unit}` : ''})`)
-          .join(oneLine ? '' : '\r\n');
+        const body = dataSetsText(sets, oneLine);
         const message = Buffer.from(`\x02${body}\r\n!\r\n\x03\x00`, 'latin1');
         const bcc = blockCheck(message, 1, message.length - 1);
         message[message.length - 1] = bcc ^ (bccError ?? 0);

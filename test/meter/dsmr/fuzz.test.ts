@@ -7,6 +7,7 @@ import { createDsmrDecoder } from '../../../src/meter/dsmr/decoder.js';
 import { parseDsmrTelegram } from '../../../src/meter/dsmr/parser.js';
 import { requireCorpus } from '../../helpers/environment.js';
 import { corpusFile } from './corpus-cases.js';
+import { splitAt } from '../../helpers/chunks.js';
 
 /** Pieces of DSMR syntax, so random input reaches deep into the framer and parser. */
 const TOKENS = [
@@ -70,16 +71,11 @@ function assertWellFormed(result: DecodeResult): void {
 }
 
 /** Splits bytes at the given fractions into chunks. */
-function chunksOf(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((a, b) => a - b);
-  const chunks: Buffer[] = [];
-  let from = 0;
-  for (const point of [...points, bytes.length]) {
-    chunks.push(bytes.subarray(from, point));
-    from = point;
-  }
-  return chunks;
-}
+const chunksOf = (bytes: Buffer, cuts: number[]): Buffer[] =>
+  splitAt(
+    bytes,
+    cuts.map((c) => Math.floor(c * bytes.length)),
+  );
 
 const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 });
 

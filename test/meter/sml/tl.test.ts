@@ -1,8 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MeterDataError } from '../../../src/meter/decoder.js';
-import { crc16Kermit, crc16X25, frameChecksum } from '../../../src/meter/sml/crc16-x25.js';
-import { TlReader } from '../../../src/meter/sml/tl.js';
+import fc from 'fast-check';
+import {
+  CRC16_TABLES,
+  crc16Kermit,
+  crc16Register,
+  crc16X25,
+  frameChecksum,
+} from '../../../src/meter/sml/crc16-x25.js';
+import { readInteger, TlReader } from '../../../src/meter/sml/tl.js';
 import { encode, i, list, octets, u } from './sml-builder.js';
 
 const read = (hex: string): unknown =>
@@ -62,6 +69,47 @@ test('signed integers of every width 1..8, two-complement negatives', () => {
   assert.equal(read('59 ff ff ff ff ff ff ff ff'), -1);
   assert.equal(read('59 80 00 00 00 00 00 00 00'), -(2n ** 63n));
   assert.equal(read('59 00 00 00 00 00 00 02 0c'), 524);
+});
+
+test('integers of 1..8 bytes: a number when exact, else a bigint, as two-complement arithmetic says', () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 8, maxLength: 8 }),
+      fc.integer({ min: 1, max: 8 }),
+      fc.boolean(),
+      (bytes, size, signed) => {
+        let expected = BigInt.asUintN(
+          size * 8,
+          BigInt(`0x${Buffer.from(bytes.subarray(0, size)).toString('hex')}`),
+        );
+        if (signed) expected = BigInt.asIntN(size * 8, expected);
+        const value = readInteger(bytes, 0, size, signed);
+        assert.equal(BigInt(value), expected);
+        assert.equal(typeof value, Number.isSafeInteger(Number(expected)) ? 'number' : 'bigint');
+      },
+    ),
+    { numRuns: 20_000 },
+  );
+});
+
+test('CRC-16 by slicing-by-8 equals the byte-at-a-time definition', () => {
+  const bytewise = (data: Uint8Array, start: number, end: number, init: number): number => {
+    let crc = init;
+    for (let k = start; k < end; k++) crc = (crc >>> 8) ^ CRC16_TABLES[(crc ^ data[k]!) & 0xff]!;
+    return crc;
+  };
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ maxLength: 100 }),
+      fc.nat(),
+      fc.constantFrom(0, 0xffff),
+      (data, from, init) => {
+        const start = from % (data.length + 1);
+        assert.equal(crc16Register(data, start, data.length, init), bytewise(data, start, data.length, init));
+      },
+    ),
+    { numRuns: 5_000 },
+  );
 });
 
 test('booleans, octet strings, optional (0x01) and nested lists', () => {
