@@ -4,7 +4,7 @@ import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import { buildReport } from '../reading/report.js';
 import { REPORT_SCHEMA } from './api-schemas.js';
-import { jsonHeaders, sendJsonBytes } from './respond.js';
+import { jsonHeaders, sendJsonText } from './respond.js';
 import type { Router } from './router.js';
 
 interface Serialised {
@@ -75,7 +75,7 @@ export function registerReportRoutes(router: Router, ctx: AppContext): ReportCac
     '/api/v1/report',
     (_request, response) => {
       const { body, headers } = cache.get();
-      sendJsonBytes(response, 200, body, headers);
+      sendJsonText(response, 200, body, headers);
     },
     {
       license: 'PLUS',

@@ -20,29 +20,18 @@ export function jsonHeaders(length: number): string[] {
   return ['Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(length), ...COMMON_HEADERS];
 }
 
-/** Sends serialised JSON text. */
+/**
+ * Sends serialised JSON. A body served many times (the report) is best passed as its UTF-8 bytes:
+ * a string is joined to the header block and encoded again on every response, three passes over
+ * its characters, where bytes go out as a second iovec of the same writev.
+ */
 export function sendJsonText(
   response: ServerResponse,
   status: number,
-  body: string,
+  body: string | Buffer,
   headers?: string[],
 ): void {
   response.writeHead(status, headers ?? jsonHeaders(Buffer.byteLength(body)));
-  response.end(body);
-}
-
-/**
- * Sends JSON already encoded as UTF-8 (a body served many times, like the report). Cheaper than
- * the same text as a string: a string is joined to the header block and encoded again on every
- * response, three passes over its characters; bytes go out as a second iovec of the same writev.
- */
-export function sendJsonBytes(
-  response: ServerResponse,
-  status: number,
-  body: Buffer,
-  headers: string[],
-): void {
-  response.writeHead(status, headers);
   response.end(body);
 }
 

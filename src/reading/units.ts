@@ -47,3 +47,29 @@ export function toCanonical(value: number, unit: string | undefined): ObisValue 
 export function roundSignificant(value: number): number {
   return Number.isFinite(value) ? Number.parseFloat(value.toPrecision(15)) : value;
 }
+
+/** How a value becomes canonical: times `factor`, in `unit`. */
+export interface Conversion {
+  unit: string;
+  factor: number;
+}
+
+/** toCanonical's factor and unit per unit string, learnt once (a meter sends the same few units). */
+const LEARNT_CONVERSIONS = new Map<string, Conversion>();
+const MAX_CONVERSIONS = 256;
+
+export function conversionOf(unit: string): Conversion {
+  let conversion = LEARNT_CONVERSIONS.get(unit);
+  if (conversion === undefined) {
+    if (LEARNT_CONVERSIONS.size >= MAX_CONVERSIONS) LEARNT_CONVERSIONS.clear();
+    const one = toCanonical(1, unit);
+    conversion = { unit: one.unit, factor: one.value };
+    LEARNT_CONVERSIONS.set(unit, conversion);
+  }
+  return conversion;
+}
+
+/** toCanonical(value, unit).value for the conversion of `unit`. */
+export function convert(value: number, conversion: Conversion): number {
+  return conversion.factor === 1 ? value : roundSignificant(value * conversion.factor);
+}

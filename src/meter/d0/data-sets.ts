@@ -77,9 +77,8 @@ export function trimmedRange(text: string, start: number, end: number): [number,
 }
 
 function trimmedSlice(text: string, start: number, end: number): string {
-  while (start < end && isSpace(text.charCodeAt(start))) start++;
-  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
-  return text.slice(start, end);
+  const [from, to] = trimmedRange(text, start, end);
+  return text.slice(from, to);
 }
 
 /**

@@ -84,7 +84,7 @@ export class D0DirectReading {
     const layouts = this.layouts;
     for (let k = 0; k < layouts.length; k++) {
       const layout = layouts[k]!;
-      if (layout.length !== bytes.length || (wholeChunk && !layout.wholeChunk)) continue;
+      if (wholeChunk && !layout.wholeChunk) continue;
       if (!layout.matches(bytes)) continue;
       if (k > 0) layouts.unshift(...layouts.splice(k, 1));
       return layout;

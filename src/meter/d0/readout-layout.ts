@@ -1,4 +1,5 @@
 import type { ObisValue, Reading } from '../../reading/reading.js';
+import { convert, type Conversion } from '../../reading/units.js';
 import { D0DataSet, forEachValue, trimmedRange } from './data-sets.js';
 import { D0Framer } from './framer.js';
 import type { D0Identification } from './identification.js';
@@ -8,7 +9,7 @@ import {
   d0IdentityOf,
   d0Reading,
   readingSourcesOf,
-  sourceValue,
+  conversionOfSource,
   tariffOf,
 } from './to-reading.js';
 
@@ -39,8 +40,9 @@ const POW10 = Array.from({ length: EXACT_DIGITS + 1 }, (_, k) => 10 ** k);
 
 /** A Reading value: a number `[+-]digits[.digits]` at frame[start, end). */
 interface NumberField {
-  source: D0ValueSource;
-  unit: string;
+  key: string;
+  /** The unit sent (or, without one, the quantity's unit), learnt once: units do not change. */
+  conversion: Conversion;
   start: number;
   end: number;
   /** First digit (or '.'), after the sign. */
@@ -174,7 +176,8 @@ export class D0ReadoutLayout {
     this.reads++;
     const values = new Map<string, ObisValue>();
     for (const field of this.numbers) {
-      values.set(field.source.key, sourceValue(field.source, field.unit, numberAt(bytes, field)));
+      const { conversion } = field;
+      values.set(field.key, { value: convert(numberAt(bytes, field), conversion), unit: conversion.unit });
     }
     let tariff: number | undefined;
     for (let k = 0; k < this.tariffs.length && tariff === undefined; k++) {
@@ -230,8 +233,8 @@ function numberField(template: Buffer, source: D0ValueSource, value: TextField):
   const inValue = dot >= 0 && dot < value.end;
   const count = value.end - digits - (inValue ? 1 : 0);
   return {
-    source,
-    unit: source.object.values[0]!.unit,
+    key: source.key,
+    conversion: conversionOfSource(source),
     ...value,
     digits,
     dot: inValue ? dot : -1,

@@ -1,6 +1,6 @@
 import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
 import { QUANTITY_BY_OBIS } from '../../reading/quantities.js';
-import { toCanonical } from '../../reading/units.js';
+import { conversionOf, convert, toCanonical, type Conversion } from '../../reading/units.js';
 import type { D0Identification } from './identification.js';
 import type { ObisAddress } from './obis-address.js';
 import type { D0Object, D0Readout, D0Value } from './parser.js';
@@ -58,9 +58,19 @@ function isQuantityValue(first: D0Value | undefined, expectedUnit: string | unde
   return first.unit === '' || expectedUnit === undefined || toCanonical(0, first.unit).unit === expectedUnit;
 }
 
-/** The value of `source` whose first value reads `number` with `unit`, in canonical units. */
-export function sourceValue(source: D0ValueSource, unit: string, number: number): ObisValue {
-  return unit === '' ? { value: number, unit: source.expectedUnit ?? '' } : toCanonical(number, unit);
+/**
+ * How the first value of `source` becomes canonical: by its unit (toCanonical), or, sent without
+ * one, as a value in the quantity's unit.
+ */
+export function conversionOfSource(source: D0ValueSource): Conversion {
+  const unit = source.object.values[0]!.unit;
+  return unit === '' ? { unit: source.expectedUnit ?? '', factor: 1 } : conversionOf(unit);
+}
+
+/** The first value of `source`, read as `number`, in canonical units. */
+export function sourceValue(source: D0ValueSource, number: number): ObisValue {
+  const conversion = conversionOfSource(source);
+  return { value: convert(number, conversion), unit: conversion.unit };
 }
 
 /** Service entries that identify the meter or its state (current values of channel 0 only). */
@@ -137,8 +147,7 @@ export function d0ReadoutToReading(readout: D0Readout, receivedAt: number): Read
   const sources = readingSourcesOf(readout.objects);
   const values = new Map<string, ObisValue>();
   for (const source of sources.values) {
-    const first = source.object.values[0]!;
-    values.set(source.key, sourceValue(source, first.unit, Number(first.value)));
+    values.set(source.key, sourceValue(source, Number(source.object.values[0]!.value)));
   }
   let tariff: number | undefined;
   for (let k = 0; k < sources.tariffs.length && tariff === undefined; k++) {

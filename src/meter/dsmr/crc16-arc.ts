@@ -5,26 +5,15 @@
  * DSMR 2.2 and 3.0 telegrams carry no checksum: their '!' is followed directly by CR LF.
  */
 
+import { slicingBy8Tables } from '../crc16-tables.js';
 import { createWasmCrc16 } from './crc16-arc-wasm.js';
 
 const SLASH = 0x2f;
 const BANG = 0x21;
 const MAX_CRC_DIGITS = 4;
 
-/** Tk[n] at k * 256 + n: CRC of byte n followed by k zero bytes (k = 0..7, for slicing-by-8). */
-const TABLES: Uint16Array = (() => {
-  const tables = new Uint16Array(8 * 256);
-  for (let byte = 0; byte < 256; byte++) {
-    let crc = byte;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xa001 : crc >>> 1;
-    tables[byte] = crc;
-  }
-  for (let i = 256; i < tables.length; i++) {
-    const previous = tables[i - 256]!;
-    tables[i] = (previous >>> 8) ^ tables[previous & 0xff]!;
-  }
-  return tables;
-})();
+/** Slicing-by-8 tables of CRC-16/ARC (polynomial 0x8005, reflected 0xA001). */
+const TABLES: Uint16Array = slicingBy8Tables(0xa001);
 
 const wasmCrc16 = createWasmCrc16(TABLES);
 /** Below this many bytes the loop here is quicker than copying into WebAssembly memory. */

@@ -1,7 +1,7 @@
 import type { MbusReading } from '../../reading/reading.js';
 import type { DsmrObject, DsmrValue } from './telegram.js';
 import { dsmrTimestamp } from './timestamp.js';
-import { conversionOf, convert } from './unit-conversions.js';
+import { conversionOf, convert } from '../../reading/units.js';
 import { isShortNumber } from './values.js';
 
 /** The part of an object's OBIS reference the Reading needs: channel B and code C.D.E. */

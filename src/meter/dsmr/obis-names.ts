@@ -1,6 +1,6 @@
 import { readingRoleOf, type ReadingRole } from './to-reading.js';
 import type { DsmrValue } from './telegram.js';
-import type { Conversion } from './unit-conversions.js';
+import type { Conversion } from '../../reading/units.js';
 import { isHexTextObject } from './values.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ObisName } from './obis-names.js';
 import type { DsmrValue } from './telegram.js';
 import { conversionFor, type DsmrReadingBuilder } from './to-reading.js';
-import type { Conversion } from './unit-conversions.js';
+import type { Conversion } from '../../reading/units.js';
 import {
   dsmrNumberIn,
   dsmrNumberStop,

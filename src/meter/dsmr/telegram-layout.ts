@@ -1,7 +1,7 @@
 import type { ObisName } from './obis-names.js';
 import { addObjectValues, type ValuePositions } from './object-values.js';
 import { conversionFor, type DsmrReadingBuilder } from './to-reading.js';
-import type { Conversion } from './unit-conversions.js';
+import type { Conversion } from '../../reading/units.js';
 import { dsmrNumberAt, dsmrNumberStop } from './values.js';
 
 const CLOSE = 0x29;

@@ -2,7 +2,7 @@ import { QUANTITY_BY_OBIS } from '../../reading/quantities.js';
 import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
 import { identifierText, MbusChannels, mbusCodeKind, type ObjectReference } from './mbus-channels.js';
 import type { DsmrHeader, DsmrTelegram, DsmrValue } from './telegram.js';
-import { conversionOf, convert, type Conversion } from './unit-conversions.js';
+import { conversionOf, convert, type Conversion } from '../../reading/units.js';
 import { isShortNumber } from './values.js';
 import { vendorOfFlag } from './vendors.js';
 

@@ -10,27 +10,14 @@
  * Holley DTZ541 firmware puts it in place of X-25, stored high byte first (SmlLib issue #8).
  */
 
+import { slicingBy8Tables } from '../crc16-tables.js';
+
 export type SmlCrcAlgorithm = 'x25' | 'kermit';
 
 const REFLECTED_POLY = 0x8408;
 
-/**
- * Tk[n] at k * 256 + n (k = 0..7): the register of byte n followed by k zero bytes, for
- * slicing-by-8; T0 is the byte-at-a-time table: crc = (crc >>> 8) ^ T0[(crc ^ byte) & 0xff].
- */
-export const CRC16_TABLES: Uint16Array = (() => {
-  const tables = new Uint16Array(8 * 256);
-  for (let byte = 0; byte < 256; byte++) {
-    let crc = byte;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ REFLECTED_POLY : crc >>> 1;
-    tables[byte] = crc;
-  }
-  for (let i = 256; i < tables.length; i++) {
-    const previous = tables[i - 256]!;
-    tables[i] = (previous >>> 8) ^ tables[previous & 0xff]!;
-  }
-  return tables;
-})();
+/** Slicing-by-8 tables of the X-25 / Kermit polynomial (0x1021, reflected 0x8408). */
+export const CRC16_TABLES: Uint16Array = slicingBy8Tables(REFLECTED_POLY);
 
 /** Register value before the first byte. */
 export const CRC16_INIT: Readonly<Record<SmlCrcAlgorithm, number>> = { x25: 0xffff, kermit: 0 };

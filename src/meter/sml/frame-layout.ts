@@ -3,14 +3,7 @@ import type { SmlCrcAlgorithm } from './crc16-x25.js';
 import { frameCheck, type FrameCheck, type LayoutSteps } from './frame-check.js';
 import type { SmlTime } from './message-types.js';
 import { readInteger, TL_SIGNED } from './tl.js';
-import {
-  canonicalValue,
-  formatSmlTime,
-  isWallClock,
-  NO_MBUS,
-  scaled,
-  type UnitConversion,
-} from './to-reading.js';
+import { canonicalValue, formatSmlTime, isWallClock, NO_MBUS } from './to-reading.js';
 
 /**
  * The layout of a meter's SML transport frames: every byte of the learnt frame's messages except
@@ -41,8 +34,6 @@ export interface ValueField {
   key: string;
   scaler: number | undefined;
   unit: number | undefined;
-  /** The unit's conversion to the canonical unit as a power of ten, null when it is none. */
-  conversion: UnitConversion | null;
   /** Index of its integer step's position (see FrameCheck.positions). */
   field: number;
 }
@@ -71,7 +62,6 @@ export class FrameLayout {
   // knows each field's type and does not re-check it on every use.
   declare private readonly steps: LayoutSteps;
   declare private readonly values: readonly ValueField[];
-  declare private readonly exponents: Int32Array;
   declare private readonly times: readonly TimeField[];
   declare private readonly identity: Readonly<MeterIdentity>;
   declare private readonly crc: SmlCrcAlgorithm;
@@ -81,9 +71,6 @@ export class FrameLayout {
   constructor(parts: FrameLayoutParts, checker: FrameCheck = frameCheck()) {
     this.steps = parts.steps;
     this.values = parts.values;
-    this.exponents = Int32Array.from(parts.values, (value) =>
-      value.conversion === null ? 0 : (value.scaler ?? 0) + value.conversion.exponent,
-    );
     this.times = parts.times;
     this.identity = parts.identity;
     this.crc = parts.crc;
@@ -105,16 +92,10 @@ export class FrameLayout {
   /** The Reading of a frame whose integers are at `positions`. */
   private readingOf(frame: Buffer, receivedAt: number, positions: Int32Array): Reading {
     const values = new Map<string, ObisValue>();
-    const exponents = this.exponents;
-    for (let f = 0; f < this.values.length; f++) {
-      const field = this.values[f]!;
-      const raw = integerAt(frame, positions[field.field]!);
-      const conversion = field.conversion;
+    for (const field of this.values) {
       values.set(
         field.key,
-        conversion === null
-          ? canonicalValue(raw, field.scaler, field.unit)
-          : { value: scaled(raw, exponents[f]!), unit: conversion.unit },
+        canonicalValue(integerAt(frame, positions[field.field]!), field.scaler, field.unit),
       );
     }
     const reading: Reading = { receivedAt, protocol: 'SML', identity: this.identity, values, mbus: NO_MBUS };

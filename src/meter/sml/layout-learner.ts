@@ -14,7 +14,7 @@ import {
   TL_UNSIGNED,
   TlReader,
 } from './tl.js';
-import { conversionOf, electricityKey, isIdentityCode } from './to-reading.js';
+import { electricityKey, isIdentityCode } from './to-reading.js';
 
 /**
  * Learns the FrameLayout of a transport frame without escaped data that parseSmlFrame and
@@ -204,10 +204,7 @@ function learnValue(
   }
   const key = code === undefined ? undefined : electricityKey(code);
   if (builder.integerSize(at, ELEMENT) >= 0) {
-    const field =
-      key === undefined
-        ? NO_FIELD
-        : builder.valueField({ key, scaler, unit, conversion: conversionOf(unit) });
+    const field = key === undefined ? NO_FIELD : builder.valueField({ key, scaler, unit });
     reader.offset = builder.integer(at, ELEMENT, field);
     return;
   }

@@ -8,6 +8,7 @@ import {
   TL_UNSIGNED,
   type SmlElement,
   type TlReader,
+  unsignedBytes,
 } from './tl.js';
 
 /**
@@ -74,7 +75,7 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   } else {
     const size = (tl & 0x0f) - 1;
     if (tl >> 4 !== TL_UNSIGNED || size < 1 || size > 6 || at + 1 + size + 10 > end) return undefined;
-    status = unsignedAt(data, at + 1, size);
+    status = unsignedBytes(data, at + 1, size);
     at += 1 + size;
   }
   tl = data[at]!;
@@ -85,7 +86,7 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
     // A bare Unsigned32 second index in place of the SML_Time list (Holley DTZ541).
     const size = (tl & 0x0f) - 1;
     if (tl >> 4 !== TL_UNSIGNED || size < 1 || size > 4 || at + 1 + size + 5 > end) return undefined;
-    valTime = { kind: 'secIndex', seconds: unsignedAt(data, at + 1, size) };
+    valTime = { kind: 'secIndex', seconds: unsignedBytes(data, at + 1, size) };
     at += 1 + size;
   }
   tl = data[at]!;
@@ -109,7 +110,7 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
     return undefined;
   }
   reader.offset = valueEnd + 1;
-  const obisCode = unsignedAt(data, start + 2, 6);
+  const obisCode = unsignedBytes(data, start + 2, 6);
   const valueStart = decoded === undefined ? at + 1 : -1;
   return new ParsedListEntry(
     data,
@@ -124,13 +125,6 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
     valueStart,
     valueEnd,
   );
-}
-
-/** Big-endian unsigned integer of up to 6 bytes (no argument validation: callers checked bounds). */
-function unsignedAt(data: Buffer, offset: number, size: number): number {
-  let value = 0;
-  for (let i = 0; i < size; i++) value = value * 256 + data[offset + i]!;
-  return value;
 }
 
 /** Any SML_ListEntry, through the general TL reader. */
@@ -148,7 +142,7 @@ function readAnyEntry(reader: TlReader): SmlListEntry {
     if (nameStart < 0) throw parseError('SML_ListEntry without objName', start);
     nameEnd = nameStart + reader.length;
   }
-  const obisCode = nameEnd - nameStart === 6 ? unsignedAt(data, nameStart, 6) : undefined;
+  const obisCode = nameEnd - nameStart === 6 ? unsignedBytes(data, nameStart, 6) : undefined;
   const status = reader.skipUnset() ? undefined : readStatus(reader);
   const valTime = reader.skipUnset() ? undefined : readTime(reader);
   const unit = reader.readSmallInteger('unit') ?? undefined;

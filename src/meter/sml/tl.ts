@@ -223,8 +223,8 @@ export function readInteger(
   return Number.isSafeInteger(asNumber) ? asNumber : value;
 }
 
-/** Big-endian unsigned integer of 1..6 bytes. */
-function unsignedBytes(data: Uint8Array, offset: number, size: number): number {
+/** Big-endian unsigned integer of 1..6 bytes (callers checked the bounds). */
+export function unsignedBytes(data: Uint8Array, offset: number, size: number): number {
   let value = 0;
   for (let i = 0; i < size; i++) value = value * 256 + data[offset + i]!;
   return value;

@@ -97,7 +97,7 @@ export function electricityKey(obisCode: number): string | undefined {
   return key;
 }
 
-export interface UnitConversion {
+interface UnitConversion {
   unit: string;
   /** Canonical value = sent value x 10^exponent (W -> kW: -3), per toCanonical. */
   exponent: number;
@@ -108,7 +108,7 @@ const conversions = new Array<UnitConversion | null | undefined>(257);
 const NO_UNIT = 256;
 
 /** The toCanonical conversion of a DLMS unit code as a power of ten, or null when it is none. */
-export function conversionOf(code: number | undefined): UnitConversion | null {
+function conversionOf(code: number | undefined): UnitConversion | null {
   const index = code ?? NO_UNIT;
   let conversion = conversions[index];
   if (conversion === undefined) {
@@ -139,7 +139,7 @@ export function canonicalValue(
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, exponent) => 10 ** exponent);
 
 /** raw x 10^scaler; dividing by an exact power of ten keeps decimal values exact (5430157.7). */
-export function scaled(raw: number | bigint, scaler: number | undefined): number {
+function scaled(raw: number | bigint, scaler: number | undefined): number {
   const value = typeof raw === 'number' ? raw : Number(raw);
   if (!scaler) return value;
   const power = POWERS_OF_TEN[scaler < 0 ? -scaler : scaler] ?? 10 ** Math.abs(scaler);
