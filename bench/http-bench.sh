@@ -2,7 +2,9 @@
 # http-bench.sh: the gateway's HTTP API against the bare node:http floor of ../shared/bench.
 #
 #   1. ../shared/bench/run-http.sh with EXTRA=gateway: GET /api/v1/report of the gateway (simulator
-#      meter, no auth) beside node-fixed and node-stringify, the shared tool's own method.
+#      meter, no auth) beside node-fixed and node-stringify, the shared tool's own method. A second,
+#      identical copy of the floor (floor-copy) runs as one more EXTRA target: its ratio to
+#      node-fixed shows how far two identical servers drift apart in the same run on this machine.
 #   2. Digest: the same method (CPU pinning from lib.sh, 1 s unmeasured warm-up, alternated
 #      repetitions, medians and ratios by summarize.mjs) for node-fixed, gateway and
 #      gateway-digest. run-http.sh cannot send credentials, so this part drives wrk itself;
@@ -34,6 +36,7 @@ PASSWORD=bench-digest-password
 GW_PORT=$BASE_PORT
 GWD_PORT=$((BASE_PORT + 1))
 FLOOR_PORT=$((BASE_PORT + 2))
+COPY_PORT=$((BASE_PORT + 3))
 
 command -v wrk >/dev/null || { echo "wrk not found (apt-get install wrk)" >&2; exit 1; }
 TMP=$(mktemp -d)
@@ -73,7 +76,13 @@ GWD_PID=$(cat "$TMP/pid-$GWD_PORT")
 
 if ! skipped 1; then
     echo "== 1. run-http.sh with the gateway as EXTRA target"
-    (cd "$BENCH_DIR" && EXTRA="gateway=http://127.0.0.1:$GW_PORT/api/v1/report,pid=$GW_PID" RESULTS="$RESULTS" \
+    # shellcheck disable=SC2086
+    $SRV_PREFIX "$NODE" "$BENCH_DIR/http-baseline.mjs" "$COPY_PORT" 2>"$TMP/copy.err" &
+    COPY_PID=$!
+    track_pid "$COPY_PID"
+    targets="gateway=http://127.0.0.1:$GW_PORT/api/v1/report,pid=$GW_PID"
+    targets="$targets floor-copy=http://127.0.0.1:$COPY_PORT/api/v1/report,pid=$COPY_PID"
+    (cd "$BENCH_DIR" && EXTRA="$targets" RESULTS="$RESULTS" \
         CONNS="$CONNS" DURATION="$DURATION" REPS="$REPS" ./run-http.sh)
 fi
 

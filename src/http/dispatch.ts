@@ -17,19 +17,15 @@ export function realmOf(config: AppConfig): string {
   return config.system.host_name || config.system.name || 'meter-gateway';
 }
 
-/** Splits an origin-form request-target; an absolute-form one (RFC 9112 §3.2.2) is reduced to it. */
-function splitTarget(url: string): { path: string; search: string } {
-  let target = url;
-  if (!target.startsWith('/')) {
-    try {
-      const parsed = new URL(target);
-      target = parsed.pathname + parsed.search;
-    } catch {
-      throw new HttpError(400, 'bad_request', 'malformed request-target');
-    }
+/** The origin form of a request-target; an absolute-form one (RFC 9112 §3.2.2) is reduced to it. */
+function originForm(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  } catch {
+    throw new HttpError(400, 'bad_request', 'malformed request-target');
   }
-  const q = target.indexOf('?');
-  return q < 0 ? { path: target, search: '' } : { path: target.slice(0, q), search: target.slice(q + 1) };
 }
 
 /** ApiRequest with the query parsed only when a handler asks for it. */
@@ -54,11 +50,8 @@ class RoutedRequest implements ApiRequest {
 function matchRoute(router: Router, method: string, path: string, config: AppConfig): Route {
   const match = router.match(method, path);
   if (!match) throw new HttpError(404, 'not_found', `no such endpoint: ${path}`);
-  if ('allowed' in match) {
-    const allowed =
-      match.allowed.includes('GET') && !match.allowed.includes('HEAD')
-        ? [...match.allowed, 'HEAD']
-        : match.allowed;
+  if (isMethodList(match)) {
+    const allowed = match.includes('GET') && !match.includes('HEAD') ? [...match, 'HEAD'] : [...match];
     throw new HttpError(
       405,
       'method_not_allowed',
@@ -68,12 +61,16 @@ function matchRoute(router: Router, method: string, path: string, config: AppCon
     );
   }
   // Spec: "On a device without the license, the gated route answers HTTP 404."
-  if (match.route.options.license === 'PLUS' && config.license.type === 'FREE') {
+  if (match.options.license === 'PLUS' && config.license.type === 'FREE') {
     throw new HttpError(404, 'license_required', `${path} needs a PLUS or PRO license`, {
       license: config.license.type,
     });
   }
-  return match.route;
+  return match;
+}
+
+function isMethodList(match: Route | readonly string[]): match is readonly string[] {
+  return Array.isArray(match);
 }
 
 /**
@@ -105,7 +102,10 @@ export function createRequestHandler(
           return;
         }
       }
-      const { path, search } = splitTarget(raw.url ?? '/');
+      const target = originForm(raw.url ?? '/');
+      const q = target.indexOf('?');
+      const path = q < 0 ? target : target.slice(0, q);
+      const search = q < 0 ? '' : target.slice(q + 1);
       const method = raw.method ?? 'GET';
       const route = matchRoute(router, method, path, config);
       const request = new RoutedRequest(raw, method, path, search, shutdown);

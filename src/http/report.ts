@@ -36,8 +36,8 @@ export class ReportCache {
     const { store } = this.ctx;
     const now = this.ctx.now();
     const second = Math.floor(now / 1000);
-    const reading = store.latest;
-    const meter = store.meter;
+    const reading = store.latestAt(now);
+    const meter = store.meterAt(now);
     const config = this.ctx.config.config;
     const cached = this.current;
     if (

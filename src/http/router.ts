@@ -52,7 +52,8 @@ export interface Route {
   options: RouteOptions;
 }
 
-export type RouteMatch = { route: Route } | { allowed: string[] } | undefined;
+/** The route; or, when the path exists without this method, the methods it has (405); or undefined (404). */
+export type RouteMatch = Route | readonly string[] | undefined;
 
 /** Exact-path routing table (every spec path is static). */
 export class Router {
@@ -79,7 +80,6 @@ export class Router {
     const byMethod = this.routes.get(path);
     if (!byMethod) return undefined;
     const route = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
-    if (route) return { route };
-    return { allowed: [...byMethod.keys()] };
+    return route ?? [...byMethod.keys()];
   }
 }

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setMaxListeners } from 'node:events';
 import type { AppContext } from '../context.js';
@@ -69,21 +69,18 @@ export function createHttpService(
   const handler = createRequestHandler(ctx, router, auth, shutdown.signal, {
     bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
   });
-  // The response last produced on each socket (clientError must not write into a running
-  // response). A WeakMap, not a property on the socket: adding a symbol key to Node's socket
-  // objects after construction changes their shape, which slows every later access by node:http.
-  const responses = new WeakMap<Socket, ServerResponse>();
   const server = createServer(
     { connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000 },
-    (request: IncomingMessage, response: ServerResponse) => {
-      responses.set(request.socket, response);
-      handler(request, response);
-    },
+    handler,
   );
   configureServer(server, options);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const busy = responses.get(socket);
-    const midResponse = busy !== undefined && busy.headersSent && !busy.writableEnded;
+    // Node's own default for this event: write an error response only while no response is in
+    // flight on the socket, or none of it has been written; otherwise the peer would get a
+    // corrupted stream. node:http keeps the socket's current response in `_httpMessage` (set on
+    // assignment, cleared when it finishes); its built-in handler reads the same field.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    const midResponse = inFlight != null && inFlight.headersSent && !inFlight.writableEnded;
     if (socket.writable && !midResponse) socket.end(rawErrorResponse(clientErrorFor(error)));
     else socket.destroy();
   });

@@ -43,6 +43,7 @@ export class ReadingStore extends EventEmitter<StoreEvents> {
   private latestReading: Reading | undefined;
   private lastValidAt: number | undefined;
   private state: MeterState;
+  private staleView: { of: MeterState; view: MeterState } | undefined;
   private staleTimer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
   private readonly staleAfterMs: number;
@@ -68,13 +69,28 @@ export class ReadingStore extends EventEmitter<StoreEvents> {
 
   /** The latest reading while it is fresh; undefined before the first one and while stale. */
   get latest(): Reading | undefined {
-    return this.isStale() ? undefined : this.latestReading;
+    return this.latestAt(this.now());
   }
 
   /** The meter state; never OK while the latest reading is stale (the timer's event may still be due). */
   get meter(): MeterState {
-    if (this.state.status === 'OK' && this.isStale()) return { ...this.state, status: 'NO DATA' };
-    return this.state;
+    return this.meterAt(this.now());
+  }
+
+  /** `latest` as of `now` (a caller reading several views at one instant reads the clock once). */
+  latestAt(now: number): Reading | undefined {
+    return this.isStaleAt(now) ? undefined : this.latestReading;
+  }
+
+  /**
+   * `meter` as of `now`. The NO DATA view of a stale OK state is made once per state, so a caller
+   * comparing identities (the report cache) sees one object for as long as nothing changes.
+   */
+  meterAt(now: number): MeterState {
+    if (this.state.status !== 'OK' || !this.isStaleAt(now)) return this.state;
+    if (this.staleView?.of !== this.state)
+      this.staleView = { of: this.state, view: { ...this.state, status: 'NO DATA' } };
+    return this.staleView.view;
   }
 
   /** Id of the latest report: increments with every reading (report.id). */
@@ -88,7 +104,11 @@ export class ReadingStore extends EventEmitter<StoreEvents> {
   }
 
   isStale(): boolean {
-    return this.lastValidAt === undefined || this.now() - this.lastValidAt > this.staleAfterMs;
+    return this.isStaleAt(this.now());
+  }
+
+  private isStaleAt(now: number): boolean {
+    return this.lastValidAt === undefined || now - this.lastValidAt > this.staleAfterMs;
   }
 
   /** Accepts a valid reading from a decoder. */

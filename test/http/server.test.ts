@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { rawExchange, send, sendJsonBody, type Reply } from './http-client.js';
@@ -193,6 +194,24 @@ test('a malformed request line is 400 and oversized headers are 431, both with t
     );
     assert.match(huge, /^HTTP\/1\.1 431 /);
     assert.match(huge, /"error":"headers_too_large"/);
+  }));
+
+test('garbage behind a response in flight closes the connection without writing into that response', () =>
+  withServer(async ({ port }) => {
+    // The live stream's headers are out and it never ends; a malformed request pipelined behind
+    // it must not put an error response into the event stream (the client would parse it as events).
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('GET /api/v1/live HTTP/1.1\r\nHost: x\r\n\r\n');
+    while (!received.includes('\r\n\r\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.match(received, /^HTTP\/1\.1 200 /);
+    socket.write('GARBAGE\r\n\r\n');
+    await closed;
+    assert.equal((received.match(/HTTP\/1\.1 /g) ?? []).length, 1, received);
+    assert.doesNotMatch(received, /bad_request/);
   }));
 
 test('a failing handler is 500 internal_error and logged by path only', () =>
