@@ -91,6 +91,21 @@ test('the report is serialised once per change, not per request', () =>
     assert.equal(core.report.builds, 5);
   }));
 
+test("while the reading is stale (before the store's timer turns the status) the report is still built once", () =>
+  withServer(async ({ baseUrl, ctx, clock }, core) => {
+    clock.freeze();
+    ctx.store.ingest(syntheticReading(clock.now()));
+    await send(baseUrl, 'GET', '/api/v1/report');
+    const builds = core.report.builds;
+    clock.advance(61_000);
+    for (let i = 0; i < 20; i++) {
+      const body = (await send(baseUrl, 'GET', '/api/v1/report')).json();
+      assert.equal(body.meter.status, 'NO DATA');
+      assert.equal(body.report.energy, undefined);
+    }
+    assert.equal(core.report.builds, builds + 1);
+  }));
+
 test('a stale reading leaves the report: no old numbers are passed off as current', () =>
   withServer(async ({ baseUrl, ctx, clock }) => {
     ctx.store.ingest(syntheticReading(clock.now()));

@@ -62,6 +62,32 @@ test('no valid frame within the timeout: NO DATA and no stale reading passed off
   store.close();
 });
 
+test('stale before the timer fires: one NO DATA view per state, no reading, and views at a given time', () => {
+  let now = 2_000_000;
+  const store = new ReadingStore({ staleAfterMs: 5000, meterInterface: 'P1', now: () => now });
+  store.ingest(reading(now));
+  const fresh = store.meter;
+  assert.equal(fresh.status, 'OK');
+  now += 5001; // past the limit; the store's own timer has not fired yet
+  const stale = store.meter;
+  assert.equal(stale.status, 'NO DATA');
+  assert.equal(stale.identity.id, 'E1');
+  assert.equal(
+    store.meter,
+    stale,
+    'the same view while nothing changes (the report cache compares identities)',
+  );
+  assert.equal(store.latest, undefined);
+  assert.equal(store.meterAt(now - 5001), fresh);
+  assert.equal(store.latestAt(now - 5001)?.values.get('1.7.0')?.value, 1.5);
+  store.ingest(reading(now, 3));
+  assert.equal(store.meter.status, 'OK');
+  now += 5001;
+  assert.equal(store.meter.status, 'NO DATA');
+  assert.equal(store.latest, undefined);
+  store.close();
+});
+
 test('reading events carry derived totals', () => {
   const store = new ReadingStore({ staleAfterMs: 5000, meterInterface: 'P1' });
   const got: Reading[] = [];
