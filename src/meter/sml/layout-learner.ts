@@ -3,7 +3,7 @@ import type { SmlCrcAlgorithm } from './crc16-x25.js';
 import type { FrameCheck } from './frame-check.js';
 import type { FrameLayout } from './frame-layout.js';
 import { LayoutBuilder, NO_FIELD } from './layout-builder.js';
-import { requiredInteger } from './list-entry.js';
+import { obisCodeOf, readEntryName, requiredInteger } from './list-entry.js';
 import { MESSAGE_TAG } from './message-types.js';
 import {
   END_OF_SML_MESSAGE,
@@ -162,30 +162,14 @@ function learnTime(reader: TlReader, builder: LayoutBuilder, relevant: boolean):
   return true;
 }
 
-const ENTRY_LIST_TL = 0x77;
-const OBIS_NAME_TL = 0x07;
-
 /** SML_ListEntry as readUsualEntry / readAnyEntry read it, and as smlFrameToReading uses it. */
 function learnEntry(reader: TlReader, builder: LayoutBuilder): void {
-  const data = reader.data;
-  const start = reader.offset;
-  let nameStart: number;
-  let nameLength: number;
-  if (start + 8 <= reader.end && data[start] === ENTRY_LIST_TL && data[start + 1] === OBIS_NAME_TL) {
-    nameStart = start + 2;
-    nameLength = 6;
-    reader.offset = start + 8;
-  } else {
-    reader.expectList(7, 'SML_ListEntry');
-    nameStart = reader.readOctetsOffset('objName');
-    if (nameStart < 0) throw parseError('SML_ListEntry without objName', start);
-    nameLength = reader.length;
-  }
+  const nameStart = readEntryName(reader);
+  const code = obisCodeOf(reader.data, nameStart, reader.offset);
   if (!reader.skipUnset()) learnInteger(reader, builder, ELEMENT); // status
   if (!reader.skipUnset()) learnTime(reader, builder, false); // valTime
   const unit = reader.readSmallInteger('unit') ?? undefined;
   const scaler = reader.readSmallInteger('scaler') ?? undefined;
-  const code = nameLength === 6 ? data.readUIntBE(nameStart, 6) : undefined;
   learnValue(reader, builder, code, { scaler, unit });
   if (!reader.skipUnset()) reader.skipElement(); // valueSignature
 }

@@ -127,22 +127,35 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   );
 }
 
+/**
+ * The list header and objName of an SML_ListEntry: returns where the name starts and leaves the
+ * reader after it (so the name ends at reader.offset). The usual 7-element list with a 6-byte OBIS
+ * name is recognised by its two TL bytes (0x77 0x07) without the general reader.
+ */
+export function readEntryName(reader: TlReader): number {
+  const data = reader.data;
+  const start = reader.offset;
+  if (start + 8 <= reader.end && data[start] === ENTRY_LIST_TL && data[start + 1] === OBIS_NAME_TL) {
+    reader.offset = start + 8;
+    return start + 2;
+  }
+  reader.expectList(7, 'SML_ListEntry');
+  const nameStart = reader.readOctetsOffset('objName');
+  if (nameStart < 0) throw parseError('SML_ListEntry without objName', start);
+  return nameStart;
+}
+
+/** The OBIS code of a 6-byte objName as one integer; undefined for names of another length. */
+export function obisCodeOf(data: Buffer, nameStart: number, nameEnd: number): number | undefined {
+  return nameEnd - nameStart === 6 ? unsignedBytes(data, nameStart, 6) : undefined;
+}
+
 /** Any SML_ListEntry, through the general TL reader. */
 function readAnyEntry(reader: TlReader): SmlListEntry {
   const data = reader.data;
-  const start = reader.offset;
-  let nameStart: number;
-  let nameEnd: number;
-  if (start + 8 <= reader.end && data[start] === ENTRY_LIST_TL && data[start + 1] === OBIS_NAME_TL) {
-    nameStart = start + 2;
-    nameEnd = reader.offset = start + 8;
-  } else {
-    reader.expectList(7, 'SML_ListEntry');
-    nameStart = reader.readOctetsOffset('objName');
-    if (nameStart < 0) throw parseError('SML_ListEntry without objName', start);
-    nameEnd = nameStart + reader.length;
-  }
-  const obisCode = nameEnd - nameStart === 6 ? unsignedBytes(data, nameStart, 6) : undefined;
+  const nameStart = readEntryName(reader);
+  const nameEnd = reader.offset;
+  const obisCode = obisCodeOf(data, nameStart, nameEnd);
   const status = reader.skipUnset() ? undefined : readStatus(reader);
   const valTime = reader.skipUnset() ? undefined : readTime(reader);
   const unit = reader.readSmallInteger('unit') ?? undefined;
