@@ -13,10 +13,16 @@
 #      server shares with it; a fresh nonce per wrk run).
 #   3. SSE fan-out: bench/http-sse-fanout.ts, 200 clients, delivery latency percentiles.
 #
+# RUNS > 1 repeats parts 1 and 2 with fresh server processes each time (gateways, floor copy and
+# run-http.sh's own floor) and ends with every run's ratios and their median (bench/http-runs.ts):
+# to node-fixed, and for part 1 also to the floor copy. On this kind of shared VM two identical
+# servers differ by up to a third for their whole life, so one run's ratio is one draw from that
+# spread.
+#
 # Everything runs as compiled JavaScript (tsc into .tmp/bench-dist), as the daemon does.
 #
 # Environment: BENCH_DIR (../shared/bench beside the repository), CONNS (1 64), DURATION (5),
-# REPS (3), BASE_PORT (18180), PIN / BENCH_CPU (see lib.sh), NODE (node), RESULTS
+# REPS (3), RUNS (1), BASE_PORT (18180), PIN / BENCH_CPU (see lib.sh), NODE (node), RESULTS
 # (bench/results), SKIP (parts to skip, e.g. "1 3").
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +38,7 @@ BASE_PORT=${BASE_PORT:-18180}
 NODE=${NODE:-node}
 RESULTS=${RESULTS:-$HERE/results}
 SKIP=${SKIP:-}
+RUNS=${RUNS:-1}
 PASSWORD=bench-digest-password
 GW_PORT=$BASE_PORT
 GWD_PORT=$((BASE_PORT + 1))
@@ -69,12 +76,8 @@ echo "compiling into $DIST"
 [ -f "$DIST/bench/http-server.js" ] || { cat "$TMP/tsc.log" >&2; exit 1; }
 
 cd "$ROOT"
-start_gateway "$GW_PORT"
-start_gateway "$GWD_PORT" --password "$PASSWORD"
-GW_PID=$(cat "$TMP/pid-$GW_PORT")
-GWD_PID=$(cat "$TMP/pid-$GWD_PORT")
 
-if ! skipped 1; then
+part_1() {
     echo "== 1. run-http.sh with the gateway as EXTRA target"
     # shellcheck disable=SC2086
     $SRV_PREFIX "$NODE" "$BENCH_DIR/http-baseline.mjs" "$COPY_PORT" 2>"$TMP/copy.err" &
@@ -83,8 +86,10 @@ if ! skipped 1; then
     targets="gateway=http://127.0.0.1:$GW_PORT/api/v1/report,pid=$GW_PID"
     targets="$targets floor-copy=http://127.0.0.1:$COPY_PORT/api/v1/report,pid=$COPY_PID"
     (cd "$BENCH_DIR" && EXTRA="$targets" RESULTS="$RESULTS" \
-        CONNS="$CONNS" DURATION="$DURATION" REPS="$REPS" ./run-http.sh)
-fi
+        CONNS="$CONNS" DURATION="$DURATION" REPS="$REPS" ./run-http.sh) | tee "$TMP/part-1.out"
+    # run-http.sh ends with "raw: FILE.tsv  log: FILE.log" (relative to its own folder).
+    PART_1_TSVS="$PART_1_TSVS $(cd "$BENCH_DIR" && realpath "$(awk '/^raw: / { print $2 }' "$TMP/part-1.out")")"
+}
 
 # A fresh Digest challenge of the protected gateway: exports DIGEST_NONCE and DIGEST_REALM.
 fresh_nonce() {
@@ -128,7 +133,7 @@ run_wrk() { # target conns seconds [--latency]
     $CLI_PREFIX wrk -t1 -c"$conns" -d"${seconds}s" "${script[@]}" "$@" "${URL[$target]}" 2>&1 || true
 }
 
-if ! skipped 2; then
+part_2() {
     echo "== 2. report with Digest auth, same method"
     # shellcheck disable=SC2086
     $SRV_PREFIX "$NODE" "$BENCH_DIR/http-baseline.mjs" "$FLOOR_PORT" 2>"$TMP/floor.err" &
@@ -164,6 +169,31 @@ if ! skipped 2; then
     done
     "$NODE" "$BENCH_DIR/summarize.mjs" "$TSV" node-fixed req/s
     echo "raw: $TSV"
+    PART_2_TSVS="$PART_2_TSVS $TSV"
+}
+
+PART_1_TSVS=""
+PART_2_TSVS=""
+for ((run = 1; run <= RUNS; run++)); do
+    [ "$RUNS" -gt 1 ] && echo "=== run $run of $RUNS, fresh server processes"
+    start_gateway "$GW_PORT"
+    start_gateway "$GWD_PORT" --password "$PASSWORD"
+    GW_PID=$(cat "$TMP/pid-$GW_PORT")
+    GWD_PID=$(cat "$TMP/pid-$GWD_PORT")
+    skipped 1 || part_1
+    skipped 2 || part_2
+    cleanup_pids
+done
+
+if [ "$RUNS" -gt 1 ]; then
+    echo "== ratios of the $RUNS runs"
+    # shellcheck disable=SC2086
+    skipped 1 || "$NODE" "$DIST/bench/http-runs.js" node-fixed $PART_1_TSVS
+    # The same runs against the identical floor copy, started by this script like the gateway.
+    # shellcheck disable=SC2086
+    skipped 1 || "$NODE" "$DIST/bench/http-runs.js" floor-copy $PART_1_TSVS
+    # shellcheck disable=SC2086
+    skipped 2 || "$NODE" "$DIST/bench/http-runs.js" node-fixed $PART_2_TSVS
 fi
 
 if ! skipped 3; then
