@@ -15,3 +15,11 @@ export function splitAt(bytes: Uint8Array, offsets: readonly number[]): Buffer[]
   }
   return chunks;
 }
+
+/** splitAt with arbitrary cut points (fast-check naturals), each taken modulo length + 1. */
+export function splitAtCuts(bytes: Uint8Array, cuts: readonly number[]): Buffer[] {
+  return splitAt(
+    bytes,
+    cuts.map((cut) => cut % (bytes.length + 1)),
+  );
+}

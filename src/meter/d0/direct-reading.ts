@@ -3,6 +3,7 @@ import type { Reading } from '../../reading/reading.js';
 import { D0AddressMemo, type D0ParseOptions, type D0Readout, parseD0Readout } from './parser.js';
 import { type D0LayoutOptions, D0ReadoutLayout } from './readout-layout.js';
 import { d0ReadoutToReading } from './to-reading.js';
+import { RecentLayouts } from '../recent-layouts.js';
 
 /**
  * Readout frames -> results for one meter's stream. Every readout that does not have a learnt
@@ -43,7 +44,7 @@ function generalResult(
 export class D0DirectReading {
   private readonly parseOptions: D0ParseOptions;
   private readonly layoutOptions: D0LayoutOptions;
-  private readonly layouts: D0ReadoutLayout[] = [];
+  private readonly layouts = new RecentLayouts<D0ReadoutLayout>(MAX_LAYOUTS);
   private futileLayouts = 0;
   private path: D0ReadPath | undefined;
 
@@ -82,11 +83,11 @@ export class D0DirectReading {
 
   private layoutOf(bytes: Buffer, wholeChunk: boolean): D0ReadoutLayout | undefined {
     const layouts = this.layouts;
-    for (let k = 0; k < layouts.length; k++) {
-      const layout = layouts[k]!;
+    for (let k = 0; k < layouts.size; k++) {
+      const layout = layouts.at(k);
       if (wholeChunk && !layout.wholeChunk) continue;
       if (!layout.matches(bytes)) continue;
-      if (k > 0) layouts.unshift(...layouts.splice(k, 1));
+      layouts.use(k);
       return layout;
     }
     return undefined;
@@ -96,7 +97,6 @@ export class D0DirectReading {
     if (this.futileLayouts >= MAX_FUTILE_LAYOUTS) return;
     const layout = D0ReadoutLayout.learn(frame, readout, this.layoutOptions);
     if (!layout) return;
-    if (this.layouts.length >= MAX_LAYOUTS && this.layouts.pop()!.reads === 0) this.futileLayouts++;
-    this.layouts.unshift(layout);
+    if (this.layouts.add(layout)) this.futileLayouts++;
   }
 }

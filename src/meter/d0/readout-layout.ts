@@ -67,8 +67,6 @@ export interface D0LayoutOptions {
 }
 
 export class D0ReadoutLayout {
-  /** Readouts read by this layout (a layout never used is a futile one). */
-  reads = 0;
   readonly length: number;
   /**
    * True when a framer that is between frames cuts this readout, pushed as one chunk, into exactly
@@ -173,7 +171,6 @@ export class D0ReadoutLayout {
 
   /** The Reading of `bytes`, a readout that matches(). */
   read(bytes: Buffer, receivedAt: number): Reading {
-    this.reads++;
     const values = new Map<string, ObisValue>();
     for (const field of this.numbers) {
       const { conversion } = field;

@@ -2,6 +2,7 @@ import type { Reading } from '../../reading/reading.js';
 import type { SmlCrcAlgorithm } from './crc16-x25.js';
 import type { FrameLayout } from './frame-layout.js';
 import { learnFrameLayout } from './layout-learner.js';
+import { RecentLayouts } from '../recent-layouts.js';
 
 /** Layouts kept: some meters alternate between two kinds of frame. */
 const MAX_LAYOUTS = 2;
@@ -9,11 +10,6 @@ const MAX_LAYOUTS = 2;
 const MAX_FUTILE_ATTEMPTS = 4;
 /** While paused, a layout is learnt from one parsed frame in this many. */
 const PAUSED_LEARNING_INTERVAL = 64;
-
-interface KnownLayout {
-  layout: FrameLayout;
-  matched: boolean;
-}
 
 /**
  * Frames of one meter read by a learnt layout (./frame-layout.ts), learnt from frames the parser
@@ -25,7 +21,7 @@ interface KnownLayout {
  * parsed frame in PAUSED_LEARNING_INTERVAL is learnt from, until a layout matches again.
  */
 export class SmlLayoutReader {
-  private known: KnownLayout[] = [];
+  private readonly known = new RecentLayouts<FrameLayout>(MAX_LAYOUTS);
   private futileAttempts = 0;
   private pausedFrames = 0;
   /** Frames read by a layout. */
@@ -39,12 +35,10 @@ export class SmlLayoutReader {
    */
   read(frame: Buffer, receivedAt: number): Reading | undefined {
     const known = this.known;
-    for (let k = 0; k < known.length; k++) {
-      const entry = known[k]!;
-      const reading = entry.layout.read(frame, receivedAt);
+    for (let k = 0; k < known.size; k++) {
+      const reading = known.at(k).read(frame, receivedAt);
       if (reading === undefined) continue;
-      if (k > 0) known.unshift(...known.splice(k, 1));
-      entry.matched = true;
+      known.use(k);
       this.futileAttempts = 0;
       this.framesRead += 1;
       return reading;
@@ -61,14 +55,12 @@ export class SmlLayoutReader {
       this.futileAttempts += 1;
       return;
     }
-    this.known.unshift({ layout, matched: false });
-    const dropped = this.known.length > MAX_LAYOUTS ? this.known.pop() : undefined;
-    if (dropped !== undefined && !dropped.matched) this.futileAttempts += 1;
+    if (this.known.add(layout)) this.futileAttempts += 1;
   }
 
   /** Forgets the layouts (another meter may be connected next). */
   reset(): void {
-    this.known = [];
+    this.known.clear();
     this.futileAttempts = 0;
     this.pausedFrames = 0;
   }

@@ -6,8 +6,14 @@ import { createD0Decoder } from '../../../src/meter/d0/decoder.js';
 import { d0CorpusCases } from './corpus-files.js';
 import { assertCountersAddUp } from './counters.js';
 import { flushBoth, GeneralDecoder, pushBoth } from './general-decoder.js';
-import { bumpedBy, withBlockCheck, withChangedValues } from './readout-variants.js';
-import { splitAt } from '../../helpers/chunks.js';
+import {
+  bumpedBy,
+  withBlockCheck,
+  withByteEdit,
+  withChangedValues,
+  type ByteEdit,
+} from './readout-variants.js';
+import { splitAtCuts } from '../../helpers/chunks.js';
 import { dataSetsText, fullAddress, generatedSet } from './generated-sets.js';
 
 /**
@@ -17,13 +23,6 @@ import { dataSetsText, fullAddress, generatedSet } from './generated-sets.js';
  */
 
 const RUNS = { generated: 4000, corpus: 4000 };
-
-/** Splits `bytes` at the given cut points (taken modulo length + 1). */
-const chunksOf = (bytes: Buffer, cuts: readonly number[]): Buffer[] =>
-  splitAt(
-    bytes,
-    cuts.map((c) => c % (bytes.length + 1)),
-  );
 
 test('corpus streams: whole readouts, variants, splits, garbage decode like the general path', (t) => {
   if (!requireCorpus(t)) return;
@@ -39,7 +38,7 @@ test('corpus streams: whole readouts, variants, splits, garbage decode like the 
         const [first] = push(variant, `variant ${n}`);
         if (first?.frame === variant) wholeChunkReads++;
         push(Buffer.concat([variant, variant.subarray(0, 9)]), `variant ${n} and a start`);
-        for (const chunk of chunksOf(variant, [n * 5, n * 37, n * 101])) push(chunk, `variant ${n} split`);
+        for (const chunk of splitAtCuts(variant, [n * 5, n * 37, n * 101])) push(chunk, `variant ${n} split`);
         push(Buffer.from('\0noise\r\n'), 'noise');
       }
       flushBoth(decoder, reference, `${name} flush`);
@@ -87,11 +86,7 @@ const generatedReadout = fc
     return withBlockCheck(Buffer.from(identification + data, 'latin1'));
   });
 
-type Change =
-  | { kind: 'values'; n: number }
-  | { kind: 'flip'; at: number; byte: number }
-  | { kind: 'insert'; at: number; bytes: number[] }
-  | { kind: 'delete'; at: number; length: number };
+type Change = { kind: 'values'; n: number } | ByteEdit;
 
 /** Bytes that steer the framer and parser, and digits and letters; flips favour them. */
 const steering = fc.constantFrom(...Buffer.from('\x02\x03\x06\n\r!/()*&#.-+: 0123456789AkW', 'latin1'));
@@ -115,16 +110,7 @@ const change: fc.Arbitrary<Change> = fc.oneof(
 );
 
 function applied(readout: Buffer, c: Change): Buffer {
-  if (c.kind === 'values') return withChangedValues(readout, bumpedBy(c.n));
-  const at = c.at % (readout.length + 1);
-  if (c.kind === 'flip') {
-    const flipped = Buffer.from(readout);
-    if (at < flipped.length) flipped[at] = c.byte;
-    return flipped;
-  }
-  if (c.kind === 'insert')
-    return Buffer.concat([readout.subarray(0, at), Buffer.from(c.bytes), readout.subarray(at)]);
-  return Buffer.concat([readout.subarray(0, at), readout.subarray(at + c.length)]);
+  return c.kind === 'values' ? withChangedValues(readout, bumpedBy(c.n)) : withByteEdit(readout, c);
 }
 
 /** The template, then readouts each derived from it by one or two changes, in whole or cut chunks. */
@@ -139,7 +125,7 @@ function checkStream(
   pushBoth(decoder, reference, template, 'template again');
   for (const [k, { changes, cuts }] of next.entries()) {
     const readout = changes.reduce(applied, template);
-    for (const chunk of chunksOf(readout, cuts)) pushBoth(decoder, reference, chunk, `readout ${k}`);
+    for (const chunk of splitAtCuts(readout, cuts)) pushBoth(decoder, reference, chunk, `readout ${k}`);
   }
   flushBoth(decoder, reference, 'flush');
 }

@@ -9,7 +9,8 @@ import { createD0Decoder } from '../../../src/meter/d0/decoder.js';
 import { parseD0Readout } from '../../../src/meter/d0/parser.js';
 import { d0CorpusCases } from './corpus-files.js';
 import { assertCountersAddUp } from './counters.js';
-import { splitAt } from '../../helpers/chunks.js';
+import { splitAtCuts } from '../../helpers/chunks.js';
+import { withByteEdit, type ByteEdit } from './readout-variants.js';
 import { dataSetsText, fullAddress, generatedSet } from './generated-sets.js';
 
 /**
@@ -26,17 +27,10 @@ const MARKERS = [0x02, 0x03, 0x06, 0x0a, 0x0d, 0x21, 0x2f, 0x28, 0x29, 0x2a, 0x2
 const markerByte = fc.constantFrom(...MARKERS);
 const anyByte = fc.oneof(fc.integer({ min: 0, max: 255 }), markerByte);
 
-/** Splits `bytes` at the given cut points (taken modulo length + 1). */
-const chunksOf = (bytes: Uint8Array, cuts: number[]): Buffer[] =>
-  splitAt(
-    bytes,
-    cuts.map((c) => c % (bytes.length + 1)),
-  );
-
 function decodeChecked(bytes: Uint8Array, cuts: number[], maxFrameSize?: number): void {
   const decoder = createD0Decoder({ maxFrameSize });
   let results = 0;
-  for (const chunk of chunksOf(bytes, cuts)) {
+  for (const chunk of splitAtCuts(bytes, cuts)) {
     for (const result of decoder.push(chunk, 0)) {
       if (!result.ok) assert.ok(result.error instanceof MeterDataError);
       results++;
@@ -47,11 +41,7 @@ function decodeChecked(bytes: Uint8Array, cuts: number[], maxFrameSize?: number)
   assertCountersAddUp(decoder, results);
 }
 
-type Mutation =
-  | { kind: 'flip'; at: number; byte: number }
-  | { kind: 'insert'; at: number; bytes: number[] }
-  | { kind: 'delete'; at: number; length: number }
-  | { kind: 'duplicate'; at: number; length: number };
+type Mutation = ByteEdit | { kind: 'duplicate'; at: number; length: number };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), byte: anyByte }),
@@ -69,16 +59,13 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
 );
 
 function mutate(source: Buffer, mutations: Mutation[]): Buffer {
-  let bytes = Buffer.from(source);
+  let bytes: Buffer = Buffer.from(source);
   for (const m of mutations) {
-    const at = m.at % (bytes.length + 1);
-    if (m.kind === 'flip' && at < bytes.length) bytes[at] = m.byte;
-    else if (m.kind === 'insert')
-      bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from(m.bytes), bytes.subarray(at)]);
-    else if (m.kind === 'delete')
-      bytes = Buffer.concat([bytes.subarray(0, at), bytes.subarray(at + m.length)]);
-    else if (m.kind === 'duplicate')
+    if (m.kind !== 'duplicate') bytes = withByteEdit(bytes, m);
+    else {
+      const at = m.at % (bytes.length + 1);
       bytes = Buffer.concat([bytes.subarray(0, at + m.length), bytes.subarray(at)]);
+    }
   }
   return bytes;
 }

@@ -46,3 +46,21 @@ export function bumpedBy(n: number): (digits: string) => string {
 export function readoutStream(readout: Buffer, count: number): Buffer[] {
   return Array.from({ length: count }, (_, n) => withChangedValues(readout, bumpedBy(n)));
 }
+
+/** A byte-level change of a readout; `at` is taken modulo length + 1 (a flip past the end does nothing). */
+export type ByteEdit =
+  | { kind: 'flip'; at: number; byte: number }
+  | { kind: 'insert'; at: number; bytes: number[] }
+  | { kind: 'delete'; at: number; length: number };
+
+/** A copy of `readout` with `edit` applied. */
+export function withByteEdit(readout: Buffer, edit: ByteEdit): Buffer {
+  const at = edit.at % (readout.length + 1);
+  if (edit.kind === 'insert')
+    return Buffer.concat([readout.subarray(0, at), Buffer.from(edit.bytes), readout.subarray(at)]);
+  if (edit.kind === 'delete')
+    return Buffer.concat([readout.subarray(0, at), readout.subarray(at + edit.length)]);
+  const flipped = Buffer.from(readout);
+  if (at < flipped.length) flipped[at] = edit.byte;
+  return flipped;
+}
