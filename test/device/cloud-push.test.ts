@@ -80,7 +80,8 @@ test('reports are pushed in order through failures, and delivered once the endpo
     assert.equal(target().backlog, 3, 'nothing lost while failing');
 
     remote.mode.value = 'ok';
-    await waitFor(() => remote.received.length === 3, 'delivery after recovery');
+    // The endpoint has a report before the pusher has read its 204: wait for both sides.
+    await waitFor(() => remote.received.length === 3 && target().sent === 3, 'delivery after recovery');
     assert.deepEqual(
       remote.received.map((r) => r.report.id),
       [1, 2, 3],
