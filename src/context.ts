@@ -19,6 +19,8 @@ export interface ServiceStatus {
  */
 export class ServiceStates extends EventEmitter<{ change: [name: string, status: ServiceStatus] }> {
   private readonly states = new Map<string, ServiceStatus>();
+  /** Per output: how often one of its event listeners threw (GuardedEmitter). */
+  private readonly failures = new Map<string, number>();
 
   constructor() {
     super();
@@ -34,8 +36,16 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
     return this.states.get(name);
   }
 
+  countFailure(name: string): void {
+    this.failures.set(name, (this.failures.get(name) ?? 0) + 1);
+  }
+
   snapshot(): Record<string, ServiceStatus> {
-    return Object.fromEntries(this.states);
+    const view: Record<string, ServiceStatus> = Object.fromEntries(this.states);
+    for (const [name, count] of this.failures) {
+      view[name] = { ...(view[name] ?? { state: 'running' }), listener_errors: count };
+    }
+    return view;
   }
 }
 

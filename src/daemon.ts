@@ -25,6 +25,7 @@ import { registerMqttRoutes } from './mqtt/routes.js';
 import { createHttpService } from './http/server.js';
 import { ReadingLog } from './reading/reading-log.js';
 import { ReadingStore } from './reading/store.js';
+import type { ListenerFailure } from './guarded-emitter.js';
 import type { Service } from './service.js';
 import { readSystemId } from './system-id.js';
 import { notifySystemd } from './systemd-notify.js';
@@ -58,6 +59,18 @@ export class Daemon {
         `state file ${problem.file}.json was corrupt (${problem.reason}); moved to ${problem.movedTo}, defaults used`,
       );
     }
+    const { removedTemp, replayed } = config.recovery;
+    if (removedTemp.length > 0)
+      logger.warn(
+        `removed ${removedTemp.length} temp file(s) of an interrupted write: ${removedTemp.join(', ')}`,
+      );
+    if (replayed.length > 0)
+      logger.warn(`completed an interrupted settings write: ${replayed.map((f) => `${f}.json`).join(', ')}`);
+    if (config.config.system.protection && config.config.system.password === '') {
+      logger.error(
+        'system.protection is on but no password is stored (secrets.json missing, empty or corrupt): every HTTP request answers 401 until a password is set, e.g. with METER_GATEWAY_SYSTEM_PASSWORD',
+      );
+    }
     const meterConfig = config.config.meter;
     const store = new ReadingStore({
       staleAfterMs: meterConfig.timeout * 1000,
@@ -82,28 +95,39 @@ export class Daemon {
       now: Date.now,
       requestRestart: (reason) => requestRestart(reason),
     };
+    reportListenerFailures(context);
     return new Daemon(context, buildServices(context), restartRequested);
   }
 
-  /** Starts every service in order; a required one that fails aborts start-up (exit 1 in main). */
+  /**
+   * Starts every service in order; a required one that fails aborts start-up (exit 1 in main).
+   * Whatever failed, the services already started are stopped before the error is passed on, so
+   * nothing keeps running (or logging) behind a failed start.
+   */
   async start(): Promise<void> {
-    for (const service of this.services) {
-      try {
-        await service.start();
-        this.started.push(service);
-      } catch (error) {
-        const message = `${service.name} failed to start: ${(error as Error).message}`;
-        if (service.required) {
-          await this.stop();
-          throw new Error(message, { cause: error });
-        }
-        this.context.logger.error(`${message} (continuing without it)`);
-      }
+    try {
+      for (const service of this.services) await this.startOne(service);
+      // The launcher's READY signal when it runs without systemd (firmware update probation).
+      this.context.config.stateDirectory.ensure();
+      markReady(this.context.config.config.paths.state);
+    } catch (error) {
+      const names = this.started.map((service) => service.name).join(', ');
+      this.context.logger.warn(`start-up failed; stopping what had started: ${names || 'nothing'}`);
+      await this.stop();
+      throw error;
     }
     notifySystemd('READY=1', `STATUS=running, meter ${this.context.store.meter.status}`);
-    // The launcher's READY signal when it runs without systemd (firmware update probation).
-    this.context.config.stateDirectory.ensure();
-    markReady(this.context.config.config.paths.state);
+  }
+
+  private async startOne(service: Service): Promise<void> {
+    try {
+      await service.start();
+      this.started.push(service);
+    } catch (error) {
+      const message = `${service.name} failed to start: ${(error as Error).message}`;
+      if (service.required) throw new Error(message, { cause: error });
+      this.context.logger.error(`${message} (continuing without it)`);
+    }
   }
 
   async stop(): Promise<void> {
@@ -121,6 +145,19 @@ export class Daemon {
     })();
     return this.stopping;
   }
+}
+
+/**
+ * A listener that throws on a reading or a settings change fails alone (brief, style 5): it is
+ * logged and counted per output (shown in /api/v1/system services), the others still get the event.
+ */
+function reportListenerFailures(context: AppContext): void {
+  const report = (failure: ListenerFailure) => {
+    context.services.countFailure(failure.owner);
+    context.logger.error(`${failure.owner} failed on ${failure.event}: ${failure.message}`);
+  };
+  context.store.onListenerFailure = report;
+  context.config.onListenerFailure = report;
 }
 
 /**

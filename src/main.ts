@@ -50,20 +50,26 @@ async function runDaemon(args: string[]): Promise<number> {
       ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
     });
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SourceError) {
-      process.stderr.write(`meter-gateway: configuration error: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
+    const kind =
+      error instanceof ConfigError || error instanceof SourceError
+        ? 'configuration error'
+        : 'start-up failed';
+    process.stderr.write(`meter-gateway: ${kind}: ${(error as Error).message}\n`);
+    return 1;
   }
   const logger = daemon.context.logger;
   installCrashHandlers(logger);
   try {
     await daemon.start();
   } catch (error) {
-    logger.error(`start-up failed: ${(error as Error).message}`);
-    await flushLogger(logger);
-    return 1;
+    // daemon.start() has stopped what it started; the original error is the last line.
+    const cause = (error as Error).cause;
+    const detail =
+      cause instanceof Error && !(error as Error).message.includes(cause.message)
+        ? ` (${cause.message})`
+        : '';
+    logger.error(`start-up failed: ${(error as Error).message}${detail}`);
+    return exitAfterFlush(logger, 1);
   }
   const watchdog = startWatchdog();
   const http = daemon.context.services.get('http');
@@ -83,8 +89,16 @@ async function runDaemon(args: string[]): Promise<number> {
   await daemon.stop();
   clearTimeout(deadline);
   logger.info('stopped');
+  return exitAfterFlush(logger, 0);
+}
+
+/**
+ * Flushes the log and ends the process: once the logger has ended, nothing may write to it, so a
+ * timer of a service that did not clean up cannot log into a closed stream (or keep the process up).
+ */
+async function exitAfterFlush(logger: Logger, code: number): Promise<never> {
   await flushLogger(logger);
-  return 0;
+  process.exit(code);
 }
 
 /** An uncaught error is logged and exits non-zero so systemd restarts the daemon. */

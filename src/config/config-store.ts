@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import convict from 'convict';
+import { GuardedEmitter, type ListenerFailure } from '../guarded-emitter.js';
 import { registerFormats } from './formats.js';
 import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
 import { SCHEMA } from './schema.js';
@@ -44,7 +44,9 @@ export interface ConfigEvents {
   change: [paths: readonly string[]];
 }
 
-export type ApplyResult = { ok: true; changed: string[] } | { ok: false; issues: ValidationIssue[] };
+/** `failed`: outputs whose change listener threw; the change is stored and applied to the others. */
+export type ApplyResult =
+  { ok: true; changed: string[]; failed: ListenerFailure[] } | { ok: false; issues: ValidationIssue[] };
 
 type Instance = ReturnType<typeof convict<Record<string, unknown>>>;
 
@@ -147,17 +149,17 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * The configuration: schema defaults < admin file (--config) < state directory overlay < environment.
  * The admin's file is never rewritten (brief, style 7); API writes go to the state files.
  */
-export class ConfigStore extends EventEmitter<ConfigEvents> {
+export class ConfigStore extends GuardedEmitter<ConfigEvents> {
   private constructor(
     private effective: AppConfig,
     private readonly overlays: Map<StateFileName, Record<string, unknown>>,
     private readonly pinned: Record<string, unknown>,
     readonly stateDirectory: StateDirectory,
     readonly problems: readonly StateFileProblem[],
+    /** What start-up recovery did (temp files removed, an interrupted multi-file write completed). */
+    readonly recovery: ReturnType<StateDirectory['recover']>,
   ) {
     super();
-    // Every service follows its own settings; their number is not a leak.
-    this.setMaxListeners(0);
   }
 
   /** Loads and validates everything; throws ConfigError (exit 1) for admin file or environment errors. */
@@ -180,6 +182,7 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
       getPath(merge(newInstance().getProperties(), merge(structuredClone(base), env.tree)), 'paths.state'),
     );
     const directory = new StateDirectory(stateDir);
+    const recovery = directory.recover();
     const overlays = new Map<StateFileName, Record<string, unknown>>();
     const problems: StateFileProblem[] = [];
     for (const file of STATE_FILES) {
@@ -193,7 +196,7 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
       }
       overlays.set(file, data);
     }
-    const store = new ConfigStore({} as AppConfig, overlays, env.tree, directory, problems);
+    const store = new ConfigStore({} as AppConfig, overlays, env.tree, directory, problems, recovery);
     store.effective = store.compose(base);
     store.adminTree = base;
     return store;
@@ -235,31 +238,54 @@ export class ConfigStore extends EventEmitter<ConfigEvents> {
     const found = validateTree(candidate, false).filter(
       (issue) => changes.has(issue.field) || issue.field === '',
     );
+    found.push(...protectionIssues(candidate, changes));
     if (found.length > 0) return { ok: false, issues: found };
 
     const changed = [...changes].filter(
       ([path, value]) => !isDeepStrictEqual(getPath(this.effective, path), value),
     );
-    const touched = new Set<StateFileName>();
+    const updated = new Map<StateFileName, Record<string, unknown>>();
     for (const [path, value] of changed) {
       const file = stateFileOf(path)!;
-      const overlay = this.overlays.get(file) ?? {};
+      const overlay = updated.get(file) ?? structuredClone(this.overlays.get(file) ?? {});
       setPath(overlay, path, structuredClone(value));
-      this.overlays.set(file, overlay);
-      touched.add(file);
+      updated.set(file, overlay);
     }
-    for (const file of touched) this.stateDirectory.write(file, this.overlays.get(file)!);
+    // Settings and secrets together (protection + password) are one unit on disk; memory follows
+    // only once the disk has it, so a failed write leaves both as they were.
+    this.stateDirectory.writeAll(updated);
+    for (const [file, overlay] of updated) this.overlays.set(file, overlay);
     // An environment override wins at start-up; an API write made while running wins until restart.
     for (const [path] of changed) unsetPath(this.pinned, path);
+    let failed: ListenerFailure[] = [];
     if (changed.length > 0) {
       this.effective = this.compose(this.adminTree);
-      this.emit(
+      failed = this.deliver(
         'change',
         changed.map(([path]) => path),
       );
     }
-    return { ok: true, changed: changed.map(([path]) => path) };
+    return { ok: true, changed: changed.map(([path]) => path), failed };
   }
+}
+
+/**
+ * Protection on with no password would leave nothing to authenticate against: a write that would
+ * end there is refused (the request is rejected, not the lock-out applied).
+ */
+function protectionIssues(
+  candidate: Record<string, unknown>,
+  changes: ReadonlyMap<string, unknown>,
+): ValidationIssue[] {
+  if (!changes.has('system.protection') && !changes.has('system.password')) return [];
+  if (getPath(candidate, 'system.protection') !== true || getPath(candidate, 'system.password') !== '')
+    return [];
+  return [
+    {
+      field: 'system.password',
+      message: 'a password is required while system.protection is on (set both in one request)',
+    },
+  ];
 }
 
 function unsetPath(tree: Record<string, unknown>, path: string): void {

@@ -130,7 +130,7 @@ export class CloudPush implements Service {
   }
 
   async start(): Promise<void> {
-    this.context.config.on('change', this.onConfigChange);
+    this.context.config.subscribe('cloud', 'change', this.onConfigChange);
     this.reconcile();
   }
 

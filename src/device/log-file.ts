@@ -27,7 +27,7 @@ export class LogFile implements Service {
   }
 
   async start(): Promise<void> {
-    this.context.config.on('change', this.onConfigChange);
+    this.context.config.subscribe('log-file', 'change', this.onConfigChange);
     this.reconcile();
   }
 

@@ -39,7 +39,7 @@ export class MdnsAnnouncer implements Service {
   ) {}
 
   async start(): Promise<void> {
-    this.context.config.on('change', this.onConfigChange);
+    this.context.config.subscribe('mdns', 'change', this.onConfigChange);
     this.context.services.on('change', this.onServiceChange);
     this.reconcile();
   }

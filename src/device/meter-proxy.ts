@@ -37,7 +37,7 @@ export class MeterProxy implements Service {
   ) {}
 
   async start(): Promise<void> {
-    this.context.config.on('change', this.onConfigChange);
+    this.context.config.subscribe('meter-proxy', 'change', this.onConfigChange);
     await this.reconcile();
   }
 
@@ -89,7 +89,7 @@ export class MeterProxy implements Service {
         this.server = server;
         const address = server.address();
         this.listeningPort = typeof address === 'object' && address ? address.port : port;
-        this.context.store.on('raw', this.onRaw);
+        this.context.store.subscribe('meter-proxy', 'raw', this.onRaw);
         this.logger.info(`raw meter data on tcp port ${this.listeningPort}`);
         resolve();
       });

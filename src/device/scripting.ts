@@ -67,8 +67,8 @@ export class ScriptRunner implements Service {
   }
 
   async start(): Promise<void> {
-    this.context.config.on('change', this.onConfigChange);
-    this.context.store.on('reading', this.onReading);
+    this.context.config.subscribe('scripting', 'change', this.onConfigChange);
+    this.context.store.subscribe('scripting', 'reading', this.onReading);
     this.schedule(this.delayMs());
   }
 

@@ -58,7 +58,7 @@ export class SdLogger implements Service {
   }
 
   async start(): Promise<void> {
-    this.context.config.on('change', this.onConfigChange);
+    this.context.config.subscribe('sd', 'change', this.onConfigChange);
     this.reconcile();
   }
 

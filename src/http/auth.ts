@@ -33,7 +33,19 @@ export class Authenticator {
     this.digest = new DigestVerifier(this.issuer, new NonceCounters(), options.nonceLifetimeMs);
   }
 
+  /**
+   * Protection on fails closed: with no stored password (secrets file missing, empty or corrupt)
+   * no credentials can match, so every request is refused; an empty Basic password never passes.
+   */
   check(request: IncomingMessage, realm: string, password: string): AuthResult {
+    if (password === '') {
+      return this.refuse(
+        realm,
+        'system.protection is on but no password is stored; set one (e.g. METER_GATEWAY_SYSTEM_PASSWORD) to use the API',
+        false,
+        0,
+      );
+    }
     const header = request.headers.authorization;
     const address = request.socket.remoteAddress ?? '';
     const space = header === undefined ? -1 : header.indexOf(' ');

@@ -92,7 +92,7 @@ export function createRequestHandler(
   return (raw, response) => {
     try {
       const config = ctx.config.config;
-      if (config.system.protection && config.system.password !== '') {
+      if (config.system.protection) {
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {
           // Repeated failures: the answer is held back, never given sooner.

@@ -104,7 +104,7 @@ export class LiveHub {
 
   private add(client: LiveClient): void {
     if (this.clients.size === 0) {
-      this.ctx.store.on('reading', this.onReading);
+      this.ctx.store.subscribe('live', 'reading', this.onReading);
       this.keepAliveTimer = setInterval(() => this.broadcast(KEEP_ALIVE), this.keepAliveMs);
       this.keepAliveTimer.unref();
     }

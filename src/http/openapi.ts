@@ -30,7 +30,7 @@ function operation(route: Route): Record<string, unknown> {
       : { description: response.description };
   }
   responses['401'] = {
-    ...errorResponse('missing or invalid credentials (system.protection on and a password set)'),
+    ...errorResponse('missing or invalid credentials (system.protection on)'),
     headers: {
       'WWW-Authenticate': {
         description: 'Digest challenges (SHA-256, MD5-sess, MD5; stale=true after nonce expiry) and Basic',

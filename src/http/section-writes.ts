@@ -1,4 +1,9 @@
-import { validateTree, type ConfigStore, type ValidationIssue } from '../config/config-store.js';
+import {
+  validateTree,
+  type ApplyResult,
+  type ConfigStore,
+  type ValidationIssue,
+} from '../config/config-store.js';
 import { getPath, leavesUnder, setPath, type LeafInfo } from '../config/paths.js';
 import { HttpError } from './errors.js';
 
@@ -124,6 +129,23 @@ export function applyWrites(
     throw validationError([...found, ...issues.filter((issue) => !reported.has(issue.field))]);
   }
   if (changes.size === 0) return;
-  const result = store.apply(changes);
-  if (!result.ok) throw validationError(result.issues);
+  throwUnlessApplied(store.apply(changes));
+}
+
+/**
+ * Ends an API write: invalid values are a 400; a change that was stored but that an output failed
+ * to take up is a 500 naming the outputs (brief, style 5: reported as failed, never passed off as
+ * applied). The stored settings stay consistent: every other output has the change.
+ */
+export function throwUnlessApplied(
+  result: ApplyResult,
+  invalid: (issues: ValidationIssue[]) => HttpError = validationError,
+): void {
+  if (!result.ok) throw invalid(result.issues);
+  if (result.failed.length === 0) return;
+  const names = [...new Set(result.failed.map((failure) => failure.owner))].join(', ');
+  throw new HttpError(500, 'internal_error', `settings saved, but not applied by: ${names}`, {
+    saved: true,
+    failed: result.failed.map((failure) => ({ output: failure.owner, message: failure.message })),
+  });
 }

@@ -51,7 +51,7 @@ export class MeterInput implements Service {
     // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
     this.source = parseSource(this.context.config.config.meter.source);
     this.running = true;
-    this.context.config.on('change', this.onConfigChange);
+    this.context.config.subscribe('meter', 'change', this.onConfigChange);
     await this.connect();
   }
 

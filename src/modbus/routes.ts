@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
+import { throwUnlessApplied } from '../http/section-writes.js';
+import type { ValidationIssue } from '../config/config-store.js';
 import { HttpError } from '../http/errors.js';
 import { sendJson, sendNoContent } from '../http/respond.js';
 import type { ApiRequest, Router } from '../http/router.js';
@@ -47,20 +49,20 @@ function postLayout(ctx: AppContext, request: ApiRequest, response: ServerRespon
     throw new HttpError(400, 'validation_failed', 'invalid Modbus register layout', {
       issues: result.issues,
     });
-  const applied = ctx.config.apply(new Map([['modbus.layout', result.layout]]));
-  if (!applied.ok)
-    throw new HttpError(400, 'validation_failed', 'invalid Modbus register layout', {
-      issues: applied.issues,
-    });
+  throwUnlessApplied(
+    ctx.config.apply(new Map([['modbus.layout', result.layout]])),
+    (issues: ValidationIssue[]) =>
+      new HttpError(400, 'validation_failed', 'invalid Modbus register layout', { issues }),
+  );
   sendJson(response, 200, result.layout);
 }
 
 function deleteLayout(ctx: AppContext, response: ServerResponse): void {
-  const applied = ctx.config.apply(new Map([['modbus.layout', null]]));
-  if (!applied.ok)
-    throw new HttpError(500, 'internal_error', 'cannot restore the default Modbus layout', {
-      issues: applied.issues,
-    });
+  throwUnlessApplied(
+    ctx.config.apply(new Map([['modbus.layout', null]])),
+    (issues: ValidationIssue[]) =>
+      new HttpError(500, 'internal_error', 'cannot restore the default Modbus layout', { issues }),
+  );
   sendNoContent(response);
 }
 

@@ -67,9 +67,9 @@ export class ModbusService implements Service {
   async start(): Promise<void> {
     this.started = true;
     this.installLayout();
-    this.ctx.store.on('reading', this.rebuild);
-    this.ctx.store.on('meter', this.rebuild);
-    this.ctx.config.on('change', this.onConfigChange);
+    this.ctx.store.subscribe('modbus', 'reading', this.rebuild);
+    this.ctx.store.subscribe('modbus', 'meter', this.rebuild);
+    this.ctx.config.subscribe('modbus', 'change', this.onConfigChange);
     await this.reconcile();
   }
 

@@ -231,9 +231,9 @@ export function createMqttService(ctx: AppContext): MqttService {
     async start() {
       if (running) return;
       running = true;
-      ctx.store.on('reading', onReading);
-      ctx.store.on('meter', onMeter);
-      ctx.config.on('change', onConfigChange);
+      ctx.store.subscribe('mqtt', 'reading', onReading);
+      ctx.store.subscribe('mqtt', 'meter', onMeter);
+      ctx.config.subscribe('mqtt', 'change', onConfigChange);
       reconcile(false);
     },
     async stop() {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../config/config-store.js';
 import type { AppContext } from '../context.js';
+import { throwUnlessApplied } from '../http/section-writes.js';
 import { HttpError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import type { ApiRequest, Router } from '../http/router.js';
@@ -32,8 +33,7 @@ export function registerMqttRoutes(
   const write = (mode: WriteMode) => (request: ApiRequest, response: ServerResponse) => {
     const parsed = settingsChanges(request.body, mode, ctx.config.config.mqtt);
     if (!parsed.ok) throw validationError(parsed.issues);
-    const applied = ctx.config.apply(parsed.changes);
-    if (!applied.ok) throw validationError(applied.issues);
+    throwUnlessApplied(ctx.config.apply(parsed.changes), validationError);
     if (mode === 'replace') publisher.reconnectNow();
     sendJson(response, 200, mqttSettingsView(ctx.config.config.mqtt));
   };

@@ -44,8 +44,8 @@ export class ReadingLog implements Service {
   ) {}
 
   async start(): Promise<void> {
-    this.context.store.on('reading', this.onReading);
-    this.context.store.on('meter', this.onMeter);
+    this.context.store.subscribe('reading-log', 'reading', this.onReading);
+    this.context.store.subscribe('reading-log', 'meter', this.onMeter);
   }
 
   async stop(): Promise<void> {

@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import { GuardedEmitter } from '../guarded-emitter.js';
 import type { MeterDataErrorKind } from '../meter/decoder.js';
 import { withDerivedValues } from './derive.js';
 import type { MeterState, MeterStatus } from './meter-state.js';
@@ -39,7 +39,7 @@ export interface StoreOptions {
  * valid frame the status becomes NO DATA and `latest` is undefined, so no old number is passed off
  * as current.
  */
-export class ReadingStore extends EventEmitter<StoreEvents> {
+export class ReadingStore extends GuardedEmitter<StoreEvents> {
   private latestReading: Reading | undefined;
   private lastValidAt: number | undefined;
   private state: MeterState;
@@ -128,7 +128,7 @@ export class ReadingStore extends EventEmitter<StoreEvents> {
       identity: mergeIdentity(this.state.identity, reading.identity),
     });
     this.armStaleTimer();
-    this.emit('reading', complete);
+    this.deliver('reading', complete);
   }
 
   /** Counts a rejected frame (the reading, if any, stays as it was). */
@@ -142,7 +142,7 @@ export class ReadingStore extends EventEmitter<StoreEvents> {
   /** Raw bytes from the transport: counted and passed on (meter proxy). */
   receiveBytes(chunk: Buffer): void {
     this.counters.bytes += chunk.length;
-    this.emit('raw', chunk);
+    this.deliver('raw', chunk);
   }
 
   /** Status reported by the transport or the detection logic. */
@@ -191,7 +191,7 @@ export class ReadingStore extends EventEmitter<StoreEvents> {
       return;
     }
     this.state = next;
-    this.emit('meter', next);
+    this.deliver('meter', next);
   }
 }
 

@@ -110,6 +110,7 @@ test('API writes are validated, persisted atomically only when changed, secrets 
   assert.deepEqual(!invalid.ok && invalid.issues.map((i) => i.field).sort(), [
     'services.report_interval',
     'system.name',
+    'system.password',
   ]);
   assert.equal(store.config.system.protection, false, 'nothing applied when any value is invalid');
   assert.deepEqual(readdirSync(dir), ['config.json'], 'nothing written on a rejected change');
@@ -120,7 +121,7 @@ test('API writes are validated, persisted atomically only when changed, secrets 
       ['system.password', 'secret'],
     ]),
   );
-  assert.deepEqual(ok, { ok: true, changed: ['services.report_interval', 'system.password'] });
+  assert.deepEqual(ok, { ok: true, changed: ['services.report_interval', 'system.password'], failed: [] });
   assert.deepEqual(changes, [['services.report_interval', 'system.password']]);
   assert.equal(store.config.services.report_interval, 10);
   const settings = JSON.parse(readFileSync(join(state, 'settings.json'), 'utf8')) as Record<string, unknown>;
@@ -130,7 +131,7 @@ test('API writes are validated, persisted atomically only when changed, secrets 
 
   const mtime = statSync(join(state, 'settings.json')).mtimeMs;
   const again = store.apply(new Map<string, unknown>([['services.report_interval', 10]]));
-  assert.deepEqual(again, { ok: true, changed: [] });
+  assert.deepEqual(again, { ok: true, changed: [], failed: [] });
   assert.equal(statSync(join(state, 'settings.json')).mtimeMs, mtime, 'unchanged content is not rewritten');
   assert.equal(changes.length, 1);
   assert.equal(readFileSync(configFile, 'utf8'), before, 'the admin file is never rewritten');
@@ -180,6 +181,7 @@ test('an API write to a key the environment sets applies while running; the envi
   assert.deepEqual(store.apply(new Map([['services.meter_proxy', false]])), {
     ok: true,
     changed: ['services.meter_proxy'],
+    failed: [],
   });
   assert.equal(store.config.services.meter_proxy, false);
   assert.equal(ConfigStore.load({ env, stateDir: state }).config.services.meter_proxy, true);

@@ -63,11 +63,25 @@ async function fetchWithDigest(
   });
 }
 
-test('without protection or without a password no credentials are needed', async () => {
+test('without protection no credentials are needed; protection without a password is refused', async () => {
   const server = await startHttpContext({ routes: (router, ctx) => registerCoreRoutes(router, ctx) });
   try {
     assert.equal((await send(server.baseUrl, 'GET', '/api/v1/system')).status, 200);
-    assert.ok(server.ctx.config.apply(new Map([['system.protection', true]])).ok);
+    const refused = server.ctx.config.apply(new Map([['system.protection', true]]));
+    assert.deepEqual(!refused.ok && refused.issues.map((issue) => issue.field), ['system.password']);
+    const put = await fetch(`${server.baseUrl}/api/v1/settings`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ system: { protection: true, password: '' } }),
+    });
+    assert.equal(put.status, 400);
+    const body = (await put.json()) as { error: string; details: { fields: { field: string }[] } };
+    assert.equal(body.error, 'validation_failed');
+    assert.ok(
+      body.details.fields.some((issue) => issue.field === 'system.password'),
+      JSON.stringify(body),
+    );
+    assert.equal(server.ctx.config.config.system.protection, false);
     assert.equal((await send(server.baseUrl, 'GET', '/api/v1/system')).status, 200);
   } finally {
     await server.close();

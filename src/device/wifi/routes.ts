@@ -1,6 +1,7 @@
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
+import { throwUnlessApplied } from '../../http/section-writes.js';
 import { HttpError } from '../../http/errors.js';
 import { sendJson, sendNoContent } from '../../http/respond.js';
 import type { ApiRequest, Router } from '../../http/router.js';
@@ -22,8 +23,7 @@ function store(ctx: AppContext, station: WifiStationSettings): void {
   const changes = new Map<string, unknown>(
     STATION_FIELDS.map((field) => [`wifi.sta.${field}`, station[field]]),
   );
-  const result = ctx.config.apply(changes);
-  if (!result.ok) throw validationError(result.issues);
+  throwUnlessApplied(ctx.config.apply(changes), validationError);
 }
 
 async function applyToBackend(ctx: AppContext, action: () => Promise<void>): Promise<void> {

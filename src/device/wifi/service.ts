@@ -36,7 +36,7 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Servic
     name: 'wifi',
     required: false,
     async start() {
-      ctx.config.on('change', onChange);
+      ctx.config.subscribe('wifi', 'change', onChange);
       try {
         await backend.syncAtStart(ctx.config.config.wifi.sta, ctx.config.config.system.power_save);
       } catch (error) {

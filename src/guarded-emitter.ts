@@ -1,0 +1,60 @@
+import { EventEmitter } from 'node:events';
+
+/** One listener that threw while an event was delivered. */
+export interface ListenerFailure {
+  /** The output that subscribed (`subscribe(owner, ...)`), else the function's name. */
+  owner: string;
+  event: string;
+  message: string;
+}
+
+type Listener = object;
+
+/**
+ * An event emitter whose listeners fail alone (brief, style 5): `deliver` calls every listener
+ * inside its own try/catch, so an output that throws on a reading or a settings change neither
+ * stops the emitter's caller nor keeps the outputs after it from seeing the event. Failures are
+ * counted per owner and handed to `onListenerFailure` (the daemon logs them and shows the counts
+ * in /api/v1/system).
+ */
+export class GuardedEmitter<Events extends Record<keyof Events, unknown[]>> extends EventEmitter<Events> {
+  private readonly owners = new WeakMap<Listener, string>();
+  readonly failureCounts = new Map<string, number>();
+  onListenerFailure: ((failure: ListenerFailure) => void) | undefined;
+
+  constructor() {
+    super();
+    // One listener per output and event; their number is not a leak.
+    this.setMaxListeners(0);
+  }
+
+  /** Adds `listener` for `event` on behalf of `owner` (the output's name in logs and counts). */
+  subscribe<K extends keyof Events & string>(
+    owner: string,
+    event: K,
+    listener: (...args: Events[K]) => void,
+  ): void {
+    this.owners.set(listener as Listener, owner);
+    (this as EventEmitter).on(event, listener as (...args: unknown[]) => void);
+  }
+
+  /** Delivers an event to every listener, each isolated; returns the failures. */
+  protected deliver<K extends keyof Events & string>(event: K, ...args: Events[K]): ListenerFailure[] {
+    const failures: ListenerFailure[] = [];
+    for (const raw of (this as EventEmitter).rawListeners(event)) {
+      try {
+        (raw as (...values: unknown[]) => void).apply(this, args);
+      } catch (error) {
+        // rawListeners gives once() wrappers, whose `listener` is the function subscribed.
+        const original = ((raw as { listener?: Listener }).listener ?? raw) as Listener;
+        const owner =
+          this.owners.get(original) ?? ((original as { name?: string }).name || 'anonymous listener');
+        const failure = { owner, event, message: error instanceof Error ? error.message : String(error) };
+        this.failureCounts.set(owner, (this.failureCounts.get(owner) ?? 0) + 1);
+        failures.push(failure);
+        this.onListenerFailure?.(failure);
+      }
+    }
+    return failures;
+  }
+}

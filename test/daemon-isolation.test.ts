@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import winston from 'winston';
+import { Daemon } from '../src/daemon.js';
+
+function capturingLogger(lines: string[]): winston.Logger {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8').trimEnd());
+      done();
+    },
+  });
+  return winston.createLogger({ transports: [new winston.transports.Stream({ stream: sink })] });
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('an output whose listeners throw is counted and logged; the daemon and the other outputs go on', async () => {
+  const lines: string[] = [];
+  const daemon = Daemon.create({
+    stateDir: mkdtempSync(join(tmpdir(), 'mg-isolation-')),
+    env: {
+      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
+      METER_GATEWAY_HTTP_PORT: '0',
+      METER_GATEWAY_SERVICES_BROADCAST: 'false',
+      METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.1',
+    },
+    logger: capturingLogger(lines),
+  });
+  const { store, config, services } = daemon.context;
+  let healthyReadings = 0;
+  let healthyChanges = 0;
+  store.subscribe('faulty', 'reading', () => {
+    throw new Error('reading handler broke');
+  });
+  store.subscribe('healthy', 'reading', () => (healthyReadings += 1));
+  config.subscribe('faulty', 'change', () => {
+    throw new Error('cannot apply');
+  });
+  config.subscribe('healthy', 'change', () => (healthyChanges += 1));
+  await daemon.start();
+  try {
+    await until(() => healthyReadings >= 3, 'three readings past the faulty listener');
+    assert.ok((store.failureCounts.get('faulty') ?? 0) >= 3);
+    assert.ok(lines.some((line) => line.includes('faulty failed on reading: reading handler broke')));
+
+    const http = services.get('http') as unknown as { port: number };
+    const baseUrl = `http://127.0.0.1:${http.port}`;
+    const put = await fetch(`${baseUrl}/api/v1/settings`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ services: { report_interval: 17 } }),
+    });
+    assert.equal(put.status, 500);
+    const body = (await put.json()) as { error: string; message: string; details: Record<string, unknown> };
+    assert.equal(body.error, 'internal_error');
+    assert.match(body.message, /not applied by: faulty/);
+    assert.deepEqual(body.details, { saved: true, failed: [{ output: 'faulty', message: 'cannot apply' }] });
+    assert.equal(healthyChanges, 1, 'the change reached the outputs after the faulty one');
+    assert.equal(config.config.services.report_interval, 17, 'the stored setting stays consistent');
+
+    const system = (await (await fetch(`${baseUrl}/api/v1/system`)).json()) as {
+      services: Record<string, { listener_errors?: number }>;
+    };
+    assert.ok((system.services.faulty?.listener_errors ?? 0) >= 4, JSON.stringify(system.services));
+    const before = healthyReadings;
+    await until(() => healthyReadings > before, 'readings go on after the failures');
+  } finally {
+    await daemon.stop();
+  }
+});
