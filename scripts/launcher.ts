@@ -44,8 +44,15 @@ const POLL_MS = 200;
 const KILL_GRACE_MS = 10_000;
 const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-function log(message: string): void {
-  process.stderr.write(`launcher: ${message}\n`);
+/** sysexits(3) EX_CONFIG: nothing to start; the unit's RestartPreventExitStatus stops retries. */
+const EXIT_NO_RELEASE = 78;
+
+/** sd-daemon(3) priority prefixes, understood by journald on the unit's stderr. */
+const PRIORITY = { error: '<3>', warn: '<4>', info: '<6>' } as const;
+
+function log(message: string, level: keyof typeof PRIORITY = 'info'): void {
+  const prefix = process.env.JOURNAL_STREAM !== undefined ? PRIORITY[level] : '';
+  process.stderr.write(`${prefix}launcher: ${message}\n`);
 }
 
 function optionValue(
@@ -143,8 +150,11 @@ class Launcher {
     while (!this.stopping) {
       const target = linkTarget(root, CURRENT);
       if (!target) {
-        log(`${root}/current does not exist; nothing to start`);
-        return 1;
+        log(
+          `no release installed: ${root}/current does not exist; install one with 'sudo systemd/install.sh' from a build of the repository (systemd/README.md)`,
+          'error',
+        );
+        return EXIT_NO_RELEASE;
       }
       const release = releaseAt(root, target);
       const previous = linkTarget(root, 'previous');
@@ -158,7 +168,7 @@ class Launcher {
         log(`${release.id} exited cleanly; starting ${CURRENT} again (no systemd here to do it)`);
         continue;
       }
-      log(`${release.id} ${outcome.why}; rolling back to ${basename(previous!)}`);
+      log(`${release.id} ${outcome.why}; rolling back to ${basename(previous!)}`, 'warn');
       switchLink(root, CURRENT, previous!);
       writeAtomically(join(root, 'failed'), `${release.id}\n`);
     }
@@ -201,7 +211,7 @@ class Launcher {
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS).unref();
       }, this.options.readyTimeoutMs);
-      child.on('error', (error) => log(`cannot start ${release.entry}: ${error.message}`));
+      child.on('error', (error) => log(`cannot start ${release.entry}: ${error.message}`, 'error'));
       child.on('close', (code, signal) => {
         clearInterval(poll);
         clearTimeout(deadline);
@@ -225,7 +235,7 @@ if (isMain) {
     const options = parseLauncherArgs(process.argv.slice(2), dirname(fileURLToPath(import.meta.url)));
     process.exitCode = await new Launcher(options).run();
   } catch (error) {
-    log((error as Error).message);
+    log((error as Error).message, 'error');
     process.exitCode = 1;
   }
 }

@@ -4,8 +4,15 @@ export type Logger = winston.Logger;
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 /**
+ * sd-daemon(3) priority prefixes: journald reads `<N>` at the start of a line on a service's
+ * stdout/stderr (SyslogLevelPrefix=yes, the default) as the syslog priority of that line, so
+ * `journalctl -p warning` and the journal's colours show warnings and errors as such.
+ */
+const JOURNAL_PRIORITY: Record<string, string> = { error: '<3>', warn: '<4>', info: '<6>', debug: '<7>' };
+
+/**
  * Console logging that suits journald: under systemd (JOURNAL_STREAM set) journald stamps every
- * line itself, so no timestamp and no colours; on a terminal, a local timestamp.
+ * line itself, so no timestamp and no colours but a priority prefix; on a terminal, a local timestamp.
  */
 export function createLogger(level: LogLevel, env: NodeJS.ProcessEnv = process.env): Logger {
   const underJournald = env.JOURNAL_STREAM !== undefined;
@@ -22,7 +29,8 @@ export function createLogger(level: LogLevel, env: NodeJS.ProcessEnv = process.e
     };
     const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
     const where = component ? `[${component}] ` : '';
-    return `${timestamp ? `${timestamp} ` : ''}${lvl}: ${where}${String(message)}${extra}`;
+    const priority = underJournald ? (JOURNAL_PRIORITY[lvl] ?? '') : '';
+    return `${priority}${timestamp ? `${timestamp} ` : ''}${lvl}: ${where}${String(message)}${extra}`;
   });
   const format = underJournald
     ? winston.format.combine(line)

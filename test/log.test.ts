@@ -17,12 +17,18 @@ function capture(logger: winston.Logger): string[] {
   return lines;
 }
 
-test('under journald (JOURNAL_STREAM set) lines carry no timestamp; on a terminal they do', async () => {
+test('under journald (JOURNAL_STREAM set) lines carry a priority and no timestamp; on a terminal a timestamp', async () => {
   const journald = createLogger('info', { JOURNAL_STREAM: '8:1234' });
   const journaldLines = capture(journald);
   journald.child({ component: 'meter' }).info('opened', { port: 1 });
   journald.debug('hidden below the level');
-  assert.deepEqual(journaldLines, ['info: [meter] opened {"port":1}']);
+  journald.warn('slow');
+  journald.error('broken');
+  assert.deepEqual(journaldLines, [
+    '<6>info: [meter] opened {"port":1}',
+    '<4>warn: slow',
+    '<3>error: broken',
+  ]);
 
   const terminal = createLogger('debug', {});
   const terminalLines = capture(terminal);
