@@ -15,7 +15,8 @@ export type ErrorKey =
   | 'request_timeout'
   | 'headers_too_large'
   | 'internal_error'
-  | 'service_unavailable';
+  | 'service_unavailable'
+  | 'update_unavailable';
 
 export class HttpError extends Error {
   constructor(

@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../../context.js';
 import { HttpError } from '../../http/errors.js';
@@ -22,9 +23,35 @@ function httpErrorOf(error: unknown): unknown {
 }
 
 /**
+ * The release installation this daemon can switch, or a 503 update_unavailable saying why not (a
+ * daemon started from a clone with `npm start`, or a release directory it may not write).
+ */
+async function updatableRoot(installRoot: string | undefined): Promise<string> {
+  if (!installRoot) {
+    throw new HttpError(
+      503,
+      'update_unavailable',
+      'this installation cannot be updated: the daemon does not run from a release installation (systemd/install.sh, systemd/README.md)',
+    );
+  }
+  try {
+    await access(join(installRoot, 'releases'), constants.W_OK);
+    await access(installRoot, constants.W_OK);
+  } catch (error) {
+    throw new HttpError(
+      503,
+      'update_unavailable',
+      `this installation cannot be updated: ${installRoot} is not writable by the daemon (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+  return installRoot;
+}
+
+/**
  * POST /load (spec endpoint 8, DESIGN §4 /load): a signed release bundle as the multipart part
  * `file`. 415 when not multipart/form-data, 413 beyond update.max_bytes or the free space, 400 when
- * verification fails (nothing changes), 409 while another upload or its restart is under way. A
+ * verification fails (nothing changes), 409 while another upload or its restart is under way, 503
+ * update_unavailable when a verified bundle cannot be installed here. A
  * verified bundle is unpacked beside the running version and switched to; 200 text/plain, then the
  * daemon restarts into it (the launcher rolls back when it never reports READY).
  */
@@ -42,18 +69,10 @@ export function registerUpdateRoutes(router: Router, ctx: AppContext, options: U
           'POST /load needs multipart/form-data with a part named "file"',
         );
       }
-      const installRoot = options.installRoot ?? detectInstallRoot();
-      if (!installRoot) {
-        throw new HttpError(
-          500,
-          'internal_error',
-          'not running from a release installation (see systemd/README.md); cannot update',
-        );
-      }
       busy = true;
       let restarting = false;
+      const stagingDir = join(ctx.config.stateDirectory.dir, 'update');
       try {
-        const stagingDir = join(ctx.config.stateDirectory.dir, 'update');
         await rm(stagingDir, { recursive: true, force: true });
         const { update } = ctx.config.config;
         const bundle = await receiveUpload(request.raw, {
@@ -61,6 +80,8 @@ export function registerUpdateRoutes(router: Router, ctx: AppContext, options: U
           maxBytes: update.max_bytes,
           trustedKey: trustedKeyOf(update.public_key),
         });
+        // Verification first: a bundle that is not one is a 400 wherever the daemon runs.
+        const installRoot = await updatableRoot(options.installRoot ?? detectInstallRoot());
         const release = await installRelease(bundle, installRoot);
         ctx.logger.info(`firmware ${release.version} installed as ${release.id}; restarting into it`);
         restarting = true;
@@ -79,6 +100,8 @@ export function registerUpdateRoutes(router: Router, ctx: AppContext, options: U
       } catch (error) {
         if (error instanceof BundleError)
           ctx.logger.warn(`firmware upload refused: ${error.reason}: ${error.message}`);
+        // Nothing of a refused upload stays behind (a verified payload that cannot be installed too).
+        await rm(stagingDir, { recursive: true, force: true });
         throw httpErrorOf(error);
       } finally {
         if (!restarting) busy = false;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   existsSync,
   mkdtempSync,
@@ -299,6 +300,31 @@ test('a second upload while one runs answers 409; an aborted upload cleans up an
     const third = await upload(rig, bundle);
     assert.equal(third.status, 200, third.body);
     assert.deepEqual(rig.restarts, ['firmware update to 2.0.0']);
+  } finally {
+    await stopRig(rig);
+  }
+});
+
+test('random bytes are refused with 400 before anything else; a verified bundle outside a release installation is 503 update_unavailable', async () => {
+  const key = newSigningKey();
+  const work = mkdtempSync(join(tmpdir(), 'load-no-root-'));
+  const http = await startHttpContext({
+    env: { METER_GATEWAY_UPDATE_PUBLIC_KEY: key.publicKeyPem },
+    // No installRoot: the daemon runs from the repository (npm start), not from releases/.
+    routes: (router, ctx) => registerUpdateRoutes(router, ctx),
+  });
+  const rig: Rig = { http, work, root: '', key, restarts: [] };
+  try {
+    const random = await upload(rig, randomBytes(4096));
+    assert.equal(random.status, 400, random.body);
+    assert.equal(JSON.parse(random.body).error, 'bad_request');
+
+    const signed = await upload(rig, await buildFakeBundle(work, '2.0.0', 'works', key));
+    assert.equal(signed.status, 503, signed.body);
+    const body = JSON.parse(signed.body) as { error: string; message: string };
+    assert.equal(body.error, 'update_unavailable');
+    assert.match(body.message, /does not run from a release installation/);
+    assert.deepEqual(stagingFiles(rig), []);
   } finally {
     await stopRig(rig);
   }
