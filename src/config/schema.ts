@@ -47,7 +47,10 @@ const oneOf = (def: string, values: readonly string[], doc: string): Leaf => ({
   values,
 });
 
-const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/;
+// Letters, digits and inner hyphens (RFC 1123 §2.1), plus inner underscores: the device's own
+// default is `whatwatt_XXXXXX`. Used as the Digest realm and the mDNS name (`<host_name>.local`;
+// RFC 6762 §16 allows any UTF-8 label there, and the device announces the underscore form).
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/;
 const DOTTED_QUAD = /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 export const SETTINGS_SCHEMA = {
@@ -55,7 +58,7 @@ export const SETTINGS_SCHEMA = {
     name: text('meter-gateway', 31, 'Device name shown in the API and MQTT (spec: max length 31).'),
     host_name: text('meter-gateway', 31, 'Host name; also the HTTP Digest realm (spec: max length 31).', {
       pattern: HOST_NAME,
-      patternText: 'a host name (letters, digits, inner hyphens)',
+      patternText: 'a host name (letters, digits, inner hyphens or underscores)',
     }),
     protection: bool(false, 'Require HTTP Basic or Digest authentication on every endpoint.'),
     password: secret(31, 'HTTP password (write-only, spec: max length 31). User name is ignored.'),
@@ -185,6 +188,12 @@ export const DAEMON_SCHEMA = {
       'PRO',
       ['FREE', 'PLUS', 'PRO'],
       'License level: FREE hides /api/v1/report and stops MQTT, Modbus, proxy, scripting.',
+    ),
+    activation_date: text(
+      '',
+      20,
+      'License activation date (ISO 8601 UTC, e.g. 2025-09-24T11:05:41Z) shown as device.license.activation_date.',
+      { pattern: /^(|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)$/, patternText: 'empty or YYYY-MM-DDTHH:MM:SSZ' },
     ),
   },
   log: { level: oneOf('info', ['error', 'warn', 'info', 'debug'], 'Log level.') },

@@ -65,7 +65,7 @@ export interface AppConfig {
   meter: MeterSettings;
   http: { host: string; port: number; live_max_clients: number };
   paths: { state: string };
-  license: { type: LicenseType };
+  license: { type: LicenseType; activation_date: string };
   log: { level: 'error' | 'warn' | 'info' | 'debug' };
   meter_proxy: { port: number };
   update: { public_key: string; max_bytes: number };

@@ -73,6 +73,12 @@ export function sectionSchema(section: Section, kind: 'view' | 'write'): JsonSch
   return root;
 }
 
+/** `details.ignored` of a settings write's answer: body fields that no setting took. */
+export const IGNORED_DETAILS_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: { ignored: { type: 'array', items: { type: 'string' } } },
+};
+
 function addRequired(node: JsonSchema, key: string): void {
   const required = (node.required ??= []) as string[];
   if (!required.includes(key)) required.push(key);
@@ -109,12 +115,35 @@ export const SYSTEM_SCHEMA: JsonSchema = {
         id: { type: 'string', pattern: '^[0-9A-F]{12}$' },
         model: string,
         firmware: string,
+        build: string,
+        upgrade_capable: { type: 'boolean' },
+        date: string,
+        time: string,
         boot_id: string,
         time_since_boot: number,
-        license: { type: 'string', enum: ['FREE', 'PLUS', 'PRO'] },
+        last_reboot: { type: 'object', properties: { date: string, time: string } },
+        license: {
+          type: 'object',
+          required: ['type', 'activation_date'],
+          properties: {
+            type: { type: 'string', enum: ['FREE', 'PLUS', 'PRO'] },
+            activation_date: string,
+          },
+        },
       },
     },
-    meter: METER_SCHEMA,
+    meter: {
+      ...METER_SCHEMA,
+      properties: {
+        ...(METER_SCHEMA.properties as Record<string, JsonSchema>),
+        manufacturer: string,
+        type: string,
+        report_interval: number,
+        tariff: integer,
+        date: string,
+        time: string,
+      },
+    },
     wifi: {
       type: 'object',
       required: ['ssid', 'ip'],
@@ -126,7 +155,11 @@ export const SYSTEM_SCHEMA: JsonSchema = {
       additionalProperties: {
         type: 'object',
         required: ['state'],
-        properties: { state: string, error: string },
+        properties: {
+          state: string,
+          error: string,
+          execution_status: { type: 'object', properties: { state: string } },
+        },
       },
     },
     counters: { type: 'object', additionalProperties: integer },
@@ -188,5 +221,11 @@ export const METER_SETTINGS_VIEW_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['source', 'source_password_len', 'conv_factor', 'key_len'],
   additionalProperties: false,
-  properties: { source: string, source_password_len: integer, conv_factor: number, key_len: integer },
+  properties: {
+    source: string,
+    source_password_len: integer,
+    conv_factor: number,
+    key_len: integer,
+    details: IGNORED_DETAILS_SCHEMA,
+  },
 };

@@ -5,7 +5,14 @@ import { parseSource, SourceError } from '../meter/source.js';
 import { ERROR_REF, METER_SETTINGS_VIEW_SCHEMA, sectionSchema } from './api-schemas.js';
 import { sendJson } from './respond.js';
 import type { Router } from './router.js';
-import { applyWrites, leafWrites, type Section } from './section-writes.js';
+import {
+  applyWrites,
+  bodyPaths,
+  ignoredKeys,
+  leafWrites,
+  withIgnored,
+  type Section,
+} from './section-writes.js';
 
 /**
  * GET / PUT /api/v1/meter/settings (a compatibility endpoint of the real device): meter source
@@ -17,6 +24,7 @@ import { applyWrites, leafWrites, type Section } from './section-writes.js';
  */
 const WRITABLE = ['meter.source', 'meter.conv_factor', 'meter.encryption_key'];
 export const METER_SECTION: Section = { base: 'meter', leaves: WRITABLE.map((path) => LEAVES.get(path)!) };
+const METER_FIELDS = bodyPaths(METER_SECTION);
 
 /** AES-128-GCM key of encrypted DSMR telegrams (DSMR 5.0.2 P1 companion standard, Luxembourg): 16 bytes. */
 const AES128_KEY = /^[0-9A-Fa-f]{32}$/;
@@ -71,6 +79,9 @@ function semanticIssues(changes: Map<string, unknown>, currentSource: string): V
   return issues;
 }
 
+/** Response-only fields of GET a client may send back unchanged. */
+const METER_RESPONSE_ONLY = new Set(['source_password_len', 'key_len']);
+
 export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): void {
   const view = {
     description: 'meter settings (key_len instead of the key)',
@@ -91,7 +102,10 @@ export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): vo
       const { changes, issues } = leafWrites(METER_SECTION, request.body, 'merge');
       issues.push(...semanticIssues(changes, ctx.config.config.meter.source));
       applyWrites(ctx.config, changes, issues);
-      sendJson(response, 200, meterSettingsView(ctx));
+      const ignored = ignoredKeys(request.body, METER_FIELDS, METER_RESPONSE_ONLY);
+      if (ignored.length > 0)
+        ctx.logger.warn(`meter settings write: ignored unknown fields ${ignored.join(', ')}`);
+      sendJson(response, 200, withIgnored(meterSettingsView(ctx), ignored));
     },
     {
       body: 'json',

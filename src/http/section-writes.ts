@@ -57,13 +57,15 @@ export type WriteMode = 'merge' | 'replace';
  * Leaf writes of a request body. 'merge' (PUT): only the leaves the body contains. 'replace'
  * (POST): every leaf; leaves the body leaves out return to their schema default, except write-only
  * secrets, which keep their value unless the body sets them (a client that read the settings never
- * saw the secret and cannot send it back). Unknown properties are ignored (spec: "The object
- * allows additional properties").
+ * saw the secret and cannot send it back); `omittedValue` says what an omitted leaf becomes.
+ * Unknown properties are not written (spec: "The object allows additional properties"); see
+ * ignoredKeys for reporting them.
  */
 export function leafWrites(
   section: Section,
   body: unknown,
   mode: WriteMode,
+  omittedValue: (leaf: LeafInfo) => unknown = (leaf) => leaf.default,
 ): { changes: Map<string, unknown>; issues: ValidationIssue[] } {
   const changes = new Map<string, unknown>();
   const issues: ValidationIssue[] = [];
@@ -89,7 +91,7 @@ export function leafWrites(
     }
     const value = getPath(body, bodyPath);
     if (value !== undefined) changes.set(leaf.path, value);
-    else if (mode === 'replace' && !leaf.secret) changes.set(leaf.path, structuredClone(leaf.default));
+    else if (mode === 'replace' && !leaf.secret) changes.set(leaf.path, structuredClone(omittedValue(leaf)));
   }
   return { changes, issues };
 }
@@ -148,4 +150,41 @@ export function throwUnlessApplied(
     saved: true,
     failed: result.failed.map((failure) => ({ output: failure.owner, message: failure.message })),
   });
+}
+
+/**
+ * Dotted paths of the body's properties that no field of the write takes, so a write never drops
+ * them silently: the spec lets the objects carry additional properties (a client may send a newer
+ * firmware's fields), so they are reported in the answer's `details.ignored`, not refused.
+ * `known`: the writable field paths; `readOnly`: response-only fields a client may send back.
+ */
+export function ignoredKeys(
+  body: unknown,
+  known: ReadonlySet<string>,
+  readOnly: ReadonlySet<string> = new Set(),
+  prefix = '',
+): string[] {
+  if (!isObject(body)) return [];
+  const ignored: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    if (known.has(path) || readOnly.has(path)) continue;
+    const isSection = [...known].some((field) => field.startsWith(`${path}.`));
+    if (isSection && isObject(value)) ignored.push(...ignoredKeys(value, known, readOnly, path));
+    else if (!isSection) ignored.push(path);
+  }
+  return ignored;
+}
+
+/** The answer of a write: the view, plus `details.ignored` when the body had fields nothing took. */
+export function withIgnored(
+  view: Record<string, unknown>,
+  ignored: readonly string[],
+): Record<string, unknown> {
+  return ignored.length === 0 ? view : { ...view, details: { ignored } };
+}
+
+/** The body paths of a section's leaves (the keys a write of it takes). */
+export function bodyPaths(section: Section): Set<string> {
+  return new Set(section.leaves.map((leaf) => bodyPathOf(section, leaf)));
 }

@@ -1,19 +1,90 @@
 import type { AppContext } from '../context.js';
-import { ERROR_REF, sectionSchema } from './api-schemas.js';
+import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from './api-schemas.js';
 import { sendJson } from './respond.js';
-import type { ApiRequest, Router } from './router.js';
-import { applyWrites, leafWrites, sectionOf, sectionView, type WriteMode } from './section-writes.js';
+import type { ApiRequest, JsonSchema, Router } from './router.js';
+import { getPath, setPath, type LeafInfo } from '../config/paths.js';
+import type { ValidationIssue } from '../config/config-store.js';
+import {
+  applyWrites,
+  bodyPaths,
+  ignoredKeys,
+  leafWrites,
+  sectionOf,
+  sectionView,
+  withIgnored,
+  type WriteMode,
+} from './section-writes.js';
 
 /**
  * /api/v1/settings (spec endpoints 4-6): the system.* and services.* tree. GET omits the
- * write-only system.password. PUT merges a partial object; POST replaces the whole object: every
- * field it leaves out returns to its default, except system.password, which stays as it is unless
- * the body sets it (a client cannot send back a secret it never saw; "" clears it). Both answer
- * with the settings as GET shows them after the change. Writes are persisted and applied live
+ * write-only system.password. PUT merges a partial object; POST replaces the whole object: as on
+ * the device, a boolean it leaves out becomes false and a text "", a number its default (zero is
+ * outside every numeric range here), except system.password, which stays as it is unless the body
+ * sets it (a client cannot send back a secret it never saw; "" clears it). Both answer with the
+ * settings as GET shows them after the change, plus `details.ignored` naming body fields nothing
+ * took. The device's cloud names (DEVICE_CLOUD_NAMES) are read and shown beside this project's. Writes are persisted and applied live
  * through the config store (listeners of its `change` event react, e.g. the Digest realm follows
  * system.host_name on the next request).
  */
 export const SETTINGS_SECTION = sectionOf('', ['system', 'services']);
+
+/**
+ * services.cloud.* as the device names them (its OpenAPI `Settings` schema) -> the keys of this
+ * project's schema. Both names read and write the one stored setting.
+ */
+const DEVICE_CLOUD_NAMES: ReadonlyArray<[device: string, own: string]> = [
+  ['services.cloud.what_watt', 'services.cloud.vendor'],
+  ['services.cloud.mystrom', 'services.cloud.partner_a'],
+  ['services.cloud.stromkonto', 'services.cloud.partner_b'],
+];
+
+function settingsView(config: unknown): Record<string, unknown> {
+  const view = sectionView(SETTINGS_SECTION, config);
+  for (const [device, own] of DEVICE_CLOUD_NAMES) setPath(view, device, getPath(view, own));
+  return view;
+}
+
+/** The body with the device's cloud names moved onto this project's; both given and different: an issue. */
+function ownNames(body: unknown): { body: unknown; issues: ValidationIssue[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { body, issues: [] };
+  const copy = structuredClone(body) as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  for (const [device, own] of DEVICE_CLOUD_NAMES) {
+    const value = getPath(copy, device);
+    if (value === undefined) continue;
+    const ownValue = getPath(copy, own);
+    if (ownValue !== undefined && ownValue !== value)
+      issues.push({ field: device, message: `names the same setting as ${own} with another value`, value });
+    else setPath(copy, own, value);
+  }
+  return { body: copy, issues };
+}
+
+/** POST: what a leaf the body leaves out becomes (the device: false, "", numbers their default). */
+function omittedOnReplace(leaf: LeafInfo): unknown {
+  if (typeof leaf.default === 'boolean') return false;
+  if (typeof leaf.default === 'string') return '';
+  return leaf.default;
+}
+
+/** The view schema with the device's cloud names and the write answer's `details`. */
+function settingsViewSchema(): JsonSchema {
+  const schema = sectionSchema(SETTINGS_SECTION, 'view');
+  const properties = (node: JsonSchema) => node.properties as Record<string, JsonSchema>;
+  const cloud = properties(properties(schema).services!).cloud!;
+  for (const [device] of DEVICE_CLOUD_NAMES) {
+    const name = device.split('.')[2]!;
+    properties(cloud)[name] = { type: 'boolean' };
+    (cloud.required as string[]).push(name);
+  }
+  properties(schema).details = IGNORED_DETAILS_SCHEMA;
+  return schema;
+}
+
+const KNOWN_FIELDS = new Set([
+  ...bodyPaths(SETTINGS_SECTION),
+  ...DEVICE_CLOUD_NAMES.map(([device]) => device),
+]);
 
 /**
  * Checks a settings write against the state of the device before it is applied (system.power_save
@@ -24,12 +95,16 @@ export type SettingsGuard = (changes: ReadonlyMap<string, unknown>) => Promise<v
 export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: SettingsGuard): void {
   const write =
     (mode: WriteMode) => async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
-      const { changes, issues } = leafWrites(SETTINGS_SECTION, request.body, mode);
+      const renamed = ownNames(request.body);
+      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, omittedOnReplace);
+      issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
       applyWrites(ctx.config, changes, issues);
-      sendJson(response, 200, sectionView(SETTINGS_SECTION, ctx.config.config));
+      const ignored = ignoredKeys(request.body, KNOWN_FIELDS);
+      if (ignored.length > 0) ctx.logger.warn(`settings write: ignored unknown fields ${ignored.join(', ')}`);
+      sendJson(response, 200, withIgnored(settingsView(ctx.config.config), ignored));
     };
-  const view = sectionSchema(SETTINGS_SECTION, 'view');
+  const view = settingsViewSchema();
   const request = sectionSchema(SETTINGS_SECTION, 'write');
   const responses = {
     200: { description: 'settings after the change (password omitted)', schema: view },
@@ -41,7 +116,7 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
   router.add(
     'GET',
     '/api/v1/settings',
-    (_request, response) => sendJson(response, 200, sectionView(SETTINGS_SECTION, ctx.config.config)),
+    (_request, response) => sendJson(response, 200, settingsView(ctx.config.config)),
     {
       doc: {
         summary: 'Device settings (password omitted)',

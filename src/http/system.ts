@@ -1,4 +1,8 @@
-import type { AppContext } from '../context.js';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AppContext, ServiceStatus } from '../context.js';
+import { detectInstallRoot } from '../device/update/release-layout.js';
+import { dateTimes } from '../reading/time-format.js';
 import { meterObject } from '../reading/report.js';
 import { SYSTEM_SCHEMA } from './api-schemas.js';
 import { sendJson } from './respond.js';
@@ -15,6 +19,9 @@ export function systemInfo(
 ): Record<string, unknown> {
   const config = ctx.config.config;
   const now = ctx.now();
+  const [date, time] = dateTimes(now).date_time_local.split('T') as [string, string];
+  const [bootDate, bootTime] = dateTimes(ctx.system.bootTime).date_time_local.split('T') as [string, string];
+  const release = releaseOf();
   return {
     device: {
       name: config.system.name,
@@ -22,15 +29,62 @@ export function systemInfo(
       id: ctx.system.id,
       model: ctx.system.model,
       firmware: ctx.system.firmware,
+      // The device's build id is its firmware commit; here the installed release, or "source".
+      build: release ?? 'source',
+      upgrade_capable: release !== undefined,
+      date,
+      time,
       boot_id: ctx.system.bootId,
       time_since_boot: Math.round((now - ctx.system.bootTime) / 1000),
-      license: config.license.type,
+      last_reboot: { date: bootDate, time: bootTime },
+      license: { type: config.license.type, activation_date: config.license.activation_date },
     },
-    meter: meterObject(ctx.store.meter),
-    wifi,
-    services: ctx.services.snapshot(),
+    meter: systemMeter(ctx),
+    // The device names the netmask `mask` (what the Homey and GridLoad apps read).
+    wifi: wifi.netmask !== undefined && wifi.mask === undefined ? { ...wifi, mask: wifi.netmask } : wifi,
+    services: withBerryStatus(ctx.services.snapshot()),
     counters: { ...ctx.store.counters, reports: ctx.store.reportId },
   };
+}
+
+/** The id of the release this code runs from (releases/<id>/dist/src/http), when it is one. */
+function releaseOf(): string | undefined {
+  const root = detectInstallRoot();
+  if (root === undefined) return undefined;
+  const here = fileURLToPath(import.meta.url);
+  const inside = relative(join(root, 'releases'), here).split(sep)[0];
+  return inside && !inside.startsWith('..') ? inside : undefined;
+}
+
+/**
+ * The meter object of /api/v1/system: the report's meter fields plus the device's own
+ * `manufacturer` (vendor name, else the FLAG prefix), `type` (the logical device name, else the
+ * model text), `report_interval` (measured seconds between readings), `tariff`, and the meter's
+ * own `date`/`time` when it sends a timestamp.
+ */
+function systemMeter(ctx: AppContext): Record<string, unknown> {
+  const meter = ctx.store.meter;
+  const { identity } = meter;
+  const out: Record<string, unknown> = { ...meterObject(meter) };
+  const manufacturer = identity.vendor ?? identity.prefix;
+  if (manufacturer !== undefined) out.manufacturer = manufacturer;
+  const type = identity.logicalName ?? identity.model;
+  if (type !== undefined) out.type = type;
+  if (ctx.store.interval !== undefined) out.report_interval = ctx.store.interval;
+  const reading = ctx.store.latest;
+  if (reading?.tariff !== undefined) out.tariff = reading.tariff;
+  if (reading?.meterTime !== undefined) {
+    out.date = reading.meterTime.slice(0, 10);
+    out.time = reading.meterTime.slice(11, 19);
+  }
+  return out;
+}
+
+/** services.berry.execution_status.state (IDLE, RUNNING, ERROR) from the scripting service. */
+function withBerryStatus(services: Record<string, ServiceStatus>): Record<string, ServiceStatus> {
+  const scripting = services.scripting?.state ?? 'IDLE';
+  const state = ['IDLE', 'RUNNING', 'ERROR'].includes(scripting) ? scripting : 'IDLE';
+  return { ...services, berry: { state, execution_status: { state } } };
 }
 
 export function registerSystemRoutes(router: Router, ctx: AppContext, wifiInfo: WifiInfoSource): void {

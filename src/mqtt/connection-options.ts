@@ -31,11 +31,14 @@ export function parseBrokerUrl(text: string): BrokerUrlResult {
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (host === '') return { ok: false, reason: 'must name a host' };
-  if (url.port === '') return { ok: false, reason: 'must name a port (mqtt://host:1883, mqtts://host:8883)' };
   if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') {
     return { ok: false, reason: 'must not have a path, query or fragment' };
   }
-  return { ok: true, address: { secure: url.protocol === 'mqtts:', host, port: Number(url.port) } };
+  const secure = url.protocol === 'mqtts:';
+  // No port: the IANA MQTT ports, 1883 and 8883 for TLS (MQTT 3.1.1 §5.1 / MQTT 5.0 §5.1), as the
+  // device's Home Assistant integration tells users to enter the URL (`mqtt://192.168.1.101`).
+  const port = url.port === '' ? (secure ? 8883 : 1883) : Number(url.port);
+  return { ok: true, address: { secure, host, port } };
 }
 
 export interface TlsSettings {

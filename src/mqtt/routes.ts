@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../config/config-store.js';
 import type { AppContext } from '../context.js';
-import { throwUnlessApplied } from '../http/section-writes.js';
+import { throwUnlessApplied, withIgnored } from '../http/section-writes.js';
 import { HttpError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import type { ApiRequest, Router } from '../http/router.js';
@@ -35,7 +35,9 @@ export function registerMqttRoutes(
     if (!parsed.ok) throw validationError(parsed.issues);
     throwUnlessApplied(ctx.config.apply(parsed.changes), validationError);
     if (mode === 'replace') publisher.reconnectNow();
-    sendJson(response, 200, mqttSettingsView(ctx.config.config.mqtt));
+    if (parsed.ignored.length > 0)
+      ctx.logger.warn(`MQTT settings write: ignored unknown fields ${parsed.ignored.join(', ')}`);
+    sendJson(response, 200, withIgnored(mqttSettingsView(ctx.config.config.mqtt), parsed.ignored));
   };
   const bodyOptions = { body: 'json', maxBodyBytes: MQTT_SETTINGS_MAX_BYTES } as const;
   router.add('GET', MQTT_SETTINGS_PATH, (_request, response) =>

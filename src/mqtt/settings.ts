@@ -30,6 +30,16 @@ const FIELDS = [
 type Field = (typeof FIELDS)[number];
 
 const SECRETS = new Set<Field>(['password', 'client.key', 'client.key_password']);
+/** The device: "Set any certificate/key/password field to null to delete it." */
+const NULL_DELETES = new Set<Field>([...SECRETS, 'broker.certificate', 'client.certificate']);
+/** Response-only fields of GET that a client may send back unchanged. */
+const RESPONSE_ONLY = new Set([
+  'password_len',
+  'key_len',
+  'key_password_len',
+  'client.key_len',
+  'client.key_password_len',
+]);
 const FIELD_SET = new Set<string>(FIELDS);
 const SECTIONS = new Set(FIELDS.filter((field) => field.includes('.')).map((field) => field.split('.')[0]!));
 
@@ -48,29 +58,38 @@ export function mqttSettingsView(settings: MqttSettings): Record<string, unknown
       key_len: [...settings.client.key].length,
       key_password_len: [...settings.client.key_password].length,
     },
+    // The device returns the key's length at the top level (its MQTT client documentation).
+    key_len: [...settings.client.key].length,
+    key_password_len: [...settings.client.key_password].length,
   };
 }
 
 export type WriteMode = 'replace' | 'merge';
 export type SettingsChanges =
-  { ok: true; changes: Map<string, unknown> } | { ok: false; issues: ValidationIssue[] };
+  { ok: true; changes: Map<string, unknown>; ignored: string[] } | { ok: false; issues: ValidationIssue[] };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Known fields of the body; other properties are ignored, as on /api/v1/settings. */
+/**
+ * Known fields of the body (null on a secret or certificate: delete it, as ""); other properties
+ * are not written, as on /api/v1/settings, and listed in `ignored` (response-only ones excepted).
+ */
 function collectFields(
   body: Record<string, unknown>,
   prefix: string,
   out: Map<Field, unknown>,
   issues: ValidationIssue[],
+  ignored: string[],
 ): void {
   for (const [key, value] of Object.entries(body)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;
-    if (FIELD_SET.has(path)) out.set(path as Field, value);
-    else if (prefix !== '' || !SECTIONS.has(key)) continue;
-    else if (isPlainObject(value)) collectFields(value, key, out, issues);
+    if (FIELD_SET.has(path))
+      out.set(path as Field, value === null && NULL_DELETES.has(path as Field) ? '' : value);
+    else if (prefix !== '' || !SECTIONS.has(key)) {
+      if (!RESPONSE_ONLY.has(path)) ignored.push(path);
+    } else if (isPlainObject(value)) collectFields(value, key, out, issues, ignored);
     else issues.push({ field: path, message: 'must be a JSON object' });
   }
 }
@@ -85,7 +104,8 @@ export function settingsChanges(body: unknown, mode: WriteMode, current: MqttSet
   if (!isPlainObject(body)) return { ok: false, issues: [{ field: '', message: 'must be a JSON object' }] };
   const given = new Map<Field, unknown>();
   const issues: ValidationIssue[] = [];
-  collectFields(body, '', given, issues);
+  const ignored: string[] = [];
+  collectFields(body, '', given, issues, ignored);
   if (issues.length > 0) return { ok: false, issues };
   if (mode === 'replace') {
     for (const field of FIELDS) {
@@ -98,7 +118,11 @@ export function settingsChanges(body: unknown, mode: WriteMode, current: MqttSet
   issues.push(...topicIssues(given.get('publish.topic')));
   issues.push(...pemIssues(given, effective));
   if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, changes: new Map([...given].map(([field, value]) => [`mqtt.${field}`, value])) };
+  return {
+    ok: true,
+    changes: new Map([...given].map(([field, value]) => [`mqtt.${field}`, value])),
+    ignored,
+  };
 }
 
 function currentValue(settings: MqttSettings, field: Field): unknown {

@@ -54,15 +54,26 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
   vars.set('timestamp', reading ? Math.floor(reading.receivedAt / 1000) : null);
 
   const { meter, system } = input;
+  // Device template documentation: numeric variables the meter did not send are null, text
+  // variables are "" (they stand inside quotes in a JSON template).
+  const text = (value: string | undefined): string => value ?? '';
   vars.set('meter.status', meter.status);
   vars.set('meter.interface', meter.interface);
-  vars.set('meter.protocol', meter.protocol ?? null);
-  vars.set('meter.id', meter.identity.id ?? null);
-  vars.set('meter.model', meter.identity.model ?? null);
-  vars.set('meter.vendor', meter.identity.vendor ?? null);
-  vars.set('meter.prefix', meter.identity.prefix ?? null);
-  vars.set('meter.protocol_version', meter.identity.protocolVersion ?? null);
-  vars.set('meter.logical_name', meter.identity.logicalName ?? null);
+  vars.set('meter.protocol', text(meter.protocol));
+  vars.set('meter.id', text(meter.identity.id));
+  vars.set('meter.model', text(meter.identity.model));
+  vars.set('meter.vendor', text(meter.identity.vendor));
+  vars.set('meter.prefix', text(meter.identity.prefix));
+  // The device's meter.type: the logical device name, else the model text (as /api/v1/system).
+  vars.set('meter.type', text(meter.identity.logicalName ?? meter.identity.model));
+  vars.set('meter.protocol_version', text(meter.identity.protocolVersion));
+  vars.set('meter.protocol_ver', text(meter.identity.protocolVersion));
+  vars.set('meter.logical_name', text(meter.identity.logicalName));
+  // "Report date time in local time", ISO 8601: the meter's own timestamp when it sends one.
+  vars.set('meter.date_time', reading ? (reading.meterTime ?? dateTimes(reading.receivedAt).date_time) : '');
+  vars.set('plug.interface', meter.interface);
+  // The device's supply voltages; a Pi has no such measurement (numeric, so null).
+  for (const supply of ['usb', 'p1', 'mbus']) vars.set(`plug.voltage.${supply}`, null);
 
   vars.set('sys.id', system.id);
   vars.set('sys.name', input.systemName);
@@ -76,6 +87,7 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
   vars.set('sys.date_time_utc', times.date_time_utc);
 
   for (const [key, wifiValue] of Object.entries(input.wifi)) vars.set(`wifi.${key}`, wifiValue);
+  for (const [name, linkValue] of linkVariables(input.wifi)) vars.set(name, linkValue);
 
   reading?.mbus.forEach((channel, n) => {
     vars.set(`vol[${n}].bus`, channel.bus);
@@ -84,4 +96,23 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
     vars.set(`vol[${n}].cumulative`, channel.cumulative ?? null);
   });
   return vars;
+}
+
+/**
+ * The device's network variables (wifi.mode, wifi.sta.*, eth.*) from the link facts: a link with
+ * an SSID is the Wi-Fi station, any other address is the wired interface.
+ */
+function linkVariables(wifi: Readonly<Record<string, string | number>>): Array<[string, TemplateValue]> {
+  const ssid = typeof wifi.ssid === 'string' ? wifi.ssid : '';
+  const ip = typeof wifi.ip === 'string' ? wifi.ip : '';
+  const onWifi = ssid !== '';
+  return [
+    ['wifi.mode', onWifi ? 'sta' : 'off'],
+    ['wifi.sta.status', onWifi ? 'ok' : 'disconnected'],
+    ['wifi.sta.ssid', ssid],
+    ['wifi.sta.rssi', onWifi && typeof wifi.rssi === 'number' ? wifi.rssi : null],
+    ['wifi.sta.ip', onWifi ? ip : ''],
+    ['eth.state', !onWifi && ip !== '' ? 'up' : 'down'],
+    ['eth.ip', onWifi ? '' : ip],
+  ];
 }

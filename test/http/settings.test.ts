@@ -19,7 +19,15 @@ async function withServer(fn: (server: HttpTestContext) => Promise<void>): Promi
 const DEFAULT_SETTINGS = {
   system: { name: 'meter-gateway', host_name: 'meter-gateway', protection: false, power_save: false },
   services: {
-    cloud: { vendor: false, solar_manager: false, partner_a: false, partner_b: false },
+    cloud: {
+      vendor: false,
+      solar_manager: false,
+      partner_a: false,
+      partner_b: false,
+      what_watt: false,
+      mystrom: false,
+      stromkonto: false,
+    },
     local: { solar_manager: false },
     broadcast: true,
     other_energy_provider: false,
@@ -68,7 +76,16 @@ test('PUT merges a partial object, persists it, emits change and answers the upd
     assert.equal(reloaded.config.services.report_interval, 60);
   }));
 
-test('POST replaces: missing fields return to defaults, the write-only password stays unless given', () =>
+/** What POST makes of omitted fields, as the device documents: false, "", numbers their default. */
+const POST_RESET = {
+  system: { name: '', host_name: '', protection: false, power_save: false },
+  services: {
+    ...DEFAULT_SETTINGS.services,
+    broadcast: false,
+  },
+};
+
+test('POST replaces: missing fields become false / "" (numbers their default), the password stays unless given', () =>
   withServer(async ({ baseUrl, ctx }) => {
     assert.equal(
       (
@@ -81,10 +98,7 @@ test('POST replaces: missing fields return to defaults, the write-only password 
     );
     const reply = await sendJsonBody(baseUrl, 'POST', '/api/v1/settings', { system: { host_name: 'fresh' } });
     assert.equal(reply.status, 200);
-    assert.deepEqual(reply.json(), {
-      ...DEFAULT_SETTINGS,
-      system: { ...DEFAULT_SETTINGS.system, host_name: 'fresh' },
-    });
+    assert.deepEqual(reply.json(), { ...POST_RESET, system: { ...POST_RESET.system, host_name: 'fresh' } });
     assert.equal(ctx.config.config.system.password, 'keep-me');
     await sendJsonBody(baseUrl, 'POST', '/api/v1/settings', { system: { password: '' } });
     assert.equal(ctx.config.config.system.password, '');
@@ -159,8 +173,8 @@ test('boundaries of the spec constraints are accepted', () =>
     assert.equal(low.status, 200, low.text);
   }));
 
-test('additional properties are accepted and ignored; a non-object section or body is 400', () =>
-  withServer(async ({ baseUrl, ctx }) => {
+test('additional properties are accepted and reported in details.ignored; a non-object section or body is 400', () =>
+  withServer(async ({ baseUrl, ctx, logLines }) => {
     const extra = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
       vendor_field: 1,
       system: { name: 'With extras', colour: 'blue' },
@@ -168,7 +182,11 @@ test('additional properties are accepted and ignored; a non-object section or bo
     });
     assert.equal(extra.status, 200);
     assert.equal(extra.json().system.colour, undefined);
+    assert.deepEqual(extra.json().details, { ignored: ['vendor_field', 'system.colour', 'services.future'] });
+    assert.ok(logLines.some((line) => line.includes('ignored unknown fields vendor_field')));
     assert.equal(ctx.config.config.system.name, 'With extras');
+    const clean = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', { system: { name: 'Clean' } });
+    assert.equal(clean.json().details, undefined, 'no details when nothing was ignored');
 
     const section = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
       system: 'x',
@@ -200,4 +218,41 @@ test('the password is in no response and no log line, even when rejected', () =>
     ];
     for (const reply of replies) assert.doesNotMatch(reply.text, /Very-Secret/);
     for (const line of logLines) assert.doesNotMatch(line, /Very-Secret/);
+  }));
+
+test("the device's cloud names write and show the same settings as this project's names", () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      services: { cloud: { what_watt: true, mystrom: true, stromkonto: false, solar_manager: true } },
+    });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json().services.cloud, {
+      vendor: true,
+      what_watt: true,
+      partner_a: true,
+      mystrom: true,
+      partner_b: false,
+      stromkonto: false,
+      solar_manager: true,
+    });
+    assert.equal(ctx.config.config.services.cloud.vendor, true);
+    assert.equal(reply.json().details, undefined);
+    const conflict = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      services: { cloud: { what_watt: false, vendor: true } },
+    });
+    assert.equal(conflict.status, 400);
+    assert.deepEqual(fieldsOf(conflict.json()), ['services.cloud.what_watt']);
+  }));
+
+test('system.host_name accepts the device default form with underscores', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      system: { host_name: 'whatwatt_ABC123' },
+    });
+    assert.equal(reply.status, 200);
+    assert.equal(ctx.config.config.system.host_name, 'whatwatt_ABC123');
+    for (const bad of ['_leading', 'trailing_', 'with space', 'dot.ted']) {
+      const refused = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', { system: { host_name: bad } });
+      assert.equal(refused.status, 400, bad);
+    }
   }));

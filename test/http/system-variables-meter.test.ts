@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
+import { dateTimes } from '../../src/reading/time-format.js';
 import { registerCoreRoutes, type CoreRouteDeps } from '../../src/http/server.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { send, sendJsonBody } from './http-client.js';
@@ -25,16 +26,27 @@ test('GET /api/v1/system shows device, meter, wifi, service states and counters 
       ctx.store.ingest(syntheticReading(clock.now()));
       ctx.store.reject('crc');
       const body = (await send(baseUrl, 'GET', '/api/v1/system')).json();
+      const local = (ms: number) => dateTimes(ms).date_time_local.split('T');
       assert.deepEqual(body.device, {
         name: 'meter-gateway',
         host_name: 'meter-gateway',
         id: 'A1B2C3D4E5F6',
         model: 'meter-gateway',
         firmware: '0.1.0-test',
+        build: 'source',
+        upgrade_capable: false,
+        date: local(clock.now())[0],
+        time: local(clock.now())[1],
         boot_id: ctx.system.bootId,
         time_since_boot: Math.round((clock.now() - ctx.system.bootTime) / 1000),
-        license: 'PRO',
+        last_reboot: { date: local(ctx.system.bootTime)[0], time: local(ctx.system.bootTime)[1] },
+        license: { type: 'PRO', activation_date: '' },
       });
+      // The fields the Homey and GridLoad apps read (the device's /api/v1/system documentation).
+      assert.equal(body.meter.manufacturer, 'Iskraemeco');
+      assert.equal(body.meter.type, 'AM550-TD2');
+      assert.equal(body.meter.tariff, 2);
+      assert.deepEqual(body.services.berry, { state: 'IDLE', execution_status: { state: 'IDLE' } });
       assert.equal(body.meter.status, 'OK');
       assert.equal(body.meter.interface, 'SIMULATOR');
       assert.equal(body.meter.protocol, 'DSMR');
@@ -47,6 +59,19 @@ test('GET /api/v1/system shows device, meter, wifi, service states and counters 
       assert.equal(body.counters.crcErrors, 1);
     },
     { wifiInfo: async () => ({ ssid: 'HomeNet', ip: '192.0.2.7', rssi: -61 }) },
+  ));
+
+test('/api/v1/system: wifi.mask mirrors the netmask; meter.report_interval is the measured cadence', () =>
+  withServer(
+    async ({ baseUrl, ctx, clock }) => {
+      ctx.store.ingest(syntheticReading(clock.now()));
+      clock.advance(1500);
+      ctx.store.ingest(syntheticReading(clock.now()));
+      const body = (await send(baseUrl, 'GET', '/api/v1/system')).json();
+      assert.equal(body.wifi.mask, '255.255.255.0');
+      assert.equal(body.meter.report_interval, 1.5);
+    },
+    { wifiInfo: async () => ({ ssid: 'HomeNet', ip: '192.0.2.7', netmask: '255.255.255.0' }) },
   ));
 
 test('without a Wi-Fi backend, wifi.ip is the first non-internal IPv4 address of the host', () =>
@@ -141,4 +166,17 @@ test('a remote source password is cut out of GET and kept when the redacted URI 
     );
     assert.equal(ctx.config.config.meter.source, 'http://:pw-remote@192.0.2.9/api/v1/live');
     assert.equal(ctx.config.config.meter.conv_factor, 3);
+  }));
+
+test('PUT /api/v1/meter/settings reports unknown fields in details.ignored; GET fields sent back are not', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    const reply = await sendJsonBody(baseUrl, 'PUT', '/api/v1/meter/settings', {
+      conv_factor: 2,
+      key_len: 0,
+      source_password_len: 0,
+      baud: 9600,
+    });
+    assert.equal(reply.status, 200);
+    assert.deepEqual(reply.json().details, { ignored: ['baud'] });
+    assert.equal(ctx.config.config.meter.conv_factor, 2);
   }));

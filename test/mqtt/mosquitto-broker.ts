@@ -61,6 +61,8 @@ export interface BrokerOptions {
   nodelay?: boolean;
   /** Pin the broker to this CPU with taskset (benchmarks). */
   cpu?: number | undefined;
+  /** Listen on this port instead of a free one (the MQTT default port, for URLs without one). */
+  port?: number;
 }
 
 function configText(port: number, options: BrokerOptions, tlsPort: number | undefined): string {
@@ -90,7 +92,7 @@ function configText(port: number, options: BrokerOptions, tlsPort: number | unde
 export async function startMosquitto(options: BrokerOptions = {}): Promise<MosquittoBroker> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'meter-gateway-mosquitto-'));
   chmodSync(dir, 0o755);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const tlsPort = options.tls ? await freePort() : undefined;
   const configFile = join(dir, 'mosquitto.conf');
   writeFileSync(configFile, configText(port, options, tlsPort), { mode: 0o644 });

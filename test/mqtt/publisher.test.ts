@@ -1,5 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { requireCommand } from '../helpers/environment.js';
 import { createMqttService, type MqttService } from '../../src/mqtt/publisher.js';
 import { freePort, startMosquitto, type MosquittoBroker } from './mosquitto-broker.js';
@@ -26,9 +27,10 @@ interface Setup {
 async function setUp(
   t: TestContext,
   env: (broker: MosquittoBroker) => Record<string, string>,
+  port?: number,
 ): Promise<Setup | undefined> {
   if (!requireCommand(t, 'mosquitto')) return undefined;
-  const broker = await startMosquitto();
+  const broker = await startMosquitto(port === undefined ? {} : { port });
   const subscriber = await TestSubscriber.connect(broker.url, ['meter-gateway/#', 'custom/#']);
   const context = mqttTestContext(env(broker));
   const service = createMqttService(context.ctx);
@@ -179,4 +181,26 @@ test('publisher: stop disconnects cleanly and reports stopped', async (t) => {
   context.ctx.store.ingest(dsmrReading(Date.now(), 1));
   await subscriber.sync();
   assert.deepEqual(subscriber.on(REPORT_TOPIC), []);
+});
+
+/** Whether nothing listens on 127.0.0.1:port (so a test broker can take it). */
+async function portIsFree(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+test('publisher: a broker URL without a port (mqtt://127.0.0.1) connects on 1883, as the device accepts it', async (t) => {
+  if (!(await portIsFree(1883))) {
+    t.skip('127.0.0.1:1883 is taken by another program; the default-port connection cannot be shown here');
+    return;
+  }
+  const setup = await setUp(t, () => publisherEnv('mqtt://127.0.0.1'), 1883);
+  if (!setup) return;
+  const { context, subscriber } = setup;
+  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  context.ctx.store.ingest(dsmrReading(Date.now(), 1));
+  await subscriber.waitFor('a report through the default port', (m) => m.topic === REPORT_TOPIC);
 });

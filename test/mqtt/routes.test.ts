@@ -7,6 +7,7 @@ import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { createMqttService, type MqttService } from '../../src/mqtt/publisher.js';
 import { MQTT_SETTINGS_PATH, registerMqttRoutes } from '../../src/mqtt/routes.js';
+import { parseBrokerUrl } from '../../src/mqtt/connection-options.js';
 import { freePort, startMosquitto } from './mosquitto-broker.js';
 import { waitForStatus } from './mqtt-context.js';
 import { createTestPki, type TestPki } from './test-certificates.js';
@@ -77,7 +78,22 @@ test('mqtt settings: GET shows lengths instead of secrets', async (t) => {
     },
     broker: { certificate: '' },
     client: { certificate: '', key_len: 0, key_password_len: 4 },
+    key_len: 0,
+    key_password_len: 4,
   });
+});
+
+test('mqtt settings: null deletes a stored secret; unknown fields are reported in details.ignored', async (t) => {
+  const api = await startApi(t, { METER_GATEWAY_MQTT_PASSWORD: 'sekret' });
+  const deleted = await api.call('PUT', { password: null, client: { key_password: null } });
+  assert.equal(deleted.status, 200);
+  assert.equal(deleted.body.password_len, 0);
+  assert.equal(api.http.ctx.config.config.mqtt.password, '');
+  assert.equal(deleted.body.details, undefined);
+  const extra = await api.call('PUT', { username: 'u', colour: 'blue', publish: { rate: 5 }, key_len: 0 });
+  assert.equal(extra.status, 200);
+  assert.deepEqual(extra.body.details, { ignored: ['colour', 'publish.rate'] });
+  assert.equal(api.http.ctx.config.config.mqtt.username, 'u');
 });
 
 test('mqtt settings: PUT is partial, POST replaces; secrets stay unless sent; a GET body can be sent back', async (t) => {
@@ -119,7 +135,6 @@ test('mqtt settings: invalid values answer 400 naming the field; nothing is stor
   const api = await startApi(t);
   const cases: Array<[unknown, string]> = [
     [{ url: 'http://broker:1883' }, 'url'],
-    [{ url: 'mqtt://broker' }, 'url'],
     [{ url: 'mqtts://user:pw@broker:8883' }, 'url'],
     [{ url: 'mqtt://broker:1883/path' }, 'url'],
     [{ url: 'mqtt://:1883' }, 'url'],
@@ -230,4 +245,19 @@ test('mqtt settings: an accepted POST starts a connection attempt at once', asyn
   const now = api.http.ctx.services.get('mqtt')!;
   assert.equal(now.state, 'connecting');
   assert.equal(now.attempts, 0, 'backoff restarts');
+});
+
+test('mqtt settings: a broker URL without a port is accepted and means 1883 / 8883', () => {
+  assert.deepEqual(parseBrokerUrl('mqtt://192.168.1.101'), {
+    ok: true,
+    address: { secure: false, host: '192.168.1.101', port: 1883 },
+  });
+  assert.deepEqual(parseBrokerUrl('mqtts://broker.example'), {
+    ok: true,
+    address: { secure: true, host: 'broker.example', port: 8883 },
+  });
+  assert.deepEqual(parseBrokerUrl('mqtt://[::1]:1884'), {
+    ok: true,
+    address: { secure: false, host: '::1', port: 1884 },
+  });
 });

@@ -77,6 +77,7 @@ test('the Wi-Fi service applies power save changes to the active and own profile
     assert.deepEqual(ctx.config.apply(new Map([['system.power_save', true]])), {
       ok: true,
       changed: ['system.power_save'],
+      failed: [],
     });
     await rig.backend.settle();
     const modifies = rig.nmcli.calls().filter((args) => args[1] === 'modify');
