@@ -17,6 +17,8 @@ import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
 import { registerCoreRoutes } from './http/core-routes.js';
+import { registerProbeRoute } from './meter/probe/probe-route.js';
+import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusRoutes } from './modbus/routes.js';
 import { createModbusService } from './modbus/service.js';
@@ -144,6 +146,8 @@ function buildServices(context: AppContext): Service[] {
   registerModbusRoutes(router, context);
   const mqtt = createMqttService(context);
   registerMqttRoutes(router, context, mqtt);
+  registerProbeRoute(router, context);
+  registerWebRoutes(router, context);
   return [
     new LogFile(context),
     new ReadingLog(context, log('reading')),
