@@ -25,9 +25,15 @@ const CONTENT_TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 
-/** Where the build puts the web interface: dist/src/web/ui beside this compiled module. */
+/**
+ * Where the build puts the web interface: dist/src/web/ui beside this compiled module. Run from
+ * source (tsx), this module sits in src/web, whose ui folder holds the TypeScript; the built files
+ * are then taken from dist.
+ */
 export function defaultUiDirectory(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), 'ui');
+  const here = fileURLToPath(import.meta.url);
+  const root = join(dirname(here), '..', '..');
+  return here.endsWith('.ts') ? join(root, 'dist', 'src', 'web', 'ui') : join(dirname(here), 'ui');
 }
 
 function filesUnder(dir: string): string[] {

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { cliCommand, repoRoot } from './environment.js';
+
+/** The real daemon as a child process: the CLI on config/default.json (simulator), HTTP on 127.0.0.1. */
+export interface DaemonProcess {
+  baseUrl: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM and wait for the exit (SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the daemon on a free port (http.port 0; the port is read from its log line), mDNS off so
+ * nothing leaves the loopback interface. `env` adds METER_GATEWAY_* overrides.
+ */
+export async function startDaemonProcess(
+  stateDir: string,
+  env: Record<string, string> = {},
+): Promise<DaemonProcess> {
+  const { command, args } = cliCommand();
+  const child = spawn(
+    command,
+    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', stateDir],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        METER_GATEWAY_HTTP_PORT: '0',
+        METER_GATEWAY_HTTP_HOST: '127.0.0.1',
+        METER_GATEWAY_SERVICES_BROADCAST: 'false',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`daemon did not listen within 20 s:\n${output}`)),
+      20_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /http: listening on 127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
