@@ -25,6 +25,8 @@ import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './mqtt/routes.js';
 import { createHttpService } from './http/server.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { registerHistoryRoutes } from './history/routes.js';
 import { ReadingLog } from './reading/reading-log.js';
 import { ReadingStore } from './reading/store.js';
 import type { Service } from './service.js';
@@ -148,9 +150,12 @@ function buildServices(context: AppContext): Service[] {
   registerMqttRoutes(router, context, mqtt);
   registerProbeRoute(router, context);
   registerWebRoutes(router, context);
+  const history = new HistoryRecorder(context, log('history'));
+  registerHistoryRoutes(router, context, history);
   return [
     new LogFile(context),
     new ReadingLog(context, log('reading')),
+    history,
     createHttpService(context, router),
     createMeterInput(context, log('meter')),
     createModbusService(context),
