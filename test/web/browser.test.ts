@@ -275,3 +275,61 @@ test('with protection on the page asks for credentials; with them it loads and s
   assert.equal(JSON.parse(await denied!.text()).error, 'unauthorized');
   assert.equal(await deniedPage.locator('#live-count').count(), 0);
 });
+
+interface HistoryView {
+  points: Array<{ t: number; n: number }>;
+}
+
+/** Points of today's 1-minute history as the API gives them. */
+async function todayHistory(baseUrl: string): Promise<HistoryView['points']> {
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const from = Math.floor(midnight.getTime() / 1000);
+  const response = await fetch(
+    `${baseUrl}/api/v1/history?from=${from}&to=${Math.ceil(Date.now() / 1000)}&resolution=1m`,
+  );
+  assert.equal(response.status, 200);
+  return ((await response.json()) as HistoryView).points;
+}
+
+/** The number of points the history page says its chart of `id` shows, once it has loaded. */
+async function chartPoints(page: Page, id: string): Promise<number> {
+  const note = page.locator(`#${id}-note[data-points]`);
+  await note.waitFor({ timeout: 15_000 });
+  return Number(await note.getAttribute('data-points'));
+}
+
+test('the history charts show what the gateway recorded, also after a daemon restart', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, stateDir, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/`);
+  await eventsAbove(page, 3);
+  await page.goto(`${daemon.baseUrl}/#/history`);
+  assert.ok((await chartPoints(page, 'history-today')) >= 1);
+  assert.equal(await page.locator('#history-today canvas').count(), 1);
+  assert.equal(await page.locator('#history-year canvas').count(), 1);
+  const firstRun = await todayHistory(daemon.baseUrl);
+  const firstCount = firstRun.reduce((sum, point) => sum + point.n, 0);
+  assert.ok(firstCount >= 3, `only ${firstCount} readings recorded`);
+  await daemon.stop();
+
+  // A second start on the same state directory has every bucket of the first run, each with at
+  // least the readings it had (the open minute goes on counting when the restart falls into it).
+  const second = await startDaemonProcess(stateDir);
+  t.after(() => second.stop());
+  const afterRestart = await todayHistory(second.baseUrl);
+  for (const point of firstRun) {
+    const kept = afterRestart.find((candidate) => candidate.t === point.t);
+    assert.ok(
+      kept && kept.n >= point.n,
+      `bucket ${point.t} (${point.n} readings) lost: ${JSON.stringify(kept)}`,
+    );
+  }
+  await page.goto(`${second.baseUrl}/#/history`);
+  assert.ok((await chartPoints(page, 'history-today')) >= firstRun.length);
+  assert.match(
+    (await page.locator('#history-today-note').textContent()) ?? '',
+    /points of 1m; energy import \d+\.\d{3} kWh/,
+  );
+  assert.deepEqual(pageErrors, []);
+});
