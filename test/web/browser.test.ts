@@ -333,3 +333,38 @@ test('the history charts show what the gateway recorded, also after a daemon res
   );
   assert.deepEqual(pageErrors, []);
 });
+
+test("the Modbus page saves a layout as JSON, lists the validator's issues and resets to the default", async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/settings/modbus`);
+  await page.locator('#modbus-state', { hasText: 'default layout' }).waitFor();
+  const editor = page.locator('#form-modbus textarea[name=layout]');
+  await editor.fill(
+    JSON.stringify([{ start_address: 100, registers: [{ id: '1.7.0', type: 'float', scaler: 9 }] }]),
+  );
+  await page.locator('#form-modbus button[type=submit]').click();
+  await page
+    .locator('#modbus-issues li', { hasText: 'set 0, register 0 scaler: must be an integer in -6..6' })
+    .waitFor();
+  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/modbus`)).status, 404);
+
+  const layout = [
+    { start_address: 100, word_order: 'msw', registers: [{ id: '1.7.0', type: 'float', scaler: 3 }] },
+  ];
+  await editor.fill(JSON.stringify(layout));
+  await page.locator('#form-modbus button[type=submit]').click();
+  await page.locator('#form-modbus .form-status', { hasText: 'Saved.' }).waitFor();
+  assert.equal(await page.locator('#modbus-issues li').count(), 0);
+  assert.deepEqual(await (await fetch(`${daemon.baseUrl}/api/v1/modbus`)).json(), layout);
+  await page.locator('#modbus-state', { hasText: 'custom layout' }).waitFor();
+
+  // Reset asks first; dismissed, nothing happens; accepted, the default is back.
+  page.once('dialog', (dialog) => void dialog.dismiss());
+  await page.locator('#modbus-reset').click();
+  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/modbus`)).status, 200);
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.locator('#modbus-reset').click();
+  await page.locator('#form-modbus .form-status', { hasText: 'Default layout restored.' }).waitFor();
+  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/modbus`)).status, 404);
+});

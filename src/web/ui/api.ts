@@ -22,8 +22,11 @@ function issuesOf(details: unknown): FieldIssue[] {
   const { fields, issues } = details as { fields?: unknown; issues?: unknown };
   const list = Array.isArray(fields) ? fields : Array.isArray(issues) ? issues : [];
   return list.flatMap((item: unknown) => {
-    const { field, path, message } = (item ?? {}) as { field?: unknown; path?: unknown; message?: unknown };
-    const name = typeof field === 'string' ? field : typeof path === 'string' ? path : '';
+    const { field, path, message, set, register } = (item ?? {}) as Record<string, unknown>;
+    let name = typeof field === 'string' ? field : typeof path === 'string' ? path : '';
+    // Modbus layout issues locate the field by register set and register.
+    if (typeof register === 'number') name = `register ${register}${name ? ` ${name}` : ''}`;
+    if (typeof set === 'number') name = `set ${set}${name ? `, ${name}` : ''}`;
     return typeof message === 'string' ? [{ field: name, message }] : [];
   });
 }

@@ -30,15 +30,19 @@ function widthOf(container: HTMLElement): number {
   return Math.max(280, container.clientWidth - 8);
 }
 
+/** The time axis's span (Unix seconds), asked again on every redraw. */
+export type TimeSpan = () => [from: number, to: number];
+
 /**
- * A time-series chart (x in Unix seconds) that follows its container's width. Bars for per-day
- * energy, lines otherwise.
+ * A time-series chart (x in Unix seconds) over `span` that follows its container's width. Bars for
+ * per-day energy, lines otherwise.
  */
 export function createChart(
   container: HTMLElement,
   series: readonly SeriesSpec[],
   data: ChartData,
   unit: string,
+  span: TimeSpan,
 ): uPlot {
   const UPlot = window.uPlot;
   const bars = UPlot.paths.bars?.({ size: [0.7, 40] });
@@ -46,7 +50,7 @@ export function createChart(
     width: widthOf(container),
     height: 240,
     cursor: { drag: { x: false, y: false } },
-    scales: { x: { time: true } },
+    scales: { x: { time: true, range: () => span() } },
     axes: [{}, { label: unit, size: 56 }],
     series: [
       {},

@@ -157,6 +157,10 @@ export class Dashboard {
         ],
         data,
         'kW',
+        () => {
+          const now = Date.now() / 1000;
+          return [now - WINDOW_S, now];
+        },
       );
     } else this.chart.setData(data);
   }

@@ -61,6 +61,8 @@ const ENERGY_SERIES: SeriesSpec[] = [
 ];
 
 const charts = new Map<string, uPlot>();
+/** The requested range of each chart, the whole of which its time axis shows. */
+const spans = new Map<string, [number, number]>();
 
 function columnsOf(points: readonly HistoryPoint[], kind: RangeView['kind']): uPlot.AlignedData {
   const t = points.map((point) => point.t);
@@ -104,9 +106,10 @@ async function showRange(range: RangeView, now: Date): Promise<void> {
   note.textContent =
     points.length === 0
       ? 'No data recorded in this period yet.'
-      : `${points.length} points of ${answer.resolution}; energy import ${formatNumber(total(points, 'e_in'), 3)} kWh, export ${formatNumber(total(points, 'e_out'), 3)} kWh.`;
+      : `${points.length} ${points.length === 1 ? 'point' : 'points'} of ${answer.resolution}; energy import ${formatNumber(total(points, 'e_in'), 3)} kWh, export ${formatNumber(total(points, 'e_out'), 3)} kWh.`;
   note.dataset.points = String(points.length);
   const data = columnsOf(points, range.kind);
+  spans.set(range.id, [answer.from, answer.to]);
   const chart = charts.get(range.id);
   if (chart) chart.setData(data);
   else
@@ -117,6 +120,7 @@ async function showRange(range: RangeView, now: Date): Promise<void> {
         range.kind === 'energy' ? ENERGY_SERIES : POWER_SERIES,
         data,
         range.kind === 'energy' ? 'kWh' : 'kW',
+        () => spans.get(range.id)!,
       ),
     );
 }

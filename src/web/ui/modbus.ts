@@ -14,16 +14,15 @@ export function bindModbus(): () => Promise<void> {
   const state = element('modbus-state');
 
   const showIssues = (error: unknown) => {
-    issues.replaceChildren();
-    if (error instanceof ApiError) {
-      for (const issue of error.fields) {
-        const item = document.createElement('li');
-        item.className = 'field-error';
-        item.textContent = `${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
-        issues.append(item);
-      }
-    }
     showFailure(form, error);
+    issues.replaceChildren();
+    if (!(error instanceof ApiError)) return;
+    for (const issue of error.fields) {
+      const item = document.createElement('li');
+      item.textContent = `${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
+      issues.append(item);
+    }
+    if (error.fields.length > 0) setStatus(form, error.message, 'error');
   };
 
   const load = async () => {
