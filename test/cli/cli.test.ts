@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUANTITY_BY_OBIS } from '../../src/reading/quantities.js';
 import { toCanonical } from '../../src/reading/units.js';
+import { spawnDaemon } from '../helpers/daemon-process.js';
 import { cliCommand, corpusDir, repoRoot, requireCorpus } from '../helpers/environment.js';
 
 function runCli(
@@ -103,26 +104,8 @@ test('parse prints the report of every DSMR capture with the values its expected
   assert.ok(compared > 150, `only ${compared} values compared`);
 });
 
-function startDaemon(state: string): { child: ReturnType<typeof spawn>; output: () => string } {
-  const { command, args } = cliCommand();
-  const child = spawn(
-    command,
-    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', state],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        METER_GATEWAY_HTTP_PORT: '0',
-        METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-        METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
+function startDaemon(state: string): { child: ChildProcess; output: () => string } {
+  return spawnDaemon(state);
 }
 
 async function waitFor(condition: () => boolean, deadlineMs: number, what: string): Promise<void> {

@@ -12,13 +12,14 @@ export interface DaemonProcess {
 }
 
 /**
- * Starts the daemon on a free port (http.port 0; the port is read from its log line), mDNS off so
- * nothing leaves the loopback interface. `env` adds METER_GATEWAY_* overrides.
+ * Spawns the daemon CLI on config/default.json with `stateDir`, HTTP on 127.0.0.1 port 0 and mDNS
+ * off (nothing leaves the loopback interface); `env` adds METER_GATEWAY_* overrides. Stdout and
+ * stderr are collected in `output()`.
  */
-export async function startDaemonProcess(
+export function spawnDaemon(
   stateDir: string,
   env: Record<string, string> = {},
-): Promise<DaemonProcess> {
+): { child: ChildProcess; output: () => string } {
   const { command, args } = cliCommand();
   const child = spawn(
     command,
@@ -36,31 +37,42 @@ export async function startDaemonProcess(
     },
   );
   let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+/** Spawns the daemon (see spawnDaemon) and waits until it listens; the port comes from its log line. */
+export async function startDaemonProcess(
+  stateDir: string,
+  env: Record<string, string> = {},
+): Promise<DaemonProcess> {
+  const { child, output } = spawnDaemon(stateDir, env);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`daemon did not listen within 20 s:\n${output}`)),
+      () => reject(new Error(`daemon did not listen within 20 s:\n${output()}`)),
       20_000,
     );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /http: listening on 127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
+    const onData = () => {
+      const match = /http: listening on 127\.0\.0\.1:(\d+)/.exec(output());
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stderr!.off('data', onData);
+      resolve(Number(match[1]));
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`daemon exited with ${code} before listening:\n${output}`));
+      reject(new Error(`daemon exited with ${code} before listening:\n${output()}`));
     });
   });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     child,
-    output: () => output,
+    output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -329,7 +329,7 @@ test('the history charts show what the gateway recorded, also after a daemon res
   assert.ok((await chartPoints(page, 'history-today')) >= firstRun.length);
   assert.match(
     (await page.locator('#history-today-note').textContent()) ?? '',
-    /points of 1m; energy import \d+\.\d{3} kWh/,
+    / points? of 1m; energy import \d+\.\d{3} kWh/,
   );
   assert.deepEqual(pageErrors, []);
 });

@@ -1,28 +1,13 @@
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerProbeRoute, PROBE_PATH } from '../../../src/meter/probe/probe-route.js';
 import { PROBE_STEPS } from '../../../src/meter/probe/probe.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { startHttpContext } from '../../helpers/http-context.js';
 import { FakeMeter } from '../transport/fake-meter.js';
-import { tempDir } from '../transport/meter-input-harness.js';
-import { SocatPty } from '../transport/socat-pty.js';
-
-async function ptyPair(t: TestContext, frames: Buffer[] = []): Promise<SocatPty> {
-  const dir = tempDir('mg-probe-route-');
-  const pty = new SocatPty(dir);
-  await pty.start();
-  const meter = frames.length > 0 ? new FakeMeter(pty.meterPath, frames, 400) : undefined;
-  meter?.start();
-  t.after(async () => {
-    await meter?.stop();
-    await pty.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return pty;
-}
+import { ptyWithMeter } from './pty-meter.js';
 
 async function probeApi(env: Record<string, string> = {}) {
   // One short listening step keeps the refusals and the NOT CONNECTED case fast.
@@ -44,7 +29,8 @@ async function probeApi(env: Record<string, string> = {}) {
 
 test('POST /api/v1/meter/probe finds a DSMR meter on a pty and answers the meter.source to use', async (t) => {
   if (!requireCommand(t, 'socat') || !requireCorpus(t)) return;
-  const pty = await ptyPair(t, [readFileSync(join(corpusDir, 'dsmr', 'ndokter_v5.txt'))]);
+  const telegram = readFileSync(join(corpusDir, 'dsmr', 'ndokter_v5.txt'));
+  const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [telegram], 400));
   const { context, post } = await probeApi();
   try {
     const answer = await post({ device: pty.hostPath });
@@ -63,7 +49,7 @@ test('POST /api/v1/meter/probe finds a DSMR meter on a pty and answers the meter
 
 test("the probe refuses the meter input's own port, also when named through a link, and bad bodies", async (t) => {
   if (!requireCommand(t, 'socat')) return;
-  const pty = await ptyPair(t);
+  const pty = await ptyWithMeter(t);
   // The configured source names the pty itself; the request names the symbolic link to it.
   const { context, post } = await probeApi({
     METER_GATEWAY_METER_SOURCE: `serial:${realpathSync(pty.hostPath)}?protocol=dsmr`,
