@@ -79,14 +79,30 @@ function bindProbe(): void {
   });
 }
 
+/** An entry of GET /api/v1/wifi/scan (the fields the page shows). */
 interface ScanEntry {
-  ssid?: string;
-  name?: string;
-  rssi?: number;
-  signal?: number;
-  security?: string;
-  encryption?: string;
-  channel?: number;
+  ssid: string;
+  channel: number;
+  rssi: number;
+  signal: number;
+  auth_mode: string;
+}
+
+function scanRow(table: HTMLTableElement, entry: ScanEntry, station: HTMLFormElement): void {
+  const row = table.insertRow();
+  row.insertCell().textContent = entry.ssid;
+  row.insertCell().textContent = `${entry.signal} % (${entry.rssi} dBm)`;
+  row.insertCell().textContent = `channel ${entry.channel}`;
+  row.insertCell().textContent = entry.auth_mode;
+  const pick = document.createElement('button');
+  pick.type = 'button';
+  pick.textContent = 'Use';
+  pick.addEventListener('click', () => {
+    station.querySelector<HTMLInputElement>('input[name=name]')!.value = entry.ssid;
+    station.querySelector<HTMLInputElement>('input[name=enable]')!.checked = true;
+    station.querySelector<HTMLInputElement>('input[name=password]')!.focus();
+  });
+  row.insertCell().append(pick);
 }
 
 function bindWifi(station: HTMLFormElement, reload: Loader): void {
@@ -98,21 +114,7 @@ function bindWifi(station: HTMLFormElement, reload: Loader): void {
         status.textContent = entries.length === 0 ? 'No networks found (or no Wi-Fi hardware).' : '';
         const table = element<HTMLTableElement>('wifi-networks');
         table.replaceChildren();
-        for (const entry of entries) {
-          const ssid = entry.ssid ?? entry.name ?? '';
-          const row = table.insertRow();
-          row.insertCell().textContent = ssid;
-          row.insertCell().textContent = String(entry.rssi ?? entry.signal ?? '');
-          row.insertCell().textContent = entry.security ?? entry.encryption ?? '';
-          const pick = document.createElement('button');
-          pick.type = 'button';
-          pick.textContent = 'Use';
-          pick.addEventListener('click', () => {
-            station.querySelector<HTMLInputElement>('input[name=name]')!.value = ssid;
-            station.querySelector<HTMLInputElement>('input[name=enable]')!.checked = true;
-          });
-          row.insertCell().append(pick);
-        }
+        for (const entry of entries) scanRow(table, entry, station);
       })
       .catch((error: unknown) => {
         status.textContent = `Scan failed: ${(error as Error).message}`;
