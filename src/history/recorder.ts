@@ -172,6 +172,7 @@ export class HistoryRecorder implements Service {
       this.tick();
       this.scheduleTick();
     }, delay);
+    this.timer.unref();
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
