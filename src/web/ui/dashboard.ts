@@ -19,6 +19,34 @@ const WINDOW_S = 300;
 const MIN_STALE_MS = 10_000;
 const SYSTEM_POLL_MS = 3_000;
 
+/** Rows of the per-phase and energy tables: label and the live keys of its cells. */
+const PHASE_ROWS: Array<[label: string, keys: string[]]> = [
+  ['Import kW', ['P_P1_In', 'P_P2_In', 'P_P3_In']],
+  ['Export kW', ['P_P1_Out', 'P_P2_Out', 'P_P3_Out']],
+  ['Voltage V', ['V_P1', 'V_P2', 'V_P3']],
+  ['Current A', ['I_P1', 'I_P2', 'I_P3']],
+];
+const ENERGY_ROWS: Array<[label: string, keys: string[]]> = [
+  ['Import', ['E_In', 'E_In_T1', 'E_In_T2']],
+  ['Export', ['E_Out', 'E_Out_T1', 'E_Out_T2']],
+];
+
+function fillTable(body: HTMLElement, rows: Array<[label: string, keys: string[]]>): void {
+  for (const [label, keys] of rows) {
+    const row = document.createElement('tr');
+    const head = document.createElement('th');
+    head.textContent = label;
+    row.append(head);
+    for (const key of keys) {
+      const cell = document.createElement('td');
+      cell.dataset.live = key;
+      cell.textContent = '—';
+      row.append(cell);
+    }
+    body.append(row);
+  }
+}
+
 const IDENTITY_FIELDS: Array<[key: string, label: string]> = [
   ['interface', 'Interface'],
   ['protocol', 'Protocol'],
@@ -46,6 +74,8 @@ export class Dashboard {
   private chart: uPlot | undefined;
 
   start(): void {
+    fillTable(element('phase-rows'), PHASE_ROWS);
+    fillTable(element('energy-rows'), ENERGY_ROWS);
     this.connect();
     void this.pollSystem();
     setInterval(() => void this.pollSystem(), SYSTEM_POLL_MS);
