@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchBrowser, requireChromium } from '../helpers/browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { eventsAbove, liveCount, setUp } from './page-rig.js';
 
 test('the page loads, the live chart receives events, and a stopped gateway shows "not connected"', async (t) => {
@@ -121,4 +123,30 @@ test('the history charts show what the gateway recorded, also after a daemon res
     / points? of 1m; energy import \d+\.\d{3} kWh/,
   );
   assert.deepEqual(pageErrors, []);
+});
+
+test('a meter that stops sending greys the last values out as not current; no meter shows "no data"', async (t) => {
+  if (!requireChromium(t) || !requireCorpus(t)) return;
+  // One telegram from a capture, then silence: after meter.timeout (2 s) the status is NO DATA.
+  const capture = join(corpusDir, 'dsmr', 'ndokter_v5.txt');
+  const { daemon, page } = await setUp(t, {
+    METER_GATEWAY_METER_SOURCE: `file:${capture}?interval=1&loop=false`,
+    METER_GATEWAY_METER_TIMEOUT: '2',
+  });
+  await page.goto(`${daemon.baseUrl}/`);
+  await eventsAbove(page, 0);
+  const banner = page.locator('#stale-banner', { hasText: 'Meter status NO DATA' });
+  await banner.waitFor({ timeout: 15_000 });
+  assert.match((await banner.textContent()) ?? '', /The values shown are from .+ and are not current\./);
+  assert.equal(await page.locator('body.stale').count(), 1);
+  await page.locator('#meter-status', { hasText: 'NO DATA' }).waitFor();
+
+  // A source that never connects: nothing to show, and the page says so.
+  const silent = await setUp(t, { METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:1?protocol=dsmr' });
+  await silent.page.goto(`${silent.daemon.baseUrl}/`);
+  await silent.page
+    .locator('#stale-banner', { hasText: 'No data: no reading has arrived yet (meter status NOT CONNECTED)' })
+    .waitFor({ timeout: 15_000 });
+  assert.equal(await silent.page.locator('#p-in').textContent(), '—');
+  assert.equal(await silent.page.locator('#live-count').textContent(), '0');
 });
