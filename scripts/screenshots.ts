@@ -1,6 +1,6 @@
 /**
  * `npm run screenshots`: the README's pictures of the web interface. Starts the built daemon on the
- * simulator, lets the live chart fill for SECONDS (default 45), and saves docs/web-dashboard.png
+ * simulator, lets the live chart fill for SECONDS_OF_DATA seconds (default 45), and saves docs/web-dashboard.png
  * and docs/web-settings.png (the MQTT settings page) from the system Chromium.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../../http/api-schemas.js';
 import { HttpError } from '../../http/errors.js';
 import { sendJson } from '../../http/respond.js';
-import type { JsonSchema, Router } from '../../http/router.js';
+import type { JsonSchema, RouteDoc, Router } from '../../http/router.js';
 import { parseSource } from '../source.js';
 import { probeSerialPort, type ProbeOptions } from './probe.js';
 
@@ -33,6 +33,25 @@ const PROBE_RESULT_SCHEMA: JsonSchema = {
     steps: { type: 'array', items: { type: 'object' } },
     elapsedMs: { type: 'integer' },
     error: { type: 'string' },
+  },
+};
+
+const PROBE_DOC: RouteDoc = {
+  summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
+  request: PROBE_REQUEST_SCHEMA,
+  responses: {
+    200: {
+      description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
+      schema: PROBE_RESULT_SCHEMA,
+    },
+    400: {
+      description: 'device missing or not an absolute path (validation_failed)',
+      schema: ERROR_REF,
+    },
+    409: {
+      description: 'the meter input uses this device, or a probe is running (conflict)',
+      schema: ERROR_REF,
+    },
   },
 };
 
@@ -90,9 +109,7 @@ export function registerProbeRoute(
           409,
           'conflict',
           `${device} is the meter input's port (meter.source); not probed`,
-          {
-            device,
-          },
+          { device },
         );
       }
       if (running) throw new HttpError(409, 'conflict', 'a probe is already running');
@@ -112,26 +129,6 @@ export function registerProbeRoute(
         running = false;
       }
     },
-    {
-      body: 'json',
-      doc: {
-        summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
-        request: PROBE_REQUEST_SCHEMA,
-        responses: {
-          200: {
-            description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
-            schema: PROBE_RESULT_SCHEMA,
-          },
-          400: {
-            description: 'device missing or not an absolute path (validation_failed)',
-            schema: ERROR_REF,
-          },
-          409: {
-            description: 'the meter input uses this device, or a probe is running (conflict)',
-            schema: ERROR_REF,
-          },
-        },
-      },
-    },
+    { body: 'json', doc: PROBE_DOC },
   );
 }
