@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pointView, type HistoryPoint, type PointView } from '../../src/history/point.js';
-import { startHttpContext } from '../helpers/http-context.js';
-import { feed, recorderOn, setClock } from './history-fixture.js';
+import { feed, setClock, withRecorders } from './history-fixture.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 
@@ -40,10 +39,7 @@ function reference(t: number, first: number, last: number): PointView {
 }
 
 test('readings every 10 s: exact 1-minute points, quarter-hour and day roll-ups, open buckets as partial points', async () => {
-  const h = await startHttpContext();
-  const { recorder, ctx, close } = recorderOn(h);
-  try {
-    setClock(h, T0 - 1000);
+  await withRecorders(T0 - 1000, async (h, { recorder, ctx }) => {
     await recorder.start();
     for (let i = 0; i < 120; i++)
       feed(h, ctx, T0 + i * 10_000, { pIn: pIn(i), pOut: pOut(i), eIn: eIn(i), eOut: eOut(i) });
@@ -106,17 +102,11 @@ test('readings every 10 s: exact 1-minute points, quarter-hour and day roll-ups,
       views(await recorder.query('1m', T0 + 5 * MIN + 30_000, T0 + 7 * MIN)).map((p) => p.t),
       [t0 + 300, t0 + 360, t0 + 420],
     );
-  } finally {
-    await close();
-    await h.close();
-  }
+  });
 });
 
 test('register resets, implausible jumps and a meter change add no energy; a gap counts with the next reading', async () => {
-  const h = await startHttpContext();
-  const { recorder, ctx, close } = recorderOn(h);
-  try {
-    setClock(h, T0 - 1000);
+  await withRecorders(T0 - 1000, async (h, { recorder, ctx }) => {
     await recorder.start();
     const registers: Array<[number, string?]> = [
       [1000], // base
@@ -144,25 +134,16 @@ test('register resets, implausible jumps and a meter change add no energy; a gap
     );
     const quarter = views(await recorder.query('15m', T0, T0));
     assert.equal(quarter[0]!.e_in, 2.75);
-  } finally {
-    await close();
-    await h.close();
-  }
+  });
 });
 
 test('a reading without energy registers has power only; e_in and e_out stay null', async () => {
-  const h = await startHttpContext();
-  const { recorder, ctx, close } = recorderOn(h);
-  try {
-    setClock(h, T0 - 1000);
+  await withRecorders(T0 - 1000, async (h, { recorder, ctx }) => {
     await recorder.start();
     feed(h, ctx, T0, { pIn: 0.75 });
     feed(h, ctx, T0 + 1000, { pIn: 0.25 });
     assert.deepEqual(views(await recorder.query('1m', T0, T0)), [
       { t: T0 / 1000, n: 2, p_in: { min: 0.25, mean: 0.5, max: 0.75 }, p_out: null, e_in: null, e_out: null },
     ]);
-  } finally {
-    await close();
-    await h.close();
-  }
+  });
 });

@@ -1,59 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PointView } from '../../src/history/point.js';
 import { RingFile } from '../../src/history/ring-file.js';
 import { RESOLUTIONS, TIERS } from '../../src/history/tiers.js';
-import { cliCommand, repoRoot } from '../helpers/environment.js';
+import { startDaemon, waitFor, type DaemonProcess } from '../helpers/daemon-process.js';
 
-interface Run {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startDaemon(state: string, env: Record<string, string> = {}): Run {
-  const { command, args } = cliCommand();
-  const child = spawn(
-    command,
-    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', state],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        METER_GATEWAY_HTTP_PORT: '0',
-        METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-        METER_GATEWAY_SERVICES_BROADCAST: 'false',
-        METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.1',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
+/** Ten simulated readings a second. */
+const FAST_METER = { METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.1' };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(ms, 0)));
 
-async function waitFor(condition: () => boolean, what: string, run: Run): Promise<void> {
-  const until = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}:\n${run.output()}`);
-    await sleep(20);
-  }
-}
-
 /** Waits until the daemon runs with its history loaded; its HTTP port. */
-async function ready(run: Run, withMeter = true): Promise<number> {
-  await waitFor(() => /running \(HTTP on 127\.0\.0\.1:\d+\)/.test(run.output()), 'running', run);
-  if (withMeter) await waitFor(() => /reading 1 \(DSMR\)/.test(run.output()), 'first reading', run);
+async function ready(run: DaemonProcess, withMeter = true): Promise<number> {
+  await waitFor(() => /running \(HTTP on 127\.0\.0\.1:\d+\)/.test(run.output()), 20_000, 'running');
+  if (withMeter) await waitFor(() => /reading 1 \(DSMR\)/.test(run.output()), 20_000, 'first reading');
   const history = /\[history\] history in .*: .* (\d+) corrupt records ignored/.exec(run.output());
   assert.ok(history, run.output());
   assert.equal(history[1], '0', 'a SIGKILL never leaves a corrupt record');
@@ -89,7 +52,7 @@ test('SIGKILL loop on the daemon: no corrupt record, at most the open minute los
     const kills: number[] = [];
     const { times, boundary } = killSchedule(testStart);
     for (const killAt of times) {
-      const run = startDaemon(state);
+      const run = startDaemon(state, FAST_METER);
       await ready(run);
       const from = Date.now();
       await sleep(killAt - Date.now());
@@ -98,7 +61,7 @@ test('SIGKILL loop on the daemon: no corrupt record, at most the open minute los
       runs.push({ from, to: Date.now() });
       assert.equal(await run.exited, null);
     }
-    const last = startDaemon(state);
+    const last = startDaemon(state, FAST_METER);
     await ready(last);
     const lastFrom = Date.now();
     await sleep(2000);
