@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUANTITY_BY_OBIS } from '../../src/reading/quantities.js';
 import { toCanonical } from '../../src/reading/units.js';
-import { spawnDaemon } from '../helpers/daemon-process.js';
+import { startDaemon, waitFor } from '../helpers/daemon-process.js';
 import { cliCommand, corpusDir, repoRoot, requireCorpus } from '../helpers/environment.js';
 
 function runCli(
@@ -103,18 +103,6 @@ test('parse prints the report of every DSMR capture with the values its expected
   t.diagnostic(`compared ${compared} values across ${files.length} captures: ${files.join(', ')}`);
   assert.ok(compared > 150, `only ${compared} values compared`);
 });
-
-function startDaemon(state: string): { child: ChildProcess; output: () => string } {
-  return spawnDaemon(state);
-}
-
-async function waitFor(condition: () => boolean, deadlineMs: number, what: string): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`the daemon shows simulator readings and exits 0 within 5 s on ${signal}`, async () => {

@@ -2,28 +2,23 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { cliCommand, repoRoot } from './environment.js';
 
-/** The real daemon as a child process: the CLI on config/default.json (simulator), HTTP on 127.0.0.1. */
 export interface DaemonProcess {
-  baseUrl: string;
   child: ChildProcess;
-  output(): string;
-  /** SIGTERM and wait for the exit (SIGKILL after 10 s). */
-  stop(): Promise<void>;
+  /** Everything the daemon wrote to stdout and stderr so far. */
+  output: () => string;
+  /** Exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
 }
 
 /**
- * Spawns the daemon CLI on config/default.json with `stateDir`, HTTP on 127.0.0.1 port 0 and mDNS
- * off (nothing leaves the loopback interface); `env` adds METER_GATEWAY_* overrides. Stdout and
- * stderr are collected in `output()`.
+ * The daemon CLI as a child process on config/default.json (simulator) and `state`, HTTP on a free
+ * loopback port, no mDNS; `env` adds or overrides METER_GATEWAY_* variables.
  */
-export function spawnDaemon(
-  stateDir: string,
-  env: Record<string, string> = {},
-): { child: ChildProcess; output: () => string } {
+export function startDaemon(state: string, env: Record<string, string> = {}): DaemonProcess {
   const { command, args } = cliCommand();
   const child = spawn(
     command,
-    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', stateDir],
+    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', state],
     {
       cwd: repoRoot,
       env: {
@@ -37,47 +32,50 @@ export function spawnDaemon(
     },
   );
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
 }
 
-/** Spawns the daemon (see spawnDaemon) and waits until it listens; the port comes from its log line. */
+export async function waitFor(condition: () => boolean, deadlineMs: number, what: string): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A started daemon that listens: its base URL and a stop that waits for the exit. */
+export interface ListeningDaemon extends DaemonProcess {
+  baseUrl: string;
+  /** SIGTERM and wait for the exit (SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/** Starts the daemon (see startDaemon) and waits until it listens; the port comes from its log line. */
 export async function startDaemonProcess(
-  stateDir: string,
+  state: string,
   env: Record<string, string> = {},
-): Promise<DaemonProcess> {
-  const { child, output } = spawnDaemon(stateDir, env);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`daemon did not listen within 20 s:\n${output()}`)),
-      20_000,
-    );
-    const onData = () => {
-      const match = /http: listening on 127\.0\.0\.1:(\d+)/.exec(output());
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.stderr!.off('data', onData);
-      resolve(Number(match[1]));
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`daemon exited with ${code} before listening:\n${output()}`));
-    });
-  });
+): Promise<ListeningDaemon> {
+  const daemon = startDaemon(state, env);
+  const listening = /http: listening on 127\.0\.0\.1:(\d+)/;
+  await Promise.race([
+    waitFor(() => listening.test(daemon.output()), 20_000, 'the daemon to listen'),
+    daemon.exited.then((code) => {
+      throw new Error(`daemon exited with ${code} before listening:\n${daemon.output()}`);
+    }),
+  ]);
+  const port = Number(listening.exec(daemon.output())![1]);
   return {
+    ...daemon,
     baseUrl: `http://127.0.0.1:${port}`,
-    child,
-    output,
     async stop() {
+      const { child } = daemon;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+      await daemon.exited;
       clearTimeout(killer);
     },
   };

@@ -2,7 +2,7 @@ import type { AppContext } from '../../src/context.js';
 import { HistoryRecorder } from '../../src/history/recorder.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
-import type { HttpTestContext } from '../helpers/http-context.js';
+import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 
 /** What a synthetic meter reading carries; absent values are not sent. */
 export interface MeterValues {
@@ -63,4 +63,27 @@ export function recorderOn(h: HttpTestContext): {
 export function feed(h: HttpTestContext, ctx: AppContext, at: number, values: MeterValues): void {
   setClock(h, at);
   ctx.store.ingest(meterReading(at, values));
+}
+
+export type TestRecorder = ReturnType<typeof recorderOn>;
+
+/**
+ * Runs `body` with two recorders on one fresh state directory (the daemon, and the daemon after a
+ * restart), the clock set to `start`; stops both and removes the directory afterwards.
+ */
+export async function withRecorders(
+  start: number,
+  body: (h: HttpTestContext, first: TestRecorder, second: TestRecorder) => Promise<void>,
+): Promise<void> {
+  const h = await startHttpContext();
+  const first = recorderOn(h);
+  const second = recorderOn(h);
+  try {
+    setClock(h, start);
+    await body(h, first, second);
+  } finally {
+    await first.close();
+    await second.close();
+    await h.close();
+  }
 }

@@ -6,8 +6,7 @@ import { pointView, type HistoryPoint } from '../../src/history/point.js';
 import { RECORD_SIZE } from '../../src/history/record.js';
 import { HEADER_SIZE } from '../../src/history/ring-file.js';
 import { TIERS, type Resolution } from '../../src/history/tiers.js';
-import { startHttpContext } from '../helpers/http-context.js';
-import { feed, recorderOn, setClock } from './history-fixture.js';
+import { feed, setClock, withRecorders } from './history-fixture.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 
@@ -26,11 +25,7 @@ function tearRecord(stateDir: string, resolution: Resolution, t: number): void {
 }
 
 test('a clean stop stores the open minute; a restart within the minute continues it', async () => {
-  const h = await startHttpContext();
-  const first = recorderOn(h);
-  const second = recorderOn(h);
-  try {
-    setClock(h, T0);
+  await withRecorders(T0, async (h, first, second) => {
     await first.recorder.start();
     for (let s = 0; s < 3; s++) feed(h, first.ctx, T0 + s * 1000, { pIn: 1, eIn: 10 + s / 100 });
     await first.close();
@@ -43,18 +38,11 @@ test('a clean stop stores the open minute; a restart within the minute continues
     // The base register is lost with the restart: 2 steps before, 1 after.
     assert.deepEqual([minute[0]!.n, minute[0]!.e_in], [5, 0.03]);
     assert.deepEqual(summary(await second.recorder.query('15m', T0, T0)), [[-600, 5]]);
-  } finally {
-    await second.close();
-    await h.close();
-  }
+  });
 });
 
 test('after a crash the open minute is lost, nothing else; torn or missing quarter-hour and day records are rebuilt', async () => {
-  const h = await startHttpContext();
-  const crashed = recorderOn(h);
-  const restarted = recorderOn(h);
-  try {
-    setClock(h, T0);
+  await withRecorders(T0, async (h, crashed, restarted) => {
     await crashed.recorder.start();
     // 23:40:00 .. 00:02:30 local, one reading every 30 s.
     for (let s = 0; s <= 45; s++) feed(h, crashed.ctx, T0 + s * 30_000, { pIn: 2, eIn: 100 + s });
@@ -88,10 +76,5 @@ test('after a crash the open minute is lost, nothing else; torn or missing quart
     // The restarted recorder goes on from there.
     feed(h, restarted.ctx, T0 + 23 * MIN + 20_000, { pIn: 2, eIn: 200 });
     assert.deepEqual((await restarted.recorder.query('1d', end, end))![0]!.n, 5);
-  } finally {
-    await crashed.recorder.idle();
-    crashed.ctx.store.close();
-    await restarted.close();
-    await h.close();
-  }
+  });
 });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireChromium } from '../helpers/browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
-import { exitOf, setUp, settingsOf } from './page-rig.js';
+import { setUp, settingsOf } from './page-rig.js';
 
 test("the firmware page shows the gateway's refusal (a checkout is no release installation)", async (t) => {
   if (!requireChromium(t)) return;
@@ -35,7 +35,7 @@ test('reboot asks first; dismissed nothing happens, accepted the gateway restart
   assert.equal((await fetch(`${daemon.baseUrl}/api/v1/system`)).status, 200);
   assert.equal(daemon.child.exitCode, null);
 
-  const exited = exitOf(daemon);
+  const exited = daemon.exited;
   page.once('dialog', (dialog) => void dialog.accept());
   await page.locator('#reboot').click();
   await page.locator('#maintenance-status', { hasText: 'Restarting' }).waitFor();
@@ -58,7 +58,7 @@ test('factory restore asks first, then deletes the settings made here and restar
   await page.locator('#restore').click();
   assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'Before restore');
 
-  const exited = exitOf(daemon);
+  const exited = daemon.exited;
   page.once('dialog', (dialog) => void dialog.accept());
   await page.locator('#restore').click();
   await page.locator('#maintenance-status', { hasText: 'Factory settings restored' }).waitFor();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
-import { startDaemonProcess, type DaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 
 /** The real daemon (simulator meter) and a headless Chromium, both cleaned up after the test. */
 export async function setUp(
@@ -13,7 +13,7 @@ export async function setUp(
   env: Record<string, string> = {},
   credentials?: { username: string; password: string },
 ): Promise<{
-  daemon: DaemonProcess;
+  daemon: ListeningDaemon;
   browser: TestBrowser;
   page: Page;
   pageErrors: string[];
@@ -89,10 +89,4 @@ export async function valueWhere(
     },
     [selector, test, text],
   );
-}
-
-/** Resolves when the daemon process has exited. */
-export function exitOf(daemon: DaemonProcess): Promise<void> {
-  if (daemon.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => daemon.child.once('exit', () => resolve()));
 }
