@@ -17,12 +17,16 @@ import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
 import { registerCoreRoutes } from './http/core-routes.js';
+import { registerProbeRoute } from './meter/probe/probe-route.js';
+import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusRoutes } from './modbus/routes.js';
 import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './mqtt/routes.js';
 import { createHttpService } from './http/server.js';
+import { HistoryRecorder } from './history/recorder.js';
+import { registerHistoryRoutes } from './history/routes.js';
 import { ReadingLog } from './reading/reading-log.js';
 import { ReadingStore } from './reading/store.js';
 import type { ListenerFailure } from './guarded-emitter.js';
@@ -181,9 +185,14 @@ function buildServices(context: AppContext): Service[] {
   registerModbusRoutes(router, context);
   const mqtt = createMqttService(context);
   registerMqttRoutes(router, context, mqtt);
+  registerProbeRoute(router, context);
+  registerWebRoutes(router, context);
+  const history = new HistoryRecorder(context, log('history'));
+  registerHistoryRoutes(router, context, history);
   return [
     new LogFile(context),
     new ReadingLog(context, log('reading')),
+    history,
     createHttpService(context, router),
     createMeterInput(context, log('meter')),
     createModbusService(context),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUANTITY_BY_OBIS } from '../../src/reading/quantities.js';
 import { toCanonical } from '../../src/reading/units.js';
+import { startDaemon, waitFor } from '../helpers/daemon-process.js';
 import { cliCommand, corpusDir, repoRoot, requireCorpus } from '../helpers/environment.js';
 
 function runCli(
@@ -102,36 +103,6 @@ test('parse prints the report of every DSMR capture with the values its expected
   t.diagnostic(`compared ${compared} values across ${files.length} captures: ${files.join(', ')}`);
   assert.ok(compared > 150, `only ${compared} values compared`);
 });
-
-function startDaemon(state: string): { child: ReturnType<typeof spawn>; output: () => string } {
-  const { command, args } = cliCommand();
-  const child = spawn(
-    command,
-    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', state],
-    {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        METER_GATEWAY_HTTP_PORT: '0',
-        METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-        METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
-}
-
-async function waitFor(condition: () => boolean, deadlineMs: number, what: string): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`the daemon shows simulator readings and exits 0 within 5 s on ${signal}`, async () => {

@@ -1,6 +1,6 @@
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeSerialPort } from '../../../src/meter/probe/probe.js';
 import { runProbeCli } from '../../../src/meter/probe/probe-cli.js';
@@ -8,29 +8,13 @@ import { parseSource } from '../../../src/meter/source.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { encryptSmarty } from '../dsmr/smarty-cipher.js';
 import { FakeMeter } from '../transport/fake-meter.js';
-import { tempDir } from '../transport/meter-input-harness.js';
-import { SocatPty } from '../transport/socat-pty.js';
+import { ptyWithMeter } from './pty-meter.js';
 
 /** The issue's bound for a whole probe. */
 const PROBE_LIMIT_MS = 30_000;
 
 function corpus(...parts: string[]): Buffer {
   return readFileSync(join(corpusDir, ...parts));
-}
-
-/** A pty pair whose meter end is driven by `makeMeter` (undefined: a silent line). */
-async function ptyWithMeter(t: TestContext, makeMeter?: (path: string) => FakeMeter): Promise<SocatPty> {
-  const dir = tempDir('mg-probe-');
-  const pty = new SocatPty(dir);
-  await pty.start();
-  const meter = makeMeter?.(pty.meterPath);
-  meter?.start();
-  t.after(async () => {
-    await meter?.stop();
-    await pty.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return pty;
 }
 
 function peersPresent(t: TestContext): boolean {

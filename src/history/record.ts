@@ -1,0 +1,83 @@
+import { crc32 } from './crc32.js';
+import type { HistoryPoint, PowerStats } from './point.js';
+
+/**
+ * Fixed-size record of one history point, little-endian, 96 bytes:
+ *
+ *   0 f64 t (bucket start, Unix s)     8 u32 n (readings)     12 u32 import power samples
+ *  16 u32 export power samples        20 u32 0 (reserved)
+ *  24 f64 import min   32 f64 import sum   40 f64 import max
+ *  48 f64 export min   56 f64 export sum   64 f64 export max
+ *  72 f64 imported kWh (NaN = none)   80 f64 exported kWh (NaN = none)
+ *  88 u32 0 (reserved)                92 u32 CRC-32 of bytes 0..91
+ *
+ * A slot that was never written is all zero bytes; anything else whose checksum or fields do not
+ * hold (a write torn by a power cut) is corrupt and ignored.
+ */
+export const RECORD_SIZE = 96;
+const CRC_OFFSET = 92;
+
+function writePower(buffer: Buffer, offset: number, stats: PowerStats | undefined): void {
+  buffer.writeDoubleLE(stats?.min ?? 0, offset);
+  buffer.writeDoubleLE(stats?.sum ?? 0, offset + 8);
+  buffer.writeDoubleLE(stats?.max ?? 0, offset + 16);
+}
+
+export function encodeRecord(point: HistoryPoint, buffer = Buffer.alloc(RECORD_SIZE), at = 0): Buffer {
+  const record = buffer.subarray(at, at + RECORD_SIZE);
+  record.fill(0);
+  record.writeDoubleLE(point.t, 0);
+  record.writeUInt32LE(point.n, 8);
+  record.writeUInt32LE(point.pIn?.n ?? 0, 12);
+  record.writeUInt32LE(point.pOut?.n ?? 0, 16);
+  writePower(record, 24, point.pIn);
+  writePower(record, 48, point.pOut);
+  record.writeDoubleLE(point.eIn ?? Number.NaN, 72);
+  record.writeDoubleLE(point.eOut ?? Number.NaN, 80);
+  record.writeUInt32LE(crc32(record, 0, CRC_OFFSET), CRC_OFFSET);
+  return record;
+}
+
+function readPower(record: Buffer, count: number, offset: number): PowerStats | undefined {
+  if (count === 0) return undefined;
+  return {
+    n: count,
+    min: record.readDoubleLE(offset),
+    sum: record.readDoubleLE(offset + 8),
+    max: record.readDoubleLE(offset + 16),
+  };
+}
+
+function isZero(record: Buffer): boolean {
+  for (const byte of record) if (byte !== 0) return false;
+  return true;
+}
+
+function plausible(point: HistoryPoint): boolean {
+  const finite = [point.pIn, point.pOut].every(
+    (s) => s === undefined || (Number.isFinite(s.min + s.sum + s.max) && s.n <= point.n),
+  );
+  return finite && Number.isSafeInteger(point.t) && point.t > 0 && point.n > 0;
+}
+
+export type DecodedRecord = { kind: 'point'; point: HistoryPoint } | { kind: 'empty' } | { kind: 'corrupt' };
+
+export function decodeRecord(buffer: Buffer, at = 0): DecodedRecord {
+  const record = buffer.subarray(at, at + RECORD_SIZE);
+  if (record.length < RECORD_SIZE) return { kind: 'corrupt' };
+  if (record.readUInt32LE(CRC_OFFSET) !== crc32(record, 0, CRC_OFFSET))
+    return isZero(record) ? { kind: 'empty' } : { kind: 'corrupt' };
+  const eIn = record.readDoubleLE(72);
+  const eOut = record.readDoubleLE(80);
+  const point: HistoryPoint = {
+    t: record.readDoubleLE(0),
+    n: record.readUInt32LE(8),
+    eIn: Number.isNaN(eIn) ? null : eIn,
+    eOut: Number.isNaN(eOut) ? null : eOut,
+  };
+  const pIn = readPower(record, record.readUInt32LE(12), 24);
+  const pOut = readPower(record, record.readUInt32LE(16), 48);
+  if (pIn) point.pIn = pIn;
+  if (pOut) point.pOut = pOut;
+  return plausible(point) ? { kind: 'point', point } : { kind: 'corrupt' };
+}

@@ -1,0 +1,217 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import { QUANTITIES } from '../reading/quantities.js';
+import type { Reading } from '../reading/reading.js';
+import type { Service } from '../service.js';
+import { OpenBuckets } from './open-buckets.js';
+import { mergePoints, type HistoryPoint } from './point.js';
+import { RegisterDelta } from './register-delta.js';
+import { restoreOpenBuckets } from './restore.js';
+import { RingFile } from './ring-file.js';
+import { RESOLUTIONS, TIERS, type Resolution } from './tiers.js';
+
+/** OBIS codes of the quantities the history keeps, by their live keys (DESIGN §4: P_In, P_Out, E_In, E_Out). */
+function obisOfLive(live: string): string {
+  const quantity = QUANTITIES.find((q) => q.live === live);
+  if (!quantity) throw new Error(`quantity table has no live key ${live}`);
+  return quantity.obis;
+}
+const OBIS = {
+  pIn: obisOfLive('P_In'),
+  pOut: obisOfLive('P_Out'),
+  eIn: obisOfLive('E_In'),
+  eOut: obisOfLive('E_Out'),
+};
+
+/** The minute timer fires this long after the boundary, so a reading stamped at :00.000 is in. */
+const TICK_DELAY_MS = 50;
+
+/**
+ * The history output (issue 14, point 3): import/export power statistics and energy deltas per
+ * 1-minute, 15-minute and daily bucket, in three ring files under `<state>/history/` (see
+ * ring-file.ts, tiers.ts). Fed by the reading store's `reading` event; a stale meter sends no
+ * readings, so it adds no samples. Writes and queries run one at a time in order, so a query sees
+ * every closed bucket either in its file or in the list of writes still queued, never both.
+ */
+export class HistoryRecorder implements Service {
+  readonly name = 'history';
+  readonly required = false;
+  private rings: Record<Resolution, RingFile> | undefined;
+  private buckets = new OpenBuckets((resolution, point) => this.persist(resolution, point));
+  private readonly unwritten: Array<{ resolution: Resolution; point: HistoryPoint }> = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly imported = new RegisterDelta();
+  private readonly exported = new RegisterDelta();
+  private meterId: string | undefined;
+  private readonly counts = { written: 0, errors: 0, corrupt: 0, rebuilt: 0 };
+  private readonly onReading = (reading: Reading) => this.record(reading);
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+  ) {}
+
+  get directory(): string {
+    return join(this.context.config.config.paths.state, 'history');
+  }
+
+  async start(): Promise<void> {
+    await mkdir(this.directory, { recursive: true });
+    const now = this.context.now();
+    const opened: Partial<Record<Resolution, RingFile>> = {};
+    try {
+      for (const resolution of RESOLUTIONS) {
+        const path = join(this.directory, `${resolution}.ring`);
+        const { ring, movedAside } = await RingFile.open(path, TIERS[resolution], now);
+        if (movedAside) this.logger.warn(`${path} had a foreign header; moved to ${movedAside}`);
+        opened[resolution] = ring;
+      }
+      const rings = opened as Record<Resolution, RingFile>;
+      const restored = await restoreOpenBuckets(rings, now);
+      this.buckets = new OpenBuckets((resolution, point) => this.persist(resolution, point));
+      if (restored.open15m) this.buckets.seed('15m', restored.open15m);
+      if (restored.open1d) this.buckets.seed('1d', restored.open1d);
+      this.rings = rings;
+      this.counts.rebuilt = restored.rebuilt;
+      this.counts.corrupt = RESOLUTIONS.reduce((sum, r) => sum + restored.counts[r].corrupt, 0);
+      const loaded = RESOLUTIONS.map((r) => `${r} ${restored.counts[r].points}`).join(', ');
+      this.logger.info(
+        `history in ${this.directory}: ${loaded} points, ${this.counts.corrupt} corrupt records ignored, ${restored.rebuilt} buckets rebuilt`,
+      );
+    } catch (error) {
+      await Promise.all(Object.values(opened).map((ring) => ring.close()));
+      throw error;
+    }
+    this.context.store.on('reading', this.onReading);
+    this.scheduleTick();
+    this.report('running');
+  }
+
+  async stop(): Promise<void> {
+    this.context.store.off('reading', this.onReading);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.rings) return;
+    this.buckets.advanceTo(this.context.now());
+    // The open minute is stored as a partial record; the next start continues it.
+    const minute = this.buckets.takeOpenMinute();
+    if (minute) this.persist('1m', minute);
+    await this.idle();
+    const rings = this.rings;
+    this.rings = undefined;
+    await Promise.all(RESOLUTIONS.map((resolution) => rings[resolution].close()));
+    this.report('stopped');
+  }
+
+  /** Closes the buckets that ended by `now` (the minute timer; tests call it with their clock). */
+  tick(now = this.context.now()): void {
+    this.buckets.advanceTo(now);
+  }
+
+  /** Resolves when every queued write has finished. */
+  async idle(): Promise<void> {
+    await this.enqueue(async () => undefined);
+  }
+
+  get running(): boolean {
+    return this.rings !== undefined;
+  }
+
+  /**
+   * Points of `resolution` whose bucket overlaps [from, to] (ms), ascending: stored buckets,
+   * buckets queued for writing and the open buckets as partial points. Undefined when the store
+   * is not running.
+   */
+  async query(resolution: Resolution, from: number, to: number): Promise<HistoryPoint[] | undefined> {
+    return this.enqueue(async () => {
+      if (!this.rings) return undefined;
+      const tier = TIERS[resolution];
+      const inRange = (point: HistoryPoint) => tier.endOf(point.t) > from / 1000 && point.t <= to / 1000;
+      const first = tier.numberOf(tier.bucketOf(from));
+      const last = tier.numberOf(tier.bucketOf(to));
+      const stored = await this.rings[resolution].readRange(first, last);
+      const byStart = new Map(stored.map((point) => [point.t, point]));
+      const pending = this.unwritten.filter((entry) => entry.resolution === resolution).map((e) => e.point);
+      for (const point of [...pending, ...this.buckets.partial(resolution)]) {
+        if (!inRange(point)) continue;
+        const current = byStart.get(point.t);
+        byStart.set(point.t, current ? mergePoints(current, point) : point);
+      }
+      return [...byStart.values()].filter(inRange).sort((a, b) => a.t - b.t);
+    });
+  }
+
+  private record(reading: Reading): void {
+    if (!this.rings || this.context.store.meter.status !== 'OK') return;
+    const id = reading.identity.id;
+    if (id !== undefined && id !== '') {
+      // Another meter: its registers have nothing to do with the previous one's.
+      if (this.meterId !== undefined && id !== this.meterId) {
+        this.imported.reset();
+        this.exported.reset();
+      }
+      this.meterId = id;
+    }
+    const at = reading.receivedAt;
+    const value = (obis: string) => reading.values.get(obis)?.value;
+    this.buckets.add(at, {
+      pIn: value(OBIS.pIn),
+      pOut: value(OBIS.pOut),
+      eIn: this.imported.next(value(OBIS.eIn), at),
+      eOut: this.exported.next(value(OBIS.eOut), at),
+    });
+  }
+
+  private scheduleTick(): void {
+    const now = this.context.now();
+    const delay = 60_000 - (((now % 60_000) + 60_000) % 60_000) + TICK_DELAY_MS;
+    this.timer = setTimeout(() => {
+      this.tick();
+      this.scheduleTick();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private enqueue<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(job);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private persist(resolution: Resolution, point: HistoryPoint): void {
+    const entry = { resolution, point };
+    this.unwritten.push(entry);
+    void this.enqueue(async () => {
+      try {
+        const { outcome } = await this.rings![resolution].write(point);
+        this.counts.written += 1;
+        if (outcome === 'kept-newer')
+          this.logger.warn(
+            `${resolution} bucket ${point.t} not stored: its slot holds a newer bucket (clock set back?)`,
+          );
+        this.report('running');
+      } catch (error) {
+        this.counts.errors += 1;
+        this.logger.error(`cannot write ${resolution} bucket ${point.t}: ${(error as Error).message}`);
+        this.report('error', (error as Error).message);
+      } finally {
+        this.unwritten.splice(this.unwritten.indexOf(entry), 1);
+      }
+    });
+  }
+
+  private report(state: string, error?: string): void {
+    this.context.services.set('history', {
+      state,
+      ...(error === undefined ? {} : { error }),
+      directory: this.directory,
+      written: this.counts.written,
+      write_errors: this.counts.errors,
+      corrupt_ignored: this.counts.corrupt,
+      rebuilt: this.counts.rebuilt,
+    });
+  }
+}

@@ -1,0 +1,110 @@
+import type { AppContext } from '../context.js';
+import { ERROR_REF } from '../http/api-schemas.js';
+import { HttpError } from '../http/errors.js';
+import { sendJson } from '../http/respond.js';
+import type { JsonSchema, Router } from '../http/router.js';
+import { pointView } from './point.js';
+import { parseHistoryQuery } from './query-params.js';
+import type { HistoryRecorder } from './recorder.js';
+import { RESOLUTIONS } from './tiers.js';
+
+const number: JsonSchema = { type: 'number' };
+const power: JsonSchema = {
+  type: ['object', 'null'],
+  description: 'kW over the bucket; null when no reading of the bucket carried this power',
+  required: ['min', 'mean', 'max'],
+  additionalProperties: false,
+  properties: { min: number, mean: number, max: number },
+};
+const energy: JsonSchema = {
+  type: ['number', 'null'],
+  description:
+    'kWh used in the bucket (register deltas; resets and meter changes count as nothing); null when no delta could be taken',
+};
+
+export const HISTORY_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['resolution', 'from', 'to', 'points'],
+  additionalProperties: false,
+  properties: {
+    resolution: { type: 'string', enum: [...RESOLUTIONS] },
+    from: { type: 'integer', description: 'start of the range, Unix seconds' },
+    to: { type: 'integer', description: 'end of the range, Unix seconds' },
+    points: {
+      type: 'array',
+      description:
+        'buckets with data that overlap the range, ascending; the open bucket is included as a partial point',
+      items: {
+        type: 'object',
+        required: ['t', 'n', 'p_in', 'p_out', 'e_in', 'e_out'],
+        additionalProperties: false,
+        properties: {
+          t: { type: 'integer', description: 'bucket start, Unix seconds (daily: local midnight)' },
+          n: { type: 'integer', minimum: 1, description: 'readings counted' },
+          p_in: power,
+          p_out: power,
+          e_in: energy,
+          e_out: energy,
+        },
+      },
+    },
+  },
+};
+
+const TIME_PARAMETER: JsonSchema = {
+  type: 'string',
+  description:
+    'Unix seconds or ISO 8601 date-time (with Z or an offset; without one local time; a date alone is local midnight)',
+};
+
+/** GET /api/v1/history (issue 14): power statistics and energy deltas from the history store. */
+export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder: HistoryRecorder): void {
+  router.add(
+    'GET',
+    '/api/v1/history',
+    async (request, response) => {
+      const now = ctx.now();
+      const { query, issues } = parseHistoryQuery(request.query, now);
+      if (!query) {
+        const names = issues.map((issue) => issue.field).join(', ');
+        throw new HttpError(400, 'validation_failed', `invalid query parameters: ${names}`, {
+          fields: issues,
+        });
+      }
+      const points = await recorder.query(query.resolution, query.from, query.to);
+      if (!points) throw new HttpError(503, 'service_unavailable', 'the history store is not running');
+      sendJson(response, 200, {
+        resolution: query.resolution,
+        from: Math.floor(query.from / 1000),
+        to: Math.floor(query.to / 1000),
+        points: points.map(pointView),
+      });
+    },
+    {
+      doc: {
+        summary: 'Power (min/mean/max) and energy per 1-minute, 15-minute or daily bucket',
+        query: {
+          from: {
+            ...TIME_PARAMETER,
+            description: `${TIME_PARAMETER.description as string}; default to - 24 h`,
+          },
+          to: { ...TIME_PARAMETER, description: `${TIME_PARAMETER.description as string}; default now` },
+          resolution: {
+            type: 'string',
+            enum: ['1m', '15m', '1d', 'auto'],
+            description:
+              'auto (default): 1m for spans up to 48 h, 15m up to 31 days, 1d beyond; the next coarser one when from is older than the finer tier keeps (48 h, 366 days)',
+          },
+        },
+        responses: {
+          200: { description: 'history points', schema: HISTORY_SCHEMA },
+          400: {
+            description: 'invalid from, to or resolution (validation_failed, details.fields)',
+            schema: ERROR_REF,
+          },
+          503: { description: 'the history store is not running (service_unavailable)', schema: ERROR_REF },
+        },
+      },
+    },
+  );
+}

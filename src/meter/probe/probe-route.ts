@@ -1,0 +1,134 @@
+import { realpathSync } from 'node:fs';
+import type { AppContext } from '../../context.js';
+import { ERROR_REF } from '../../http/api-schemas.js';
+import { HttpError } from '../../http/errors.js';
+import { sendJson } from '../../http/respond.js';
+import type { JsonSchema, RouteDoc, Router } from '../../http/router.js';
+import { parseSource } from '../source.js';
+import { probeSerialPort, type ProbeOptions } from './probe.js';
+
+export const PROBE_PATH = '/api/v1/meter/probe';
+
+const PROBE_REQUEST_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['device'],
+  properties: {
+    device: { type: 'string', description: 'absolute path of the serial device', maxLength: 4096 },
+  },
+};
+
+const PROBE_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status', 'path', 'steps', 'elapsedMs'],
+  properties: {
+    status: { enum: ['OK', 'NOT RECOGNIZED', 'NOT CONNECTED'] },
+    path: { type: 'string' },
+    protocol: { enum: ['dsmr', 'sml', 'd0'] },
+    meterProtocol: { type: 'string' },
+    line: { type: 'object' },
+    d0Mode: { enum: ['request', 'push'] },
+    encrypted: { type: 'boolean' },
+    identity: { type: 'object' },
+    source: { type: 'string', description: 'the meter.source URI to use' },
+    steps: { type: 'array', items: { type: 'object' } },
+    elapsedMs: { type: 'integer' },
+    error: { type: 'string' },
+  },
+};
+
+const PROBE_DOC: RouteDoc = {
+  summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
+  request: PROBE_REQUEST_SCHEMA,
+  responses: {
+    200: {
+      description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
+      schema: PROBE_RESULT_SCHEMA,
+    },
+    400: {
+      description: 'device missing or not an absolute path (validation_failed)',
+      schema: ERROR_REF,
+    },
+    409: {
+      description: 'the meter input uses this device, or a probe is running (conflict)',
+      schema: ERROR_REF,
+    },
+  },
+};
+
+/** The device path with symbolic links resolved (/dev/serial/by-id/... -> /dev/ttyUSB0) when it exists. */
+function canonicalDevice(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function requestedDevice(body: unknown): string {
+  const device = (body as { device?: unknown } | null)?.device;
+  const issue = (message: string) =>
+    new HttpError(400, 'validation_failed', `device: ${message}`, {
+      fields: [{ field: 'device', message, value: device }],
+    });
+  if (typeof device !== 'string' || device === '') throw issue('required: the serial device path');
+  if (!device.startsWith('/') || device.length > 4096)
+    throw issue('must be an absolute device path like /dev/ttyUSB0');
+  return device;
+}
+
+/** The serial device the meter input is configured to hold open, if any. */
+function deviceInUse(ctx: AppContext): string | undefined {
+  try {
+    const source = parseSource(ctx.config.config.meter.source);
+    return source.kind === 'serial' ? canonicalDevice(source.path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * POST /api/v1/meter/probe {"device": "/dev/ttyUSB0"}: runs the probe of the CLI (`meter-gateway
+ * probe`) on a serial port and answers its result, `source` being the meter.source URI to use. A
+ * device the meter input holds (meter.source names it) is refused with 409: two readers on one
+ * port would each see half of the bytes. One probe at a time (409 while one runs); a probe takes
+ * at most PROBE_BUDGET_MS and stops when the server shuts down.
+ */
+export function registerProbeRoute(
+  router: Router,
+  ctx: AppContext,
+  options: Pick<ProbeOptions, 'steps' | 'budgetMs'> = {},
+): void {
+  let running = false;
+  router.add(
+    'POST',
+    PROBE_PATH,
+    async (request, response) => {
+      const device = requestedDevice(request.body);
+      if (deviceInUse(ctx) === canonicalDevice(device)) {
+        throw new HttpError(
+          409,
+          'conflict',
+          `${device} is the meter input's port (meter.source); not probed`,
+          { device },
+        );
+      }
+      if (running) throw new HttpError(409, 'conflict', 'a probe is already running');
+      running = true;
+      try {
+        const key = ctx.config.config.meter.encryption_key;
+        const result = await probeSerialPort(device, {
+          ...options,
+          ...(key ? { encryptionKey: key } : {}),
+          ...(request.shutdown ? { signal: request.shutdown } : {}),
+        });
+        ctx.logger.info(
+          `meter probe of ${device}: ${result.status}${result.source ? ` (${result.source})` : ''}`,
+        );
+        sendJson(response, 200, result);
+      } finally {
+        running = false;
+      }
+    },
+    { body: 'json', doc: PROBE_DOC },
+  );
+}

@@ -1,0 +1,77 @@
+import type uPlot from 'uplot';
+
+declare global {
+  interface Window {
+    /** uPlot's distribution file (vendor/uplot.min.js) defines this global. */
+    uPlot: typeof uPlot;
+  }
+}
+
+export type ChartData = uPlot.AlignedData;
+
+export const COLORS = {
+  import: '#d9480f',
+  importMax: '#f59f00',
+  export: '#2b8a3e',
+  l1: '#1c7ed6',
+  l2: '#7048e8',
+  l3: '#0c8599',
+};
+
+export interface SeriesSpec {
+  label: string;
+  stroke: string;
+  bars?: boolean;
+  dash?: number[];
+  fill?: string;
+}
+
+function widthOf(container: HTMLElement): number {
+  return Math.max(280, container.clientWidth - 8);
+}
+
+/** The time axis's span (Unix seconds), asked again on every redraw. */
+export type TimeSpan = () => [from: number, to: number];
+
+/**
+ * A time-series chart (x in Unix seconds) over `span` that follows its container's width. Bars for
+ * per-day energy, lines otherwise.
+ */
+export function createChart(
+  container: HTMLElement,
+  series: readonly SeriesSpec[],
+  data: ChartData,
+  unit: string,
+  span: TimeSpan,
+): uPlot {
+  const UPlot = window.uPlot;
+  const bars = UPlot.paths.bars?.({ size: [0.7, 40] });
+  const options: uPlot.Options = {
+    width: widthOf(container),
+    height: 240,
+    cursor: { drag: { x: false, y: false } },
+    scales: { x: { time: true, range: () => span() } },
+    axes: [{}, { label: unit, size: 56 }],
+    series: [
+      {},
+      ...series.map((spec) => {
+        const line: uPlot.Series = { label: spec.label, stroke: spec.stroke, width: 1.5 };
+        if (spec.dash) line.dash = spec.dash;
+        if (spec.fill) line.fill = spec.fill;
+        if (spec.bars && bars) {
+          line.paths = bars;
+          line.fill = spec.stroke;
+          line.points = { show: false };
+        }
+        return line;
+      }),
+    ],
+  };
+  container.replaceChildren();
+  const chart = new UPlot(options, data, container);
+  new ResizeObserver(() => {
+    const width = widthOf(container);
+    if (width !== chart.width) chart.setSize({ width, height: 240 });
+  }).observe(container);
+  return chart;
+}

@@ -1,0 +1,223 @@
+import type uPlot from 'uplot';
+import { api, element } from './api.js';
+import { COLORS, createChart } from './charts.js';
+import { clockTime, decimalsOf, formatNumber } from './format.js';
+
+/** The live payload of DESIGN §4 (flat JSON per reading); only the fields the dashboard uses. */
+type LivePayload = Record<string, unknown> & {
+  Vol?: Array<{ Bus?: number; M_ID?: string; DT?: string; Cum?: number }>;
+};
+
+interface SystemInfo {
+  device?: { name?: string; id?: string; firmware?: string; model?: string };
+  meter?: Record<string, string | undefined>;
+}
+
+/** The rolling chart shows this many seconds. */
+const WINDOW_S = 300;
+/** meter.timeout's default: a reading older than this is stale even while the meter status says OK. */
+const MIN_STALE_MS = 10_000;
+const SYSTEM_POLL_MS = 3_000;
+
+/** Rows of the per-phase and energy tables: label and the live keys of its cells. */
+const PHASE_ROWS: Array<[label: string, keys: string[]]> = [
+  ['Import kW', ['P_P1_In', 'P_P2_In', 'P_P3_In']],
+  ['Export kW', ['P_P1_Out', 'P_P2_Out', 'P_P3_Out']],
+  ['Voltage V', ['V_P1', 'V_P2', 'V_P3']],
+  ['Current A', ['I_P1', 'I_P2', 'I_P3']],
+];
+const ENERGY_ROWS: Array<[label: string, keys: string[]]> = [
+  ['Import', ['E_In', 'E_In_T1', 'E_In_T2']],
+  ['Export', ['E_Out', 'E_Out_T1', 'E_Out_T2']],
+];
+
+function fillTable(body: HTMLElement, rows: Array<[label: string, keys: string[]]>): void {
+  for (const [label, keys] of rows) {
+    const row = document.createElement('tr');
+    const head = document.createElement('th');
+    head.textContent = label;
+    row.append(head);
+    for (const key of keys) {
+      const cell = document.createElement('td');
+      cell.dataset.live = key;
+      cell.textContent = '—';
+      row.append(cell);
+    }
+    body.append(row);
+  }
+}
+
+const IDENTITY_FIELDS: Array<[key: string, label: string]> = [
+  ['interface', 'Interface'],
+  ['protocol', 'Protocol'],
+  ['protocol_version', 'Version'],
+  ['vendor', 'Vendor'],
+  ['model', 'Model'],
+  ['id', 'Meter id'],
+];
+
+/**
+ * The dashboard: meter status and identity (polled from /api/v1/system), the latest reading from
+ * the live stream (EventSource on /api/v1/live) and a rolling chart of the last minutes. A value
+ * is shown as current only while the stream is open, the meter status is OK and the last event is
+ * younger than the staleness limit; otherwise the cards are greyed and a banner says why.
+ */
+export class Dashboard {
+  private source: EventSource | undefined;
+  private connected = false;
+  private meterStatus = '';
+  private lastEventAt = 0;
+  private lastInterval = 0;
+  private lastReadingTime = '';
+  private events = 0;
+  private readonly series: number[][] = [[], [], [], [], [], []];
+  private chart: uPlot | undefined;
+
+  start(): void {
+    fillTable(element('phase-rows'), PHASE_ROWS);
+    fillTable(element('energy-rows'), ENERGY_ROWS);
+    this.connect();
+    void this.pollSystem();
+    setInterval(() => void this.pollSystem(), SYSTEM_POLL_MS);
+    setInterval(() => this.showFreshness(), 1_000);
+  }
+
+  private connect(): void {
+    const source = new EventSource('/api/v1/live');
+    this.source = source;
+    source.onopen = () => {
+      this.connected = true;
+      this.showFreshness();
+    };
+    source.onerror = () => {
+      this.connected = false;
+      this.showFreshness();
+      // CLOSED: the server refused the stream (503 client limit, 401); EventSource gives up, we do not.
+      if (source.readyState === EventSource.CLOSED) setTimeout(() => this.connect(), 5_000);
+    };
+    source.addEventListener('live', (event) => this.onLive(JSON.parse((event as MessageEvent<string>).data)));
+  }
+
+  private async pollSystem(): Promise<void> {
+    try {
+      const system = await api<SystemInfo>('GET', '/api/v1/system');
+      this.meterStatus = system.meter?.status ?? '';
+      this.showIdentity(system);
+    } catch {
+      this.meterStatus = '';
+      this.connected = this.source?.readyState === EventSource.OPEN && this.connected;
+    }
+    this.showFreshness();
+  }
+
+  private showIdentity(system: SystemInfo): void {
+    const name = system.device?.name ?? 'meter-gateway';
+    element('device-name').textContent = name;
+    document.title = `${name} · meter-gateway`;
+    const facts = element('meter-identity');
+    facts.replaceChildren();
+    const add = (label: string, value: string | undefined) => {
+      if (!value) return;
+      const term = document.createElement('dt');
+      term.textContent = label;
+      const detail = document.createElement('dd');
+      detail.textContent = value;
+      facts.append(term, detail);
+    };
+    for (const [key, label] of IDENTITY_FIELDS) add(label, system.meter?.[key]);
+    add('Gateway id', system.device?.id);
+    add('Firmware', system.device?.firmware);
+  }
+
+  private onLive(payload: LivePayload): void {
+    const now = Date.now();
+    if (this.lastEventAt) this.lastInterval = now - this.lastEventAt;
+    this.lastEventAt = now;
+    this.events += 1;
+    this.lastReadingTime =
+      typeof payload.Time === 'string' ? `${payload.Date ?? ''} ${payload.Time}` : clockTime(new Date());
+    for (const cell of document.querySelectorAll<HTMLElement>('[data-live]')) {
+      const key = cell.dataset.live!;
+      cell.textContent = formatNumber(payload[key], decimalsOf(key));
+    }
+    element('p-in').textContent = formatNumber(payload.P_In, 3);
+    element('p-out').textContent = formatNumber(payload.P_Out, 3);
+    element('reading-time').textContent = this.lastReadingTime;
+    element('live-count').textContent = String(this.events);
+    this.showVolumes(payload.Vol);
+    this.addToChart(now / 1000, payload);
+    this.showFreshness();
+  }
+
+  private showVolumes(volumes: LivePayload['Vol']): void {
+    const list = element('volumes');
+    list.replaceChildren();
+    for (const volume of volumes ?? []) {
+      const item = document.createElement('li');
+      item.textContent = `bus ${volume.Bus ?? '?'} ${volume.M_ID ?? ''}: ${formatNumber(volume.Cum, 3)} m³${volume.DT ? ` (${volume.DT})` : ''}`;
+      list.append(item);
+    }
+    if (list.childElementCount === 0) list.innerHTML = '<li>no M-Bus meter</li>';
+  }
+
+  private addToChart(t: number, payload: LivePayload): void {
+    const num = (key: string) => (typeof payload[key] === 'number' ? (payload[key] as number) : 0);
+    const row = [
+      t,
+      num('P_In'),
+      -num('P_Out'),
+      num('P_P1_In') - num('P_P1_Out'),
+      num('P_P2_In') - num('P_P2_Out'),
+      num('P_P3_In') - num('P_P3_Out'),
+    ];
+    row.forEach((value, index) => this.series[index]!.push(value));
+    while (this.series[0]!.length > 0 && this.series[0]![0]! < t - WINDOW_S) {
+      for (const column of this.series) column.shift();
+    }
+    const data = this.series as uPlot.AlignedData;
+    if (!this.chart) {
+      this.chart = createChart(
+        element('live-chart'),
+        [
+          { label: 'Import', stroke: COLORS.import, fill: 'rgba(217,72,15,0.08)' },
+          { label: 'Export', stroke: COLORS.export, fill: 'rgba(43,138,62,0.08)' },
+          { label: 'L1 net', stroke: COLORS.l1, dash: [4, 3] },
+          { label: 'L2 net', stroke: COLORS.l2, dash: [4, 3] },
+          { label: 'L3 net', stroke: COLORS.l3, dash: [4, 3] },
+        ],
+        data,
+        'kW',
+        () => {
+          const now = Date.now() / 1000;
+          return [now - WINDOW_S, now];
+        },
+      );
+    } else this.chart.setData(data);
+  }
+
+  /** Greys out the readings and names the reason when they are not current. */
+  private showFreshness(): void {
+    const staleAfter = Math.max(MIN_STALE_MS, 2.5 * this.lastInterval);
+    const age = this.lastEventAt ? Date.now() - this.lastEventAt : Infinity;
+    const statusOk = this.meterStatus === 'OK';
+    const current = this.connected && statusOk && age < staleAfter;
+    const badge = element('meter-status');
+    badge.textContent = this.meterStatus || 'unknown';
+    badge.className = `badge ${statusOk ? 'ok' : 'off'}`;
+    const connection = element('connection');
+    connection.textContent = this.connected ? 'connected' : 'not connected';
+    connection.className = `badge ${this.connected ? 'ok' : 'off'}`;
+    document.body.classList.toggle('stale', !current);
+    const banner = element('stale-banner');
+    banner.hidden = current;
+    if (current) return;
+    const since = this.lastEventAt
+      ? ` The values shown are from ${this.lastReadingTime} and are not current.`
+      : '';
+    if (!this.connected) banner.textContent = `Not connected to the gateway; reconnecting.${since}`;
+    else if (!this.lastEventAt)
+      banner.textContent = `No data: no reading has arrived yet (meter status ${this.meterStatus || 'unknown'}).`;
+    else if (!statusOk) banner.textContent = `Meter status ${this.meterStatus || 'unknown'}.${since}`;
+    else banner.textContent = `No reading for ${Math.round(age / 1000)} s.${since}`;
+  }
+}

@@ -1,0 +1,143 @@
+import { api, ApiError, setAt, valueAt, type FieldIssue } from './api.js';
+
+type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The named controls of a form: their names are the API body's dotted paths. */
+function controlsOf(form: HTMLFormElement): Control[] {
+  return [...form.querySelectorAll<Control>('input[name], select[name], textarea[name]')];
+}
+
+function isSecret(control: Control): boolean {
+  return control.hasAttribute('data-secret');
+}
+
+/** Puts the API object's values into the form; write-only secrets are shown empty. */
+export function fillForm(form: HTMLFormElement, data: unknown): void {
+  for (const control of controlsOf(form)) {
+    if (isSecret(control)) {
+      control.value = '';
+      continue;
+    }
+    const value = valueAt(data, control.name);
+    if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = value === true;
+    else control.value = value === undefined || value === null ? '' : String(value);
+  }
+}
+
+/**
+ * The form as a (partial) API body: checkboxes as booleans, number fields as numbers (an empty one
+ * as "", which the API refuses by name), secrets only when something was typed (empty: unchanged).
+ */
+export function collectForm(form: HTMLFormElement): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const control of controlsOf(form)) {
+    if (control.disabled) continue;
+    if (isSecret(control) && control.value === '') continue;
+    let value: unknown = control.value;
+    if (control instanceof HTMLInputElement && control.type === 'checkbox') value = control.checked;
+    else if ((control as HTMLInputElement).type === 'number' || control.dataset.type === 'number')
+      value = control.value.trim() === '' ? '' : Number(control.value);
+    setAt(body, control.name, value);
+  }
+  return body;
+}
+
+export function setStatus(form: HTMLElement, text: string, kind: 'ok' | 'error' | 'busy' = 'ok'): void {
+  const output = form.querySelector<HTMLOutputElement>('output.form-status');
+  if (!output) return;
+  output.textContent = text;
+  output.className = `form-status ${kind}`;
+}
+
+export function clearIssues(form: HTMLElement): void {
+  for (const note of form.querySelectorAll('.field-error')) note.remove();
+  for (const control of form.querySelectorAll('[aria-invalid]')) {
+    control.removeAttribute('aria-invalid');
+    control.classList.remove('invalid');
+  }
+}
+
+/**
+ * The API's validation errors next to the fields they name. Field names come as config paths
+ * (`system.name`, `mqtt.url`, `meter.source`) or body paths (`url`, `name`); `strip` is the form's
+ * config prefix. Issues naming no field of the form are returned for the form's status line.
+ */
+export function showIssues(
+  form: HTMLFormElement,
+  issues: readonly FieldIssue[],
+  strip: string,
+): FieldIssue[] {
+  clearIssues(form);
+  const unplaced: FieldIssue[] = [];
+  for (const issue of issues) {
+    const name = strip && issue.field.startsWith(strip) ? issue.field.slice(strip.length) : issue.field;
+    const control = controlsOf(form).find((candidate) => candidate.name === name);
+    if (!control) {
+      unplaced.push(issue);
+      continue;
+    }
+    control.setAttribute('aria-invalid', 'true');
+    control.classList.add('invalid');
+    const note = document.createElement('span');
+    note.className = 'field-error';
+    note.dataset.field = name;
+    note.textContent = issue.message;
+    control.insertAdjacentElement('afterend', note);
+  }
+  return unplaced;
+}
+
+/** Shows a failed request on the form: field errors next to fields, the rest in the status line. */
+export function showFailure(form: HTMLFormElement, error: unknown, strip = ''): void {
+  if (error instanceof ApiError) {
+    const unplaced = showIssues(form, error.fields, strip);
+    const extra = unplaced.map((issue) => `${issue.field ? `${issue.field}: ` : ''}${issue.message}`);
+    const fieldsPlaced = error.fields.length > unplaced.length;
+    setStatus(
+      form,
+      fieldsPlaced && extra.length === 0
+        ? 'Please correct the marked fields.'
+        : [error.message, ...extra].join('; '),
+      'error',
+    );
+  } else setStatus(form, `Request failed: ${(error as Error).message}`, 'error');
+}
+
+/**
+ * A settings form bound to its endpoint (data-endpoint, prefix of error fields in data-strip):
+ * loaded with GET, saved with PUT of the form's fields (a partial object), refilled from the answer.
+ * `onLoaded` sees every answer (secret lengths and the like).
+ */
+export function bindSettingsForm(
+  form: HTMLFormElement,
+  onLoaded?: (data: unknown) => void,
+): () => Promise<void> {
+  const endpoint = form.dataset.endpoint!;
+  const strip = form.dataset.strip ?? '';
+  // The API validates; its messages are the ones shown next to the fields.
+  form.noValidate = true;
+  const show = (data: unknown) => {
+    fillForm(form, data);
+    onLoaded?.(data);
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    setStatus(form, 'Saving…', 'busy');
+    api<unknown>('PUT', endpoint, collectForm(form))
+      .then((data) => {
+        clearIssues(form);
+        show(data);
+        setStatus(form, 'Saved.');
+      })
+      .catch((error: unknown) => showFailure(form, error, strip));
+  });
+  return async () => {
+    clearIssues(form);
+    try {
+      show(await api<unknown>('GET', endpoint));
+      setStatus(form, '');
+    } catch (error) {
+      showFailure(form, error, strip);
+    }
+  };
+}

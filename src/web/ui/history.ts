@@ -1,0 +1,132 @@
+import type uPlot from 'uplot';
+import { api, ApiError, element } from './api.js';
+import { COLORS, createChart, type SeriesSpec } from './charts.js';
+import { formatNumber } from './format.js';
+
+/** One bucket of GET /api/v1/history: power min/mean/max (kW) and energy deltas (kWh). */
+interface HistoryPoint {
+  t: number;
+  n: number;
+  p_in: { min: number; mean: number; max: number } | null;
+  p_out: { min: number; mean: number; max: number } | null;
+  e_in: number | null;
+  e_out: number | null;
+}
+
+interface HistoryAnswer {
+  resolution: string;
+  from: number;
+  to: number;
+  points: HistoryPoint[];
+}
+
+interface RangeView {
+  id: string;
+  resolution: '1m' | '15m' | '1d';
+  from: (now: Date) => Date;
+  kind: 'power' | 'energy';
+}
+
+const DAY_MS = 86_400_000;
+
+const RANGES: readonly RangeView[] = [
+  {
+    id: 'history-today',
+    resolution: '1m',
+    from: (now) => new Date(now.getFullYear(), now.getMonth(), now.getDate()),
+    kind: 'power',
+  },
+  {
+    id: 'history-week',
+    resolution: '15m',
+    from: (now) => new Date(now.getTime() - 7 * DAY_MS),
+    kind: 'power',
+  },
+  {
+    id: 'history-year',
+    resolution: '1d',
+    from: (now) => new Date(now.getFullYear() - 1, now.getMonth(), now.getDate()),
+    kind: 'energy',
+  },
+];
+
+const POWER_SERIES: SeriesSpec[] = [
+  { label: 'Import mean', stroke: COLORS.import, fill: 'rgba(217,72,15,0.08)' },
+  { label: 'Import max', stroke: COLORS.importMax, dash: [3, 3] },
+  { label: 'Export mean', stroke: COLORS.export, fill: 'rgba(43,138,62,0.08)' },
+];
+const ENERGY_SERIES: SeriesSpec[] = [
+  { label: 'Import', stroke: COLORS.import, bars: true },
+  { label: 'Export', stroke: COLORS.export, bars: true },
+];
+
+const charts = new Map<string, uPlot>();
+/** The requested range of each chart, the whole of which its time axis shows. */
+const spans = new Map<string, [number, number]>();
+
+function columnsOf(points: readonly HistoryPoint[], kind: RangeView['kind']): uPlot.AlignedData {
+  const t = points.map((point) => point.t);
+  if (kind === 'energy') {
+    return [
+      t,
+      points.map((point) => point.e_in),
+      points.map((point) => (point.e_out === null ? null : -point.e_out)),
+    ];
+  }
+  return [
+    t,
+    points.map((point) => point.p_in?.mean ?? null),
+    points.map((point) => point.p_in?.max ?? null),
+    points.map((point) => (point.p_out ? -point.p_out.mean : null)),
+  ];
+}
+
+function total(points: readonly HistoryPoint[], key: 'e_in' | 'e_out'): number {
+  return points.reduce((sum, point) => sum + (point[key] ?? 0), 0);
+}
+
+async function showRange(range: RangeView, now: Date): Promise<void> {
+  const note = element(`${range.id}-note`);
+  const from = Math.floor(range.from(now).getTime() / 1000);
+  const to = Math.floor(now.getTime() / 1000);
+  let answer: HistoryAnswer;
+  try {
+    answer = await api<HistoryAnswer>(
+      'GET',
+      `/api/v1/history?from=${from}&to=${to}&resolution=${range.resolution}`,
+    );
+  } catch (error) {
+    note.textContent =
+      error instanceof ApiError && error.status === 404
+        ? 'History is not available on this gateway.'
+        : `History could not be read: ${(error as Error).message}`;
+    return;
+  }
+  const points = answer.points;
+  note.textContent =
+    points.length === 0
+      ? 'No data recorded in this period yet.'
+      : `${points.length} ${points.length === 1 ? 'point' : 'points'} of ${answer.resolution}; energy import ${formatNumber(total(points, 'e_in'), 3)} kWh, export ${formatNumber(total(points, 'e_out'), 3)} kWh.`;
+  note.dataset.points = String(points.length);
+  const data = columnsOf(points, range.kind);
+  spans.set(range.id, [answer.from, answer.to]);
+  const chart = charts.get(range.id);
+  if (chart) chart.setData(data);
+  else
+    charts.set(
+      range.id,
+      createChart(
+        element(range.id),
+        range.kind === 'energy' ? ENERGY_SERIES : POWER_SERIES,
+        data,
+        range.kind === 'energy' ? 'kWh' : 'kW',
+        () => spans.get(range.id)!,
+      ),
+    );
+}
+
+/** Loads (or reloads) the three history charts: today, the last 7 days, the last 12 months. */
+export async function showHistory(): Promise<void> {
+  const now = new Date();
+  await Promise.all(RANGES.map((range) => showRange(range, now)));
+}

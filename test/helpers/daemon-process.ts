@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { cliCommand, repoRoot } from './environment.js';
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  /** Everything the daemon wrote to stdout and stderr so far. */
+  output: () => string;
+  /** Exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/**
+ * The daemon CLI as a child process on config/default.json (simulator) and `state`, HTTP on a free
+ * loopback port, no mDNS; `env` adds or overrides METER_GATEWAY_* variables.
+ */
+export function startDaemon(state: string, env: Record<string, string> = {}): DaemonProcess {
+  const { command, args } = cliCommand();
+  const child = spawn(
+    command,
+    [...args, '--config', join(repoRoot, 'config', 'default.json'), '--state-dir', state],
+    {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        METER_GATEWAY_HTTP_PORT: '0',
+        METER_GATEWAY_HTTP_HOST: '127.0.0.1',
+        METER_GATEWAY_SERVICES_BROADCAST: 'false',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+export async function waitFor(condition: () => boolean, deadlineMs: number, what: string): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A started daemon that listens: its base URL and a stop that waits for the exit. */
+export interface ListeningDaemon extends DaemonProcess {
+  baseUrl: string;
+  /** SIGTERM and wait for the exit (SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/** Starts the daemon (see startDaemon) and waits until it listens; the port comes from its log line. */
+export async function startDaemonProcess(
+  state: string,
+  env: Record<string, string> = {},
+): Promise<ListeningDaemon> {
+  const daemon = startDaemon(state, env);
+  const listening = /http: listening on 127\.0\.0\.1:(\d+)/;
+  await Promise.race([
+    waitFor(() => listening.test(daemon.output()), 20_000, 'the daemon to listen'),
+    daemon.exited.then((code) => {
+      throw new Error(`daemon exited with ${code} before listening:\n${daemon.output()}`);
+    }),
+  ]);
+  const port = Number(listening.exec(daemon.output())![1]);
+  return {
+    ...daemon,
+    baseUrl: `http://127.0.0.1:${port}`,
+    async stop() {
+      const { child } = daemon;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await daemon.exited;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { corpusDir, requireCorpus } from '../helpers/environment.js';
+import { eventsAbove, liveCount, setUp } from './page-rig.js';
+
+test('the page loads, the live chart receives events, and a stopped gateway shows "not connected"', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  const response = await page.goto(`${daemon.baseUrl}/`);
+  assert.equal(response?.status(), 200);
+  assert.equal(await page.title(), 'meter-gateway · meter-gateway');
+  // The simulator sends a reading every second; the stream delivers several.
+  await eventsAbove(page, 2);
+  await page.locator('#meter-status', { hasText: 'OK' }).waitFor();
+  assert.match((await page.locator('#p-in').textContent()) ?? '', /^\d+\.\d{3}$/);
+  assert.match((await page.locator('[data-live="V_P1"]').textContent()) ?? '', /^\d{3}\.\d$/);
+  assert.match((await page.locator('#volumes').textContent()) ?? '', /G0099000000005678: \d+\.\d{3} m³/);
+  // uPlot drew the rolling chart with the five series.
+  assert.equal(await page.locator('#live-chart canvas').count(), 1);
+  assert.equal(await page.locator('#live-chart .u-legend .u-series').count(), 6);
+  assert.equal(await page.locator('#stale-banner').isHidden(), true);
+  assert.equal(await page.evaluate('document.body.classList.contains("stale")'), false);
+  const before = await liveCount(page);
+  await eventsAbove(page, before);
+
+  await daemon.stop();
+  await page
+    .locator('#stale-banner', { hasText: 'Not connected to the gateway' })
+    .waitFor({ timeout: 15_000 });
+  assert.equal(await page.evaluate('document.body.classList.contains("stale")'), true);
+  assert.match((await page.locator('#stale-banner').textContent()) ?? '', /are not current/);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('with protection on the page asks for credentials; with them it loads and streams', async (t) => {
+  if (!requireChromium(t)) return;
+  const env = { METER_GATEWAY_SYSTEM_PROTECTION: 'true', METER_GATEWAY_SYSTEM_PASSWORD: 'Secret-123' };
+  const { daemon, page } = await setUp(t, env);
+  // Chromium gets the 401 with the Digest challenge and would show its password prompt; without
+  // credentials to give, the navigation ends as ERR_INVALID_AUTH_CREDENTIALS.
+  const challenged = page.waitForResponse(`${daemon.baseUrl}/`);
+  await assert.rejects(page.goto(`${daemon.baseUrl}/`), /ERR_INVALID_AUTH_CREDENTIALS/);
+  const refused = await challenged;
+  assert.equal(refused.status(), 401);
+  const challenge = (await refused.allHeaders())['www-authenticate'] ?? '';
+  assert.match(challenge, /Digest realm="meter-gateway"/);
+  assert.match(challenge, /algorithm=MD5/);
+
+  const authorised = await launchBrowser({ httpCredentials: { username: 'admin', password: 'Secret-123' } });
+  t.after(() => authorised.close());
+  const page2 = await authorised.context.newPage();
+  const loaded = await page2.goto(`${daemon.baseUrl}/`);
+  assert.equal(loaded?.status(), 200);
+  await eventsAbove(page2, 1);
+  await page2.locator('#meter-status', { hasText: 'OK' }).waitFor();
+  const wrong = await launchBrowser({ httpCredentials: { username: 'admin', password: 'wrong' } });
+  t.after(() => wrong.close());
+  // A wrong password: the browser tries it, and the page is the 401 error body, not the interface.
+  const deniedPage = await wrong.context.newPage();
+  const denied = await deniedPage.goto(`${daemon.baseUrl}/`);
+  assert.equal(denied?.status(), 401);
+  assert.equal(JSON.parse(await denied!.text()).error, 'unauthorized');
+  assert.equal(await deniedPage.locator('#live-count').count(), 0);
+});
+
+interface HistoryView {
+  points: Array<{ t: number; n: number }>;
+}
+
+/** Points of today's 1-minute history as the API gives them. */
+async function todayHistory(baseUrl: string): Promise<HistoryView['points']> {
+  const midnight = new Date();
+  midnight.setHours(0, 0, 0, 0);
+  const from = Math.floor(midnight.getTime() / 1000);
+  const response = await fetch(
+    `${baseUrl}/api/v1/history?from=${from}&to=${Math.ceil(Date.now() / 1000)}&resolution=1m`,
+  );
+  assert.equal(response.status, 200);
+  return ((await response.json()) as HistoryView).points;
+}
+
+/** The number of points the history page says its chart of `id` shows, once it has loaded. */
+async function chartPoints(page: Page, id: string): Promise<number> {
+  const note = page.locator(`#${id}-note[data-points]`);
+  await note.waitFor({ timeout: 15_000 });
+  return Number(await note.getAttribute('data-points'));
+}
+
+test('the history charts show what the gateway recorded, also after a daemon restart', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, stateDir, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/`);
+  await eventsAbove(page, 3);
+  await page.goto(`${daemon.baseUrl}/#/history`);
+  assert.ok((await chartPoints(page, 'history-today')) >= 1);
+  assert.equal(await page.locator('#history-today canvas').count(), 1);
+  assert.equal(await page.locator('#history-year canvas').count(), 1);
+  const firstRun = await todayHistory(daemon.baseUrl);
+  const firstCount = firstRun.reduce((sum, point) => sum + point.n, 0);
+  assert.ok(firstCount >= 3, `only ${firstCount} readings recorded`);
+  await daemon.stop();
+
+  // A second start on the same state directory has every bucket of the first run, each with at
+  // least the readings it had (the open minute goes on counting when the restart falls into it).
+  const second = await startDaemonProcess(stateDir);
+  t.after(() => second.stop());
+  const afterRestart = await todayHistory(second.baseUrl);
+  for (const point of firstRun) {
+    const kept = afterRestart.find((candidate) => candidate.t === point.t);
+    assert.ok(
+      kept && kept.n >= point.n,
+      `bucket ${point.t} (${point.n} readings) lost: ${JSON.stringify(kept)}`,
+    );
+  }
+  await page.goto(`${second.baseUrl}/#/history`);
+  assert.ok((await chartPoints(page, 'history-today')) >= firstRun.length);
+  assert.match(
+    (await page.locator('#history-today-note').textContent()) ?? '',
+    / points? of 1m; energy import \d+\.\d{3} kWh/,
+  );
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a meter that stops sending greys the last values out as not current; no meter shows "no data"', async (t) => {
+  if (!requireChromium(t) || !requireCorpus(t)) return;
+  // One telegram from a capture, then silence: after meter.timeout (2 s) the status is NO DATA.
+  const capture = join(corpusDir, 'dsmr', 'ndokter_v5.txt');
+  const { daemon, page } = await setUp(t, {
+    METER_GATEWAY_METER_SOURCE: `file:${capture}?interval=1&loop=false`,
+    METER_GATEWAY_METER_TIMEOUT: '2',
+  });
+  await page.goto(`${daemon.baseUrl}/`);
+  await eventsAbove(page, 0);
+  const banner = page.locator('#stale-banner', { hasText: 'Meter status NO DATA' });
+  await banner.waitFor({ timeout: 15_000 });
+  assert.match((await banner.textContent()) ?? '', /The values shown are from .+ and are not current\./);
+  assert.equal(await page.locator('body.stale').count(), 1);
+  await page.locator('#meter-status', { hasText: 'NO DATA' }).waitFor();
+
+  // A source that never connects: nothing to show, and the page says so.
+  const silent = await setUp(t, { METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:1?protocol=dsmr' });
+  await silent.page.goto(`${silent.daemon.baseUrl}/`);
+  await silent.page
+    .locator('#stale-banner', { hasText: 'No data: no reading has arrived yet (meter status NOT CONNECTED)' })
+    .waitFor({ timeout: 15_000 });
+  assert.equal(await silent.page.locator('#p-in').textContent(), '—');
+  assert.equal(await silent.page.locator('#live-count').textContent(), '0');
+});

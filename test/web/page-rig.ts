@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import type { Page } from 'playwright-core';
+import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+
+/** The real daemon (simulator meter) and a headless Chromium, both cleaned up after the test. */
+export async function setUp(
+  t: TestContext,
+  env: Record<string, string> = {},
+  credentials?: { username: string; password: string },
+): Promise<{
+  daemon: ListeningDaemon;
+  browser: TestBrowser;
+  page: Page;
+  pageErrors: string[];
+  stateDir: string;
+}> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'mg-web-'));
+  const daemon = await startDaemonProcess(stateDir, env);
+  const browser = await launchBrowser(credentials ? { httpCredentials: credentials } : {});
+  t.after(async () => {
+    await browser.close();
+    await daemon.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const page = await browser.context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { daemon, browser, page, pageErrors, stateDir };
+}
+
+/** The fields of GET /api/v1/settings and /api/v1/mqtt/settings the tests read. */
+export interface SettingsView {
+  system: { name: string };
+  services: { report_interval: number; sd: { enable: boolean } };
+}
+export interface MqttView {
+  url: string;
+  publish: { qos: number };
+  broker: { certificate: string };
+}
+
+export async function settingsOf<View = SettingsView>(
+  baseUrl: string,
+  path = '/api/v1/settings',
+): Promise<View> {
+  const response = await fetch(`${baseUrl}${path}`);
+  assert.equal(response.status, 200);
+  return (await response.json()) as View;
+}
+
+export async function liveCount(page: Page): Promise<number> {
+  return Number(await page.locator('#live-count').textContent());
+}
+
+/**
+ * The part of the page's DOM the predicates below read. Tests compile without the DOM library, and
+ * predicates are passed as functions: the page's Content-Security-Policy forbids evaluating strings.
+ */
+type PageGlobal = {
+  document: { querySelector(selector: string): { value?: string; textContent: string | null } | null };
+};
+
+/** Waits until the live stream has delivered more than `count` events. */
+export async function eventsAbove(page: Page, count: number, timeout = 15_000): Promise<void> {
+  await page.waitForFunction(
+    (seen) =>
+      Number((globalThis as unknown as PageGlobal).document.querySelector('#live-count')?.textContent) > seen,
+    count,
+    { timeout },
+  );
+}
+
+/** Waits until a form control's value passes `test` ('is': equals, 'has': contains, 'not': differs). */
+export async function valueWhere(
+  page: Page,
+  selector: string,
+  test: 'is' | 'has' | 'not',
+  text: string,
+): Promise<void> {
+  await page.waitForFunction(
+    ([sel, how, want]) => {
+      const value = (globalThis as unknown as PageGlobal).document.querySelector(sel!)?.value ?? '';
+      return how === 'is' ? value === want : how === 'has' ? value.includes(want!) : value !== want;
+    },
+    [selector, test, text],
+  );
+}
