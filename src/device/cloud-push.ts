@@ -1,4 +1,4 @@
-import got, { type Got } from 'got';
+import type { Got } from 'got';
 import { Backoff } from '../backoff.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
@@ -36,7 +36,7 @@ class PushTarget {
   constructor(
     readonly name: TargetName,
     readonly url: string,
-    private readonly http: Got,
+    private readonly http: () => Promise<Got>,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
     private readonly onUpdate: () => void,
@@ -57,7 +57,8 @@ class PushTarget {
     this.sending = true;
     while (this.backlog.length > 0 && !this.closed) {
       try {
-        await this.http.post(this.url, {
+        const http = await this.http();
+        await http.post(this.url, {
           body: this.backlog[0]!,
           headers: { 'content-type': 'application/json' },
           timeout: { request: this.timeoutMs },
@@ -115,7 +116,12 @@ export class CloudPush implements Service {
   private readonly targets = new Map<TargetName, PushTarget>();
   private timer: NodeJS.Timeout | undefined;
   private readonly report: ReportCache;
-  private readonly http: Got;
+  /** got is loaded when the first target pushes (a gateway without cloud push never holds it). */
+  private httpClient: Promise<Got> | undefined;
+  private readonly http = (): Promise<Got> =>
+    (this.httpClient ??= import('got').then(({ default: got }) =>
+      got.extend({ headers: { 'user-agent': `meter-gateway/${this.context.system.firmware}` } }),
+    ));
   private readonly onConfigChange = (paths: readonly string[]) => {
     if (paths.some((p) => p.startsWith('services.') || p.startsWith('cloud.'))) this.reconcile();
   };
@@ -126,7 +132,6 @@ export class CloudPush implements Service {
     private readonly requestTimeoutMs = REQUEST_TIMEOUT_MS,
   ) {
     this.report = new ReportCache(context);
-    this.http = got.extend({ headers: { 'user-agent': `meter-gateway/${context.system.firmware}` } });
   }
 
   async start(): Promise<void> {

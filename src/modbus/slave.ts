@@ -33,11 +33,21 @@ const MAX_QUEUED_BYTES = 64 * 1024;
 export interface SlaveOptions {
   /** Wire bytes of input registers 0..9998 (big-endian words); read on every request, never copied. */
   registers: Buffer;
-  /** Concurrent connections; further ones are closed at once. */
+  /**
+   * Concurrent connections. At the cap a new client is admitted by closing the connection that
+   * has been idle longest (no complete request, or the oldest last one); only when every
+   * connection completed a request within BUSY_MS is the new one refused. So half-open sockets of
+   * a crashed inverter, or a client that never sends a request, cannot lock out a valid poller.
+   */
   maxConnections?: number;
-  /** A connection that sends nothing for this long (up to twice as long) is closed. */
+  /** A connection without a complete request for this long (up to twice as long) is closed. */
   idleTimeoutMs?: number;
+  /** Clock for idleness (tests). */
+  now?: () => number;
 }
+
+/** A connection that completed a request within this time is busy and never evicted for a newcomer. */
+const BUSY_MS = 1000;
 
 export const DEFAULT_MAX_CONNECTIONS = 32;
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
@@ -49,12 +59,15 @@ export class ModbusSlave {
   exceptions = 0;
   /** Connections closed for an invalid MBAP header. */
   protocolErrors = 0;
-  /** Connections refused because the cap was reached. */
+  /** Connections refused because the cap was reached with every connection busy. */
   refused = 0;
+  /** Idle connections closed to admit a new one at the cap. */
+  evicted = 0;
   private readonly registers: Buffer;
   private readonly maxConnections: number;
   private readonly idleTimeoutMs: number;
-  private readonly open = new Set<Duplex>();
+  private readonly open = new Map<Duplex, Connection>();
+  readonly now: () => number;
 
   constructor(options: SlaveOptions) {
     if (options.registers.length !== REGISTER_COUNT * 2)
@@ -62,6 +75,7 @@ export class ModbusSlave {
     this.registers = options.registers;
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.now = options.now ?? Date.now;
   }
 
   get connections(): number {
@@ -71,14 +85,14 @@ export class ModbusSlave {
   /** Serves one connection (a TCP socket, or any duplex in tests) until it closes. */
   handle(duplex: Duplex): void {
     duplex.on('error', () => undefined); // resets by clients are normal; 'close' follows
-    if (this.open.size >= this.maxConnections) {
+    if (this.open.size >= this.maxConnections && !this.evictIdlest()) {
       this.refused += 1;
       duplex.destroy();
       return;
     }
     if (duplex instanceof Socket) duplex.setNoDelay(true);
-    this.open.add(duplex);
     const connection = new Connection(this, duplex, this.idleTimeoutMs);
+    this.open.set(duplex, connection);
     duplex.on('data', (chunk: Buffer) => connection.receive(chunk));
     duplex.on('close', () => {
       connection.stopIdleCheck();
@@ -88,7 +102,22 @@ export class ModbusSlave {
 
   /** Closes every connection (stop, port move). */
   disconnectAll(): void {
-    for (const duplex of this.open) duplex.destroy();
+    for (const duplex of this.open.keys()) duplex.destroy();
+  }
+
+  /** Closes the connection idle longest, unless every one is busy; whether a slot was freed. */
+  private evictIdlest(): boolean {
+    let idlest: [Duplex, Connection] | undefined;
+    for (const entry of this.open) {
+      if (idlest === undefined || entry[1].lastRequestAt < idlest[1].lastRequestAt) idlest = entry;
+    }
+    if (idlest === undefined || this.now() - idlest[1].lastRequestAt < BUSY_MS) return false;
+    const [duplex, connection] = idlest;
+    connection.stopIdleCheck();
+    this.open.delete(duplex);
+    duplex.destroy();
+    this.evicted += 1;
+    return true;
   }
 
   /** The reply to one complete frame at buf[offset .. offset + 6 + length). */
@@ -146,8 +175,13 @@ export class ModbusSlave {
 class Connection {
   private pending: Buffer | undefined;
   private closing = false;
-  /** Set by every chunk and cleared by the idle check, so no timer is touched per request. */
+  /**
+   * Set when a chunk completed at least one request, cleared by the idle check, so no timer is
+   * touched per request; bytes that never make a complete request do not keep a connection open.
+   */
   private active = false;
+  /** When a chunk last completed a request (0: never); the cap closes the oldest first. */
+  lastRequestAt = 0;
   private readonly idle: NodeJS.Timeout;
 
   constructor(
@@ -175,7 +209,6 @@ class Connection {
 
   receive(chunk: Buffer): void {
     if (this.closing) return;
-    this.active = true;
     const buf = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     this.pending = undefined;
     let offset = 0;
@@ -195,7 +228,11 @@ class Connection {
     }
     // Copy the tail so a large chunk is not kept alive by a few bytes of it.
     if (!this.closing && offset < buf.length) this.pending = Buffer.from(buf.subarray(offset));
-    if (first !== undefined) this.send(more === undefined ? first : Buffer.concat([first, ...more]));
+    if (first !== undefined) {
+      this.active = true;
+      this.lastRequestAt = this.slave.now();
+      this.send(more === undefined ? first : Buffer.concat([first, ...more]));
+    }
     if (this.closing) this.close();
   }
 

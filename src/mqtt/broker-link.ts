@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, createSecureContext, type TLSSocket } from 'node:tls';
-import { MqttClient, type IClientOptions } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
 import { Backoff } from '../backoff.js';
 import type { LinkOptions } from './connection-options.js';
 import { OFFLINE_QUEUE_LIMITS, OfflineQueue, type QueuedMessage, type QueueLimits } from './offline-queue.js';
@@ -57,8 +57,19 @@ const CONNECTION_CLOSED = 'Connection closed';
  * unbounded one. Every attempt uses a fresh MqttClient (reconnectPeriod 0), so nothing of a dead
  * connection survives except the messages this class requeues itself.
  */
+/**
+ * mqtt.js is loaded by the first connection attempt, not at start-up: a gateway with MQTT off
+ * never holds it (about 20 MB of resident memory on Node 20, issue "memory").
+ */
+let mqttLibrary: Promise<typeof import('mqtt')> | undefined;
+function loadMqttLibrary(): Promise<typeof import('mqtt')> {
+  return (mqttLibrary ??= import('mqtt'));
+}
+
 export class BrokerLink extends EventEmitter<LinkEvents> {
   private client: MqttClient | undefined;
+  /** Counts connection attempts, so a library load that resolves late knows it was superseded. */
+  private attempt = 0;
   private state: LinkState = 'idle';
   private lastError: string | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -154,10 +165,25 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     this.clearRetry();
     this.detach(true);
     this.state = 'connecting';
+    const attempt = ++this.attempt;
+    loadMqttLibrary().then(
+      (library) => {
+        // close() or a newer attempt came first.
+        if (attempt === this.attempt && this.state === 'connecting') this.createClient(library.MqttClient);
+      },
+      (error: Error) => {
+        if (attempt !== this.attempt || this.state !== 'connecting') return;
+        this.lastError = `cannot load mqtt.js: ${error.message}`;
+        this.scheduleRetry();
+      },
+    );
+  }
+
+  private createClient(Client: typeof MqttClient): void {
     const options = this.options;
     let client: MqttClient;
     try {
-      client = new MqttClient(() => openSocket(options), clientOptionsOf(options));
+      client = new Client(() => openSocket(options), clientOptionsOf(options));
     } catch (error) {
       this.lastError = (error as Error).message;
       this.scheduleRetry();

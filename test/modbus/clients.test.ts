@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { DEFAULT_LAYOUT, toDetailed } from '../../src/modbus/layout.js';
 import { requireCommand } from '../helpers/environment.js';
@@ -224,4 +225,46 @@ test('stale readings turn numeric registers into NaN (float) and 0 (int); fresh 
   assert.equal(decodeRegister(await readWords(client, 211, 2), 0, 'int', 'msw'), 0);
   slave.ctx.store.ingest(syntheticReading());
   assertClose(decodeRegister(await readWords(client, 1, 2), 0, 'float', 'msw'), 230.1, 'float', 'voltage');
+});
+
+test('mbpoll is served when silent connections fill the cap: the idlest one makes room', async (t) => {
+  if (!requireCommand(t, 'mbpoll')) return;
+  const slave = await startSlave();
+  t.after(() => slave.stop());
+  slave.ctx.store.ingest(syntheticReading());
+  // 32 = DEFAULT_MAX_CONNECTIONS: sockets of clients that connect and never send a request.
+  const silent: Socket[] = [];
+  for (let i = 0; i < 32; i++) {
+    const socket = connect(slave.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await once(socket, 'connect');
+    silent.push(socket);
+  }
+  t.after(() => silent.forEach((socket) => socket.destroy()));
+  const result = await mbpoll([
+    '-a',
+    '1',
+    '-t',
+    '3:float',
+    '-B',
+    '-r',
+    '2',
+    '-c',
+    '3',
+    '127.0.0.1',
+    '-p',
+    String(slave.port),
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  const values = mbpollValues(result.stdout);
+  for (const [reference, volts] of [
+    [2, 230.1],
+    [4, 229.8],
+    [6, 231.4],
+  ] as const)
+    assert.ok(
+      Math.abs(values.get(reference)! - volts) < 0.01,
+      `reference ${reference}: ${values.get(reference)}`,
+    );
+  assert.equal(slave.service.slave.evicted, 1);
 });

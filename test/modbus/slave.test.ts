@@ -143,25 +143,61 @@ test('an invalid MBAP header closes the connection after the replies before it',
   }
 });
 
-test('connections beyond the cap are closed at once; a freed slot is usable again', async () => {
-  const slave = new ModbusSlave({ registers: patternRegisters(), maxConnections: 2 });
-  const first = connect(slave);
-  connect(slave);
-  const third = connect(slave);
-  assert.equal(third.destroyed, true);
-  assert.equal(slave.refused, 1);
-  assert.equal(slave.connections, 2);
-  first.destroy();
-  await once(first, 'close');
-  assert.equal(slave.connections, 1);
-  const fourth = connect(slave);
-  fourth.send(adu(1, 1, readInput(0, 1)));
+test('at the cap the connection idle longest is closed for a newcomer; busy ones are kept, the newcomer refused', async () => {
+  let now = 10_000;
+  const slave = new ModbusSlave({ registers: patternRegisters(), maxConnections: 2, now: () => now });
+  const silent = connect(slave);
+  const polling = connect(slave);
+  polling.send(adu(1, 1, readInput(0, 1)));
   await settle();
-  assert.equal(fourth.written.length, 11);
+  // Both slots taken; the one that never sent a complete request goes.
+  const newcomer = connect(slave);
+  assert.equal(silent.destroyed, true);
+  assert.equal(newcomer.destroyed, false);
+  assert.equal(slave.evicted, 1);
+  assert.equal(slave.connections, 2);
+  newcomer.send(adu(2, 1, readInput(0, 1)));
+  await settle();
+  assert.equal(newcomer.written.length, 11);
+  // Both served within the last second: a further client is refused, nobody is cut off.
+  const refused = connect(slave);
+  assert.equal(refused.destroyed, true);
+  assert.equal(slave.refused, 1);
+  assert.equal(polling.destroyed, false);
+  // A second later the one served longest ago (polling, before the newcomer) makes room.
+  now += 1500;
+  const later = connect(slave);
+  assert.equal(later.destroyed, false);
+  assert.equal(polling.destroyed, true);
+  assert.equal(newcomer.destroyed, false);
+  assert.equal(slave.evicted, 2);
   slave.disconnectAll();
   await settle();
   assert.equal(slave.connections, 0);
 });
+
+test(
+  'a connection that sends only part of a request is closed after the idle timeout',
+  { timeout: 10_000 },
+  async () => {
+    const slave = new ModbusSlave({ registers: patternRegisters(), idleTimeoutMs: 100 });
+    const probe = connect(slave);
+    const keepAlive = setInterval(() => undefined, 1000);
+    const request = adu(1, 1, readInput(0, 1));
+    // One byte every 30 ms: the 12-byte request would be complete after 360 ms, but bytes that do
+    // not complete a request are no activity, so the 100 ms idle timeout closes it first.
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (!probe.destroyed && sent < request.length) probe.send(request.subarray(sent, ++sent));
+    }, 30);
+    await once(probe, 'close');
+    clearInterval(trickle);
+    clearInterval(keepAlive);
+    assert.equal(probe.written.length, 0);
+    assert.ok(sent < request.length, `closed after ${sent} of ${request.length} bytes`);
+    assert.equal(slave.connections, 0);
+  },
+);
 
 test('an idle connection is closed after the idle timeout', { timeout: 10_000 }, async () => {
   const slave = new ModbusSlave({ registers: patternRegisters(), idleTimeoutMs: 100 });

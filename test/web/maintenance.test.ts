@@ -4,7 +4,7 @@ import { requireChromium } from '../helpers/browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { setUp, settingsOf } from './page-rig.js';
 
-test("the firmware page shows the gateway's refusal (a checkout is no release installation)", async (t) => {
+test("the firmware page shows the gateway's refusal of a file that is no release bundle", async (t) => {
   if (!requireChromium(t)) return;
   const { daemon, page } = await setUp(t);
   await page.goto(`${daemon.baseUrl}/#/settings/maintenance`);
@@ -14,10 +14,10 @@ test("the firmware page shows the gateway's refusal (a checkout is no release in
     buffer: Buffer.alloc(256 * 1024, 7),
   });
   await page.locator('#firmware-upload').click();
-  // A checkout is no release installation: the gateway refuses at once, and the page says why.
-  const status = page.locator('#firmware-status', { hasText: 'Refused (HTTP 500)' });
+  // Verification comes first: the gateway refuses the file at once, and the page says why.
+  const status = page.locator('#firmware-status', { hasText: 'Refused (HTTP 400)' });
   await status.waitFor({ timeout: 20_000 });
-  assert.match((await status.textContent()) ?? '', /not running from a release installation/);
+  assert.match((await status.textContent()) ?? '', /MGBUNDLE|bundle/);
   assert.equal(await page.locator('#firmware-progress').isVisible(), true);
 });
 
