@@ -5,7 +5,7 @@ import type { ValidationIssue } from '../config/config-store.js';
 import { HttpError } from '../http/errors.js';
 import { sendJson, sendNoContent } from '../http/respond.js';
 import type { ApiRequest, Router } from '../http/router.js';
-import { toDetailed, type AddressFormat } from './layout.js';
+import { DEFAULT_LAYOUT, toDetailed, type AddressFormat } from './layout.js';
 import { validateLayout } from './layout-validate.js';
 
 /**
@@ -66,8 +66,24 @@ function deleteLayout(ctx: AppContext, response: ServerResponse): void {
   sendNoContent(response);
 }
 
+/**
+ * GET /api/v1/modbus/default (beyond the spec): the default layout the slave serves while no custom
+ * one is set, in the same forms as GET /api/v1/modbus, so a client (the web page) can show it and
+ * start a custom layout from it.
+ */
+function getDefaultLayout(request: ApiRequest, response: ServerResponse): void {
+  const format = addressFormatOf(request);
+  sendJson(response, 200, format === undefined ? DEFAULT_LAYOUT : toDetailed(DEFAULT_LAYOUT, format));
+}
+
 export function registerModbusRoutes(router: Router, ctx: AppContext): void {
   router.add('GET', PATH, (request, response) => getLayout(ctx, request, response));
+  router.add('GET', `${PATH}/default`, (request, response) => getDefaultLayout(request, response), {
+    doc: {
+      summary: 'The default Modbus layout (served while no custom layout is set)',
+      responses: { 200: { description: 'default layout, compact or detailed (address_format)' } },
+    },
+  });
   router.add('POST', PATH, (request, response) => postLayout(ctx, request, response), {
     body: 'json',
     maxBodyBytes: MAX_LAYOUT_BYTES,

@@ -181,3 +181,21 @@ test('DELETE is 204 and restores the default: GET 404 and the slave serves the d
   assert.equal((await readWords(client, 1, 2)).readFloatBE(0), Math.fround(230.1));
   assert.equal((await fetch(`${api.baseUrl}/api/v1/modbus`, { method: 'DELETE' })).status, 204);
 });
+
+test('GET /api/v1/modbus/default shows the default layout the slave serves, compact or detailed', async () => {
+  const server = await startHttpContext({ routes: (router, ctx) => registerModbusRoutes(router, ctx) });
+  try {
+    const compact = await fetch(`${server.baseUrl}/api/v1/modbus/default`);
+    assert.equal(compact.status, 200);
+    assert.deepEqual(await compact.json(), JSON.parse(JSON.stringify(DEFAULT_LAYOUT)));
+    const hex = (await (
+      await fetch(`${server.baseUrl}/api/v1/modbus/default?address_format=hex`)
+    ).json()) as Array<{
+      start_address: string;
+    }>;
+    assert.match(hex[0]!.start_address, /^0x[0-9A-F]{4}$/);
+    assert.equal((await fetch(`${server.baseUrl}/api/v1/modbus/default?address_format=oct`)).status, 400);
+  } finally {
+    await server.close();
+  }
+});

@@ -122,6 +122,11 @@ test("the Modbus page saves a layout as JSON, lists the validator's issues and r
   await page.goto(`${daemon.baseUrl}/#/settings/modbus`);
   await page.locator('#modbus-state', { hasText: 'default layout' }).waitFor();
   const editor = page.locator('#form-modbus textarea[name=layout]');
+  // The default layout is shown, as GET /api/v1/modbus/default has it, and its address view too.
+  const defaultLayout = await (await fetch(`${daemon.baseUrl}/api/v1/modbus/default`)).json();
+  assert.deepEqual(JSON.parse(await editor.inputValue()), defaultLayout);
+  await page.locator('#modbus-addresses').click();
+  await page.locator('#modbus-detail', { hasText: '"start_address": "0x' }).waitFor();
   await editor.fill(
     JSON.stringify([{ start_address: 100, registers: [{ id: '1.7.0', type: 'float', scaler: 9 }] }]),
   );

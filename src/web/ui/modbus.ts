@@ -3,7 +3,8 @@ import { clearIssues, setStatus, showFailure } from './forms.js';
 
 /**
  * The Modbus layout page: the custom layout as JSON (GET /api/v1/modbus; 404 = the default layout
- * is in use), saved with POST, reset with DELETE, the address view with ?address_format=hex. The
+ * is in use, shown from GET /api/v1/modbus/default), saved with POST, reset with DELETE, the
+ * address view with ?address_format=hex. The
  * layout validator's issues are listed under the editor.
  */
 export function bindModbus(): () => Promise<void> {
@@ -25,6 +26,7 @@ export function bindModbus(): () => Promise<void> {
     if (error.fields.length > 0) setStatus(form, error.message, 'error');
   };
 
+  let usingDefault = false;
   const load = async () => {
     clearIssues(form);
     issues.replaceChildren();
@@ -35,10 +37,14 @@ export function bindModbus(): () => Promise<void> {
       state.textContent = 'A custom layout is in use.';
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 404) return showFailure(form, error);
-      editor.value = '';
+      usingDefault = true;
+      editor.value = JSON.stringify(await api<unknown>('GET', '/api/v1/modbus/default'), null, 2);
       state.textContent =
-        "The default layout (the specification's) is in use. Paste a custom layout to replace it.";
+        "The default layout (the specification's) is in use, shown below. Edit it and save to use a custom layout.";
+      setStatus(form, '');
+      return;
     }
+    usingDefault = false;
     setStatus(form, '');
   };
 
@@ -66,7 +72,7 @@ export function bindModbus(): () => Promise<void> {
       .catch(showIssues);
   });
   element('modbus-addresses').addEventListener('click', () => {
-    api<unknown>('GET', '/api/v1/modbus?address_format=hex')
+    api<unknown>('GET', `/api/v1/modbus${usingDefault ? '/default' : ''}?address_format=hex`)
       .then((layout) => {
         detail.textContent = JSON.stringify(layout, null, 2);
         detail.hidden = false;
