@@ -1,3 +1,4 @@
+import { PHASES, signedCurrent, type Phase } from '../reading/phases.js';
 import type { SystemFacts } from '../reading/meter-state.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
@@ -57,19 +58,11 @@ const unsignedCurrent =
     return value === undefined ? undefined : Math.abs(value);
   };
 
-/**
- * Signed current (spec current.lN): the magnitude of the line current, negative while the line
- * exports, i.e. its export power (22/42/62.7.0) exceeds its import power (21/41/61.7.0).
- */
-const signedCurrent =
-  (current: string, importPower: string, exportPower: string): NumericResolver =>
-  (source) => {
-    const values = source.reading?.values;
-    const magnitude = values?.get(current)?.value;
-    if (magnitude === undefined) return undefined;
-    const exporting = (values?.get(exportPower)?.value ?? 0) > (values?.get(importPower)?.value ?? 0);
-    return exporting ? -Math.abs(magnitude) : Math.abs(magnitude);
-  };
+/** Spec current.lN: the signed current of phases.ts (the MQTT template's s31_7_0 uses the same rule). */
+const phaseCurrent =
+  (phase: Phase): NumericResolver =>
+  (source) =>
+    source.reading ? signedCurrent(source.reading.values, phase) : undefined;
 
 const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
 
@@ -137,21 +130,13 @@ function buildCatalogue(): Map<string, RegisterDefinition> {
     ['1', { kind: 'padding', fill: 0xff }],
   ]);
   for (const quantity of QUANTITIES) ids.set(quantity.obis, numeric(obisValue(quantity.obis)));
-  for (const obis of ['31.7.0', '51.7.0', '71.7.0']) ids.set(obis, numeric(unsignedCurrent(obis)));
-  const lines = [
-    { suffix: '', active: ['1.7.0', '2.7.0'], reactive: ['3.7.0', '4.7.0'] },
-    { suffix: '.l1', active: ['21.7.0', '22.7.0'], reactive: ['23.7.0', '24.7.0'], current: '31.7.0' },
-    { suffix: '.l2', active: ['41.7.0', '42.7.0'], reactive: ['43.7.0', '44.7.0'], current: '51.7.0' },
-    { suffix: '.l3', active: ['61.7.0', '62.7.0'], reactive: ['63.7.0', '64.7.0'], current: '71.7.0' },
-  ] as const;
-  for (const line of lines) {
-    const [activeIn, activeOut] = line.active;
-    const [reactiveIn, reactiveOut] = line.reactive;
-    ids.set(`power.active${line.suffix}`, numeric(difference(activeIn, activeOut)));
-    ids.set(`power.reactive${line.suffix}`, numeric(difference(reactiveIn, reactiveOut)));
-    if ('current' in line) {
-      ids.set(`current${line.suffix}`, numeric(signedCurrent(line.current, activeIn, activeOut)));
-    }
+  ids.set('power.active', numeric(difference('1.7.0', '2.7.0')));
+  ids.set('power.reactive', numeric(difference('3.7.0', '4.7.0')));
+  for (const phase of PHASES) {
+    ids.set(phase.current, numeric(unsignedCurrent(phase.current)));
+    ids.set(`power.active.${phase.line}`, numeric(difference(phase.activeImport, phase.activeExport)));
+    ids.set(`power.reactive.${phase.line}`, numeric(difference(phase.reactiveImport, phase.reactiveExport)));
+    ids.set(`current.${phase.line}`, numeric(phaseCurrent(phase)));
   }
   ids.set(
     '96.14.0',

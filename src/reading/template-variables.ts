@@ -1,3 +1,4 @@
+import { PHASES, signedCurrent } from './phases.js';
 import { QUANTITIES, templateName } from './quantities.js';
 import type { Reading } from './reading.js';
 import type { MeterState, SystemFacts } from './meter-state.js';
@@ -18,13 +19,6 @@ export interface TemplateInput {
   now: number;
 }
 
-/** Signed current of a phase: negative while the phase exports (DESIGN §4 `s31_7_0`). */
-const SIGNED_CURRENTS: ReadonlyArray<[string, string, string]> = [
-  ['31.7.0', '21.7.0', '22.7.0'],
-  ['51.7.0', '41.7.0', '42.7.0'],
-  ['71.7.0', '61.7.0', '62.7.0'],
-];
-
 const ALIASES: ReadonlyArray<[string, string]> = [
   ['energy.in', '1.8.0'],
   ['energy.out', '2.8.0'],
@@ -43,10 +37,12 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
   const value = (obis: string): number | null => reading?.values.get(obis)?.value ?? null;
   for (const quantity of QUANTITIES) vars.set(templateName(quantity.obis), value(quantity.obis));
   for (const [alias, obis] of ALIASES) vars.set(alias, value(obis));
-  for (const [current, positive, negative] of SIGNED_CURRENTS) {
-    const amps = value(current);
-    const exporting = (value(negative) ?? 0) > (value(positive) ?? 0);
-    vars.set(`s${templateName(current)}`, amps === null ? null : exporting ? -amps : amps);
+  // DESIGN §4 `s31_7_0`: the same rule as Modbus `current.lN` (phases.ts).
+  for (const phase of PHASES) {
+    vars.set(
+      `s${templateName(phase.current)}`,
+      reading ? (signedCurrent(reading.values, phase) ?? null) : null,
+    );
   }
   vars.set('tariff', reading?.tariff ?? null);
   vars.set('96_14_0', reading?.tariff ?? null);
