@@ -1,5 +1,13 @@
-import * as crypto from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { decodeExtValue, quoted } from './auth-params.js';
+import {
+  digestAlgorithm,
+  digestHex,
+  digestResponseOf,
+  sessionKey,
+  type DigestAlgorithm,
+  type DigestHash,
+} from './digest-core.js';
 import type { NonceCounters, NonceIssuer } from './digest-nonce.js';
 
 /**
@@ -10,17 +18,6 @@ import type { NonceCounters, NonceIssuer } from './digest-nonce.js';
  * The user name is ignored for the decision (DESIGN §4) but is part of A1, so the client's own
  * value is used in the hash.
  */
-export type DigestAlgorithm = 'MD5' | 'MD5-sess' | 'SHA-256' | 'SHA-256-sess';
-
-type HashName = 'md5' | 'sha256';
-
-const HASH_OF: Record<string, { hash: HashName; session: boolean }> = {
-  MD5: { hash: 'md5', session: false },
-  'MD5-SESS': { hash: 'md5', session: true },
-  'SHA-256': { hash: 'sha256', session: false },
-  'SHA-256-SESS': { hash: 'sha256', session: true },
-};
-
 /** Challenges in order of preference (RFC 7616 §3.7: strongest first, MD5 last for old clients). */
 export const OFFERED_ALGORITHMS: readonly DigestAlgorithm[] = ['SHA-256', 'MD5-sess', 'MD5'];
 
@@ -47,14 +44,6 @@ export interface DigestContext {
   now: number;
 }
 
-/** One-shot crypto.hash (Node >= 20.12) where present: no Hash object per call. */
-const oneShot: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined =
-  typeof crypto.hash === 'function' ? crypto.hash : undefined;
-
-function hex(hash: HashName, text: string): string {
-  return oneShot ? oneShot(hash, text, 'hex') : crypto.createHash(hash).update(text, 'utf8').digest('hex');
-}
-
 /** RFC 7616 §3.4.6: the uri parameter must name the request-target (absolute form allowed). */
 function sameTarget(uri: string, url: string): boolean {
   if (uri === url) return true;
@@ -71,9 +60,7 @@ function sameTarget(uri: string, url: string): boolean {
 function sameHex(given: string, expected: string): boolean {
   const left = Buffer.from(given, 'hex');
   const right = Buffer.from(expected, 'hex');
-  return (
-    given.length === expected.length && left.length === right.length && crypto.timingSafeEqual(left, right)
-  );
+  return given.length === expected.length && left.length === right.length && timingSafeEqual(left, right);
 }
 
 export class DigestVerifier {
@@ -88,7 +75,7 @@ export class DigestVerifier {
   ) {}
 
   verify(params: ReadonlyMap<string, string>, request: DigestContext): DigestVerdict {
-    const algorithm = HASH_OF[(params.get('algorithm') ?? 'MD5').toUpperCase()];
+    const algorithm = digestAlgorithm(params.get('algorithm'));
     const username = this.username(params);
     const nonce = params.get('nonce');
     const uri = params.get('uri');
@@ -101,9 +88,9 @@ export class DigestVerifier {
     if (params.get('realm') !== request.realm || !sameTarget(uri, request.url)) return 'invalid';
 
     let ha1 = this.ha1(algorithm.hash, username, request.realm, request.password);
-    if (algorithm.session) ha1 = hex(algorithm.hash, `${ha1}:${nonce}:${cnonce}`);
+    if (algorithm.session) ha1 = sessionKey(algorithm.hash, ha1, nonce, cnonce);
     const ha2 = this.ha2(algorithm.hash, request.method, uri);
-    const expected = hex(algorithm.hash, `${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`);
+    const expected = digestResponseOf(algorithm.hash, ha1, nonce, ha2, { nc, cnonce });
     if (!sameHex(response, expected)) return 'invalid';
 
     // The password is right from here on; a nonce that is not (or no longer) ours is "stale"
@@ -130,11 +117,11 @@ export class DigestVerifier {
     return extended !== undefined ? decodeExtValue(extended) : plain;
   }
 
-  private ha1(hash: HashName, username: string, realm: string, password: string): string {
+  private ha1(hash: DigestHash, username: string, realm: string, password: string): string {
     return this.lastA1[hash].of(username, realm, password, ':');
   }
 
-  private ha2(hash: HashName, method: string, uri: string): string {
+  private ha2(hash: DigestHash, method: string, uri: string): string {
     return this.lastA2[hash].of(method, uri, '', '');
   }
 }
@@ -144,13 +131,13 @@ class LastHash {
   private parts: [string, string, string] | undefined;
   private value = '';
 
-  constructor(private readonly hash: HashName) {}
+  constructor(private readonly hash: DigestHash) {}
 
   of(a: string, b: string, c: string, separator: string): string {
     const parts = this.parts;
     if (!parts || parts[0] !== a || parts[1] !== b || parts[2] !== c) {
       this.parts = [a, b, c];
-      this.value = hex(this.hash, `${a}:${b}${separator}${c}`);
+      this.value = digestHex(this.hash, `${a}:${b}${separator}${c}`);
     }
     return this.value;
   }

@@ -1,4 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import {
+  digestAlgorithm,
+  digestHex,
+  digestResponseOf,
+  sessionKey,
+  type DigestAlgorithm,
+} from '../../http/digest-core.js';
 
 /**
  * Client side of HTTP Basic (RFC 7617) and Digest (RFC 7616) authentication for fetch. The first
@@ -18,13 +25,6 @@ export interface Challenge {
   params: Record<string, string>;
 }
 
-type DigestAlgorithm = 'MD5' | 'MD5-sess' | 'SHA-256' | 'SHA-256-sess';
-const HASH_OF: Record<DigestAlgorithm, 'md5' | 'sha256'> = {
-  MD5: 'md5',
-  'MD5-sess': 'md5',
-  'SHA-256': 'sha256',
-  'SHA-256-sess': 'sha256',
-};
 const PREFERENCE: readonly DigestAlgorithm[] = ['SHA-256', 'SHA-256-sess', 'MD5', 'MD5-sess'];
 
 /** Splits a WWW-Authenticate value (possibly several challenges joined by ', ') into challenges. */
@@ -47,13 +47,8 @@ export function parseChallenges(header: string): Challenge[] {
   return challenges;
 }
 
-function hash(algorithm: DigestAlgorithm, text: string): string {
-  return createHash(HASH_OF[algorithm]).update(text, 'utf8').digest('hex');
-}
-
 function algorithmOf(challenge: Challenge): DigestAlgorithm | undefined {
-  const name = challenge.params.algorithm ?? 'MD5';
-  return PREFERENCE.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+  return digestAlgorithm(challenge.params.algorithm)?.name;
 }
 
 /** The challenge to answer: Digest with the strongest supported algorithm, else Basic. */
@@ -80,14 +75,14 @@ export function digestResponse(
   credentials: Credentials,
   request: DigestRequest,
 ): string {
-  const algorithm = algorithmOf(challenge) ?? 'MD5';
+  const { hash, session } = digestAlgorithm(algorithmOf(challenge))!;
   const { realm = '', nonce = '' } = challenge.params;
   const nc = request.nc.toString(16).padStart(8, '0');
-  let ha1 = hash(algorithm, `${credentials.username}:${realm}:${credentials.password}`);
-  if (algorithm.endsWith('-sess')) ha1 = hash(algorithm, `${ha1}:${nonce}:${request.cnonce}`);
-  const ha2 = hash(algorithm, `${request.method}:${request.uri}`);
-  if (!offersQopAuth(challenge)) return hash(algorithm, `${ha1}:${nonce}:${ha2}`);
-  return hash(algorithm, `${ha1}:${nonce}:${nc}:${request.cnonce}:auth:${ha2}`);
+  let ha1 = digestHex(hash, `${credentials.username}:${realm}:${credentials.password}`);
+  if (session) ha1 = sessionKey(hash, ha1, nonce, request.cnonce);
+  const ha2 = digestHex(hash, `${request.method}:${request.uri}`);
+  const qop = offersQopAuth(challenge) ? { nc, cnonce: request.cnonce } : undefined;
+  return digestResponseOf(hash, ha1, nonce, ha2, qop);
 }
 
 function offersQopAuth(challenge: Challenge): boolean {
@@ -108,7 +103,10 @@ export function digestAuthorization(
   const algorithm = algorithmOf(challenge) ?? 'MD5';
   const { realm = '', nonce = '', opaque } = challenge.params;
   const userhash = challenge.params.userhash?.toLowerCase() === 'true';
-  const username = userhash ? hash(algorithm, `${credentials.username}:${realm}`) : credentials.username;
+  // RFC 7616 §3.4.4: userhash = H(username ":" realm).
+  const username = userhash
+    ? digestHex(digestAlgorithm(algorithm)!.hash, `${credentials.username}:${realm}`)
+    : credentials.username;
   const parts = [
     `username=${quote(username)}`,
     `realm=${quote(realm)}`,
