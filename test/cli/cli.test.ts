@@ -159,26 +159,12 @@ test('a required part that cannot start (HTTP port taken) exits 1 with a clear m
 test('a state directory that cannot be created stops what started and exits 1 with the original error', async () => {
   const parent = join(mkdtempSync(join(tmpdir(), 'mg-no-state-')), 'a-file');
   writeFileSync(parent, '');
-  const { command, args } = cliCommand();
-  const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(command, [...args, '--state-dir', join(parent, 'state')], {
-      cwd: repoRoot,
-      env: {
-        ...process.env,
-        METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-        METER_GATEWAY_HTTP_PORT: '0',
-        METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-  assert.equal(result.code, 1, result.output);
-  assert.match(result.output, /stopping what had started: .*http.*meter/);
-  const lines = result.output.trim().split('\n');
+  const daemon = startDaemon(join(parent, 'state'));
+  const code = await daemon.exited;
+  const output = daemon.output();
+  assert.equal(code, 1, output);
+  assert.match(output, /stopping what had started: .*http.*meter/);
+  const lines = output.trim().split('\n');
   assert.match(lines[lines.length - 1]!, /start-up failed: ENOTDIR: not a directory, mkdir/);
-  assert.doesNotMatch(result.output, /write after end|uncaught error/);
+  assert.doesNotMatch(output, /write after end|uncaught error/);
 });

@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../src/config/atomic-file.js';
-import { testModuleCommand } from '../helpers/environment.js';
+import { killWriterAfter } from '../helpers/killed-writer.js';
 import { versionContent } from './atomic-versions.js';
 
 test('writeFileAtomic writes only when the content changed and keeps the mode', () => {
@@ -19,34 +18,18 @@ test('writeFileAtomic writes only when the content changed and keeps the mode', 
   assert.deepEqual(readdirSync(dir), ['secrets.json'], 'no temp files left behind');
 });
 
-/** Runs the writer child from `start` and SIGKILLs it after `delayMs`; resolves with the last reported version. */
-function killWriterAfter(path: string, start: number, delayMs: number): Promise<number> {
-  const { command, args } = testModuleCommand('config/atomic-writer-child');
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args, path, String(start)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      // Start the kill clock at the first completed write so every round kills mid-stream.
-      timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
-    });
-    child.on('error', reject);
-    child.on('exit', () => {
-      if (timer) clearTimeout(timer);
-      const versions = output.trim().split('\n').filter(Boolean).map(Number);
-      resolve(versions.length > 0 ? versions[versions.length - 1]! : start - 1);
-    });
-  });
-}
-
 test('SIGKILL during 200+ writes never leaves a mix of old and new content', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-atomic-kill-'));
   const path = join(dir, 'settings.json');
   let next = 0;
   let rounds = 0;
   while (next < 240 || rounds < 12) {
-    const lastReported = await killWriterAfter(path, next, 1 + Math.floor(Math.random() * 25));
+    const lastReported = await killWriterAfter(
+      'config/atomic-writer-child',
+      [path],
+      next,
+      1 + Math.floor(Math.random() * 25),
+    );
     rounds += 1;
     const content = readFileSync(path, 'utf8');
     const version = (JSON.parse(content.slice(0, content.indexOf('\n'))) as { version: number }).version;

@@ -1,33 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../../src/config/config-store.js';
-import { cliCommand, repoRoot, testModuleCommand } from '../helpers/environment.js';
-
-/** Runs the pair writer from `start`, SIGKILLs it `delayMs` after its first write; the last reported version. */
-function killPairWriterAfter(stateDir: string, start: number, delayMs: number): Promise<number> {
-  const { command, args } = testModuleCommand('config/settings-pair-child');
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args, stateDir, String(start)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    let timer: NodeJS.Timeout | undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
-    });
-    child.on('error', reject);
-    child.on('exit', () => {
-      if (timer) clearTimeout(timer);
-      const versions = output.trim().split('\n').filter(Boolean).map(Number);
-      resolve(versions.length > 0 ? versions[versions.length - 1]! : start - 1);
-    });
-  });
-}
+import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { killWriterAfter } from '../helpers/killed-writer.js';
 
 test('SIGKILL during settings + password writes leaves the old or the new pair, never a mix', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-pair-kill-'));
@@ -35,7 +13,12 @@ test('SIGKILL during settings + password writes leaves the old or the new pair, 
   let rounds = 0;
   let sawRecovery = 0;
   while (rounds < 15) {
-    const lastReported = await killPairWriterAfter(stateDir, next, 1 + Math.floor(Math.random() * 30));
+    const lastReported = await killWriterAfter(
+      'config/settings-pair-child',
+      [stateDir],
+      next,
+      1 + Math.floor(Math.random() * 30),
+    );
     rounds += 1;
     const store = ConfigStore.load({ env: {}, stateDir });
     if (store.recovery.removedTemp.length > 0 || store.recovery.replayed.length > 0) sawRecovery += 1;
@@ -83,44 +66,6 @@ test('a committed journal is replayed and leftover temp files are removed at sta
   assert.deepEqual(readdirSync(stateDir).sort(), ['secrets.json', 'settings.json']);
 });
 
-interface Daemon {
-  baseUrl: string;
-  output: () => string;
-  stop: () => Promise<void>;
-}
-
-async function startDaemon(stateDir: string): Promise<Daemon> {
-  const { command, args } = cliCommand();
-  const child = spawn(command, [...args, '--state-dir', stateDir], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const until = Date.now() + 20_000;
-  let port: string | undefined;
-  while (!(port = /running \(HTTP on 127\.0\.0\.1:(\d+)\)/.exec(output)?.[1])) {
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`daemon did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    output: () => output,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 for (const [what, secrets] of [
   ['a missing', undefined],
   ['an empty', ''],
@@ -132,7 +77,7 @@ for (const [what, secrets] of [
     mkdirSync(stateDir, { recursive: true });
     writeFileSync(join(stateDir, 'settings.json'), JSON.stringify({ system: { protection: true } }));
     if (secrets !== undefined) writeFileSync(join(stateDir, 'secrets.json'), secrets, { mode: 0o600 });
-    const daemon = await startDaemon(stateDir);
+    const daemon = await startDaemonProcess(stateDir);
     try {
       const emptyBasic = `Basic ${Buffer.from(':').toString('base64')}`;
       for (const path of ['/api/v1/system', '/api/v1/report', '/api/v1/settings', '/api/v1/live', '/']) {
