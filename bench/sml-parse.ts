@@ -191,8 +191,6 @@ function verifyStream(frames: readonly Buffer[]): void {
   }
   if (seen.size !== frames.length)
     throw new Error(`only ${seen.size} different readings in ${frames.length} frames`);
-  if (decoder.stats.framesByLayout !== frames.length - 1)
-    throw new Error('changed frames not read by the layout');
 }
 
 function benchFrame(

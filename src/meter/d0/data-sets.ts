@@ -30,35 +30,6 @@ export interface D0DataSets {
   complete: boolean;
 }
 
-/**
- * Addresses of the previous readout of the same meter, by position. A meter sends the same list of
- * data sets in every readout, so an address equal to the one at the same position last time is
- * taken over without parsing it again.
- */
-export class D0AddressMemo {
-  /** Per position: the address and its text as character codes (no reference to the old text). */
-  private previous: { obis: ObisAddress; codes: number[] }[] = [];
-
-  /** The address at `position` last time when `text[start..end)` spells it again. */
-  recall(position: number, text: string, start: number, end: number): ObisAddress | undefined {
-    const known = this.previous[position];
-    if (!known || known.codes.length !== end - start) return undefined;
-    for (let k = 0; k < known.codes.length; k++)
-      if (text.charCodeAt(start + k) !== known.codes[k]) return undefined;
-    return known.obis;
-  }
-
-  remember(objects: readonly D0Object[]): void {
-    const previous = this.previous;
-    this.previous = objects.map(({ obis }, k) => {
-      if (previous[k]?.obis === obis) return previous[k];
-      const codes = new Array<number>(obis.text.length);
-      for (let i = 0; i < codes.length; i++) codes[i] = obis.text.charCodeAt(i);
-      return { obis, codes };
-    });
-  }
-}
-
 const HASH = 0x23;
 const AMPERSAND = 0x26;
 const OPEN = 0x28;
@@ -167,18 +138,13 @@ class DataSetCollector {
   private closeBeforeGroup = 0;
   private openedByGroup = false;
 
-  constructor(
-    private readonly text: string,
-    private readonly memo: D0AddressMemo | undefined,
-  ) {}
+  constructor(private readonly text: string) {}
 
   /** A '(' at `open` after the address `text[start..end)`; start < 0: a further group. */
   openGroup(start: number, end: number, open: number): void {
     this.openedByGroup = start >= 0;
     if (start >= 0) {
-      const obis =
-        this.memo?.recall(this.objects.length, this.text, start, end) ??
-        parseObisAddress(this.text, start, end);
+      const obis = parseObisAddress(this.text, start, end);
       this.current = obis && new D0DataSet(obis, this.text, start, open);
       if (this.current) this.objects.push(this.current);
       else this.invalidParts++;
@@ -220,8 +186,8 @@ function isBlank(text: string, start: number, end: number): boolean {
  * that is not `address(...)` (noise before a line break, an address that is not an OBIS code, an
  * unterminated value) counts as an invalid part.
  */
-export function parseDataSets(text: string, memo?: D0AddressMemo): D0DataSets {
-  const sets = new DataSetCollector(text, memo);
+export function parseDataSets(text: string): D0DataSets {
+  const sets = new DataSetCollector(text);
   let open = nextIndex(text, '(', 0);
   let lineFeed = nextIndex(text, '\n', 0);
   let bang = nextIndex(text, '!', 0);
@@ -255,6 +221,5 @@ export function parseDataSets(text: string, memo?: D0AddressMemo): D0DataSets {
     sets.closeGroup(close);
     i = close + 1;
   }
-  memo?.remember(sets.objects);
   return { objects: sets.objects, invalidParts: sets.invalidParts, complete };
 }

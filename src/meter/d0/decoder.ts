@@ -1,8 +1,21 @@
 import { type DecodeResult, type MeterDecoder, MeterDataError } from '../decoder.js';
-import { D0DirectReading } from './direct-reading.js';
 import { D0Framer, DEFAULT_MAX_FRAME_SIZE, type D0FramerCounters, type D0FramerEvent } from './framer.js';
+import { parseD0Readout, type D0ParseOptions } from './parser.js';
+import { d0ReadoutToReading } from './to-reading.js';
 
-export { decodeD0Frame } from './direct-reading.js';
+/**
+ * One framed readout -> Reading: the one decode path (IEC 62056-21 framer -> BCC -> pure parser ->
+ * Reading). A parser error rejects the readout as 'parse' (or 'crc' for a BCC mismatch).
+ */
+export function decodeD0Frame(frame: Buffer, receivedAt: number, options: D0ParseOptions = {}): DecodeResult {
+  try {
+    return { ok: true, reading: d0ReadoutToReading(parseD0Readout(frame, options), receivedAt), frame };
+  } catch (error) {
+    if (error instanceof MeterDataError) return { ok: false, error, frame };
+    const message = `IEC 62056-21 readout not understood: ${String(error)}`;
+    return { ok: false, error: new MeterDataError('parse', message), frame };
+  }
+}
 
 export interface D0DecoderOptions {
   /** Longest readout kept (bytes), default 64 KiB; longer runs are discarded as 'overflow'. */
@@ -33,14 +46,14 @@ export interface D0Decoder extends MeterDecoder {
 class D0StreamDecoder implements D0Decoder {
   readonly protocol = 'IEC62056-21' as const;
   private readonly framer: D0Framer;
-  private readonly direct: D0DirectReading;
+  private readonly parseOptions: D0ParseOptions;
   private readings = 0;
   private readonly rejected: D0DecoderCounters['rejected'] = { crc: 0, parse: 0, overflow: 0, encryption: 0 };
 
   constructor(options: D0DecoderOptions) {
     const maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;
     this.framer = new D0Framer({ maxFrameSize });
-    this.direct = new D0DirectReading({ verifyBlockCheck: options.verifyBlockCheck ?? true, maxFrameSize });
+    this.parseOptions = { verifyBlockCheck: options.verifyBlockCheck ?? true };
   }
 
   get counters(): D0DecoderCounters {
@@ -52,19 +65,7 @@ class D0StreamDecoder implements D0Decoder {
     };
   }
 
-  /**
-   * A chunk that is exactly one readout of a learnt layout, pushed between frames, is read without
-   * the framer, and is itself the result's frame (no copy); everything else goes through the framer.
-   */
   push(chunk: Buffer, receivedAt: number): DecodeResult[] {
-    if (this.framer.idle) {
-      const reading = this.direct.readWholeChunk(chunk, receivedAt);
-      if (reading) {
-        this.framer.countWholeFrame(chunk.length);
-        this.readings++;
-        return [{ ok: true, reading, frame: chunk }];
-      }
-    }
     return this.results(this.framer.push(chunk), receivedAt);
   }
 
@@ -88,7 +89,7 @@ class D0StreamDecoder implements D0Decoder {
   }
 
   private resultOf(event: D0FramerEvent, receivedAt: number): DecodeResult {
-    if (event.kind === 'frame') return this.direct.decode(event.frame, receivedAt);
+    if (event.kind === 'frame') return decodeD0Frame(event.frame, receivedAt, this.parseOptions);
     if (event.kind === 'truncated') {
       const error = new MeterDataError('parse', 'IEC 62056-21 readout cut off by the start of the next one');
       return { ok: false, error, frame: event.frame };

@@ -1,9 +1,9 @@
 import { MeterDataError } from '../decoder.js';
 import { blockCheck } from './bcc.js';
 import { type D0Identification, isRequestEcho, parseIdentification } from './identification.js';
-import { type D0AddressMemo, type D0Object, parseDataSets } from './data-sets.js';
+import { type D0Object, parseDataSets } from './data-sets.js';
 
-export { D0AddressMemo, type D0Object, type D0Value } from './data-sets.js';
+export { type D0Object, type D0Value } from './data-sets.js';
 
 /**
  * Pure parser of one IEC 62056-21 readout (§6.3): optional identification line `/XXXZ...` (plus
@@ -36,8 +36,6 @@ export interface D0Readout {
 export interface D0ParseOptions {
   /** Reject a readout whose BCC does not match (default true). */
   verifyBlockCheck?: boolean;
-  /** Addresses of the meter's previous readout (kept per stream by the decoder); results are the same. */
-  addressMemo?: D0AddressMemo;
 }
 
 const STX = 0x02;
@@ -98,7 +96,7 @@ export function parseD0Readout(frame: Buffer, options: D0ParseOptions = {}): D0R
   if (frame[pos] === STX) {
     ({ start, end, blockCheck: check } = readBlock(frame, pos, options.verifyBlockCheck ?? true));
   }
-  const data = parseDataSets(frame.toString('latin1', start, end), options.addressMemo);
+  const data = parseDataSets(frame.toString('latin1', start, end));
   if (data.objects.length === 0) {
     throw new MeterDataError('parse', 'IEC 62056-21 readout without data sets', {
       invalidParts: data.invalidParts,

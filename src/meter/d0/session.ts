@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { MeterDataError } from '../decoder.js';
 import type { Reading } from '../../reading/reading.js';
 import { ByteInbox, pause } from './byte-inbox.js';
-import { D0DirectReading } from './direct-reading.js';
+import { decodeD0Frame } from './decoder.js';
 import { D0Framer, DEFAULT_MAX_FRAME_SIZE, type D0FramerEvent } from './framer.js';
 import {
   type D0Identification,
@@ -88,7 +88,6 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
   private readonly settings: Required<Omit<D0SessionOptions, 'baudSwitchDelayMs'>> &
     Pick<D0SessionOptions, 'baudSwitchDelayMs'>;
   private readonly inbox: ByteInbox;
-  private readonly reader: D0DirectReading;
   private abort = new AbortController();
   private currentBaud: number | undefined;
   private ignoresBaud = false;
@@ -113,8 +112,6 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
       verifyBlockCheck: options.verifyBlockCheck ?? true,
     };
     this.inbox = new ByteInbox(2 * this.settings.maxFrameSize);
-    const { verifyBlockCheck, maxFrameSize } = this.settings;
-    this.reader = new D0DirectReading({ verifyBlockCheck, maxFrameSize });
   }
 
   /** True once the meter was found to ignore the proposed rate (remembered for later polls). */
@@ -284,7 +281,7 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
     if (data.kind === 'no-stx') return { kind: 'timeout', phase: 'data' };
     if (data.kind !== 'frame') return data;
     const frame = data.frame[0] === SLASH ? data.frame : Buffer.concat([identificationLine, data.frame]);
-    const result = this.reader.decode(frame, Date.now());
+    const result = decodeD0Frame(frame, Date.now(), { verifyBlockCheck: this.settings.verifyBlockCheck });
     if (result.ok) return { kind: 'reading', reading: result.reading, frame };
     return { kind: 'rejected', error: result.error, frame };
   }

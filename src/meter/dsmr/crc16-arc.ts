@@ -5,33 +5,22 @@
  * DSMR 2.2 and 3.0 telegrams carry no checksum: their '!' is followed directly by CR LF.
  */
 
-import { slicingBy8Tables } from '../crc16-tables.js';
-import { createWasmCrc16 } from './crc16-arc-wasm.js';
+import { reflectedCrc16Table } from '../crc16-tables.js';
 
 const SLASH = 0x2f;
 const BANG = 0x21;
 const MAX_CRC_DIGITS = 4;
 
-/** Slicing-by-8 tables of CRC-16/ARC (polynomial 0x8005, reflected 0xA001). */
-const TABLES: Uint16Array = slicingBy8Tables(0xa001);
+/** Table of CRC-16/ARC (polynomial 0x8005, reflected 0xA001). */
+const TABLE: Uint16Array = reflectedCrc16Table(0xa001);
 
-const wasmCrc16 = createWasmCrc16(TABLES);
-/** Below this many bytes the loop here is quicker than copying into WebAssembly memory. */
-const WASM_MIN_BYTES = 64;
-
-/** CRC-16/ARC of bytes[start, end). Check value: crc16Arc("123456789") = 0xBB3D. */
+/**
+ * CRC-16/ARC of bytes[start, end), one byte at a time: crc = (crc >>> 8) ^ T[(crc ^ byte) & 0xff].
+ * Check value: crc16Arc("123456789") = 0xBB3D.
+ */
 export function crc16Arc(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  if (wasmCrc16 !== undefined && end - start >= WASM_MIN_BYTES && start >= 0 && end <= bytes.length) {
-    const crc = wasmCrc16(bytes, start, end);
-    if (crc >= 0) return crc;
-  }
-  return crc16ArcBytewise(bytes, start, end);
-}
-
-/** The definition, one byte at a time: crc = (crc >>> 8) ^ T0[(crc ^ byte) & 0xff]. */
-export function crc16ArcBytewise(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let crc = 0;
-  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLES[(crc ^ bytes[i]!) & 0xff]!;
+  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLE[(crc ^ bytes[i]!) & 0xff]!;
   return crc;
 }
 

@@ -1,6 +1,5 @@
 import { MeterDataError, type DecodeResult, type MeterDecoder } from '../decoder.js';
 import { checkDsmrCrcAt, crcHex } from './crc16-arc.js';
-import { DirectReading } from './direct-reading.js';
 import { DEFAULT_MAX_FRAME_BYTES, DsmrFramer, type FramerEvent } from './framer.js';
 import { parseDsmrTelegram } from './parser.js';
 import { withDsmrEncryption } from './encryption.js';
@@ -24,13 +23,12 @@ export function createDsmrDecoder(options: DsmrDecoderOptions = {}): MeterDecode
 
 function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
   const framer = new DsmrFramer(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
-  const direct = new DirectReading();
   return {
     protocol: 'DSMR',
     push(chunk: Buffer, receivedAt: number): DecodeResult[] {
       const events = framer.push(chunk);
       const results: DecodeResult[] = [];
-      for (const event of events) results.push(resultOf(event, receivedAt, direct));
+      for (const event of events) results.push(resultOf(event, receivedAt));
       return results;
     },
     reset(): void {
@@ -42,28 +40,20 @@ function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
 /** Every telegram of a capture file, in order (the CLI `parse` command). */
 export function parseDsmrCapture(bytes: Buffer, receivedAt: number = Date.now()): DecodeResult[] {
   const framer = new DsmrFramer();
-  const direct = new DirectReading();
-  return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt, direct));
+  return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt));
 }
 
-function resultOf(event: FramerEvent, receivedAt: number, direct: DirectReading): DecodeResult {
-  return 'frame' in event
-    ? decodeDsmrFrame(event.frame, receivedAt, direct)
-    : { ok: false, error: event.error };
+function resultOf(event: FramerEvent, receivedAt: number): DecodeResult {
+  return 'frame' in event ? decodeDsmrFrame(event.frame, receivedAt) : { ok: false, error: event.error };
 }
 
 /**
- * One framed telegram -> Reading. A CRC mismatch rejects the telegram before anything of it is
- * read; a telegram without any data object is rejected rather than handed on as an empty reading.
- * Telegrams of the usual shape are read directly into the Reading (./direct-reading.ts), all
- * others through parseDsmrTelegram and dsmrToReading; both give the same Reading. `direct` keeps
- * what it learns about a meter's telegrams from one call to the next.
+ * One framed telegram -> Reading, the one decode path: CRC-16/ARC check, pure parser
+ * (parseDsmrTelegram), Reading (dsmrToReading). A CRC mismatch rejects the telegram before
+ * anything of it is read; a telegram without any data object is rejected rather than handed on as
+ * an empty reading.
  */
-export function decodeDsmrFrame(
-  frame: Buffer,
-  receivedAt: number,
-  direct: DirectReading = new DirectReading(),
-): DecodeResult {
+export function decodeDsmrFrame(frame: Buffer, receivedAt: number): DecodeResult {
   // latin1: one character per byte, so text positions are byte positions.
   const text = frame.toString('latin1');
   const start = text.indexOf('/');
@@ -77,8 +67,6 @@ export function decodeDsmrFrame(
   }
   if (crc.kind === 'malformed') return { ok: false, error: new MeterDataError('parse', crc.reason), frame };
   try {
-    const reading = direct.read(text, receivedAt, frame, start, end);
-    if (reading !== undefined) return { ok: true, reading, frame };
     const telegram = parseDsmrTelegram(text);
     if (telegram.objects.length === 0) {
       const error = new MeterDataError('parse', 'telegram without data objects', {

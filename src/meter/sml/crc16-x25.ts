@@ -10,39 +10,22 @@
  * Holley DTZ541 firmware puts it in place of X-25, stored high byte first (SmlLib issue #8).
  */
 
-import { slicingBy8Tables } from '../crc16-tables.js';
+import { reflectedCrc16Table } from '../crc16-tables.js';
 
 export type SmlCrcAlgorithm = 'x25' | 'kermit';
 
 const REFLECTED_POLY = 0x8408;
 
-/** Slicing-by-8 tables of the X-25 / Kermit polynomial (0x1021, reflected 0x8408). */
-export const CRC16_TABLES: Uint16Array = slicingBy8Tables(REFLECTED_POLY);
+/** Table of the X-25 / Kermit polynomial (0x1021, reflected 0x8408). */
+const TABLE: Uint16Array = reflectedCrc16Table(REFLECTED_POLY);
 
 /** Register value before the first byte. */
 export const CRC16_INIT: Readonly<Record<SmlCrcAlgorithm, number>> = { x25: 0xffff, kermit: 0 };
 
-/**
- * Reflected CRC-16 register over data[start, end) from `init`, by slicing-by-8: the register
- * (16 bits) is consumed by the first two of each 8 bytes, so
- * crc = T7[(crc ^ b0) & 0xff] ^ T6[((crc >>> 8) ^ b1) & 0xff] ^ T5[b2] ^ ... ^ T0[b7].
- */
+/** Reflected CRC-16 register over data[start, end) from `init`, one byte at a time. */
 export function crc16Register(data: Uint8Array, start: number, end: number, init: number): number {
-  const t = CRC16_TABLES;
   let crc = init;
-  let i = start;
-  for (; i + 8 <= end; i += 8) {
-    crc =
-      t[1792 + ((crc ^ data[i]!) & 0xff)]! ^
-      t[1536 + (((crc >>> 8) ^ data[i + 1]!) & 0xff)]! ^
-      t[1280 + data[i + 2]!]! ^
-      t[1024 + data[i + 3]!]! ^
-      t[768 + data[i + 4]!]! ^
-      t[512 + data[i + 5]!]! ^
-      t[256 + data[i + 6]!]! ^
-      t[data[i + 7]!]!;
-  }
-  for (; i < end; i++) crc = (crc >>> 8) ^ t[(crc ^ data[i]!) & 0xff]!;
+  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLE[(crc ^ data[i]!) & 0xff]!;
   return crc;
 }
 

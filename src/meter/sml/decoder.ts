@@ -1,7 +1,6 @@
 import { MeterDataError, type DecodeResult, type MeterDecoder } from '../decoder.js';
 import type { SmlCrcAlgorithm } from './crc16-x25.js';
 import { DEFAULT_MAX_FRAME_BYTES, SmlFramer, type FramerEvent } from './framer.js';
-import { SmlLayoutReader } from './layout-reader.js';
 import { parseSmlFrame, type SmlParseOptions } from './parser.js';
 import { smlFrameToReading } from './to-reading.js';
 
@@ -20,8 +19,6 @@ export interface SmlDecoderStats {
   /** Runs of bytes outside complete frames (garbage, partial frames cut short, truncated end). */
   discardedRuns: number;
   discardedBytes: number;
-  /** Of framesOk, those read by the meter's learnt frame layout instead of the parser. */
-  framesByLayout: number;
 }
 
 export interface SmlDecoder extends MeterDecoder {
@@ -43,7 +40,6 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
   const framer = new SmlFramer(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const crc = options.crc ?? 'x25';
   const parseOptions: SmlParseOptions = { crc, messageCrc: 'skip' };
-  const layouts = new SmlLayoutReader(crc);
   const counts = { framesOk: 0, crcErrors: 0, parseErrors: 0, overflows: 0 };
   const events: FramerEvent[] = [];
 
@@ -69,13 +65,9 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
         frame: event.frame,
       };
     }
-    const { frame, escaped } = event;
+    const { frame } = event;
     try {
-      const known = escaped ? undefined : layouts.read(frame, receivedAt);
-      if (known !== undefined) return { ok: true, reading: known, frame };
-      const reading = smlFrameToReading(parseSmlFrame(frame, parseOptions), receivedAt);
-      if (!escaped) layouts.learn(frame, reading);
-      return { ok: true, reading, frame };
+      return { ok: true, reading: smlFrameToReading(parseSmlFrame(frame, parseOptions), receivedAt), frame };
     } catch (error) {
       return { ok: false, error: asMeterDataError(error), frame: event.frame };
     }
@@ -84,7 +76,7 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
   return {
     protocol: 'SML',
     get stats(): SmlDecoderStats {
-      return { ...counts, ...framer.stats, framesByLayout: layouts.framesRead };
+      return { ...counts, ...framer.stats };
     },
     get bufferedBytes(): number {
       return framer.bufferedBytes;
@@ -106,7 +98,6 @@ export function createSmlDecoder(options: SmlDecoderOptions = {}): SmlDecoder {
     },
     reset(): void {
       framer.reset();
-      layouts.reset();
     },
     finish(): void {
       framer.finish();

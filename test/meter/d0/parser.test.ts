@@ -5,7 +5,7 @@ import { MeterDataError } from '../../../src/meter/decoder.js';
 import { blockCheck } from '../../../src/meter/d0/bcc.js';
 import { parseIdentification } from '../../../src/meter/d0/identification.js';
 import { parseObisAddress } from '../../../src/meter/d0/obis-address.js';
-import { D0AddressMemo, parseD0Readout } from '../../../src/meter/d0/parser.js';
+import { parseD0Readout } from '../../../src/meter/d0/parser.js';
 import { d0ReadoutToReading } from '../../../src/meter/d0/to-reading.js';
 
 /** Builds `STX body ETX BCC` with the block check of IEC 62056-21 §6.3. */
@@ -216,25 +216,6 @@ test('meter id falls back to 96.1.0 / C.1 when 0.0.0 is absent', () => {
     0,
   );
   assert.deepEqual(reading.identity, { prefix: 'ELS', model: 'V9.30', id: '1234567890123456' });
-});
-
-test('the address memo reuses unchanged addresses and parses changed ones', () => {
-  const memo = new D0AddressMemo();
-  const first = parseD0Readout(Buffer.from('/ABC5X\r\n1.8.1(1*kWh)\r\n2.8.0(2*kWh)\r\n!\r\n'), {
-    addressMemo: memo,
-  });
-  const second = parseD0Readout(Buffer.from('/ABC5X\r\n1.8.1(3*kWh)\r\n2.8.1(4*kWh)\r\n9.9.9(5)\r\n!\r\n'), {
-    addressMemo: memo,
-  });
-  assert.equal(second.objects[0]!.obis, first.objects[0]!.obis, 'same text at the same position: reused');
-  assert.deepEqual(
-    second.objects.map((o) => [o.obis.c, o.obis.d, o.obis.e, o.values[0]!.value]),
-    [
-      [1, 8, 1, '3'],
-      [2, 8, 1, '4'],
-      [9, 9, 9, '5'],
-    ],
-  );
 });
 
 test('data sets serialise with their values and raw text', () => {
