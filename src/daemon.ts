@@ -31,7 +31,7 @@ import { ReadingLog } from './reading/reading-log.js';
 import { ReadingStore } from './reading/store.js';
 import type { ListenerFailure } from './guarded-emitter.js';
 import type { Service } from './service.js';
-import { readSystemId } from './system-id.js';
+import { readSystemId, resolveSystemId } from './system-id.js';
 import { notifySystemd } from './systemd-notify.js';
 import { VERSION } from './version.js';
 
@@ -89,7 +89,7 @@ export class Daemon {
       store,
       logger,
       system: {
-        id: readSystemId(),
+        id: systemIdOf(config),
         model: config.config.device.model,
         firmware: VERSION,
         bootId: randomUUID(),
@@ -148,6 +148,19 @@ export class Daemon {
       this.context.store.close();
     })();
     return this.stopping;
+  }
+}
+
+/**
+ * The system id (system-id.ts). A state directory that cannot be written gets the hardware-derived
+ * id for this run; start() then fails on that directory with its own error.
+ */
+function systemIdOf(config: ConfigStore): string {
+  try {
+    config.stateDirectory.ensure();
+    return resolveSystemId(config.config.device.id, config.config.paths.state);
+  } catch {
+    return config.config.device.id || readSystemId();
   }
 }
 

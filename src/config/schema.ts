@@ -214,6 +214,12 @@ export const DAEMON_SCHEMA = {
     retention_days: int(31, 1, 3650, 'Days of CSV files kept by services.sd (older ones are deleted).'),
   },
   device: {
+    id: text(
+      '',
+      12,
+      'System id (12 upper-case hex digits); empty: generated once and kept in <state>/system-id.',
+      { pattern: /^([0-9A-F]{12})?$/, patternText: 'empty or 12 upper-case hexadecimal digits' },
+    ),
     model: text('meter-gateway', 64, 'Model string reported as device.model.'),
     restart_command: text(
       '',

@@ -75,5 +75,5 @@ export interface AppConfig {
   >;
   scripting: { file: string };
   sd_log: { retention_days: number };
-  device: { model: string; restart_command: string };
+  device: { id: string; model: string; restart_command: string };
 }
