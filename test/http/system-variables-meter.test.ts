@@ -21,6 +21,8 @@ async function withServer(
 test('GET /api/v1/system shows device, meter, wifi, service states and counters from the running context', () =>
   withServer(
     async ({ baseUrl, ctx, clock }) => {
+      // Frozen, so the device date and time the answer carries are the ones computed below.
+      clock.freeze();
       ctx.services.set('modbus', { state: 'running', port: 5020 });
       ctx.services.set('mqtt', { state: 'disconnected', error: 'ECONNREFUSED' });
       ctx.store.ingest(syntheticReading(clock.now()));
@@ -64,6 +66,8 @@ test('GET /api/v1/system shows device, meter, wifi, service states and counters 
 test('/api/v1/system: wifi.mask mirrors the netmask; meter.report_interval is the measured cadence', () =>
   withServer(
     async ({ baseUrl, ctx, clock }) => {
+      // A frozen clock: the two readings are exactly 1.5 s apart.
+      clock.freeze();
       ctx.store.ingest(syntheticReading(clock.now()));
       clock.advance(1500);
       ctx.store.ingest(syntheticReading(clock.now()));
