@@ -78,6 +78,8 @@ export class GatewayRig {
         METER_GATEWAY_MQTT_URL: brokerUrl,
         METER_GATEWAY_MQTT_PUBLISH_TEMPLATE: TEMPLATE,
         METER_GATEWAY_SERVICES_REPORT_INTERVAL: '3600',
+        // Telegram-to-state latency: a state message per telegram.
+        METER_GATEWAY_MQTT_DISCOVERY_STATE_INTERVAL: '0',
         METER_GATEWAY_LOG_LEVEL: 'warn',
       },
     });

@@ -148,6 +148,12 @@ export const MQTT_SCHEMA = {
   discovery: {
     enable: bool(true, 'Home Assistant MQTT discovery (daemon-only key).'),
     prefix: text('homeassistant', 128, 'Home Assistant discovery prefix (daemon-only key).'),
+    state_interval: int(
+      10,
+      0,
+      3600,
+      "Seconds between Home Assistant state messages (10, as HA's own DSMR integration; 0: every reading).",
+    ),
   },
 };
 

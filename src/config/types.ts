@@ -42,7 +42,7 @@ export interface MqttSettings {
   publish: { topic: string; template: string; qos: number; retain: boolean };
   broker: { certificate: string };
   client: { certificate: string; key: string; key_password: string };
-  discovery: { enable: boolean; prefix: string };
+  discovery: { enable: boolean; prefix: string; state_interval: number };
 }
 
 export interface MeterSettings {

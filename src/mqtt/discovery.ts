@@ -16,6 +16,11 @@ export type DiscoveryLink = Pick<BrokerLink, 'publish' | 'subscribe' | 'unsubscr
 export interface DiscoverySettings {
   enabled: boolean;
   prefix: string;
+  /**
+   * At most one state message per this many ms (mqtt.discovery.state_interval; 0: every reading).
+   * A reading inside the interval is not lost: the latest one goes out when the interval ends.
+   */
+  stateIntervalMs: number;
   device: DeviceInfo;
 }
 
@@ -54,6 +59,9 @@ export class HomeAssistantDiscovery {
   private announced = new Set<string>();
   private availability: 'online' | 'offline' | undefined;
   private birthTimer: NodeJS.Timeout | undefined;
+  private stateTimer: NodeJS.Timeout | undefined;
+  /** When the last state message went out (0: none yet, so the first reading's goes at once). */
+  private lastStateAt = 0;
 
   constructor(
     private readonly link: DiscoveryLink,
@@ -97,8 +105,29 @@ export class HomeAssistantDiscovery {
     if (!this.link.connected) return;
     this.announceConfigs();
     this.clearVanished();
-    this.publish(this.topics.state, JSON.stringify(stateOf(reading, present)), 0, false);
+    this.publishStateAtRate();
     this.setAvailability('online');
+  }
+
+  /** The latest reading's state now, or when the state interval since the last one has passed. */
+  private publishStateAtRate(): void {
+    const wait = this.lastStateAt + this.settings.stateIntervalMs - Date.now();
+    if (wait <= 0 || this.settings.stateIntervalMs <= 0) {
+      this.publishLatestState();
+      return;
+    }
+    this.stateTimer ??= setTimeout(() => {
+      this.stateTimer = undefined;
+      if (this.settings.enabled && this.link.connected) this.publishLatestState();
+    }, wait);
+  }
+
+  /** The state of the store's latest reading (never a stale one: latest() is undefined then). */
+  private publishLatestState(): void {
+    const reading = this.latest();
+    if (!reading) return;
+    this.lastStateAt = Date.now();
+    this.publish(this.topics.state, JSON.stringify(stateOf(reading, entitiesOf(reading))), 0, false);
   }
 
   /** The store went stale (or the meter status changed): entities go unavailable. */
@@ -128,6 +157,8 @@ export class HomeAssistantDiscovery {
   stop(): void {
     if (this.birthTimer) clearTimeout(this.birthTimer);
     this.birthTimer = undefined;
+    if (this.stateTimer) clearTimeout(this.stateTimer);
+    this.stateTimer = undefined;
     this.unsubscribeTopics(this.settings);
   }
 
@@ -144,7 +175,7 @@ export class HomeAssistantDiscovery {
     this.clearVanished();
     const reading = this.latest();
     if (reading) {
-      this.publish(this.topics.state, JSON.stringify(stateOf(reading, entitiesOf(reading))), 0, false);
+      this.publishLatestState();
       this.setAvailability('online');
     } else {
       this.setAvailability('offline');

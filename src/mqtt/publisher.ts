@@ -89,7 +89,12 @@ export function createMqttService(ctx: AppContext): MqttService {
     };
     const url = configurationUrlOf(config.http);
     if (url !== undefined) device.configurationUrl = url;
-    return { enabled: config.mqtt.discovery.enable, prefix: config.mqtt.discovery.prefix, device };
+    return {
+      enabled: config.mqtt.discovery.enable,
+      prefix: config.mqtt.discovery.prefix,
+      stateIntervalMs: config.mqtt.discovery.state_interval * 1000,
+      device,
+    };
   }
 
   function desiredOptions(): { ok: true; options: LinkOptions } | { ok: false; inactive: Inactive } {

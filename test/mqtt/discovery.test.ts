@@ -209,3 +209,29 @@ test('discovery: prefix configurable; switched off it removes what it announced'
   assert.deepEqual(await retained(broker, ['ha-test/#', AVAILABILITY]), []);
   assert.deepEqual(subscriber.on(STATE, since), [], 'no state topic while discovery is off');
 });
+
+test('discovery: state messages at mqtt.discovery.state_interval, the latest reading last', async (t) => {
+  const peers = await withBroker(t);
+  if (!peers) return;
+  const { broker, subscriber } = peers;
+  const { context } = await startGateway(t, broker, { METER_GATEWAY_MQTT_DISCOVERY_STATE_INTERVAL: '1' });
+  const start = Date.now();
+  // 20 readings 100 ms apart (about 2 s): with a 1 s interval, about three state messages.
+  for (let step = 0; step < 20; step++) {
+    context.ctx.store.ingest(dsmrReading(Date.now(), step));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const last = dsmrReading(Date.now(), 19).values.get('1.7.0')!.value;
+  await subscriber.waitFor(
+    'the last reading in a state message',
+    (m) => m.topic === STATE && JSON.parse(m.payload).power_active_positive === last,
+  );
+  const states = subscriber.on(STATE);
+  const elapsedS = (Date.now() - start) / 1000;
+  assert.ok(states.length >= 2, `${states.length} state messages`);
+  assert.ok(states.length <= Math.ceil(elapsedS) + 1, `${states.length} state messages in ${elapsedS} s`);
+  assert.equal(
+    JSON.parse(states[0]!.payload).power_active_positive,
+    dsmrReading(0, 0).values.get('1.7.0')!.value,
+  );
+});

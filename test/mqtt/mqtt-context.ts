@@ -73,6 +73,8 @@ export function publisherEnv(url: string, extra: Record<string, string> = {}): R
     METER_GATEWAY_MQTT_ENABLE: 'true',
     METER_GATEWAY_MQTT_URL: url,
     METER_GATEWAY_SERVICES_REPORT_INTERVAL: '1',
+    // A state message per reading, so tests see each one; the rate has its own test.
+    METER_GATEWAY_MQTT_DISCOVERY_STATE_INTERVAL: '0',
     ...extra,
   };
 }
