@@ -21,6 +21,7 @@ import { registerProbeRoute } from './meter/probe/probe-route.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusRoutes } from './modbus/routes.js';
+import { createModbusRtuService } from './modbus/rtu-service.js';
 import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './mqtt/routes.js';
@@ -209,6 +210,7 @@ function buildServices(context: AppContext): Service[] {
     createHttpService(context, router),
     createMeterInput(context, log('meter')),
     createModbusService(context),
+    createModbusRtuService(context),
     mqtt,
     new MeterProxy(context, log('proxy')),
     new SdLogger(context, log('sd')),

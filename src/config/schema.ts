@@ -1,9 +1,13 @@
+import { PROFILE_NAMES } from '../modbus/profiles/catalogue.js';
+
 /**
  * The one convict schema (brief, style 7): the settings API tree of spec/device-api.md with its
  * constraints and the DESIGN §4 defaults, the Wi-Fi station, MQTT, Modbus and meter sections the
  * API writes, and the daemon-only keys of DESIGN §3. Admin files, state files, environment
  * overrides and API writes are all validated against it.
  */
+
+const POWER_DIRECTIONS = ['import_positive', 'export_positive'] as const;
 
 type Leaf = Record<string, unknown> & { doc: string; default: unknown; format: string };
 
@@ -86,6 +90,37 @@ export const SETTINGS_SCHEMA = {
     modbus: {
       enable: bool(false, 'Modbus TCP slave on services.modbus.port.'),
       port: int(502, 1, 65535, 'Modbus TCP port (1..65535).'),
+      profile: oneOf(
+        'whatwatt',
+        PROFILE_NAMES,
+        'Register map the TCP slave serves: whatwatt (the spec layout), sdm630, sdm120, sdm72, dtsu666, sunspec.',
+      ),
+      direction: oneOf(
+        'import_positive',
+        POWER_DIRECTIONS,
+        'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
+      ),
+    },
+    modbus_rtu: {
+      enable: bool(
+        false,
+        'Modbus RTU slave on the serial device services.modbus_rtu.device (RS485 adapter).',
+      ),
+      device: text('', 4096, 'Serial device of the RTU slave, e.g. /dev/ttyUSB0 or /dev/serial/by-id/...'),
+      baud: int(9600, 1200, 115200, 'RTU baud rate (1200..115200; inverters expect 9600 mostly).'),
+      parity: oneOf('none', ['none', 'even', 'odd'], 'RTU parity.'),
+      stop_bits: int(1, 1, 2, 'RTU stop bits (1 or 2).'),
+      unit_id: int(1, 1, 247, 'RTU unit id (slave address 1..247); requests for other ids are ignored.'),
+      profile: oneOf(
+        'sdm630',
+        PROFILE_NAMES,
+        'Register map the RTU slave serves: sdm630, sdm120, sdm72, dtsu666, sunspec or whatwatt.',
+      ),
+      direction: oneOf(
+        'import_positive',
+        POWER_DIRECTIONS,
+        'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
+      ),
     },
     berry: {
       auto_run: bool(false, 'Run the user script (scripting.file) run_delay seconds after start.'),

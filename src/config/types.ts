@@ -1,3 +1,5 @@
+import type { ProfileName } from '../modbus/profiles/catalogue.js';
+import type { PowerDirection } from '../modbus/profiles/grid-values.js';
 /** Typed view of the effective configuration (mirrors schema.ts; keep both in step). */
 export interface SystemSettings {
   name: string;
@@ -16,7 +18,17 @@ export interface ServiceSettings {
   log: boolean;
   meter_proxy: boolean;
   sd: { enable: boolean; frequency: number };
-  modbus: { enable: boolean; port: number };
+  modbus: { enable: boolean; port: number; profile: ProfileName; direction: PowerDirection };
+  modbus_rtu: {
+    enable: boolean;
+    device: string;
+    baud: number;
+    parity: 'none' | 'even' | 'odd';
+    stop_bits: number;
+    unit_id: number;
+    profile: ProfileName;
+    direction: PowerDirection;
+  };
   berry: { auto_run: boolean; run_delay: number };
 }
 

@@ -62,6 +62,8 @@ function ownNames(body: unknown): { body: unknown; issues: ValidationIssue[] } {
 
 /** POST: what a leaf the body leaves out becomes (the device: false, "", numbers their default). */
 function omittedOnReplace(leaf: LeafInfo): unknown {
+  // A choice among names (services.modbus.profile) has no empty value: it returns to its default.
+  if (leaf.format === 'one-of') return leaf.default;
   if (typeof leaf.default === 'boolean') return false;
   if (typeof leaf.default === 'string') return '';
   return leaf.default;

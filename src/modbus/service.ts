@@ -1,11 +1,7 @@
 import { createServer, type Server } from 'node:net';
-import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Service } from '../service.js';
-import { RegisterImage } from './encoder.js';
-import { DEFAULT_LAYOUT, type CompactLayout } from './layout.js';
-import { describeIssues, validateLayout } from './layout-validate.js';
-import type { ValueSource } from './register-ids.js';
+import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ModbusSlave } from './slave.js';
 
 export interface ModbusServiceOptions {
@@ -17,46 +13,43 @@ export interface ModbusServiceOptions {
 
 /** Config paths that start, stop or move the listener (DESIGN §4 License: stopped under FREE). */
 const LISTENER_PATHS = ['services.modbus.enable', 'services.modbus.port', 'license.type'];
-/** Config paths whose value is part of the register image. */
-const IMAGE_PATHS = ['meter.conv_factor', 'modbus.layout'];
-
-/** The layout the slave serves: the stored custom one, or the spec's default when none is set. */
-export function effectiveLayout(config: AppConfig): { layout: CompactLayout; problem?: string } {
-  if (config.modbus.layout === null) return { layout: DEFAULT_LAYOUT };
-  const result = validateLayout(config.modbus.layout);
-  if (result.ok) return { layout: result.layout };
-  return { layout: DEFAULT_LAYOUT, problem: describeIssues(result.issues) };
-}
+/** Config paths that change what the registers hold. */
+const PROFILE_PATHS = ['services.modbus.profile', 'services.modbus.direction', 'modbus.layout'];
+const IMAGE_PATHS = ['meter.conv_factor'];
 
 /**
- * The Modbus TCP service: keeps the register image current (rebuilt per reading and per meter
- * status change, the system clock registers once a second) and runs the slave on
+ * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the spec's layout)
+ * from a register feed kept current per reading and meter status change, and runs the slave on
  * services.modbus.port while services.modbus.enable is on and the license is not FREE; moves or
  * stops it live when those settings change.
  */
 export class ModbusService implements Service {
   readonly name = 'modbus';
   readonly required = false;
-  readonly image = new RegisterImage();
+  readonly feed: RegisterFeed;
   readonly slave: ModbusSlave;
   private server: Server | undefined;
   private port: number | undefined;
   private reconciling: Promise<void> = Promise.resolve();
-  private clock: NodeJS.Timeout | undefined;
   private started = false;
-  private readonly rebuild = (): void => this.image.rebuild(this.source());
   private readonly onConfigChange = (paths: readonly string[]): void => this.configChanged(paths);
 
   constructor(
     private readonly ctx: AppContext,
     private readonly options: ModbusServiceOptions = {},
   ) {
+    this.feed = new RegisterFeed(ctx, 'modbus', (space) => (this.slave.space = space));
     this.slave = new ModbusSlave({
-      registers: this.image.bytes,
+      space: this.feed.space,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
     });
     this.report('stopped');
+  }
+
+  /** The whatwatt layout image (input registers 0..9998). */
+  get image(): RegisterFeed['image'] {
+    return this.feed.image;
   }
 
   /** The port the slave listens on, undefined while it does not. */
@@ -66,64 +59,27 @@ export class ModbusService implements Service {
 
   async start(): Promise<void> {
     this.started = true;
-    this.installLayout();
-    this.ctx.store.subscribe('modbus', 'reading', this.rebuild);
-    this.ctx.store.subscribe('modbus', 'meter', this.rebuild);
+    this.feed.start(this.feedSettings());
     this.ctx.config.subscribe('modbus', 'change', this.onConfigChange);
     await this.reconcile();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    this.ctx.store.off('reading', this.rebuild);
-    this.ctx.store.off('meter', this.rebuild);
+    this.feed.stop();
     this.ctx.config.off('change', this.onConfigChange);
-    this.stopClock();
     await this.reconcile();
   }
 
+  private feedSettings(): FeedSettings {
+    const { profile, direction } = this.ctx.config.config.services.modbus;
+    return { profile, direction };
+  }
+
   private configChanged(paths: readonly string[]): void {
-    if (paths.includes('modbus.layout')) this.installLayout();
-    else if (paths.some((path) => IMAGE_PATHS.includes(path))) this.rebuild();
+    if (paths.some((path) => PROFILE_PATHS.includes(path))) this.feed.configure(this.feedSettings());
+    else if (paths.some((path) => IMAGE_PATHS.includes(path))) this.feed.rebuild();
     if (paths.some((path) => LISTENER_PATHS.includes(path))) void this.reconcile();
-  }
-
-  private installLayout(): void {
-    const { layout, problem } = effectiveLayout(this.ctx.config.config);
-    if (problem)
-      this.ctx.logger.error(`stored Modbus layout is invalid (${problem}); serving the default layout`);
-    this.image.setLayout(layout);
-    this.rebuild();
-    this.stopClock();
-    if (this.image.hasClock) this.scheduleClock();
-  }
-
-  private source(): ValueSource {
-    const { store, system, config } = this.ctx;
-    return {
-      reading: store.latest,
-      identity: store.meter.identity,
-      system,
-      convFactor: config.config.meter.conv_factor,
-      now: this.ctx.now(),
-    };
-  }
-
-  /** sys.timestamp / sys.date_time: rewritten just after each full second. */
-  private scheduleClock(): void {
-    this.clock = setTimeout(
-      () => {
-        this.image.refreshClock(this.source());
-        this.scheduleClock();
-      },
-      1005 - (this.ctx.now() % 1000),
-    );
-    this.clock.unref();
-  }
-
-  private stopClock(): void {
-    if (this.clock) clearTimeout(this.clock);
-    this.clock = undefined;
   }
 
   /** Brings the listener in line with the settings; calls run one after another. */
@@ -146,7 +102,7 @@ export class ModbusService implements Service {
     }
     try {
       await this.listen(wanted);
-      this.ctx.logger.info(`Modbus TCP slave listening on port ${wanted}`);
+      this.ctx.logger.info(`Modbus TCP slave listening on port ${wanted} (profile ${this.feed.profile})`);
       this.report('running');
     } catch (error) {
       const message = (error as Error).message;
@@ -181,10 +137,14 @@ export class ModbusService implements Service {
   /** Service line for /api/v1/system; the counters are read live (getters), never copied per request. */
   private report(state: string, extra: { error?: string; reason?: string } = {}): void {
     const slave = this.slave;
+    const feed = this.feed;
     this.ctx.services.set('modbus', {
       state,
       port: this.port ?? this.ctx.config.config.services.modbus.port,
       ...extra,
+      get profile() {
+        return feed.profile;
+      },
       get connections() {
         return slave.connections;
       },

@@ -1,9 +1,9 @@
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { REGISTER_COUNT } from './layout.js';
+import { answerPdu, type RegisterSpace } from './pdu.js';
 
 /**
- * Modbus TCP slave for function code 04 (Read Input Registers) over any byte stream.
+ * Modbus TCP slave for function codes 03 and 04 (./pdu.ts) over any byte stream.
  *
  * Framing, Modbus Messaging on TCP/IP Implementation Guide V1.0b §3.1.3: MBAP header = transaction
  * id (2), protocol id (2, 0 = Modbus), length (2, bytes that follow: unit id + PDU), unit id (1).
@@ -16,14 +16,6 @@ import { REGISTER_COUNT } from './layout.js';
  * input register 30001 is PDU address 0. A PDU address of 30000 and above is outside the table.
  */
 
-/** Modbus Application Protocol V1.1b3 §7 exception codes. */
-export const ILLEGAL_FUNCTION = 0x01;
-export const ILLEGAL_DATA_ADDRESS = 0x02;
-export const ILLEGAL_DATA_VALUE = 0x03;
-
-const READ_INPUT_REGISTERS = 0x04;
-/** §6.4: quantity of input registers 1..125 (0x7D). */
-const MAX_QUANTITY = 125;
 const MBAP_BYTES = 7;
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 254;
@@ -31,8 +23,8 @@ const MAX_LENGTH = 254;
 const MAX_QUEUED_BYTES = 64 * 1024;
 
 export interface SlaveOptions {
-  /** Wire bytes of input registers 0..9998 (big-endian words); read on every request, never copied. */
-  registers: Buffer;
+  /** The registers served (the profile's register map); read on every request, never copied. */
+  space: RegisterSpace;
   /**
    * Concurrent connections. At the cap a new client is admitted by closing the connection that
    * has been idle longest (no complete request, or the oldest last one); only when every
@@ -63,16 +55,15 @@ export class ModbusSlave {
   refused = 0;
   /** Idle connections closed to admit a new one at the cap. */
   evicted = 0;
-  private readonly registers: Buffer;
+  /** Replaced when the profile changes; the next request reads the new map. */
+  space: RegisterSpace;
   private readonly maxConnections: number;
   private readonly idleTimeoutMs: number;
   private readonly open = new Map<Duplex, Connection>();
   readonly now: () => number;
 
   constructor(options: SlaveOptions) {
-    if (options.registers.length !== REGISTER_COUNT * 2)
-      throw new Error(`register image must be ${REGISTER_COUNT * 2} bytes`);
-    this.registers = options.registers;
+    this.space = options.space;
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.now = options.now ?? Date.now;
@@ -120,48 +111,19 @@ export class ModbusSlave {
     return true;
   }
 
-  /** The reply to one complete frame at buf[offset .. offset + 6 + length). */
+  /** The reply to one complete frame at buf[offset .. offset + 6 + length): MBAP header + PDU. */
   answer(buf: Buffer, offset: number, length: number): Buffer {
     this.requests += 1;
-    const functionCode = buf[offset + 7]!;
-    if (functionCode !== READ_INPUT_REGISTERS)
-      return this.exception(buf, offset, functionCode, ILLEGAL_FUNCTION);
-    // §6.4: the request PDU is exactly function code, start (2), quantity (2); §7: code 03 also
-    // covers a request whose implied length is wrong.
-    if (length !== 6) return this.exception(buf, offset, functionCode, ILLEGAL_DATA_VALUE);
-    const start = buf.readUInt16BE(offset + 8);
-    const quantity = buf.readUInt16BE(offset + 10);
-    if (quantity < 1 || quantity > MAX_QUANTITY)
-      return this.exception(buf, offset, functionCode, ILLEGAL_DATA_VALUE);
-    if (start + quantity > REGISTER_COUNT)
-      return this.exception(buf, offset, functionCode, ILLEGAL_DATA_ADDRESS);
-    const bytes = quantity * 2;
-    const reply = Buffer.allocUnsafe(9 + bytes);
+    // length counts the unit id and the PDU.
+    const { reply, exception } = answerPdu(this.space, buf, offset + 7, length - 1, MBAP_BYTES, 0);
+    if (exception) this.exceptions += 1;
+    // MBAP: transaction id echoed, protocol 0, length = unit id + PDU, unit id echoed.
     reply[0] = buf[offset]!;
     reply[1] = buf[offset + 1]!;
     reply[2] = 0;
     reply[3] = 0;
-    reply[4] = 0;
-    reply[5] = 3 + bytes;
+    reply.writeUInt16BE(reply.length - 6, 4);
     reply[6] = buf[offset + 6]!;
-    reply[7] = READ_INPUT_REGISTERS;
-    reply[8] = bytes;
-    this.registers.copy(reply, 9, start * 2, start * 2 + bytes);
-    return reply;
-  }
-
-  private exception(buf: Buffer, offset: number, functionCode: number, code: number): Buffer {
-    this.exceptions += 1;
-    const reply = Buffer.allocUnsafe(9);
-    reply[0] = buf[offset]!;
-    reply[1] = buf[offset + 1]!;
-    reply[2] = 0;
-    reply[3] = 0;
-    reply[4] = 0;
-    reply[5] = 3;
-    reply[6] = buf[offset + 6]!;
-    reply[7] = (functionCode | 0x80) & 0xff;
-    reply[8] = code;
     return reply;
   }
 

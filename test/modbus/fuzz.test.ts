@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { REGISTER_COUNT } from '../../src/modbus/layout.js';
+import { inputImageSpace } from '../../src/modbus/register-space.js';
 import { ModbusSlave } from '../../src/modbus/slave.js';
 import { adu, ProbeDuplex, readInput, settle } from './probe-duplex.js';
 
@@ -152,7 +153,7 @@ test(
   async () => {
     const registers = Buffer.alloc(REGISTER_COUNT * 2);
     for (let a = 0; a < REGISTER_COUNT; a++) registers.writeUInt16BE((a * 40503) & 0xffff, a * 2);
-    const slave = new ModbusSlave({ registers, maxConnections: 1 });
+    const slave = new ModbusSlave({ space: inputImageSpace(registers), maxConnections: 1 });
     let adus = 0;
     let replies = 0;
     let closedConnections = 0;

@@ -45,7 +45,14 @@ test(
     assert.equal((await readWords(client, 1, 2)).readFloatBE(0), Math.fround(230.1));
     await client.readHoldingRegisters(0, 1).catch(() => undefined);
     const status = JSON.parse(JSON.stringify(ctx.services.snapshot().modbus)) as Record<string, unknown>;
-    assert.deepEqual(status, { state: 'running', port: first, connections: 1, requests: 2, exceptions: 1 });
+    assert.deepEqual(status, {
+      state: 'running',
+      port: first,
+      profile: 'whatwatt',
+      connections: 1,
+      requests: 2,
+      exceptions: 1,
+    });
     await closeClient(client);
 
     const second = await freePort();
@@ -82,6 +89,7 @@ test('license FREE keeps the slave stopped although it is enabled', { timeout: 1
     state: 'stopped',
     port,
     reason: 'license FREE',
+    profile: 'whatwatt',
     connections: 0,
     requests: 0,
     exceptions: 0,

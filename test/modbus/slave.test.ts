@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { REGISTER_COUNT } from '../../src/modbus/layout.js';
+import { inputImageSpace } from '../../src/modbus/register-space.js';
 import { ModbusSlave } from '../../src/modbus/slave.js';
 import { adu, ProbeDuplex, readInput, settle } from './probe-duplex.js';
 
@@ -40,7 +41,7 @@ function connect(slave: ModbusSlave): ProbeDuplex {
 
 test('FC 04 answers the register bytes and echoes transaction and unit id (any unit)', async () => {
   const registers = patternRegisters();
-  const slave = new ModbusSlave({ registers });
+  const slave = new ModbusSlave({ space: inputImageSpace(registers) });
   const probe = connect(slave);
   const requests: Array<[number, number, number, number]> = [
     [0x0001, 1, 0, 1],
@@ -61,7 +62,7 @@ test('FC 04 answers the register bytes and echoes transaction and unit id (any u
 
 test('a frame split at every byte, and pipelined frames in one chunk, are answered in order', async () => {
   const registers = patternRegisters();
-  const slave = new ModbusSlave({ registers });
+  const slave = new ModbusSlave({ space: inputImageSpace(registers) });
   const probe = connect(slave);
   const frame = adu(7, 1, readInput(100, 10));
   for (const byte of frame) {
@@ -93,7 +94,7 @@ test('a frame split at every byte, and pipelined frames in one chunk, are answer
 });
 
 test('exception codes: 01 other function codes, 03 quantity or PDU length, 02 address range', async () => {
-  const slave = new ModbusSlave({ registers: patternRegisters() });
+  const slave = new ModbusSlave({ space: inputImageSpace(patternRegisters()) });
   const probe = connect(slave);
   const cases: Array<[number[], number, number]> = [
     [readInput(0, 1, 0x03), 0x03, 0x01], // read holding registers
@@ -132,7 +133,7 @@ test('an invalid MBAP header closes the connection after the replies before it',
   ];
   for (const [name, bad] of headers) {
     const registers = patternRegisters();
-    const slave = new ModbusSlave({ registers });
+    const slave = new ModbusSlave({ space: inputImageSpace(registers) });
     const probe = connect(slave);
     const closed = once(probe, 'close');
     probe.send(Buffer.concat([adu(1, 1, readInput(0, 2)), bad, adu(3, 1, readInput(0, 2))]));
@@ -145,7 +146,11 @@ test('an invalid MBAP header closes the connection after the replies before it',
 
 test('at the cap the connection idle longest is closed for a newcomer; busy ones are kept, the newcomer refused', async () => {
   let now = 10_000;
-  const slave = new ModbusSlave({ registers: patternRegisters(), maxConnections: 2, now: () => now });
+  const slave = new ModbusSlave({
+    space: inputImageSpace(patternRegisters()),
+    maxConnections: 2,
+    now: () => now,
+  });
   const silent = connect(slave);
   const polling = connect(slave);
   polling.send(adu(1, 1, readInput(0, 1)));
@@ -180,7 +185,7 @@ test(
   'a connection that sends only part of a request is closed after the idle timeout',
   { timeout: 10_000 },
   async () => {
-    const slave = new ModbusSlave({ registers: patternRegisters(), idleTimeoutMs: 100 });
+    const slave = new ModbusSlave({ space: inputImageSpace(patternRegisters()), idleTimeoutMs: 100 });
     const probe = connect(slave);
     const keepAlive = setInterval(() => undefined, 1000);
     const request = adu(1, 1, readInput(0, 1));
@@ -200,7 +205,7 @@ test(
 );
 
 test('an idle connection is closed after the idle timeout', { timeout: 10_000 }, async () => {
-  const slave = new ModbusSlave({ registers: patternRegisters(), idleTimeoutMs: 100 });
+  const slave = new ModbusSlave({ space: inputImageSpace(patternRegisters()), idleTimeoutMs: 100 });
   const probe = connect(slave);
   probe.send(adu(1, 1, readInput(0, 1)));
   // The slave's idle timer does not hold the process open (unref); this test must.

@@ -1,0 +1,83 @@
+/**
+ * The Modbus PDU the slaves answer, shared by the TCP (MBAP) and the RTU (serial line) framing.
+ * Modbus Application Protocol V1.1b3: function codes 03 Read Holding Registers (§6.3) and 04 Read
+ * Input Registers (§6.4), request = function code, start address (2), quantity (2), quantity
+ * 1..125; reply = function code, byte count, register bytes (big-endian words). Exceptions (§7):
+ * function code | 0x80, then the exception code.
+ */
+
+export const READ_HOLDING_REGISTERS = 0x03;
+export const READ_INPUT_REGISTERS = 0x04;
+
+/** §7 exception codes. */
+export const ILLEGAL_FUNCTION = 0x01;
+export const ILLEGAL_DATA_ADDRESS = 0x02;
+export const ILLEGAL_DATA_VALUE = 0x03;
+
+/** §6.3 / §6.4: quantity of registers 1..125 (0x7D). */
+export const MAX_QUANTITY = 125;
+
+/** The two register tables a meter profile may fill: 4x holding (FC 03) and 3x input (FC 04). */
+export type RegisterTable = 'holding' | 'input';
+
+/**
+ * What a slave reads registers from. `read` returns the wire bytes of `quantity` registers from
+ * `start` (a view, never a copy), or an exception code: ILLEGAL_FUNCTION when the table does not
+ * exist in this register map, ILLEGAL_DATA_ADDRESS when the range is not inside it.
+ */
+export interface RegisterSpace {
+  /** Whether the map has this table at all (a function code for a missing one is illegal). */
+  has(table: RegisterTable): boolean;
+  read(table: RegisterTable, start: number, quantity: number): Buffer | number;
+}
+
+export function tableOf(functionCode: number): RegisterTable | undefined {
+  if (functionCode === READ_HOLDING_REGISTERS) return 'holding';
+  if (functionCode === READ_INPUT_REGISTERS) return 'input';
+  return undefined;
+}
+
+/** A reply PDU placed after `header` bytes and before `trailer` bytes of a fresh buffer. */
+export interface FramedReply {
+  reply: Buffer;
+  exception: boolean;
+}
+
+/**
+ * Answers the request PDU at buf[offset .. offset + length) from `space`. The reply buffer has
+ * `header` bytes free in front of the PDU and `trailer` bytes after it for the framing.
+ */
+export function answerPdu(
+  space: RegisterSpace,
+  buf: Buffer,
+  offset: number,
+  length: number,
+  header: number,
+  trailer: number,
+): FramedReply {
+  const functionCode = buf[offset]!;
+  const table = tableOf(functionCode);
+  if (table === undefined || !space.has(table))
+    return exceptionReply(functionCode, ILLEGAL_FUNCTION, header, trailer);
+  // The request PDU is exactly function code, start (2), quantity (2); §7: exception 03 also
+  // covers a request whose implied length is wrong.
+  if (length !== 5) return exceptionReply(functionCode, ILLEGAL_DATA_VALUE, header, trailer);
+  const start = buf.readUInt16BE(offset + 1);
+  const quantity = buf.readUInt16BE(offset + 3);
+  if (quantity < 1 || quantity > MAX_QUANTITY)
+    return exceptionReply(functionCode, ILLEGAL_DATA_VALUE, header, trailer);
+  const words = space.read(table, start, quantity);
+  if (typeof words === 'number') return exceptionReply(functionCode, words, header, trailer);
+  const reply = Buffer.allocUnsafe(header + 2 + words.length + trailer);
+  reply[header] = functionCode;
+  reply[header + 1] = words.length;
+  words.copy(reply, header + 2);
+  return { reply, exception: false };
+}
+
+function exceptionReply(functionCode: number, code: number, header: number, trailer: number): FramedReply {
+  const reply = Buffer.allocUnsafe(header + 2 + trailer);
+  reply[header] = (functionCode | 0x80) & 0xff;
+  reply[header + 1] = code;
+  return { reply, exception: true };
+}

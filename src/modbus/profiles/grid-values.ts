@@ -1,0 +1,137 @@
+import { PHASES } from '../../reading/phases.js';
+import type { MeterIdentity, Reading } from '../../reading/reading.js';
+import type { SystemFacts } from '../../reading/meter-state.js';
+
+/**
+ * The grid connection point as an inverter's meter sees it, in the units meter register maps use
+ * (W, var, VA, V, A, kWh, kvarh), computed once per reading from the one quantity table's OBIS
+ * values. Every profile encodes these; none reads the Reading itself.
+ *
+ * Direction: `import_positive` (the default) gives power drawn from the grid as positive and
+ * power fed into it as negative, which is how an Eastron or Chint meter reads when its input side
+ * faces the grid; `export_positive` flips every signed power (a meter wired the other way round).
+ * Energy counters never change sign: import stays 1.8.0, export 2.8.0.
+ *
+ * A quantity the meter does not send, and every measurement while the reading is stale (DESIGN
+ * §4: no old number passed off as current), is undefined; each profile encodes that as its meter's
+ * "no data" value.
+ */
+export interface GridValues {
+  /** A fresh reading is present. */
+  fresh: boolean;
+  /** Active power, total and per phase (W). */
+  power: number | undefined;
+  phasePower: Array<number | undefined>;
+  /** Reactive power, total and per phase (var). */
+  reactive: number | undefined;
+  phaseReactive: Array<number | undefined>;
+  /** Apparent power total (VA). */
+  apparent: number | undefined;
+  /** Phase-to-neutral voltages (V). */
+  voltage: Array<number | undefined>;
+  /** Phase currents, magnitude (A). */
+  current: Array<number | undefined>;
+  powerFactor: number | undefined;
+  /** Active energy import (1.8.0) and export (2.8.0), kWh. */
+  importEnergy: number | undefined;
+  exportEnergy: number | undefined;
+  /** Reactive energy import (3.8.0) and export (4.8.0), kvarh. */
+  reactiveImportEnergy: number | undefined;
+  reactiveExportEnergy: number | undefined;
+  identity: MeterIdentity;
+  system: SystemFacts;
+  /** The serial line of the slave (RTU) for the identity registers that mirror it; TCP: undefined. */
+  line: SlaveLine | undefined;
+}
+
+export type PowerDirection = 'import_positive' | 'export_positive';
+
+export interface SlaveLine {
+  unitId: number;
+  baudRate: number;
+  parity: 'none' | 'even' | 'odd';
+  stopBits: 1 | 2;
+}
+
+export interface GridSource {
+  reading: Reading | undefined;
+  identity: MeterIdentity;
+  system: SystemFacts;
+  direction: PowerDirection;
+  line?: SlaveLine;
+}
+
+function scaled(value: number | undefined, factor: number): number | undefined {
+  return value === undefined ? undefined : value * factor;
+}
+
+function magnitude(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : Math.abs(value);
+}
+
+/** import - export of two OBIS values in kW/kvar, times 1000 and the direction's sign. */
+function signedPower(reading: Reading, positive: string, negative: string, sign: number): number | undefined {
+  const plus = reading.values.get(positive)?.value;
+  const minus = reading.values.get(negative)?.value;
+  if (plus === undefined && minus === undefined) return undefined;
+  return Number((((plus ?? 0) - (minus ?? 0)) * 1000 * sign).toPrecision(15)) + 0;
+}
+
+export function gridValues(source: GridSource): GridValues {
+  const { reading, identity, system, line } = source;
+  const sign = source.direction === 'export_positive' ? -1 : 1;
+  if (reading === undefined) {
+    const none = [undefined, undefined, undefined];
+    return {
+      fresh: false,
+      power: undefined,
+      phasePower: none,
+      reactive: undefined,
+      phaseReactive: none,
+      apparent: undefined,
+      voltage: none,
+      current: none,
+      powerFactor: undefined,
+      importEnergy: undefined,
+      exportEnergy: undefined,
+      reactiveImportEnergy: undefined,
+      reactiveExportEnergy: undefined,
+      identity,
+      system,
+      line,
+    };
+  }
+  const value = (obis: string): number | undefined => reading.values.get(obis)?.value;
+  return {
+    fresh: true,
+    power: signedPower(reading, '1.7.0', '2.7.0', sign),
+    phasePower: PHASES.map((phase) => signedPower(reading, phase.activeImport, phase.activeExport, sign)),
+    reactive: signedPower(reading, '3.7.0', '4.7.0', sign),
+    phaseReactive: PHASES.map((phase) =>
+      signedPower(reading, phase.reactiveImport, phase.reactiveExport, sign),
+    ),
+    apparent: scaled(value('9.7.0'), 1000),
+    voltage: PHASES.map((phase) => value(phase.voltage)),
+    current: PHASES.map((phase) => magnitude(value(phase.current))),
+    powerFactor: value('13.7.0'),
+    importEnergy: value('1.8.0'),
+    exportEnergy: value('2.8.0'),
+    reactiveImportEnergy: value('3.8.0'),
+    reactiveExportEnergy: value('4.8.0'),
+    identity,
+    system,
+    line,
+  };
+}
+
+/** Mean of the values present; undefined when none is. */
+export function meanOf(values: ReadonlyArray<number | undefined>): number | undefined {
+  const present = values.filter((v): v is number => v !== undefined);
+  return present.length === 0 ? undefined : present.reduce((a, b) => a + b, 0) / present.length;
+}
+
+/** Sum of the values present; undefined when none is. */
+export function sumOf(values: ReadonlyArray<number | undefined>): number | undefined {
+  const present = values.filter((v): v is number => v !== undefined);
+  return present.length === 0 ? undefined : present.reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,135 @@
+import type { AppConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import { RegisterImage } from './encoder.js';
+import { DEFAULT_LAYOUT, type CompactLayout } from './layout.js';
+import { describeIssues, validateLayout } from './layout-validate.js';
+import type { RegisterSpace } from './pdu.js';
+import { METER_PROFILES, type ProfileName } from './profiles/catalogue.js';
+import { gridValues, type GridValues, type PowerDirection, type SlaveLine } from './profiles/grid-values.js';
+import type { ValueSource } from './register-ids.js';
+import { BlockSpace, inputImageSpace } from './register-space.js';
+
+/** The layout the whatwatt profile serves: the stored custom one, or the spec's default when none is set. */
+export function effectiveLayout(config: AppConfig): { layout: CompactLayout; problem?: string } {
+  if (config.modbus.layout === null) return { layout: DEFAULT_LAYOUT };
+  const result = validateLayout(config.modbus.layout);
+  if (result.ok) return { layout: result.layout };
+  return { layout: DEFAULT_LAYOUT, problem: describeIssues(result.issues) };
+}
+
+/** The settings of one slave that decide what it serves. */
+export interface FeedSettings {
+  profile: ProfileName;
+  direction: PowerDirection;
+  /** RTU: the serial line and unit id the set-up registers mirror; TCP: undefined. */
+  line?: SlaveLine;
+}
+
+/**
+ * Keeps one slave's registers current: rebuilt synchronously in the reading store's 'reading' and
+ * 'meter' events (so a request after a telegram is ingested reads that telegram's values), the
+ * whatwatt layout's system-clock registers once a second. `space` is what the slave reads.
+ */
+export class RegisterFeed {
+  /** The whatwatt layout image (input registers 0..9998). */
+  readonly image = new RegisterImage();
+  private readonly imageSpace = inputImageSpace(this.image.bytes);
+  private profileSpace: BlockSpace<GridValues> | undefined;
+  private settings: FeedSettings = { profile: 'whatwatt', direction: 'import_positive' };
+  private clock: NodeJS.Timeout | undefined;
+  private running = false;
+  private readonly rebuildNow = (): void => this.rebuild();
+
+  constructor(
+    private readonly ctx: AppContext,
+    /** Owner name for the store's listener accounting ('modbus', 'modbus_rtu'). */
+    private readonly owner: string,
+    /** Called after the profile changed, with the new space. */
+    private readonly onSpace: (space: RegisterSpace) => void,
+  ) {}
+
+  get space(): RegisterSpace {
+    return this.profileSpace ?? this.imageSpace;
+  }
+
+  get profile(): ProfileName {
+    return this.settings.profile;
+  }
+
+  start(settings: FeedSettings): void {
+    this.running = true;
+    this.ctx.store.subscribe(this.owner, 'reading', this.rebuildNow);
+    this.ctx.store.subscribe(this.owner, 'meter', this.rebuildNow);
+    this.configure(settings);
+  }
+
+  stop(): void {
+    this.running = false;
+    this.ctx.store.off('reading', this.rebuildNow);
+    this.ctx.store.off('meter', this.rebuildNow);
+    this.stopClock();
+  }
+
+  /** Installs the profile (and for whatwatt the layout) and rebuilds. */
+  configure(settings: FeedSettings): void {
+    this.settings = settings;
+    this.stopClock();
+    if (settings.profile === 'whatwatt') {
+      this.profileSpace = undefined;
+      const { layout, problem } = effectiveLayout(this.ctx.config.config);
+      if (problem)
+        this.ctx.logger.error(`stored Modbus layout is invalid (${problem}); serving the default layout`);
+      this.image.setLayout(layout);
+    } else {
+      this.profileSpace = new BlockSpace(METER_PROFILES[settings.profile]);
+    }
+    this.rebuild();
+    if (settings.profile === 'whatwatt' && this.image.hasClock && this.running) this.scheduleClock();
+    this.onSpace(this.space);
+  }
+
+  rebuild(): void {
+    if (this.profileSpace === undefined) {
+      this.image.rebuild(this.valueSource());
+      return;
+    }
+    const { store, system } = this.ctx;
+    this.profileSpace.rebuild(
+      gridValues({
+        reading: store.latest,
+        identity: store.meter.identity,
+        system,
+        direction: this.settings.direction,
+        line: this.settings.line,
+      }),
+    );
+  }
+
+  private valueSource(): ValueSource {
+    const { store, system, config } = this.ctx;
+    return {
+      reading: store.latest,
+      identity: store.meter.identity,
+      system,
+      convFactor: config.config.meter.conv_factor,
+      now: this.ctx.now(),
+    };
+  }
+
+  /** sys.timestamp / sys.date_time: rewritten just after each full second. */
+  private scheduleClock(): void {
+    this.clock = setTimeout(
+      () => {
+        this.image.refreshClock(this.valueSource());
+        this.scheduleClock();
+      },
+      1005 - (this.ctx.now() % 1000),
+    );
+    this.clock.unref();
+  }
+
+  private stopClock(): void {
+    if (this.clock) clearTimeout(this.clock);
+    this.clock = undefined;
+  }
+}

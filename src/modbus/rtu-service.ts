@@ -1,0 +1,243 @@
+import { existsSync } from 'node:fs';
+import type { AppContext } from '../context.js';
+import { SerialLink, formatLine, type LineSettings } from '../meter/transport/serial-port.js';
+import type { Service } from '../service.js';
+import type { SlaveLine } from './profiles/grid-values.js';
+import { RegisterFeed, type FeedSettings } from './register-feed.js';
+import { RtuSlave, interFrameMs } from './rtu-slave.js';
+
+/** Every setting of the RTU slave: any change reopens the port with the new line and unit id. */
+const RTU_PREFIX = 'services.modbus_rtu.';
+const LICENSE_PATH = 'license.type';
+/** Reopen after a failure: 1 s doubling up to 30 s (brief, style 6). */
+const FIRST_RETRY_MS = 1000;
+const MAX_RETRY_MS = 30_000;
+/**
+ * How often the open device node is checked for presence. An unplugged USB adapter's node goes
+ * away; the serial library reports that only when it next reads, and a slave may wait long for
+ * a request, so the node is checked instead.
+ */
+const PRESENCE_CHECK_MS = 1000;
+
+/**
+ * The Modbus RTU service: a slave on an RS485 adapter (services.modbus_rtu.device) that answers
+ * as the meter services.modbus_rtu.profile, beside and independent of the TCP slave. The port is
+ * opened while enabled and licensed (not FREE); a port that fails to open or vanishes (adapter
+ * unplugged) is retried with capped exponential backoff. The serial line library is loaded only
+ * when the slave is enabled.
+ */
+export class ModbusRtuService implements Service {
+  readonly name = 'modbus_rtu';
+  readonly required = false;
+  readonly feed: RegisterFeed;
+  private slave: RtuSlave | undefined;
+  private link: SerialLink | undefined;
+  private started = false;
+  private retryMs = FIRST_RETRY_MS;
+  private retry: NodeJS.Timeout | undefined;
+  private presence: NodeJS.Timeout | undefined;
+  private reconciling: Promise<void> = Promise.resolve();
+  private readonly onConfigChange = (paths: readonly string[]): void => this.configChanged(paths);
+
+  constructor(private readonly ctx: AppContext) {
+    this.feed = new RegisterFeed(ctx, 'modbus_rtu', (space) => {
+      if (this.slave) this.slave.space = space;
+    });
+    this.report('stopped');
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.feed.start(this.feedSettings());
+    this.ctx.config.subscribe('modbus_rtu', 'change', this.onConfigChange);
+    await this.reconcile();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.feed.stop();
+    this.ctx.config.off('change', this.onConfigChange);
+    await this.reconcile();
+  }
+
+  /** The slave's counters (tests, status). */
+  get counters(): { requests: number; exceptions: number; badFrames: number; otherUnit: number } {
+    const slave = this.slave;
+    return {
+      requests: slave?.requests ?? 0,
+      exceptions: slave?.exceptions ?? 0,
+      badFrames: slave?.badFrames ?? 0,
+      otherUnit: slave?.otherUnit ?? 0,
+    };
+  }
+
+  private settings(): RtuSettings {
+    return this.ctx.config.config.services.modbus_rtu;
+  }
+
+  private line(): SlaveLine {
+    const rtu = this.settings();
+    return {
+      unitId: rtu.unit_id,
+      baudRate: rtu.baud,
+      parity: rtu.parity,
+      stopBits: rtu.stop_bits === 2 ? 2 : 1,
+    };
+  }
+
+  private feedSettings(): FeedSettings {
+    const rtu = this.settings();
+    return { profile: rtu.profile, direction: rtu.direction, line: this.line() };
+  }
+
+  private configChanged(paths: readonly string[]): void {
+    if (
+      !paths.some((path) => path.startsWith(RTU_PREFIX) || path === LICENSE_PATH || path === 'modbus.layout')
+    )
+      return;
+    if (paths.some((path) => path.startsWith(RTU_PREFIX) || path === 'modbus.layout'))
+      this.feed.configure(this.feedSettings());
+    const reopen = paths.some(
+      (path) =>
+        path === LICENSE_PATH || (path.startsWith(RTU_PREFIX) && !/\.(profile|direction)$/.test(path)),
+    );
+    if (reopen) void this.reconcile(true);
+  }
+
+  /** Brings the port in line with the settings; calls run one after another. */
+  private reconcile(reopen = false): Promise<void> {
+    this.reconciling = this.reconciling.then(() => this.applySettings(reopen));
+    return this.reconciling;
+  }
+
+  private async applySettings(reopen: boolean): Promise<void> {
+    const rtu = this.settings();
+    const licensed = this.ctx.config.config.license.type !== 'FREE';
+    const wanted = this.started && rtu.enable && licensed && rtu.device !== '';
+    if (this.link && wanted && !reopen) return;
+    await this.closePort();
+    if (reopen || !wanted) this.retryMs = FIRST_RETRY_MS;
+    if (!wanted) {
+      if (!this.started) this.report('stopped');
+      else if (!rtu.enable) this.report('disabled');
+      else if (!licensed) this.report('stopped', { reason: 'license FREE' });
+      else this.report('error', { error: 'services.modbus_rtu.device is not set' });
+      return;
+    }
+    await this.open();
+  }
+
+  private lineSettings(): LineSettings {
+    const line = this.line();
+    return { baudRate: line.baudRate, dataBits: 8, parity: line.parity, stopBits: line.stopBits };
+  }
+
+  private async open(): Promise<void> {
+    const { device } = this.settings();
+    const line = this.lineSettings();
+    let link: SerialLink;
+    try {
+      link = await SerialLink.open(device, line);
+    } catch (error) {
+      this.failed(`cannot open ${device}: ${(error as Error).message}`);
+      return;
+    }
+    if (!this.started) {
+      await link.close();
+      return;
+    }
+    this.link = link;
+    this.retryMs = FIRST_RETRY_MS;
+    const unitId = this.line().unitId;
+    const slave = new RtuSlave({
+      unitId,
+      space: this.feed.space,
+      silenceMs: interFrameMs(line.baudRate, line.parity, line.stopBits),
+      send: (frame) => {
+        link.write(frame).catch((error: Error) => this.ctx.logger.warn(`Modbus RTU write: ${error.message}`));
+      },
+    });
+    this.slave = slave;
+    link.on('data', (chunk) => slave.receive(chunk));
+    const lost = (reason: string): void => {
+      if (this.link !== link) return;
+      this.link = undefined;
+      this.stopPresenceCheck();
+      slave.reset();
+      void link.close();
+      this.failed(`${device} closed: ${reason}`);
+    };
+    link.on('close', (reason) => lost(reason?.message ?? 'port closed'));
+    this.presence = setInterval(() => {
+      if (!existsSync(device)) lost('the device is gone');
+    }, PRESENCE_CHECK_MS);
+    this.presence.unref();
+    this.ctx.logger.info(
+      `Modbus RTU slave on ${device} (${formatLine(line)}, unit id ${unitId}, profile ${this.feed.profile})`,
+    );
+    this.report('running');
+  }
+
+  /** Logs, reports and schedules the next attempt (1 s doubling to 30 s). */
+  private failed(message: string): void {
+    this.ctx.logger.error(`Modbus RTU slave: ${message}; retrying in ${this.retryMs / 1000} s`);
+    this.report('error', { error: message });
+    if (!this.started) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.reconcile();
+    }, this.retryMs);
+    this.retry.unref();
+    this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);
+  }
+
+  private stopPresenceCheck(): void {
+    if (this.presence) clearInterval(this.presence);
+    this.presence = undefined;
+  }
+
+  private async closePort(): Promise<void> {
+    this.stopPresenceCheck();
+    if (this.retry) clearTimeout(this.retry);
+    this.retry = undefined;
+    this.slave?.reset();
+    const link = this.link;
+    this.link = undefined;
+    if (link) await link.close();
+  }
+
+  /** Service line for /api/v1/system; counters read live. */
+  private report(state: string, detail: { error?: string; reason?: string } = {}): void {
+    const counters = (): ModbusRtuService['counters'] => this.counters;
+    const profile = (): string => this.feed.profile;
+    const rtu = this.settings();
+    this.ctx.services.set('modbus_rtu', {
+      state,
+      device: rtu.device,
+      line: formatLine(this.lineSettings()),
+      unit_id: rtu.unit_id,
+      ...detail,
+      get profile() {
+        return profile();
+      },
+      get requests() {
+        return counters().requests;
+      },
+      get exceptions() {
+        return counters().exceptions;
+      },
+      get bad_frames() {
+        return counters().badFrames;
+      },
+      get other_unit() {
+        return counters().otherUnit;
+      },
+    });
+  }
+}
+
+type RtuSettings = AppContext['config']['config']['services']['modbus_rtu'];
+
+export function createModbusRtuService(ctx: AppContext): ModbusRtuService {
+  return new ModbusRtuService(ctx);
+}

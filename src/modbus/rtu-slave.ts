@@ -1,0 +1,206 @@
+import { reflectedCrc16Table } from '../meter/crc16-tables.js';
+import { answerPdu, type RegisterSpace } from './pdu.js';
+
+/**
+ * Modbus RTU slave framing (Modbus over Serial Line Specification V1.02, §2.5.1):
+ *
+ * - RTU frame = address (1) + PDU + CRC-16 (2, low byte first). Address 0 is broadcast (no reply;
+ *   reads are never broadcast), 1..247 a slave; a frame for another address is ignored, as every
+ *   slave on an RS485 bus sees all traffic.
+ * - CRC (§2.5.1.2, Appendix B): polynomial 0xA001 (reflected 0x8005), initial 0xFFFF, no final
+ *   XOR; a frame with a wrong CRC is discarded without an answer.
+ * - Frame delimiting (§2.5.1.1): a silence of at least 3.5 character times ends a frame; above
+ *   19200 baud the spec fixes it at 1.750 ms. A character is start + 8 data + parity + stop bits.
+ *
+ * A request of this slave is answered as soon as its bytes are complete (a read request is 8
+ * bytes; its length follows from the function code) and its CRC matches, without waiting for the
+ * silence: the master waits for the reply anyway, and USB-RS485 adapters deliver bytes in bursts
+ * (an FTDI's latency timer holds them up to 16 ms), so silence measured in Node is not the line's
+ * silence. For the same reason an incomplete request addressed to this slave is kept across a
+ * silence for up to MAX_FRAME_MS; any other bytes followed by a silence are one frame: counted
+ * and dropped. The 1.5-character inter-character rule is not observable behind such an adapter
+ * and is not enforced.
+ */
+
+const MODBUS_CRC_TABLE = reflectedCrc16Table(0xa001);
+
+export function modbusCrc(bytes: Uint8Array, start = 0, end = bytes.length): number {
+  let crc = 0xffff;
+  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ MODBUS_CRC_TABLE[(crc ^ bytes[i]!) & 0xff]!;
+  return crc;
+}
+
+/** Appends the CRC (low byte first) to an RTU frame whose last two bytes are reserved for it. */
+export function sealFrame(frame: Buffer): Buffer {
+  const crc = modbusCrc(frame, 0, frame.length - 2);
+  frame.writeUInt16LE(crc, frame.length - 2);
+  return frame;
+}
+
+/** §2.5.1: RTU frames are at most 256 bytes. */
+const MAX_ADU = 256;
+/** An incomplete request to this slave waits at most this long for the rest of its bytes. */
+const MAX_FRAME_MS = 100;
+
+/** Character time in ms for a line: start bit + 8 data bits + parity bit + stop bits. */
+export function characterMs(baudRate: number, parity: 'none' | 'even' | 'odd', stopBits: number): number {
+  return ((1 + 8 + (parity === 'none' ? 0 : 1) + stopBits) * 1000) / baudRate;
+}
+
+/** §2.5.1.1: t3.5 in ms, 1.750 ms fixed above 19200 baud. */
+export function interFrameMs(baudRate: number, parity: 'none' | 'even' | 'odd', stopBits: number): number {
+  return baudRate > 19200 ? 1.75 : 3.5 * characterMs(baudRate, parity, stopBits);
+}
+
+/**
+ * Length of the request ADU (address + PDU + CRC) that starts at buf[offset], as far as its
+ * function code fixes it: 8 for the fixed-size requests 01..06, 9 + byte count for 15 and 16;
+ * undefined when not yet known or not fixed by the function code.
+ */
+function requestLength(buf: Buffer, offset: number): number | undefined {
+  const functionCode = buf[offset + 1];
+  if (functionCode === undefined) return undefined;
+  if (functionCode >= 0x01 && functionCode <= 0x06) return 8;
+  if (functionCode === 0x0f || functionCode === 0x10) {
+    const count = buf[offset + 6];
+    return count === undefined ? undefined : 9 + count;
+  }
+  return undefined;
+}
+
+export interface RtuSlaveOptions {
+  unitId: number;
+  space: RegisterSpace;
+  /** t3.5 of the line in ms (interFrameMs). */
+  silenceMs: number;
+  /** Sends a reply frame on the line. */
+  send: (frame: Buffer) => void;
+  now?: () => number;
+}
+
+export class RtuSlave {
+  /** Requests of this slave answered (exception replies included). */
+  requests = 0;
+  exceptions = 0;
+  /** Frames discarded for a wrong CRC or a length no request can have. */
+  badFrames = 0;
+  /** Valid frames for another unit id (or broadcast), ignored. */
+  otherUnit = 0;
+  space: RegisterSpace;
+  private readonly unitId: number;
+  private readonly silenceMs: number;
+  private readonly send: (frame: Buffer) => void;
+  private readonly now: () => number;
+  private pending: Buffer = Buffer.alloc(0);
+  private firstByteAt = 0;
+  private silence: NodeJS.Timeout | undefined;
+
+  constructor(options: RtuSlaveOptions) {
+    this.unitId = options.unitId;
+    this.space = options.space;
+    this.silenceMs = options.silenceMs;
+    this.send = options.send;
+    this.now = options.now ?? Date.now;
+  }
+
+  receive(chunk: Buffer): void {
+    if (this.pending.length === 0) this.firstByteAt = this.now();
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    this.answerCompleteRequests();
+    if (this.pending.length > MAX_ADU * 2) this.drop(this.pending.length - MAX_ADU);
+    this.armSilence();
+  }
+
+  /** Stops the silence timer (port closed). */
+  reset(): void {
+    if (this.silence) clearTimeout(this.silence);
+    this.silence = undefined;
+    this.pending = Buffer.alloc(0);
+  }
+
+  /** Answers every complete request of this slave in `pending`, skipping bytes before one. */
+  private answerCompleteRequests(): void {
+    for (;;) {
+      const at = this.findRequest();
+      if (at === undefined) return;
+      const { offset, length } = at;
+      if (offset > 0) this.dropFrame(offset);
+      this.answer(this.pending.subarray(0, length));
+      this.pending = this.pending.subarray(length);
+      this.firstByteAt = this.now();
+    }
+  }
+
+  /** The first complete request for this unit with a matching CRC. */
+  private findRequest(): { offset: number; length: number } | undefined {
+    const buf = this.pending;
+    for (let offset = 0; offset + 4 <= buf.length; offset++) {
+      if (buf[offset] !== this.unitId) continue;
+      const length = requestLength(buf, offset);
+      if (length === undefined || offset + length > buf.length) continue;
+      if (modbusCrc(buf, offset, offset + length - 2) === buf.readUInt16LE(offset + length - 2))
+        return { offset, length };
+    }
+    return undefined;
+  }
+
+  private armSilence(): void {
+    if (this.pending.length === 0) {
+      if (this.silence) clearTimeout(this.silence);
+      this.silence = undefined;
+      return;
+    }
+    if (this.silence) this.silence.refresh();
+    else this.silence = setTimeout(() => this.silenceEnded(), Math.max(1, Math.ceil(this.silenceMs)));
+  }
+
+  /** t3.5 without a byte: what is pending is one frame, unless it is the start of our request. */
+  private silenceEnded(): void {
+    this.silence = undefined;
+    const buf = this.pending;
+    if (buf.length === 0) return;
+    const expected = requestLength(buf, 0);
+    const ours = buf[0] === this.unitId && (expected === undefined || buf.length < expected);
+    if (ours && this.now() - this.firstByteAt < MAX_FRAME_MS) {
+      this.armSilence();
+      return;
+    }
+    this.classify(buf);
+    this.pending = Buffer.alloc(0);
+  }
+
+  /** A silence-delimited frame that was not a complete request of ours. */
+  private classify(frame: Buffer): void {
+    const crcOk =
+      frame.length >= 4 && modbusCrc(frame, 0, frame.length - 2) === frame.readUInt16LE(frame.length - 2);
+    if (!crcOk) {
+      this.badFrames += 1;
+      return;
+    }
+    if (frame[0] !== this.unitId) {
+      this.otherUnit += 1;
+      return;
+    }
+    // A valid frame for us whose function code has no fixed request length: answer it
+    // (ILLEGAL_FUNCTION for anything but 03 / 04).
+    this.answer(frame);
+  }
+
+  private dropFrame(bytes: number): void {
+    this.classify(this.pending.subarray(0, bytes));
+    this.pending = this.pending.subarray(bytes);
+  }
+
+  private drop(bytes: number): void {
+    this.badFrames += 1;
+    this.pending = Buffer.from(this.pending.subarray(bytes));
+  }
+
+  private answer(frame: Buffer): void {
+    this.requests += 1;
+    const { reply, exception } = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
+    if (exception) this.exceptions += 1;
+    reply[0] = this.unitId;
+    this.send(sealFrame(reply));
+  }
+}

@@ -1,0 +1,275 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SerialPort } from 'serialport';
+import { createModbusRtuService, type ModbusRtuService } from '../../src/modbus/rtu-service.js';
+import { characterMs, interFrameMs, modbusCrc, sealFrame } from '../../src/modbus/rtu-slave.js';
+import { hasCommand, requireCommand, requirePeer } from '../helpers/environment.js';
+import { SocatPty } from '../meter/transport/socat-pty.js';
+import { mbpollValues } from './clients.js';
+import { makeContext, syntheticReading, type TestContext as ModbusTestContext } from './fixtures.js';
+
+/**
+ * The RTU slave over a socat pseudo-terminal pair, as an inverter on an RS485 bus sees it: mbpoll
+ * in RTU mode and pymodbus's serial client read the profiles' registers; raw frames check the
+ * CRC, the unit-id filter and byte-exact replies.
+ */
+
+const UNIT = 3;
+const PYTHON = '/usr/bin/python3';
+
+interface Rig extends ModbusTestContext {
+  pty: SocatPty;
+  service: ModbusRtuService;
+}
+
+async function startRig(t: TestContext, env: Record<string, string> = {}): Promise<Rig> {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-rtu-'));
+  const pty = new SocatPty(dir);
+  await pty.start();
+  const test = makeContext({
+    env: {
+      METER_GATEWAY_SERVICES_MODBUS_RTU_ENABLE: 'true',
+      METER_GATEWAY_SERVICES_MODBUS_RTU_DEVICE: pty.hostPath,
+      METER_GATEWAY_SERVICES_MODBUS_RTU_UNIT_ID: String(UNIT),
+      METER_GATEWAY_SERVICES_MODBUS_RTU_PARITY: 'none',
+      ...env,
+    },
+  });
+  const service = createModbusRtuService(test.ctx);
+  await service.start();
+  t.after(async () => {
+    await service.stop();
+    await pty.stop();
+    test.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  assert.equal(test.ctx.services.get('modbus_rtu')?.state, 'running');
+  test.ctx.store.ingest(syntheticReading());
+  return { ...test, pty, service };
+}
+
+function mbpollRtu(path: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'mbpoll',
+      ['-m', 'rtu', '-a', String(UNIT), '-b', '9600', '-P', 'none', '-1', '-o', '2', ...args, path],
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** The inverter's end of the pty: raw frames out, whatever comes back collected. */
+async function openBus(path: string): Promise<{ port: SerialPort; heard: () => Buffer; clear: () => void }> {
+  const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
+  await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+  let heard: Buffer[] = [];
+  port.on('data', (chunk: Buffer) => heard.push(chunk));
+  return { port, heard: () => Buffer.concat(heard), clear: () => (heard = []) };
+}
+
+function request(unit: number, functionCode: number, start: number, quantity: number): Buffer {
+  const frame = Buffer.alloc(8);
+  frame[0] = unit;
+  frame[1] = functionCode;
+  frame.writeUInt16BE(start, 2);
+  frame.writeUInt16BE(quantity, 4);
+  return sealFrame(frame);
+}
+
+async function waitForBytes(heard: () => Buffer, count: number, ms = 2000): Promise<Buffer> {
+  for (let waited = 0; heard().length < count && waited < ms; waited += 10) await sleep(10);
+  return heard();
+}
+
+test('Modbus CRC-16 and frame timing of the serial line spec', () => {
+  // Modbus over Serial Line V1.02 Appendix B: the frame 01 03 00 00 00 01 carries CRC 0x0A84 (84 0A on the wire).
+  assert.equal(modbusCrc(Buffer.from([0x01, 0x03, 0x00, 0x00, 0x00, 0x01])), 0x0a84);
+  assert.deepEqual(request(1, 3, 0, 1), Buffer.from([0x01, 0x03, 0x00, 0x00, 0x00, 0x01, 0x84, 0x0a]));
+  // 9600 8N1: 10 bits per character, 1.042 ms; t3.5 = 3.65 ms. 8E1: 11 bits. Above 19200: 1.75 ms.
+  assert.equal(characterMs(9600, 'none', 1).toFixed(3), '1.042');
+  assert.equal(interFrameMs(9600, 'none', 1).toFixed(2), '3.65');
+  assert.equal(interFrameMs(9600, 'even', 1).toFixed(2), '4.01');
+  assert.equal(interFrameMs(38400, 'none', 1), 1.75);
+});
+
+test('raw frames: byte-exact reply, wrong CRC and other unit ids unanswered, exceptions', async (t) => {
+  if (!requireCommand(t, 'socat')) return;
+  const rig = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sdm630' });
+  const bus = await openBus(rig.pty.meterPath);
+  t.after(() => new Promise<void>((resolve) => bus.port.close(() => resolve())));
+
+  // FC 04, 30053 total power: 822 W as a float, high word first.
+  bus.port.write(request(UNIT, 4, 0x0034, 2));
+  const reply = await waitForBytes(bus.heard, 9);
+  const expected = Buffer.alloc(9);
+  expected[0] = UNIT;
+  expected[1] = 4;
+  expected[2] = 4;
+  expected.writeFloatBE(822, 3);
+  assert.deepEqual(reply, sealFrame(expected));
+  bus.clear();
+
+  // A corrupted CRC, another unit id and a broadcast: no answer on the bus.
+  const corrupted = request(UNIT, 4, 0x0034, 2);
+  corrupted[7] = corrupted[7]! ^ 0xff;
+  bus.port.write(corrupted);
+  await sleep(60);
+  bus.port.write(request(UNIT + 1, 4, 0x0034, 2));
+  await sleep(60);
+  bus.port.write(request(0, 4, 0x0034, 2));
+  await sleep(200);
+  assert.equal(bus.heard().length, 0);
+  assert.equal(rig.service.counters.badFrames, 1);
+  assert.equal(rig.service.counters.otherUnit, 2);
+
+  // A request split in two bursts (as a USB adapter delivers it) is still answered.
+  const split = request(UNIT, 3, 0x0014, 2);
+  bus.port.write(split.subarray(0, 3));
+  await sleep(20);
+  bus.port.write(split.subarray(3));
+  const node = await waitForBytes(bus.heard, 9);
+  assert.equal(node.readFloatBE(3), UNIT);
+  bus.clear();
+
+  // Exceptions as on TCP: 02 outside the map, 01 for an unsupported function code.
+  bus.port.write(request(UNIT, 4, 0x2000, 2));
+  assert.deepEqual(await waitForBytes(bus.heard, 5), sealFrame(Buffer.from([UNIT, 0x84, 0x02, 0, 0])));
+  bus.clear();
+  bus.port.write(request(UNIT, 6, 0x0014, 1));
+  assert.deepEqual(await waitForBytes(bus.heard, 5), sealFrame(Buffer.from([UNIT, 0x86, 0x01, 0, 0])));
+});
+
+/** Every profile, read by mbpoll in RTU mode: [profile, table, 1-based reference, expected floats]. */
+const MBPOLL_CASES: Array<[string, '3' | '4', number, number[]]> = [
+  ['sdm630', '3', 1, [230.1, 229.8, 231.4, 3.62, 1.87, 1.93, 811, -412, 423]],
+  ['sdm630', '3', 53, [822]],
+  ['sdm630', '3', 73, [35802.467, 3580.245]],
+  ['sdm120', '3', 1, [230.1]],
+  ['sdm120', '3', 13, [822]],
+  ['sdm72', '3', 53, [822]],
+  ['sdm72', '3', 1281, [35802.467 - 3580.245, 822, 0]],
+  ['dtsu666', '4', 0x2006 + 1, [2301, 2298, 2314, 3620, 1870, 1930, 8220, 8110, -4120, 4230]],
+  ['dtsu666', '4', 0x401e + 1, [35802.467]],
+];
+
+test('mbpoll in RTU mode reads every profile: floats, W not kW, signs, word order', async (t) => {
+  if (!requireCommand(t, 'socat') || !requireCommand(t, 'mbpoll')) return;
+  for (const profile of ['sdm630', 'sdm120', 'sdm72', 'dtsu666']) {
+    await t.test(profile, async (t) => {
+      const rig = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: profile });
+      for (const [name, table, reference, values] of MBPOLL_CASES) {
+        if (name !== profile) continue;
+        const result = await mbpollRtu(rig.pty.meterPath, [
+          '-t',
+          `${table}:float`,
+          '-B',
+          '-r',
+          String(reference),
+          '-c',
+          String(values.length),
+        ]);
+        assert.equal(result.code, 0, result.stderr + result.stdout);
+        const read = mbpollValues(result.stdout);
+        values.forEach((value, k) => {
+          const got = read.get(reference + 2 * k);
+          assert.ok(got !== undefined, `${profile} ${reference + 2 * k} missing in ${result.stdout}`);
+          // mbpoll prints 6 significant digits.
+          assert.ok(
+            Math.abs(got - value) <= Math.abs(value) * 1e-5,
+            `${profile} ${reference + 2 * k}: ${got} != ${value}`,
+          );
+        });
+      }
+    });
+  }
+});
+
+/** 16-bit registers as mbpoll prints them ("[40070]: \t203 (0x00CB)", unsigned), read as int16. */
+function registers(stdout: string): number[] {
+  return [...stdout.matchAll(/^\[(\d+)\]:\s+(\d+)/gm)].map((match) => (Number(match[2]) << 16) >> 16);
+}
+
+test('mbpoll in RTU mode walks the SunSpec map (16-bit holding registers with scale factors)', async (t) => {
+  if (!requireCommand(t, 'socat') || !requireCommand(t, 'mbpoll')) return;
+  const rig = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sunspec' });
+  // -0: PDU addresses. 40070: model id 203 and length 105; 40088..40092: W, WphA..C, W_SF.
+  const header = await mbpollRtu(rig.pty.meterPath, ['-0', '-t', '4', '-r', '40070', '-c', '2']);
+  assert.equal(header.code, 0, header.stderr);
+  assert.deepEqual(registers(header.stdout), [203, 105]);
+  const power = await mbpollRtu(rig.pty.meterPath, ['-0', '-t', '4', '-r', '40088', '-c', '5']);
+  assert.equal(power.code, 0, power.stderr);
+  assert.deepEqual(registers(power.stdout), [822, 811, -412, 423, 0]);
+});
+
+const PYMODBUS_READ = `
+import struct, sys
+from pymodbus.client import ModbusSerialClient
+port, unit, function, address, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+client = ModbusSerialClient(port=port, baudrate=9600, parity='N', stopbits=1, bytesize=8, timeout=2)
+if not client.connect():
+    sys.exit('cannot open ' + port)
+read = client.read_input_registers if function == 'input' else client.read_holding_registers
+result = read(address, count, slave=unit)
+client.close()
+if result.isError():
+    print('exception', getattr(result, 'exception_code', result))
+    sys.exit(0)
+raw = b''.join(struct.pack('>H', r) for r in result.registers)
+print(' '.join(repr(v) for v in struct.unpack('>%df' % (count // 2), raw)))
+`;
+
+function hasPymodbus(): Promise<boolean> {
+  if (!hasCommand(PYTHON)) return Promise.resolve(false);
+  return new Promise((resolve) =>
+    execFile(PYTHON, ['-c', 'import pymodbus.client'], (error) => resolve(!error)),
+  );
+}
+
+function pymodbus(path: string, table: string, address: number, count: number): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(
+      PYTHON,
+      ['-c', PYMODBUS_READ, path, String(UNIT), table, String(address), String(count)],
+      { timeout: 15_000 },
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout.trim()),
+    ),
+  );
+}
+
+test("pymodbus's serial client reads the Eastron and Chint maps and gets the exception for a gap", async (t) => {
+  if (
+    !requireCommand(t, 'socat') ||
+    !requirePeer(t, await hasPymodbus(), 'python3 with pymodbus (python3-pymodbus)')
+  )
+    return;
+  const sdm = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sdm630' });
+  const floats = (await pymodbus(sdm.pty.meterPath, 'input', 0x000c, 6)).split(' ').map(Number);
+  assert.deepEqual(floats, [811, -412, 423]);
+  assert.match(await pymodbus(sdm.pty.meterPath, 'input', 0x2000, 2), /^exception 2/);
+  const energy = Number(await pymodbus(sdm.pty.meterPath, 'input', 0x0048, 2));
+  assert.equal(energy, Math.fround(35802.467));
+});
+
+test('the port vanishing and coming back: the slave reopens it with backoff', async (t) => {
+  if (!requireCommand(t, 'socat') || !requireCommand(t, 'mbpoll')) return;
+  const rig = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sdm630' });
+  await rig.pty.stop();
+  for (let waited = 0; rig.ctx.services.get('modbus_rtu')?.state !== 'error'; waited += 20) {
+    assert.ok(waited < 5000, 'the closed port is reported');
+    await sleep(20);
+  }
+  await rig.pty.start();
+  for (let waited = 0; rig.ctx.services.get('modbus_rtu')?.state !== 'running'; waited += 50) {
+    assert.ok(waited < 10_000, 'the port is reopened');
+    await sleep(50);
+  }
+  const result = await mbpollRtu(rig.pty.meterPath, ['-t', '3:float', '-B', '-r', '53', '-c', '1']);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(mbpollValues(result.stdout).get(53), 822);
+});
