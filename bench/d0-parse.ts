@@ -10,7 +10,7 @@
  * of that meter in which every digit run of every value (not of addresses or units) is increased by
  * the readout's number, same width, the BCC computed anew where the readout carries one - more change
  * than a meter sends. Both subjects get the same readouts in order. Before timing, the decoder's
- * Reading of every changing readout is checked against a fresh decoder's (which knows no layout),
+ * Reading of every changing readout is checked against a fresh decoder's,
  * and the readings must differ from one readout to the next.
  *
  * Run: `node --import tsx bench/d0-parse.ts` (or dist/bench/d0-parse.js after `npm run build`).

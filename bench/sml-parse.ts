@@ -2,7 +2,7 @@
  * SML parse throughput (issue meter-input: >= 10x npm smartmeter-obis).
  *
  * Frames per second, bytes in -> Reading out, of meter-gateway's SML decoder (escape framer,
- * CRC-16/X-25, TL parser or learnt frame layout, Reading) and of npm smartmeter-obis's SmlProtocol
+ * CRC-16/X-25, TL parser, Reading) and of npm smartmeter-obis's SmlProtocol
  * (driven as its serial transport drives it: checkMessage on the received bytes, then
  * handleMessage, which parses with open-sml and stores the OBIS results), on the same corpus
  * frames fed whole and in 16-byte chunks, in one run, subjects alternated, medians of `reps` runs;
@@ -10,10 +10,9 @@
  * again, and 64 frames of that meter whose values, transaction ids, second indexes and CRCs
  * change from one frame to the next (test/meter/sml/frame-variants.ts), as a meter sends them;
  * before timing, the decoder's readings of those 64 frames are checked against the parser's
- * (same values, all 64 different, all but the first read by the learnt layout). Rates are frames
- * per second of process CPU time (user + system, GC threads included): on the shared 2-vCPU VM,
- * wall-clock rates of the same code swing by 10x with the load of other processes, CPU time far
- * less.
+ * (same values, all 64 different). Rates are frames per second of process CPU time (user + system,
+ * GC threads included): on the shared 2-vCPU VM, wall-clock rates of the same code swing by 10x
+ * with the load of other processes, CPU time far less.
  *
  * Run: `node --import tsx bench/sml-parse.ts` (or dist/bench/sml-parse.js after `npm run build`).
  */
@@ -175,8 +174,8 @@ function firstFrame(capture: string): Buffer {
 }
 
 /**
- * The decoder's readings of a changing stream equal the parser's, differ from frame to frame, and
- * all but the first come from the learnt layout: the timed decoder decodes every value anew.
+ * The decoder's readings of a changing stream equal the parser's and differ from frame to frame:
+ * the timed decoder decodes every value anew.
  */
 function verifyStream(frames: readonly Buffer[]): void {
   const decoder = createSmlDecoder();

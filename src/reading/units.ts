@@ -54,19 +54,10 @@ export interface Conversion {
   factor: number;
 }
 
-/** toCanonical's factor and unit per unit string, learnt once (a meter sends the same few units). */
-const LEARNT_CONVERSIONS = new Map<string, Conversion>();
-const MAX_CONVERSIONS = 256;
-
+/** toCanonical's factor and unit for a unit string. */
 export function conversionOf(unit: string): Conversion {
-  let conversion = LEARNT_CONVERSIONS.get(unit);
-  if (conversion === undefined) {
-    if (LEARNT_CONVERSIONS.size >= MAX_CONVERSIONS) LEARNT_CONVERSIONS.clear();
-    const one = toCanonical(1, unit);
-    conversion = { unit: one.unit, factor: one.value };
-    LEARNT_CONVERSIONS.set(unit, conversion);
-  }
-  return conversion;
+  const one = toCanonical(1, unit);
+  return { unit: one.unit, factor: one.value };
 }
 
 /** toCanonical(value, unit).value for the conversion of `unit`. */

@@ -13,8 +13,7 @@ import type { D0Object, D0Readout, D0Value } from './parser.js';
  * in the readout only.
  *
  * Which data sets feed the Reading depends only on addresses, units and the shape of the values
- * (readingSourcesOf), not on their digits, so a learnt readout layout (./readout-layout.ts) takes
- * the same data sets and builds the Reading with the same functions.
+ * (readingSourcesOf), not on their digits.
  */
 
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)$/;

@@ -1,4 +1,4 @@
-import { beginParse, obisName, predictedName, rememberSequence, type ObisName } from './obis-names.js';
+import { obisName, type ObisName } from './obis-names.js';
 import type { DsmrObject, DsmrTelegram, DsmrValue } from './telegram.js';
 import { parseObjectValue } from './values.js';
 
@@ -30,10 +30,9 @@ type Ending = 'line' | 'object' | 'trailing' | 'unterminated';
  */
 export class BodyReader {
   private readonly groups = [0, 0, 0, 0, 0];
-  /** References of the objects read so far, in order. */
-  private readonly names: ObisName[] = [];
-  private readonly parse = beginParse();
-  /** End of the OBIS reference found by predictedName / readName. */
+  /** The references ("A-B:C.D.E") of the objects read so far. */
+  private readonly seen = new Set<string>();
+  /** End of the OBIS reference found by readName. */
   private nameEnd = 0;
   /** Last object, while it ended at a line end: a following "(...)" line continues it. */
   private continuable: DsmrObject | undefined;
@@ -61,7 +60,6 @@ export class BodyReader {
       this.enterLine(pos);
       pos = code === OPEN ? this.readContinuation(pos) : this.readObject(pos);
     }
-    rememberSequence(this.names);
   }
 
   private enterLine(pos: number): void {
@@ -72,7 +70,7 @@ export class BodyReader {
   }
 
   private readObject(start: number): number {
-    const name = this.predictedName(start) ?? this.readName(start);
+    const name = this.readName(start);
     if (name === undefined) return this.next;
     const open = this.skipBlanks(this.nameEnd);
     if (open >= this.stop || this.text.charCodeAt(open) !== OPEN) {
@@ -89,29 +87,15 @@ export class BodyReader {
     const close = this.readValues(object, name.hexText, open);
     if (this.ending === 'unterminated') return this.unterminated(start);
     object.line = this.text.slice(start, close + 1);
-    if (name.seenInParse === this.parse) {
+    if (this.seen.has(name.obis)) {
       this.telegram.problems.push({ line: object.line, reason: 'duplicate OBIS reference' });
     }
-    name.seenInParse = this.parse;
-    this.names.push(name);
+    this.seen.add(name.obis);
     this.telegram.objects.push(object);
     this.continuable = this.ending === 'line' ? object : undefined;
     this.continuableStart = start;
     this.continuableHexText = name.hexText;
     return this.afterValues(start);
-  }
-
-  /** The previous telegram's reference at this position, when the line starts with it. */
-  private predictedName(start: number): ObisName | undefined {
-    const predicted = predictedName(this.names.length);
-    if (predicted === undefined) return undefined;
-    const after = start + predicted.obis.length;
-    // A slice compared with === measured faster than startsWith here (short one-byte strings).
-    if (after > this.stop || this.text.slice(start, after) !== predicted.obis) return undefined;
-    const code = after < this.stop ? this.text.charCodeAt(after) : 0;
-    if (code >= 0x30 && code <= 0x39) return undefined;
-    this.nameEnd = after;
-    return predicted;
   }
 
   /** Reads the OBIS reference at `start`, recording a problem when there is none. */

@@ -36,27 +36,20 @@ export function addObjectValues(
 }
 
 /**
- * The values of an object (all, or only the first without its number: see
- * DsmrReadingBuilder.readsAllValues), kept per reference with the text they were read from:
- * identifiers, versions, tariff, device types and M-Bus readings repeat from telegram to telegram
- * (a gas meter's reading changes every 5 minutes or hour); the clock does not, and is read every
- * time. The values are only read by the builder, never handed out, so they may be shared.
+ * The values of an object: all, or only the first without its number (see
+ * DsmrReadingBuilder.readsAllValues).
  */
 function valuesOf(name: ObisName, text: string, values: ValuePositions, all: boolean): DsmrValue[] {
   const first = values.first;
-  const last = all ? first + values.count - 1 : first;
-  // The values' texts with the ")(" between them: equal texts, equal values.
-  const raw = text.slice(values.starts[first]! + values.shift, values.ends[last]! + values.shift);
-  const repeats = name.role !== 'clock';
-  const known = name.lastValues;
-  if (repeats && known !== undefined && known.text === raw) return known.values;
+  if (!all) {
+    const raw = text.slice(values.starts[first]! + values.shift, values.ends[first]! + values.shift);
+    return [parseTextValue(raw, name.hexText)];
+  }
   const parsed: DsmrValue[] = [];
-  if (!all) parsed.push(parseTextValue(raw, name.hexText));
-  for (let k = first; all && k <= last; k++) {
+  for (let k = first; k < first + values.count; k++) {
     const value = text.slice(values.starts[k]! + values.shift, values.ends[k]! + values.shift);
     parsed.push(parseObjectValue(value, name.hexText));
   }
-  if (repeats) name.lastValues = { text: raw, values: parsed };
   return parsed;
 }
 
@@ -71,7 +64,7 @@ export interface ValuePositions {
   shift: number;
   /**
    * Per value, the length of a "*unit" tail every value there is known to end with (-1: none
-   * known), and conversionFor(code, unit) of that unit (see ./telegram-layout.ts).
+   * known), and conversionFor(code, unit) of that unit.
    */
   unitTails?: readonly number[];
   unitConversions?: readonly (Conversion | undefined)[];
@@ -87,33 +80,13 @@ function addFirstNumber(
     const to = values.ends[k]! + values.shift;
     const value = dsmrNumberIn(values.bytes, text, values.starts[k]! + values.shift, to);
     if (Number.isNaN(value)) continue;
-    const star = dsmrNumberStop();
+    const star = dsmrNumberStop(text, values.starts[k]! + values.shift, to);
     const tail = values.unitTails?.[k] ?? -1;
     const conversion =
-      tail >= 0 && star === to - tail ? values.unitConversions![k] : conversionOf(name, text, star, to);
+      tail >= 0 && star === to - tail
+        ? values.unitConversions![k]
+        : conversionFor(name.code, dsmrUnitAfterNumber(text, star, to));
     builder.addConverted(name.code, value, conversion);
     return;
   }
-}
-
-/**
- * conversionFor(name.code, unit) of the unit text after the '*' at `star` up to `to` (no unit
- * when star = to), remembered per reference for the unit it last came in.
- */
-function conversionOf(name: ObisName, text: string, star: number, to: number): Conversion | undefined {
-  const last = name.lastConversion;
-  if (last !== undefined && isUnitAt(last.unit, text, star, to)) return last.conversion;
-  const unit = star < to ? dsmrUnitAfterNumber(text, to) : undefined;
-  const conversion = conversionFor(name.code, unit);
-  name.lastConversion = { unit, conversion };
-  return conversion;
-}
-
-function isUnitAt(unit: string | undefined, text: string, star: number, to: number): boolean {
-  if (unit === undefined) return star === to;
-  if (to - star - 1 !== unit.length) return false;
-  for (let i = 0; i < unit.length; i++) {
-    if (text.charCodeAt(star + 1 + i) !== unit.charCodeAt(i)) return false;
-  }
-  return true;
 }

@@ -129,9 +129,10 @@ export class DsmrReadingBuilder {
 }
 
 function identityOf(header: DsmrHeader, general: GeneralObjects): MeterIdentity {
-  const flag = flagOf(header);
-  const identity: MeterIdentity = { prefix: flag.prefix };
-  if (flag.vendor !== undefined) identity.vendor = flag.vendor;
+  const prefix = header.flag.toUpperCase();
+  const identity: MeterIdentity = { prefix };
+  const vendor = vendorOfFlag(prefix);
+  if (vendor !== undefined) identity.vendor = vendor;
   if (header.model !== '') identity.model = header.model;
   const id = identifierText(general.equipmentId) ?? identifierText(general.serialNumber);
   if (id !== undefined) identity.id = id;
@@ -141,19 +142,6 @@ function identityOf(header: DsmrHeader, general: GeneralObjects): MeterIdentity 
   const logicalName = identifierText(general.logicalName);
   if (logicalName !== undefined) identity.logicalName = logicalName;
   return identity;
-}
-
-/** The FLAG id in upper case and its vendor, kept for the header object they are of (./direct-reading.ts reuses it). */
-let flagHeader: DsmrHeader | undefined;
-let flag: { prefix: string; vendor: string | undefined } = { prefix: '', vendor: undefined };
-
-function flagOf(header: DsmrHeader): { prefix: string; vendor: string | undefined } {
-  if (header !== flagHeader) {
-    const prefix = header.flag.toUpperCase();
-    flag = { prefix, vendor: vendorOfFlag(prefix) };
-    flagHeader = header;
-  }
-  return flag;
 }
 
 /**

@@ -31,7 +31,8 @@ export function parseDsmrValue(raw: string): DsmrValue {
   }
   const value = dsmrNumberAt(raw, 0, length);
   if (Number.isNaN(value)) return { raw };
-  return numberStop < length ? { raw, value, unit: dsmrUnitAt(raw, numberStop + 1, length) } : { raw, value };
+  const stop = dsmrNumberStop(raw, 0, length);
+  return stop < length ? { raw, value, unit: dsmrUnitAt(raw, stop + 1, length) } : { raw, value };
 }
 
 /** A value of an object whose values are hex-encoded text (see isHexTextObject) also gets `text`. */
@@ -55,12 +56,9 @@ export function parseTextValue(raw: string, hexText: boolean): DsmrValue {
   return value;
 }
 
-/** Where the last successful dsmrNumberAt stopped: its `to`, or the '*' before the unit. */
-let numberStop = 0;
-
 /**
  * The number that text[from, to) is (see parseDsmrValue), or NaN when it is none (a timestamp,
- * text, an OBIS reference). Its unit, if any, starts after the '*' at `numberStop`.
+ * text, an OBIS reference). Its unit, if any, starts after the '*' at dsmrNumberStop.
  * Hot path: one pass over the characters, reads kept inside the string (an out-of-range
  * charCodeAt deoptimises it).
  */
@@ -88,7 +86,6 @@ export function dsmrNumberAt(text: string, from: number, to: number): number {
     if (decimals === 0) return Number.NaN;
   }
   if (i < to && text.charCodeAt(i) !== STAR) return Number.NaN;
-  numberStop = i;
   if (i - digitsStart - (decimals > 0 ? 1 : 0) > EXACT_DIGITS) return Number(text.slice(from, i));
   // The mantissa and the power of ten are exact, so the quotient is the double nearest the
   // decimal, the same as Number() of the text.
@@ -125,20 +122,23 @@ export function dsmrNumberIn(bytes: Uint8Array, text: string, from: number, to: 
     if (decimals === 0) return Number.NaN;
   }
   if (i < to && bytes[i] !== STAR) return Number.NaN;
-  numberStop = i;
   if (i - digitsStart - (decimals > 0 ? 1 : 0) > EXACT_DIGITS) return Number(text.slice(from, i));
   const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals]!;
   return first === MINUS ? -value : value;
 }
 
-/** Where the last successful dsmrNumberAt or dsmrNumberIn stopped: its `to`, or the '*' before the unit. */
-export function dsmrNumberStop(): number {
-  return numberStop;
+/**
+ * Where the number of text[from, to) stops when dsmrNumberAt finds one there: `to`, or the '*'
+ * before its unit (a number has no '*', so the first '*' is the one after it).
+ */
+export function dsmrNumberStop(text: string, from: number, to: number): number {
+  const star = text.indexOf('*', from);
+  return star < 0 || star >= to ? to : star;
 }
 
-/** The unit text after a number's '*' (see dsmrNumberAt), as its one shared string when common. */
-export function dsmrUnitAfterNumber(text: string, to: number): string | undefined {
-  return numberStop < to ? dsmrUnitAt(text, numberStop + 1, to) : undefined;
+/** The unit text after the '*' at `stop` (see dsmrNumberStop), as its one shared string when common. */
+export function dsmrUnitAfterNumber(text: string, stop: number, to: number): string | undefined {
+  return stop < to ? dsmrUnitAt(text, stop + 1, to) : undefined;
 }
 
 /** 1 to maxDigits ASCII digits (a device type, a tariff number). */
@@ -198,24 +198,10 @@ function hexNibble(code: number): number {
 /**
  * Text of a hex-encoded octet string ("4B38" -> "K8") when every octet is printable ASCII
  * (0x20..0x7E); undefined otherwise (odd length, non-hex, control bytes: the raw text is the id).
- * Line breaks of a value continued over several lines are ignored. Identifiers repeat in every
- * telegram, so results are kept (bounded) by raw text.
+ * Line breaks of a value continued over several lines are ignored.
  */
 export function decodeHexText(raw: string): string | undefined {
-  const known = DECODED.get(raw);
-  if (known !== undefined) return known === NOT_TEXT ? undefined : known;
-  const text = decodeHex(raw.includes('\n') ? raw.replace(/\r?\n/g, '') : raw);
-  if (DECODED.size >= MAX_DECODED) DECODED.clear();
-  DECODED.set(raw, text ?? NOT_TEXT);
-  return text;
-}
-
-/** Cache entry for "this text has no decoded form". */
-const NOT_TEXT = Symbol('not text');
-const DECODED = new Map<string, string | typeof NOT_TEXT>();
-const MAX_DECODED = 256;
-
-function decodeHex(hex: string): string | undefined {
+  const hex = raw.includes('\n') ? raw.replace(/\r?\n/g, '') : raw;
   if (hex.length === 0 || hex.length % 2 !== 0) return undefined;
   const octets = new Array<number>(hex.length / 2);
   for (let i = 0; i < octets.length; i++) {

@@ -12,24 +12,7 @@ export interface IdentitySources {
   manufacturer?: Buffer;
 }
 
-/** A meter repeats the same identity in every frame: the last one is reused when unchanged. */
-let last: { sources: IdentitySources; identity: Readonly<MeterIdentity> } | undefined;
-
-export function identityOf(sources: IdentitySources): Readonly<MeterIdentity> {
-  if (
-    last &&
-    sameBytes(last.sources.serverId, sources.serverId) &&
-    sameBytes(last.sources.ownershipNumber, sources.ownershipNumber) &&
-    sameBytes(last.sources.manufacturer, sources.manufacturer)
-  ) {
-    return last.identity;
-  }
-  const identity = Object.freeze(decodeIdentity(sources));
-  last = { sources: copySources(sources), identity };
-  return identity;
-}
-
-function decodeIdentity({ serverId, ownershipNumber, manufacturer }: IdentitySources): MeterIdentity {
+export function identityOf({ serverId, ownershipNumber, manufacturer }: IdentitySources): MeterIdentity {
   const identity: MeterIdentity = {};
   if (serverId) {
     const decoded = decodeServerId(serverId);
@@ -43,21 +26,4 @@ function decodeIdentity({ serverId, ownershipNumber, manufacturer }: IdentitySou
   const vendor = vendorOf(identity.prefix) ?? (isFlagCode(text) ? undefined : text);
   if (vendor) identity.vendor = vendor;
   return identity;
-}
-
-/** The sources are views into a frame; the memo keeps copies of its own. */
-function copySources(sources: IdentitySources): IdentitySources {
-  const copy = (bytes: Buffer | undefined): Buffer | undefined => (bytes ? Buffer.from(bytes) : undefined);
-  return {
-    serverId: copy(sources.serverId),
-    ownershipNumber: copy(sources.ownershipNumber),
-    manufacturer: copy(sources.manufacturer),
-  };
-}
-
-function sameBytes(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -77,24 +77,12 @@ export function smlFrameToReading(frame: SmlFrame, receivedAt: number): Reading 
   return reading;
 }
 
-const keyCache = new Map<number, string>();
-const KEY_CACHE_LIMIT = 4096;
-
-/**
- * `C.D.E` of 1-0:C.D.E*255, else undefined (cached: a meter sends the same few codes every
- * second).
- */
+/** `C.D.E` of 1-0:C.D.E*255, else undefined. */
 export function electricityKey(obisCode: number): string | undefined {
   const abc = (obisCode / 0x1000000) | 0;
   const def = obisCode - abc * 0x1000000;
   if (abc >>> 8 !== 0x0100 || (def & 0xff) !== 255) return undefined;
-  const cde = ((abc & 0xff) << 16) | (def >>> 8);
-  let key = keyCache.get(cde);
-  if (key === undefined) {
-    key = `${abc & 0xff}.${def >>> 16}.${(def >>> 8) & 0xff}`;
-    if (keyCache.size < KEY_CACHE_LIMIT) keyCache.set(cde, key);
-  }
-  return key;
+  return `${abc & 0xff}.${def >>> 16}.${(def >>> 8) & 0xff}`;
 }
 
 interface UnitConversion {
@@ -103,21 +91,11 @@ interface UnitConversion {
   exponent: number;
 }
 
-/** Conversions by unit code 0..255; index 256 for an entry without unit. */
-const conversions = new Array<UnitConversion | null | undefined>(257);
-const NO_UNIT = 256;
-
 /** The toCanonical conversion of a DLMS unit code as a power of ten, or null when it is none. */
 function conversionOf(code: number | undefined): UnitConversion | null {
-  const index = code ?? NO_UNIT;
-  let conversion = conversions[index];
-  if (conversion === undefined) {
-    const unit = toCanonical(1, dlmsUnit(code));
-    const exponent = Math.round(Math.log10(unit.value));
-    conversion = 10 ** exponent === unit.value ? { unit: unit.unit, exponent } : null;
-    if (index >= 0 && index <= NO_UNIT) conversions[index] = conversion;
-  }
-  return conversion;
+  const unit = toCanonical(1, dlmsUnit(code));
+  const exponent = Math.round(Math.log10(unit.value));
+  return 10 ** exponent === unit.value ? { unit: unit.unit, exponent } : null;
 }
 
 /**

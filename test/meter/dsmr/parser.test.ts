@@ -154,7 +154,7 @@ test('unknown OBIS codes are kept as objects', () => {
   );
 });
 
-test('parsing is independent of the telegram parsed before (shared name cache)', () => {
+test('parsing is independent of the telegram parsed before; a repeated reference is a problem', () => {
   const a = telegram('1-0:1.8.1(1*kWh)\r\n1-0:1.8.2(2*kWh)\r\n');
   const b = telegram('1-0:1.8.10(3*kWh)\r\n1-0:1.8.2(4*kWh)\r\n1-0:1.8.2(5*kWh)\r\n');
   const alone = parseDsmrTelegram(b);
