@@ -17,3 +17,6 @@ console.log('\nSML (beside npm smartmeter-obis)');
 console.log(formatSmlBench(await runSmlBench()));
 console.log('\nIEC 62056-21 / D0 (beside npm smartmeter-obis)');
 console.log(formatD0Bench(await runD0Bench()));
+
+console.log('');
+await import('./modbus-freshness.js');

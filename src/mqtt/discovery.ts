@@ -5,10 +5,13 @@ import {
   configTopic,
   discoveryConfig,
   entitiesOf,
+  METER_STATUS_ENTITY,
+  METER_STATUS_HEARTBEAT_S,
   stateOf,
   type DeviceInfo,
   type DiscoveryTopics,
   type HaEntity,
+  type MeterFacts,
 } from './ha-entities.js';
 
 export type DiscoveryLink = Pick<BrokerLink, 'publish' | 'subscribe' | 'unsubscribe' | 'connected'>;
@@ -34,6 +37,7 @@ export function gatewayTopics(systemId: string, prefix: string): DiscoveryTopics
     prefix,
     state: `meter-gateway/${systemId}/state`,
     availability: `meter-gateway/${systemId}/availability`,
+    meterStatus: `meter-gateway/${systemId}/meter_status`,
   };
 }
 
@@ -48,12 +52,16 @@ export function availabilityWill(systemId: string): LastWill {
  * Retained configs found on the broker under our system id that are not in the set are cleared
  * (empty retained payload), which also removes entities of an earlier run or of a swapped meter.
  * Availability is online only while the reading is fresh: a stale meter makes every entity
- * unavailable instead of showing old totals. Disabled, it clears everything it finds.
+ * unavailable instead of showing old totals. The meter status has its own retained topic, re-sent
+ * every METER_STATUS_HEARTBEAT_S, so it shows NO DATA while the readings are unavailable and
+ * expires in HA when the gateway is gone. Disabled, it clears everything it finds.
  */
 export class HomeAssistantDiscovery {
   private settings: DiscoverySettings;
-  private entities = new Map<string, HaEntity>();
+  private entities = new Map<string, HaEntity>([[METER_STATUS_ENTITY.key, METER_STATUS_ENTITY]]);
   private meterId: string | undefined;
+  private meters: MeterFacts = { identity: {}, mbus: [] };
+  private statusTimer: NodeJS.Timeout | undefined;
   /** Keys whose config the broker retains under our system id, as far as this run knows. */
   private readonly retainedConfigs = new Set<string>();
   private announced = new Set<string>();
@@ -67,6 +75,7 @@ export class HomeAssistantDiscovery {
     private readonly link: DiscoveryLink,
     settings: DiscoverySettings,
     private readonly latest: () => Reading | undefined,
+    private readonly meterStatus: () => string,
     private readonly random: () => number = Math.random,
   ) {
     this.settings = settings;
@@ -98,10 +107,13 @@ export class HomeAssistantDiscovery {
   onReading(reading: Reading, meterId: string | undefined): void {
     if (!this.settings.enabled) return;
     const present = entitiesOf(reading);
-    if (meterId !== undefined && this.meterId !== undefined && meterId !== this.meterId)
+    if (meterId !== undefined && this.meterId !== undefined && meterId !== this.meterId) {
       this.entities.clear();
+      this.entities.set(METER_STATUS_ENTITY.key, METER_STATUS_ENTITY);
+    }
     if (meterId !== undefined) this.meterId = meterId;
     for (const entity of present) this.entities.set(entity.key, entity);
+    this.updateMeterFacts(reading);
     if (!this.link.connected) return;
     this.announceConfigs();
     this.clearVanished();
@@ -135,6 +147,27 @@ export class HomeAssistantDiscovery {
     if (this.settings.enabled && this.link.connected) this.setAvailability('offline');
   }
 
+  /** The meter status changed (or its heartbeat is due): the status entity's state. */
+  publishMeterStatus(): void {
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = undefined;
+    if (!this.settings.enabled || !this.link.connected) return;
+    this.publish(this.topics.meterStatus, this.meterStatus(), 1, true);
+    this.statusTimer = setTimeout(() => this.publishMeterStatus(), METER_STATUS_HEARTBEAT_S * 1000);
+    this.statusTimer.unref();
+  }
+
+  /** Identity and M-Bus channels for the meters' HA devices; changed facts re-send the configs. */
+  private updateMeterFacts(reading: Reading): void {
+    const facts: MeterFacts = {
+      identity: { ...reading.identity },
+      mbus: reading.mbus.map(({ bus, meterId, deviceType }) => ({ bus, meterId, deviceType })),
+    };
+    if (JSON.stringify(facts) === JSON.stringify(this.meters)) return;
+    this.meters = facts;
+    this.announced.clear();
+  }
+
   onMessage(topic: string, payload: Buffer, retained: boolean): void {
     const { prefix } = this.settings;
     if (topic === `${prefix}/status`) {
@@ -159,6 +192,8 @@ export class HomeAssistantDiscovery {
     this.birthTimer = undefined;
     if (this.stateTimer) clearTimeout(this.stateTimer);
     this.stateTimer = undefined;
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = undefined;
     this.unsubscribeTopics(this.settings);
   }
 
@@ -166,6 +201,7 @@ export class HomeAssistantDiscovery {
     if (!this.settings.enabled) {
       // Switched off: remove what an earlier run left (configs are cleared as they arrive).
       this.publish(this.topics.availability, '', 1, true);
+      this.publish(this.topics.meterStatus, '', 1, true);
       this.clearVanished();
       return;
     }
@@ -173,6 +209,7 @@ export class HomeAssistantDiscovery {
     this.availability = undefined;
     this.announceConfigs();
     this.clearVanished();
+    this.publishMeterStatus();
     const reading = this.latest();
     if (reading) {
       this.publishLatestState();
@@ -185,7 +222,7 @@ export class HomeAssistantDiscovery {
   private announceConfigs(): void {
     for (const entity of this.entities.values()) {
       if (this.announced.has(entity.key)) continue;
-      const config = discoveryConfig(entity, this.settings.device, this.topics);
+      const config = discoveryConfig(entity, this.settings.device, this.topics, this.meters);
       const topic = configTopic(this.settings.prefix, this.settings.device.systemId, entity.key);
       if (!this.publish(topic, JSON.stringify(config), 1, true)) continue;
       this.announced.add(entity.key);

@@ -127,7 +127,12 @@ export function createMqttService(ctx: AppContext): MqttService {
 
   function createLink(options: LinkOptions): void {
     const created = new BrokerLink(options);
-    const createdDiscovery = new HomeAssistantDiscovery(created, discoverySettings(), () => ctx.store.latest);
+    const createdDiscovery = new HomeAssistantDiscovery(
+      created,
+      discoverySettings(),
+      () => ctx.store.latest,
+      () => ctx.store.meter.status,
+    );
     created.on('connect', () => {
       loggedError = undefined;
       createdDiscovery.onConnect();
@@ -218,8 +223,11 @@ export function createMqttService(ctx: AppContext): MqttService {
     publishTemplate(reading);
     discovery?.onReading(reading, ctx.store.meter.identity.id);
   };
-  const onMeter = (_meter: MeterState): void => {
+  let lastStatus: string | undefined;
+  const onMeter = (meter: MeterState): void => {
     if (ctx.store.latest === undefined) discovery?.onMeterStale();
+    if (meter.status !== lastStatus) discovery?.publishMeterStatus();
+    lastStatus = meter.status;
   };
   const onConfigChange = (paths: readonly string[]): void => {
     if (paths.includes('services.report_interval')) schedule.reset();

@@ -31,7 +31,22 @@ test('defaults follow the spec and DESIGN §4', () => {
   assert.equal(c.services.report_interval, 30);
   assert.equal(c.services.sd.frequency, 15);
   assert.equal(c.services.berry.run_delay, 300);
-  assert.deepEqual(c.services.modbus, { enable: false, port: 502 });
+  assert.deepEqual(c.services.modbus, {
+    enable: false,
+    port: 502,
+    profile: 'whatwatt',
+    direction: 'import_positive',
+  });
+  assert.deepEqual(c.services.modbus_rtu, {
+    enable: false,
+    device: '',
+    baud: 9600,
+    parity: 'none',
+    stop_bits: 1,
+    unit_id: 1,
+    profile: 'sdm630',
+    direction: 'import_positive',
+  });
   assert.equal(c.services.broadcast, true);
   assert.equal(c.system.protection, false);
   assert.equal(c.meter.source, 'simulator');

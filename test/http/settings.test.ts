@@ -35,7 +35,17 @@ const DEFAULT_SETTINGS = {
     log: false,
     meter_proxy: false,
     sd: { enable: false, frequency: 15 },
-    modbus: { enable: false, port: 502 },
+    modbus: { enable: false, port: 502, profile: 'whatwatt', direction: 'import_positive' },
+    modbus_rtu: {
+      enable: false,
+      device: '',
+      baud: 9600,
+      parity: 'none',
+      stop_bits: 1,
+      unit_id: 1,
+      profile: 'sdm630',
+      direction: 'import_positive',
+    },
     berry: { auto_run: false, run_delay: 300 },
   },
 };
@@ -66,7 +76,12 @@ test('PUT merges a partial object, persists it, emits change and answers the upd
     assert.equal(body.system.name, 'Kitchen');
     assert.equal(body.system.host_name, 'meter-gateway');
     assert.equal(body.services.report_interval, 60);
-    assert.deepEqual(body.services.modbus, { enable: true, port: 502 });
+    assert.deepEqual(body.services.modbus, {
+      enable: true,
+      port: 502,
+      profile: 'whatwatt',
+      direction: 'import_positive',
+    });
     assert.deepEqual(changes, [['system.name', 'services.report_interval', 'services.modbus.enable']]);
     assert.deepEqual(JSON.parse(readFileSync(join(stateDir, 'settings.json'), 'utf8')), {
       system: { name: 'Kitchen' },
@@ -255,4 +270,36 @@ test('system.host_name accepts the device default form with underscores', () =>
       const refused = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', { system: { host_name: bad } });
       assert.equal(refused.status, 400, bad);
     }
+  }));
+
+test('the Modbus profiles and the RTU line are settings: validated, applied, kept by POST', () =>
+  withServer(async ({ baseUrl, ctx }) => {
+    const bad = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      services: {
+        modbus: { profile: 'sdm999' },
+        modbus_rtu: { unit_id: 0, parity: 'mark', stop_bits: 3, baud: 100, direction: 'up' },
+      },
+    });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(fieldsOf(bad.json()), [
+      'services.modbus.profile',
+      'services.modbus_rtu.baud',
+      'services.modbus_rtu.direction',
+      'services.modbus_rtu.parity',
+      'services.modbus_rtu.stop_bits',
+      'services.modbus_rtu.unit_id',
+    ]);
+    const good = await sendJsonBody(baseUrl, 'PUT', '/api/v1/settings', {
+      services: {
+        modbus: { profile: 'sunspec' },
+        modbus_rtu: { device: '/dev/ttyUSB0', unit_id: 11, parity: 'even', profile: 'dtsu666' },
+      },
+    });
+    assert.equal(good.status, 200, good.text);
+    assert.equal(ctx.config.config.services.modbus.profile, 'sunspec');
+    assert.equal(good.json().services.modbus_rtu.unit_id, 11);
+    const replaced = await sendJsonBody(baseUrl, 'POST', '/api/v1/settings', { system: { name: 'x' } });
+    assert.equal(replaced.status, 200);
+    assert.equal(replaced.json().services.modbus.profile, 'whatwatt', 'a choice returns to its default');
+    assert.equal(replaced.json().services.modbus_rtu.device, '');
   }));

@@ -25,8 +25,10 @@ export const DSMR_KEYS = [
   'energy_active_positive_t1',
   'energy_active_positive_t2',
   'mbus_1',
+  'meter_status',
   'power_active_negative',
   'power_active_positive',
+  'tariff',
   'voltage_l1',
 ];
 

@@ -43,6 +43,7 @@ test('discovery: one retained config per quantity sent, state JSON, availability
     energy_active_negative: 4102.877,
     energy_active_negative_t1: 1811.42,
     energy_active_negative_t2: 2291.457,
+    tariff: 2,
     mbus_1: 4521.338,
   });
 
@@ -59,13 +60,24 @@ test('discovery: one retained config per quantity sent, state JSON, availability
   assert.equal(energy.device_class, 'energy');
   assert.equal(energy.state_class, 'total_increasing');
   assert.equal(energy.unit_of_measurement, 'kWh');
+  // Meter quantities on the meter's own device, named after its identity, via the gateway.
   assert.deepEqual(energy.device, {
+    identifiers: [`meter-gateway-${SYSTEM_ID}-meter`],
+    name: 'Electricity meter',
+    via_device: `meter-gateway-${SYSTEM_ID}`,
+    manufacturer: 'ISK',
+    model: 'AM550',
+    serial_number: 'E0047000123456789',
+  });
+  assert.deepEqual(JSON.parse(configs.get('meter_status')!).device, {
     identifiers: [`meter-gateway-${SYSTEM_ID}`],
     name: 'meter-gateway',
+    manufacturer: 'meter-gateway',
     model: 'meter-gateway-test',
     sw_version: '9.8.7',
     configuration_url: 'http://127.0.0.1:8080/',
   });
+  assert.equal(JSON.parse(configs.get('mbus_1')!).device.name, 'Gas meter');
   assert.deepEqual(energy.origin, { name: 'meter-gateway', sw_version: '9.8.7' });
   assert.equal(JSON.parse(configs.get('mbus_1')!).device_class, 'gas');
 });
@@ -85,6 +97,18 @@ test('discovery: a stale meter makes entities unavailable; no total is published
   );
   assert.equal(context.ctx.store.latest, undefined);
   assert.deepEqual(subscriber.on(STATE, beforeStale), [], 'nothing stale is published');
+  // The meter status entity has its own topic and stays available: it says NO DATA.
+  const status = await subscriber.waitFor(
+    'status NO DATA',
+    (m) => m.topic === `meter-gateway/${SYSTEM_ID}/meter_status` && m.payload === 'NO DATA',
+    beforeStale,
+  );
+  assert.ok(status);
+  const kept = await retained(broker, [`meter-gateway/${SYSTEM_ID}/meter_status`]);
+  assert.deepEqual(
+    kept.map((m) => m.payload),
+    ['NO DATA'],
+  );
 
   const resumed = subscriber.mark();
   context.ctx.store.ingest(dsmrReading(Date.now(), 1, { '2.8.1': [0, 'kWh'], '2.8.2': [0, 'kWh'] }));

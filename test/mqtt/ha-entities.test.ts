@@ -4,8 +4,10 @@ import {
   configTopic,
   discoveryConfig,
   entitiesOf,
+  METER_STATUS_ENTITY,
   stateOf,
   type DeviceInfo,
+  type MeterFacts,
 } from '../../src/mqtt/ha-entities.js';
 import { gatewayTopics } from '../../src/mqtt/discovery.js';
 import { QUANTITIES } from '../../src/reading/quantities.js';
@@ -58,6 +60,10 @@ const device: DeviceInfo = {
   configurationUrl: 'http://192.0.2.7:8080/',
 };
 const topics = gatewayTopics('ECC9FF5C7F14', 'homeassistant');
+const meters: MeterFacts = {
+  identity: { prefix: 'ISK', vendor: 'Iskraemeco', model: 'MT382-1000', id: 'E0043007123456715' },
+  mbus: [{ bus: 1, deviceType: 3, meterId: 'G0012345678901234' }],
+};
 
 function readingWith(values: Record<string, [number, string]>, mbus: MbusReading[] = []): Reading {
   return { receivedAt: 0, protocol: 'SML', identity: {}, values: valuesOf(values), mbus };
@@ -96,14 +102,14 @@ test('ha rules: every quantity of the table is announced with a class, unit and 
   const entities = entitiesOf(everything);
   assert.equal(entities.length, QUANTITIES.length, 'one entity per table quantity');
   for (const entity of entities) {
-    const violation = haRuleViolation(discoveryConfig(entity, device, topics));
+    const violation = haRuleViolation(discoveryConfig(entity, device, topics, meters));
     assert.equal(violation, undefined, `${entity.key}: ${violation}`);
   }
 });
 
 test('ha rules: energy import and export totals fit the energy dashboard', () => {
   const byKey = new Map(
-    entitiesOf(everything).map((entity) => [entity.key, discoveryConfig(entity, device, topics)]),
+    entitiesOf(everything).map((entity) => [entity.key, discoveryConfig(entity, device, topics, meters)]),
   );
   for (const key of [
     'energy_active_positive',
@@ -127,7 +133,7 @@ test('ha rules: M-Bus gas, water and heat channels', () => {
     { bus: 4, deviceType: 3, unit: 'm3' },
     { bus: 5, deviceType: 3, cumulative: 1, unit: 'ft3-unknown' },
   ]);
-  const configs = entitiesOf(reading).map((entity) => discoveryConfig(entity, device, topics));
+  const configs = entitiesOf(reading).map((entity) => discoveryConfig(entity, device, topics, meters));
   assert.deepEqual(
     configs.map((c) => [c.unique_id, c.device_class, c.unit_of_measurement, c.state_class]),
     [
@@ -142,7 +148,7 @@ test('ha rules: M-Bus gas, water and heat channels', () => {
 
 test('discovery config: ids, topics, template, device and origin blocks', () => {
   const [entity] = entitiesOf(readingWith({ '13.7.0': [0.98, ''] }));
-  const config = discoveryConfig(entity!, device, topics);
+  const config = discoveryConfig(entity!, device, topics, meters);
   assert.deepEqual(config, {
     name: 'Power factor',
     unique_id: 'meter-gateway-ECC9FF5C7F14-power_factor',
@@ -154,11 +160,12 @@ test('discovery config: ids, topics, template, device and origin blocks', () => 
     state_class: 'measurement',
     device_class: 'power_factor',
     device: {
-      identifiers: ['meter-gateway-ECC9FF5C7F14'],
-      name: 'gw',
-      model: 'Pi',
-      sw_version: '1.2.3',
-      configuration_url: 'http://192.0.2.7:8080/',
+      identifiers: ['meter-gateway-ECC9FF5C7F14-meter'],
+      name: 'Electricity meter',
+      via_device: 'meter-gateway-ECC9FF5C7F14',
+      manufacturer: 'Iskraemeco',
+      model: 'MT382-1000',
+      serial_number: 'E0043007123456715',
     },
     origin: { name: 'meter-gateway', sw_version: '1.2.3' },
   });
@@ -200,4 +207,59 @@ test('state: flat JSON by key; a total of 0 is left out, a power of 0 is kept', 
   });
   const gas = readingWith({}, [{ bus: 1, deviceType: 3, cumulative: 4521.338, unit: 'm3' }]);
   assert.deepEqual(stateOf(gas), { mbus_1: 4521.338 });
+});
+
+test('devices: the meter and each M-Bus meter have their own HA device via the gateway', () => {
+  const reading = readingWith({ '1.8.0': [5, 'kWh'] }, [{ bus: 1, deviceType: 3, cumulative: 4521.338, unit: 'm3' }]);
+  const byKey = new Map(
+    entitiesOf(reading).map((entity) => [entity.key, discoveryConfig(entity, device, topics, meters).device]),
+  );
+  assert.deepEqual(byKey.get('mbus_1'), {
+    identifiers: ['meter-gateway-ECC9FF5C7F14-mbus-1'],
+    name: 'Gas meter',
+    via_device: 'meter-gateway-ECC9FF5C7F14',
+    serial_number: 'G0012345678901234',
+  });
+  assert.deepEqual(discoveryConfig(METER_STATUS_ENTITY, device, topics, meters), {
+    name: 'Meter status',
+    unique_id: 'meter-gateway-ECC9FF5C7F14-meter_status',
+    state_topic: 'meter-gateway/ECC9FF5C7F14/meter_status',
+    expire_after: 180,
+    device_class: 'enum',
+    options: [
+      'NOT CONNECTED',
+      'NO DATA',
+      'RECOGNITION',
+      'OK',
+      'NOT RECOGNIZED',
+      'ENCRYPTION KEY',
+      'KEY REQUIRED',
+    ],
+    device: {
+      identifiers: ['meter-gateway-ECC9FF5C7F14'],
+      name: 'gw',
+      manufacturer: 'meter-gateway',
+      model: 'Pi',
+      sw_version: '1.2.3',
+      configuration_url: 'http://192.0.2.7:8080/',
+    },
+    origin: { name: 'meter-gateway', sw_version: '1.2.3' },
+  });
+  // A meter that does not name itself: only the keys that are known.
+  const anonymous = discoveryConfig(entitiesOf(reading)[0]!, device, topics, { identity: {}, mbus: [] });
+  assert.deepEqual(anonymous.device, {
+    identifiers: ['meter-gateway-ECC9FF5C7F14-meter'],
+    name: 'Electricity meter',
+    via_device: 'meter-gateway-ECC9FF5C7F14',
+  });
+});
+
+test('entities: the tariff, on the meter device, without statistics', () => {
+  const reading = { ...readingWith({ '1.8.1': [5, 'kWh'] }), tariff: 2 };
+  const tariff = entitiesOf(reading).find((entity) => entity.key === 'tariff');
+  assert.deepEqual(tariff, { key: 'tariff', name: 'Tariff', device: 'meter' });
+  assert.equal(stateOf(reading).tariff, 2);
+  const config = discoveryConfig(tariff!, device, topics, meters);
+  assert.equal('state_class' in config, false);
+  assert.equal(config.value_template, "{{ value_json.tariff | default('') }}");
 });

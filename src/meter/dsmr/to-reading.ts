@@ -86,27 +86,9 @@ export class DsmrReadingBuilder {
     else if (role !== 'ignored') this.general[role] ??= values;
   }
 
-  /** False when add() would not look at the object: a later duplicate, or nothing it reads. */
-  takes(role: ReadingRole): boolean {
-    if (role === 'mbusDevice' || role === 'mbusReading') return true;
-    return role !== 'ignored' && role !== 'electricity' && this.general[role] === undefined;
-  }
-
-  /**
-   * What add() and finish() read of the objects they take: all values of an M-Bus reading; of
-   * every other object only the first value's raw text, decoded text and timestamp.
-   */
-  readsAllValues(role: ReadingRole): boolean {
-    return role === 'mbusReading';
-  }
-
   /** The first numeric value of the first electricity object with this code. */
   addElectricityValue(code: string, value: number, unit: string | undefined): void {
-    this.addConverted(code, value, conversionFor(code, unit));
-  }
-
-  /** addElectricityValue with conversionFor(code, unit) already looked up. */
-  addConverted(code: string, value: number, conversion: Conversion | undefined): void {
+    const conversion = conversionFor(code, unit);
     if (conversion === undefined) return;
     this.values.set(code, { value: convert(value, conversion), unit: conversion.unit });
   }

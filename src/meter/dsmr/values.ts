@@ -94,51 +94,12 @@ export function dsmrNumberAt(text: string, from: number, to: number): number {
 }
 
 /**
- * dsmrNumberAt(text, from, to) read from `bytes`, the latin1 bytes of `text` (one byte per
- * character at the same positions): the same number, found quicker (a byte array is read faster
- * than a string's characters).
- */
-export function dsmrNumberIn(bytes: Uint8Array, text: string, from: number, to: number): number {
-  if (to <= from) return Number.NaN;
-  const first = bytes[from]!;
-  const digitsStart = first === PLUS || first === MINUS ? from + 1 : from;
-  let mantissa = 0;
-  let i = digitsStart;
-  for (; i < to; i++) {
-    const digit = bytes[i]! - 0x30;
-    if (digit < 0 || digit > 9) break;
-    mantissa = mantissa * 10 + digit;
-  }
-  if (i === digitsStart) return Number.NaN;
-  let decimals = 0;
-  if (i < to && bytes[i] === DOT) {
-    const decimalsStart = ++i;
-    for (; i < to; i++) {
-      const digit = bytes[i]! - 0x30;
-      if (digit < 0 || digit > 9) break;
-      mantissa = mantissa * 10 + digit;
-    }
-    decimals = i - decimalsStart;
-    if (decimals === 0) return Number.NaN;
-  }
-  if (i < to && bytes[i] !== STAR) return Number.NaN;
-  if (i - digitsStart - (decimals > 0 ? 1 : 0) > EXACT_DIGITS) return Number(text.slice(from, i));
-  const value = decimals === 0 ? mantissa : mantissa / POWERS_OF_TEN[decimals]!;
-  return first === MINUS ? -value : value;
-}
-
-/**
  * Where the number of text[from, to) stops when dsmrNumberAt finds one there: `to`, or the '*'
  * before its unit (a number has no '*', so the first '*' is the one after it).
  */
 export function dsmrNumberStop(text: string, from: number, to: number): number {
   const star = text.indexOf('*', from);
   return star < 0 || star >= to ? to : star;
-}
-
-/** The unit text after the '*' at `stop` (see dsmrNumberStop), as its one shared string when common. */
-export function dsmrUnitAfterNumber(text: string, stop: number, to: number): string | undefined {
-  return stop < to ? dsmrUnitAt(text, stop + 1, to) : undefined;
 }
 
 /** 1 to maxDigits ASCII digits (a device type, a tariff number). */
