@@ -1,7 +1,8 @@
 // `npm run bench:rss`: resident memory of the real daemon process (VmRSS), with the default config
 // (simulator + HTTP, what `npm start` runs) and with every output on and in use. Targets
 // (issue "memory"): <= 60 MB default, <= 80 MB every output. Loopback only; bounded in time.
-// GATEWAY_ROOT=DIR measures another build (e.g. an older checkout) with the same load.
+// GATEWAY_ROOT=DIR measures another build (e.g. an older checkout) with the same load; NODE_FLAGS="..."
+// passes V8 / node flags to the daemon (e.g. --max-semi-space-size=1).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -93,7 +94,14 @@ async function measure(name: string, env: Record<string, string>, load: Load): P
   const httpPort = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    [join(root, 'dist/src/main.js'), '--config', join(root, 'config/default.json'), '--state-dir', state],
+    [
+      ...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean),
+      join(root, 'dist/src/main.js'),
+      '--config',
+      join(root, 'config/default.json'),
+      '--state-dir',
+      state,
+    ],
     {
       env: {
         ...process.env,

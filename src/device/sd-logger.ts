@@ -9,7 +9,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
@@ -76,10 +76,15 @@ export class SdLogger implements Service {
     }
     mkdirSync(this.directory, { recursive: true });
     this.applyRetention();
-    this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
-    this.midnight = cron.schedule('0 0 * * *', () => {
-      this.closeFile();
-      this.applyRetention();
+    const timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
+    this.timer = timer;
+    // node-cron is loaded when CSV logging is first switched on, not by every daemon start.
+    void import('node-cron').then(({ default: cron }) => {
+      if (this.timer !== timer) return; // halted or reconfigured meanwhile
+      this.midnight = cron.schedule('0 0 * * *', () => {
+        this.closeFile();
+        this.applyRetention();
+      });
     });
     this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
   }

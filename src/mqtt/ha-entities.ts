@@ -187,11 +187,16 @@ function mbusDeviceName(deviceType: number | undefined, bus: number): string {
 
 /** Sets the keys whose value is known; HA rejects nothing for an absent optional key. */
 function withKnown(target: Record<string, unknown>, fields: Record<string, string | undefined>): void {
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined && value !== '') target[key] = value;
+  for (const [key, value] of Object.entries(fields))
+    if (value !== undefined && value !== '') target[key] = value;
 }
 
 /** The `device` block of an entity's config (HA MQTT discovery device mapping). */
-export function deviceBlock(entity: HaEntity, device: DeviceInfo, meters: MeterFacts): Record<string, unknown> {
+export function deviceBlock(
+  entity: HaEntity,
+  device: DeviceInfo,
+  meters: MeterFacts,
+): Record<string, unknown> {
   const gateway = gatewayIdentifier(device.systemId);
   if (entity.device === 'gateway') {
     const block: Record<string, unknown> = {
@@ -236,7 +241,10 @@ export function discoveryConfig(
   topics: DiscoveryTopics,
   meters: MeterFacts,
 ): Record<string, unknown> {
-  const config: Record<string, unknown> = { name: entity.name, unique_id: uniqueId(device.systemId, entity.key) };
+  const config: Record<string, unknown> = {
+    name: entity.name,
+    unique_id: uniqueId(device.systemId, entity.key),
+  };
   if (entity.key === METER_STATUS_ENTITY.key) {
     // The status is the payload itself; available as long as the gateway re-sends it.
     config.state_topic = topics.meterStatus;

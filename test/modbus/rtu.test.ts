@@ -209,7 +209,7 @@ test('mbpoll in RTU mode walks the SunSpec map (16-bit holding registers with sc
 const PYMODBUS_READ = `
 import struct, sys
 from pymodbus.client import ModbusSerialClient
-port, unit, function, address, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+port, unit, function, address, count, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 client = ModbusSerialClient(port=port, baudrate=9600, parity='N', stopbits=1, bytesize=8, timeout=2)
 if not client.connect():
     sys.exit('cannot open ' + port)
@@ -220,7 +220,8 @@ if result.isError():
     print('exception', getattr(result, 'exception_code', result))
     sys.exit(0)
 raw = b''.join(struct.pack('>H', r) for r in result.registers)
-print(' '.join(repr(v) for v in struct.unpack('>%df' % (count // 2), raw)))
+values = struct.unpack('>%df' % (count // 2), raw) if kind == 'float' else struct.unpack('>%dh' % count, raw)
+print(' '.join(repr(v) for v in values))
 `;
 
 function hasPymodbus(): Promise<boolean> {
@@ -230,11 +231,17 @@ function hasPymodbus(): Promise<boolean> {
   );
 }
 
-function pymodbus(path: string, table: string, address: number, count: number): Promise<string> {
+function pymodbus(
+  path: string,
+  table: string,
+  address: number,
+  count: number,
+  kind: 'float' | 'int16' = 'float',
+): Promise<string> {
   return new Promise((resolve, reject) =>
     execFile(
       PYTHON,
-      ['-c', PYMODBUS_READ, path, String(UNIT), table, String(address), String(count)],
+      ['-c', PYMODBUS_READ, path, String(UNIT), table, String(address), String(count), kind],
       { timeout: 15_000 },
       (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout.trim()),
@@ -242,7 +249,7 @@ function pymodbus(path: string, table: string, address: number, count: number): 
   );
 }
 
-test("pymodbus's serial client reads the Eastron and Chint maps and gets the exception for a gap", async (t) => {
+test("pymodbus's serial client reads every profile and gets the exception for a gap", async (t) => {
   if (
     !requireCommand(t, 'socat') ||
     !requirePeer(t, await hasPymodbus(), 'python3 with pymodbus (python3-pymodbus)')
@@ -254,6 +261,20 @@ test("pymodbus's serial client reads the Eastron and Chint maps and gets the exc
   assert.match(await pymodbus(sdm.pty.meterPath, 'input', 0x2000, 2), /^exception 2/);
   const energy = Number(await pymodbus(sdm.pty.meterPath, 'input', 0x0048, 2));
   assert.equal(energy, Math.fround(35802.467));
+
+  // The other profiles, switched live on the same port.
+  const f = Math.fround;
+  const cases: Array<[string, 'input' | 'holding', number, number, 'float' | 'int16', number[]]> = [
+    ['sdm120', 'input', 0x000c, 2, 'float', [822]],
+    ['sdm72', 'input', 0x0500, 6, 'float', [f(35802.467 - 3580.245), 822, 0]],
+    ['dtsu666', 'holding', 0x2012, 8, 'float', [8220, 8110, -4120, 4230]],
+    ['sunspec', 'holding', 40088, 5, 'int16', [822, 811, -412, 423, 0]],
+  ];
+  for (const [profile, table, address, count, kind, expected] of cases) {
+    assert.ok(sdm.ctx.config.apply(new Map([['services.modbus_rtu.profile', profile]])).ok);
+    const read = (await pymodbus(sdm.pty.meterPath, table, address, count, kind)).split(' ').map(Number);
+    assert.deepEqual(read, expected, profile);
+  }
 });
 
 test('the port vanishing and coming back: the slave reopens it with backoff', async (t) => {

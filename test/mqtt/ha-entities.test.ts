@@ -210,7 +210,9 @@ test('state: flat JSON by key; a total of 0 is left out, a power of 0 is kept', 
 });
 
 test('devices: the meter and each M-Bus meter have their own HA device via the gateway', () => {
-  const reading = readingWith({ '1.8.0': [5, 'kWh'] }, [{ bus: 1, deviceType: 3, cumulative: 4521.338, unit: 'm3' }]);
+  const reading = readingWith({ '1.8.0': [5, 'kWh'] }, [
+    { bus: 1, deviceType: 3, cumulative: 4521.338, unit: 'm3' },
+  ]);
   const byKey = new Map(
     entitiesOf(reading).map((entity) => [entity.key, discoveryConfig(entity, device, topics, meters).device]),
   );

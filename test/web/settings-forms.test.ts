@@ -106,8 +106,10 @@ test("the API's validation errors are shown next to the fields, and nothing is s
     .locator('#form-wifi .field-error[data-field="ip"]', { hasText: 'required when static_ip is true' })
     .waitFor();
 
-  // A correction clears the marks.
+  // A correction clears the marks. The tab reloads the stored settings first; filling before they
+  // arrive would be overwritten by them.
   await page.goto(`${daemon.baseUrl}/#/settings/services`);
+  await valueWhere(page, '#form-services input[name="services.report_interval"]', 'is', '30');
   await page.locator('#form-services input[name="services.report_interval"]').fill('60');
   await page.locator('#form-services input[name="services.modbus.port"]').fill('1502');
   await page.locator('#form-services button[type=submit]').click();

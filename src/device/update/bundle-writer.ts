@@ -2,7 +2,6 @@ import { createHash, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import * as tar from 'tar';
 import {
   BundleError,
   encodeBundleHeader,
@@ -33,6 +32,8 @@ export async function writeUnsignedBundle(options: PackOptions): Promise<BundleH
   const payloadPath = `${options.out}.payload.tmp`;
   const hash = createHash('sha256');
   let payloadLength = 0;
+  // tar is loaded with the first bundle, not by every daemon start.
+  const tar = await import('tar');
   const payload = await open(payloadPath, 'w', 0o644);
   try {
     const pack = tar.c(

@@ -1,6 +1,5 @@
 import { mkdtemp, mkdir, readdir, readFile, rename, rm, stat, statfs } from 'node:fs/promises';
 import { isAbsolute, join, posix } from 'node:path';
-import * as tar from 'tar';
 import { BundleError } from './bundle-format.js';
 import type { VerifiedBundle } from './bundle-receiver.js';
 import { CURRENT_LINK, linkTarget, PREVIOUS_LINK, RELEASES_DIR, switchLink } from './release-layout.js';
@@ -23,11 +22,17 @@ function escapes(path: string): boolean {
   return isAbsolute(path) || normal === '..' || normal.startsWith('../');
 }
 
+/** tar is loaded with the first firmware upload, not by every daemon start (about 1.3 MB resident). */
+function loadTar(): Promise<typeof import('tar')> {
+  return import('tar');
+}
+
 /**
  * Lists the payload before anything is unpacked: only files, directories and symbolic links that
  * stay inside the release (no absolute paths, no '..', no link pointing out), and the unpacked size.
  */
 async function inspectPayload(payloadPath: string): Promise<number> {
+  const tar = await loadTar();
   let unpackedBytes = 0;
   const problems: string[] = [];
   try {
@@ -116,7 +121,9 @@ export async function installRelease(bundle: VerifiedBundle, root: string): Prom
       );
     }
     staging = await mkdtemp(join(releases, '.staging-'));
-    await tar.x({
+    await (
+      await loadTar()
+    ).x({
       file: payloadPath,
       cwd: staging,
       strict: true,

@@ -3,7 +3,6 @@ import { mkdir, statfs } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
 import { BundleError } from './bundle-format.js';
 import { BundleReceiver, type VerifiedBundle } from './bundle-receiver.js';
 
@@ -38,6 +37,8 @@ export async function receiveUpload(raw: IncomingMessage, options: UploadOptions
   await mkdir(options.stagingDir, { recursive: true, mode: 0o750 });
   const space = await statfs(options.stagingDir);
   const payloadPath = join(options.stagingDir, `payload-${randomBytes(6).toString('hex')}.tar.gz`);
+  // The multipart parser is loaded with the first upload, not by every daemon start.
+  const { default: busboy } = await import('busboy');
 
   return new Promise<VerifiedBundle>((resolve, reject) => {
     const parser = busboy({

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { EventSource, type FetchLike } from 'eventsource';
+import type { EventSource, FetchLike } from 'eventsource';
 import { authenticatingFetch, type Credentials } from './http-auth.js';
 import { readingFromLive, remoteMeterOf, type RemoteMeter } from './live-reading.js';
 import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
@@ -42,6 +42,9 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
   async open(): Promise<void> {
     this.closed = false;
     this.meter = (await this.readRemoteMeter()) ?? UNKNOWN_METER;
+    if (this.closed) throw new Error('closed while opening');
+    // Loaded only by this source (another gateway's live stream), not by every daemon start.
+    const { EventSource } = await import('eventsource');
     if (this.closed) throw new Error('closed while opening');
     const source = new EventSource(this.url, { fetch: this.fetch });
     this.source = source;
