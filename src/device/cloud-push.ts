@@ -1,10 +1,10 @@
-import type { Got } from 'got';
 import { Backoff } from '../backoff.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { ReportCache } from '../http/report.js';
 import type { Logger } from '../log.js';
 import type { Service } from '../service.js';
+import { postJson } from './json-post.js';
 
 /** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
 const BACKLOG_LIMIT = 120;
@@ -36,7 +36,7 @@ class PushTarget {
   constructor(
     readonly name: TargetName,
     readonly url: string,
-    private readonly http: () => Promise<Got>,
+    private readonly userAgent: string,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
     private readonly onUpdate: () => void,
@@ -57,13 +57,7 @@ class PushTarget {
     this.sending = true;
     while (this.backlog.length > 0 && !this.closed) {
       try {
-        const http = await this.http();
-        await http.post(this.url, {
-          body: this.backlog[0]!,
-          headers: { 'content-type': 'application/json' },
-          timeout: { request: this.timeoutMs },
-          retry: { limit: 0 },
-        });
+        await postJson(this.url, this.backlog[0]!, { timeoutMs: this.timeoutMs, userAgent: this.userAgent });
         this.backlog.shift();
         this.sent += 1;
         this.lastError = undefined;
@@ -116,12 +110,6 @@ export class CloudPush implements Service {
   private readonly targets = new Map<TargetName, PushTarget>();
   private timer: NodeJS.Timeout | undefined;
   private readonly report: ReportCache;
-  /** got is loaded when the first target pushes (a gateway without cloud push never holds it). */
-  private httpClient: Promise<Got> | undefined;
-  private readonly http = (): Promise<Got> =>
-    (this.httpClient ??= import('got').then(({ default: got }) =>
-      got.extend({ headers: { 'user-agent': `meter-gateway/${this.context.system.firmware}` } }),
-    ));
   private readonly onConfigChange = (paths: readonly string[]) => {
     if (paths.some((p) => p.startsWith('services.') || p.startsWith('cloud.'))) this.reconcile();
   };
@@ -159,8 +147,13 @@ export class CloudPush implements Service {
       if (enabled(config) && url && !this.targets.has(name)) {
         this.targets.set(
           name,
-          new PushTarget(name, url, this.http, this.requestTimeoutMs, this.logger, () =>
-            this.publishStatus(),
+          new PushTarget(
+            name,
+            url,
+            `meter-gateway/${this.context.system.firmware}`,
+            this.requestTimeoutMs,
+            this.logger,
+            () => this.publishStatus(),
           ),
         );
       }

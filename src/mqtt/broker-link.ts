@@ -58,12 +58,15 @@ const CONNECTION_CLOSED = 'Connection closed';
  * connection survives except the messages this class requeues itself.
  */
 /**
- * mqtt.js is loaded by the first connection attempt, not at start-up: a gateway with MQTT off
- * never holds it (about 20 MB of resident memory on Node 20, issue "memory").
+ * mqtt.js's client class is loaded by the first connection attempt, not at start-up: a gateway
+ * with MQTT off never holds it. Only the client module is loaded, not the package index, which
+ * also brings the WebSocket, Alibaba and WeChat transports this class never uses (the socket
+ * comes from the stream builder below): about half the resident memory of the whole package.
  */
-let mqttLibrary: Promise<typeof import('mqtt')> | undefined;
-function loadMqttLibrary(): Promise<typeof import('mqtt')> {
-  return (mqttLibrary ??= import('mqtt'));
+let mqttClientClass: Promise<typeof MqttClient> | undefined;
+function loadMqttClient(): Promise<typeof MqttClient> {
+  // A CommonJS module with `exports.default`: its namespace's default is the exports object.
+  return (mqttClientClass ??= import('mqtt/lib/client').then((module) => module.default.default));
 }
 
 export class BrokerLink extends EventEmitter<LinkEvents> {
@@ -166,10 +169,10 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     this.detach(true);
     this.state = 'connecting';
     const attempt = ++this.attempt;
-    loadMqttLibrary().then(
-      (library) => {
+    loadMqttClient().then(
+      (Client) => {
         // close() or a newer attempt came first.
-        if (attempt === this.attempt && this.state === 'connecting') this.createClient(library.MqttClient);
+        if (attempt === this.attempt && this.state === 'connecting') this.createClient(Client);
       },
       (error: Error) => {
         if (attempt !== this.attempt || this.state !== 'connecting') return;
