@@ -31,6 +31,31 @@ test('settings saved in the forms are what GET /api/v1/settings and /api/v1/mqtt
   assert.equal(services.sd.enable, true);
   assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'Kitchen meter');
 
+  // The meter emulation: the TCP slave's register map and the RTU slave's line.
+  await page.locator('#form-services select[name="services.modbus.profile"]').selectOption('sunspec');
+  await page.locator('#form-services input[name="services.modbus_rtu.device"]').fill('/dev/ttyUSB1');
+  await page.locator('#form-services input[name="services.modbus_rtu.unit_id"]').fill('11');
+  await page.locator('#form-services select[name="services.modbus_rtu.parity"]').selectOption('even');
+  await page.locator('#form-services select[name="services.modbus_rtu.profile"]').selectOption('dtsu666');
+  await page.locator('#form-services button[type=submit]').click();
+  type ServicesView = { services: Record<string, Record<string, unknown>> };
+  let emulation = (await settingsOf<ServicesView>(daemon.baseUrl)).services;
+  for (let waited = 0; emulation.modbus!.profile !== 'sunspec' && waited < 5000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    emulation = (await settingsOf<ServicesView>(daemon.baseUrl)).services;
+  }
+  assert.equal(emulation.modbus!.profile, 'sunspec');
+  assert.deepEqual(emulation.modbus_rtu, {
+    enable: false,
+    device: '/dev/ttyUSB1',
+    baud: 9600,
+    parity: 'even',
+    stop_bits: 1,
+    unit_id: 11,
+    profile: 'dtsu666',
+    direction: 'import_positive',
+  });
+
   // MQTT: the broker CA from a file input ends up as PEM text in the settings.
   const certificate = join(stateDir, 'ca.pem');
   execFileSync(
