@@ -27,6 +27,11 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 }
 
+/** The anonymous part of the resident set (heap, stacks, malloc): what the daemon itself allocated. */
+function anonymousKb(pid: number): number {
+  return Number(/Anonymous:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? NaN);
+}
+
 /** A mosquitto on a free loopback port, or undefined when mosquitto is not installed. */
 async function startMosquitto(): Promise<{ url: string; stop: () => void } | undefined> {
   if (spawnSync('sh', ['-c', 'command -v mosquitto']).status !== 0) return undefined;
@@ -115,9 +120,11 @@ async function measure(name: string, env: Record<string, string>, load: Load): P
   await sleep(WARM_S * 1000);
   const stopLoad = startLoad(httpPort, load);
   const samples: number[] = [];
+  const anonymous: number[] = [];
   for (let s = 0; s < SAMPLE_S; s++) {
     await sleep(1000);
     samples.push(rssKb(child.pid!) / 1024);
+    anonymous.push(anonymousKb(child.pid!) / 1024);
   }
   stopLoad();
   child.kill('SIGTERM');
@@ -126,7 +133,9 @@ async function measure(name: string, env: Record<string, string>, load: Load): P
   samples.sort((a, b) => a - b);
   const median = samples[Math.floor(samples.length / 2)]!;
   const max = samples[samples.length - 1]!;
-  return `${name.padEnd(44)} median ${median.toFixed(1).padStart(6)} MB   max ${max.toFixed(1).padStart(6)} MB`;
+  anonymous.sort((a, b) => a - b);
+  const anonymousMedian = anonymous[Math.floor(anonymous.length / 2)]!;
+  return `${name.padEnd(44)} median ${median.toFixed(1).padStart(6)} MB   max ${max.toFixed(1).padStart(6)} MB   anonymous median ${anonymousMedian.toFixed(1).padStart(6)} MB`;
 }
 
 const sink = createHttpServer((request, response) => {

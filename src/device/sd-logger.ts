@@ -9,7 +9,6 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
@@ -34,14 +33,17 @@ const FILE_PATTERN = /^(\d{4}-\d{2}-\d{2})\.csv$/;
 /**
  * SD logging (services.sd): a CSV row every services.sd.frequency seconds into `<state>/sd/`, one
  * file per local day. Every row is written and fdatasync'd on its own, so a power cut loses at most
- * the row being written. node-cron closes the day's file at midnight and applies the retention
- * limit (sd_log.retention_days).
+ * the row being written. The first row of a new local day opens the day's file, closes the one
+ * before and applies the retention limit (sd_log.retention_days); a clock that jumps (a Pi without
+ * a real-time clock sets its time from the network after boot) or a DST change moves no file.
+ * No scheduler is needed: the rows themselves mark the day change.
  */
 export class SdLogger implements Service {
   readonly name = 'sd logger';
   readonly required = false;
   private timer: NodeJS.Timeout | undefined;
-  private midnight: ScheduledTask | undefined;
+  /** The local date whose retention was last applied. */
+  private retentionDate: string | undefined;
   private file: { date: string; fd: number } | undefined;
   private rows = 0;
   private readonly onConfigChange = (paths: readonly string[]) => {
@@ -76,24 +78,14 @@ export class SdLogger implements Service {
     }
     mkdirSync(this.directory, { recursive: true });
     this.applyRetention();
-    const timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
-    this.timer = timer;
-    // node-cron is loaded when CSV logging is first switched on, not by every daemon start.
-    void import('node-cron').then(({ default: cron }) => {
-      if (this.timer !== timer) return; // halted or reconfigured meanwhile
-      this.midnight = cron.schedule('0 0 * * *', () => {
-        this.closeFile();
-        this.applyRetention();
-      });
-    });
+    this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
+    this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
     this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
   }
 
   private halt(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    void this.midnight?.destroy();
-    this.midnight = undefined;
     this.closeFile();
   }
 
@@ -102,6 +94,10 @@ export class SdLogger implements Service {
     const now = this.context.now();
     const stamp = localDateTime(new Date(now));
     const date = stamp.slice(0, 10);
+    if (date !== this.retentionDate) {
+      this.retentionDate = date;
+      this.applyRetention();
+    }
     try {
       const fd = this.fileFor(date);
       writeSync(fd, `${csvRow(this.rowValues(stamp))}\n`);

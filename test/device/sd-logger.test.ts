@@ -58,3 +58,31 @@ test('a CSV row per write, one file per local day, header once, stale values emp
     await h.close();
   }
 });
+
+test('the first row of a new day applies the retention limit: no scheduler, clock jumps move nothing', async () => {
+  const h = await startHttpContext({ env: { METER_GATEWAY_SD_LOG_RETENTION_DAYS: '2' } });
+  try {
+    const sdDir = join(h.stateDir, 'sd');
+    const logger = new SdLogger(h.ctx, h.ctx.logger);
+    await logger.start();
+    h.ctx.config.apply(
+      new Map<string, unknown>([
+        ['services.sd.enable', true],
+        ['services.sd.frequency', 1440],
+      ]),
+    );
+    logger.writeRow();
+    const [first] = readdirSync(sdDir);
+    h.clock.advance(86_400_000);
+    logger.writeRow();
+    assert.equal(readdirSync(sdDir).length, 2, 'yesterday is within the limit');
+    h.clock.advance(3 * 86_400_000); // e.g. the clock set from the network after boot
+    logger.writeRow();
+    const left = readdirSync(sdDir);
+    assert.equal(left.includes(first!), false, `${first} is past the limit: ${left.join()}`);
+    assert.equal(left.length, 1);
+    await logger.stop();
+  } finally {
+    await h.close();
+  }
+});
