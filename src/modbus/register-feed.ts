@@ -26,8 +26,8 @@ export interface FeedSettings {
 }
 
 /**
- * Keeps one slave's registers current: rebuilt synchronously in the reading store's 'reading' and
- * 'meter' events (so a request after a telegram is ingested reads that telegram's values), the
+ * Keeps one slave's registers current while the slave serves: rebuilt synchronously in the reading
+ * store's 'reading' and 'meter' events (so a request after a telegram is ingested reads that telegram's values), the
  * whatwatt layout's system-clock registers once a second. `space` is what the slave reads.
  */
 export class RegisterFeed {
@@ -56,23 +56,29 @@ export class RegisterFeed {
     return this.settings.profile;
   }
 
+  /** Starts following the store (the slave is listening); a second start only reconfigures. */
   start(settings: FeedSettings): void {
-    this.running = true;
-    this.ctx.store.subscribe(this.owner, 'reading', this.rebuildNow);
-    this.ctx.store.subscribe(this.owner, 'meter', this.rebuildNow);
+    if (!this.running) {
+      this.running = true;
+      this.ctx.store.subscribe(this.owner, 'reading', this.rebuildNow);
+      this.ctx.store.subscribe(this.owner, 'meter', this.rebuildNow);
+    }
     this.configure(settings);
   }
 
+  /** Stops following the store: a slave that does not listen costs nothing per reading. */
   stop(): void {
+    if (!this.running) return;
     this.running = false;
     this.ctx.store.off('reading', this.rebuildNow);
     this.ctx.store.off('meter', this.rebuildNow);
     this.stopClock();
   }
 
-  /** Installs the profile (and for whatwatt the layout) and rebuilds. */
+  /** New settings: installed at once while running, else with the next start. */
   configure(settings: FeedSettings): void {
     this.settings = settings;
+    if (!this.running) return;
     this.stopClock();
     if (settings.profile === 'whatwatt') {
       this.profileSpace = undefined;
@@ -84,11 +90,12 @@ export class RegisterFeed {
       this.profileSpace = new BlockSpace(METER_PROFILES[settings.profile]);
     }
     this.rebuild();
-    if (settings.profile === 'whatwatt' && this.image.hasClock && this.running) this.scheduleClock();
+    if (settings.profile === 'whatwatt' && this.image.hasClock) this.scheduleClock();
     this.onSpace(this.space);
   }
 
   rebuild(): void {
+    if (!this.running) return;
     if (this.profileSpace === undefined) {
       this.image.rebuild(this.valueSource());
       return;

@@ -48,14 +48,13 @@ export class ModbusRtuService implements Service {
 
   async start(): Promise<void> {
     this.started = true;
-    this.feed.start(this.feedSettings());
+    this.feed.configure(this.feedSettings());
     this.ctx.config.subscribe('modbus_rtu', 'change', this.onConfigChange);
     await this.reconcile();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    this.feed.stop();
     this.ctx.config.off('change', this.onConfigChange);
     await this.reconcile();
   }
@@ -148,6 +147,7 @@ export class ModbusRtuService implements Service {
     }
     this.link = link;
     this.retryMs = FIRST_RETRY_MS;
+    this.feed.start(this.feedSettings());
     const unitId = this.line().unitId;
     const slave = new RtuSlave({
       unitId,
@@ -163,6 +163,7 @@ export class ModbusRtuService implements Service {
       if (this.link !== link) return;
       this.link = undefined;
       this.stopPresenceCheck();
+      this.feed.stop();
       slave.reset();
       void link.close();
       this.failed(`${device} closed: ${reason}`);
@@ -201,6 +202,7 @@ export class ModbusRtuService implements Service {
     if (this.retry) clearTimeout(this.retry);
     this.retry = undefined;
     this.slave?.reset();
+    this.feed.stop();
     const link = this.link;
     this.link = undefined;
     if (link) await link.close();

@@ -59,14 +59,13 @@ export class ModbusService implements Service {
 
   async start(): Promise<void> {
     this.started = true;
-    this.feed.start(this.feedSettings());
+    this.feed.configure(this.feedSettings());
     this.ctx.config.subscribe('modbus', 'change', this.onConfigChange);
     await this.reconcile();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    this.feed.stop();
     this.ctx.config.off('change', this.onConfigChange);
     await this.reconcile();
   }
@@ -102,6 +101,7 @@ export class ModbusService implements Service {
     }
     try {
       await this.listen(wanted);
+      this.feed.start(this.feedSettings());
       this.ctx.logger.info(`Modbus TCP slave listening on port ${wanted} (profile ${this.feed.profile})`);
       this.report('running');
     } catch (error) {
@@ -130,6 +130,7 @@ export class ModbusService implements Service {
     if (!server) return;
     this.server = undefined;
     this.port = undefined;
+    this.feed.stop();
     this.slave.disconnectAll();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
