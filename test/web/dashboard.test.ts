@@ -12,7 +12,10 @@ test('the page loads, the live chart receives events, and a stopped gateway show
   const { daemon, page, pageErrors } = await setUp(t);
   const response = await page.goto(`${daemon.baseUrl}/`);
   assert.equal(response?.status(), 200);
-  assert.equal(await page.title(), 'meter-gateway · meter-gateway');
+  // The title names the gateway once /api/v1/system has answered, which may be after the load event.
+  await page.waitForFunction('document.title === "meter-gateway · meter-gateway"', undefined, {
+    timeout: 10_000,
+  });
   // The simulator sends a reading every second; the stream delivers several.
   await eventsAbove(page, 2);
   await page.locator('#meter-status', { hasText: 'OK' }).waitFor();
