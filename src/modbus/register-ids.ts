@@ -96,7 +96,7 @@ export function writeDateTime(ms: number, target: Buffer): void {
 }
 
 /** Text as printable ASCII (others become '?'), truncated to the target, rest left zero. */
-function writeAscii(text: string | undefined, target: Buffer): void {
+export function writeAscii(text: string | undefined, target: Buffer): void {
   if (text === undefined) return;
   const length = Math.min(text.length, target.length);
   for (let i = 0; i < length; i++) {

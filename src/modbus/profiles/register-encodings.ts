@@ -1,3 +1,6 @@
+import { toInteger } from '../encoder.js';
+import { writeAscii } from '../register-ids.js';
+
 /**
  * How meter register maps put numbers into 16-bit registers: every profile here sends the most
  * significant word first (big-endian words, big-endian bytes within a word), as Eastron, Chint and
@@ -9,29 +12,19 @@ export function putFloat32(target: Buffer, address: number, value: number | unde
   target.writeFloatBE(value ?? NaN, address * 2);
 }
 
-/** Rounded to the nearest integer, saturated at [min, max]. */
-export function clampedInteger(value: number, min: number, max: number): number {
-  const rounded = Math.sign(value) * Math.floor(Math.abs(value) + 0.5);
-  return Math.min(max, Math.max(min, rounded)) + 0;
-}
-
 export function putUint16(target: Buffer, address: number, value: number): void {
-  target.writeUInt16BE(clampedInteger(value, 0, 0xffff), address * 2);
+  target.writeUInt16BE(toInteger(value, 0, 0xffff), address * 2);
 }
 
 export function putInt16(target: Buffer, address: number, value: number): void {
-  target.writeInt16BE(clampedInteger(value, -0x8000, 0x7fff), address * 2);
+  target.writeInt16BE(toInteger(value, -0x8000, 0x7fff), address * 2);
 }
 
 export function putUint32(target: Buffer, address: number, value: number): void {
-  target.writeUInt32BE(clampedInteger(value, 0, 0xffffffff), address * 2);
+  target.writeUInt32BE(toInteger(value, 0, 0xffffffff), address * 2);
 }
 
-/** ASCII text, NUL padded to `words` registers; characters outside printable ASCII become '?'. */
+/** ASCII text, NUL padded to `words` registers (writeAscii: non-printable characters become '?'). */
 export function putString(target: Buffer, address: number, words: number, text: string): void {
-  const length = Math.min(text.length, words * 2);
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    target[address * 2 + i] = code >= 0x20 && code <= 0x7e ? code : 0x3f;
-  }
+  writeAscii(text, target.subarray(address * 2, (address + words) * 2));
 }

@@ -1,6 +1,7 @@
 import type { RegisterBlock } from '../register-space.js';
 import { meanOf, sumOf, type GridValues } from './grid-values.js';
-import { clampedInteger, putString, putUint16, putUint32 } from './register-encodings.js';
+import { toInteger } from '../encoder.js';
+import { putString, putUint16, putUint32 } from './register-encodings.js';
 
 /**
  * SunSpec meter (SunSpec Information Model Specification; models 1 "Common" and 203 "Wye-connect
@@ -53,7 +54,7 @@ export function scaleFactorFor(values: ReadonlyArray<number | undefined>, finest
 /** value / 10^sf as int16, or the not-implemented value when absent. */
 function putScaled(target: Buffer, address: number, value: number | undefined, sf: number): void {
   if (value === undefined) target.writeUInt16BE(INT16_NOT_IMPLEMENTED, address * 2);
-  else target.writeInt16BE(clampedInteger(value / 10 ** sf, -0x7fff, 0x7fff), address * 2);
+  else target.writeInt16BE(toInteger(value / 10 ** sf, -0x7fff, 0x7fff), address * 2);
 }
 
 function putSf(target: Buffer, address: number, sf: number): void {

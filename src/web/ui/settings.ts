@@ -129,28 +129,36 @@ function bindWifi(station: HTMLFormElement, reload: Loader): void {
   });
 }
 
-/** The Modbus register maps (services.modbus.profile, services.modbus_rtu.profile) and their labels. */
-const METER_PROFILES: ReadonlyArray<[value: string, label: string]> = [
-  ['whatwatt', 'whatwatt (spec layout)'],
-  ['sdm630', 'Eastron SDM630'],
-  ['sdm120', 'Eastron SDM120'],
-  ['sdm72', 'Eastron SDM72'],
-  ['dtsu666', 'Chint DTSU666'],
-  ['sunspec', 'SunSpec meter (model 203)'],
-];
+/**
+ * The choices of the `select[data-choices]` fields: the Modbus register maps
+ * (services.modbus.profile, services.modbus_rtu.profile) and power signs (*.direction).
+ */
+const CHOICES: Readonly<Record<string, ReadonlyArray<[value: string, label: string]>>> = {
+  'meter-profiles': [
+    ['whatwatt', 'whatwatt (spec layout)'],
+    ['sdm630', 'Eastron SDM630'],
+    ['sdm120', 'Eastron SDM120'],
+    ['sdm72', 'Eastron SDM72'],
+    ['dtsu666', 'Chint DTSU666'],
+    ['sunspec', 'SunSpec meter (model 203)'],
+  ],
+  'power-directions': [
+    ['import_positive', 'import positive'],
+    ['export_positive', 'export positive'],
+  ],
+};
 
-/** Fills every `select[data-choices=meter-profiles]` with the profiles. */
-function addProfileChoices(): void {
-  for (const select of document.querySelectorAll<HTMLSelectElement>(
-    'select[data-choices="meter-profiles"]',
-  )) {
-    select.replaceChildren(...METER_PROFILES.map(([value, label]) => new Option(label, value)));
+/** Fills every `select[data-choices]` with its list of choices. */
+function addChoices(): void {
+  for (const select of document.querySelectorAll<HTMLSelectElement>('select[data-choices]')) {
+    const choices = CHOICES[select.dataset.choices ?? ''] ?? [];
+    select.replaceChildren(...choices.map(([value, label]) => new Option(label, value)));
   }
 }
 
 /** Binds every settings form; returns the loaders of each tab. */
 export function bindSettings(): Record<string, Loader[]> {
-  addProfileChoices();
+  addChoices();
   const system = bindSettingsForm(form('form-system'));
   const services = bindSettingsForm(form('form-services'));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
