@@ -1,8 +1,10 @@
 // `npm run bench:rss`: resident memory of the real daemon process (VmRSS), with the default config
 // (simulator + HTTP, what `npm start` runs) and with every output on and in use. Targets
 // (issue "memory"): <= 60 MB default, <= 80 MB every output. Loopback only; bounded in time.
+// The daemon starts as the service starts it: the node arguments the launcher gives the app and the
+// unit's Environment= lines (systemd/meter-gateway.service), under the bench's own port settings.
 // GATEWAY_ROOT=DIR measures another build (e.g. an older checkout) with the same load; NODE_FLAGS="..."
-// passes V8 / node flags to the daemon (e.g. --max-semi-space-size=1).
+// adds V8 / node flags (e.g. --max-semi-space-size=1); BARE=1 leaves out the unit's environment.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
@@ -10,10 +12,20 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DAEMON_NODE_ARGS } from '../scripts/launcher.js';
 
 const root = process.env.GATEWAY_ROOT ?? new URL('../..', import.meta.url).pathname;
 const WARM_S = Number(process.env.WARM_S ?? 5);
 const SAMPLE_S = Number(process.env.SAMPLE_S ?? 20);
+
+/** `Environment=KEY=VALUE` lines of the systemd unit, as the service's processes get them. */
+function unitEnvironment(): Record<string, string> {
+  if (process.env.BARE === '1') return {};
+  const unit = readFileSync(new URL('../../systemd/meter-gateway.service', import.meta.url), 'utf8');
+  const pairs = [...unit.matchAll(/^Environment=([A-Za-z_][A-Za-z0-9_]*)=(.*)$/gm)];
+  return Object.fromEntries(pairs.map((match) => [match[1]!, match[2]!.trim()]));
+}
+const serviceEnvironment = unitEnvironment();
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -100,6 +112,7 @@ async function measure(name: string, env: Record<string, string>, load: Load): P
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      ...DAEMON_NODE_ARGS,
       ...(process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean),
       join(root, 'dist/src/main.js'),
       '--config',
@@ -110,6 +123,7 @@ async function measure(name: string, env: Record<string, string>, load: Load): P
     {
       env: {
         ...process.env,
+        ...serviceEnvironment,
         METER_GATEWAY_HTTP_HOST: '127.0.0.1',
         METER_GATEWAY_HTTP_PORT: String(httpPort),
         ...env,
@@ -148,6 +162,14 @@ const broker = await startMosquitto();
 
 console.log(
   `daemon resident memory (VmRSS), node ${process.version}: ${WARM_S} s warm-up, ${SAMPLE_S} samples at 1 s under load`,
+);
+console.log(
+  `started as the service starts it: node ${[...DAEMON_NODE_ARGS, process.env.NODE_FLAGS ?? ''].join(' ').trim()}, ` +
+    `${
+      Object.entries(serviceEnvironment)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(' ') || 'no unit environment (BARE=1)'
+    }`,
 );
 console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}));
 const modbusPort = await freePort();

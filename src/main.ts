@@ -93,8 +93,8 @@ async function runDaemon(args: string[]): Promise<number> {
 }
 
 /**
- * Flushes the log and ends the process: once the logger has ended, nothing may write to it, so a
- * timer of a service that did not clean up cannot log into a closed stream (or keep the process up).
+ * Flushes the log and ends the process: the exit waits until the last lines (often its reason) are
+ * in the journal and the log file; a timer of a service that did not clean up cannot keep it up.
  */
 async function exitAfterFlush(logger: Logger, code: number): Promise<never> {
   await flushLogger(logger);

@@ -3,19 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { Daemon } from '../src/daemon.js';
-
-function capturingLogger(lines: string[]): winston.Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8').trimEnd());
-      done();
-    },
-  });
-  return winston.createLogger({ transports: [new winston.transports.Stream({ stream: sink })] });
-}
+import { linesLogger } from './helpers/log-lines.js';
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -35,7 +24,7 @@ test('an output whose listeners throw is counted and logged; the daemon and the 
       METER_GATEWAY_SERVICES_BROADCAST: 'false',
       METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.1',
     },
-    logger: capturingLogger(lines),
+    logger: linesLogger(lines, 'info'),
   });
   const { store, config, services } = daemon.context;
   let healthyReadings = 0;

@@ -4,7 +4,6 @@ import type { AppContext } from '../context.js';
 import { ReportCache } from '../http/report.js';
 import type { Logger } from '../log.js';
 import type { Service } from '../service.js';
-import { postJson } from './json-post.js';
 
 /** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
 const BACKLOG_LIMIT = 120;
@@ -57,6 +56,8 @@ class PushTarget {
     this.sending = true;
     while (this.backlog.length > 0 && !this.closed) {
       try {
+        // The poster loads with the first push: a daemon without cloud push never needs it.
+        const { postJson } = await import('./json-post.js');
         await postJson(this.url, this.backlog[0]!, { timeoutMs: this.timeoutMs, userAgent: this.userAgent });
         this.backlog.shift();
         this.sent += 1;

@@ -1,5 +1,4 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 
 export interface PostOptions {
   /** The whole exchange, connect to the end of the answer. */
@@ -14,16 +13,17 @@ export interface PostOptions {
  * nothing is retried: the caller's backlog and backoff do that. The answer body is read and
  * dropped so the connection can be reused.
  */
-export function postJson(url: string, body: Buffer, options: PostOptions): Promise<void> {
+export async function postJson(url: string, body: Buffer, options: PostOptions): Promise<void> {
   let target: URL;
   try {
     target = new URL(url);
   } catch {
-    return Promise.reject(new Error(`invalid URL ${JSON.stringify(url)}`));
+    throw new Error(`invalid URL ${JSON.stringify(url)}`);
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    return Promise.reject(new Error(`unsupported URL scheme ${target.protocol}`));
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    throw new Error(`unsupported URL scheme ${target.protocol}`);
+  // TLS loads with the first https:// push: plain-http pushes and daemons without one never need it.
+  const request = target.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
   return new Promise<void>((resolve, reject) => {
     const outgoing = request(target, {
       method: 'POST',

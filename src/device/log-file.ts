@@ -1,9 +1,19 @@
+import {
+  createWriteStream,
+  existsSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type WriteStream,
+} from 'node:fs';
 import { join } from 'node:path';
-import winston from 'winston';
+import { finished } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
+import type { LogEntry, LogSink } from '../log.js';
 import type { Service } from '../service.js';
 
-/** Size at which the file rotates, and how many rotated files are kept. */
+/** Size at which the file rotates, and how many files are kept (the current one included). */
 const MAX_BYTES = 1024 * 1024;
 const MAX_FILES = 5;
 
@@ -15,7 +25,8 @@ const MAX_FILES = 5;
 export class LogFile implements Service {
   readonly name = 'log file';
   readonly required = false;
-  private transport: winston.transports.FileTransportInstance | undefined;
+  private sink: RotatingFileSink | undefined;
+  private failure: string | undefined;
   private readonly onConfigChange = (paths: readonly string[]) => {
     if (paths.includes('services.log')) this.reconcile();
   };
@@ -33,33 +44,132 @@ export class LogFile implements Service {
 
   async stop(): Promise<void> {
     this.context.config.off('change', this.onConfigChange);
-    this.detach();
+    await this.detach();
   }
 
   private reconcile(): void {
     const wanted = this.context.config.config.services.log;
-    if (wanted && !this.transport) {
-      this.transport = new winston.transports.File({
-        filename: this.path,
-        maxsize: MAX_BYTES,
-        maxFiles: MAX_FILES,
-        tailable: true,
-        format: winston.format.combine(winston.format.timestamp(), winston.format.json()),
-      });
-      this.context.logger.add(this.transport);
+    if (wanted && !this.sink) {
+      this.failure = undefined;
+      try {
+        const sink: RotatingFileSink = new RotatingFileSink(this.path, (error) => this.failed(sink, error));
+        this.sink = sink;
+        this.context.logger.addSink(sink);
+      } catch (error) {
+        this.failure = `${this.path}: ${(error as Error).message}`;
+        this.context.logger.error(`log file not opened: ${this.failure}`);
+      }
     } else if (!wanted) {
-      this.detach();
+      this.failure = undefined;
+      void this.detach();
+    }
+    this.publishStatus();
+  }
+
+  /** A file that cannot be written (full disk, permissions) is closed and shown as an error. */
+  private failed(sink: RotatingFileSink, error: Error): void {
+    if (this.sink !== sink) return;
+    this.failure = `${this.path}: ${error.message}`;
+    void this.detach();
+    this.context.logger.error(`log file disabled: ${this.failure}`);
+    this.publishStatus();
+  }
+
+  private publishStatus(): void {
+    if (this.failure !== undefined) {
+      this.context.services.set('log', { state: 'error', error: this.failure });
+      return;
     }
     this.context.services.set('log', {
-      state: this.transport ? 'running' : 'stopped',
-      ...(this.transport ? { file: this.path } : {}),
+      state: this.sink ? 'running' : 'stopped',
+      ...(this.sink ? { file: this.path } : {}),
     });
   }
 
-  private detach(): void {
-    if (!this.transport) return;
-    this.context.logger.remove(this.transport);
-    this.transport.close?.();
-    this.transport = undefined;
+  private async detach(): Promise<void> {
+    const sink = this.sink;
+    if (!sink) return;
+    this.sink = undefined;
+    this.context.logger.removeSink(sink);
+    await sink.close();
+  }
+}
+
+/**
+ * The log file: one JSON object per line (`timestamp` in ISO 8601 UTC, `level`, `message`, the
+ * entry's fields). When the next line would take the file past MAX_BYTES, the files shift
+ * (meter-gateway3.log -> meter-gateway4.log ... meter-gateway.log -> meter-gateway1.log, the oldest
+ * is removed) and a new meter-gateway.log starts: the newest lines are always in meter-gateway.log.
+ */
+class RotatingFileSink implements LogSink {
+  private stream: WriteStream;
+  private size: number;
+  private closed = false;
+  /** Streams of rotated files that are still writing out what they were given. */
+  private readonly ending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly path: string,
+    private readonly onError: (error: Error) => void,
+  ) {
+    this.size = existsSync(path) ? statSync(path).size : 0;
+    this.stream = this.open();
+  }
+
+  write(entry: LogEntry): void {
+    if (this.closed) return;
+    const line = `${JSON.stringify({ timestamp: entry.time.toISOString(), level: entry.level, message: entry.message, ...entry.meta })}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (this.size > 0 && this.size + bytes > MAX_BYTES) {
+      try {
+        this.rotate();
+      } catch (error) {
+        this.onError(error as Error);
+        return;
+      }
+    }
+    this.stream.write(line);
+    this.size += bytes;
+  }
+
+  /** Resolves when every line given so far is in its file. */
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.end(this.stream);
+    }
+    await Promise.all(this.ending);
+  }
+
+  /**
+   * The file is opened synchronously, so the stream's descriptor exists before any rename: lines
+   * still queued for a rotated file go to that file (the descriptor follows the renamed inode).
+   */
+  private open(): WriteStream {
+    const stream = createWriteStream(this.path, { fd: openSync(this.path, 'a'), flags: 'a' });
+    stream.on('error', (error) => this.onError(error));
+    return stream;
+  }
+
+  private rotate(): void {
+    this.end(this.stream);
+    const numbered = (n: number) => this.path.replace(/\.log$/, `${n}.log`);
+    rmSync(numbered(MAX_FILES - 1), { force: true });
+    for (let n = MAX_FILES - 2; n >= 1; n--)
+      if (existsSync(numbered(n))) renameSync(numbered(n), numbered(n + 1));
+    // Gone when someone removed it by hand: its lines go with the old descriptor.
+    if (existsSync(this.path)) renameSync(this.path, numbered(1));
+    this.stream = this.open();
+    this.size = 0;
+  }
+
+  private end(stream: WriteStream): void {
+    const done = finished(stream).then(
+      () => undefined,
+      () => undefined, // a write error was reported by the stream's 'error' listener
+    );
+    this.ending.add(done);
+    void done.then(() => this.ending.delete(done));
+    stream.end();
   }
 }

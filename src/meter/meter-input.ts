@@ -85,7 +85,17 @@ export class MeterInput implements Service {
     const options: DecoderOptions = meter.encryption_key ? { encryptionKey: meter.encryption_key } : {};
     const source = await this.resolveSource(this.source, options);
     if (!source || generation !== this.generation) return;
-    const link = createTransport(source, meter, this.context.now);
+    let link: MeterLink;
+    try {
+      link = await createTransport(source, meter, this.context.now);
+    } catch (error) {
+      this.context.store.setStatus('NOT CONNECTED');
+      this.scheduleReconnect(
+        `cannot open ${this.context.config.config.meter.source}: ${(error as Error).message}`,
+      );
+      return;
+    }
+    if (generation !== this.generation) return;
     this.decoder = link.delivers === 'bytes' ? this.createDecoder(source, options) : undefined;
     this.link = link;
     this.attach(link);

@@ -6,9 +6,9 @@ import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import { buildTemplateVariables } from '../reading/template-variables.js';
 import type { Service } from '../service.js';
-import { BrokerLink } from './broker-link.js';
+import type { BrokerLink } from './broker-link.js';
 import { linkOptionsOf, type LinkOptions } from './connection-options.js';
-import { availabilityWill, HomeAssistantDiscovery, type DiscoverySettings } from './discovery.js';
+import type { DiscoverySettings, HomeAssistantDiscovery } from './discovery.js';
 import type { DeviceInfo } from './ha-entities.js';
 import { ReportSchedule } from './report-schedule.js';
 import { compileTemplate, type CompiledTemplate } from './template.js';
@@ -20,6 +20,20 @@ export type MqttService = Service & { reconnectNow(): void };
 
 /** Why the publisher is not connecting, when it is not. */
 type Inactive = { state: 'stopped' | 'disabled' | 'error'; reason: string };
+
+/**
+ * The connection and discovery code (with TLS and the MQTT client behind it) loads when MQTT is
+ * first switched on: most daemons never publish, and it would cost memory all the time.
+ */
+async function loadLinkModules() {
+  const [link, discovery] = await Promise.all([import('./broker-link.js'), import('./discovery.js')]);
+  return {
+    BrokerLink: link.BrokerLink,
+    HomeAssistantDiscovery: discovery.HomeAssistantDiscovery,
+    availabilityWill: discovery.availabilityWill,
+  };
+}
+type LinkModules = Awaited<ReturnType<typeof loadLinkModules>>;
 
 /** http://<host>:<port>/ of the API: the bind address when it is a specific one, else this host's address. */
 export function configurationUrlOf(http: AppConfig['http']): string | undefined {
@@ -51,6 +65,8 @@ export function createMqttService(ctx: AppContext): MqttService {
   const schedule = new ReportSchedule();
   let templateErrors = 0;
   let loggedError: string | undefined;
+  let modules: LinkModules | undefined;
+  let loading: Promise<void> | undefined;
 
   const settings = () => ctx.config.config;
 
@@ -60,7 +76,9 @@ export function createMqttService(ctx: AppContext): MqttService {
           state: inactive.state,
           ...(inactive.state === 'error' ? { error: inactive.reason } : { reason: inactive.reason }),
         }
-      : linkStatus();
+      : link
+        ? linkStatus()
+        : { state: 'connecting', broker: settings().mqtt.url };
     ctx.services.set(MQTT_SERVICE, status);
   }
 
@@ -97,18 +115,38 @@ export function createMqttService(ctx: AppContext): MqttService {
     };
   }
 
-  function desiredOptions(): { ok: true; options: LinkOptions } | { ok: false; inactive: Inactive } {
+  function ensureLinkModules(): Promise<void> {
+    loading ??= loadLinkModules().then(
+      (loaded) => {
+        modules = loaded;
+      },
+      (error: Error) => {
+        loading = undefined;
+        inactive = { state: 'error', reason: `cannot load the MQTT client: ${error.message}` };
+        publishStatus();
+        throw error;
+      },
+    );
+    return loading;
+  }
+
+  /** Why no connection is wanted, or undefined when one is. */
+  function inactiveNow(): Inactive | undefined {
     const config = settings();
-    if (!running) return { ok: false, inactive: { state: 'stopped', reason: 'service stopped' } };
-    if (config.license.type === 'FREE') {
-      return {
-        ok: false,
-        inactive: { state: 'stopped', reason: 'license FREE: MQTT publishing needs PLUS or PRO' },
-      };
-    }
-    if (!config.mqtt.enable)
-      return { ok: false, inactive: { state: 'disabled', reason: 'mqtt.enable is false' } };
-    const will = config.mqtt.discovery.enable ? availabilityWill(ctx.system.id) : undefined;
+    if (!running) return { state: 'stopped', reason: 'service stopped' };
+    if (config.license.type === 'FREE')
+      return { state: 'stopped', reason: 'license FREE: MQTT publishing needs PLUS or PRO' };
+    if (!config.mqtt.enable) return { state: 'disabled', reason: 'mqtt.enable is false' };
+    return undefined;
+  }
+
+  function desiredOptions(
+    loaded: LinkModules,
+  ): { ok: true; options: LinkOptions } | { ok: false; inactive: Inactive } {
+    const stopped = inactiveNow();
+    if (stopped) return { ok: false, inactive: stopped };
+    const config = settings();
+    const will = config.mqtt.discovery.enable ? loaded.availabilityWill(ctx.system.id) : undefined;
     const built = linkOptionsOf(config.mqtt, ctx.system.id, will);
     return built.ok ? built : { ok: false, inactive: { state: 'error', reason: built.reason } };
   }
@@ -125,9 +163,9 @@ export function createMqttService(ctx: AppContext): MqttService {
     await current.close(currentDiscovery?.farewell());
   }
 
-  function createLink(options: LinkOptions): void {
-    const created = new BrokerLink(options);
-    const createdDiscovery = new HomeAssistantDiscovery(
+  function createLink(loaded: LinkModules, options: LinkOptions): void {
+    const created = new loaded.BrokerLink(options);
+    const createdDiscovery = new loaded.HomeAssistantDiscovery(
       created,
       discoverySettings(),
       () => ctx.store.latest,
@@ -159,7 +197,17 @@ export function createMqttService(ctx: AppContext): MqttService {
 
   /** Brings the connection in line with the settings; `force` retries at once when not connected. */
   function reconcile(force: boolean): void {
-    const desired = desiredOptions();
+    if (!modules && inactiveNow() === undefined) {
+      // Switched on for the first time: connecting as soon as the code is loaded (milliseconds).
+      inactive = undefined;
+      ensureLinkModules().then(
+        () => reconcile(force),
+        () => undefined,
+      );
+      publishStatus();
+      return;
+    }
+    const desired = modules ? desiredOptions(modules) : { ok: false as const, inactive: inactiveNow()! };
     if (!desired.ok) {
       inactive = desired.inactive;
       void teardown().then(publishStatus);
@@ -176,7 +224,7 @@ export function createMqttService(ctx: AppContext): MqttService {
       return;
     }
     linkKey = key;
-    if (!link) createLink(desired.options);
+    if (!link) createLink(modules!, desired.options);
     else discovery?.configure(discoverySettings());
     schedule.reset();
     link!.connectNow(desired.options);
@@ -247,6 +295,8 @@ export function createMqttService(ctx: AppContext): MqttService {
       ctx.store.subscribe('mqtt', 'reading', onReading);
       ctx.store.subscribe('mqtt', 'meter', onMeter);
       ctx.config.subscribe('mqtt', 'change', onConfigChange);
+      // On at start-up: the link exists when start() returns, so no early reading is skipped.
+      if (inactiveNow() === undefined) await ensureLinkModules().catch(() => undefined);
       reconcile(false);
     },
     async stop() {

@@ -3,11 +3,11 @@
 //   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON.
 import { createInterface } from 'node:readline';
 import makeMdns from 'multicast-dns';
-import winston from 'winston';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { ServiceStates, type AppContext } from '../../src/context.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { ReadingStore } from '../../src/reading/store.js';
+import { silentLogger } from '../helpers/log-lines.js';
 
 const [mode, stateDir] = process.argv.slice(2);
 
@@ -20,7 +20,7 @@ if (mode === 'announce') {
   const context: AppContext = {
     config,
     store: new ReadingStore({ staleAfterMs: 10_000, meterInterface: 'SIMULATOR' }),
-    logger: winston.createLogger({ silent: true }),
+    logger: silentLogger(),
     system: {
       id: 'A1B2C3D4E5F6',
       model: 'meter-gateway',

@@ -75,6 +75,13 @@ test('the unit runs the launcher as its own user with the documented paths, capa
   assert.equal(one('AmbientCapabilities'), 'CAP_NET_BIND_SERVICE');
   assert.equal(one('CapabilityBoundingSet'), 'CAP_NET_BIND_SERVICE');
   assert.match(one('Environment') ?? '', /METER_GATEWAY_HTTP_PORT=80/);
+  // The allocator setting of the memory target; `npm start` runs the daemon with the same one.
+  const allocator = /\bMALLOC_MMAP_THRESHOLD_=\d+/.exec(one('Environment') ?? '')?.[0];
+  assert.ok(allocator, 'MALLOC_MMAP_THRESHOLD_ in the unit');
+  const start = (
+    JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+  ).scripts.start!;
+  assert.ok(start.includes(`${allocator} node `), `npm start sets ${allocator}`);
   assert.match(one('WatchdogSec') ?? '', /^\d+$/);
   for (const key of ['NoNewPrivileges', 'ProtectHome', 'PrivateTmp']) assert.equal(one(key), 'yes', key);
   assert.equal(one('ProtectSystem'), 'strict');

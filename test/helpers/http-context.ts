@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { ServiceStates, type AppContext } from '../../src/context.js';
 import { createHttpService, type HttpServerOptions, type HttpService } from '../../src/http/server.js';
 import { Router } from '../../src/http/router.js';
 import { valuesOf, type MeterInterface, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
+import { linesLogger } from './log-lines.js';
 
 /**
  * A real HTTP server on 127.0.0.1 (free port) over a real context: config store on a temporary
@@ -61,20 +60,6 @@ export function testClock(start = Date.now()): TestClock {
   };
 }
 
-function capturingLogger(lines: string[]): winston.Logger {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8').trimEnd());
-      done();
-    },
-  });
-  return winston.createLogger({
-    level: 'debug',
-    format: winston.format.json(),
-    transports: [new winston.transports.Stream({ stream: sink })],
-  });
-}
-
 export async function startHttpContext(options: HttpContextOptions = {}): Promise<HttpTestContext> {
   const stateDir = mkdtempSync(join(tmpdir(), 'meter-gateway-http-'));
   const config = ConfigStore.load({
@@ -90,7 +75,7 @@ export async function startHttpContext(options: HttpContextOptions = {}): Promis
       meterInterface: options.meterInterface ?? 'SIMULATOR',
       now: clock.now,
     }),
-    logger: capturingLogger(logLines),
+    logger: linesLogger(logLines),
     system: {
       id: 'A1B2C3D4E5F6',
       model: config.config.device.model,

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import winston from 'winston';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { ServiceStates, type AppContext } from '../../src/context.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
+import { silentLogger } from '../helpers/log-lines.js';
 
 /**
  * A synthetic three-phase reading with a distinct, non-round value for every quantity of the
@@ -82,7 +82,7 @@ export function makeContext(options: ContextOptions = {}): TestContext {
     staleAfterMs: options.staleAfterMs ?? 60_000,
     meterInterface: 'SIMULATOR',
   });
-  const logger = winston.createLogger({ transports: [new winston.transports.Console({ silent: true })] });
+  const logger = silentLogger();
   const ctx: AppContext = {
     config,
     store,

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { ServiceStates, type AppContext, type ServiceStatus } from '../../src/context.js';
 import { valuesOf, type MbusReading, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
+import { linesLogger } from '../helpers/log-lines.js';
 
 export const SYSTEM_ID = 'ECC9FF5C7F14';
 
@@ -31,20 +30,10 @@ export function mqttTestContext(
     stateDir,
   });
   const logLines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString('utf8').trimEnd());
-      done();
-    },
-  });
   const ctx: AppContext = {
     config,
     store: new ReadingStore({ staleAfterMs: options.staleAfterMs ?? 60_000, meterInterface: 'P1' }),
-    logger: winston.createLogger({
-      level: 'debug',
-      format: winston.format.json(),
-      transports: [new winston.transports.Stream({ stream: sink })],
-    }),
+    logger: linesLogger(logLines),
     system: {
       id: SYSTEM_ID,
       model: 'meter-gateway-test',

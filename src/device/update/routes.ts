@@ -5,17 +5,34 @@ import type { AppContext } from '../../context.js';
 import { HttpError } from '../../http/errors.js';
 import { COMMON_HEADERS } from '../../http/respond.js';
 import type { Router } from '../../http/router.js';
-import { BundleError, trustedKeyOf } from './bundle-format.js';
-import { installRelease } from './release-install.js';
-import { detectInstallRoot } from './release-layout.js';
-import { isMultipartFormData, receiveUpload } from './upload.js';
+
+/**
+ * The update machinery (multipart parsing, signature check, unpacking) loads with the first upload:
+ * most daemons never receive one, and it would cost memory all the time (issue "memory").
+ */
+async function loadUpdater() {
+  const [format, upload, install, layout] = await Promise.all([
+    import('./bundle-format.js'),
+    import('./upload.js'),
+    import('./release-install.js'),
+    import('./release-layout.js'),
+  ]);
+  return {
+    BundleError: format.BundleError,
+    trustedKeyOf: format.trustedKeyOf,
+    isMultipartFormData: upload.isMultipartFormData,
+    receiveUpload: upload.receiveUpload,
+    installRelease: install.installRelease,
+    detectInstallRoot: layout.detectInstallRoot,
+  };
+}
 
 export interface UpdateOptions {
   /** Install root with releases/ and the current link; default: the one this code runs from. */
   installRoot?: string;
 }
 
-function httpErrorOf(error: unknown): unknown {
+function httpErrorOf(error: unknown, BundleError: typeof import('./bundle-format.js').BundleError): unknown {
   if (!(error instanceof BundleError)) return error;
   if (error.reason === 'too_large')
     return new HttpError(413, 'payload_too_large', error.message, { reason: error.reason });
@@ -61,6 +78,14 @@ export function registerUpdateRoutes(router: Router, ctx: AppContext, options: U
     'POST',
     '/load',
     async (request, response) => {
+      const {
+        BundleError,
+        trustedKeyOf,
+        isMultipartFormData,
+        receiveUpload,
+        installRelease,
+        detectInstallRoot,
+      } = await loadUpdater();
       if (busy) throw new HttpError(409, 'conflict', 'a firmware update is already in progress');
       if (!isMultipartFormData(request.raw.headers['content-type'])) {
         throw new HttpError(
@@ -102,7 +127,7 @@ export function registerUpdateRoutes(router: Router, ctx: AppContext, options: U
           ctx.logger.warn(`firmware upload refused: ${error.reason}: ${error.message}`);
         // Nothing of a refused upload stays behind (a verified payload that cannot be installed too).
         await rm(stagingDir, { recursive: true, force: true });
-        throw httpErrorOf(error);
+        throw httpErrorOf(error, BundleError);
       } finally {
         if (!restarting) busy = false;
       }

@@ -1,13 +1,8 @@
 import type { MeterSettings } from '../../config/types.js';
 import { decodeCapture, detectCaptureProtocol } from '../protocols.js';
-import { SimulatorTransport } from '../simulator/transport.js';
 import type { MeterSource } from '../source.js';
-import { FileReplayTransport } from './file-replay.js';
-import { TcpTransport } from './tcp.js';
 import type { D0SessionOptions } from '../d0/session.js';
-import { D0RequestTransport } from './d0-request.js';
-import { RemoteTransport } from './remote.js';
-import { SerialTransport, d0ModeOf, lineSettingsOf, type SerialSource } from './serial.js';
+import type { SerialSource } from './serial.js';
 import type { ByteTransport, ReadingTransport } from './transport.js';
 
 /** Cuts a capture into the frames its protocol decoder finds, for paced replay. */
@@ -25,22 +20,28 @@ export type MeterLink =
 
 /**
  * The transport of a meter source. `serial` with `protocol=auto` must have been resolved by the
- * probe first (the line settings depend on the protocol); it is refused here.
+ * probe first (the line settings depend on the protocol); it is refused here. Only the configured
+ * kind's module is loaded: a daemon reads one meter, through one transport.
  */
-export function createTransport(
+export async function createTransport(
   source: MeterSource,
   meter: MeterSettings,
   now: () => number = Date.now,
-): MeterLink {
+): Promise<MeterLink> {
   switch (source.kind) {
-    case 'simulator':
+    case 'simulator': {
+      const { SimulatorTransport } = await import('../simulator/transport.js');
       return {
         delivers: 'bytes',
         transport: new SimulatorTransport(meter.simulator.seed, meter.simulator.interval * 1000),
       };
-    case 'tcp':
+    }
+    case 'tcp': {
+      const { TcpTransport } = await import('./tcp.js');
       return { delivers: 'bytes', transport: new TcpTransport(source.host, source.port) };
-    case 'file':
+    }
+    case 'file': {
+      const { FileReplayTransport } = await import('./file-replay.js');
       return {
         delivers: 'bytes',
         transport: new FileReplayTransport(
@@ -50,16 +51,20 @@ export function createTransport(
           frameSplitter(source.protocol),
         ),
       };
+    }
     case 'serial':
       return serialLink(source, meter);
-    case 'remote':
+    case 'remote': {
+      const { RemoteTransport } = await import('./remote.js');
       return { delivers: 'readings', transport: new RemoteTransport(source.url, source, now) };
+    }
   }
 }
 
-function serialLink(source: SerialSource, meter: MeterSettings): MeterLink {
+async function serialLink(source: SerialSource, meter: MeterSettings): Promise<MeterLink> {
   if (source.protocol === 'auto')
     throw new Error(`serial:${source.path}: protocol=auto must be resolved by the probe first`);
+  const { SerialTransport, d0ModeOf, lineSettingsOf } = await import('./serial.js');
   const line = lineSettingsOf(source);
   if (source.protocol !== 'd0' || d0ModeOf(source) === 'push') {
     return { delivers: 'bytes', transport: new SerialTransport(source.path, line) };
@@ -68,5 +73,6 @@ function serialLink(source: SerialSource, meter: MeterSettings): MeterLink {
   const pollIntervalMs = source.pollIntervalMs ?? Math.max(1000, (meter.timeout * 1000) / 2);
   const options: D0SessionOptions = { pollIntervalMs };
   if (source.address !== undefined) options.address = source.address;
+  const { D0RequestTransport } = await import('./d0-request.js');
   return { delivers: 'readings', transport: new D0RequestTransport(source.path, line, options) };
 }

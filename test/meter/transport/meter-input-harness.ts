@@ -2,14 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Writable } from 'node:stream';
-import winston from 'winston';
 import { ConfigStore } from '../../../src/config/config-store.js';
 import { ServiceStates, type AppContext } from '../../../src/context.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
 import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import { ReadingStore } from '../../../src/reading/store.js';
+import { linesLogger } from '../../helpers/log-lines.js';
 
 export interface Harness {
   dir: string;
@@ -36,17 +35,7 @@ export function meterInput(dir: string, source: string, env: Record<string, stri
     meterInterface: interfaceOfSource(source),
   });
   const warnings: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      warnings.push(chunk.toString().trim());
-      done();
-    },
-  });
-  const logger = winston.createLogger({
-    level: 'warn',
-    format: winston.format.printf((info) => String(info.message)),
-    transports: [new winston.transports.Stream({ stream: sink })],
-  });
+  const logger = linesLogger(warnings, 'warn', (entry) => entry.message);
   const context: AppContext = {
     config,
     store,
@@ -72,7 +61,6 @@ export function meterInput(dir: string, source: string, env: Record<string, stri
     async close() {
       await input.stop();
       store.close();
-      logger.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
