@@ -41,10 +41,6 @@ export class Logger {
     return new Logger({ level, sinks: new Set(sinks) }, {});
   }
 
-  get level(): LogLevel {
-    return this.root.level;
-  }
-
   error(message: string, fields?: Record<string, unknown>): void {
     this.log('error', message, fields);
   }

@@ -146,7 +146,7 @@ class RotatingFileSink implements LogSink {
    * still queued for a rotated file go to that file (the descriptor follows the renamed inode).
    */
   private open(): WriteStream {
-    const stream = createWriteStream(this.path, { fd: openSync(this.path, 'a'), flags: 'a' });
+    const stream = createWriteStream(this.path, { fd: openSync(this.path, 'a') });
     stream.on('error', (error) => this.onError(error));
     return stream;
   }

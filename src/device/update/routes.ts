@@ -8,7 +8,7 @@ import type { Router } from '../../http/router.js';
 
 /**
  * The update machinery (multipart parsing, signature check, unpacking) loads with the first upload:
- * most daemons never receive one, and it would cost memory all the time (issue "memory").
+ * most daemons never receive one, and it would cost resident memory all the time.
  */
 async function loadUpdater() {
   const [format, upload, install, layout] = await Promise.all([
