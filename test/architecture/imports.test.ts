@@ -1,0 +1,177 @@
+// The import rule: a module imports only from its own layer or a lower one, and a few folders
+// of one layer keep apart from each other. The same table, with the reasons, is written down in
+// docs/architecture.md ("Layers and allowed imports"); a change to one is a change to both.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { repoRoot } from '../helpers/environment.js';
+
+/** Layers, lowest first. An entry ending in '/' is a folder (with everything under it), else one file. */
+const layers: readonly { name: string; members: readonly string[] }[] = [
+  {
+    name: 'foundation',
+    members: [
+      'src/log.ts',
+      'src/service.ts',
+      'src/backoff.ts',
+      'src/guarded-emitter.ts',
+      'src/version.ts',
+      'src/systemd-notify.ts',
+      'src/serial/',
+      'src/checksum/',
+      'src/digest/',
+    ],
+  },
+  { name: 'config', members: ['src/config/'] },
+  { name: 'reading', members: ['src/reading/'] },
+  { name: 'context', members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts'] },
+  { name: 'domain', members: ['src/meter/', 'src/history/', 'src/modbus/', 'src/mqtt/', 'src/device/'] },
+  { name: 'http', members: ['src/http/'] },
+  { name: 'web', members: ['src/web/'] },
+  { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts'] },
+];
+
+/**
+ * Imports that the layer order alone would allow but that are forbidden: outputs depend on the
+ * store, never on meter transports or parsers.
+ */
+const forbidden: readonly { from: string; to: string; reason: string }[] = [
+  { from: 'src/history/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  { from: 'src/modbus/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  { from: 'src/mqtt/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  { from: 'src/device/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+];
+
+/** Browser code, compiled on its own: it may share only types with the server side. */
+const browserFolder = 'src/web/ui/';
+
+interface ImportSite {
+  file: string;
+  target: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) files.push(...sourceFiles(path));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) files.push(path);
+  }
+  return files;
+}
+
+function posix(path: string): string {
+  return path.split(sep).join('/');
+}
+
+/** Every relative module specifier of one file: static imports, re-exports and import() calls. */
+function importsOf(file: string, text = readFileSync(file, 'utf8')): ImportSite[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const sites: ImportSite[] = [];
+  const add = (specifier: ts.Expression | undefined, typeOnly: boolean): void => {
+    if (!specifier || !ts.isStringLiteralLike(specifier) || !specifier.text.startsWith('.')) return;
+    const target = resolve(dirname(file), specifier.text).replace(/\.js$/, '.ts');
+    sites.push({ file: posix(relative(repoRoot, file)), target: posix(relative(repoRoot, target)), typeOnly });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) {
+      add(node.moduleSpecifier, isTypeOnlyImport(node));
+    } else if (ts.isExportDeclaration(node)) {
+      add(node.moduleSpecifier, node.isTypeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0], false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return sites;
+}
+
+function isTypeOnlyImport(node: ts.ImportDeclaration): boolean {
+  const clause = node.importClause;
+  if (!clause) return false; // a side-effect import loads the module
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return (
+    clause.name === undefined &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((element) => element.isTypeOnly)
+  );
+}
+
+function covers(member: string, path: string): boolean {
+  return member.endsWith('/') ? path.startsWith(member) : path === member;
+}
+
+function layerOf(path: string): number {
+  return layers.findIndex((layer) => layer.members.some((member) => covers(member, path)));
+}
+
+const files = sourceFiles(join(repoRoot, 'src'));
+const sites = files.flatMap((file) => importsOf(file));
+
+test('every source file belongs to a layer of the table', () => {
+  const unplaced = files.map((file) => posix(relative(repoRoot, file))).filter((path) => layerOf(path) < 0);
+  assert.deepEqual(unplaced, [], 'files outside every layer (add them to the table and to docs/architecture.md)');
+});
+
+test('imports point down the layers, never up and never into a forbidden folder', () => {
+  const violations: string[] = [];
+  for (const site of sites) {
+    if (site.file.startsWith(browserFolder)) continue;
+    const from = layerOf(site.file);
+    const to = layerOf(site.target);
+    if (to > from) {
+      violations.push(`${site.file} -> ${site.target} (${layers[from]?.name} imports ${layers[to]?.name})`);
+      continue;
+    }
+    const rule = forbidden.find((entry) => site.file.startsWith(entry.from) && site.target.startsWith(entry.to));
+    if (rule) violations.push(`${site.file} -> ${site.target} (${rule.reason})`);
+  }
+  assert.deepEqual(violations, [], `imports against the layer rule:\n  ${violations.join('\n  ')}`);
+});
+
+test('the browser code imports only types from the server side', () => {
+  const violations = sites
+    .filter((site) => site.file.startsWith(browserFolder) && !site.target.startsWith(browserFolder))
+    .filter((site) => !site.typeOnly)
+    .map((site) => `${site.file} -> ${site.target} (not a type-only import)`);
+  assert.deepEqual(violations, [], `browser code loading server modules:\n  ${violations.join('\n  ')}`);
+});
+
+test('the import reader sees static, re-exported, dynamic and type imports', () => {
+  const text = [
+    "import { a } from '../reading/store.js';",
+    "import type { B } from '../config/types.js';",
+    "import { type C, type D } from './c.js';",
+    "import { type E, f } from './e.js';",
+    "export { g } from '../http/router.js';",
+    "export type { H } from '../mqtt/h.js';",
+    "import './side-effect.js';",
+    "import { external } from 'node:fs';",
+    "const later = async () => await import('../device/mdns.js');",
+    "let x: import('../history/record.js').Record;",
+  ].join('\n');
+  const read = importsOf(join(repoRoot, 'src/meter/example.ts'), text).map(
+    (site) => `${site.target}${site.typeOnly ? ' (type)' : ''}`,
+  );
+  assert.deepEqual(read, [
+    'src/reading/store.ts',
+    'src/config/types.ts (type)',
+    'src/meter/c.ts (type)',
+    'src/meter/e.ts',
+    'src/http/router.ts',
+    'src/mqtt/h.ts (type)',
+    'src/meter/side-effect.ts',
+    'src/device/mdns.ts',
+    'src/history/record.ts (type)',
+  ]);
+  assert.ok(sites.length > 300, `only ${sites.length} imports read from ${files.length} files`);
+});
