@@ -1,8 +1,8 @@
 import { Backoff } from '../backoff.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
-import { ReportCache } from '../http/report.js';
 import type { Logger } from '../log.js';
+import { ReportCache } from '../reading/report-cache.js';
 import type { Service } from '../service.js';
 
 /** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */

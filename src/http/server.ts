@@ -123,4 +123,4 @@ export function createHttpService(
   };
 }
 
-export { registerCoreRoutes, type CoreRouteDeps, type CoreRoutes } from './core-routes.js';
+export { registerCoreRoutes, type CoreRouteDeps, type CoreRoutes } from './routes/core.js';

@@ -7,7 +7,7 @@ import { meterObject } from '../reading/report.js';
 import { SYSTEM_SCHEMA } from './api-schemas.js';
 import { sendJson } from './respond.js';
 import type { Router } from './router.js';
-import type { WifiInfoSource } from './wifi-info.js';
+import type { WifiInfoSource } from '../device/wifi/wifi-info.js';
 
 /**
  * GET /api/v1/system (spec endpoint 1): device identity, meter state, Wi-Fi link, the states the

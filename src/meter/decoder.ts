@@ -1,14 +1,7 @@
+import type { MeterDataErrorKind } from '../reading/meter-state.js';
 import type { MeterProtocol, Reading } from '../reading/reading.js';
 
-/**
- * Why a frame (or a run of bytes) was rejected. Counted by the store under these kinds:
- * - crc: framing was fine but the checksum (DSMR CRC-16/ARC, SML CRC-16/X-25, D0 BCC) did not match;
- * - parse: the frame checked out (or has no checksum) but its content could not be understood;
- * - overflow: bytes without a frame end beyond the protocol's maximum frame size were discarded;
- * - encryption: an encrypted frame that could not be decrypted (no key, wrong key).
- */
-export type MeterDataErrorKind = 'crc' | 'parse' | 'overflow' | 'encryption';
-
+/** A rejected frame or run of bytes; `kind` is what the store counts it under. */
 export class MeterDataError extends Error {
   constructor(
     readonly kind: MeterDataErrorKind,

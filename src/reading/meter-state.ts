@@ -12,6 +12,15 @@ export const METER_STATUSES = [
 ] as const;
 export type MeterStatus = (typeof METER_STATUSES)[number];
 
+/**
+ * Why a frame (or a run of bytes) was rejected. Counted by the store under these kinds:
+ * - crc: framing was fine but the checksum (DSMR CRC-16/ARC, SML CRC-16/X-25, D0 BCC) did not match;
+ * - parse: the frame checked out (or has no checksum) but its content could not be understood;
+ * - overflow: bytes without a frame end beyond the protocol's maximum frame size were discarded;
+ * - encryption: an encrypted frame that could not be decrypted (no key, wrong key).
+ */
+export type MeterDataErrorKind = 'crc' | 'parse' | 'overflow' | 'encryption';
+
 /** What is known about the meter right now: status plus what the transport and parser told. */
 export interface MeterState {
   status: MeterStatus;

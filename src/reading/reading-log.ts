@@ -1,8 +1,8 @@
-import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Service } from '../service.js';
 import type { MeterState } from './meter-state.js';
 import type { Reading } from './reading.js';
+import type { ReadingStore } from './store.js';
 
 /** One console line per period (and the first reading at once), so a user sees data flowing. */
 const SUMMARY_PERIOD_MS = 10_000;
@@ -39,7 +39,7 @@ export class ReadingLog implements Service {
   };
 
   constructor(
-    private readonly context: AppContext,
+    private readonly context: { readonly store: ReadingStore },
     private readonly logger: Logger,
   ) {}
 

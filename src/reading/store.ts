@@ -1,7 +1,6 @@
 import { GuardedEmitter } from '../guarded-emitter.js';
-import type { MeterDataErrorKind } from '../meter/decoder.js';
 import { withDerivedValues } from './derive.js';
-import type { MeterState, MeterStatus } from './meter-state.js';
+import type { MeterDataErrorKind, MeterState, MeterStatus } from './meter-state.js';
 import type { MeterIdentity, MeterInterface, MeterProtocol, Reading } from './reading.js';
 
 export interface MeterCounters {

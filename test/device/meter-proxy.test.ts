@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { MeterProxy } from '../../src/device/meter-proxy.js';
-import { registerCoreRoutes } from '../../src/http/core-routes.js';
+import { registerCoreRoutes } from '../../src/http/routes/core.js';
 import { MeterInput } from '../../src/meter/meter-input.js';
 import { startHttpContext } from '../helpers/http-context.js';
 

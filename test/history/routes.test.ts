@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryRecorder } from '../../src/history/recorder.js';
-import { registerHistoryRoutes } from '../../src/history/routes.js';
+import { registerHistoryRoutes } from '../../src/http/routes/history.js';
 import { buildOpenApi } from '../../src/http/openapi.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { send, type Reply } from '../http/http-client.js';

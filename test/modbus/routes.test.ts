@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { DEFAULT_LAYOUT } from '../../src/modbus/layout.js';
-import { registerModbusRoutes } from '../../src/modbus/routes.js';
+import { registerModbusRoutes } from '../../src/http/routes/modbus.js';
 import { createModbusService } from '../../src/modbus/service.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { closeClient, connectClient, readWords } from './clients.js';

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { registerReportRoutes } from '../../src/http/report.js';
 import { createMeterInput } from '../../src/meter/meter-input.js';
 import { DEFAULT_LAYOUT, toDetailed, type DetailedSet } from '../../src/modbus/layout.js';
-import { registerModbusRoutes } from '../../src/modbus/routes.js';
+import { registerModbusRoutes } from '../../src/http/routes/modbus.js';
 import { createModbusService } from '../../src/modbus/service.js';
 import { QUANTITY_BY_OBIS } from '../../src/reading/quantities.js';
 import { requireCommand } from '../helpers/environment.js';

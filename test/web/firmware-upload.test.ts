@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registerUpdateRoutes } from '../../src/device/update/routes.js';
+import { registerUpdateRoutes } from '../../src/http/routes/update.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { loadStaticAssets } from '../../src/web/static-assets.js';
 import { buildFakeBundle, installRootWith, newSigningKey } from '../device/update/fake-release.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerMeterSettingsRoutes } from '../../src/http/meter-settings.js';
-import { registerProbeRoute } from '../../src/meter/probe/probe-route.js';
+import { registerProbeRoute } from '../../src/http/routes/probe.js';
 import { PROBE_STEPS } from '../../src/meter/probe/probe.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { loadStaticAssets } from '../../src/web/static-assets.js';

@@ -1,41 +1,11 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import type { WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
-import type { WifiInfo } from '../../http/wifi-info.js';
 import { componentLogger } from '../../log.js';
 import { FileWifiBackend } from './file-backend.js';
 import { createNmcliRunner } from './nmcli.js';
 import { NmcliWifiBackend } from './nmcli-backend.js';
-import type { ScanEntry } from './scan-entry.js';
-
-/**
- * What /api/v1/system shows about the link (spec: wifi.ssid, wifi.ip): ssid '' when not connected or
- * unknown; the nmcli backend adds rssi, signal, bssid and channel of the connected access point.
- */
-export type { WifiInfo };
-
-/**
- * Where Wi-Fi settings take effect (DESIGN §4 Wi-Fi): NetworkManager through nmcli on a Pi, or
- * nothing beyond the persisted settings where nmcli is absent. Settings are validated and stored by
- * the caller; a backend only applies them.
- */
-export interface WifiBackend {
-  readonly kind: 'nmcli' | 'file';
-  scan(): Promise<ScanEntry[]>;
-  /** Applies changed station settings now (the API wrote them): replaces and activates the client. */
-  applyStation(station: WifiStationSettings, powerSave: boolean): Promise<void>;
-  /** Clears and disables the client (DELETE /api/v1/wifi/sta/settings). */
-  clearStation(): Promise<void>;
-  /** Brings the system in line with the stored settings at start without disturbing a matching link. */
-  syncAtStart(station: WifiStationSettings, powerSave: boolean): Promise<void>;
-  setPowerSave(enabled: boolean): Promise<void>;
-  /** True while a wired (non-wireless) interface has its link up. */
-  ethernetLinkUp(): Promise<boolean>;
-  wifiInfo(): Promise<WifiInfo>;
-  /** Resolves once queued changes and background activations have finished (service stop). */
-  settle(): Promise<void>;
-}
+import type { WifiBackend } from './wifi-backend.js';
 
 export interface WifiBackendOptions {
   /** PATH to look for nmcli in (default process.env.PATH). */

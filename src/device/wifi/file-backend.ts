@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import type { WifiStationSettings } from '../../config/types.js';
-import { hostNetworkInfo, type WifiInfo } from '../../http/wifi-info.js';
-import type { WifiBackend } from './backend.js';
+import type { WifiBackend } from './wifi-backend.js';
+import { hostNetworkInfo, type WifiInfo } from './wifi-info.js';
 import { wiredLinksUp, wirelessInterfaces } from './ethernet-link.js';
 import type { ScanEntry } from './scan-entry.js';
 

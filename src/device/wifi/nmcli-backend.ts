@@ -1,7 +1,7 @@
 import type { WifiStationSettings } from '../../config/types.js';
 import type { Logger } from '../../log.js';
-import type { WifiInfo } from '../../http/wifi-info.js';
-import type { WifiBackend } from './backend.js';
+import type { WifiBackend } from './wifi-backend.js';
+import type { WifiInfo } from './wifi-info.js';
 import { carrierUp } from './ethernet-link.js';
 import { NMCLI_EXIT, NmcliError, type NmcliRunner } from './nmcli.js';
 import { parseTerseRecords, splitTerseLine } from './nmcli-terse.js';

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Service } from '../../service.js';
-import type { WifiBackend, WifiInfo } from './backend.js';
+import type { WifiBackend } from './wifi-backend.js';
+import type { WifiInfo } from './wifi-info.js';
 
 /** How often the link facts (ssid, ip, rssi ...) for the MQTT template's wifi.* variables are refreshed. */
 const INFO_REFRESH_MS = 30_000;

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerMaintenanceRoutes } from '../../../src/device/maintenance/routes.js';
+import { registerMaintenanceRoutes } from '../../../src/http/routes/maintenance.js';
 import { RestartGuard } from '../../../src/device/maintenance/restart-guard.js';
 import { startHttpContext, testClock, type HttpTestContext } from '../../helpers/http-context.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { registerUpdateRoutes } from '../../../src/device/update/routes.js';
+import { registerUpdateRoutes } from '../../../src/http/routes/update.js';
 import { repoRoot } from '../../helpers/environment.js';
 import { startHttpContext } from '../../helpers/http-context.js';
 import {

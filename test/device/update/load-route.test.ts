@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { signBundle, writeUnsignedBundle } from '../../../src/device/update/bundle-writer.js';
-import { registerUpdateRoutes } from '../../../src/device/update/routes.js';
+import { registerUpdateRoutes } from '../../../src/http/routes/update.js';
 import { requireCommand } from '../../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
 import {

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWifiBackend } from '../../../src/device/wifi/backend.js';
-import { assertPowerSaveAllowed } from '../../../src/device/wifi/routes.js';
-import { registerCoreRoutes } from '../../../src/http/core-routes.js';
+import { assertPowerSaveAllowed } from '../../../src/http/routes/wifi.js';
+import { registerCoreRoutes } from '../../../src/http/routes/core.js';
 import { startHttpContext } from '../../helpers/http-context.js';
 
 /** A /sys/class/net with one wired interface whose carrier is `carrier`. */

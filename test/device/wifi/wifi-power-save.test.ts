@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATION_PROFILE } from '../../../src/device/wifi/nmcli-backend.js';
-import { assertPowerSaveAllowed } from '../../../src/device/wifi/routes.js';
+import { assertPowerSaveAllowed } from '../../../src/http/routes/wifi.js';
 import { createWifiService } from '../../../src/device/wifi/service.js';
 import { HttpError } from '../../../src/http/errors.js';
 import { DEVICES, fakeInterface, startRig, stopRig } from './wifi-rig.js';

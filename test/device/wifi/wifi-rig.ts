@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createWifiBackend, type WifiBackend } from '../../../src/device/wifi/backend.js';
-import { registerWifiRoutes } from '../../../src/device/wifi/routes.js';
+import { createWifiBackend } from '../../../src/device/wifi/backend.js';
+import type { WifiBackend } from '../../../src/device/wifi/wifi-backend.js';
+import { registerWifiRoutes } from '../../../src/http/routes/wifi.js';
 import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
 import { createFakeNmcli, hexOf, terse, type FakeNmcli } from './fake-nmcli.js';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { registerProbeRoute, PROBE_PATH } from '../../../src/meter/probe/probe-route.js';
+import { registerProbeRoute, PROBE_PATH } from '../../../src/http/routes/probe.js';
 import { PROBE_STEPS } from '../../../src/meter/probe/probe.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { startHttpContext } from '../../helpers/http-context.js';

@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import type { AppContext } from '../context.js';
-import { throwUnlessApplied } from '../http/section-writes.js';
-import type { ValidationIssue } from '../config/config-store.js';
-import { HttpError } from '../http/errors.js';
-import { sendJson, sendNoContent } from '../http/respond.js';
-import type { ApiRequest, Router } from '../http/router.js';
-import { DEFAULT_LAYOUT, toDetailed, type AddressFormat } from './layout.js';
-import { validateLayout } from './layout-validate.js';
+import type { AppContext } from '../../context.js';
+import { throwUnlessApplied } from '../section-writes.js';
+import type { ValidationIssue } from '../../config/config-store.js';
+import { HttpError } from '../errors.js';
+import { sendJson, sendNoContent } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+import { DEFAULT_LAYOUT, toDetailed, type AddressFormat } from '../../modbus/layout.js';
+import { validateLayout } from '../../modbus/layout-validate.js';
 
 /**
  * /api/v1/modbus (spec endpoints 17-19): GET the custom layout (compact, or detailed with

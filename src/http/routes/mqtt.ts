@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import type { ValidationIssue } from '../config/config-store.js';
-import type { AppContext } from '../context.js';
-import { throwUnlessApplied, withIgnored } from '../http/section-writes.js';
-import { HttpError } from '../http/errors.js';
-import { sendJson } from '../http/respond.js';
-import type { ApiRequest, Router } from '../http/router.js';
-import { mqttSettingsView, settingsChanges, type WriteMode } from './settings.js';
+import type { ValidationIssue } from '../../config/config-store.js';
+import type { AppContext } from '../../context.js';
+import { throwUnlessApplied, withIgnored } from '../section-writes.js';
+import { HttpError } from '../errors.js';
+import { sendJson } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+import { mqttSettingsView, settingsChanges, type WriteMode } from '../../mqtt/settings.js';
 
 export const MQTT_SETTINGS_PATH = '/api/v1/mqtt/settings';
 

@@ -1,11 +1,11 @@
 import { realpathSync } from 'node:fs';
 import type { AppContext } from '../../context.js';
-import { ERROR_REF } from '../../http/api-schemas.js';
-import { HttpError } from '../../http/errors.js';
-import { sendJson } from '../../http/respond.js';
-import type { JsonSchema, RouteDoc, Router } from '../../http/router.js';
-import { parseSource } from '../source.js';
-import { probeSerialPort, type ProbeOptions } from './probe.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { HttpError } from '../errors.js';
+import { sendJson } from '../respond.js';
+import type { JsonSchema, RouteDoc, Router } from '../router.js';
+import { parseSource } from '../../meter/source.js';
+import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
 
 export const PROBE_PATH = '/api/v1/meter/probe';
 

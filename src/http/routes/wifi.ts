@@ -1,12 +1,17 @@
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
-import { throwUnlessApplied } from '../../http/section-writes.js';
-import { HttpError } from '../../http/errors.js';
-import { sendJson, sendNoContent } from '../../http/respond.js';
-import type { ApiRequest, Router } from '../../http/router.js';
-import type { WifiBackend } from './backend.js';
-import { defaultStation, STATION_FIELDS, stationFromRequest, stationResponse } from './station-settings.js';
+import { throwUnlessApplied } from '../section-writes.js';
+import { HttpError } from '../errors.js';
+import { sendJson, sendNoContent } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+import type { WifiBackend } from '../../device/wifi/wifi-backend.js';
+import {
+  defaultStation,
+  STATION_FIELDS,
+  stationFromRequest,
+  stationResponse,
+} from '../../device/wifi/station-settings.js';
 
 const SCAN_PATH = '/api/v1/wifi/scan';
 const STATION_PATH = '/api/v1/wifi/sta/settings';

@@ -1,12 +1,12 @@
-import type { AppContext } from '../context.js';
-import { ERROR_REF } from '../http/api-schemas.js';
-import { HttpError } from '../http/errors.js';
-import { sendJson } from '../http/respond.js';
-import type { JsonSchema, Router } from '../http/router.js';
-import { pointView } from './point.js';
-import { parseHistoryQuery } from './query-params.js';
-import type { HistoryRecorder } from './recorder.js';
-import { RESOLUTIONS } from './tiers.js';
+import type { AppContext } from '../../context.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { HttpError } from '../errors.js';
+import { sendJson } from '../respond.js';
+import type { JsonSchema, Router } from '../router.js';
+import { pointView } from '../../history/point.js';
+import { parseHistoryQuery } from '../../history/query-params.js';
+import type { HistoryRecorder } from '../../history/recorder.js';
+import { RESOLUTIONS } from '../../history/tiers.js';
 
 const number: JsonSchema = { type: 'number' };
 const power: JsonSchema = {

@@ -2,9 +2,9 @@ import { constants } from 'node:fs';
 import { access, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../../context.js';
-import { HttpError } from '../../http/errors.js';
-import { COMMON_HEADERS } from '../../http/respond.js';
-import type { Router } from '../../http/router.js';
+import { HttpError } from '../errors.js';
+import { COMMON_HEADERS } from '../respond.js';
+import type { Router } from '../router.js';
 
 /**
  * The update machinery (multipart parsing, signature check, unpacking) loads with the first upload:
@@ -12,10 +12,10 @@ import type { Router } from '../../http/router.js';
  */
 async function loadUpdater() {
   const [format, upload, install, layout] = await Promise.all([
-    import('./bundle-format.js'),
-    import('./upload.js'),
-    import('./release-install.js'),
-    import('./release-layout.js'),
+    import('../../device/update/bundle-format.js'),
+    import('../../device/update/upload.js'),
+    import('../../device/update/release-install.js'),
+    import('../../device/update/release-layout.js'),
   ]);
   return {
     BundleError: format.BundleError,
@@ -32,7 +32,10 @@ export interface UpdateOptions {
   installRoot?: string;
 }
 
-function httpErrorOf(error: unknown, BundleError: typeof import('./bundle-format.js').BundleError): unknown {
+function httpErrorOf(
+  error: unknown,
+  BundleError: typeof import('../../device/update/bundle-format.js').BundleError,
+): unknown {
   if (!(error instanceof BundleError)) return error;
   if (error.reason === 'too_large')
     return new HttpError(413, 'payload_too_large', error.message, { reason: error.reason });

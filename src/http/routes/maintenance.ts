@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
-import { HttpError } from '../../http/errors.js';
-import { sendNoContent } from '../../http/respond.js';
-import type { Router } from '../../http/router.js';
-import { RestartGuard, type RestartAction } from './restart-guard.js';
+import { HttpError } from '../errors.js';
+import { sendNoContent } from '../respond.js';
+import type { Router } from '../router.js';
+import { RestartGuard, type RestartAction } from '../../device/maintenance/restart-guard.js';
 
 /** The host command may take a while (it usually stops this process); it is not waited for longer. */
 const RESTART_COMMAND_TIMEOUT_MS = 120_000;
