@@ -7,7 +7,8 @@
 // Run: `npm run build && node dist/bench/modbus-freshness.js` (needs ../shared/corpus).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc16Arc, crcHex } from '../src/meter/dsmr/crc16-arc.js';
+import { crc16Arc } from '../src/checksum/crc16.js';
+import { crcHex } from '../src/meter/dsmr/crc16-arc.js';
 import { createDsmrDecoder } from '../src/meter/dsmr/decoder.js';
 import { PROFILE_NAMES, type ProfileName } from '../src/modbus/profiles/catalogue.js';
 import { RegisterFeed } from '../src/modbus/register-feed.js';

@@ -1,4 +1,4 @@
-import { crc16Arc } from '../src/meter/dsmr/crc16-arc.js';
+import { crc16Arc } from '../src/checksum/crc16.js';
 
 /**
  * A DSMR 5.0.2 P1 telegram (three phases, tariffs, gas) written for the MQTT latency benchmark.

@@ -1,4 +1,4 @@
-import { crc32 } from './crc32.js';
+import { crc32 } from '../checksum/crc32.js';
 import type { HistoryPoint, PowerStats } from './point.js';
 
 /**

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { crc32 } from './crc32.js';
+import { crc32 } from '../checksum/crc32.js';
 import { mergePoints, type HistoryPoint } from './point.js';
 import { decodeRecord, encodeRecord, RECORD_SIZE } from './record.js';
 import type { Tier } from './tiers.js';

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { quoted } from './auth-params.js';
+import { quoted } from '../digest/auth-params.js';
 
 /**
  * HTTP Basic authentication (RFC 7617). The user name is ignored (DESIGN §4: clients send an empty

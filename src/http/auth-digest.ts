@@ -1,13 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { decodeExtValue, quoted } from './auth-params.js';
+import { decodeExtValue, quoted } from '../digest/auth-params.js';
 import {
   digestAlgorithm,
   digestHex,
-  digestResponseOf,
-  sessionKey,
+  digestResponseValue,
   type DigestAlgorithm,
   type DigestHash,
-} from './digest-core.js';
+} from '../digest/digest.js';
 import type { NonceCounters, NonceIssuer } from './digest-nonce.js';
 
 /**
@@ -87,10 +86,9 @@ export class DigestVerifier {
     if (params.get('qop') !== 'auth' || !nc || !/^[0-9a-fA-F]{8}$/.test(nc)) return 'invalid';
     if (params.get('realm') !== request.realm || !sameTarget(uri, request.url)) return 'invalid';
 
-    let ha1 = this.ha1(algorithm.hash, username, request.realm, request.password);
-    if (algorithm.session) ha1 = sessionKey(algorithm.hash, ha1, nonce, cnonce);
+    const ha1 = this.ha1(algorithm.hash, username, request.realm, request.password);
     const ha2 = this.ha2(algorithm.hash, request.method, uri);
-    const expected = digestResponseOf(algorithm.hash, ha1, nonce, ha2, { nc, cnonce });
+    const expected = digestResponseValue(algorithm, { ha1, ha2, nonce, cnonce, nc });
     if (!sameHex(response, expected)) return 'invalid';
 
     // The password is right from here on; a nonce that is not (or no longer) ours is "stale"

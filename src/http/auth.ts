@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { basicChallenge, basicPassword, samePassword } from './auth-basic.js';
 import { digestChallenges, DigestVerifier } from './auth-digest.js';
-import { parseAuthParams } from './auth-params.js';
+import { parseAuthParams } from '../digest/auth-params.js';
 import { DEFAULT_THROTTLE, FailureThrottle, type ThrottleOptions } from './auth-throttle.js';
 import { NonceCounters, NonceIssuer } from './digest-nonce.js';
 import { HttpError } from './errors.js';

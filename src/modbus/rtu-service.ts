@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { AppContext } from '../context.js';
-import { SerialLink, formatLine, type LineSettings } from '../meter/transport/serial-port.js';
+import { SerialLink } from '../serial/serial-link.js';
+import { formatLine, type LineSettings } from '../serial/line-settings.js';
 import type { Service } from '../service.js';
 import type { SlaveLine } from './profiles/grid-values.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';

@@ -1,4 +1,4 @@
-import { reflectedCrc16Table } from '../meter/crc16-tables.js';
+import { crc16Modbus } from '../checksum/crc16.js';
 import { answerPdu, type RegisterSpace } from './pdu.js';
 
 /**
@@ -22,17 +22,9 @@ import { answerPdu, type RegisterSpace } from './pdu.js';
  * and is not enforced.
  */
 
-const MODBUS_CRC_TABLE = reflectedCrc16Table(0xa001);
-
-export function modbusCrc(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  let crc = 0xffff;
-  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ MODBUS_CRC_TABLE[(crc ^ bytes[i]!) & 0xff]!;
-  return crc;
-}
-
 /** Appends the CRC (low byte first) to an RTU frame whose last two bytes are reserved for it. */
 export function sealFrame(frame: Buffer): Buffer {
-  const crc = modbusCrc(frame, 0, frame.length - 2);
+  const crc = crc16Modbus(frame, 0, frame.length - 2);
   frame.writeUInt16LE(crc, frame.length - 2);
   return frame;
 }
@@ -138,7 +130,7 @@ export class RtuSlave {
       if (buf[offset] !== this.unitId) continue;
       const length = requestLength(buf, offset);
       if (length === undefined || offset + length > buf.length) continue;
-      if (modbusCrc(buf, offset, offset + length - 2) === buf.readUInt16LE(offset + length - 2))
+      if (crc16Modbus(buf, offset, offset + length - 2) === buf.readUInt16LE(offset + length - 2))
         return { offset, length };
     }
     return undefined;
@@ -172,7 +164,7 @@ export class RtuSlave {
   /** A silence-delimited frame that was not a complete request of ours. */
   private classify(frame: Buffer): void {
     const crcOk =
-      frame.length >= 4 && modbusCrc(frame, 0, frame.length - 2) === frame.readUInt16LE(frame.length - 2);
+      frame.length >= 4 && crc16Modbus(frame, 0, frame.length - 2) === frame.readUInt16LE(frame.length - 2);
     if (!crcOk) {
       this.badFrames += 1;
       return;

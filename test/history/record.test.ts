@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc32 } from '../../src/history/crc32.js';
+import { crc32 } from '../../src/checksum/crc32.js';
 import { decodeRecord, encodeRecord, RECORD_SIZE } from '../../src/history/record.js';
 import { ringHeader } from '../../src/history/ring-file.js';
 import { TIERS } from '../../src/history/tiers.js';

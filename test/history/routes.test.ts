@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryRecorder } from '../../src/history/recorder.js';
 import { registerHistoryRoutes } from '../../src/http/routes/history.js';
-import { buildOpenApi } from '../../src/http/openapi.js';
+import { buildOpenApi } from '../../src/http/routes/openapi.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { send, type Reply } from '../http/http-client.js';
 import { responseProblems } from '../http/openapi-check.js';

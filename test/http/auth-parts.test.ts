@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basicPassword, samePassword } from '../../src/http/auth-basic.js';
-import { decodeExtValue, parseAuthParams, quoted } from '../../src/http/auth-params.js';
+import { decodeExtValue, parseAuthParams, quoted } from '../../src/digest/auth-params.js';
 import { FailureThrottle } from '../../src/http/auth-throttle.js';
 import { NonceCounters, NonceIssuer } from '../../src/http/digest-nonce.js';
 

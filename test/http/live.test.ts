@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { registerCoreRoutes, type CoreRoutes } from '../../src/http/server.js';
-import type { LiveHubOptions } from '../../src/http/live.js';
+import type { LiveHubOptions } from '../../src/http/routes/live.js';
 import { buildLivePayload } from '../../src/reading/live.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { send } from './http-client.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { registerReportRoutes } from '../../src/http/report.js';
+import { registerReportRoutes } from '../../src/http/routes/report.js';
 import { createMeterInput } from '../../src/meter/meter-input.js';
 import { DEFAULT_LAYOUT, toDetailed, type DetailedSet } from '../../src/modbus/layout.js';
 import { registerModbusRoutes } from '../../src/http/routes/modbus.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registerMeterSettingsRoutes } from '../../src/http/meter-settings.js';
+import { registerMeterSettingsRoutes } from '../../src/http/routes/meter-settings.js';
 import { registerProbeRoute } from '../../src/http/routes/probe.js';
 import { PROBE_STEPS } from '../../src/meter/probe/probe.js';
 import { registerWebRoutes } from '../../src/web/routes.js';

@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context.js';
-import { registerLiveRoutes, type LiveHub, type LiveHubOptions } from '../live.js';
-import { registerMeterSettingsRoutes } from '../meter-settings.js';
-import { registerOpenApiRoute } from '../openapi.js';
+import { registerLiveRoutes, type LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterSettingsRoutes } from './meter-settings.js';
+import { registerOpenApiRoute } from './openapi.js';
 import type { ReportCache } from '../../reading/report-cache.js';
-import { registerReportRoutes } from '../report.js';
+import { registerReportRoutes } from './report.js';
 import type { Router } from '../router.js';
-import { registerSettingsRoutes, type SettingsGuard } from '../settings.js';
-import { registerSystemRoutes } from '../system.js';
-import { registerVariablesRoutes } from '../variables.js';
+import { registerSettingsRoutes, type SettingsGuard } from './settings.js';
+import { registerSystemRoutes } from './system.js';
+import { registerVariablesRoutes } from './variables.js';
 import { hostNetworkInfo, type WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 export interface CoreRouteDeps {

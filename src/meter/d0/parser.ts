@@ -1,5 +1,5 @@
 import { MeterDataError } from '../decoder.js';
-import { blockCheck } from './bcc.js';
+import { blockCheck } from '../../checksum/bcc.js';
 import { type D0Identification, isRequestEcho, parseIdentification } from './identification.js';
 import { type D0Object, parseDataSets } from './data-sets.js';
 

@@ -5,24 +5,11 @@
  * DSMR 2.2 and 3.0 telegrams carry no checksum: their '!' is followed directly by CR LF.
  */
 
-import { reflectedCrc16Table } from '../crc16-tables.js';
+import { crc16Arc } from '../../checksum/crc16.js';
 
 const SLASH = 0x2f;
 const BANG = 0x21;
 const MAX_CRC_DIGITS = 4;
-
-/** Table of CRC-16/ARC (polynomial 0x8005, reflected 0xA001). */
-const TABLE: Uint16Array = reflectedCrc16Table(0xa001);
-
-/**
- * CRC-16/ARC of bytes[start, end), one byte at a time: crc = (crc >>> 8) ^ T[(crc ^ byte) & 0xff].
- * Check value: crc16Arc("123456789") = 0xBB3D.
- */
-export function crc16Arc(bytes: Uint8Array, start = 0, end = bytes.length): number {
-  let crc = 0;
-  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLE[(crc ^ bytes[i]!) & 0xff]!;
-  return crc;
-}
 
 export type DsmrCrcVerdict =
   /** No hex digits after '!' (DSMR < 4): accepted without a check. */

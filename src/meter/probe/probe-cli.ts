@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { formatLine } from '../transport/serial-port.js';
+import { formatLine } from '../../serial/line-settings.js';
 import { probeSerialPort, type ProbeResult } from './probe.js';
 
 export interface ProbeCliOutput {

@@ -3,7 +3,8 @@ import type { DecodeResult, MeterDecoder } from '../decoder.js';
 import { createDsmrDecoder } from '../dsmr/decoder.js';
 import { withDsmrEncryption } from '../dsmr/encryption.js';
 import { createDecoder, type ConcreteProtocol } from '../protocols.js';
-import { SerialLink, formatLine, type LineSettings } from '../transport/serial-port.js';
+import { SerialLink } from '../../serial/serial-link.js';
+import { formatLine, type LineSettings } from '../../serial/line-settings.js';
 import { PROTOCOL_LINES } from '../transport/serial.js';
 import { signOn } from './sign-on.js';
 

@@ -2,7 +2,7 @@ import type { MeterIdentity } from '../../reading/reading.js';
 import { MeterDataError } from '../decoder.js';
 import { isRequestEcho, parseIdentification, type D0Identification } from '../d0/identification.js';
 import { vendorOfFlag } from '../dsmr/vendors.js';
-import type { SerialLink } from '../transport/serial-port.js';
+import type { SerialLink } from '../../serial/serial-link.js';
 
 /** IEC 62056-21 §6.3.1 request message to any meter (no device address). */
 const REQUEST = Buffer.from('/?!\r\n', 'latin1');

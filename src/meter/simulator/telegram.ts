@@ -1,4 +1,4 @@
-import { crc16Arc } from '../dsmr/crc16-arc.js';
+import { crc16Arc } from '../../checksum/crc16.js';
 import type { HouseholdState } from './model.js';
 
 /**

@@ -1,5 +1,6 @@
 /**
  * CRC-16 checksums of SML 1.04 (transport protocol v1 frame and the crc16 field of SML_Message).
+ * The CRC itself is computed in src/checksum/crc16.ts; this file knows where SML puts it.
  *
  * CRC-16/X-25: polynomial 0x1021 processed bit-reflected (0x8408), init 0xFFFF, xorout 0xFFFF;
  * check value of "123456789" is 0x906E. Used for the transport frame and for each SML message;
@@ -10,38 +11,16 @@
  * Holley DTZ541 firmware puts it in place of X-25, stored high byte first (SmlLib issue #8).
  */
 
-import { reflectedCrc16Table } from '../crc16-tables.js';
+import { crc16Register1021 } from '../../checksum/crc16.js';
 
 export type SmlCrcAlgorithm = 'x25' | 'kermit';
-
-const REFLECTED_POLY = 0x8408;
-
-/** Table of the X-25 / Kermit polynomial (0x1021, reflected 0x8408). */
-const TABLE: Uint16Array = reflectedCrc16Table(REFLECTED_POLY);
 
 /** Register value before the first byte. */
 export const CRC16_INIT: Readonly<Record<SmlCrcAlgorithm, number>> = { x25: 0xffff, kermit: 0 };
 
-/** Reflected CRC-16 register over data[start, end) from `init`, one byte at a time. */
-export function crc16Register(data: Uint8Array, start: number, end: number, init: number): number {
-  let crc = init;
-  for (let i = start; i < end; i++) crc = (crc >>> 8) ^ TABLE[(crc ^ data[i]!) & 0xff]!;
-  return crc;
-}
-
 /** The checksum of `algorithm` from the register after the last byte (X-25: final XOR 0xFFFF). */
 export function finishCrc16(register: number, algorithm: SmlCrcAlgorithm): number {
   return algorithm === 'x25' ? (register ^ 0xffff) & 0xffff : register;
-}
-
-/** CRC-16/X-25 of `data[start, end)`. */
-export function crc16X25(data: Uint8Array, start = 0, end = data.length): number {
-  return finishCrc16(crc16Register(data, start, end, CRC16_INIT.x25), 'x25');
-}
-
-/** CRC-16/Kermit of `data[start, end)`. */
-export function crc16Kermit(data: Uint8Array, start = 0, end = data.length): number {
-  return crc16Register(data, start, end, CRC16_INIT.kermit);
 }
 
 /**
@@ -54,7 +33,7 @@ export function frameChecksum(
   algorithm: SmlCrcAlgorithm,
 ): { computed: number; stored: number } {
   const end = frame.length - 2;
-  const register = crc16Register(frame, 0, Math.max(0, end), CRC16_INIT[algorithm]);
+  const register = crc16Register1021(frame, 0, Math.max(0, end), CRC16_INIT[algorithm]);
   return { computed: finishCrc16(register, algorithm), stored: storedFrameChecksum(frame, algorithm) };
 }
 

@@ -1,5 +1,6 @@
 import { MeterDataError } from '../decoder.js';
-import { crc16Kermit, crc16X25, type SmlCrcAlgorithm } from './crc16-x25.js';
+import { crc16Kermit, crc16X25 } from '../../checksum/crc16.js';
+import type { SmlCrcAlgorithm } from './crc16-x25.js';
 import type { SmlMessage } from './message-types.js';
 import { readBody, type HeaderFields } from './messages.js';
 import { requiredInteger } from './list-entry.js';

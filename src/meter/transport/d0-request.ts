@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { D0RequestSession, type D0SessionOptions } from '../d0/session.js';
-import { SerialLink, formatLine, type LineSettings } from './serial-port.js';
+import { SerialLink } from '../../serial/serial-link.js';
+import { formatLine, type LineSettings } from '../../serial/line-settings.js';
 import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
 
 /**

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { parseChallenges, quoted, type Challenge } from '../../digest/auth-params.js';
 import {
   digestAlgorithm,
   digestHex,
-  digestResponseOf,
-  sessionKey,
+  digestResponseValue,
   type DigestAlgorithm,
-} from '../../http/digest-core.js';
+} from '../../digest/digest.js';
 
 /**
  * Client side of HTTP Basic (RFC 7617) and Digest (RFC 7616) authentication for fetch. The first
@@ -20,32 +20,7 @@ export interface Credentials {
   password: string;
 }
 
-export interface Challenge {
-  scheme: string;
-  params: Record<string, string>;
-}
-
 const PREFERENCE: readonly DigestAlgorithm[] = ['SHA-256', 'SHA-256-sess', 'MD5', 'MD5-sess'];
-
-/** Splits a WWW-Authenticate value (possibly several challenges joined by ', ') into challenges. */
-export function parseChallenges(header: string): Challenge[] {
-  const challenges: Challenge[] = [];
-  const token = /\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)(\s*=\s*("((?:[^"\\]|\\.)*)"|[^\s,]*))?\s*,?/y;
-  let match: RegExpExecArray | null;
-  while (token.lastIndex < header.length && (match = token.exec(header)) !== null) {
-    if (match[0] === '') break;
-    const [, name, assignment, , quoted] = match;
-    if (assignment === undefined) {
-      challenges.push({ scheme: name!.toLowerCase(), params: {} });
-      continue;
-    }
-    const current = challenges[challenges.length - 1];
-    if (!current) continue;
-    const raw = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : match[3]!;
-    current.params[name!.toLowerCase()] = raw;
-  }
-  return challenges;
-}
 
 function algorithmOf(challenge: Challenge): DigestAlgorithm | undefined {
   return digestAlgorithm(challenge.params.algorithm)?.name;
@@ -75,23 +50,17 @@ export function digestResponse(
   credentials: Credentials,
   request: DigestRequest,
 ): string {
-  const { hash, session } = digestAlgorithm(algorithmOf(challenge))!;
+  const algorithm = digestAlgorithm(algorithmOf(challenge))!;
   const { realm = '', nonce = '' } = challenge.params;
-  const nc = request.nc.toString(16).padStart(8, '0');
-  let ha1 = digestHex(hash, `${credentials.username}:${realm}:${credentials.password}`);
-  if (session) ha1 = sessionKey(hash, ha1, nonce, request.cnonce);
-  const ha2 = digestHex(hash, `${request.method}:${request.uri}`);
-  const qop = offersQopAuth(challenge) ? { nc, cnonce: request.cnonce } : undefined;
-  return digestResponseOf(hash, ha1, nonce, ha2, qop);
+  const ha1 = digestHex(algorithm.hash, `${credentials.username}:${realm}:${credentials.password}`);
+  const ha2 = digestHex(algorithm.hash, `${request.method}:${request.uri}`);
+  const nc = offersQopAuth(challenge) ? request.nc.toString(16).padStart(8, '0') : undefined;
+  return digestResponseValue(algorithm, { ha1, ha2, nonce, cnonce: request.cnonce, nc });
 }
 
 function offersQopAuth(challenge: Challenge): boolean {
   const qop = challenge.params.qop;
   return qop !== undefined && qop.split(',').some((option) => option.trim().toLowerCase() === 'auth');
-}
-
-function quote(value: string): string {
-  return `"${value.replace(/(["\\])/g, '\\$1')}"`;
 }
 
 /** The Authorization header value answering a Digest challenge (RFC 7616 §3.4). */
@@ -108,21 +77,21 @@ export function digestAuthorization(
     ? digestHex(digestAlgorithm(algorithm)!.hash, `${credentials.username}:${realm}`)
     : credentials.username;
   const parts = [
-    `username=${quote(username)}`,
-    `realm=${quote(realm)}`,
-    `uri=${quote(request.uri)}`,
+    `username=${quoted(username)}`,
+    `realm=${quoted(realm)}`,
+    `uri=${quoted(request.uri)}`,
     `algorithm=${algorithm}`,
-    `nonce=${quote(nonce)}`,
+    `nonce=${quoted(nonce)}`,
   ];
   if (offersQopAuth(challenge)) {
     parts.push(
       `nc=${request.nc.toString(16).padStart(8, '0')}`,
-      `cnonce=${quote(request.cnonce)}`,
+      `cnonce=${quoted(request.cnonce)}`,
       'qop=auth',
     );
   }
-  parts.push(`response=${quote(digestResponse(challenge, credentials, request))}`);
-  if (opaque !== undefined) parts.push(`opaque=${quote(opaque)}`);
+  parts.push(`response=${quoted(digestResponse(challenge, credentials, request))}`);
+  if (opaque !== undefined) parts.push(`opaque=${quoted(opaque)}`);
   if (userhash) parts.push('userhash=true');
   return `Digest ${parts.join(', ')}`;
 }

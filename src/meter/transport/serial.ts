@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { SerialSource } from '../source.js';
-import { SerialLink, formatLine, type LineSettings } from './serial-port.js';
+import { SerialLink } from '../../serial/serial-link.js';
+import { formatLine, type LineSettings } from '../../serial/line-settings.js';
 import type { ByteTransport, ByteTransportEvents } from './transport.js';
 
 export type { SerialSource };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { corpusDir } from '../../helpers/environment.js';
 import { MeterDataError } from '../../../src/meter/decoder.js';
-import { blockCheck } from '../../../src/meter/d0/bcc.js';
+import { blockCheck } from '../../../src/checksum/bcc.js';
 import { createD0Decoder } from '../../../src/meter/d0/decoder.js';
 import { parseD0Readout } from '../../../src/meter/d0/parser.js';
 import { d0CorpusCases } from './corpus-files.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { MeterDataError } from '../../../src/meter/decoder.js';
-import { blockCheck } from '../../../src/meter/d0/bcc.js';
+import { blockCheck } from '../../../src/checksum/bcc.js';
 import { parseIdentification } from '../../../src/meter/d0/identification.js';
 import { parseObisAddress } from '../../../src/meter/d0/obis-address.js';
 import { parseD0Readout } from '../../../src/meter/d0/parser.js';

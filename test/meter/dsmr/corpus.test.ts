@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkDsmrCrc, crc16Arc } from '../../../src/meter/dsmr/crc16-arc.js';
+import { crc16Arc } from '../../../src/checksum/crc16.js';
+import { checkDsmrCrc } from '../../../src/meter/dsmr/crc16-arc.js';
 import { parseDsmrCapture } from '../../../src/meter/dsmr/decoder.js';
 import { parseDsmrTelegram } from '../../../src/meter/dsmr/parser.js';
 import type { DecodeResult } from '../../../src/meter/decoder.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkDsmrCrc, crc16Arc, crcHex } from '../../../src/meter/dsmr/crc16-arc.js';
+import { crc16Arc } from '../../../src/checksum/crc16.js';
+import { checkDsmrCrc, crcHex } from '../../../src/meter/dsmr/crc16-arc.js';
 
 /** Bit-at-a-time CRC-16/ARC straight from the definition, to check the table-driven one. */
 function crcByDefinition(bytes: Uint8Array): number {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DecodeResult } from '../../../src/meter/decoder.js';
-import { crc16Arc, crcHex } from '../../../src/meter/dsmr/crc16-arc.js';
+import { crc16Arc } from '../../../src/checksum/crc16.js';
+import { crcHex } from '../../../src/meter/dsmr/crc16-arc.js';
 import { createDsmrDecoder, parseDsmrCapture } from '../../../src/meter/dsmr/decoder.js';
 import { requireCorpus } from '../../helpers/environment.js';
 import { corpusFile } from './corpus-cases.js';

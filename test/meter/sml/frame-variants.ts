@@ -1,4 +1,4 @@
-import { crc16X25 } from '../../../src/meter/sml/crc16-x25.js';
+import { crc16X25 } from '../../../src/checksum/crc16.js';
 import { MESSAGE_TAG } from '../../../src/meter/sml/message-types.js';
 import { TlReader } from '../../../src/meter/sml/tl.js';
 import { withFixedFrameCrc } from './sml-builder.js';

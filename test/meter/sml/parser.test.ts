@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MeterDataError } from '../../../src/meter/decoder.js';
-import { crc16Kermit } from '../../../src/meter/sml/crc16-x25.js';
+import { crc16Kermit } from '../../../src/checksum/crc16.js';
 import { formatObis, obisNumber, parseSmlFrame } from '../../../src/meter/sml/parser.js';
 import { unwrapTransportFrame } from '../../../src/meter/sml/transport.js';
 import {

@@ -1,4 +1,4 @@
-import { crc16X25 } from '../../../src/meter/sml/crc16-x25.js';
+import { crc16X25 } from '../../../src/checksum/crc16.js';
 
 /**
  * Test-side SML encoder: TL elements, messages with their crc16 and transport v1 frames with

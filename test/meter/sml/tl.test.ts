@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MeterDataError } from '../../../src/meter/decoder.js';
 import fc from 'fast-check';
-import { crc16Kermit, crc16Register, crc16X25, frameChecksum } from '../../../src/meter/sml/crc16-x25.js';
+import { crc16Kermit, crc16Register1021 as crc16Register, crc16X25 } from '../../../src/checksum/crc16.js';
+import { frameChecksum } from '../../../src/meter/sml/crc16-x25.js';
 import { readInteger, TlReader } from '../../../src/meter/sml/tl.js';
 import { encode, i, list, octets, u } from './sml-builder.js';
 

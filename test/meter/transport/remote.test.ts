@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { parseChallenges } from '../../../src/digest/auth-params.js';
 import {
   digestAuthorization,
   digestResponse,
-  parseChallenges,
   pickChallenge,
 } from '../../../src/meter/transport/http-auth.js';
 import { readingFromLive } from '../../../src/meter/transport/live-reading.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSource, SourceError, type SerialSource } from '../../../src/meter/source.js';
-import { formatLine } from '../../../src/meter/transport/serial-port.js';
+import { formatLine } from '../../../src/serial/line-settings.js';
 import { d0ModeOf, lineSettingsOf } from '../../../src/meter/transport/serial.js';
 
 function lineOf(uri: string): string {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SerialLink } from '../../../src/meter/transport/serial-port.js';
+import { SerialLink } from '../../../src/serial/serial-link.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { FakeMeter } from './fake-meter.js';

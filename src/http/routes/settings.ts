@@ -1,9 +1,9 @@
-import type { AppContext } from '../context.js';
-import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from './api-schemas.js';
-import { sendJson } from './respond.js';
-import type { ApiRequest, JsonSchema, Router } from './router.js';
-import { getPath, setPath, type LeafInfo } from '../config/paths.js';
-import type { ValidationIssue } from '../config/config-store.js';
+import type { AppContext } from '../../context.js';
+import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from '../api-schemas.js';
+import { sendJson } from '../respond.js';
+import type { ApiRequest, JsonSchema, Router } from '../router.js';
+import { getPath, setPath, type LeafInfo } from '../../config/paths.js';
+import type { ValidationIssue } from '../../config/config-store.js';
 import {
   applyWrites,
   bodyPaths,
@@ -13,7 +13,7 @@ import {
   sectionView,
   withIgnored,
   type WriteMode,
-} from './section-writes.js';
+} from '../section-writes.js';
 
 /**
  * /api/v1/settings (spec endpoints 4-6): the system.* and services.* tree. GET omits the

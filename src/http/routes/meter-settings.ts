@@ -1,10 +1,10 @@
-import type { ValidationIssue } from '../config/config-store.js';
-import { LEAVES } from '../config/paths.js';
-import type { AppContext } from '../context.js';
-import { parseSource, SourceError } from '../meter/source.js';
-import { ERROR_REF, METER_SETTINGS_VIEW_SCHEMA, sectionSchema } from './api-schemas.js';
-import { sendJson } from './respond.js';
-import type { Router } from './router.js';
+import type { ValidationIssue } from '../../config/config-store.js';
+import { LEAVES } from '../../config/paths.js';
+import type { AppContext } from '../../context.js';
+import { parseSource, SourceError } from '../../meter/source.js';
+import { ERROR_REF, METER_SETTINGS_VIEW_SCHEMA, sectionSchema } from '../api-schemas.js';
+import { sendJson } from '../respond.js';
+import type { Router } from '../router.js';
 import {
   applyWrites,
   bodyPaths,
@@ -12,7 +12,7 @@ import {
   leafWrites,
   withIgnored,
   type Section,
-} from './section-writes.js';
+} from '../section-writes.js';
 
 /**
  * GET / PUT /api/v1/meter/settings (a compatibility endpoint of the real device): meter source

@@ -1,18 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { SerialPort } from 'serialport';
-
-/** Character framing and rate of a serial line ("9600 7E1"). */
-export interface LineSettings {
-  baudRate: number;
-  dataBits: 7 | 8;
-  parity: 'none' | 'even' | 'odd';
-  stopBits: 1 | 2;
-}
-
-/** "115200 8N1" */
-export function formatLine(line: LineSettings): string {
-  return `${line.baudRate} ${line.dataBits}${line.parity[0]!.toUpperCase()}${line.stopBits}`;
-}
+import type { LineSettings } from './line-settings.js';
 
 export interface SerialLinkEvents {
   data: [chunk: Buffer];
@@ -21,7 +9,7 @@ export interface SerialLinkEvents {
 }
 
 /**
- * An open serial port (npm serialport) as the transports and the probe use it: bytes in, writes
+ * An open serial port (npm serialport) as the meter transports, the probe and the Modbus RTU slave use it: bytes in, writes
  * that resolve once transmitted, rate changes on the open port, and a close event when the device
  * disappears. serialport reports an unplugged USB adapter or a vanished pty as a 'close' with
  * `disconnected`; a far end that merely stops sending gives no event at all (the meter input's

@@ -1,8 +1,8 @@
-import type { AppContext } from '../context.js';
-import { ReportCache } from '../reading/report-cache.js';
-import { REPORT_SCHEMA } from './api-schemas.js';
-import { jsonHeaders, sendJsonText } from './respond.js';
-import type { Router } from './router.js';
+import type { AppContext } from '../../context.js';
+import { ReportCache } from '../../reading/report-cache.js';
+import { REPORT_SCHEMA } from '../api-schemas.js';
+import { jsonHeaders, sendJsonText } from '../respond.js';
+import type { Router } from '../router.js';
 
 /** GET /api/v1/report (spec endpoint 2); PLUS or PRO license (FREE: 404 license_required). */
 export function registerReportRoutes(router: Router, ctx: AppContext): ReportCache {

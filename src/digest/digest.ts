@@ -1,8 +1,8 @@
 import * as crypto from 'node:crypto';
 
 /**
- * The parts of HTTP Digest (RFC 7616) that the server (auth-digest.ts) and the remote-source client
- * (meter/transport/http-auth.ts) share, so the hashing exists once:
+ * HTTP Digest (RFC 7616) as both sides compute it: the HTTP server checking a client's response
+ * and the remote meter transport answering a gateway's challenge use these same functions:
  *   A1 = username ":" realm ":" password          -sess: H(A1) ":" nonce ":" cnonce   (§3.4.2)
  *   A2 = method ":" request-uri                                                        (§3.4.3)
  *   response = H( H(A1) ":" nonce ":" nc ":" cnonce ":" qop ":" H(A2) )                 (§3.4.1)
@@ -40,19 +40,28 @@ export function digestHex(hash: DigestHash, text: string): string {
 }
 
 /** The session key of a -sess algorithm from H(A1) (§3.4.2). */
-export function sessionKey(hash: DigestHash, ha1: string, nonce: string, cnonce: string): string {
+function sessionKey(hash: DigestHash, ha1: string, nonce: string, cnonce: string): string {
   return digestHex(hash, `${ha1}:${nonce}:${cnonce}`);
 }
 
-/** The response value from H(A1) (or the session key) and H(A2); `qop` absent: the RFC 2069 form. */
-export function digestResponseOf(
-  hash: DigestHash,
-  ha1: string,
-  nonce: string,
-  ha2: string,
-  qop?: { nc: string; cnonce: string },
-): string {
-  return qop === undefined
+/** The inputs of one response value besides the algorithm. */
+export interface DigestResponseInput {
+  /** H(username ":" realm ":" password), before any -sess derivation. */
+  ha1: string;
+  /** H(method ":" request-uri). */
+  ha2: string;
+  nonce: string;
+  cnonce: string;
+  /** The nonce count as 8 hex digits with qop=auth; undefined: no qop, the RFC 2069 form. */
+  nc: string | undefined;
+}
+
+/** The response value (§3.4.1), with the session key of a -sess algorithm (§3.4.2). */
+export function digestResponseValue(algorithm: DigestAlgorithmFacts, input: DigestResponseInput): string {
+  const { hash } = algorithm;
+  const { ha2, nonce, cnonce, nc } = input;
+  const ha1 = algorithm.session ? sessionKey(hash, input.ha1, nonce, cnonce) : input.ha1;
+  return nc === undefined
     ? digestHex(hash, `${ha1}:${nonce}:${ha2}`)
-    : digestHex(hash, `${ha1}:${nonce}:${qop.nc}:${qop.cnonce}:auth:${ha2}`);
+    : digestHex(hash, `${ha1}:${nonce}:${nc}:${cnonce}:auth:${ha2}`);
 }

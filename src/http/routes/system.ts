@@ -1,13 +1,13 @@
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AppContext, ServiceStatus } from '../context.js';
-import { detectInstallRoot } from '../device/update/release-layout.js';
-import { dateTimes } from '../reading/time-format.js';
-import { meterObject } from '../reading/report.js';
-import { SYSTEM_SCHEMA } from './api-schemas.js';
-import { sendJson } from './respond.js';
-import type { Router } from './router.js';
-import type { WifiInfoSource } from '../device/wifi/wifi-info.js';
+import type { AppContext, ServiceStatus } from '../../context.js';
+import { detectInstallRoot } from '../../device/update/release-layout.js';
+import { dateTimes } from '../../reading/time-format.js';
+import { meterObject } from '../../reading/report.js';
+import { SYSTEM_SCHEMA } from '../api-schemas.js';
+import { sendJson } from '../respond.js';
+import type { Router } from '../router.js';
+import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 /**
  * GET /api/v1/system (spec endpoint 1): device identity, meter state, Wi-Fi link, the states the

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import type { AppContext } from '../context.js';
-import { buildLivePayload } from '../reading/live.js';
-import type { Reading } from '../reading/reading.js';
-import { ERROR_REF } from './api-schemas.js';
-import { HttpError } from './errors.js';
-import { COMMON_HEADERS } from './respond.js';
-import type { ApiRequest, Router } from './router.js';
+import type { AppContext } from '../../context.js';
+import { buildLivePayload } from '../../reading/live.js';
+import type { Reading } from '../../reading/reading.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { HttpError } from '../errors.js';
+import { COMMON_HEADERS } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
 
 export interface LiveHubOptions {
   /** SSE comment interval (DESIGN §4: every 15 s) so proxies and clients see a live connection. */

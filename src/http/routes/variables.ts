@@ -1,9 +1,9 @@
-import type { AppContext } from '../context.js';
-import { buildTemplateVariables } from '../reading/template-variables.js';
-import { VARIABLES_SCHEMA } from './api-schemas.js';
-import { sendJson } from './respond.js';
-import type { Router } from './router.js';
-import type { WifiInfoSource } from '../device/wifi/wifi-info.js';
+import type { AppContext } from '../../context.js';
+import { buildTemplateVariables } from '../../reading/template-variables.js';
+import { VARIABLES_SCHEMA } from '../api-schemas.js';
+import { sendJson } from '../respond.js';
+import type { Router } from '../router.js';
+import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 /**
  * GET /api/v1/variables (a compatibility endpoint of the real device): every MQTT template

@@ -1,7 +1,7 @@
-import type { AppContext } from '../context.js';
-import { ERROR_REF, ERROR_SCHEMA } from './api-schemas.js';
-import { sendJson } from './respond.js';
-import type { JsonSchema, Route, Router } from './router.js';
+import type { AppContext } from '../../context.js';
+import { ERROR_REF, ERROR_SCHEMA } from '../api-schemas.js';
+import { sendJson } from '../respond.js';
+import type { JsonSchema, Route, Router } from '../router.js';
 
 /**
  * GET /api/v1/openapi.json (issue 4): an OpenAPI 3.1 document generated from the routing table at
