@@ -67,7 +67,7 @@ export class ReportCache {
   }
 }
 
-/** GET /api/v1/report (spec endpoint 2); PLUS or PRO license (FREE: 404 license_required). */
+/** GET /api/v1/report; PLUS or PRO license (FREE: 404 license_required). */
 export function registerReportRoutes(router: Router, ctx: AppContext): ReportCache {
   const cache = new ReportCache(ctx);
   router.add(

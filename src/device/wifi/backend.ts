@@ -10,14 +10,14 @@ import { NmcliWifiBackend } from './nmcli-backend.js';
 import type { ScanEntry } from './scan-entry.js';
 
 /**
- * What /api/v1/system shows about the link (spec: wifi.ssid, wifi.ip): ssid '' when not connected or
+ * What /api/v1/system shows about the link (wifi.ssid, wifi.ip): ssid '' when not connected or
  * unknown; the nmcli backend adds rssi, signal, bssid and channel of the connected access point.
  */
 export type { WifiInfo };
 
 /**
- * Where Wi-Fi settings take effect (DESIGN §4 Wi-Fi): NetworkManager through nmcli on a Pi, or
- * nothing beyond the persisted settings where nmcli is absent. Settings are validated and stored by
+ * Where Wi-Fi settings take effect (docs/architecture.md#wi-fi-and-ethernet): NetworkManager through nmcli on
+ * a Pi, or nothing beyond the persisted settings where nmcli is absent. Settings are validated and stored by
  * the caller; a backend only applies them.
  */
 export interface WifiBackend {
