@@ -1,5 +1,6 @@
 /**
- * IEC 62056-21 (D0) readout parse throughput (issue meter-input: >= 10x npm smartmeter-obis).
+ * IEC 62056-21 (D0) readout parse throughput (target: >= 10x npm smartmeter-obis,
+ * docs/architecture.md#performance).
  *
  * Readouts per CPU second, bytes in -> Reading out, of meter-gateway's D0 decoder (framer, BCC check,
  * data-set parser, Reading) and of npm smartmeter-obis's D0Protocol (driven as its transports drive

@@ -1,5 +1,5 @@
 /**
- * DSMR P1 parse throughput (DESIGN §6: DSMR v5 parse >= 10x the npm smartmeter-obis parser).
+ * DSMR P1 parse throughput (target: >= 10x the npm smartmeter-obis parser).
  *
  * Telegrams per CPU second, on the same corpus telegrams, in one run, of:
  * - meter-gateway decoder: framer + CRC-16/ARC check + Reading (what the daemon runs);

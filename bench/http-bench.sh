@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# http-bench.sh: the gateway's HTTP API against the bare node:http floor of ../shared/bench.
+# http-bench.sh: the gateway's HTTP API against the bare node:http floor of the load-generator
+# bench (BENCH_DIR).
 #
-#   1. ../shared/bench/run-http.sh with EXTRA=gateway: GET /api/v1/report of the gateway (simulator
+#   1. the bench's run-http.sh with EXTRA=gateway: GET /api/v1/report of the gateway (simulator
 #      meter, no auth) beside node-fixed and node-stringify, the shared tool's own method. A second,
 #      identical copy of the floor (floor-copy) runs as one more EXTRA target: its ratio to
 #      node-fixed shows how far two identical servers drift apart in the same run on this machine.
@@ -21,7 +22,7 @@
 #
 # Everything runs as compiled JavaScript (tsc into .tmp/bench-dist), as the daemon does.
 #
-# Environment: BENCH_DIR (../shared/bench beside the repository), CONNS (1 64), DURATION (5),
+# Environment: BENCH_DIR (the load-generator bench folder beside the repository), CONNS (1 64), DURATION (5),
 # REPS (3), RUNS (1), BASE_PORT (18180), PIN / BENCH_CPU (see lib.sh), NODE (node), RESULTS
 # (bench/results), SKIP (parts to skip, e.g. "1 3").
 set -euo pipefail

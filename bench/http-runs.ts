@@ -3,7 +3,7 @@
  *
  *   node .tmp/bench-dist/bench/http-runs.js BASELINE FILE.tsv...
  *
- * Every FILE is the TSV of one run (the layout of ../shared/bench/summarize.mjs: variant, target,
+ * Every FILE is the TSV of one run (the layout of the load-generator bench's summarize.mjs: variant, target,
  * rep, rate, ...). Per file the ratio is computed exactly as summarize.mjs does it (median rate of
  * the target / median rate of BASELINE in the same variant); this prints, per variant and target,
  * every run's ratio, their median and their spread. On a shared VM two identical node:http servers

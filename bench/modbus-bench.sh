@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# modbus-bench.sh: the project's Modbus slave against the anchors of ../shared/bench in one run.
+# modbus-bench.sh: the project's Modbus slave against the anchors of the load-generator bench
+# (BENCH_DIR) in one run.
 #
 # Copies the shared bench folder (read-only) to a temp dir, builds its C tools there (gcc +
 # libmodbus-dev), starts bench/modbus-slave.ts compiled to JavaScript as the daemon runs (default
 # layout, one reading per second) and runs run-modbus.sh with the slave as EXTRA target "gateway"
 # (pinned and CPU-measured like the anchors).
 #
-# Environment: BENCH_DIR (default ../shared/bench beside the repo), PORT (15502), RESULTS (a temp
+# Environment: BENCH_DIR (default: the bench folder beside the repository), PORT (15502), RESULTS (a temp
 # dir, printed at the end), plus everything run-modbus.sh takes (SERVERS, CONNS, DURATION, REPS ...).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

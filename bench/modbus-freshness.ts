@@ -2,9 +2,9 @@
 // slave's registers holding that telegram's values, per profile, over 2,000 telegrams whose import
 // power changes every time. The path is the daemon's: decoder.push -> ReadingStore.ingest -> the
 // register feed's synchronous rebuild; the time is taken when the register read back over the
-// slave's RegisterSpace carries the new value. Target (issue): p99 <= 1 ms.
+// slave's RegisterSpace carries the new value. Target: p99 <= 1 ms.
 //
-// Run: `npm run build && node dist/bench/modbus-freshness.js` (needs ../shared/corpus).
+// Run: `npm run build && node dist/bench/modbus-freshness.js` (needs the capture corpus).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc16Arc } from '../src/checksum/crc16.js';

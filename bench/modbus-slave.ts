@@ -2,7 +2,7 @@
  * Standalone Modbus slave for the benchmark: the real ModbusService over a real ConfigStore and
  * ReadingStore, default layout, one synthetic three-phase reading per second (like a DSMR meter),
  * listening on 127.0.0.1:PORT. Used by bench/modbus-bench.sh as the EXTRA target of
- * ../shared/bench/run-modbus.sh.
+ * the load-generator bench's run-modbus.sh.
  *
  * usage: node --import tsx bench/modbus-slave.ts PORT
  */

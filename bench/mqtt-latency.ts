@@ -1,9 +1,9 @@
 /**
- * Telegram-to-MQTT-subscriber latency (DESIGN §6: p99 within 2 ms of the mosquitto floor), in one
- * run with the floor of ../shared/bench/mqtt-latency.mjs against the same broker.
+ * Telegram-to-MQTT-subscriber latency (target: p99 within 2 ms of the mosquitto floor), in one
+ * run with the floor of the load-generator bench's mqtt-latency.mjs against the same broker.
  *
  * One mosquitto (temp config, 127.0.0.1, set_tcp_nodelay true: the "mosquitto-nodelay" floor of
- * ../shared/bench/README.md), then REPS rounds, order rotated:
+ * the load-generator bench), then REPS rounds, order rotated:
  *   floor            mqtt-latency.mjs --qos 0 --window 1 --nodelay --size <state payload size>:
  *                    publish() -> subscriber, two mqtt.js clients in one process
  *   telegram->state  last byte of a DSMR telegram written to the meter input's TCP socket -> Home

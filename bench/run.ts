@@ -1,6 +1,6 @@
 // `npm run bench`: parse throughput per protocol beside the npm parsers, measured in one run.
 // Ratios are meaningful within a run only (the machine is shared and noisy); absolute rates are not.
-// The Modbus, HTTP and MQTT outputs are measured with ../shared/bench (see bench/modbus-bench.sh,
+// The Modbus, HTTP and MQTT outputs are measured with the load-generator bench (see bench/modbus-bench.sh,
 // bench/http-bench.sh and bench/mqtt-latency.ts, and the README's Performance section).
 import { cpus, loadavg } from 'node:os';
 import { formatD0Bench, runD0Bench } from './d0-parse.js';

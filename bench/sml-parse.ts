@@ -1,5 +1,5 @@
 /**
- * SML parse throughput (issue meter-input: >= 10x npm smartmeter-obis).
+ * SML parse throughput (target: >= 10x npm smartmeter-obis, docs/architecture.md#performance).
  *
  * Frames per second, bytes in -> Reading out, of meter-gateway's SML decoder (escape framer,
  * CRC-16/X-25, TL parser, Reading) and of npm smartmeter-obis's SmlProtocol

@@ -1,6 +1,6 @@
 /**
- * Capped exponential backoff (brief, style 6): 1 s doubling to 60 s by default, optional jitter,
- * reset after a success.
+ * Capped exponential backoff (docs/architecture.md#data-flow): 1 s doubling to 60 s by default, optional
+ * jitter, reset after a success.
  */
 export class Backoff {
   private attempt = 0;

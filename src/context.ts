@@ -4,7 +4,7 @@ import type { Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
 import type { ReadingStore } from './reading/store.js';
 
-/** Status line of one service as /api/v1/system shows it (DESIGN §4, issue: "service states"). */
+/** Status line of one service as /api/v1/system shows it (`services` of the system JSON). */
 export interface ServiceStatus {
   /** e.g. 'running', 'stopped', 'connected', 'disconnected', 'error', 'disabled', 'IDLE' ... */
   state: string;
@@ -50,9 +50,9 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
 }
 
 /**
- * Everything a component may depend on, passed in explicitly (brief, style 8: no global
- * singletons). Components take the slice of config they need from `config` and subscribe to its
- * `change` event for live updates.
+ * Everything a component may depend on, passed in explicitly (no global singletons:
+ * docs/architecture.md#data-flow). Components take the slice of config they need from `config` and subscribe
+ * to its `change` event for live updates.
  */
 export interface AppContext {
   config: ConfigStore;

@@ -43,7 +43,7 @@ export interface DaemonOptions extends LoadOptions {
 
 /**
  * The running daemon: context plus services in start order. Stop runs in reverse order; every
- * service stops on its own even when another one fails (brief, style 5).
+ * service stops on its own even when another one fails (docs/architecture.md#output-contract).
  */
 export class Daemon {
   private readonly started: Service[] = [];
@@ -166,8 +166,8 @@ function systemIdOf(config: ConfigStore): string {
 }
 
 /**
- * A listener that throws on a reading or a settings change fails alone (brief, style 5): it is
- * logged and counted per output (shown in /api/v1/system services), the others still get the event.
+ * A listener that throws on a reading or a settings change fails alone (docs/architecture.md#data-flow): it
+ * is logged and counted per output (shown in /api/v1/system services), the others still get the event.
  */
 function reportListenerFailures(context: AppContext): void {
   const report = (failure: ListenerFailure) => {

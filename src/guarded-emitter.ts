@@ -11,8 +11,8 @@ export interface ListenerFailure {
 type Listener = object;
 
 /**
- * An event emitter whose listeners fail alone (brief, style 5): `deliver` calls every listener
- * inside its own try/catch, so an output that throws on a reading or a settings change neither
+ * An event emitter whose listeners fail alone (docs/architecture.md#data-flow): `deliver` calls every
+ * listener inside its own try/catch, so an output that throws on a reading or a settings change neither
  * stops the emitter's caller nor keeps the outputs after it from seeing the event. Failures are
  * counted per owner and handed to `onListenerFailure` (the daemon logs them and shows the counts
  * in /api/v1/system).

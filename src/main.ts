@@ -17,7 +17,10 @@ const USAGE = `Usage:
 
 Every config key can be overridden by METER_GATEWAY_<PATH> (e.g. METER_GATEWAY_HTTP_PORT=8081).`;
 
-/** Shutdown must finish within this time (issue: SIGTERM exits 0 within 5 s). */
+/**
+ * Shutdown must finish within this time (SIGTERM exits 0 within 5 s, well inside systemd's default stop
+ * timeout).
+ */
 const STOP_DEADLINE_MS = 4500;
 
 function usageError(message: string): never {

@@ -147,7 +147,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * The configuration: schema defaults < admin file (--config) < state directory overlay < environment.
- * The admin's file is never rewritten (brief, style 7); API writes go to the state files.
+ * The admin's file is never rewritten (docs/architecture.md#durability); API writes go to the state files.
  */
 export class ConfigStore extends GuardedEmitter<ConfigEvents> {
   private constructor(

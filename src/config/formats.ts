@@ -6,7 +6,7 @@ import { describeIssues, validateLayout } from '../modbus/layout-validate.js';
  * (convict's built-in int/port formats parseInt strings, which would accept "30.5" as 30). The
  * rule text is what a user sees: "<key>: <rule>: value was <value>".
  * Limits live on the schema item (min, max, maxLength, step, values) so the table in schema.ts
- * reads like the spec's constraint column.
+ * reads like the constraint column of the device's API documentation.
  */
 interface Limits {
   min?: number;

@@ -41,7 +41,7 @@ export const LEAVES: ReadonlyMap<string, LeafInfo> = (() => {
   return out;
 })();
 
-/** State files the API writes (DESIGN §3), each holding its part of the tree. */
+/** State files the API writes (docs/architecture.md#durability), each holding its part of the tree. */
 export type StateFileName = 'settings' | 'wifi' | 'mqtt' | 'modbus' | 'meter' | 'secrets';
 
 const API_ROOTS: Record<string, StateFileName> = {
@@ -53,7 +53,10 @@ const API_ROOTS: Record<string, StateFileName> = {
   meter: 'meter',
 };
 
-/** Paths that only the admin's file and the environment set (DESIGN §3 daemon-only keys). */
+/**
+ * Paths that only the admin's file and the environment set (daemon-only keys,
+ * docs/architecture.md#configuration).
+ */
 const DAEMON_ONLY_PREFIXES = ['mqtt.discovery.', 'meter.simulator.', 'meter.timeout'];
 
 /** The state file an API write of `path` goes to, or undefined for daemon-only keys. */
@@ -71,7 +74,9 @@ export function leavesUnder(prefix: string): LeafInfo[] {
   return [...LEAVES.values()].filter((leaf) => leaf.path === prefix || leaf.path.startsWith(`${prefix}.`));
 }
 
-/** Environment variable of a path: http.port -> METER_GATEWAY_HTTP_PORT (DESIGN §3). */
+/**
+ * Environment variable of a path: http.port -> METER_GATEWAY_HTTP_PORT (docs/architecture.md#configuration).
+ */
 export function envNameOf(path: string): string {
   return `METER_GATEWAY_${path.replaceAll('.', '_').toUpperCase()}`;
 }

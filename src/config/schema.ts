@@ -1,9 +1,9 @@
 import { PROFILE_NAMES } from '../modbus/profiles/catalogue.js';
 
 /**
- * The one convict schema (brief, style 7): the settings API tree of spec/device-api.md with its
- * constraints and the DESIGN §4 defaults, the Wi-Fi station, MQTT, Modbus and meter sections the
- * API writes, and the daemon-only keys of DESIGN §3. Admin files, state files, environment
+ * The one convict schema: the settings API tree of the whatwatt Go API with its constraints and
+ * defaults (docs/architecture.md#configuration), the Wi-Fi station, MQTT, Modbus and meter sections the
+ * API writes, and the daemon-only keys. Admin files, state files, environment
  * overrides and API writes are all validated against it.
  */
 
@@ -169,7 +169,7 @@ export const MQTT_SCHEMA = {
     template: text(
       '{"P_In":${1_7_0},"P_Out":${2_7_0},"E_In":${1_8_0},"E_Out":${2_8_0},"Sys":{"Id":"${sys.id}"}}',
       8192,
-      'Payload template with ${variable} placeholders (DESIGN §4).',
+      'Payload template with ${variable} placeholders (docs/architecture.md#mqtt-template).',
     ),
     qos: int(0, 0, 2, 'QoS of published messages (0..2).'),
     retain: bool(false, 'Retain flag of published messages.'),
@@ -216,7 +216,7 @@ export const METER_SCHEMA = {
   },
 };
 
-/** Daemon-only keys (DESIGN §3): never part of the settings API. */
+/** Daemon-only keys (docs/architecture.md#configuration): never part of the settings API. */
 export const DAEMON_SCHEMA = {
   http: {
     host: text('0.0.0.0', 255, 'Listen address of the HTTP API.'),

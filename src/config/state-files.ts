@@ -36,8 +36,8 @@ export interface StateFileProblem {
 }
 
 /**
- * The state directory (DESIGN §3): one JSON file per API section, secrets with mode 0600, each
- * replaced atomically and only when changed. A file that does not parse is moved aside as
+ * The state directory (docs/architecture.md#durability): one JSON file per API section, secrets with mode
+ * 0600, each replaced atomically and only when changed. A file that does not parse is moved aside as
  * `<name>.json.corrupt-<timestamp>` so start-up never blocks on it.
  */
 export class StateDirectory {
@@ -137,7 +137,7 @@ export class StateDirectory {
     }
   }
 
-  /** Restore (DESIGN §3): deletes every state file; returns the names deleted. */
+  /** Restore (docs/architecture.md#durability): deletes every state file; returns the names deleted. */
   removeAll(): string[] {
     const removed: string[] = [];
     for (const file of STATE_FILES) {

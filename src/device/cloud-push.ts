@@ -11,7 +11,10 @@ const REQUEST_TIMEOUT_MS = 10_000;
 
 type TargetName = keyof AppConfig['cloud'];
 
-/** Which setting switches which target (DESIGN §4 services.cloud.*, services.local.solar_manager). */
+/**
+ * Which setting switches which target (docs/architecture.md#services: services.cloud.*,
+ * services.local.solar_manager).
+ */
 const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: AppConfig) => boolean }> = [
   { name: 'vendor', enabled: (c) => c.services.cloud.vendor },
   { name: 'solar_manager', enabled: (c) => c.services.cloud.solar_manager },

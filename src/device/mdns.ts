@@ -14,8 +14,8 @@ interface Advertised {
 }
 
 /**
- * mDNS announcement (services.broadcast, DESIGN §4): `_http._tcp` with TXT `id=<system id>` and
- * `type=100` (what discovery tools of the real device look for) and, while the Modbus slave runs,
+ * mDNS announcement (services.broadcast, docs/architecture.md#services): `_http._tcp` with TXT `id=<system
+ * id>` and `type=100` (what discovery tools of the real device look for) and, while the Modbus slave runs,
  * `_modbus._tcp`. Answers queries (RFC 6762 §6), announces on start and on changes, and says goodbye
  * with TTL 0 when a service goes away (RFC 6762 §10.1).
  */

@@ -9,9 +9,9 @@ const MAX_CLIENTS = 8;
 const MAX_BUFFERED_BYTES = 256 * 1024;
 
 /**
- * Meter proxy (services.meter_proxy, DESIGN §4): a TCP server on meter_proxy.port that passes every
- * byte from the meter, unmodified, to every connected client, so Home Assistant's DSMR integration
- * or dsmr-reader can read the meter over the network (DSMR telegrams keep their CRC). Runs only
+ * Meter proxy (services.meter_proxy, docs/architecture.md#services): a TCP server on meter_proxy.port that
+ * passes every byte from the meter, unmodified, to every connected client, so Home Assistant's DSMR
+ * integration or dsmr-reader can read the meter over the network (DSMR telegrams keep their CRC). Runs only
  * while enabled and the license is not FREE; follows setting changes live.
  */
 export class MeterProxy implements Service {

@@ -12,7 +12,10 @@ import { restoreOpenBuckets } from './restore.js';
 import { RingFile } from './ring-file.js';
 import { RESOLUTIONS, TIERS, type Resolution } from './tiers.js';
 
-/** OBIS codes of the quantities the history keeps, by their live keys (DESIGN §4: P_In, P_Out, E_In, E_Out). */
+/**
+ * OBIS codes of the quantities the history keeps, by their live keys (docs/architecture.md#live-payload:
+ * P_In, P_Out, E_In, E_Out).
+ */
 function obisOfLive(live: string): string {
   const quantity = QUANTITIES.find((q) => q.live === live);
   if (!quantity) throw new Error(`quantity table has no live key ${live}`);
@@ -29,7 +32,7 @@ const OBIS = {
 const TICK_DELAY_MS = 50;
 
 /**
- * The history output (issue 14, point 3): import/export power statistics and energy deltas per
+ * The history output: import/export power statistics and energy deltas per
  * 1-minute, 15-minute and daily bucket, in three ring files under `<state>/history/` (see
  * ring-file.ts, tiers.ts). Fed by the reading store's `reading` event; a stale meter sends no
  * readings, so it adds no samples. Writes and queries run one at a time in order, so a query sees

@@ -5,14 +5,14 @@ import type { Section } from './section-writes.js';
 
 /**
  * JSON Schemas of the core endpoints for GET /api/v1/openapi.json. Settings schemas are generated
- * from the config schema (the one source of the constraints), the rest follow the spec tables and
- * DESIGN §4.
+ * from the config schema (the one source of the constraints), the rest follow the whatwatt Go API and
+ * docs/architecture.md#decisions.
  */
 const string: JsonSchema = { type: 'string' };
 const number: JsonSchema = { type: 'number' };
 const integer: JsonSchema = { type: 'integer' };
 
-/** Reference to the error body schema in components (DESIGN §4). */
+/** Reference to the error body schema in components (docs/architecture.md#errors). */
 export const ERROR_REF: JsonSchema = { $ref: '#/components/schemas/Error' };
 
 export const ERROR_SCHEMA: JsonSchema = {
@@ -53,7 +53,7 @@ export function leafSchema(leaf: LeafInfo): JsonSchema {
  */
 export function sectionSchema(section: Section, kind: 'view' | 'write'): JsonSchema {
   // A view lists exactly the section's fields (a secret cannot slip in); a write body may carry
-  // more (spec: "The object allows additional properties"; they are ignored).
+  // more (the whatwatt Go API allows additional properties; they are ignored).
   const closed = kind === 'view' ? { required: [], additionalProperties: false } : {};
   const root: JsonSchema = { type: 'object', properties: {}, ...structuredClone(closed) };
   for (const leaf of section.leaves) {

@@ -2,8 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { quoted } from '../digest/auth-params.js';
 
 /**
- * HTTP Basic authentication (RFC 7617). The user name is ignored (DESIGN §4: clients send an empty
- * one); only the password counts.
+ * HTTP Basic authentication (RFC 7617). The user name is ignored (docs/architecture.md#auth: clients send an
+ * empty one); only the password counts.
  */
 
 /** The password of a `Basic <base64(user:password)>` credential, or undefined when malformed. */

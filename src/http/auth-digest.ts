@@ -14,8 +14,8 @@ import type { NonceCounters, NonceIssuer } from './digest-nonce.js';
  *   A1 = username ":" realm ":" password               (-sess: H(A1) ":" nonce ":" cnonce)
  *   A2 = method ":" request-uri
  *   response = H( H(A1) ":" nonce ":" nc ":" cnonce ":" qop ":" H(A2) )          (§3.4.1)
- * The user name is ignored for the decision (DESIGN §4) but is part of A1, so the client's own
- * value is used in the hash.
+ * The user name is ignored for the decision (docs/architecture.md#auth) but is part of A1, so the client's
+ * own value is used in the hash.
  */
 /** Challenges in order of preference (RFC 7616 §3.7: strongest first, MD5 last for old clients). */
 export const OFFERED_ALGORITHMS: readonly DigestAlgorithm[] = ['SHA-256', 'MD5-sess', 'MD5'];

@@ -1,7 +1,7 @@
 /**
- * Slows down password guessing (issue 4: "repeated failures from one address are slowed down, not
- * answered faster"): after `freeAttempts` failed credentials from one address, each further 401 is
- * held back, doubling from `baseDelayMs` up to `maxDelayMs`. A success or `forgetAfterMs` without
+ * Slows down password guessing (repeated failures from one address are slowed down, not answered
+ * faster; docs/architecture.md#auth): after `freeAttempts` failed credentials from one address, each further
+ * 401 is held back, doubling from `baseDelayMs` up to `maxDelayMs`. A success or `forgetAfterMs` without
  * failures clears the address. The table is bounded; the oldest address is dropped first.
  */
 export interface ThrottleOptions {

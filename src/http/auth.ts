@@ -17,9 +17,9 @@ export interface AuthOptions {
 export type AuthResult = { ok: true } | { ok: false; error: HttpError; delayMs: number };
 
 /**
- * Authentication of every request while system.protection is on and a password is set (DESIGN §4,
- * spec "Authentication"): HTTP Digest (RFC 7616) or Basic (RFC 7617), user name ignored. A 401
- * carries one Digest challenge per algorithm plus a Basic challenge and the error body.
+ * Authentication of every request while system.protection is on and a password is set
+ * (docs/architecture.md#auth): HTTP Digest (RFC 7616) or Basic (RFC 7617), user name ignored. A 401 carries
+ * one Digest challenge per algorithm plus a Basic challenge and the error body.
  */
 export class Authenticator {
   readonly throttle: FailureThrottle;

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.js';
 
-/** JSON body limit of the spec (MQTT settings "at most 8 kB"), used for every JSON route by default. */
+/**
+ * JSON body limit of the whatwatt Go API (MQTT settings: at most 8 kB), used for every JSON route by default.
+ */
 export const DEFAULT_JSON_LIMIT = 8 * 1024;
 
 export interface JsonBodyOptions {

@@ -12,7 +12,9 @@ export interface DispatchOptions {
   bodyTimeoutMs: number;
 }
 
-/** Digest realm = the host name (DESIGN §4); read per request, so a change applies at once. */
+/**
+ * Digest realm = the host name (docs/architecture.md#auth); read per request, so a change applies at once.
+ */
 export function realmOf(config: AppConfig): string {
   return config.system.host_name || config.system.name || 'meter-gateway';
 }
@@ -60,7 +62,7 @@ function matchRoute(router: Router, method: string, path: string, config: AppCon
       { Allow: allowed.join(', ') },
     );
   }
-  // Spec: "On a device without the license, the gated route answers HTTP 404."
+  // As on the whatwatt Go: without the license, a gated route answers HTTP 404.
   if (match.options.license === 'PLUS' && config.license.type === 'FREE') {
     throw new HttpError(404, 'license_required', `${path} needs a PLUS or PRO license`, {
       license: config.license.type,
@@ -76,8 +78,8 @@ function isMethodList(match: Route | readonly string[]): match is readonly strin
 /**
  * The request pipeline: authentication before routing (unknown paths are not revealed to
  * unauthenticated clients), routing with 404/405, license gate, JSON body, handler. Every failure
- * becomes the error body of DESIGN §4. A route without a body whose handler is synchronous (the
- * report) runs without a promise.
+ * becomes the error body (docs/architecture.md#errors). A route without a body whose handler is synchronous
+ * (the report) runs without a promise.
  */
 export function createRequestHandler(
   ctx: AppContext,

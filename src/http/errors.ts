@@ -1,5 +1,6 @@
 /**
- * The error body of every failed request (DESIGN §4): {"error": key, "message": text, "details": {}}.
+ * The error body of every failed request (docs/architecture.md#errors): {"error": key, "message": text,
+ * "details": {}}.
  */
 export type ErrorKey =
   | 'bad_request'

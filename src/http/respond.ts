@@ -4,7 +4,7 @@ import type { HttpError } from './errors.js';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Headers of every API response (issue 4): readings and settings must never be cached, and
+ * Headers of every API response: readings and settings must never be cached, and
  * browsers must not sniff a JSON body into something executable. No Access-Control-* header is
  * ever sent, so a page from a foreign origin cannot read any response (Fetch standard, CORS check).
  */
@@ -39,13 +39,16 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
   sendJsonText(response, status, JSON.stringify(value));
 }
 
-/** 204 No Content (spec: reboot, restore, DELETE of a configuration). */
+/** 204 No Content (as the whatwatt Go answers reboot, restore, DELETE of a configuration). */
 export function sendNoContent(response: ServerResponse): void {
   response.writeHead(204, [...COMMON_HEADERS]);
   response.end();
 }
 
-/** The error body of DESIGN §4 with the error's status and extra headers (Allow, WWW-Authenticate ...). */
+/**
+ * The error body (docs/architecture.md#errors) with the error's status and extra headers (Allow,
+ * WWW-Authenticate ...).
+ */
 export function sendError(response: ServerResponse, error: HttpError): void {
   for (const [name, value] of Object.entries(error.headers)) response.setHeader(name, value);
   sendJson(response, error.status, error.body());

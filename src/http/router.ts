@@ -20,7 +20,7 @@ export type RouteHandler = (request: ApiRequest, response: ServerResponse) => Pr
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
 
-/** What GET /api/v1/openapi.json says about a route (issue 4: "an OpenAPI 3.1 document of what is actually served"). */
+/** What GET /api/v1/openapi.json says about a route (an OpenAPI 3.1 document of what is actually served). */
 export interface RouteDoc {
   summary: string;
   /** Schema of the JSON request body (routes with body: 'json'). */
@@ -40,7 +40,10 @@ export interface RouteOptions {
    */
   body?: 'json' | 'stream';
   maxBodyBytes?: number;
-  /** Route needs license PLUS or PRO; under FREE it answers 404 license_required (spec: report). */
+  /**
+   * Route needs license PLUS or PRO; under FREE it answers 404 license_required
+   * (docs/architecture.md#license).
+   */
   license?: 'PLUS';
   doc?: RouteDoc;
 }
@@ -55,7 +58,7 @@ export interface Route {
 /** The route; or, when the path exists without this method, the methods it has (405); or undefined (404). */
 export type RouteMatch = Route | readonly string[] | undefined;
 
-/** Exact-path routing table (every spec path is static). */
+/** Exact-path routing table (every path of the device API is static). */
 export class Router {
   private readonly routes = new Map<string, Map<string, Route>>();
 

@@ -58,8 +58,8 @@ export type WriteMode = 'merge' | 'replace';
  * (POST): every leaf; leaves the body leaves out return to their schema default, except write-only
  * secrets, which keep their value unless the body sets them (a client that read the settings never
  * saw the secret and cannot send it back); `omittedValue` says what an omitted leaf becomes.
- * Unknown properties are not written (spec: "The object allows additional properties"); see
- * ignoredKeys for reporting them.
+ * Unknown properties are not written (the whatwatt Go API lets the settings objects carry additional
+ * properties); see ignoredKeys for reporting them.
  */
 export function leafWrites(
   section: Section,
@@ -136,8 +136,8 @@ export function applyWrites(
 
 /**
  * Ends an API write: invalid values are a 400; a change that was stored but that an output failed
- * to take up is a 500 naming the outputs (brief, style 5: reported as failed, never passed off as
- * applied). The stored settings stay consistent: every other output has the change.
+ * to take up is a 500 naming the outputs (docs/architecture.md#output-contract: reported as failed, never
+ * passed off as applied). The stored settings stay consistent: every other output has the change.
  */
 export function throwUnlessApplied(
   result: ApplyResult,
@@ -154,7 +154,7 @@ export function throwUnlessApplied(
 
 /**
  * Dotted paths of the body's properties that no field of the write takes, so a write never drops
- * them silently: the spec lets the objects carry additional properties (a client may send a newer
+ * them silently: the whatwatt Go API lets the objects carry additional properties (a client may send a newer
  * firmware's fields), so they are reported in the answer's `details.ignored`, not refused.
  * `known`: the writable field paths; `readOnly`: response-only fields a client may send back.
  */

@@ -50,7 +50,7 @@ function configureServer(server: Server, options: HttpServerOptions): void {
 }
 
 /**
- * The HTTP API server on node:http (issue 4). Listens on http.host / http.port (port 0: any free
+ * The HTTP API server on node:http. Listens on http.host / http.port (port 0: any free
  * port, for tests); routing, auth and error bodies come from dispatch.ts.
  */
 export function createHttpService(

@@ -17,8 +17,8 @@ const WATCHDOG_FACTOR = 3;
 /**
  * Meter input: transport -> decoder -> store, with reconnect by capped exponential backoff (1 s
  * doubling to 60 s, reset after a valid frame), a no-data watchdog, and a restart whenever a meter.*
- * setting changes. A bad frame is counted, never a reason to reconnect (brief, style 6). All decoder
- * errors end up in one place: `handleResults`. Transports that deliver finished readings (remote
+ * setting changes. A bad frame is counted, never a reason to reconnect (docs/architecture.md#data-flow). All
+ * decoder errors end up in one place: `handleResults`. Transports that deliver finished readings (remote
  * gateway, IEC 62056-21 request session) bypass the decoder. `serial:` with `protocol=auto` is
  * resolved by the probe first (status RECOGNITION, NOT RECOGNIZED when nothing matched).
  */

@@ -1,7 +1,7 @@
 import type { MeterInterface } from '../reading/reading.js';
 
 /**
- * `meter.source`, one URI (DESIGN §3):
+ * `meter.source`, one URI (docs/architecture.md#meter-source):
  *   simulator
  *   serial:/dev/ttyUSB0?protocol=auto&baud=115200&parity=none&interface=P1
  *   tcp://host:port?protocol=dsmr
@@ -192,7 +192,7 @@ export function parseSource(source: string): MeterSource {
   );
 }
 
-/** meter.interface shown before anything is known (DESIGN §4 interface values). */
+/** meter.interface shown before anything is known (docs/architecture.md#meter-status). */
 export function interfaceOfSource(source: string): MeterInterface {
   try {
     const parsed = parseSource(source);

@@ -9,14 +9,14 @@ import {
 import { REGISTER_IDS, type RegisterDefinition, type ValueSource } from './register-ids.js';
 
 /**
- * The register image: all 9999 input registers as wire bytes (big-endian within a word, spec
- * Modbus rule 5), rebuilt once per reading or meter status change and read by every request.
- * Addresses outside every register set read as 0 (DESIGN §4).
+ * The register image: all 9999 input registers as wire bytes (big-endian within a word, Modbus
+ * Application Protocol V1.1b3 §4.2), rebuilt once per reading or meter status change and read by every
+ * request. Addresses outside every register set read as 0 (docs/architecture.md#modbus-slave).
  */
 
 /**
- * register = value x 10^scaler (DESIGN §4). The product is rounded to 15 significant digits so
- * binary artefacts of the power of ten (0.1 x 1000 = 100.00000000000001) do not reach the wire.
+ * register = value x 10^scaler (docs/architecture.md#units). The product is rounded to 15 significant digits
+ * so binary artefacts of the power of ten (0.1 x 1000 = 100.00000000000001) do not reach the wire.
  */
 export function scaleValue(value: number, scaler: number): number {
   if (!Number.isFinite(value)) return value;
@@ -43,7 +43,7 @@ function toLong(value: number): bigint {
   return BigInt(toInteger(value, -Infinity, Infinity));
 }
 
-/** Writes `words` words at `offset` in reversed word order (spec rule 6, word_order lsw). */
+/** Writes `words` words at `offset` in reversed word order (word_order lsw: least significant word first). */
 function reverseWords(target: Buffer, offset: number, words: number): void {
   for (let low = 0, high = words - 1; low < high; low++, high--) {
     const a = offset + low * 2;
@@ -60,7 +60,7 @@ function reverseWords(target: Buffer, offset: number, words: number): void {
 /**
  * Encodes one number of `type` at byte `offset`: msw = most significant word first, lsw = words
  * reversed, bytes inside each word always big-endian. `undefined` (missing or stale) is NaN for
- * float and double and 0 for integers (DESIGN §4).
+ * float and double and 0 for integers (docs/architecture.md#staleness).
  */
 export function encodeNumber(
   target: Buffer,

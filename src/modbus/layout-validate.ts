@@ -12,8 +12,8 @@ import {
 import { REGISTER_IDS } from './register-ids.js';
 
 /**
- * Validation of a posted register layout (spec "Modbus register configuration" and its Limits
- * table): known ids only, type and scaler for numeric ids only, timestamps as int, start_address
+ * Validation of a posted register layout (the whatwatt Go API's Modbus register configuration and
+ * its limits): known ids only, type and scaler for numeric ids only, timestamps as int, start_address
  * 0..9998, no set past address 9998 and no two sets sharing an address. Every issue names the
  * offending set (index in the array) and, where one is to blame, the register (index in the set).
  */

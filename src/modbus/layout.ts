@@ -1,7 +1,7 @@
 import { REGISTER_IDS } from './register-ids.js';
 
 /**
- * The Modbus register layout (spec/device-api.md "Modbus register configuration"): register sets
+ * The Modbus register layout (the whatwatt Go's Modbus register configuration): register sets
  * with a 0-based start address, a word order and registers that follow one another by size.
  */
 
@@ -9,7 +9,7 @@ export const NUMERIC_TYPES = ['double', 'float', 'long', 'int', 'short'] as cons
 export type NumericType = (typeof NUMERIC_TYPES)[number];
 export type WordOrder = 'msw' | 'lsw';
 
-/** Spec "Numeric types": words per type. */
+/** Numeric types: words per type. */
 export const WORDS_OF_TYPE: Readonly<Record<NumericType, number>> = {
   short: 1,
   int: 2,
@@ -18,7 +18,7 @@ export const WORDS_OF_TYPE: Readonly<Record<NumericType, number>> = {
   double: 4,
 };
 
-/** Spec: input register addresses 0..9998 (0-based), i.e. 9999 registers. */
+/** Input register addresses 0..9998 (0-based), i.e. 9999 registers. */
 export const REGISTER_COUNT = 9999;
 export const MAX_ADDRESS = REGISTER_COUNT - 1;
 
@@ -29,7 +29,7 @@ export interface CompactRegister {
   scaler?: number;
 }
 
-/** Compact form (spec endpoint rule 2): what GET returns and POST accepts. */
+/** Compact form (the device API's default form): what GET returns and POST accepts. */
 export interface CompactSet {
   start_address: number;
   word_order: WordOrder;
@@ -45,7 +45,7 @@ export interface DetailedRegister extends CompactRegister {
   size: number;
 }
 
-/** Detailed form (spec endpoint rule 3): end_address = start_address + size (DESIGN §4, exclusive). */
+/** Detailed form: end_address = start_address + size (exclusive, docs/architecture.md#modbus-layout-api). */
 export interface DetailedSet {
   start_address: RenderedAddress;
   end_address: RenderedAddress;
@@ -67,7 +67,7 @@ export function setSize(set: CompactSet): number {
   return size;
 }
 
-/** DESIGN §4: hex addresses are strings of 4 upper-case hex digits, "0x0037". */
+/** docs/architecture.md#modbus-layout-api: hex addresses are strings of 4 upper-case hex digits, "0x0037". */
 export function renderAddress(address: number, format: AddressFormat): RenderedAddress {
   return format === 'hex' ? `0x${address.toString(16).toUpperCase().padStart(4, '0')}` : address;
 }
@@ -101,7 +101,7 @@ function set(startAddress: number, groups: readonly Group[]): CompactSet {
 const padding = (count: number): string[] => Array.from({ length: count }, () => '0');
 
 /**
- * Spec "Default register layout" (word order msw), shaped like a common industrial three-phase
+ * The whatwatt Go's default register layout (word order msw), shaped like a common industrial three-phase
  * meter. Sizes: 42, 16, 16, 20, 8 and 160 words.
  */
 export const DEFAULT_LAYOUT: CompactLayout = [

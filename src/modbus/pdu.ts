@@ -29,6 +29,12 @@ export interface RegisterSpace {
   /** Whether the map has this table at all (a function code for a missing one is illegal). */
   has(table: RegisterTable): boolean;
   read(table: RegisterTable, start: number, quantity: number): Buffer | number;
+  /**
+   * The request path's form of `read`: copies the registers straight into `target` at `at` and
+   * returns 0, or returns the exception code `read` would (nothing copied). No view is created,
+   * so answering a request allocates the reply and nothing else.
+   */
+  copyTo(table: RegisterTable, start: number, quantity: number, target: Buffer, at: number): number;
 }
 
 export function tableOf(functionCode: number): RegisterTable | undefined {
@@ -37,15 +43,14 @@ export function tableOf(functionCode: number): RegisterTable | undefined {
   return undefined;
 }
 
-/** A reply PDU placed after `header` bytes and before `trailer` bytes of a fresh buffer. */
-export interface FramedReply {
-  reply: Buffer;
-  exception: boolean;
+/** Whether a reply made by `answerPdu` with `header` bytes in front is an exception reply (§7). */
+export function isException(reply: Buffer, header: number): boolean {
+  return (reply[header]! & 0x80) !== 0;
 }
 
 /**
- * Answers the request PDU at buf[offset .. offset + length) from `space`. The reply buffer has
- * `header` bytes free in front of the PDU and `trailer` bytes after it for the framing.
+ * Answers the request PDU at buf[offset .. offset + length) from `space`: a fresh buffer with
+ * `header` bytes free in front of the reply PDU and `trailer` bytes after it for the framing.
  */
 export function answerPdu(
   space: RegisterSpace,
@@ -54,7 +59,7 @@ export function answerPdu(
   length: number,
   header: number,
   trailer: number,
-): FramedReply {
+): Buffer {
   const functionCode = buf[offset]!;
   const table = tableOf(functionCode);
   if (table === undefined || !space.has(table))
@@ -62,22 +67,23 @@ export function answerPdu(
   // The request PDU is exactly function code, start (2), quantity (2); §7: exception 03 also
   // covers a request whose implied length is wrong.
   if (length !== 5) return exceptionReply(functionCode, ILLEGAL_DATA_VALUE, header, trailer);
-  const start = buf.readUInt16BE(offset + 1);
-  const quantity = buf.readUInt16BE(offset + 3);
+  const start = (buf[offset + 1]! << 8) | buf[offset + 2]!;
+  const quantity = (buf[offset + 3]! << 8) | buf[offset + 4]!;
   if (quantity < 1 || quantity > MAX_QUANTITY)
     return exceptionReply(functionCode, ILLEGAL_DATA_VALUE, header, trailer);
-  const words = space.read(table, start, quantity);
-  if (typeof words === 'number') return exceptionReply(functionCode, words, header, trailer);
-  const reply = Buffer.allocUnsafe(header + 2 + words.length + trailer);
+  // The reply is allocated before the range check: an exception is the rare case, and the
+  // registers are then copied once, from the map into the reply.
+  const reply = Buffer.allocUnsafe(header + 2 + quantity * 2 + trailer);
+  const code = space.copyTo(table, start, quantity, reply, header + 2);
+  if (code !== 0) return exceptionReply(functionCode, code, header, trailer);
   reply[header] = functionCode;
-  reply[header + 1] = words.length;
-  words.copy(reply, header + 2);
-  return { reply, exception: false };
+  reply[header + 1] = quantity * 2;
+  return reply;
 }
 
-function exceptionReply(functionCode: number, code: number, header: number, trailer: number): FramedReply {
+function exceptionReply(functionCode: number, code: number, header: number, trailer: number): Buffer {
   const reply = Buffer.allocUnsafe(header + 2 + trailer);
   reply[header] = (functionCode | 0x80) & 0xff;
   reply[header + 1] = code;
-  return { reply, exception: true };
+  return reply;
 }

@@ -9,7 +9,9 @@ import { gridValues, type GridValues, type PowerDirection, type SlaveLine } from
 import type { ValueSource } from './register-ids.js';
 import { BlockSpace, inputImageSpace } from './register-space.js';
 
-/** The layout the whatwatt profile serves: the stored custom one, or the spec's default when none is set. */
+/**
+ * The layout the whatwatt profile serves: the stored custom one, or the device's default when none is set.
+ */
 export function effectiveLayout(config: AppConfig): { layout: CompactLayout; problem?: string } {
   if (config.modbus.layout === null) return { layout: DEFAULT_LAYOUT };
   const result = validateLayout(config.modbus.layout);

@@ -4,14 +4,16 @@ import { QUANTITIES } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
 
 /**
- * The register identifiers of spec/device-api.md "Register identifiers": what each one reads and
+ * The register identifiers of the whatwatt Go's Modbus register configuration: what each one reads and
  * how wide it is. Numeric OBIS ids are the `obis` keys of the one quantity table; the rest are the
- * spec's signed aliases, timestamps, tariff, conversion factor and byte arrays ("hex" ids).
+ * device's signed aliases, timestamps, tariff, conversion factor and byte arrays ("hex" ids).
  */
 
 /** Everything a register value can come from, captured once per image rebuild. */
 export interface ValueSource {
-  /** Latest fresh reading; undefined before the first one and while stale (DESIGN §4). */
+  /**
+   * Latest fresh reading; undefined before the first one and while stale (docs/architecture.md#staleness).
+   */
   reading: Reading | undefined;
   /** Meter identity as far as known (kept while the values are stale). */
   identity: MeterIdentity;
@@ -27,11 +29,11 @@ export type NumericResolver = (source: ValueSource) => number | undefined;
 export type BytesWriter = (source: ValueSource, target: Buffer) => void;
 
 export type RegisterDefinition =
-  /** Padding: id 0 reads 0x0000, id 1 reads 0xFFFF in every word (DESIGN §4). */
+  /** Padding: id 0 reads 0x0000, id 1 reads 0xFFFF in every word (docs/architecture.md#modbus-layout-api). */
   | { kind: 'padding'; fill: 0x00 | 0xff }
-  /** Numeric value in a numeric type; `timestamp` ones must use type int (spec). */
+  /** Numeric value in a numeric type; `timestamp` ones must use type int (as on the device). */
   | { kind: 'numeric'; value: NumericResolver; timestamp: boolean; clock: boolean }
-  /** Byte array of a fixed size (spec "hex" ids). */
+  /** Byte array of a fixed size (the device's "hex" ids). */
   | { kind: 'bytes'; bytes: number; write: BytesWriter; clock: boolean };
 
 const obisValue =
@@ -50,7 +52,7 @@ const difference =
     return (plus ?? 0) - (minus ?? 0);
   };
 
-/** Spec: 31.7.0, 51.7.0, 71.7.0 are unsigned currents. */
+/** 31.7.0, 51.7.0, 71.7.0 are unsigned currents (magnitudes, as the meters send them). */
 const unsignedCurrent =
   (obis: string): NumericResolver =>
   (source) => {
@@ -58,7 +60,7 @@ const unsignedCurrent =
     return value === undefined ? undefined : Math.abs(value);
   };
 
-/** Spec current.lN: the signed current of phases.ts (the MQTT template's s31_7_0 uses the same rule). */
+/** current.lN: the signed current of phases.ts (the MQTT template's s31_7_0 uses the same rule). */
 const phaseCurrent =
   (phase: Phase): NumericResolver =>
   (source) =>
@@ -81,7 +83,7 @@ function isDaylightSaving(date: Date): boolean {
 }
 
 /**
- * Spec Modbus rule 8, date-time layout: year high, year low, month (1..12), day (1..31),
+ * Date-time layout of the device's Modbus registers: year high, year low, month (1..12), day (1..31),
  * hour (0..23), minute, second, DST flag (1 when active); local time of the process.
  */
 export function writeDateTime(ms: number, target: Buffer): void {
@@ -105,12 +107,12 @@ export function writeAscii(text: string | undefined, target: Buffer): void {
   }
 }
 
-/** Spec rule 9: system ID, 6 bytes (its 12 hex digits). */
+/** System ID, 6 bytes (its 12 hex digits). */
 function writeSystemId(source: ValueSource, target: Buffer): void {
   if (/^[0-9a-fA-F]{12}$/.test(source.system.id)) Buffer.from(source.system.id, 'hex').copy(target);
 }
 
-/** Spec rule 9: firmware version, major, minor and release in the first three of 6 bytes. */
+/** Firmware version, major, minor and release in the first three of 6 bytes. */
 function writeFirmware(source: ValueSource, target: Buffer): void {
   const match = /^v?(\d+)\.(\d+)\.(\d+)/.exec(source.system.firmware);
   if (!match) return;

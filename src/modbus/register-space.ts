@@ -2,20 +2,38 @@ import { REGISTER_COUNT } from './layout.js';
 import { ILLEGAL_DATA_ADDRESS, ILLEGAL_FUNCTION, type RegisterSpace, type RegisterTable } from './pdu.js';
 
 /**
- * The whatwatt register map: input registers 0..9998 from the layout image (spec "Modbus TCP
- * server"), no holding registers (FC 03 is an illegal function, as on the device).
+ * The whatwatt register map: input registers 0..9998 from the layout image (as the whatwatt Go's
+ * Modbus TCP server), no holding registers (FC 03 is an illegal function, as on the device).
  */
 export function inputImageSpace(bytes: Buffer): RegisterSpace {
   if (bytes.length !== REGISTER_COUNT * 2)
     throw new Error(`register image must be ${REGISTER_COUNT * 2} bytes`);
-  return {
-    has: (table) => table === 'input',
-    read(table, start, quantity) {
-      if (table !== 'input') return ILLEGAL_FUNCTION;
-      if (start + quantity > REGISTER_COUNT) return ILLEGAL_DATA_ADDRESS;
-      return bytes.subarray(start * 2, (start + quantity) * 2);
-    },
-  };
+  return new InputImageSpace(bytes);
+}
+
+class InputImageSpace implements RegisterSpace {
+  constructor(private readonly bytes: Buffer) {}
+
+  has(table: RegisterTable): boolean {
+    return table === 'input';
+  }
+
+  read(table: RegisterTable, start: number, quantity: number): Buffer | number {
+    const code = this.check(table, start, quantity);
+    return code !== 0 ? code : this.bytes.subarray(start * 2, (start + quantity) * 2);
+  }
+
+  copyTo(table: RegisterTable, start: number, quantity: number, target: Buffer, at: number): number {
+    const code = this.check(table, start, quantity);
+    if (code === 0) this.bytes.copy(target, at, start * 2, (start + quantity) * 2);
+    return code;
+  }
+
+  private check(table: RegisterTable, start: number, quantity: number): number {
+    if (table !== 'input') return ILLEGAL_FUNCTION;
+    if (start + quantity > REGISTER_COUNT) return ILLEGAL_DATA_ADDRESS;
+    return 0;
+  }
 }
 
 /** A run of consecutive registers of one table, filled as a whole on every rebuild. */
@@ -52,14 +70,32 @@ export class BlockSpace<Values> implements RegisterSpace {
   }
 
   read(table: RegisterTable, start: number, quantity: number): Buffer | number {
+    const found = this.find(table, start, quantity);
+    if (typeof found === 'number') return found;
+    const offset = (start - found.block.start) * 2;
+    return found.bytes.subarray(offset, offset + quantity * 2);
+  }
+
+  copyTo(table: RegisterTable, start: number, quantity: number, target: Buffer, at: number): number {
+    const found = this.find(table, start, quantity);
+    if (typeof found === 'number') return found;
+    const offset = (start - found.block.start) * 2;
+    found.bytes.copy(target, at, offset, offset + quantity * 2);
+    return 0;
+  }
+
+  /** The block that holds the whole range, or the exception code. */
+  private find(
+    table: RegisterTable,
+    start: number,
+    quantity: number,
+  ): { block: RegisterBlock<Values>; bytes: Buffer } | number {
     let tableExists = false;
-    for (const { block, bytes } of this.blocks) {
+    for (const entry of this.blocks) {
+      const { block } = entry;
       if (block.table !== table) continue;
       tableExists = true;
-      if (start >= block.start && start + quantity <= block.start + block.words) {
-        const offset = (start - block.start) * 2;
-        return bytes.subarray(offset, offset + quantity * 2);
-      }
+      if (start >= block.start && start + quantity <= block.start + block.words) return entry;
     }
     return tableExists ? ILLEGAL_DATA_ADDRESS : ILLEGAL_FUNCTION;
   }

@@ -10,7 +10,7 @@ import { RtuSlave, interFrameMs } from './rtu-slave.js';
 /** Every setting of the RTU slave: any change reopens the port with the new line and unit id. */
 const RTU_PREFIX = 'services.modbus_rtu.';
 const LICENSE_PATH = 'license.type';
-/** Reopen after a failure: 1 s doubling up to 30 s (brief, style 6). */
+/** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
 /**

@@ -1,5 +1,5 @@
 import { crc16Modbus } from '../checksum/crc16.js';
-import { answerPdu, type RegisterSpace } from './pdu.js';
+import { answerPdu, isException, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus RTU slave framing (Modbus over Serial Line Specification V1.02, §2.5.1):
@@ -10,7 +10,8 @@ import { answerPdu, type RegisterSpace } from './pdu.js';
  * - CRC (§2.5.1.2, Appendix B): polynomial 0xA001 (reflected 0x8005), initial 0xFFFF, no final
  *   XOR; a frame with a wrong CRC is discarded without an answer.
  * - Frame delimiting (§2.5.1.1): a silence of at least 3.5 character times ends a frame; above
- *   19200 baud the spec fixes it at 1.750 ms. A character is start + 8 data + parity + stop bits.
+ *   19200 baud the specification fixes it at 1.750 ms. A character is start + 8 data + parity +
+ *   stop bits.
  *
  * A request of this slave is answered as soon as its bytes are complete (a read request is 8
  * bytes; its length follows from the function code) and its CRC matches, without waiting for the
@@ -190,8 +191,8 @@ export class RtuSlave {
 
   private answer(frame: Buffer): void {
     this.requests += 1;
-    const { reply, exception } = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
-    if (exception) this.exceptions += 1;
+    const reply = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
+    if (isException(reply, 1)) this.exceptions += 1;
     reply[0] = this.unitId;
     this.send(sealFrame(reply));
   }

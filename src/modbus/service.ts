@@ -11,14 +11,14 @@ export interface ModbusServiceOptions {
   idleTimeoutMs?: number;
 }
 
-/** Config paths that start, stop or move the listener (DESIGN §4 License: stopped under FREE). */
+/** Config paths that start, stop or move the listener (docs/architecture.md#license: stopped under FREE). */
 const LISTENER_PATHS = ['services.modbus.enable', 'services.modbus.port', 'license.type'];
 /** Config paths that change what the registers hold. */
 const PROFILE_PATHS = ['services.modbus.profile', 'services.modbus.direction', 'modbus.layout'];
 const IMAGE_PATHS = ['meter.conv_factor'];
 
 /**
- * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the spec's layout)
+ * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the device's layout)
  * from a register feed kept current per reading and meter status change, and runs the slave on
  * services.modbus.port while services.modbus.enable is on and the license is not FREE; moves or
  * stops it live when those settings change.

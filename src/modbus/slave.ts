@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { answerPdu, type RegisterSpace } from './pdu.js';
+import { answerPdu, isException, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus TCP slave for function codes 03 and 04 (./pdu.ts) over any byte stream.
@@ -12,7 +12,7 @@ import { answerPdu, type RegisterSpace } from './pdu.js';
  * connection is closed after the replies to the frames before it.
  *
  * Addresses: the PDU carries 0-based addresses (Modbus Application Protocol V1.1b3 §4.4), so the
- * spec's range "0..9998 (0-based) or 30001..39999 (logical)" is one range in two notations: logical
+ * device's range "0..9998 (0-based) or 30001..39999 (logical)" is one range in two notations: logical
  * input register 30001 is PDU address 0. A PDU address of 30000 and above is outside the table.
  */
 
@@ -115,14 +115,15 @@ export class ModbusSlave {
   answer(buf: Buffer, offset: number, length: number): Buffer {
     this.requests += 1;
     // length counts the unit id and the PDU.
-    const { reply, exception } = answerPdu(this.space, buf, offset + 7, length - 1, MBAP_BYTES, 0);
-    if (exception) this.exceptions += 1;
-    // MBAP: transaction id echoed, protocol 0, length = unit id + PDU, unit id echoed.
+    const reply = answerPdu(this.space, buf, offset + 7, length - 1, MBAP_BYTES, 0);
+    if (isException(reply, MBAP_BYTES)) this.exceptions += 1;
+    // MBAP: transaction id echoed, protocol 0, length = unit id + PDU (at most 254), unit id echoed.
     reply[0] = buf[offset]!;
     reply[1] = buf[offset + 1]!;
     reply[2] = 0;
     reply[3] = 0;
-    reply.writeUInt16BE(reply.length - 6, 4);
+    reply[4] = 0;
+    reply[5] = reply.length - 6;
     reply[6] = buf[offset + 6]!;
     return reply;
   }

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { MqttSettings } from '../config/types.js';
 
-/** Where the broker is: spec "url: broker URL; a secure form uses the scheme mqtts and a port". */
+/** Where the broker is: `url`, the broker URL; the secure form uses the scheme mqtts and a port. */
 export interface BrokerAddress {
   secure: boolean;
   /** Host name or IP address (IPv6 without brackets). */

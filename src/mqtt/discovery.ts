@@ -47,9 +47,9 @@ export function availabilityWill(systemId: string): LastWill {
 }
 
 /**
- * Home Assistant MQTT discovery (DESIGN §5). Entities are the union of what the meter sent since
- * start (a quantity some telegrams omit does not flap); a new meter identity starts a new set.
- * Retained configs found on the broker under our system id that are not in the set are cleared
+ * Home Assistant MQTT discovery (docs/architecture.md#home-assistant-discovery). Entities are the union of
+ * what the meter sent since start (a quantity some telegrams omit does not flap); a new meter identity starts
+ * a new set. Retained configs found on the broker under our system id that are not in the set are cleared
  * (empty retained payload), which also removes entities of an earlier run or of a swapped meter.
  * Availability is online only while the reading is fresh: a stale meter makes every entity
  * unavailable instead of showing old totals. The meter status has its own retained topic, re-sent

@@ -3,11 +3,11 @@ import { QUANTITIES, type HaStateClass } from '../reading/quantities.js';
 import type { MbusReading, MeterIdentity, Reading } from '../reading/reading.js';
 
 /**
- * Home Assistant sensor entities of a reading (DESIGN §5): one per quantity of the quantity table the
- * meter actually sent (with its `ha` classes), the tariff, plus one per M-Bus channel (gas, water,
- * heat) with a cumulative value, and the gateway's meter status. Each belongs to one HA device: the
- * electricity meter (manufacturer, model and serial from the meter's identity), each M-Bus meter
- * (its equipment id as serial), or the gateway, which the others name as `via_device`. Pure
+ * Home Assistant sensor entities of a reading (docs/architecture.md#home-assistant-discovery): one per
+ * quantity of the quantity table the meter actually sent (with its `ha` classes), the tariff, plus one per
+ * M-Bus channel (gas, water, heat) with a cumulative value, and the gateway's meter status. Each belongs to
+ * one HA device: the electricity meter (manufacturer, model and serial from the meter's identity), each M-Bus
+ * meter (its equipment id as serial), or the gateway, which the others name as `via_device`. Pure
  * functions; discovery.ts publishes what they build.
  */
 

@@ -50,8 +50,8 @@ export function configurationUrlOf(http: AppConfig['http']): string | undefined 
 
 /**
  * The MQTT output: the real device's template message every services.report_interval, and Home
- * Assistant discovery with a state message per reading. Stopped under license FREE (DESIGN §4
- * License); every settings change applies live. Connection state and last error are in
+ * Assistant discovery with a state message per reading. Stopped under license FREE
+ * (docs/architecture.md#license); every settings change applies live. Connection state and last error are in
  * ctx.services under 'mqtt' (shown by /api/v1/system).
  */
 export function createMqttService(ctx: AppContext): MqttService {

@@ -1,5 +1,5 @@
 /**
- * When the template message goes out: one per services.report_interval (DESIGN §4 "Intervals"), on
+ * When the template message goes out: one per services.report_interval (docs/architecture.md#intervals), on
  * the first reading at or after the due time, so never more often than readings arrive and never
  * with a value older than the reading it is sent for. Due times advance by exactly one period, so
  * the average period does not drift by the reading spacing; a reading up to half a reading spacing

@@ -6,10 +6,11 @@ import { parseBrokerUrl } from './connection-options.js';
 import { topicNameProblem } from './topic-name.js';
 
 /**
- * The /api/v1/mqtt/settings object (spec "MQTT settings", DESIGN §4): fields relative to `mqtt.` in
+ * The /api/v1/mqtt/settings object (docs/architecture.md#mqtt-template): fields relative to `mqtt.` in
  * the configuration. GET shows password_len, client.key_len and client.key_password_len instead of
  * the secrets; like every property the object does not define, they are ignored on write, so a GET
- * body can be sent back. mqtt.discovery.* is daemon-only (DESIGN §3) and not part of this object.
+ * body can be sent back. mqtt.discovery.* is daemon-only (docs/architecture.md#configuration) and not part of
+ * this object.
  */
 const FIELDS = [
   'enable',

@@ -1,7 +1,7 @@
 import type { TemplateValue } from '../reading/template-variables.js';
 
 /**
- * The MQTT payload template (DESIGN §4 "MQTT template"): text with `${name}` placeholders.
+ * The MQTT payload template (docs/architecture.md#mqtt-template): text with `${name}` placeholders.
  *
  * - A placeholder is `${` + name + `}` where name is one or more of `A-Z a-z 0-9 _ . [ ] -`
  *   (`1_8_0`, `sys.id`, `vol[0].cumulative`, `wifi.ssid`). Anything else after `${` (a space, a

@@ -4,7 +4,7 @@ import { roundSignificant } from './units.js';
 /**
  * Fills the quantities a meter implies but does not send, so every output sees the same numbers:
  * - x.8.0 total = sum of tariff registers x.8.1..x.8.9 when only tariffs arrive (DSMR sends 1.8.1 and
- *   1.8.2 only; DESIGN §4 "total = t1 + t2 when only tariff registers arrive").
+ *   1.8.2 only; docs/architecture.md#report-shape: total = t1 + t2).
  * - signed active power 16.7.0 (SML, IEC 62056-61 "sum Li active power, import - export") and the
  *   signed per-phase 36.7.0, 56.7.0, 76.7.0 split into the positive (1/21/41/61.7.0) and negative
  *   (2/22/42/62.7.0) directions when those are absent.

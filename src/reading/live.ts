@@ -3,8 +3,9 @@ import type { Reading } from './reading.js';
 import { liveDateAndTime } from './time-format.js';
 
 /**
- * The flat live payload of one `event: live` (DESIGN §4): table quantities by their live key, `T`
- * tariff, `Vol` M-Bus channels, `Date`/`Time` local, `Uptime` in hours. Absent values stay absent.
+ * The flat live payload of one `event: live` (docs/architecture.md#live-payload): table quantities by their
+ * live key, `T` tariff, `Vol` M-Bus channels, `Date`/`Time` local, `Uptime` in hours. Absent values stay
+ * absent.
  */
 export function buildLivePayload(reading: Reading, bootTime: number): Record<string, unknown> {
   const payload: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import type { MeterIdentity, MeterInterface, MeterProtocol } from './reading.js';
 
-/** meter.status values (DESIGN §4). */
+/** meter.status values (docs/architecture.md#meter-status). */
 export const METER_STATUSES = [
   'NOT CONNECTED',
   'NO DATA',

@@ -29,7 +29,7 @@ export const PHASES: readonly Phase[] = [1, 2, 3].map((n): Phase => {
 });
 
 /**
- * The one signed-current rule (spec Modbus `current.lN`, MQTT template `s31_7_0`): the magnitude
+ * The one signed-current rule (Modbus register id `current.lN`, MQTT template `s31_7_0`): the magnitude
  * of the phase current, negative while the phase exports, i.e. its export power exceeds its import
  * power. A meter that sends the current already signed gives the same result (only the magnitude
  * is used); undefined when the meter sent no current for the phase.

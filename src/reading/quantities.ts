@@ -1,7 +1,7 @@
 /**
- * The one quantity table (DESIGN §1): every measured quantity with its OBIS code, canonical unit,
- * place in the report JSON, live payload key, MQTT template variable, Home Assistant classes and
- * Modbus register id. The report, live and template builders, HA discovery and the Modbus encoder
+ * The one quantity table (docs/architecture.md#data-flow): every measured quantity with its OBIS code,
+ * canonical unit, place in the report JSON, live payload key, MQTT template variable, Home Assistant classes
+ * and Modbus register id. The report, live and template builders, HA discovery and the Modbus encoder
  * all iterate this table; nothing else lists quantities.
  */
 
@@ -22,9 +22,9 @@ export interface Quantity {
   obis: string;
   /** Canonical unit of the value in a Reading. */
   unit: string;
-  /** Path of the value inside `report` (DESIGN §4). */
+  /** Path of the value inside `report` (docs/architecture.md#report-shape). */
   reportPath: readonly string[];
-  /** Key in the flat live payload (DESIGN §4), when the live stream carries it. */
+  /** Key in the flat live payload (docs/architecture.md#live-payload), when the live stream carries it. */
   live?: string;
   /** Human name (HA entity name, docs). */
   name: string;
@@ -33,7 +33,7 @@ export interface Quantity {
   tariffOf?: string;
 }
 
-/** MQTT template variable of an OBIS C.D.E key: `1.8.0` -> `1_8_0` (DESIGN §4). */
+/** MQTT template variable of an OBIS C.D.E key: `1.8.0` -> `1_8_0` (docs/architecture.md#mqtt-template). */
 export function templateName(obis: string): string {
   return obis.replaceAll('.', '_');
 }
@@ -245,7 +245,7 @@ export const QUANTITIES: readonly Quantity[] = [
   ),
 ];
 
-/** Live keys of the reactive energy totals in the order DESIGN §4 lists them. */
+/** Live keys of the reactive energy totals in the order of docs/architecture.md#live-payload. */
 const REACTIVE_ENERGY_LIVE: Record<string, string> = {
   '3.8.0': 'rE_In',
   '4.8.0': 'rE_Out',

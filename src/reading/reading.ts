@@ -12,7 +12,7 @@ export type MeterProtocol = 'DSMR' | 'SML' | 'IEC62056-21';
 
 export type MeterInterface = 'P1' | 'OPTICAL' | 'TTL' | 'TCP' | 'FILE' | 'SIMULATOR' | 'REMOTE';
 
-/** Identity of the meter as far as the protocol reveals it (DESIGN §4, `meter` object). */
+/** Identity of the meter as far as the protocol reveals it (the report's `meter` object). */
 export interface MeterIdentity {
   /** 3-letter FLAG manufacturer prefix from the identification line ("ISK", "KFM", "EMH"). */
   prefix?: string;
@@ -28,7 +28,7 @@ export interface MeterIdentity {
   logicalName?: string;
 }
 
-/** One M-Bus channel (gas, water, heat) attached to the meter, DESIGN §4 `report.volume[]`. */
+/** One M-Bus channel (gas, water, heat) attached to the meter, the report's `volume[]`. */
 export interface MbusReading {
   /** M-Bus channel number (the B group of 0-B:24.2.1). */
   bus: number;

@@ -64,8 +64,8 @@ export function systemObject(system: SystemFacts, now: number): JsonObject {
 }
 
 /**
- * The report JSON of GET /api/v1/report (DESIGN §4). A field appears only when the meter sent it
- * (or it is derived, see derive.ts); nothing is filled with 0.
+ * The report JSON of GET /api/v1/report (docs/architecture.md#report-shape). A field appears only when the
+ * meter sent it (or it is derived, see derive.ts); nothing is filled with 0.
  */
 export function buildReport(input: ReportInput): JsonObject {
   const { reading } = input;

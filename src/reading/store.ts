@@ -32,10 +32,10 @@ export interface StoreOptions {
 }
 
 /**
- * The reading store: the one hub between meter input and every output (DESIGN §1). Holds the latest
- * reading, the meter status and the counters; outputs subscribe to its typed events and never talk
- * to transports or parsers. Staleness is explicit (brief, style 4): after `staleAfterMs` without a
- * valid frame the status becomes NO DATA and `latest` is undefined, so no old number is passed off
+ * The reading store: the one hub between meter input and every output (docs/architecture.md#data-flow). Holds
+ * the latest reading, the meter status and the counters; outputs subscribe to its typed events and never talk
+ * to transports or parsers. Staleness is explicit (docs/architecture.md#staleness): after `staleAfterMs`
+ * without a valid frame the status becomes NO DATA and `latest` is undefined, so no old number is passed off
  * as current.
  */
 export class ReadingStore extends GuardedEmitter<StoreEvents> {

@@ -27,9 +27,9 @@ const ALIASES: ReadonlyArray<[string, string]> = [
 ];
 
 /**
- * The MQTT template variables (DESIGN §4): every table quantity as `C_D_E` (null when the meter did
- * not send it), aliases, signed currents, tariff, conv_factor, timestamp, meter.*, sys.*, wifi.*,
- * vol[n].*. Variables that are not in this map stay literal in the rendered output.
+ * The MQTT template variables (docs/architecture.md#mqtt-template): every table quantity as `C_D_E` (null
+ * when the meter did not send it), aliases, signed currents, tariff, conv_factor, timestamp, meter.*, sys.*,
+ * wifi.*, vol[n].*. Variables that are not in this map stay literal in the rendered output.
  */
 export function buildTemplateVariables(input: TemplateInput): Map<string, TemplateValue> {
   const { reading } = input;
@@ -37,7 +37,7 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
   const value = (obis: string): number | null => reading?.values.get(obis)?.value ?? null;
   for (const quantity of QUANTITIES) vars.set(templateName(quantity.obis), value(quantity.obis));
   for (const [alias, obis] of ALIASES) vars.set(alias, value(obis));
-  // DESIGN §4 `s31_7_0`: the same rule as Modbus `current.lN` (phases.ts).
+  // `s31_7_0`: the same rule as Modbus `current.lN` (phases.ts).
   for (const phase of PHASES) {
     vars.set(
       `s${templateName(phase.current)}`,

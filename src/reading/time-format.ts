@@ -1,6 +1,6 @@
 /**
- * Date-time strings of the report (DESIGN §4): `date_time` ISO 8601 with the local offset,
- * `date_time_local` without offset, `date_time_utc` with `Z`. Local means the TZ of the process.
+ * Date-time strings of the report (docs/architecture.md#time-zones): `date_time` ISO 8601 with the local
+ * offset, `date_time_local` without offset, `date_time_utc` with `Z`. Local means the TZ of the process.
  */
 export interface DateTimes {
   date_time: string;

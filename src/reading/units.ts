@@ -1,8 +1,8 @@
 import type { ObisValue } from './reading.js';
 
 /**
- * Canonical units of the reading model (DESIGN §4: report, live and template values in kW, kvar,
- * kVA, kWh, kvarh, V, A). Meters send W/Wh (SML, Austrian DSMR), kVAr/kVArh (Swedish HAN), dm3
+ * Canonical units of the reading model (docs/architecture.md#units: report, live and template values in kW,
+ * kvar, kVA, kWh, kvarh, V, A). Meters send W/Wh (SML, Austrian DSMR), kVAr/kVArh (Swedish HAN), dm3
  * (gas on some DSMR meters); everything is converted once, here.
  */
 const CONVERSIONS: Record<string, { unit: string; factor: number }> = {

@@ -74,7 +74,7 @@ function serveAsset(asset: StaticAsset, request: IncomingMessage, response: Serv
 }
 
 /**
- * The web interface at `/` (issue 14): the single-page app's files from the package, served from
+ * The web interface at `/`: the single-page app's files from the package, served from
  * memory under the same authentication as the API (the dispatcher checks credentials before it
  * routes, so a browser gets the 401 with the Digest challenge for `/` and every asset and shows
  * its own prompt). ETag / If-None-Match, gzip when the client accepts it.

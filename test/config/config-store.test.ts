@@ -25,7 +25,7 @@ function loadError(load: () => unknown): ConfigError {
   assert.fail('expected a ConfigError');
 }
 
-test('defaults follow the spec and DESIGN §4', () => {
+test('defaults follow the device API and docs/architecture.md', () => {
   const store = ConfigStore.load({ env: {}, stateDir: tempDir() });
   const c = store.config;
   assert.equal(c.services.report_interval, 30);

@@ -15,14 +15,14 @@ export const repoRoot: string = (() => {
   return dir;
 })();
 
-/** ../shared/corpus beside the project (recorded public captures; never copied into the repo). */
+/** The capture corpus beside the project (recorded public captures; never copied into the repo). */
 export const corpusDir: string = resolve(repoRoot, '..', 'shared', 'corpus');
 
 export const inCi: boolean = process.env.CI === 'true';
 
 /**
  * Skips the test with a printed reason when a peer is missing, but fails it under CI=true
- * (the brief: under CI a test whose peer is missing fails).
+ * (under CI a test whose peer is missing fails, so a CI image without it cannot pass).
  */
 export function requirePeer(t: TestContext, available: boolean, what: string): boolean {
   if (available) return true;
@@ -46,7 +46,7 @@ export function requireCommand(t: TestContext, command: string): boolean {
   return requirePeer(t, hasCommand(command), `command '${command}'`);
 }
 
-/** Skips (or fails under CI) when ../shared/corpus is absent. */
+/** Skips (or fails under CI) when the capture corpus is absent. */
 export function requireCorpus(t: TestContext): boolean {
   return requirePeer(t, existsSync(corpusDir), `corpus at ${corpusDir}`);
 }

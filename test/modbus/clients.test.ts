@@ -17,7 +17,7 @@ import { syntheticReading } from './fixtures.js';
 
 /**
  * Expected register values of the default layout for fixtures.syntheticReading(), in the reading's
- * units (kW, kvar, kWh, V, A), worked out by hand from the spec's identifier table.
+ * units (kW, kvar, kWh, V, A), worked out by hand from the device's register identifier table.
  */
 const EXPECTED: Record<string, number> = {
   '32.7.0': 230.1,

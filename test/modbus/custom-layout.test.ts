@@ -22,7 +22,7 @@ const f64 = (value: number): string => {
 const i32 = (value: number): string => (value >>> 0).toString(16).padStart(8, '0');
 const ascii = (text: string, size: number): string =>
   Buffer.concat([Buffer.from(text, 'latin1'), Buffer.alloc(size - text.length)]).toString('hex');
-/** The same value with its 16-bit words in reverse order (spec rule 6, lsw). */
+/** The same value with its 16-bit words in reverse order (word_order lsw). */
 const wordSwapped = (hex: string): string => (hex.match(/.{4}/g) ?? []).reverse().join('');
 
 /** [register, wire bytes in msw order] for every numeric type, signed and unsigned ids, padding, timestamps. */
@@ -47,7 +47,9 @@ const NUMERIC: Array<[{ id: string; type: string; scaler: number }, string]> = [
   [{ id: '1.8.0', type: 'double', scaler: 3 }, f64(35802467)],
 ];
 
-/** Byte arrays: never word-swapped, byte 0 is the high byte of the first word (spec rule 7). */
+/**
+ * Byte arrays: never word-swapped, byte 0 is the high byte of the first word (the device's byte-array rule).
+ */
 const BYTE_ARRAYS: Array<[string, string]> = [
   ['96.1.0', ascii('E0043007123456715', 24)],
   ['96.1.1', ascii('MT382-1000', 24)],

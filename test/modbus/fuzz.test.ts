@@ -9,7 +9,8 @@ import { adu, ProbeDuplex, readInput, settle } from './probe-duplex.js';
 /**
  * Random ADU streams through ModbusSlave.handle(): the slave must never throw, every byte it
  * writes must be a well-formed reply, and its output must equal what a reference reading of the
- * spec gives (Modbus Messaging on TCP/IP V1.0b §3.1.3 framing, Application Protocol §6.4 FC 04).
+ * Modbus specifications gives (Modbus Messaging on TCP/IP V1.0b §3.1.3 framing, Application Protocol §6.4 FC
+ * 04).
  */
 
 const RUNS = 9000;
@@ -35,7 +36,7 @@ function exceptionFor(stream: Buffer, offset: number, functionCode: number, code
   ]);
 }
 
-/** The reference: what a slave that follows the spec answers to this byte stream. */
+/** The reference: what a slave that follows the Modbus specifications answers to this byte stream. */
 function reference(stream: Buffer, registers: Buffer): Expectation {
   const replies: Buffer[] = [];
   let offset = 0;

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 import { DEFAULT_LAYOUT, toDetailed, type DetailedSet } from '../../src/modbus/layout.js';
 import { validateLayout } from '../../src/modbus/layout-validate.js';
 
-/** Spec "Default register layout", worked out by hand: [start, size, word-addressed non-padding registers]. */
+/**
+ * The whatwatt Go's default register layout, worked out by hand: [start, size, word-addressed non-padding
+ * registers].
+ */
 const SPEC_DEFAULT: Array<
   [number, number, Array<[id: string, type: string, scaler: number, address: number]>]
 > = [
@@ -84,7 +87,8 @@ test('the default layout is the spec table: starts, sizes, ids, types, scalers, 
     const used = registers.reduce((words, [, type]) => words + (type === 'double' ? 4 : 2), 0);
     assert.equal(padded + used, size);
   });
-  // Spot checks of the padding types the spec names: set 205 int, set 501 ends in 2 int paddings, 801 double.
+  // Spot checks of the padding types the default layout uses: set 205 int, set 501 ends in 2 int paddings,
+  // 801 double.
   assert.deepEqual(
     detailed[3]!.registers.slice(-2).map((r) => [r.id, r.type, r.address]),
     [

@@ -28,7 +28,10 @@ function at(report: Json, path: readonly string[]): number | undefined {
   return typeof node === 'number' ? node : undefined;
 }
 
-/** What a default-layout register must hold according to /api/v1/report (spec identifier table). */
+/**
+ * What a default-layout register must hold according to /api/v1/report (the device's register identifier
+ * table).
+ */
 function fromReport(report: Json, id: string): number | undefined {
   if (id === '0') return 0;
   if (id === '96.14.0') return at(report, ['tariff']);

@@ -8,8 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Debian's mosquitto started by a test from a config in a temp dir, bound to loopback only, like
- * ../shared/bench/run-mqtt.sh does. Started as root it drops to the mosquitto user, so the dir and
- * files are world-readable. `kill` is SIGKILL (a crash: retained messages are gone, persistence is
+ * the MQTT floor of the load-generator bench does. Started as root it drops to the mosquitto user, so the dir
+ * and files are world-readable. `kill` is SIGKILL (a crash: retained messages are gone, persistence is
  * off); `start` brings it back on the same ports.
  */
 export interface TlsListener {
@@ -57,7 +57,7 @@ export interface BrokerOptions {
   tls?: TlsListener;
   /** Directory for the config (default: a new temp dir, removed by stop()). */
   dir?: string;
-  /** set_tcp_nodelay true (benchmarks: the "mosquitto-nodelay" floor of ../shared/bench). */
+  /** set_tcp_nodelay true (benchmarks: the "mosquitto-nodelay" floor of the load-generator bench). */
   nodelay?: boolean;
   /** Pin the broker to this CPU with taskset (benchmarks). */
   cpu?: number | undefined;

@@ -132,7 +132,7 @@ test('report before the first reading: meter and system objects, no measurements
   assert.equal(JSON.stringify(report.meter), '{"status":"NO DATA","interface":"SIMULATOR"}');
 });
 
-test('live payload: flat keys of DESIGN §4, exact bytes', () => {
+test('live payload: flat keys of docs/architecture.md#live-payload, exact bytes', () => {
   const payload = buildLivePayload(fullReading(), system.bootTime);
   assert.equal(
     JSON.stringify(payload),

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../config/atomic-file.js';
 
-/** DESIGN §4 reboot / restore: a second request within 60 s answers 429. */
+/**
+ * Reboot / restore (docs/architecture.md#reboot-restore-update): a second request within 60 s answers 429.
+ */
 export const RESTART_INTERVAL_MS = 60_000;
 
 export type RestartAction = 'reboot' | 'restore';

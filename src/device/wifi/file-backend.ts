@@ -11,8 +11,8 @@ export interface FileBackendOptions {
 }
 
 /**
- * The backend where nmcli is absent (DESIGN §4 Wi-Fi): the settings the API stores are all there is;
- * no scan results. Ethernet detection and the reported address come from the kernel's view.
+ * The backend where nmcli is absent (docs/architecture.md#wi-fi-and-ethernet): the settings the API stores
+ * are all there is; no scan results. Ethernet detection and the reported address come from the kernel's view.
  */
 export class FileWifiBackend implements WifiBackend {
   readonly kind = 'file';

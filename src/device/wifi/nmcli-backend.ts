@@ -64,9 +64,9 @@ export function stationProfileArgs(
 }
 
 /**
- * NetworkManager backend (DESIGN §4 Wi-Fi). Changes run one at a time; activation runs in the
- * background (an absent access point must not hold up the API) and its outcome is the service state.
- * max_power is stored only: NetworkManager has no working transmit-power setting, and `iw ... set
+ * NetworkManager backend (docs/architecture.md#wi-fi-and-ethernet). Changes run one at a time; activation
+ * runs in the background (an absent access point must not hold up the API) and its outcome is the service
+ * state. max_power is stored only: NetworkManager has no working transmit-power setting, and `iw ... set
  * txpower` needs CAP_NET_ADMIN, which the unit does not grant.
  */
 export class NmcliWifiBackend implements WifiBackend {

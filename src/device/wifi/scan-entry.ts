@@ -1,7 +1,7 @@
 /**
- * Wi-Fi scan entries (spec: "Wi-Fi scan entry", array element of GET /api/v1/wifi/scan) built from
+ * Wi-Fi scan entries (array elements of GET /api/v1/wifi/scan) built from
  * the fields NetworkManager reports for an access point. Pure functions; an access point that cannot
- * be shown within the spec's constraints is skipped, never thrown.
+ * be shown within the API's constraints is skipped, never thrown.
  */
 
 export interface ScanEntry {
@@ -109,8 +109,8 @@ export function htOf(bandwidth: string | undefined, channel: number): ScanEntry[
 }
 
 /**
- * One scan entry from an nmcli record, or undefined when the access point lies outside the spec's
- * constraints: hidden (empty SSID), channel outside 1..13 (the spec's device is 2.4 GHz only, so
+ * One scan entry from an nmcli record, or undefined when the access point lies outside the API's
+ * constraints: hidden (empty SSID), channel outside 1..13 (the whatwatt Go is 2.4 GHz only, so
  * 5 GHz access points are not listed), or an unreadable BSSID or signal.
  */
 export function scanEntryOf(record: Record<string, string>): ScanEntry | undefined {

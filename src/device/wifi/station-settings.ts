@@ -2,7 +2,7 @@ import { validateTree, type ValidationIssue } from '../../config/config-store.js
 import { leavesUnder } from '../../config/paths.js';
 import type { WifiStationSettings } from '../../config/types.js';
 
-/** Writable station fields (spec: "Wi-Fi station (client) settings"). */
+/** Writable fields of the Wi-Fi station (client) settings object. */
 export const STATION_FIELDS = [
   'enable',
   'name',

@@ -1,9 +1,9 @@
 import { networkInterfaces } from 'node:os';
 
 /**
- * What the network side knows about the link: at least `ssid` (spec: wifi.ssid, "" when unknown)
+ * What the network side knows about the link: at least `ssid` (system JSON wifi.ssid, "" when unknown)
  * and `ip` (wifi.ip), plus whatever else the Wi-Fi backend reports (rssi, channel, mac ...). Also
- * the `wifi.*` template variables (DESIGN §4).
+ * the `wifi.*` template variables (docs/architecture.md#mqtt-template).
  */
 export type WifiInfo = Readonly<Record<string, string | number>> & {
   readonly ssid: string;

@@ -24,7 +24,7 @@ export interface CoreRoutes {
 }
 
 /**
- * Spec endpoints 1-6 and the device's compatibility endpoints: /api/v1/system, /report, /live,
+ * The whatwatt Go's core endpoints and its compatibility endpoints: /api/v1/system, /report, /live,
  * /settings (GET, PUT, POST), /variables, /meter/settings (GET, PUT), and /openapi.json, which
  * describes every route of the router, those registered later by other modules included.
  */

@@ -57,7 +57,7 @@ const TIME_PARAMETER: JsonSchema = {
     'Unix seconds or ISO 8601 date-time (with Z or an offset; without one local time; a date alone is local midnight)',
 };
 
-/** GET /api/v1/history (issue 14): power statistics and energy deltas from the history store. */
+/** GET /api/v1/history: power statistics and energy deltas from the history store. */
 export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder: HistoryRecorder): void {
   router.add(
     'GET',

@@ -8,7 +8,10 @@ import { COMMON_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 
 export interface LiveHubOptions {
-  /** SSE comment interval (DESIGN §4: every 15 s) so proxies and clients see a live connection. */
+  /**
+   * SSE comment interval (docs/architecture.md#live-payload: every 15 s) so proxies and clients see a live
+   * connection.
+   */
   keepAliveMs?: number;
   /** A client with more than this many bytes not yet taken by its socket is dropped, never waited for. */
   maxBufferedBytes?: number;
@@ -34,7 +37,7 @@ interface LiveClient {
 }
 
 /**
- * The live stream hub of GET /api/v1/live (spec endpoint 3, DESIGN §4): one `event: live` with
+ * The live stream hub of GET /api/v1/live (docs/architecture.md#live-payload): one `event: live` with
  * the flat payload per reading, serialised once and written to every client; the latest reading
  * at once on connect; a comment every keepAliveMs. Up to http.live_max_clients clients, then 503.
  * The hub listens to the store and runs its timer only while it has clients, and a client that

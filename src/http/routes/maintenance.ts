@@ -10,8 +10,8 @@ import { RestartGuard, type RestartAction } from '../../device/maintenance/resta
 const RESTART_COMMAND_TIMEOUT_MS = 120_000;
 
 /**
- * Restarts the daemon (DESIGN §4 reboot): the admin's device.restart_command when set, else
- * ctx.requestRestart (the daemon exits and systemd's Restart=always starts it again).
+ * Restarts the daemon (docs/architecture.md#reboot-restore-update): the admin's device.restart_command when
+ * set, else ctx.requestRestart (the daemon exits and systemd's Restart=always starts it again).
  * The command is run as `/bin/sh -c <command>`: it is a whole command line the admin wrote in the
  * config file on purpose (a daemon-only key the API cannot write), and splitting it into words here
  * would be a half-shell. When it fails, the daemon restarts itself anyway (a restore must not keep
@@ -57,10 +57,10 @@ function tooManyRequests(action: RestartAction, retryAfterMs: number): HttpError
 }
 
 /**
- * Spec endpoints 7 and 9: POST /api/v1/reboot and POST /api/v1/restore, 204 then restart; 429 when
- * the same action is asked again within 60 s (DESIGN §4). Restore deletes every state file
- * (settings, Wi-Fi, MQTT, Modbus, meter, secrets) before it answers, so the restarted daemon starts
- * from the admin's config file and the defaults.
+ * POST /api/v1/reboot and POST /api/v1/restore, 204 then restart; 429 when
+ * the same action is asked again within 60 s (docs/architecture.md#reboot-restore-update). Restore deletes
+ * every state file (settings, Wi-Fi, MQTT, Modbus, meter, secrets) before it answers, so the restarted daemon
+ * starts from the admin's config file and the defaults.
  */
 export function registerMaintenanceRoutes(router: Router, ctx: AppContext): void {
   const guard = new RestartGuard(ctx.config.stateDirectory.dir, ctx.now);

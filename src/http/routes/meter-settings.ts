@@ -16,7 +16,7 @@ import {
 
 /**
  * GET / PUT /api/v1/meter/settings (a compatibility endpoint of the real device): meter source
- * (DESIGN §3 source URI: transport, protocol and line settings), conv_factor and the write-only
+ * (docs/architecture.md#meter-source: transport, protocol and line settings), conv_factor and the write-only
  * encryption key. GET shows `key_len` instead of the key, and a remote source's password is cut
  * out of the URI (`source_password_len` tells whether one is set); sending that redacted URI back
  * keeps the stored one. Writes go through the config store; the meter input reopens its transport

@@ -9,7 +9,7 @@ import { DEFAULT_LAYOUT, toDetailed, type AddressFormat } from '../../modbus/lay
 import { validateLayout } from '../../modbus/layout-validate.js';
 
 /**
- * /api/v1/modbus (spec endpoints 17-19): GET the custom layout (compact, or detailed with
+ * /api/v1/modbus: GET the custom layout (compact, or detailed with
  * address_format dec|hex), POST a layout (validated, persisted, applied at once), DELETE it
  * (back to the default). The slave follows through the config store's 'change' event.
  */
@@ -32,7 +32,8 @@ function addressFormatOf(request: ApiRequest): AddressFormat | undefined {
 function getLayout(ctx: AppContext, request: ApiRequest, response: ServerResponse): void {
   const format = addressFormatOf(request);
   const stored = ctx.config.config.modbus.layout;
-  // DESIGN §4: no custom layout -> 404 with the error body (the default layout is what the slave serves).
+  // docs/architecture.md#modbus-layout-api: no custom layout -> 404 with the error body (the default layout
+  // is what the slave serves).
   if (stored === null)
     throw new HttpError(404, 'not_found', 'no custom Modbus layout is set; the default layout is in use');
   const result = validateLayout(stored);
@@ -67,8 +68,8 @@ function deleteLayout(ctx: AppContext, response: ServerResponse): void {
 }
 
 /**
- * GET /api/v1/modbus/default (beyond the spec): the default layout the slave serves while no custom
- * one is set, in the same forms as GET /api/v1/modbus, so a client (the web page) can show it and
+ * GET /api/v1/modbus/default (beyond the whatwatt Go API): the default layout the slave serves while no
+ * custom one is set, in the same forms as GET /api/v1/modbus, so a client (the web page) can show it and
  * start a custom layout from it.
  */
 function getDefaultLayout(request: ApiRequest, response: ServerResponse): void {

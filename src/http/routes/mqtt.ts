@@ -9,7 +9,7 @@ import { mqttSettingsView, settingsChanges, type WriteMode } from '../../mqtt/se
 
 export const MQTT_SETTINGS_PATH = '/api/v1/mqtt/settings';
 
-/** Spec "Limits": the MQTT settings JSON payload including certificates is at most 8 kB. */
+/** The whatwatt Go API's limit: the MQTT settings JSON payload including certificates is at most 8 kB. */
 export const MQTT_SETTINGS_MAX_BYTES = 8192;
 
 function validationError(issues: readonly ValidationIssue[]): HttpError {
@@ -21,8 +21,8 @@ function validationError(issues: readonly ValidationIssue[]): HttpError {
 }
 
 /**
- * GET / POST / PUT /api/v1/mqtt/settings (spec endpoints 15 and 16, DESIGN §4). An accepted POST
- * starts a connection attempt at once (spec state table: "the attempt starts immediately"); PUT
+ * GET / POST / PUT /api/v1/mqtt/settings (docs/architecture.md#mqtt-template). An accepted POST
+ * starts a connection attempt at once (as on the whatwatt Go); PUT
  * changes apply live through the configuration's change event.
  */
 export function registerMqttRoutes(

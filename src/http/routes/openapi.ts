@@ -4,7 +4,7 @@ import { sendJson } from '../respond.js';
 import type { JsonSchema, Route, Router } from '../router.js';
 
 /**
- * GET /api/v1/openapi.json (issue 4): an OpenAPI 3.1 document generated from the routing table at
+ * GET /api/v1/openapi.json: an OpenAPI 3.1 document generated from the routing table at
  * request time, so it lists exactly what is served, routes added by other modules included. Each
  * route's own `doc` gives summary, body and success schemas; the server's own error responses
  * (401, 400/413/415 for JSON bodies, 404 license_required, 500) are added from the route options.

@@ -16,7 +16,7 @@ import {
 } from '../section-writes.js';
 
 /**
- * /api/v1/settings (spec endpoints 4-6): the system.* and services.* tree. GET omits the
+ * /api/v1/settings: the system.* and services.* tree. GET omits the
  * write-only system.password. PUT merges a partial object; POST replaces the whole object: as on
  * the device, a boolean it leaves out becomes false and a text "", a number its default (zero is
  * outside every numeric range here), except system.password, which stays as it is unless the body

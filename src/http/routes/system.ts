@@ -10,7 +10,7 @@ import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 /**
- * GET /api/v1/system (spec endpoint 1): device identity, meter state, Wi-Fi link, the states the
+ * GET /api/v1/system: device identity, meter state, Wi-Fi link, the states the
  * running services reported, and the meter input counters. Built per request from live values.
  */
 export function systemInfo(

@@ -68,7 +68,7 @@ async function updatableRoot(installRoot: string | undefined): Promise<string> {
 }
 
 /**
- * POST /load (spec endpoint 8, DESIGN §4 /load): a signed release bundle as the multipart part
+ * POST /load (docs/architecture.md#reboot-restore-update): a signed release bundle as the multipart part
  * `file`. 415 when not multipart/form-data, 413 beyond update.max_bytes or the free space, 400 when
  * verification fails (nothing changes), 409 while another upload or its restart is under way, 503
  * update_unavailable when a verified bundle cannot be installed here. A

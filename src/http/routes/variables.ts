@@ -7,8 +7,8 @@ import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 /**
  * GET /api/v1/variables (a compatibility endpoint of the real device): every MQTT template
- * variable (DESIGN §4) with its current value as the template would render it, as a string:
- * numbers in JSON number form, strings verbatim, absent values as "null".
+ * variable (docs/architecture.md#mqtt-template) with its current value as the template would render it, as a
+ * string: numbers in JSON number form, strings verbatim, absent values as "null".
  */
 export async function templateVariableStrings(
   ctx: AppContext,

@@ -45,7 +45,7 @@ async function applyToBackend(ctx: AppContext, action: () => Promise<void>): Pro
 }
 
 /**
- * Spec endpoints 10..14. Station changes apply at once, without restart (spec, endpoint rule 1):
+ * The Wi-Fi endpoints. Station changes apply at once, without restart (as on the whatwatt Go):
  * validated, stored, then handed to the backend. PUT merges over the current settings, POST over
  * the defaults except the password, which POST keeps unless the body sets it (as /api/v1/settings
  * does: a client cannot send back a secret it never saw; "" clears it). GET never returns the
@@ -100,8 +100,8 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
 }
 
 /**
- * The 400 rule for system.power_save (DESIGN §4): power saving cannot be switched on while an
- * Ethernet link is up. The settings endpoint calls this before it stores the value.
+ * The 400 rule for system.power_save (docs/architecture.md#wi-fi-and-ethernet): power saving cannot be
+ * switched on while an Ethernet link is up. The settings endpoint calls this before it stores the value.
  */
 export async function assertPowerSaveAllowed(backend: WifiBackend, wanted: unknown): Promise<void> {
   if (wanted !== true) return;

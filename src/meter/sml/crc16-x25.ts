@@ -8,7 +8,8 @@
  * crc16 Unsigned16).
  *
  * CRC-16/Kermit: same reflected polynomial, init 0x0000, xorout 0x0000 (check value 0x2189). Some
- * Holley DTZ541 firmware puts it in place of X-25, stored high byte first (SmlLib issue #8).
+ * Holley DTZ541 firmware puts it in place of X-25, stored high byte first (seen in public SML captures of
+ * that meter).
  */
 
 import { crc16Register1021 } from '../../checksum/crc16.js';

@@ -45,7 +45,7 @@ export type MessageCrcPolicy = 'record' | 'require' | 'skip';
  * Unsigned16 holds the checksum low byte first (as on the transport frame); the Holley Kermit
  * variant holds it high byte first. A mismatch is recorded (`crcOk: false`) and only rejects the
  * frame with messageCrc 'require': a matching frame CRC already covers those bytes, and captures
- * whose identifiers were anonymised (SmlLib issues #8, test_frame_only) carry stale message CRCs.
+ * whose identifiers were anonymised (public test captures) carry stale message CRCs.
  * Throws MeterDataError: kind 'crc' for a checksum mismatch, 'parse' for anything malformed.
  */
 export function parseSmlFrame(frame: Buffer, options: SmlParseOptions = {}): SmlFrame {

@@ -5,7 +5,8 @@ import { frameChecksum, type SmlCrcAlgorithm } from './crc16-x25.js';
  * SML transport protocol v1 frame -> the SML messages it carries (SML 1.04). The frame is
  * `1b1b1b1b 01010101 | data | 1b1b1b1b 1a NN C1 C2`: the checksum covers everything before C1 C2,
  * a doubled escape in the data stands for one literal 1b1b1b1b, and the last NN data bytes are
- * padding (0..3 per the spec; some meters pad a whole extra block, NN = 4, which is accepted).
+ * padding (0..3 per SML 1.04, transport protocol version 1; some meters pad a whole extra block, NN = 4,
+ * which is accepted).
  */
 
 const ESCAPE_WORD = 0x1b1b1b1b;

@@ -3,7 +3,7 @@ import type { MbusReading, MeterIdentity, MeterProtocol, ObisValue, Reading } fr
 import { MeterDataError } from '../decoder.js';
 
 /**
- * Turns another gateway's live payload (DESIGN §4 "Live payload": flat keys from the quantity
+ * Turns another gateway's live payload (docs/architecture.md#live-payload: flat keys from the quantity
  * table's `live` column, `T`, `Vol`) back into a Reading. Values are already in canonical units.
  * `Date`, `Time` and `Uptime` describe the sending gateway, not the meter, and are not carried over.
  */
@@ -67,7 +67,10 @@ export function readingFromLive(data: string, receivedAt: number, meter: RemoteM
 
 const PROTOCOLS: readonly MeterProtocol[] = ['DSMR', 'SML', 'IEC62056-21'];
 
-/** Protocol and identity from the `meter` object of a gateway report (DESIGN §4); undefined when absent. */
+/**
+ * Protocol and identity from the `meter` object of a gateway report (docs/architecture.md#report-shape);
+ * undefined when absent.
+ */
 export function remoteMeterOf(report: unknown): RemoteMeter | undefined {
   if (typeof report !== 'object' || report === null) return undefined;
   const meter = (report as Record<string, unknown>).meter;

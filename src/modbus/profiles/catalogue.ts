@@ -5,7 +5,7 @@ import type { GridValues } from './grid-values.js';
 import { SUNSPEC_BLOCKS } from './sunspec.js';
 
 /**
- * The register maps a slave can answer with. `whatwatt` is the spec's own map (input registers
+ * The register maps a slave can answer with. `whatwatt` is the whatwatt Go's own map (input registers
  * from the default or the custom layout of /api/v1/modbus); the others copy a real meter that
  * inverters poll for zero-export control.
  */

@@ -12,9 +12,9 @@ import type { SystemFacts } from '../../reading/meter-state.js';
  * faces the grid; `export_positive` flips every signed power (a meter wired the other way round).
  * Energy counters never change sign: import stays 1.8.0, export 2.8.0.
  *
- * A quantity the meter does not send, and every measurement while the reading is stale (DESIGN
- * §4: no old number passed off as current), is undefined; each profile encodes that as its meter's
- * "no data" value.
+ * A quantity the meter does not send, and every measurement while the reading is stale
+ * (docs/architecture.md#staleness: no old number passed off as current), is undefined; each profile encodes
+ * that as its meter's "no data" value.
  */
 export interface GridValues {
   /** A fresh reading is present. */

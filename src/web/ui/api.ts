@@ -31,7 +31,7 @@ function issuesOf(details: unknown): FieldIssue[] {
   });
 }
 
-/** The error body of DESIGN §4 ({error, message, details}) as an ApiError. */
+/** The API's error body ({error, message, details}) as an ApiError. */
 export async function errorOf(response: Response): Promise<ApiError> {
   let body: { error?: unknown; message?: unknown; details?: unknown } = {};
   try {

@@ -3,7 +3,10 @@ import { api, element } from './api.js';
 import { COLORS, createChart } from './charts.js';
 import { clockTime, decimalsOf, formatNumber } from './format.js';
 
-/** The live payload of DESIGN §4 (flat JSON per reading); only the fields the dashboard uses. */
+/**
+ * The live payload (flat JSON per reading, docs/architecture.md#live-payload); only the fields the dashboard
+ * uses.
+ */
 type LivePayload = Record<string, unknown> & {
   Vol?: Array<{ Bus?: number; M_ID?: string; DT?: string; Cum?: number }>;
 };

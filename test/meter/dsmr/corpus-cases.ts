@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { corpusDir } from '../../helpers/environment.js';
 
-/** ../shared/corpus/dsmr (read in place, never copied). */
+/** The capture corpus's dsmr/ folder (read in place, never copied). */
 export const dsmrCorpusDir: string = join(corpusDir, 'dsmr');
 
 export interface CrcExpectation {

@@ -12,7 +12,7 @@ import { dsmrCorpusCases, type CorpusCase, type DsmrExpectation } from './corpus
 import { assertExpectedEntry, assertInstant, assertRawPair } from './corpus-compare.js';
 
 /**
- * Conformance with ../shared/corpus/dsmr: every telegram file with an X.expected.json is decoded
+ * Conformance with the capture corpus (dsmr/): every telegram file with an X.expected.json is decoded
  * and everything its JSON asserts is compared (CRC verdicts, values per OBIS, profile buffers,
  * M-Bus channels, stream framing); files whose JSON only describes a behaviour are checked
  * against this project's decision for it (./corpus-behaviour.ts).

@@ -9,7 +9,7 @@ import { requireCorpus } from '../../helpers/environment.js';
 import { corpusCases, type CorpusCase, type ExpectedFrame } from './sml-corpus.js';
 
 /**
- * Conformance over every SML capture with an expected JSON in ../shared/corpus/sml: frame counts,
+ * Conformance over every SML capture with an expected JSON in the capture corpus (sml/): frame counts,
  * rejected frames, and every value the sources state (libsml-testing via the sml-rs snapshots,
  * SmlLib entry counts, smartmeter-obis values and behaviours).
  */

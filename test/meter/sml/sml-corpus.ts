@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { corpusDir } from '../../helpers/environment.js';
 
-/** The SML captures of ../shared/corpus/sml with their expected JSON (see its PROVENANCE.md). */
+/** The SML captures of the capture corpus (sml/) with their expected JSON (see its PROVENANCE.md). */
 export const smlCorpusDir = join(corpusDir, 'sml');
 
 export interface CorpusCase {
