@@ -1,0 +1,44 @@
+import { choiceFormat, FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { describeIssues, validateLayout } from './layout-validate.js';
+import { PROFILE_NAMES, type ProfileName } from './profiles/catalogue.js';
+
+declare module '../config/formats.js' {
+  interface FormatTypes {
+    /** The custom layout as the API stored it (validated by validateLayout). */
+    'modbus-layout': unknown[];
+    'modbus-profile': ProfileName;
+  }
+}
+
+/**
+ * The full register-set rules of the layout check, so a layout from the admin's file or the
+ * environment is held to the same rules as one posted to /api/v1/modbus.
+ */
+const MODBUS_LAYOUT: ConfigFormat = {
+  name: 'modbus-layout',
+  validate(value) {
+    const result = validateLayout(value);
+    if (!result.ok) {
+      throw new FormatError(
+        'invalid-layout',
+        `must be null or a valid Modbus layout: ${describeIssues(result.issues)}`,
+      );
+    }
+  },
+  describe: () => 'register sets or null',
+  fromEnv(text) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  },
+};
+
+/** The register map a slave serves (services.modbus.profile, services.modbus_rtu.profile). */
+const MODBUS_PROFILE = choiceFormat('modbus-profile', () => PROFILE_NAMES);
+
+/** Registers the Modbus formats of the config schema; the daemon calls it before the config loads. */
+export function registerModbusFormats(): void {
+  registerFormats([MODBUS_LAYOUT, MODBUS_PROFILE]);
+}
