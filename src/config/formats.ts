@@ -84,7 +84,6 @@ export function registerFormats(formats: readonly ConfigFormat[]): void {
 
 /** The registered format, or undefined while its owner has not registered it. */
 export function formatNamed(name: string): ConfigFormat | undefined {
-  registerFormats(GENERIC_FORMATS);
   return registry.get(name);
 }
 
@@ -198,3 +197,5 @@ const GENERIC_FORMATS: readonly ConfigFormat[] = [
   text,
   choiceFormat('one-of', (item) => item.values ?? []),
 ];
+
+registerFormats(GENERIC_FORMATS);

@@ -3,10 +3,10 @@ import { getPath, leavesUnder, setPath, type LeafInfo } from './paths.js';
 import { checkLeaf, type ValidationIssue } from './validation.js';
 
 /**
- * Planning a settings write: the bridge between a settings body of the API and leaf writes of
- * the config store, so every write goes through the one validation path (ConfigStore.apply). `base` is the config section the
- * body is rooted at: '' for /api/v1/settings (body keys are config paths), 'meter' for
- * /api/v1/meter/settings (body `source` is config `meter.source`).
+ * Planning a settings write: the bridge between a settings body of the API and leaf writes of the
+ * config store, so every write goes through the one validation path (ConfigStore.apply). `base` is
+ * the config section the body is rooted at: '' for /api/v1/settings (body keys are config paths),
+ * 'meter' for /api/v1/meter/settings (body `source` is config `meter.source`).
  */
 export interface Section {
   base: string;

@@ -83,11 +83,11 @@ export function checkTree(tree: Record<string, unknown>, strict: boolean): Valid
  * schema and refuses a format nobody registered). The defaults must pass their own formats.
  */
 export function schemaDefaults(): Record<string, unknown> {
-  const missing = [...LEAVES.values()].filter((leaf) => !formatNamed(leaf.format));
-  if (missing.length > 0) {
-    throw new Error(
-      `config formats not registered before the config load: ${[...new Set(missing.map((leaf) => leaf.format))].join(', ')}`,
-    );
+  const missing = new Set(
+    [...LEAVES.values()].map((leaf) => leaf.format).filter((name) => !formatNamed(name)),
+  );
+  if (missing.size > 0) {
+    throw new Error(`config formats not registered before the config load: ${[...missing].join(', ')}`);
   }
   const instance = convict<Record<string, unknown>>(
     SCHEMA as unknown as convict.Schema<Record<string, unknown>>,
