@@ -4,10 +4,8 @@
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'meter-source') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source') are registered by their owners at wiring time.
  */
-
-const POWER_DIRECTIONS = ['import_positive', 'export_positive'] as const;
 
 const int = (def: number, min: number, max: number, doc: string) => ({
   doc,
@@ -105,9 +103,9 @@ export const SETTINGS_SCHEMA = {
         'whatwatt',
         'Register map the TCP slave serves: whatwatt (the spec layout), sdm630, sdm120, sdm72, dtsu666, sunspec.',
       ),
-      direction: oneOf(
+      direction: owned(
+        'modbus-power-direction',
         'import_positive',
-        POWER_DIRECTIONS,
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },
@@ -126,9 +124,9 @@ export const SETTINGS_SCHEMA = {
         'sdm630',
         'Register map the RTU slave serves: sdm630, sdm120, sdm72, dtsu666, sunspec or whatwatt.',
       ),
-      direction: oneOf(
+      direction: owned(
+        'modbus-power-direction',
         'import_positive',
-        POWER_DIRECTIONS,
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },

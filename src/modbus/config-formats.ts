@@ -1,12 +1,14 @@
 import { choiceFormat, FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { describeIssues, validateLayout } from './layout-validate.js';
 import { PROFILE_NAMES, type ProfileName } from './profiles/catalogue.js';
+import { POWER_DIRECTIONS, type PowerDirection } from './profiles/grid-values.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
     /** The custom layout as the API stored it (validated by validateLayout). */
     'modbus-layout': unknown[];
     'modbus-profile': ProfileName;
+    'modbus-power-direction': PowerDirection;
   }
 }
 
@@ -38,7 +40,10 @@ const MODBUS_LAYOUT: ConfigFormat = {
 /** The register map a slave serves (services.modbus.profile, services.modbus_rtu.profile). */
 const MODBUS_PROFILE = choiceFormat('modbus-profile', () => PROFILE_NAMES);
 
+/** The sign of power in the profiles (services.modbus.direction, services.modbus_rtu.direction). */
+const POWER_DIRECTION = choiceFormat('modbus-power-direction', () => POWER_DIRECTIONS);
+
 /** Registers the Modbus formats of the config schema; the daemon calls it before the config loads. */
 export function registerModbusFormats(): void {
-  registerFormats([MODBUS_LAYOUT, MODBUS_PROFILE]);
+  registerFormats([MODBUS_LAYOUT, MODBUS_PROFILE, POWER_DIRECTION]);
 }
