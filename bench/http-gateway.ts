@@ -16,6 +16,10 @@ import { createMeterInput } from '../src/meter/meter-input.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
 import { ReadingStore } from '../src/reading/store.js';
 import { VERSION } from '../src/version.js';
+import { registerConfigFormats } from '../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 export interface BenchGatewayOptions {
   port: number;

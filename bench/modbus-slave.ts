@@ -16,6 +16,10 @@ import { createLogger } from '../src/log.js';
 import { createModbusService } from '../src/modbus/service.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
 import { ReadingStore } from '../src/reading/store.js';
+import { registerConfigFormats } from '../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {

@@ -15,6 +15,10 @@ import type { Reading } from '../src/reading/reading.js';
 import { ReadingStore } from '../src/reading/store.js';
 import type { Service } from '../src/service.js';
 import { benchTelegram, sequenceOf } from './mqtt-telegram.js';
+import { registerConfigFormats } from '../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 export const BENCH_SYSTEM_ID = 'BE0C4000C0DE';
 const STATE_TOPIC = `meter-gateway/${BENCH_SYSTEM_ID}/state`;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
 import { ServiceStates, type AppContext } from './context.js';
 import { componentLogger, createLogger, type Logger } from './log.js';
+import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
 import { interfaceOfSource } from './meter/source.js';
 import { CloudPush } from './device/cloud-push.js';
@@ -20,6 +21,7 @@ import { registerCoreRoutes } from './http/routes/core.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
+import { registerModbusFormats } from './modbus/config-formats.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
 import { createModbusRtuService } from './modbus/rtu-service.js';
 import { createModbusService } from './modbus/service.js';
@@ -35,6 +37,12 @@ import type { Service } from './service.js';
 import { readSystemId, resolveSystemId } from './system-id.js';
 import { notifySystemd } from './systemd-notify.js';
 import { VERSION } from './version.js';
+
+/** The config formats the outputs and the meter own; registered before the first config load. */
+export function registerConfigFormats(): void {
+  registerModbusFormats();
+  registerMeterFormats();
+}
 
 export interface DaemonOptions extends LoadOptions {
   /** Replaces the logger (tests). */
@@ -57,6 +65,7 @@ export class Daemon {
   ) {}
 
   static create(options: DaemonOptions): Daemon {
+    registerConfigFormats();
     const config = ConfigStore.load(options);
     const logger = options.logger ?? createLogger(config.config.log.level);
     for (const problem of config.problems) {

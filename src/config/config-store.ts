@@ -1,18 +1,12 @@
 import { readFileSync } from 'node:fs';
-import convict from 'convict';
 import { GuardedEmitter, type ListenerFailure } from '../guarded-emitter.js';
-import { registerFormats } from './formats.js';
+import { formatNamed } from './formats.js';
 import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
-import { SCHEMA } from './schema.js';
 import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
 import type { AppConfig } from './types.js';
+import { checkTree, schemaDefaults, type ValidationIssue } from './validation.js';
 
-/** One violated rule: the key, the rule, and the value (omitted for secrets). */
-export interface ValidationIssue {
-  field: string;
-  message: string;
-  value?: unknown;
-}
+export type { ValidationIssue } from './validation.js';
 
 /** Start-up configuration error: exit code 1 with a message naming key, value and rule. */
 export class ConfigError extends Error {
@@ -20,16 +14,15 @@ export class ConfigError extends Error {
     readonly source: string,
     readonly issues: readonly ValidationIssue[],
   ) {
-    super(
-      issues
-        .map(
-          (issue) =>
-            `${source}: ${issue.field}: ${issue.message}${issue.value !== undefined ? `: value was ${JSON.stringify(issue.value)}` : ''}`,
-        )
-        .join('\n'),
-    );
+    super(issues.map((issue) => `${source}: ${issueLine(issue)}`).join('\n'));
     this.name = 'ConfigError';
   }
+}
+
+function issueLine(issue: ValidationIssue): string {
+  if (issue.summary !== undefined) return issue.summary;
+  const value = issue.value !== undefined ? `: value was ${JSON.stringify(issue.value)}` : '';
+  return `${issue.field}: ${issue.message}${value}`;
 }
 
 export interface LoadOptions {
@@ -48,53 +41,10 @@ export interface ConfigEvents {
 export type ApplyResult =
   { ok: true; changed: string[]; failed: ListenerFailure[] } | { ok: false; issues: ValidationIssue[] };
 
-type Instance = ReturnType<typeof convict<Record<string, unknown>>>;
-
-function newInstance(): Instance {
-  registerFormats();
-  return convict<Record<string, unknown>>(SCHEMA as unknown as convict.Schema<Record<string, unknown>>);
-}
-
-/** Runs convict's validation and turns its message lines into structured issues. */
-export function validateTree(tree: Record<string, unknown>, strict: boolean): ValidationIssue[] {
-  const instance = newInstance();
-  try {
-    instance.load(tree);
-    instance.validate({ allowed: strict ? 'strict' : 'warn', output: () => undefined });
-    return [];
-  } catch (error) {
-    return parseConvictMessage((error as Error).message, tree);
-  }
-}
-
-function parseConvictMessage(message: string, tree: Record<string, unknown>): ValidationIssue[] {
-  return message.split('\n').map((line): ValidationIssue => {
-    const undeclared = /^configuration param '([^']+)' not declared in the schema$/.exec(line);
-    if (undeclared)
-      return { field: undeclared[1]!, message: 'unknown key', value: getPath(tree, undeclared[1]!) };
-    const match = /^([^:\s]+): (.*?)(?:: value was .*)?$/s.exec(line);
-    if (!match) return { field: '', message: line };
-    const field = match[1]!;
-    const issue: ValidationIssue = { field, message: match[2]! };
-    if (!LEAVES.get(field)?.secret) issue.value = getPath(tree, field);
-    return issue;
-  });
-}
-
-/** Parses an environment string by the leaf's kind; unparseable text stays text and fails validation. */
+/** An environment string parsed by the leaf's format; unparseable text stays text and fails validation. */
 function parseEnvValue(format: string, text: string): unknown {
-  if (format === 'bounded-int' || format === 'bounded-number') {
-    return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
-  }
-  if (format === 'bool') return text === 'true' ? true : text === 'false' ? false : text;
-  if (format === 'modbus-layout') {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  }
-  return text;
+  const fromEnv = formatNamed(format)?.fromEnv;
+  return fromEnv ? fromEnv(text) : text;
 }
 
 function environmentTree(env: NodeJS.ProcessEnv): { tree: Record<string, unknown>; unknown: string[] } {
@@ -152,6 +102,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export class ConfigStore extends GuardedEmitter<ConfigEvents> {
   private constructor(
     private effective: AppConfig,
+    /** Schema defaults, from the one convict instance of the load. */
+    private readonly defaults: Record<string, unknown>,
     private readonly overlays: Map<StateFileName, Record<string, unknown>>,
     private readonly pinned: Record<string, unknown>,
     readonly stateDirectory: StateDirectory,
@@ -171,15 +123,16 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
         env.unknown.map((name) => ({ field: name, message: 'unknown METER_GATEWAY_* variable' })),
       );
     }
+    const defaults = schemaDefaults();
     const base: Record<string, unknown> = options.configFile ? readAdminFile(options.configFile) : {};
-    const adminIssues = validateTree(base, true);
+    const adminIssues = checkTree(base, true);
     if (adminIssues.length > 0) throw new ConfigError(options.configFile ?? 'defaults', adminIssues);
-    const envIssues = validateTree(merge(structuredClone(base), env.tree), true);
+    const envIssues = checkTree(env.tree, true);
     if (envIssues.length > 0) throw new ConfigError('environment', envIssues);
     if (options.stateDir) setPath(env.tree, 'paths.state', options.stateDir);
 
     const stateDir = String(
-      getPath(merge(newInstance().getProperties(), merge(structuredClone(base), env.tree)), 'paths.state'),
+      getPath(merge(structuredClone(defaults), merge(structuredClone(base), env.tree)), 'paths.state'),
     );
     const directory = new StateDirectory(stateDir);
     const recovery = directory.recover();
@@ -189,14 +142,22 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       const { data, problem } = directory.read(file);
       if (problem) problems.push(problem);
       if (!data) continue;
-      const issues = validateTree(merge(structuredClone(base), data), true);
+      const issues = checkTree(data, true);
       if (issues.length > 0) {
         problems.push(directory.moveAside(file, issues.map((i) => `${i.field}: ${i.message}`).join('; ')));
         continue;
       }
       overlays.set(file, data);
     }
-    const store = new ConfigStore({} as AppConfig, overlays, env.tree, directory, problems, recovery);
+    const store = new ConfigStore(
+      {} as AppConfig,
+      defaults,
+      overlays,
+      env.tree,
+      directory,
+      problems,
+      recovery,
+    );
     store.effective = store.compose(base);
     store.adminTree = base;
     return store;
@@ -205,7 +166,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
   private adminTree: Record<string, unknown> = {};
 
   private compose(base: Record<string, unknown>): AppConfig {
-    const tree = merge(newInstance().getProperties(), structuredClone(base));
+    const tree = merge(structuredClone(this.defaults), structuredClone(base));
     for (const file of STATE_FILES) {
       const overlay = this.overlays.get(file);
       if (overlay) merge(tree, overlay);
@@ -223,6 +184,21 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     return getPath(this.effective, path);
   }
 
+  /** The effective configuration with the writes applied (a copy; nothing is stored). */
+  private candidate(changes: ReadonlyMap<string, unknown>): Record<string, unknown> {
+    const candidate = structuredClone(this.effective) as unknown as Record<string, unknown>;
+    for (const [path, value] of changes) setPath(candidate, path, value);
+    return candidate;
+  }
+
+  /** What the schema says about the written leaves, without writing (the check apply makes). */
+  schemaIssues(
+    changes: ReadonlyMap<string, unknown>,
+    candidate = this.candidate(changes),
+  ): ValidationIssue[] {
+    return checkTree(candidate, false).filter((issue) => changes.has(issue.field));
+  }
+
   /**
    * Validates and applies API writes (leaf path -> value), persists the touched state files
    * atomically, then emits `change`. Nothing is written when any value is invalid.
@@ -233,11 +209,8 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       if (!stateFileOf(path)) issues.push({ field: path, message: 'not writable through the API' });
     }
     if (issues.length > 0) return { ok: false, issues };
-    const candidate = structuredClone(this.effective) as unknown as Record<string, unknown>;
-    for (const [path, value] of changes) setPath(candidate, path, value);
-    const found = validateTree(candidate, false).filter(
-      (issue) => changes.has(issue.field) || issue.field === '',
-    );
+    const candidate = this.candidate(changes);
+    const found = this.schemaIssues(changes, candidate);
     found.push(...protectionIssues(candidate, changes));
     if (found.length > 0) return { ok: false, issues: found };
 

@@ -1,14 +1,31 @@
 import convict from 'convict';
-import { describeIssues, validateLayout } from '../modbus/layout-validate.js';
 
 /**
  * Strict convict formats: a value of the wrong JSON type is an error, never silently coerced
- * (convict's built-in int/port formats parseInt strings, which would accept "30.5" as 30). The
- * rule text is what a user sees: "<key>: <rule>: value was <value>".
+ * (convict's built-in int/port formats parseInt strings, which would accept "30.5" as 30).
  * Limits live on the schema item (min, max, maxLength, step, values) so the table in schema.ts
- * reads like the constraint column of the device's API documentation.
+ * reads like the constraint column of the device's API documentation. A format rejects a value by throwing a FormatError;
+ * the rule text is what a user sees: "<key>: <rule>: value was <value>".
+ *
+ * config/ defines the generic formats; a module that owns a kind of value (the Modbus register
+ * layout, the meter source URI) registers its own format at wiring time, before the first load.
  */
-interface Limits {
+
+/**
+ * The TypeScript type of a value of each format, so the config type follows from the schema
+ * (types.ts). A module registering a format adds its entry by declaration merging:
+ * `declare module '../config/formats.js' { interface FormatTypes { 'my-format': MyType } }`.
+ */
+export interface FormatTypes {
+  'bounded-int': number;
+  'bounded-number': number;
+  bool: boolean;
+  text: string;
+  'one-of': string;
+}
+
+/** The limits a schema item may carry next to its format. */
+export interface Limits {
   min?: number;
   max?: number;
   step?: number;
@@ -19,92 +36,166 @@ interface Limits {
   patternText?: string;
 }
 
+/**
+ * A rejected value: `reason` is a stable key for code (e.g. 'out-of-range'), `message` the rule a
+ * user reads. `shownValue` replaces the value in reports when the value itself must not be echoed
+ * whole (a URI with a password); `summary`, when set, is the owner's own wording of the whole
+ * problem for a start-up error.
+ */
+export class FormatError extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly details: { shownValue?: unknown; summary?: string } = {},
+  ) {
+    super(message);
+    this.name = 'FormatError';
+  }
+}
+
+export interface ConfigFormat {
+  name: string;
+  /** Throws a FormatError when `value` breaks the rule of the schema item. */
+  validate(value: unknown, item: Limits): void;
+  /** The rule as the configuration reference shows it. */
+  describe(item: Limits): string;
+  /** Turns a METER_GATEWAY_* text into the value to validate; unparseable text stays text. */
+  fromEnv?(text: string): unknown;
+  /** The JSON Schema keywords of a value (the API description of a settings field). */
+  jsonSchema?(item: Limits): Record<string, unknown>;
+}
+
+const registry = new Map<string, ConfigFormat>();
+
+/** Registers formats with the schema checker and convict; the same format twice is a no-op. */
+export function registerFormats(formats: readonly ConfigFormat[]): void {
+  for (const format of formats) {
+    const known = registry.get(format.name);
+    if (known === format) continue;
+    if (known) throw new Error(`config format ${format.name} is registered twice`);
+    registry.set(format.name, format);
+    convict.addFormat({
+      name: format.name,
+      validate: (value: unknown, item: convict.SchemaObj) =>
+        format.validate(value, item as unknown as Limits),
+    });
+  }
+}
+
+/** The registered format, or undefined while its owner has not registered it. */
+export function formatNamed(name: string): ConfigFormat | undefined {
+  return registry.get(name);
+}
+
 function range(limits: Limits): string {
   return `${limits.min ?? '-inf'}..${limits.max ?? 'inf'}`;
 }
 
-let registered = false;
-
-export function registerFormats(): void {
-  if (registered) return;
-  registered = true;
-  convict.addFormat({
-    name: 'bounded-int',
-    validate(value: unknown, schemaItem: convict.SchemaObj) {
-      const schema = schemaItem as unknown as Limits;
-      if (typeof value !== 'number' || !Number.isInteger(value)) {
-        throw new Error(`must be an integer in ${range(schema)}`);
-      }
-      if (
-        (schema.min !== undefined && value < schema.min) ||
-        (schema.max !== undefined && value > schema.max)
-      ) {
-        throw new Error(`must be an integer in ${range(schema)}`);
-      }
-    },
-  });
-  convict.addFormat({
-    name: 'bounded-number',
-    validate(value: unknown, schemaItem: convict.SchemaObj) {
-      const schema = schemaItem as unknown as Limits;
-      const rule = `must be a number in ${range(schema)}${schema.step ? ` in steps of ${schema.step}` : ''}`;
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error(rule);
-      if (
-        (schema.min !== undefined && value < schema.min) ||
-        (schema.max !== undefined && value > schema.max)
-      ) {
-        throw new Error(rule);
-      }
-      if (schema.step && Math.abs(value / schema.step - Math.round(value / schema.step)) > 1e-9) {
-        throw new Error(rule);
-      }
-    },
-  });
-  convict.addFormat({
-    name: 'bool',
-    validate(value: unknown) {
-      if (typeof value !== 'boolean') throw new Error('must be true or false');
-    },
-  });
-  convict.addFormat({
-    name: 'text',
-    validate(value: unknown, schemaItem: convict.SchemaObj) {
-      const schema = schemaItem as unknown as Limits;
-      const max = schema.maxLength;
-      const lengthRule =
-        schema.minLength !== undefined && max !== undefined
-          ? ` of ${schema.minLength}..${max} characters`
-          : max !== undefined
-            ? ` of at most ${max} characters`
-            : '';
-      if (typeof value !== 'string') throw new Error(`must be a string${lengthRule}`);
-      if (max !== undefined && [...value].length > max) throw new Error(`must be a string${lengthRule}`);
-      if (schema.minLength !== undefined && value.length > 0 && value.length < schema.minLength) {
-        throw new Error(`must be a string${lengthRule}`);
-      }
-      if (schema.pattern && value !== '' && !schema.pattern.test(value)) {
-        throw new Error(`must be ${schema.patternText ?? `a string matching ${schema.pattern}`}`);
-      }
-    },
-  });
-  convict.addFormat({
-    name: 'modbus-layout',
-    validate(value: unknown) {
-      // The full register-set rules of src/modbus, so a layout from a file or the environment is
-      // held to the same rules as one posted to /api/v1/modbus.
-      if (value === null) return;
-      const result = validateLayout(value);
-      if (!result.ok)
-        throw new Error(`must be null or a valid Modbus layout: ${describeIssues(result.issues)}`);
-    },
-  });
-  convict.addFormat({
-    name: 'one-of',
-    validate(value: unknown, schemaItem: convict.SchemaObj) {
-      const schema = schemaItem as unknown as Limits;
-      if (typeof value !== 'string' || !schema.values?.includes(value)) {
-        throw new Error(`must be one of ${schema.values?.join(', ')}`);
-      }
-    },
-  });
+function outsideRange(value: number, limits: Limits): boolean {
+  return (limits.min !== undefined && value < limits.min) || (limits.max !== undefined && value > limits.max);
 }
+
+function numberFromEnv(text: string): unknown {
+  return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+}
+
+const boundedInt: ConfigFormat = {
+  name: 'bounded-int',
+  validate(value, item) {
+    const rule = `must be an integer in ${range(item)}`;
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw new FormatError('not-integer', rule);
+    if (outsideRange(value, item)) throw new FormatError('out-of-range', rule);
+  },
+  describe: (item) => `integer ${String(item.min)}..${String(item.max)}`,
+  fromEnv: numberFromEnv,
+  jsonSchema: (item) => ({ type: 'integer', minimum: item.min, maximum: item.max }),
+};
+
+const boundedNumber: ConfigFormat = {
+  name: 'bounded-number',
+  validate(value, item) {
+    const rule = `must be a number in ${range(item)}${item.step ? ` in steps of ${item.step}` : ''}`;
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw new FormatError('not-number', rule);
+    if (outsideRange(value, item)) throw new FormatError('out-of-range', rule);
+    if (item.step && Math.abs(value / item.step - Math.round(value / item.step)) > 1e-9) {
+      throw new FormatError('off-step', rule);
+    }
+  },
+  describe: (item) =>
+    `number ${String(item.min)}..${String(item.max)}${item.step ? `, step ${String(item.step)}` : ''}`,
+  fromEnv: numberFromEnv,
+  jsonSchema: (item) => ({
+    type: 'number',
+    minimum: item.min,
+    maximum: item.max,
+    ...(item.step ? { multipleOf: item.step } : {}),
+  }),
+};
+
+const bool: ConfigFormat = {
+  name: 'bool',
+  validate(value) {
+    if (typeof value !== 'boolean') throw new FormatError('not-boolean', 'must be true or false');
+  },
+  describe: () => 'boolean',
+  jsonSchema: () => ({ type: 'boolean' }),
+  fromEnv: (text) => (text === 'true' ? true : text === 'false' ? false : text),
+};
+
+const text: ConfigFormat = {
+  name: 'text',
+  validate(value, item) {
+    const max = item.maxLength;
+    const lengthRule =
+      item.minLength !== undefined && max !== undefined
+        ? ` of ${item.minLength}..${max} characters`
+        : max !== undefined
+          ? ` of at most ${max} characters`
+          : '';
+    const rule = `must be a string${lengthRule}`;
+    if (typeof value !== 'string') throw new FormatError('not-string', rule);
+    if (max !== undefined && [...value].length > max) throw new FormatError('too-long', rule);
+    if (item.minLength !== undefined && value.length > 0 && value.length < item.minLength) {
+      throw new FormatError('too-short', rule);
+    }
+    if (item.pattern && value !== '' && !item.pattern.test(value)) {
+      throw new FormatError('pattern', `must be ${item.patternText ?? `a string matching ${item.pattern}`}`);
+    }
+  },
+  describe: describeString,
+  jsonSchema: stringSchema,
+};
+
+/** Reference text and JSON Schema of a string of at most `maxLength` characters. */
+export function describeString(item: Limits): string {
+  return `string${item.maxLength === undefined ? '' : `, max ${String(item.maxLength)}`}`;
+}
+
+export function stringSchema(item: Limits): Record<string, unknown> {
+  return { type: 'string', ...(item.maxLength !== undefined ? { maxLength: item.maxLength } : {}) };
+}
+
+/** A choice among names; `values` in the reference joined for a Markdown table cell. */
+export function choiceFormat(name: string, valuesOf: (item: Limits) => readonly string[]): ConfigFormat {
+  return {
+    name,
+    validate(value, item) {
+      const values = valuesOf(item);
+      if (typeof value !== 'string' || !values.includes(value)) {
+        throw new FormatError('not-a-choice', `must be one of ${values.join(', ')}`);
+      }
+    },
+    describe: (item) => valuesOf(item).join(' \\| '),
+    jsonSchema: (item) => ({ type: 'string', enum: valuesOf(item) }),
+  };
+}
+
+const GENERIC_FORMATS: readonly ConfigFormat[] = [
+  boundedInt,
+  boundedNumber,
+  bool,
+  text,
+  choiceFormat('one-of', (item) => item.values ?? []),
+];
+
+registerFormats(GENERIC_FORMATS);

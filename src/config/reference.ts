@@ -1,26 +1,15 @@
+import { formatNamed, type Limits } from './formats.js';
 import { envNameOf, LEAVES, stateFileOf } from './paths.js';
 
 const BEGIN =
   '<!-- config-reference:begin (generated from src/config/schema.ts by `npm run config-reference`) -->';
 const END = '<!-- config-reference:end -->';
 
-function describeRule(schema: Record<string, unknown>): string {
-  switch (schema.format) {
-    case 'bounded-int':
-      return `integer ${String(schema.min)}..${String(schema.max)}`;
-    case 'bounded-number':
-      return `number ${String(schema.min)}..${String(schema.max)}${schema.step ? `, step ${String(schema.step)}` : ''}`;
-    case 'bool':
-      return 'boolean';
-    case 'one-of':
-      return (schema.values as string[]).join(' \\| ');
-    case 'modbus-layout':
-      return 'register sets or null';
-    default: {
-      const max = schema.maxLength === undefined ? '' : `, max ${String(schema.maxLength)}`;
-      return `string${max}`;
-    }
-  }
+/** The rule of a leaf as its format words it; every format must be registered (wiring) first. */
+function describeRule(path: string, format: string, item: Limits): string {
+  const described = formatNamed(format)?.describe(item);
+  if (described === undefined) throw new Error(`${path}: config format ${format} is not registered`);
+  return described;
 }
 
 /** The configuration reference table of the README, one row per schema leaf. */
@@ -29,7 +18,7 @@ export function configReferenceMarkdown(): string {
     const def = leaf.secret ? '(secret)' : `\`${JSON.stringify(leaf.default)}\``;
     const where = stateFileOf(leaf.path) ? 'API' : 'daemon';
     const doc = leaf.doc.replaceAll('|', '\\|');
-    return `| \`${leaf.path}\` | ${describeRule(leaf.schema)} | ${def.replaceAll('|', '\\|')} | ${where} | \`${envNameOf(leaf.path)}\` | ${doc} |`;
+    return `| \`${leaf.path}\` | ${describeRule(leaf.path, leaf.format, leaf.schema as Limits)} | ${def.replaceAll('|', '\\|')} | ${where} | \`${envNameOf(leaf.path)}\` | ${doc} |`;
   });
   return [
     BEGIN,

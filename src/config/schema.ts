@@ -1,54 +1,62 @@
-import { PROFILE_NAMES } from '../modbus/profiles/catalogue.js';
-
 /**
- * The one convict schema: the settings API tree of the whatwatt Go API with its constraints and
- * defaults (docs/architecture.md#configuration), the Wi-Fi station, MQTT, Modbus and meter sections the
- * API writes, and the daemon-only keys. Admin files, state files, environment
- * overrides and API writes are all validated against it.
+ * The one convict schema: the settings API tree of the whatwatt Go API (docs/architecture.md#configuration) with its constraints and defaults, the Wi-Fi
+ * station, MQTT, Modbus and meter sections the API writes, and the daemon-only keys. Admin files,
+ * state files, environment overrides and API writes are all validated against it, and the config
+ * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
+ * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
+ * 'modbus-power-direction', 'meter-source') are registered by their owners at wiring time.
  */
 
-const POWER_DIRECTIONS = ['import_positive', 'export_positive'] as const;
-
-type Leaf = Record<string, unknown> & { doc: string; default: unknown; format: string };
-
-const int = (def: number, min: number, max: number, doc: string): Leaf => ({
+const int = (def: number, min: number, max: number, doc: string) => ({
   doc,
-  format: 'bounded-int',
+  format: 'bounded-int' as const,
   default: def,
   min,
   max,
 });
-const num = (def: number, min: number, max: number, doc: string, step?: number): Leaf => ({
+const num = (def: number, min: number, max: number, doc: string, step?: number) => ({
   doc,
-  format: 'bounded-number',
+  format: 'bounded-number' as const,
   default: def,
   min,
   max,
   ...(step ? { step } : {}),
 });
-const bool = (def: boolean, doc: string): Leaf => ({ doc, format: 'bool', default: def });
+const bool = (def: boolean, doc: string) => ({ doc, format: 'bool' as const, default: def });
 const text = (
   def: string,
   maxLength: number | undefined,
   doc: string,
   extra: Record<string, unknown> = {},
-): Leaf => ({
+) => ({
   doc,
-  format: 'text',
+  format: 'text' as const,
   default: def,
   ...(maxLength !== undefined ? { maxLength } : {}),
   ...extra,
 });
-const secret = (maxLength: number | undefined, doc: string, extra: Record<string, unknown> = {}): Leaf => ({
+const secret = (maxLength: number | undefined, doc: string, extra: Record<string, unknown> = {}) => ({
   ...text('', maxLength, doc, extra),
   sensitive: true,
   secret: true,
 });
-const oneOf = (def: string, values: readonly string[], doc: string): Leaf => ({
+const oneOf = <const V extends readonly string[]>(def: V[number], values: V, doc: string) => ({
   doc,
-  format: 'one-of',
+  format: 'one-of' as const,
   default: def,
   values,
+});
+/** A leaf whose format a module outside config/ registers. */
+const owned = <F extends string>(
+  format: F,
+  def: string,
+  doc: string,
+  extra: Record<string, unknown> = {},
+) => ({
+  doc,
+  format,
+  default: def,
+  ...extra,
 });
 
 // Letters, digits and inner hyphens (RFC 1123 §2.1), plus inner underscores: the device's own
@@ -90,14 +98,14 @@ export const SETTINGS_SCHEMA = {
     modbus: {
       enable: bool(false, 'Modbus TCP slave on services.modbus.port.'),
       port: int(502, 1, 65535, 'Modbus TCP port (1..65535).'),
-      profile: oneOf(
+      profile: owned(
+        'modbus-profile',
         'whatwatt',
-        PROFILE_NAMES,
         'Register map the TCP slave serves: whatwatt (the spec layout), sdm630, sdm120, sdm72, dtsu666, sunspec.',
       ),
-      direction: oneOf(
+      direction: owned(
+        'modbus-power-direction',
         'import_positive',
-        POWER_DIRECTIONS,
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },
@@ -111,14 +119,14 @@ export const SETTINGS_SCHEMA = {
       parity: oneOf('none', ['none', 'even', 'odd'], 'RTU parity.'),
       stop_bits: int(1, 1, 2, 'RTU stop bits (1 or 2).'),
       unit_id: int(1, 1, 247, 'RTU unit id (slave address 1..247); requests for other ids are ignored.'),
-      profile: oneOf(
+      profile: owned(
+        'modbus-profile',
         'sdm630',
-        PROFILE_NAMES,
         'Register map the RTU slave serves: sdm630, sdm120, sdm72, dtsu666, sunspec or whatwatt.',
       ),
-      direction: oneOf(
+      direction: owned(
+        'modbus-power-direction',
         'import_positive',
-        POWER_DIRECTIONS,
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },
@@ -195,20 +203,25 @@ export const MQTT_SCHEMA = {
 export const MODBUS_SCHEMA = {
   layout: {
     doc: 'Custom register layout (array of register sets) or null for the default layout.',
-    format: 'modbus-layout',
+    format: 'modbus-layout' as const,
     default: null,
-    nullable: true,
+    nullable: true as const,
   },
 };
 
 export const METER_SCHEMA = {
-  source: text(
+  source: owned(
+    'meter-source',
     'simulator',
-    1024,
     'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live.',
+    { maxLength: 1024 },
   ),
   conv_factor: num(1, 0, 1e6, 'User-defined conversion factor shown as report.conv_factor.'),
-  encryption_key: secret(64, 'AES-128-GCM key (32 hex digits) for encrypted DSMR telegrams (write-only).'),
+  // AES-128-GCM key of encrypted DSMR telegrams (DSMR 5.0.2 P1 companion standard, Luxembourg): 16 bytes.
+  encryption_key: secret(64, 'AES-128-GCM key (32 hex digits) for encrypted DSMR telegrams (write-only).', {
+    pattern: /^[0-9A-Fa-f]{32}$/,
+    patternText: '32 hexadecimal digits (AES-128 key) or empty',
+  }),
   timeout: int(10, 1, 3600, 'Seconds without a valid frame before the meter status is NO DATA.'),
   simulator: {
     seed: int(1, 0, 2 ** 31 - 1, 'Seed of the simulator (same seed, same readings).'),

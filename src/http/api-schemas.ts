@@ -1,7 +1,8 @@
+import { formatNamed, type Limits } from '../config/formats.js';
 import type { LeafInfo } from '../config/paths.js';
 import { METER_STATUSES } from '../reading/meter-state.js';
 import type { JsonSchema } from './router.js';
-import type { Section } from './section-writes.js';
+import type { Section } from '../config/settings-write.js';
 
 /**
  * JSON Schemas of the core endpoints for GET /api/v1/openapi.json. Settings schemas are generated
@@ -21,28 +22,12 @@ export const ERROR_SCHEMA: JsonSchema = {
   properties: { error: string, message: string, details: { type: 'object' } },
 };
 
-/** A config leaf as JSON Schema: its JSON type and the limits of the schema item. */
+/** A config leaf as JSON Schema: its JSON type and the limits of the schema item (from its format). */
 export function leafSchema(leaf: LeafInfo): JsonSchema {
-  const item = leaf.schema as {
-    min?: number;
-    max?: number;
-    step?: number;
-    maxLength?: number;
-    values?: string[];
+  const out: JsonSchema = {
+    description: leaf.doc,
+    ...formatNamed(leaf.format)?.jsonSchema?.(leaf.schema as Limits),
   };
-  const out: JsonSchema = { description: leaf.doc };
-  if (leaf.format === 'bounded-int')
-    Object.assign(out, { type: 'integer', minimum: item.min, maximum: item.max });
-  else if (leaf.format === 'bounded-number') {
-    Object.assign(
-      out,
-      { type: 'number', minimum: item.min, maximum: item.max },
-      item.step ? { multipleOf: item.step } : {},
-    );
-  } else if (leaf.format === 'bool') out.type = 'boolean';
-  else if (leaf.format === 'one-of') Object.assign(out, { type: 'string', enum: item.values });
-  else if (leaf.format === 'text')
-    Object.assign(out, { type: 'string' }, item.maxLength !== undefined ? { maxLength: item.maxLength } : {});
   if (leaf.secret) out.writeOnly = true;
   return out;
 }

@@ -33,7 +33,11 @@ export type MeterSource =
   | { kind: 'remote'; url: string; username: string; password: string };
 
 export class SourceError extends Error {
-  constructor(source: string, reason: string) {
+  constructor(
+    source: string,
+    /** What is wrong with the URI, without the URI (the rule a user reads). */
+    readonly reason: string,
+  ) {
     super(`meter.source ${JSON.stringify(source)}: ${reason}`);
     this.name = 'SourceError';
   }
@@ -210,5 +214,22 @@ export function interfaceOfSource(source: string): MeterInterface {
     }
   } catch {
     return 'P1';
+  }
+}
+
+/**
+ * The source as it may be shown: a remote source's password is cut out of the URI
+ * (`passwordLength` tells whether one is set).
+ */
+export function redactSource(source: string): { shown: string; passwordLength: number } {
+  if (!/^https?:\/\//i.test(source)) return { shown: source, passwordLength: 0 };
+  try {
+    const url = new URL(source);
+    if (url.password === '') return { shown: source, passwordLength: 0 };
+    const passwordLength = decodeURIComponent(url.password).length;
+    url.password = '';
+    return { shown: url.toString(), passwordLength };
+  } catch {
+    return { shown: source, passwordLength: 0 };
   }
 }

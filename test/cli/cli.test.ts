@@ -54,6 +54,19 @@ test('a bad config value in the environment or file: exit 1 with one line naming
   assert.match(missing.stderr, /cannot read config file/);
 });
 
+test('a bad meter.source in the admin file: exit 1 with the key named, before anything starts', () => {
+  const state = mkdtempSync(join(tmpdir(), 'mg-cli-'));
+  const file = join(state, 'config.json');
+  writeFileSync(file, JSON.stringify({ meter: { source: 'tcp://meter-without-port' } }));
+  const result = runCli(['--config', file, '--state-dir', state]);
+  assert.equal(result.status, 1);
+  assert.match(
+    result.stderr.trim(),
+    /^meter-gateway: configuration error: .*config\.json: meter\.source "tcp:\/\/meter-without-port": /,
+  );
+  assert.deepEqual(readdirSync(state), ['config.json']);
+});
+
 /** Value at a report path, e.g. ['energy','active','positive','t1']. */
 function at(report: Record<string, unknown>, path: readonly string[]): unknown {
   return path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], report);

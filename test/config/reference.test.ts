@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { withConfigReference } from '../../src/config/reference.js';
 import { LEAVES } from '../../src/config/paths.js';
 import { repoRoot } from '../helpers/environment.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 test('the README configuration reference is in sync with the schema', () => {
   const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { killWriterAfter } from '../helpers/killed-writer.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 test('SIGKILL during settings + password writes leaves the old or the new pair, never a mix', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-pair-kill-'));

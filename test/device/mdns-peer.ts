@@ -8,6 +8,10 @@ import { ServiceStates, type AppContext } from '../../src/context.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { silentLogger } from '../helpers/log-lines.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 const [mode, stateDir] = process.argv.slice(2);
 

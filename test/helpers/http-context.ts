@@ -8,6 +8,10 @@ import { Router } from '../../src/http/router.js';
 import { valuesOf, type MeterInterface, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from './log-lines.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 /**
  * A real HTTP server on 127.0.0.1 (free port) over a real context: config store on a temporary

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 const INVALID = [{ start_address: 1, registers: [{ id: '1.8.0' }, { id: 'no.such.id' }] }];
 

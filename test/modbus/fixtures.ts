@@ -7,6 +7,10 @@ import { ServiceStates, type AppContext } from '../../src/context.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { silentLogger } from '../helpers/log-lines.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 /**
  * A synthetic three-phase reading with a distinct, non-round value for every quantity of the

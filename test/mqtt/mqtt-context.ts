@@ -6,6 +6,10 @@ import { ServiceStates, type AppContext, type ServiceStatus } from '../../src/co
 import { valuesOf, type MbusReading, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from '../helpers/log-lines.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 export const SYSTEM_ID = 'ECC9FF5C7F14';
 

@@ -1,4 +1,4 @@
-import { validateTree, type ValidationIssue } from '../../config/config-store.js';
+import { checkTree, type ValidationIssue } from '../../config/validation.js';
 import { leavesUnder } from '../../config/paths.js';
 import type { WifiStationSettings } from '../../config/types.js';
 
@@ -105,7 +105,7 @@ export function stationFromRequest(body: unknown, base: WifiStationSettings): St
     if (Object.hasOwn(body, field))
       (station as Record<string, unknown>)[field] = (body as Record<string, unknown>)[field];
   }
-  const schemaIssues = validateTree({ wifi: { sta: station } }, false).map((issue) => ({
+  const schemaIssues = checkTree({ wifi: { sta: station } }, false).map((issue) => ({
     ...issue,
     field: issue.field.replace(/^wifi\.sta\./, ''),
   }));

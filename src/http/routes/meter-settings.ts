@@ -1,46 +1,24 @@
-import type { ValidationIssue } from '../../config/config-store.js';
 import { LEAVES } from '../../config/paths.js';
+import { bodyPaths, ignoredKeys, leafWrites, writeSection, type Section } from '../../config/settings-write.js';
 import type { AppContext } from '../../context.js';
-import { parseSource, SourceError } from '../../meter/source.js';
+import { redactSource } from '../../meter/source.js';
 import { ERROR_REF, METER_SETTINGS_VIEW_SCHEMA, sectionSchema } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-import {
-  applyWrites,
-  bodyPaths,
-  ignoredKeys,
-  leafWrites,
-  withIgnored,
-  type Section,
-} from '../section-writes.js';
+import { throwUnlessApplied, withIgnored } from '../section-writes.js';
 
 /**
  * GET / PUT /api/v1/meter/settings (a compatibility endpoint of the real device): meter source
  * (docs/architecture.md#meter-source: transport, protocol and line settings), conv_factor and the write-only
  * encryption key. GET shows `key_len` instead of the key, and a remote source's password is cut
  * out of the URI (`source_password_len` tells whether one is set); sending that redacted URI back
- * keeps the stored one. Writes go through the config store; the meter input reopens its transport
- * on the `change` event.
+ * keeps the stored one. The source URI and the key are checked by their schema formats, as in the
+ * admin's file. Writes go through the config store; the meter input reopens its transport on the
+ * `change` event.
  */
 const WRITABLE = ['meter.source', 'meter.conv_factor', 'meter.encryption_key'];
 export const METER_SECTION: Section = { base: 'meter', leaves: WRITABLE.map((path) => LEAVES.get(path)!) };
 const METER_FIELDS = bodyPaths(METER_SECTION);
-
-/** AES-128-GCM key of encrypted DSMR telegrams (DSMR 5.0.2 P1 companion standard, Luxembourg): 16 bytes. */
-const AES128_KEY = /^[0-9A-Fa-f]{32}$/;
-
-function redactSource(source: string): { shown: string; passwordLength: number } {
-  if (!/^https?:\/\//i.test(source)) return { shown: source, passwordLength: 0 };
-  try {
-    const url = new URL(source);
-    if (url.password === '') return { shown: source, passwordLength: 0 };
-    const passwordLength = decodeURIComponent(url.password).length;
-    url.password = '';
-    return { shown: url.toString(), passwordLength };
-  } catch {
-    return { shown: source, passwordLength: 0 };
-  }
-}
 
 export function meterSettingsView(ctx: AppContext): Record<string, unknown> {
   const meter = ctx.config.config.meter;
@@ -51,32 +29,6 @@ export function meterSettingsView(ctx: AppContext): Record<string, unknown> {
     conv_factor: meter.conv_factor,
     key_len: meter.encryption_key.length,
   };
-}
-
-/** Checks beyond the schema: the source must parse, the key must be an AES-128 key or empty. */
-function semanticIssues(changes: Map<string, unknown>, currentSource: string): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const source = changes.get('meter.source');
-  if (typeof source === 'string') {
-    if (source === redactSource(currentSource).shown) changes.delete('meter.source');
-    else {
-      try {
-        parseSource(source);
-      } catch (error) {
-        if (!(error instanceof SourceError)) throw error;
-        const reason = error.message.replace(/^meter\.source "(?:[^"\\]|\\.)*": /, '');
-        issues.push({ field: 'meter.source', message: reason, value: redactSource(source).shown });
-      }
-    }
-  }
-  const key = changes.get('meter.encryption_key');
-  if (typeof key === 'string' && key !== '' && !AES128_KEY.test(key)) {
-    issues.push({
-      field: 'meter.encryption_key',
-      message: 'must be 32 hexadecimal digits (AES-128 key) or empty',
-    });
-  }
-  return issues;
 }
 
 /** Response-only fields of GET a client may send back unchanged. */
@@ -100,8 +52,10 @@ export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): vo
     '/api/v1/meter/settings',
     (request, response) => {
       const { changes, issues } = leafWrites(METER_SECTION, request.body, 'merge');
-      issues.push(...semanticIssues(changes, ctx.config.config.meter.source));
-      applyWrites(ctx.config, changes, issues);
+      // The redacted URI of GET sent back unchanged keeps the stored one (with its password).
+      if (changes.get('meter.source') === redactSource(ctx.config.config.meter.source).shown)
+        changes.delete('meter.source');
+      throwUnlessApplied(writeSection(ctx.config, changes, issues));
       const ignored = ignoredKeys(request.body, METER_FIELDS, METER_RESPONSE_ONLY);
       if (ignored.length > 0)
         ctx.logger.warn(`meter settings write: ignored unknown fields ${ignored.join(', ')}`);

@@ -2,18 +2,19 @@ import type { AppContext } from '../../context.js';
 import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { ApiRequest, JsonSchema, Router } from '../router.js';
-import { getPath, setPath, type LeafInfo } from '../../config/paths.js';
+import { getPath, setPath } from '../../config/paths.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import {
-  applyWrites,
   bodyPaths,
+  emptiedOnReplace,
   ignoredKeys,
   leafWrites,
   sectionOf,
   sectionView,
-  withIgnored,
+  writeSection,
   type WriteMode,
-} from '../section-writes.js';
+} from '../../config/settings-write.js';
+import { throwUnlessApplied, withIgnored } from '../section-writes.js';
 
 /**
  * /api/v1/settings: the system.* and services.* tree. GET omits the
@@ -60,15 +61,6 @@ function ownNames(body: unknown): { body: unknown; issues: ValidationIssue[] } {
   return { body: copy, issues };
 }
 
-/** POST: what a leaf the body leaves out becomes (the device: false, "", numbers their default). */
-function omittedOnReplace(leaf: LeafInfo): unknown {
-  // A choice among names (services.modbus.profile) has no empty value: it returns to its default.
-  if (leaf.format === 'one-of') return leaf.default;
-  if (typeof leaf.default === 'boolean') return false;
-  if (typeof leaf.default === 'string') return '';
-  return leaf.default;
-}
-
 /** The view schema with the device's cloud names and the write answer's `details`. */
 function settingsViewSchema(): JsonSchema {
   const schema = sectionSchema(SETTINGS_SECTION, 'view');
@@ -98,10 +90,10 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
   const write =
     (mode: WriteMode) => async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
       const renamed = ownNames(request.body);
-      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, omittedOnReplace);
+      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, emptiedOnReplace);
       issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
-      applyWrites(ctx.config, changes, issues);
+      throwUnlessApplied(writeSection(ctx.config, changes, issues));
       const ignored = ignoredKeys(request.body, KNOWN_FIELDS);
       if (ignored.length > 0) ctx.logger.warn(`settings write: ignored unknown fields ${ignored.join(', ')}`);
       sendJson(response, 200, withIgnored(settingsView(ctx.config.config), ignored));

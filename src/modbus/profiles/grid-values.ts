@@ -44,7 +44,9 @@ export interface GridValues {
   line: SlaveLine | undefined;
 }
 
-export type PowerDirection = 'import_positive' | 'export_positive';
+/** Sign conventions of power (services.modbus.direction, services.modbus_rtu.direction). */
+export const POWER_DIRECTIONS = ['import_positive', 'export_positive'] as const;
+export type PowerDirection = (typeof POWER_DIRECTIONS)[number];
 
 export interface SlaveLine {
   unitId: number;
