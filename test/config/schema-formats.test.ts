@@ -7,7 +7,10 @@ import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
 import { FormatError, formatNamed } from '../../src/config/formats.js';
 import { LEAVES } from '../../src/config/paths.js';
 import { checkLeaf, checkTree } from '../../src/config/validation.js';
+import type { AppConfig } from '../../src/config/types.js';
 import { registerConfigFormats } from '../../src/daemon.js';
+import { PROFILE_NAMES, type ProfileName } from '../../src/modbus/profiles/catalogue.js';
+import { POWER_DIRECTIONS, type PowerDirection } from '../../src/modbus/profiles/grid-values.js';
 
 registerConfigFormats();
 
@@ -95,4 +98,25 @@ test('meter.encryption_key from the file or the environment must be an AES-128 k
   const key = '00112233445566778899AABBCCDDEEFF';
   const store = ConfigStore.load({ env: { METER_GATEWAY_METER_ENCRYPTION_KEY: key }, stateDir: tempDir() });
   assert.equal(store.config.meter.encryption_key, key);
+});
+
+/** True when A and B are the same type (compile-time check; a mismatch fails the build). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+test('the config type is inferred from the schema, formats owned elsewhere included', () => {
+  const inferred: [
+    Same<AppConfig['services']['modbus']['profile'], ProfileName>,
+    Same<AppConfig['services']['modbus_rtu']['direction'], PowerDirection>,
+    Same<AppConfig['services']['modbus_rtu']['parity'], 'none' | 'even' | 'odd'>,
+    Same<AppConfig['modbus']['layout'], unknown[] | null>,
+    Same<AppConfig['meter']['source'], string>,
+    Same<AppConfig['license']['type'], 'FREE' | 'PLUS' | 'PRO'>,
+    Same<AppConfig['wifi']['sta']['max_power'], number>,
+    Same<AppConfig['mqtt']['publish']['retain'], boolean>,
+  ] = [true, true, true, true, true, true, true, true];
+  assert.ok(inferred.every(Boolean));
+  const config = ConfigStore.load({ env: {}, stateDir: tempDir() }).config;
+  assert.ok((PROFILE_NAMES as readonly string[]).includes(config.services.modbus.profile));
+  assert.ok((POWER_DIRECTIONS as readonly string[]).includes(config.services.modbus_rtu.direction));
+  assert.equal(config.modbus.layout, null);
 });
