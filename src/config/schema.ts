@@ -239,6 +239,13 @@ export const DAEMON_SCHEMA = {
   },
   log: { level: oneOf('info', ['error', 'warn', 'info', 'debug'], 'Log level.') },
   meter_proxy: { port: int(2000, 0, 65535, 'TCP port of the raw telegram proxy.') },
+  modbus_tcp: {
+    host: text(
+      '',
+      255,
+      'Listen address of the Modbus TCP slave (e.g. the LAN address); empty: every interface.',
+    ),
+  },
   update: {
     public_key: text('', 4096, 'Ed25519 public key (PEM) that release bundles must be signed with.'),
     max_bytes: int(64 * 1024 * 1024, 1024, 2 ** 31 - 1, 'Largest accepted firmware upload in bytes.'),

@@ -80,6 +80,7 @@ export interface AppConfig {
   license: { type: LicenseType; activation_date: string };
   log: { level: 'error' | 'warn' | 'info' | 'debug' };
   meter_proxy: { port: number };
+  modbus_tcp: { host: string };
   update: { public_key: string; max_bytes: number };
   cloud: Record<
     'vendor' | 'solar_manager' | 'partner_a' | 'partner_b' | 'local_solar_manager',
