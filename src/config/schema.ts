@@ -183,6 +183,11 @@ export const MQTT_SCHEMA = {
   discovery: {
     enable: bool(true, 'Home Assistant MQTT discovery (daemon-only key).'),
     prefix: text('homeassistant', 128, 'Home Assistant discovery prefix (daemon-only key).'),
+    configuration_url: text(
+      '',
+      2048,
+      'Device link in Home Assistant (daemon-only key; the add-on sets its ingress panel); empty: http://<address>:<http.port>/.',
+    ),
     state_interval: int(
       10,
       0,

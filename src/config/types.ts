@@ -54,7 +54,7 @@ export interface MqttSettings {
   publish: { topic: string; template: string; qos: number; retain: boolean };
   broker: { certificate: string };
   client: { certificate: string; key: string; key_password: string };
-  discovery: { enable: boolean; prefix: string; state_interval: number };
+  discovery: { enable: boolean; prefix: string; state_interval: number; configuration_url: string };
 }
 
 export interface MeterSettings {
