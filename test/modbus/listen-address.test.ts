@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { test } from 'node:test';
 import { createModbusService } from '../../src/modbus/service.js';
 import { closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
 
 /**
- * A local address other than 127.0.0.1: the machine's first non-loopback IPv4 address, or else
- * 127.0.0.2. Linux routes all of 127.0.0.0/8 to the loopback interface, but a socket bound to
- * 127.0.0.1 only accepts connections addressed to 127.0.0.1, so 127.0.0.2 is still another address.
+ * A local address other than 127.0.0.1, still on loopback (test traffic never leaves the machine's
+ * loopback range): Linux routes all of 127.0.0.0/8 to the loopback interface, but a socket bound to
+ * 127.0.0.1 only accepts connections addressed to 127.0.0.1, so 127.0.0.2 is another address.
  */
-function otherLocalAddress(): string {
-  const external = Object.values(networkInterfaces())
-    .flat()
-    .find((address) => address && !address.internal && address.family === 'IPv4');
-  return external?.address ?? '127.0.0.2';
-}
+const OTHER_LOCAL_ADDRESS = '127.0.0.2';
 
 async function accepts(host: string, port: number): Promise<boolean> {
   const socket = connect({ host, port });
@@ -49,7 +43,7 @@ async function startSlave(host: string | undefined) {
 }
 
 test('modbus_tcp.host 127.0.0.1: registers answer there, another local address is refused', async (t) => {
-  const other = otherLocalAddress();
+  const other = OTHER_LOCAL_ADDRESS;
   const slave = await startSlave('127.0.0.1');
   t.after(() => slave.close());
   assert.equal(slave.service.listeningPort, slave.port);
@@ -60,7 +54,7 @@ test('modbus_tcp.host 127.0.0.1: registers answer there, another local address i
 });
 
 test('modbus_tcp.host empty (the default): the slave answers on every local address', async (t) => {
-  const other = otherLocalAddress();
+  const other = OTHER_LOCAL_ADDRESS;
   const slave = await startSlave(undefined);
   t.after(() => slave.close());
   assert.equal(await accepts('127.0.0.1', slave.port), true);
