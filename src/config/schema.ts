@@ -191,6 +191,11 @@ export const MQTT_SCHEMA = {
   discovery: {
     enable: bool(true, 'Home Assistant MQTT discovery (daemon-only key).'),
     prefix: text('homeassistant', 128, 'Home Assistant discovery prefix (daemon-only key).'),
+    configuration_url: text(
+      '',
+      2048,
+      'Device link in Home Assistant (daemon-only key; the add-on sets its ingress panel); empty: http://<address>:<http.port>/.',
+    ),
     state_interval: int(
       10,
       0,
@@ -252,6 +257,13 @@ export const DAEMON_SCHEMA = {
   },
   log: { level: oneOf('info', ['error', 'warn', 'info', 'debug'], 'Log level.') },
   meter_proxy: { port: int(2000, 0, 65535, 'TCP port of the raw telegram proxy.') },
+  modbus_tcp: {
+    host: text(
+      '',
+      255,
+      'Listen address of the Modbus TCP slave (e.g. the LAN address); empty: every interface.',
+    ),
+  },
   update: {
     public_key: text('', 4096, 'Ed25519 public key (PEM) that release bundles must be signed with.'),
     max_bytes: int(64 * 1024 * 1024, 1024, 2 ** 31 - 1, 'Largest accepted firmware upload in bytes.'),

@@ -5,7 +5,7 @@ import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ModbusSlave } from './slave.js';
 
 export interface ModbusServiceOptions {
-  /** Address to listen on; all interfaces when absent (inverters poll over the LAN). */
+  /** Address to listen on instead of modbus_tcp.host (tests bind to loopback). */
   host?: string;
   maxConnections?: number;
   idleTimeoutMs?: number;
@@ -102,7 +102,8 @@ export class ModbusService implements Service {
     try {
       await this.listen(wanted);
       this.feed.start(this.feedSettings());
-      this.ctx.logger.info(`Modbus TCP slave listening on port ${wanted} (profile ${this.feed.profile})`);
+      const where = `${this.listenHost() ?? 'every interface'} port ${wanted}`;
+      this.ctx.logger.info(`Modbus TCP slave listening on ${where} (profile ${this.feed.profile})`);
       this.report('running');
     } catch (error) {
       const message = (error as Error).message;
@@ -115,7 +116,7 @@ export class ModbusService implements Service {
     const server = createServer({ noDelay: true }, (socket) => this.slave.handle(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ port, host: this.options.host }, () => {
+      server.listen({ port, host: this.listenHost() }, () => {
         server.off('error', reject);
         resolve();
       });
@@ -123,6 +124,12 @@ export class ModbusService implements Service {
     server.on('error', (error) => this.ctx.logger.error(`Modbus TCP slave: ${error.message}`));
     this.server = server;
     this.port = port;
+  }
+
+  /** modbus_tcp.host; empty: every interface (inverters poll over the LAN), IPv6 and IPv4. */
+  private listenHost(): string | undefined {
+    const host = this.options.host ?? this.ctx.config.config.modbus_tcp.host;
+    return host === '' ? undefined : host;
   }
 
   private async closeServer(): Promise<void> {

@@ -105,7 +105,7 @@ export function createMqttService(ctx: AppContext): MqttService {
       model: ctx.system.model,
       firmware: ctx.system.firmware,
     };
-    const url = configurationUrlOf(config.http);
+    const url = config.mqtt.discovery.configuration_url || configurationUrlOf(config.http);
     if (url !== undefined) device.configurationUrl = url;
     return {
       enabled: config.mqtt.discovery.enable,

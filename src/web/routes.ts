@@ -15,10 +15,19 @@ const CONTENT_SECURITY_POLICY = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
-  "frame-ancestors 'none'",
+  'frame-ancestors %FRAME%',
   "base-uri 'none'",
   "form-action 'self'",
 ].join('; ');
+
+/**
+ * Framing: refused, except behind Home Assistant's ingress proxy (it sets X-Ingress-Path), which
+ * shows the page in a frame of the Home Assistant page on the same origin.
+ */
+function contentSecurityPolicy(request: IncomingMessage): string {
+  const ingress = typeof request.headers['x-ingress-path'] === 'string';
+  return CONTENT_SECURITY_POLICY.replace('%FRAME%', ingress ? "'self'" : "'none'");
+}
 
 /** Whether Accept-Encoding (RFC 9110 §12.5.3) admits gzip: listed (or `*`) with a q-value above 0. */
 export function acceptsGzip(header: string | undefined): boolean {
@@ -59,7 +68,7 @@ function serveAsset(asset: StaticAsset, request: IncomingMessage, response: Serv
     'nosniff',
   ];
   if (asset.urlPath === '/') {
-    headers.push('Content-Security-Policy', CONTENT_SECURITY_POLICY, 'Referrer-Policy', 'no-referrer');
+    headers.push('Content-Security-Policy', contentSecurityPolicy(request), 'Referrer-Policy', 'no-referrer');
   }
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
     response.writeHead(304, headers);

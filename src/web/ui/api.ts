@@ -44,6 +44,14 @@ export async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, key, message, issuesOf(body.details));
 }
 
+/**
+ * A gateway path as a URL relative to the page (no leading slash): the interface then works under
+ * a path prefix, such as Home Assistant's ingress (/api/hassio_ingress/<token>/), as well as at /.
+ */
+export function pageRelative(path: string): string {
+  return path.replace(/^\/+/, '');
+}
+
 /** A JSON request to the gateway's own API; resolves with the parsed body (undefined for 204). */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, headers: { Accept: 'application/json' }, cache: 'no-store' };
@@ -51,7 +59,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     init.body = JSON.stringify(body);
     init.headers = { ...init.headers, 'Content-Type': 'application/json' };
   }
-  const response = await fetch(path, init);
+  const response = await fetch(pageRelative(path), init);
   if (!response.ok) throw await errorOf(response);
   if (response.status === 204) return undefined as T;
   return (await response.json()) as T;

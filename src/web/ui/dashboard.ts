@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import { api, element } from './api.js';
+import { api, element, pageRelative } from './api.js';
 import { COLORS, createChart } from './charts.js';
 import { clockTime, decimalsOf, formatNumber } from './format.js';
 
@@ -86,7 +86,7 @@ export class Dashboard {
   }
 
   private connect(): void {
-    const source = new EventSource('/api/v1/live');
+    const source = new EventSource(pageRelative('/api/v1/live'));
     this.source = source;
     source.onopen = () => {
       this.connected = true;

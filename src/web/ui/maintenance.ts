@@ -1,4 +1,4 @@
-import { errorOf, api, element } from './api.js';
+import { errorOf, api, element, pageRelative } from './api.js';
 
 function say(id: string, text: string): void {
   element(id).textContent = text;
@@ -28,7 +28,7 @@ function upload(file: File): void {
   request.onerror = () => say('firmware-status', 'Upload failed: the connection was lost.');
   const body = new FormData();
   body.append('file', file, file.name);
-  request.open('POST', '/load');
+  request.open('POST', pageRelative('/load'));
   request.send(body);
 }
 
@@ -36,7 +36,7 @@ function upload(file: File): void {
 function waitForRestart(): void {
   const started = Date.now();
   const poll = () => {
-    fetch('/api/v1/system', { cache: 'no-store' })
+    fetch(pageRelative('/api/v1/system'), { cache: 'no-store' })
       .then((response) =>
         response.ok && Date.now() - started > 2_000 ? location.reload() : setTimeout(poll, 2_000),
       )

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { hasCommand, repoRoot, requirePeer } from '../helpers/environment.js';
+import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
+
+const IMAGE = 'localhost/meter-gateway:test';
+const MODEL = 'container-test-model';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Polls until the API answers 200 (the container starts in the background). */
+async function waitForApi(url: string, container: string, podman: Podman): Promise<void> {
+  for (;;) {
+    const answered = await fetch(url).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (answered) return;
+    const state = (await podman.exec(['inspect', '--format', '{{.State.Status}}', container])).trim();
+    if (state !== 'running')
+      throw new Error(`container ${state}:\n${await podman.exec(['logs', container])}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function npmCacheDir(): string {
+  try {
+    return execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
+  } catch {
+    return join(homedir(), '.npm');
+  }
+}
+
+test(
+  'the Dockerfile builds on a stand-in base; the image serves the API as a non-root user, passes its health check and keeps state in /data across containers',
+  { timeout: 1_500_000 },
+  async (t) => {
+    const tools = ['podman', 'runc', 'debootstrap'].filter((name) => !hasCommand(name));
+    const root = process.getuid?.() === 0;
+    if (!requirePeer(t, tools.length === 0, `container tools (${tools.join(', ')} missing)`)) return;
+    if (!requirePeer(t, root, 'root (debootstrap and podman storage need it)')) return;
+
+    const podman = new Podman();
+    t.after(() => podman.close());
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+    const tarball = await standInTarball(extraCa && existsSync(extraCa) ? extraCa : undefined);
+    const changes = ['--change', 'CMD ["node"]'];
+    if (extraCa) changes.push('--change', 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/extra-ca.crt');
+    await podman.exec(['import', ...changes, tarball, BASE_IMAGE]);
+
+    // The real Dockerfile, unchanged. --format docker keeps HEALTHCHECK (OCI image configs have no
+    // such field); the host's npm cache spares the registry downloads.
+    await podman.exec([
+      'build',
+      '--isolation',
+      'chroot',
+      '--network',
+      'host',
+      '--pull=never',
+      '--layers=false',
+      '--format',
+      'docker',
+      '--volume',
+      `${npmCacheDir()}:/root/.npm`,
+      '--tag',
+      IMAGE,
+      repoRoot,
+    ]);
+
+    const configDir = mkdtempSync(join(tmpdir(), 'mg-container-config-'));
+    t.after(() => rmSync(configDir, { recursive: true, force: true }));
+    writeFileSync(join(configDir, 'config.json'), JSON.stringify({ device: { model: MODEL } }), {
+      mode: 0o644,
+    });
+    await podman.exec(['volume', 'create', 'mg-data']);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const runContainer = (name: string) =>
+      podman.exec([
+        'run',
+        '--detach',
+        '--name',
+        name,
+        '--network',
+        'host',
+        '--volume',
+        'mg-data:/data',
+        '--volume',
+        `${join(configDir, 'config.json')}:/etc/meter-gateway/config.json:ro`,
+        '--env',
+        `METER_GATEWAY_HTTP_PORT=${port}`,
+        '--env',
+        'METER_GATEWAY_HTTP_HOST=127.0.0.1',
+        '--env',
+        'METER_GATEWAY_SERVICES_BROADCAST=false',
+        IMAGE,
+      ]);
+
+    await runContainer('mg-first');
+    await waitForApi(`${base}/api/v1/report`, 'mg-first', podman);
+    const report = (await (await fetch(`${base}/api/v1/report`)).json()) as { meter: { status: string } };
+    assert.equal(typeof report.meter.status, 'string');
+    await podman.exec(['healthcheck', 'run', 'mg-first']);
+    const status = await podman.exec(['exec', 'mg-first', 'cat', '/proc/1/status']);
+    const uids = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+    assert.ok(uids, status);
+    assert.notEqual(uids[1], '0', 'the daemon runs as root');
+    assert.notEqual(uids[2], '0', 'the daemon runs as root');
+
+    const system = (await (await fetch(`${base}/api/v1/system`)).json()) as {
+      device: { id: string; model: string };
+    };
+    assert.equal(system.device.model, MODEL, 'the mounted config file was not read');
+    const renamed = await fetch(`${base}/api/v1/settings`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ system: { name: 'container-state' } }),
+    });
+    assert.equal(renamed.status, 200);
+    const mountpoint = (
+      await podman.exec(['volume', 'inspect', '--format', '{{.Mountpoint}}', 'mg-data'])
+    ).trim();
+    const stateFiles = readdirSync(mountpoint, { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
+    assert.ok(
+      stateFiles.some((name) => readFileSync(join(mountpoint, name), 'utf8').includes('container-state')),
+      `the settings are not in the /data volume: ${stateFiles.join(', ')}`,
+    );
+
+    // A new container on the same volume: the settings and the generated system id come back.
+    await podman.exec(['rm', '--force', '--time', '10', 'mg-first']);
+    await runContainer('mg-second');
+    await waitForApi(`${base}/api/v1/system`, 'mg-second', podman);
+    const again = (await (await fetch(`${base}/api/v1/system`)).json()) as {
+      device: { id: string; name: string };
+    };
+    assert.equal(again.device.id, system.device.id);
+    assert.equal(again.device.name, 'container-state');
+    await podman.exec(['healthcheck', 'run', 'mg-second']);
+  },
+);

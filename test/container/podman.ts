@@ -1,0 +1,126 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The base image the Dockerfile's FROM names; the stand-in is tagged with it. */
+export const BASE_IMAGE = 'docker.io/library/node:22-bookworm-slim';
+const SUITE = 'bookworm';
+const MIRROR = 'http://deb.debian.org/debian';
+
+/**
+ * podman with the settings that work without a Docker engine or systemd: vfs storage (no overlay
+ * mounts), runc, cgroupfs, and a containers.conf without default rlimits and pids limit (setting
+ * them fails in a nested or unprivileged environment). Storage lives in `root`, removed by close().
+ */
+export class Podman {
+  readonly root = mkdtempSync(join(tmpdir(), 'mg-podman-'));
+  private readonly env: NodeJS.ProcessEnv;
+
+  constructor() {
+    const conf = join(this.root, 'containers.conf');
+    execFileSync('sh', ['-c', `printf '[containers]\\ndefault_ulimits = []\\npids_limit = 0\\n' >"${conf}"`]);
+    this.env = { ...process.env, CONTAINERS_CONF: conf };
+  }
+
+  async exec(args: string[], timeoutMs = 600_000): Promise<string> {
+    const global = [
+      '--root',
+      join(this.root, 'storage'),
+      '--runroot',
+      join(this.root, 'run'),
+      '--storage-driver',
+      'vfs',
+      '--runtime',
+      'runc',
+      '--cgroup-manager',
+      'cgroupfs',
+    ];
+    try {
+      const { stdout } = await run('podman', [...global, ...args], {
+        env: this.env,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      return stdout;
+    } catch (error) {
+      const { stderr, stdout } = error as { stderr?: string; stdout?: string };
+      throw new Error(`podman ${args.join(' ')} failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.exec(['rm', '--all', '--force', '--time', '0']).catch(() => undefined);
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** The machine's node binary and the npm package beside it (the official image's layout). */
+function nodeAndNpm(): { node: string; npm: string } {
+  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+  return { node: realpathSync(process.execPath), npm: dirname(dirname(npmCli)) };
+}
+
+/** Hex digest of what goes into the stand-in: suite, node binary, npm version, CA bundle. */
+function standInKey(node: string, npm: string, caFile: string | undefined): string {
+  const hash = createHash('sha256').update(`${SUITE} minbase ${MIRROR}\n`);
+  const nodeStat = statSync(node);
+  hash.update(`${process.version} ${nodeStat.size} ${nodeStat.mtimeMs}\n`);
+  hash.update(readFileSync(join(npm, 'package.json')));
+  if (caFile) hash.update(readFileSync(caFile));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * A tarball of a stand-in for the slim Node image: `debootstrap --variant=minbase` of Debian
+ * bookworm plus this machine's node and npm under /usr/local (where the official image keeps
+ * them), without apt lists, documentation and locales. Cached in the temp directory under a key
+ * of its inputs, so only the first run pays for debootstrap.
+ */
+export async function standInTarball(caFile: string | undefined): Promise<string> {
+  const { node, npm } = nodeAndNpm();
+  const cacheDir = join(tmpdir(), 'meter-gateway-stand-in');
+  const tarball = join(cacheDir, `${standInKey(node, npm, caFile)}.tar`);
+  if (existsSync(tarball)) return tarball;
+  mkdirSync(cacheDir, { recursive: true });
+  const work = mkdtempSync(join(cacheDir, 'build-'));
+  const rootfs = join(work, 'rootfs');
+  try {
+    await run('debootstrap', ['--variant=minbase', SUITE, rootfs, MIRROR], {
+      timeout: 900_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const script = [
+      'set -e',
+      'rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/archives/*.deb "$R"/usr/share/doc/* "$R"/usr/share/locale/* "$R"/usr/share/man/*',
+      'install -d "$R/usr/local/bin" "$R/usr/local/lib/node_modules"',
+      'cp "$NODE" "$R/usr/local/bin/node"',
+      'cp -a "$NPM" "$R/usr/local/lib/node_modules/npm"',
+      'ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$R/usr/local/bin/npm"',
+      'ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$R/usr/local/bin/npx"',
+      'if [ -n "$CA" ]; then install -D -m 0644 "$CA" "$R/etc/ssl/certs/extra-ca.crt"; fi',
+      'tar -C "$R" -cf "$OUT.part" . && mv "$OUT.part" "$OUT"',
+    ].join('\n');
+    await run('sh', ['-c', script], {
+      env: { ...process.env, R: rootfs, NODE: node, NPM: npm, CA: caFile ?? '', OUT: join(work, 'out.tar') },
+      timeout: 300_000,
+    });
+    renameSync(join(work, 'out.tar'), tarball);
+    return tarball;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,149 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Frame } from 'playwright-core';
+import { requireChromium } from '../helpers/browser.js';
+import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { setUp, settingsOf } from './page-rig.js';
+
+const PREFIX = '/api/hassio_ingress/k3yT0ken_aBc';
+
+interface IngressProxy {
+  url: string;
+  /** Paths the proxy forwarded, without the prefix. */
+  forwarded: string[];
+  /** Requests outside the prefix: absolute URLs the page should not have used. */
+  strays: string[];
+}
+
+/**
+ * A reverse proxy that does what Home Assistant's ingress does for the page: serves the add-on
+ * under a path prefix on its own origin, strips the prefix, adds X-Ingress-Path and the forwarding
+ * headers, and streams the answers (the live SSE stream included). `/` is a page that shows the
+ * add-on in a frame, as the Home Assistant panel does.
+ */
+async function startIngressProxy(t: TestContext, target: string): Promise<IngressProxy> {
+  const upstream = new URL(target);
+  const forwarded: string[] = [];
+  const strays: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path === '/') {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><title>Home Assistant</title><link rel="icon" href="data:,"><iframe src="${PREFIX}/" width="1200" height="900"></iframe>`,
+      );
+      return;
+    }
+    if (!path.startsWith(`${PREFIX}/`)) {
+      strays.push(`${req.method} ${path}`);
+      res.writeHead(404).end();
+      return;
+    }
+    const inner = path.slice(PREFIX.length);
+    forwarded.push(`${req.method} ${inner}`);
+    const headers = { ...req.headers, host: upstream.host };
+    const proxied = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: inner,
+        headers: {
+          ...headers,
+          'x-ingress-path': PREFIX,
+          'x-hass-source': 'core.ingress',
+          'x-forwarded-for': req.socket.remoteAddress ?? '',
+          'x-forwarded-host': req.headers.host ?? '',
+          'x-forwarded-proto': 'http',
+        },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    proxied.on('error', () => res.destroy());
+    req.pipe(proxied);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined));
+  t.after(() => server.closeAllConnections());
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, forwarded, strays };
+}
+
+type FrameGlobal = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+
+async function ingressFrame(page: import('playwright-core').Page): Promise<Frame> {
+  for (;;) {
+    const frame = page.frames().find((candidate) => candidate.url().includes(PREFIX));
+    if (frame) return frame;
+    await page.waitForEvent('frameattached');
+  }
+}
+
+test('behind an ingress proxy under a path prefix the page loads in a frame, streams, and saves settings', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  const proxy = await startIngressProxy(t, daemon.baseUrl);
+
+  const response = await page.goto(`${proxy.url}/`);
+  assert.equal(response?.status(), 200);
+  const frame = await ingressFrame(page);
+  await frame.waitForLoadState('load');
+  // Live events arrive through the prefixed stream; the system poll fills the identity.
+  await frame.waitForFunction(
+    () =>
+      Number((globalThis as unknown as FrameGlobal).document.querySelector('#live-count')?.textContent) > 2,
+    undefined,
+    { timeout: 15_000 },
+  );
+  await frame.locator('#meter-status', { hasText: 'OK' }).waitFor();
+
+  // A settings form saves through the prefix too.
+  await frame.locator('a[href="#/settings/system"]').first().click();
+  const name = frame.locator('#form-system input[name="system.name"]');
+  await frame.waitForFunction(
+    () =>
+      (
+        (globalThis as unknown as FrameGlobal).document.querySelector(
+          '#form-system input[name="system.name"]',
+        ) as unknown as { value: string } | null
+      )?.value === 'meter-gateway',
+  );
+  await name.fill('Ingress meter');
+  await frame.locator('#form-system button[type=submit]').click();
+  await frame.locator('#form-system .form-status', { hasText: 'Saved.' }).waitFor();
+  assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'Ingress meter');
+
+  assert.deepEqual(proxy.strays, [], 'requests outside the ingress prefix');
+  for (const path of [
+    'GET /',
+    'GET /app.js',
+    'GET /api/v1/live',
+    'GET /api/v1/system',
+    'PUT /api/v1/settings',
+  ]) {
+    assert.ok(proxy.forwarded.includes(path), `${path} not requested through the prefix`);
+  }
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the page may be framed by its own origin behind ingress only', async (t) => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'mg-ingress-'));
+  const daemon = await startDaemonProcess(stateDir);
+  t.after(async () => {
+    await daemon.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  const direct = await fetch(`${daemon.baseUrl}/`);
+  assert.match(direct.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  await direct.body?.cancel();
+  const viaIngress = await fetch(`${daemon.baseUrl}/`, { headers: { 'X-Ingress-Path': PREFIX } });
+  assert.match(viaIngress.headers.get('content-security-policy') ?? '', /frame-ancestors 'self'/);
+  await viaIngress.body?.cancel();
+});
