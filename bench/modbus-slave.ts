@@ -6,16 +6,14 @@
  *
  * usage: node --import tsx bench/modbus-slave.ts PORT
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../src/context.js';
+import { createAppContext } from '../src/context.js';
 import { createLogger } from '../src/log.js';
 import { createModbusService } from '../src/modbus/service.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
-import { ReadingStore } from '../src/reading/store.js';
 
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -55,25 +53,13 @@ const config = ConfigStore.load({
   env: { METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true', METER_GATEWAY_SERVICES_MODBUS_PORT: String(port) },
   stateDir,
 });
-const store = new ReadingStore({
-  staleAfterMs: config.config.meter.timeout * 1000,
-  meterInterface: 'SIMULATOR',
-});
-const ctx: AppContext = {
+const ctx = createAppContext({
   config,
-  store,
   logger: createLogger('warn'),
-  system: {
-    id: 'B827EB12A4F0',
-    model: 'bench',
-    firmware: '0.1.0',
-    bootId: randomUUID(),
-    bootTime: Date.now(),
-  },
-  services: new ServiceStates(),
-  now: Date.now,
-  requestRestart: () => undefined,
-};
+  meterInterface: 'SIMULATOR',
+  system: { id: 'B827EB12A4F0', model: 'bench', firmware: '0.1.0' },
+});
+const store = ctx.store;
 const service = createModbusService(ctx, { host: '127.0.0.1' });
 await service.start();
 let step = 0;

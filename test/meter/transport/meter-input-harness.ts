@@ -2,12 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigStore } from '../../../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../../../src/context.js';
+import { createAppContext, type AppContext } from '../../../src/context.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
 import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
-import { ReadingStore } from '../../../src/reading/store.js';
+import type { ReadingStore } from '../../../src/reading/store.js';
 import { linesLogger } from '../../helpers/log-lines.js';
 
 export interface Harness {
@@ -26,31 +25,16 @@ export function tempDir(prefix: string): string {
 
 /** A meter input on `source` with a real config store, reading store and logger, as the daemon wires it. */
 export function meterInput(dir: string, source: string, env: Record<string, string> = {}): Harness {
-  const config = ConfigStore.load({
-    env: { METER_GATEWAY_METER_SOURCE: source, METER_GATEWAY_METER_TIMEOUT: '2', ...env },
-    stateDir: dir,
-  });
-  const store = new ReadingStore({
-    staleAfterMs: config.config.meter.timeout * 1000,
-    meterInterface: interfaceOfSource(source),
-  });
   const warnings: string[] = [];
   const logger = linesLogger(warnings, 'warn', (entry) => entry.message);
-  const context: AppContext = {
-    config,
-    store,
+  const context = createAppContext({
+    env: { METER_GATEWAY_METER_SOURCE: source, METER_GATEWAY_METER_TIMEOUT: '2', ...env },
+    stateDir: dir,
+    meterInterface: interfaceOfSource(source),
     logger,
-    system: {
-      id: '0123456789AB',
-      model: 'test',
-      firmware: '0',
-      bootId: 'boot',
-      bootTime: Date.now(),
-    },
-    services: new ServiceStates(),
-    now: Date.now,
-    requestRestart: () => undefined,
-  };
+    system: { id: '0123456789AB', model: 'test', firmware: '0', bootId: 'boot' },
+  });
+  const store = context.store;
   const input = new MeterInput(context, logger);
   return {
     dir,
