@@ -12,6 +12,7 @@ import { createHttpService, registerCoreRoutes, type CoreRoutes } from '../src/h
 import { Router } from '../src/http/router.js';
 import { componentLogger, createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
+import { runOutput } from '../src/output.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
 
 export interface BenchGatewayOptions {
@@ -63,7 +64,9 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
   const router = new Router();
   const core = registerCoreRoutes(router, ctx);
   const meter =
-    options.feed === 'simulator' ? createMeterInput(ctx, componentLogger(logger, 'meter')) : undefined;
+    options.feed === 'simulator'
+      ? runOutput(ctx, createMeterInput(ctx, componentLogger(logger, 'meter')))
+      : undefined;
   const http = createHttpService(ctx, router);
   if (meter) {
     const first = new Promise<void>((resolve) => ctx.store.once('reading', () => resolve()));

@@ -14,6 +14,7 @@ import { createAppContext } from '../src/context.js';
 import { createLogger } from '../src/log.js';
 import { createModbusService } from '../src/modbus/service.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
+import { runOutput } from '../src/output.js';
 
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -61,7 +62,8 @@ const ctx = createAppContext({
 });
 const store = ctx.store;
 const service = createModbusService(ctx, { host: '127.0.0.1' });
-await service.start();
+const running = runOutput(ctx, service);
+await running.start();
 let step = 0;
 store.ingest(reading(step));
 const meter = setInterval(() => store.ingest(reading(++step)), 1000);
@@ -69,7 +71,7 @@ console.error(`modbus-slave: pid ${process.pid} listening on 127.0.0.1:${service
 
 async function shutdown(): Promise<void> {
   clearInterval(meter);
-  await service.stop();
+  await running.stop();
   store.close();
   rmSync(stateDir, { recursive: true, force: true });
   process.exit(0);

@@ -11,6 +11,7 @@ import { createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
 import { decodeCapture } from '../src/meter/protocols.js';
 import { createMqttService } from '../src/mqtt/publisher.js';
+import { runOutput } from '../src/output.js';
 import type { Reading } from '../src/reading/reading.js';
 import type { Service } from '../src/service.js';
 import { benchTelegram, sequenceOf } from './mqtt-telegram.js';
@@ -90,7 +91,10 @@ export class GatewayRig {
       meterInterface: 'TCP',
       system: { id: BENCH_SYSTEM_ID, model: 'bench', firmware: '0', bootId: 'bench' },
     });
-    const services: Service[] = [createMeterInput(ctx, logger), createMqttService(ctx)];
+    const services: Service[] = [
+      runOutput(ctx, createMeterInput(ctx, logger)),
+      runOutput(ctx, createMqttService(ctx)),
+    ];
     for (const service of services) await service.start();
     const subscriber = await connectAsync(brokerUrl, {
       reconnectPeriod: 0,

@@ -29,6 +29,7 @@ import { HistoryRecorder } from './history/recorder.js';
 import { registerHistoryRoutes } from './history/routes.js';
 import { ReadingLog } from './reading/reading-log.js';
 import type { ListenerFailure } from './guarded-emitter.js';
+import { runOutput, type Output } from './output.js';
 import type { Service } from './service.js';
 import { notifySystemd } from './systemd-notify.js';
 
@@ -176,20 +177,21 @@ function buildServices(context: AppContext): Service[] {
   registerWebRoutes(router, context);
   const history = new HistoryRecorder(context, log('history'));
   registerHistoryRoutes(router, context, history);
+  const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
-    new LogFile(context),
+    output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
     history,
     createHttpService(context, router),
-    createMeterInput(context, log('meter')),
-    createModbusService(context),
-    createModbusRtuService(context),
-    mqtt,
-    new MeterProxy(context, log('proxy')),
-    new SdLogger(context, log('sd')),
-    new CloudPush(context, log('cloud')),
-    new ScriptRunner(context, log('script')),
-    createWifiService(context, wifi),
-    new MdnsAnnouncer(context, log('mdns')),
+    output(createMeterInput(context, log('meter'))),
+    output(createModbusService(context)),
+    output(createModbusRtuService(context)),
+    output(mqtt),
+    output(new MeterProxy(context, log('proxy'))),
+    output(new SdLogger(context, log('sd'))),
+    output(new CloudPush(context, log('cloud'))),
+    output(new ScriptRunner(context, log('script'))),
+    output(createWifiService(context, wifi)),
+    output(new MdnsAnnouncer(context, log('mdns'))),
   ];
 }

@@ -6,6 +6,7 @@ import makeMdns from 'multicast-dns';
 import { createAppContext } from '../../src/context.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { silentLogger } from '../helpers/log-lines.js';
+import { runOutput } from '../../src/output.js';
 
 const [mode, stateDir] = process.argv.slice(2);
 
@@ -19,9 +20,10 @@ if (mode === 'announce') {
   });
   const services = context.services;
   const announcer = new MdnsAnnouncer(context, context.logger);
+  const announcerOutput = runOutput(context, announcer);
   services.set('http', { state: 'running', host: '0.0.0.0', port: 8080 });
   services.set('modbus', { state: 'running', port: 1502 });
-  await announcer.start();
+  await announcerOutput.start();
   process.stdout.write('ready\n');
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === 'modbus-off') {
@@ -30,7 +32,7 @@ if (mode === 'announce') {
     }
     if (line === 'quit') break;
   }
-  await announcer.stop();
+  await announcerOutput.stop();
   context.store.close();
   // stdin (the parent's pipe) would keep the process alive.
   process.exit(0);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
 import { createModbusRtuService, type ModbusRtuService } from '../../src/modbus/rtu-service.js';
+import { runOutput } from '../../src/output.js';
 import { characterMs, interFrameMs, modbusCrc, sealFrame } from '../../src/modbus/rtu-slave.js';
 import { hasCommand, requireCommand, requirePeer } from '../helpers/environment.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';
@@ -41,9 +42,10 @@ async function startRig(t: TestContext, env: Record<string, string> = {}): Promi
     },
   });
   const service = createModbusRtuService(test.ctx);
-  await service.start();
+  const running = runOutput(test.ctx, service);
+  await running.start();
   t.after(async () => {
-    await service.stop();
+    await running.stop();
     await pty.stop();
     test.cleanup();
     rmSync(dir, { recursive: true, force: true });

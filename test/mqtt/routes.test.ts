@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { createMqttService, type MqttService } from '../../src/mqtt/publisher.js';
+import { runOutput } from '../../src/output.js';
 import { MQTT_SETTINGS_PATH, registerMqttRoutes } from '../../src/mqtt/routes.js';
 import { parseBrokerUrl } from '../../src/mqtt/connection-options.js';
 import { freePort, startMosquitto } from './mosquitto-broker.js';
@@ -27,9 +28,10 @@ async function startApi(t: TestContext, env: Record<string, string> = {}): Promi
       registerMqttRoutes(router, ctx, service);
     },
   });
-  await service!.start();
+  const running = runOutput(http.ctx, service!);
+  await running.start();
   t.after(async () => {
-    await service!.stop();
+    await running.stop();
     await http.close();
   });
   const call = async (method: string, body?: unknown) => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext, type AppContext } from '../../../src/context.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
+import { runOutput } from '../../../src/output.js';
+import type { Service } from '../../../src/service.js';
 import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import type { ReadingStore } from '../../../src/reading/store.js';
@@ -11,7 +13,8 @@ import { linesLogger } from '../../helpers/log-lines.js';
 
 export interface Harness {
   dir: string;
-  input: MeterInput;
+  /** The meter input as the daemon runs it: settings changes reach it. */
+  input: Service;
   store: ReadingStore;
   context: AppContext;
   /** Log lines at warn and above (reconnect messages). */
@@ -35,7 +38,7 @@ export function meterInput(dir: string, source: string, env: Record<string, stri
     system: { id: '0123456789AB', model: 'test', firmware: '0', bootId: 'boot' },
   });
   const store = context.store;
-  const input = new MeterInput(context, logger);
+  const input = runOutput(context, new MeterInput(context, logger));
   return {
     dir,
     input,
