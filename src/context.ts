@@ -54,9 +54,9 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
 }
 
 /**
- * Everything a component may depend on, passed in explicitly (brief, style 8: no global
- * singletons). Components take the slice of config they need from `config` and subscribe to its
- * `change` event for live updates.
+ * Everything a component may depend on, passed in explicitly: there are no global singletons.
+ * Outputs declare the configuration they run on (src/output.ts) and get its changes through
+ * `reconcile`; built by `createAppContext`.
  */
 export interface AppContext {
   config: ConfigStore;
