@@ -6,16 +6,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { ConfigStore } from '../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../src/context.js';
+import { createAppContext, type AppContext } from '../src/context.js';
 import { createHttpService, registerCoreRoutes, type CoreRoutes } from '../src/http/server.js';
 import { Router } from '../src/http/router.js';
 import { componentLogger, createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
+import { runOutput } from '../src/output.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
-import { ReadingStore } from '../src/reading/store.js';
-import { VERSION } from '../src/version.js';
 import { registerConfigFormats } from '../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
@@ -60,25 +58,19 @@ export async function startBenchGateway(options: BenchGatewayOptions): Promise<B
     if (!applied.ok) throw new Error(`cannot set the password: ${JSON.stringify(applied.issues)}`);
   }
   const logger = createLogger('warn');
-  const ctx: AppContext = {
+  const ctx = createAppContext({
     config,
-    store: new ReadingStore({ staleAfterMs: 60_000, meterInterface: 'SIMULATOR' }),
     logger,
-    system: {
-      id: 'A1B2C3D4E5F6',
-      model: config.config.device.model,
-      firmware: VERSION,
-      bootId: randomUUID(),
-      bootTime: Date.now(),
-    },
-    services: new ServiceStates(),
-    now: Date.now,
-    requestRestart: () => undefined,
-  };
+    staleAfterMs: 60_000,
+    meterInterface: 'SIMULATOR',
+    system: { id: 'A1B2C3D4E5F6' },
+  });
   const router = new Router();
   const core = registerCoreRoutes(router, ctx);
   const meter =
-    options.feed === 'simulator' ? createMeterInput(ctx, componentLogger(logger, 'meter')) : undefined;
+    options.feed === 'simulator'
+      ? runOutput(ctx, createMeterInput(ctx, componentLogger(logger, 'meter')))
+      : undefined;
   const http = createHttpService(ctx, router);
   if (meter) {
     const first = new Promise<void>((resolve) => ctx.store.once('reading', () => resolve()));

@@ -6,20 +6,19 @@
  *
  * usage: node --import tsx bench/modbus-slave.ts PORT
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../src/context.js';
+import { createAppContext } from '../src/context.js';
 import { createLogger } from '../src/log.js';
 import { createModbusService } from '../src/modbus/service.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
-import { ReadingStore } from '../src/reading/store.js';
 import { registerConfigFormats } from '../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
+import { runOutput } from '../src/output.js';
 
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {
@@ -59,27 +58,16 @@ const config = ConfigStore.load({
   env: { METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true', METER_GATEWAY_SERVICES_MODBUS_PORT: String(port) },
   stateDir,
 });
-const store = new ReadingStore({
-  staleAfterMs: config.config.meter.timeout * 1000,
-  meterInterface: 'SIMULATOR',
-});
-const ctx: AppContext = {
+const ctx = createAppContext({
   config,
-  store,
   logger: createLogger('warn'),
-  system: {
-    id: 'B827EB12A4F0',
-    model: 'bench',
-    firmware: '0.1.0',
-    bootId: randomUUID(),
-    bootTime: Date.now(),
-  },
-  services: new ServiceStates(),
-  now: Date.now,
-  requestRestart: () => undefined,
-};
+  meterInterface: 'SIMULATOR',
+  system: { id: 'B827EB12A4F0', model: 'bench', firmware: '0.1.0' },
+});
+const store = ctx.store;
 const service = createModbusService(ctx, { host: '127.0.0.1' });
-await service.start();
+const running = runOutput(ctx, service);
+await running.start();
 let step = 0;
 store.ingest(reading(step));
 const meter = setInterval(() => store.ingest(reading(++step)), 1000);
@@ -87,7 +75,7 @@ console.error(`modbus-slave: pid ${process.pid} listening on 127.0.0.1:${service
 
 async function shutdown(): Promise<void> {
   clearInterval(meter);
-  await service.stop();
+  await running.stop();
   store.close();
   rmSync(stateDir, { recursive: true, force: true });
   process.exit(0);

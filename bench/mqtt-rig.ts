@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { ConfigStore } from '../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../src/context.js';
+import { createAppContext, type AppContext } from '../src/context.js';
 import { createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
 import { decodeCapture } from '../src/meter/protocols.js';
 import { createMqttService } from '../src/mqtt/publisher.js';
+import { runOutput } from '../src/output.js';
 import type { Reading } from '../src/reading/reading.js';
-import { ReadingStore } from '../src/reading/store.js';
 import type { Service } from '../src/service.js';
 import { benchTelegram, sequenceOf } from './mqtt-telegram.js';
 import { registerConfigFormats } from '../src/daemon.js';
@@ -88,22 +88,17 @@ export class GatewayRig {
       },
     });
     const logger = createLogger('warn');
-    const ctx: AppContext = {
+    const ctx = createAppContext({
       config,
-      store: new ReadingStore({ staleAfterMs: 60_000, meterInterface: 'TCP' }),
       logger,
-      system: {
-        id: BENCH_SYSTEM_ID,
-        model: 'bench',
-        firmware: '0',
-        bootId: 'bench',
-        bootTime: Date.now(),
-      },
-      services: new ServiceStates(),
-      now: Date.now,
-      requestRestart: () => undefined,
-    };
-    const services: Service[] = [createMeterInput(ctx, logger), createMqttService(ctx)];
+      staleAfterMs: 60_000,
+      meterInterface: 'TCP',
+      system: { id: BENCH_SYSTEM_ID, model: 'bench', firmware: '0', bootId: 'bench' },
+    });
+    const services: Service[] = [
+      runOutput(ctx, createMeterInput(ctx, logger)),
+      runOutput(ctx, createMqttService(ctx)),
+    ];
     for (const service of services) await service.start();
     const subscriber = await connectAsync(brokerUrl, {
       reconnectPeriod: 0,

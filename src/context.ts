@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { ConfigStore } from './config/config-store.js';
-import type { Logger } from './log.js';
+import { ConfigStore, type LoadOptions } from './config/config-store.js';
+import { createLogger, type Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
-import type { ReadingStore } from './reading/store.js';
+import type { MeterInterface } from './reading/reading.js';
+import { ReadingStore } from './reading/store.js';
+import { readSystemId, resolveSystemId } from './system-id.js';
+import { VERSION } from './version.js';
 
 /** Status line of one service as /api/v1/system shows it (`services` of the system JSON). */
 export interface ServiceStatus {
@@ -50,9 +54,10 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
 }
 
 /**
- * Everything a component may depend on, passed in explicitly (no global singletons:
- * docs/architecture.md#data-flow). Components take the slice of config they need from `config` and subscribe
- * to its `change` event for live updates.
+ * Everything a component may depend on, passed in explicitly: there are no global singletons
+ * (docs/architecture.md#data-flow).
+ * Outputs declare the configuration they run on (src/output.ts) and get its changes through
+ * `reconcile`; built by `createAppContext`.
  */
 export interface AppContext {
   config: ConfigStore;
@@ -64,4 +69,64 @@ export interface AppContext {
   now: () => number;
   /** Asks the daemon to restart (reboot endpoint, firmware switch): flushes, exits for systemd. */
   requestRestart: (reason: string) => void;
+}
+
+/** What a caller may replace when building a context; everything else comes from the config. */
+export interface AppContextOptions extends LoadOptions {
+  /** An already loaded config store; otherwise one is loaded from configFile, stateDir and env. */
+  config?: ConfigStore;
+  /** Replaces the console logger at config.log.level (tests capture lines, benches go quiet). */
+  logger?: Logger;
+  /** Wall clock for the context and the reading store (tests move it without waiting). */
+  now?: () => number;
+  /** Interface the reading store reports (the daemon derives it from meter.source). */
+  meterInterface?: MeterInterface;
+  /** Staleness of a reading; meter.timeout when absent. */
+  staleAfterMs?: number;
+  /** Facts of this run; the id defaults to the stored system id, the model to device.model. */
+  system?: Partial<SystemFacts>;
+  /** A registry shared with another context (a second recorder standing in after a restart). */
+  services?: ServiceStates;
+  requestRestart?: (reason: string) => void;
+}
+
+/**
+ * The one place an AppContext is put together, for the daemon, the tests and the benchmarks:
+ * config store, reading store, logger, system facts, service states, clock and restart hook.
+ */
+export function createAppContext(options: AppContextOptions = {}): AppContext {
+  const config = options.config ?? ConfigStore.load(options);
+  const now = options.now ?? Date.now;
+  return {
+    config,
+    store: new ReadingStore({
+      staleAfterMs: options.staleAfterMs ?? config.config.meter.timeout * 1000,
+      meterInterface: options.meterInterface ?? 'SIMULATOR',
+      now,
+    }),
+    logger: options.logger ?? createLogger(config.config.log.level),
+    system: {
+      id: options.system?.id ?? systemIdOf(config),
+      model: options.system?.model ?? config.config.device.model,
+      firmware: options.system?.firmware ?? VERSION,
+      bootId: options.system?.bootId ?? randomUUID(),
+      bootTime: options.system?.bootTime ?? now(),
+    },
+    services: options.services ?? new ServiceStates(),
+    now,
+    requestRestart: options.requestRestart ?? (() => undefined),
+  };
+}
+
+/**
+ * The system id (system-id.ts). A state directory that cannot be written gets the hardware-derived
+ * id for this run; the daemon's start() then fails on that directory with its own error.
+ */
+function systemIdOf(config: ConfigStore): string {
+  try {
+    config.stateDirectory.ensure();
+    return resolveSystemId(config.config.device.id, config.config.paths.state);
+  } catch {
+    return config.config.device.id || readSystemId();
+  }
 }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
-import { ServiceStates, type AppContext } from './context.js';
-import { componentLogger, createLogger, type Logger } from './log.js';
+import { createAppContext, type AppContext } from './context.js';
+import { componentLogger, type Logger } from './log.js';
 import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
 import { interfaceOfSource } from './meter/source.js';
@@ -31,12 +30,10 @@ import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
 import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
-import { ReadingStore } from './reading/store.js';
 import type { ListenerFailure } from './guarded-emitter.js';
+import { runOutput, type Output } from './output.js';
 import type { Service } from './service.js';
-import { readSystemId, resolveSystemId } from './system-id.js';
 import { notifySystemd } from './systemd-notify.js';
-import { VERSION } from './version.js';
 
 /** The config formats the outputs and the meter own; registered before the first config load. */
 export function registerConfigFormats(): void {
@@ -67,48 +64,17 @@ export class Daemon {
   static create(options: DaemonOptions): Daemon {
     registerConfigFormats();
     const config = ConfigStore.load(options);
-    const logger = options.logger ?? createLogger(config.config.log.level);
-    for (const problem of config.problems) {
-      logger.warn(
-        `state file ${problem.file}.json was corrupt (${problem.reason}); moved to ${problem.movedTo}, defaults used`,
-      );
-    }
-    const { removedTemp, replayed } = config.recovery;
-    if (removedTemp.length > 0)
-      logger.warn(
-        `removed ${removedTemp.length} temp file(s) of an interrupted write: ${removedTemp.join(', ')}`,
-      );
-    if (replayed.length > 0)
-      logger.warn(`completed an interrupted settings write: ${replayed.map((f) => `${f}.json`).join(', ')}`);
-    if (config.config.system.protection && config.config.system.password === '') {
-      logger.error(
-        'system.protection is on but no password is stored (secrets.json missing, empty or corrupt): every HTTP request answers 401 until a password is set, e.g. with METER_GATEWAY_SYSTEM_PASSWORD',
-      );
-    }
-    const meterConfig = config.config.meter;
-    const store = new ReadingStore({
-      staleAfterMs: meterConfig.timeout * 1000,
-      meterInterface: interfaceOfSource(meterConfig.source),
-    });
     let requestRestart: (reason: string) => void = () => undefined;
     const restartRequested = new Promise<string>((resolve) => {
       requestRestart = resolve;
     });
-    const context: AppContext = {
+    const context = createAppContext({
       config,
-      store,
-      logger,
-      system: {
-        id: systemIdOf(config),
-        model: config.config.device.model,
-        firmware: VERSION,
-        bootId: randomUUID(),
-        bootTime: Date.now(),
-      },
-      services: new ServiceStates(),
-      now: Date.now,
+      logger: options.logger,
+      meterInterface: interfaceOfSource(config.config.meter.source),
       requestRestart: (reason) => requestRestart(reason),
-    };
+    });
+    reportConfigRecovery(context);
     reportListenerFailures(context);
     return new Daemon(context, buildServices(context), restartRequested);
   }
@@ -161,16 +127,24 @@ export class Daemon {
   }
 }
 
-/**
- * The system id (system-id.ts). A state directory that cannot be written gets the hardware-derived
- * id for this run; start() then fails on that directory with its own error.
- */
-function systemIdOf(config: ConfigStore): string {
-  try {
-    config.stateDirectory.ensure();
-    return resolveSystemId(config.config.device.id, config.config.paths.state);
-  } catch {
-    return config.config.device.id || readSystemId();
+/** What start-up found in the state directory, and a protection setting that locks everyone out. */
+function reportConfigRecovery({ config, logger }: AppContext): void {
+  for (const problem of config.problems) {
+    logger.warn(
+      `state file ${problem.file}.json was corrupt (${problem.reason}); moved to ${problem.movedTo}, defaults used`,
+    );
+  }
+  const { removedTemp, replayed } = config.recovery;
+  if (removedTemp.length > 0)
+    logger.warn(
+      `removed ${removedTemp.length} temp file(s) of an interrupted write: ${removedTemp.join(', ')}`,
+    );
+  if (replayed.length > 0)
+    logger.warn(`completed an interrupted settings write: ${replayed.map((f) => `${f}.json`).join(', ')}`);
+  if (config.config.system.protection && config.config.system.password === '') {
+    logger.error(
+      'system.protection is on but no password is stored (secrets.json missing, empty or corrupt): every HTTP request answers 401 until a password is set, e.g. with METER_GATEWAY_SYSTEM_PASSWORD',
+    );
   }
 }
 
@@ -212,20 +186,21 @@ function buildServices(context: AppContext): Service[] {
   registerWebRoutes(router, context);
   const history = new HistoryRecorder(context, log('history'));
   registerHistoryRoutes(router, context, history);
+  const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
-    new LogFile(context),
+    output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
     history,
     createHttpService(context, router),
-    createMeterInput(context, log('meter')),
-    createModbusService(context),
-    createModbusRtuService(context),
-    mqtt,
-    new MeterProxy(context, log('proxy')),
-    new SdLogger(context, log('sd')),
-    new CloudPush(context, log('cloud')),
-    new ScriptRunner(context, log('script')),
-    createWifiService(context, wifi),
-    new MdnsAnnouncer(context, log('mdns')),
+    output(createMeterInput(context, log('meter'))),
+    output(createModbusService(context)),
+    output(createModbusRtuService(context)),
+    output(mqtt),
+    output(new MeterProxy(context, log('proxy'))),
+    output(new SdLogger(context, log('sd'))),
+    output(new CloudPush(context, log('cloud'))),
+    output(new ScriptRunner(context, log('script'))),
+    output(createWifiService(context, wifi)),
+    output(new MdnsAnnouncer(context, log('mdns'))),
   ];
 }

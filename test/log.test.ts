@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { consoleSink, flushLogger, Logger, type LineStream, type LogLevel } from '../src/log.js';
 import { LogFile } from '../src/device/log-file.js';
 import { startHttpContext } from './helpers/http-context.js';
+import { runOutput } from '../src/output.js';
 
 /** A console logger whose stdout and stderr are line lists. */
 function consoleLogger(level: LogLevel, env: NodeJS.ProcessEnv) {
@@ -56,8 +57,9 @@ test('children share the level and the sinks added later; child fields and call 
 test('services.log: flushLogger returns only after the log file has every line, from the moment it is switched on', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
+  const logFileOutput = runOutput(h.ctx, logFile);
   try {
-    await logFile.start();
+    await logFileOutput.start();
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     for (let i = 0; i < 5000; i++) h.ctx.logger.info(`line ${i} ${'x'.repeat(100)}`);
     h.ctx.logger.child({ component: 'main' }).error('last words');
@@ -70,7 +72,7 @@ test('services.log: flushLogger returns only after the log file has every line, 
     assert.equal(last.component, 'main');
     assert.ok(Math.abs(Date.parse(last.timestamp!) - Date.now()) < 60_000);
   } finally {
-    await logFile.stop();
+    await logFileOutput.stop();
     await h.close();
   }
 });
@@ -79,8 +81,9 @@ test('services.log rotates at 1 MB and keeps five files, the newest always meter
   const h = await startHttpContext();
   const dir = h.stateDir;
   const logFile = new LogFile(h.ctx);
+  const logFileOutput = runOutput(h.ctx, logFile);
   try {
-    await logFile.start();
+    await logFileOutput.start();
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     // ~7.5 MB of lines: more than five files' worth, so the oldest are gone.
     for (let i = 0; i < 30_000; i++) h.ctx.logger.info(`line ${i} ${'x'.repeat(200)}`);
@@ -99,7 +102,7 @@ test('services.log rotates at 1 MB and keeps five files, the newest always meter
     assert.match(newest.at(-1)!, /line 29999 /);
     for (const name of files) assert.ok(readFileSync(join(dir, name)).length <= 1024 * 1024 + 512, name);
   } finally {
-    await logFile.stop();
+    await logFileOutput.stop();
     await h.close();
   }
 });
@@ -107,11 +110,12 @@ test('services.log rotates at 1 MB and keeps five files, the newest always meter
 test('services.log: a log file that cannot be opened or written is shown as an error and the daemon logs on', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
+  const logFileOutput = runOutput(h.ctx, logFile);
   const until = async (condition: () => boolean) => {
     for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
   };
   try {
-    await logFile.start();
+    await logFileOutput.start();
     // Cannot be opened: the log path is a directory.
     mkdirSync(logFile.path);
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
@@ -132,7 +136,7 @@ test('services.log: a log file that cannot be opened or written is shown as an e
     h.ctx.logger.info('still logging');
     assert.ok(h.logLines.some((line) => line.includes('still logging')));
   } finally {
-    await logFile.stop();
+    await logFileOutput.stop();
     await h.close();
   }
 });

@@ -3,7 +3,7 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { ReportCache } from '../reading/report-cache.js';
-import type { Service } from '../service.js';
+import type { Output, OutputView } from '../output.js';
 
 /** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
 const BACKLOG_LIMIT = 120;
@@ -11,11 +11,14 @@ const REQUEST_TIMEOUT_MS = 10_000;
 
 type TargetName = keyof AppConfig['cloud'];
 
-/**
- * Which setting switches which target (docs/architecture.md#services: services.cloud.*,
- * services.local.solar_manager).
- */
-const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: AppConfig) => boolean }> = [
+/** The settings cloud push runs on: the target URLs, their switches and the report interval. */
+interface CloudSettings {
+  cloud: AppConfig['cloud'];
+  services: Pick<AppConfig['services'], 'cloud' | 'local' | 'report_interval'>;
+}
+
+/** Which setting switches which target (docs/architecture.md#services: services.cloud.*, services.local.solar_manager). */
+const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: CloudSettings) => boolean }> = [
   { name: 'vendor', enabled: (c) => c.services.cloud.vendor },
   { name: 'solar_manager', enabled: (c) => c.services.cloud.solar_manager },
   { name: 'partner_a', enabled: (c) => c.services.cloud.partner_a },
@@ -108,15 +111,13 @@ class PushTarget {
  * cloud.<name>.url every services.report_interval seconds while the reading is fresh; a target is
  * off while its URL is unset. Each target retries on its own; one failing never holds up another.
  */
-export class CloudPush implements Service {
+export class CloudPush implements Output<CloudSettings> {
   readonly name = 'cloud push';
   readonly required = false;
   private readonly targets = new Map<TargetName, PushTarget>();
   private timer: NodeJS.Timeout | undefined;
   private readonly report: ReportCache;
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (paths.some((p) => p.startsWith('services.') || p.startsWith('cloud.'))) this.reconcile();
-  };
+  readonly watches = ['cloud', 'services.cloud', 'services.local', 'services.report_interval'] as const;
 
   constructor(
     private readonly context: AppContext,
@@ -126,21 +127,21 @@ export class CloudPush implements Service {
     this.report = new ReportCache(context);
   }
 
-  async start(): Promise<void> {
-    this.context.config.subscribe('cloud', 'change', this.onConfigChange);
-    this.reconcile();
+  select({ cloud, services }: AppConfig): CloudSettings {
+    const { cloud: switches, local, report_interval } = services;
+    return { cloud, services: { cloud: switches, local, report_interval } };
   }
 
+  async start(): Promise<void> {}
+
   async stop(): Promise<void> {
-    this.context.config.off('change', this.onConfigChange);
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     for (const target of this.targets.values()) target.close();
     this.targets.clear();
   }
 
-  private reconcile(): void {
-    const config = this.context.config.config;
+  reconcile({ slice: config }: OutputView<CloudSettings>): void {
     for (const { name, enabled } of TARGETS) {
       const url = config.cloud[name].url;
       const existing = this.targets.get(name);

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import type { LogEntry, LogSink } from '../log.js';
-import type { Service } from '../service.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 
 /** Size at which the file rotates, and how many files are kept (the current one included). */
 const MAX_BYTES = 1024 * 1024;
@@ -22,14 +23,12 @@ const MAX_FILES = 5;
  * (meter-gateway.log, meter-gateway1.log ... up to MAX_FILES). journald always gets the log; this
  * file is for boxes without a journal or for handing a log to someone. Toggled live.
  */
-export class LogFile implements Service {
+export class LogFile implements Output<boolean> {
   readonly name = 'log file';
   readonly required = false;
+  readonly watches = ['services.log'] as const;
   private sink: RotatingFileSink | undefined;
   private failure: string | undefined;
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (paths.includes('services.log')) this.reconcile();
-  };
 
   constructor(private readonly context: AppContext) {}
 
@@ -37,18 +36,17 @@ export class LogFile implements Service {
     return join(this.context.config.config.paths.state, 'meter-gateway.log');
   }
 
-  async start(): Promise<void> {
-    this.context.config.subscribe('log-file', 'change', this.onConfigChange);
-    this.reconcile();
+  select(config: AppConfig): boolean {
+    return config.services.log;
   }
 
+  async start(): Promise<void> {}
+
   async stop(): Promise<void> {
-    this.context.config.off('change', this.onConfigChange);
     await this.detach();
   }
 
-  private reconcile(): void {
-    const wanted = this.context.config.config.services.log;
+  reconcile({ slice: wanted }: OutputView<boolean>): void {
     if (wanted && !this.sink) {
       this.failure = undefined;
       try {

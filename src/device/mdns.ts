@@ -3,10 +3,17 @@ import makeMdns from 'multicast-dns';
 import type { Answer } from 'dns-packet';
 import type { AppContext, ServiceStatus } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Service } from '../service.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 
 /** TTL of the records (RFC 6762 §10: 120 s for host records, 4500 s recommended for others; we use 120 for all). */
 const TTL = 120;
+
+/** services.broadcast and system.host_name. */
+interface MdnsSettings {
+  broadcast: boolean;
+  hostName: string;
+}
 
 interface Advertised {
   type: '_http._tcp' | '_modbus._tcp';
@@ -19,16 +26,15 @@ interface Advertised {
  * `_modbus._tcp`. Answers queries (RFC 6762 §6), announces on start and on changes, and says goodbye
  * with TTL 0 when a service goes away (RFC 6762 §10.1).
  */
-export class MdnsAnnouncer implements Service {
+export class MdnsAnnouncer implements Output<MdnsSettings> {
   readonly name = 'mdns';
   readonly required = false;
+  readonly watches = ['services.broadcast', 'system.host_name'] as const;
   private mdns: ReturnType<typeof makeMdns> | undefined;
   private advertised: Advertised[] = [];
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (paths.includes('services.broadcast') || paths.includes('system.host_name')) this.reconcile();
-  };
+  private settings: MdnsSettings;
   private readonly onServiceChange = (name: string) => {
-    if (name === 'http' || name === 'modbus') this.reconcile();
+    if (name === 'http' || name === 'modbus') this.announce();
   };
 
   constructor(
@@ -36,26 +42,34 @@ export class MdnsAnnouncer implements Service {
     private readonly logger: Logger,
     /** multicast-dns options (tests bind to one interface). */
     private readonly socketOptions: Parameters<typeof makeMdns>[0] = {},
-  ) {}
+  ) {
+    this.settings = this.select(context.config.config);
+  }
+
+  select(config: AppConfig): MdnsSettings {
+    return { broadcast: config.services.broadcast, hostName: config.system.host_name };
+  }
 
   async start(): Promise<void> {
-    this.context.config.subscribe('mdns', 'change', this.onConfigChange);
     this.context.services.on('change', this.onServiceChange);
-    this.reconcile();
   }
 
   async stop(): Promise<void> {
-    this.context.config.off('change', this.onConfigChange);
     this.context.services.off('change', this.onServiceChange);
     await this.close();
   }
 
+  reconcile({ slice }: OutputView<MdnsSettings>): void {
+    this.settings = slice;
+    this.announce();
+  }
+
   private hostName(): string {
-    return this.context.config.config.system.host_name;
+    return this.settings.hostName;
   }
 
   private wanted(): Advertised[] {
-    if (!this.context.config.config.services.broadcast) return [];
+    if (!this.settings.broadcast) return [];
     const wanted: Advertised[] = [];
     const port = (status: ServiceStatus | undefined) =>
       status?.state === 'running' && typeof status.port === 'number' ? status.port : undefined;
@@ -66,7 +80,8 @@ export class MdnsAnnouncer implements Service {
     return wanted;
   }
 
-  private reconcile(): void {
+  /** Announces what runs now and says goodbye for what went away (RFC 6762 §8.3, §10.1). */
+  private announce(): void {
     const wanted = this.wanted();
     const gone = this.advertised.filter((a) => !wanted.some((w) => w.type === a.type && w.port === a.port));
     if (gone.length > 0 && this.mdns)

@@ -1,7 +1,14 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Service } from '../service.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
+
+/** services.meter_proxy and meter_proxy.port (0 picks a free port). */
+interface ProxySettings {
+  enabled: boolean;
+  port: number;
+}
 
 /** Connections beyond this are refused (closed at once). */
 const MAX_CLIENTS = 8;
@@ -14,35 +21,30 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
  * integration or dsmr-reader can read the meter over the network (DSMR telegrams keep their CRC). Runs only
  * while enabled and the license is not FREE; follows setting changes live.
  */
-export class MeterProxy implements Service {
+export class MeterProxy implements Output<ProxySettings> {
   readonly name = 'meter proxy';
   readonly required = false;
+  readonly watches = ['services.meter_proxy', 'meter_proxy'] as const;
+  readonly license = 'PLUS';
   private server: Server | undefined;
   private listeningPort: number | undefined;
   private readonly clients = new Set<Socket>();
   private dropped = 0;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly onRaw = (chunk: Buffer) => this.broadcast(chunk);
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (
-      paths.some((p) => p === 'services.meter_proxy' || p.startsWith('meter_proxy.') || p === 'license.type')
-    ) {
-      void this.reconcile();
-    }
-  };
 
   constructor(
     private readonly context: AppContext,
     private readonly logger: Logger,
   ) {}
 
-  async start(): Promise<void> {
-    this.context.config.subscribe('meter-proxy', 'change', this.onConfigChange);
-    await this.reconcile();
+  select(config: AppConfig): ProxySettings {
+    return { enabled: config.services.meter_proxy, port: config.meter_proxy.port };
   }
 
+  async start(): Promise<void> {}
+
   async stop(): Promise<void> {
-    this.context.config.off('change', this.onConfigChange);
     this.reconciling = this.reconciling.then(() => this.close());
     await this.reconciling;
   }
@@ -52,16 +54,10 @@ export class MeterProxy implements Service {
     return this.listeningPort;
   }
 
-  private wanted(): { port: number } | undefined {
-    const config = this.context.config.config;
-    if (!config.services.meter_proxy || config.license.type === 'FREE') return undefined;
-    return { port: config.meter_proxy.port };
-  }
-
   /** Brings the server in line with the settings: start, stop or move to another port. */
-  private reconcile(): Promise<void> {
+  reconcile({ slice, blocked }: OutputView<ProxySettings>): Promise<void> {
+    const wanted = slice.enabled && !blocked ? { port: slice.port } : undefined;
     this.reconciling = this.reconciling.then(async () => {
-      const wanted = this.wanted();
       if (this.server && (!wanted || (wanted.port !== 0 && wanted.port !== this.listeningPort)))
         await this.close();
       if (wanted && !this.server) {

@@ -5,7 +5,8 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { buildLivePayload } from '../reading/live.js';
 import type { Reading } from '../reading/reading.js';
-import type { Service } from '../service.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 
 /** Bytes a script may leave unread on stdin before further readings are skipped for it (and counted). */
 const MAX_STDIN_BACKLOG = 256 * 1024;
@@ -13,6 +14,13 @@ const MAX_STDIN_BACKLOG = 256 * 1024;
 const STABLE_AFTER_MS = 60_000;
 
 export type ScriptState = 'IDLE' | 'RUNNING' | 'ERROR';
+
+/** services.berry and scripting.file. */
+interface ScriptSettings {
+  autoRun: boolean;
+  runDelayS: number;
+  file: string;
+}
 
 export interface ScriptRunnerOptions {
   /** Replaces services.berry.run_delay (seconds) in tests. */
@@ -37,9 +45,15 @@ function apiUrl(context: AppContext): string | undefined {
  * address in METER_GATEWAY_API; it is restarted with backoff when it exits. State IDLE, RUNNING or
  * ERROR in /api/v1/system. Needs license PLUS or PRO.
  */
-export class ScriptRunner implements Service {
+export class ScriptRunner implements Output<ScriptSettings> {
   readonly name = 'scripting';
   readonly required = false;
+  readonly watches = ['services.berry', 'scripting.file'] as const;
+  readonly license = 'PLUS';
+  /** Nothing runs until the first reconcile. */
+  private view: OutputView<ScriptSettings> = {
+    slice: { autoRun: false, runDelayS: 0, file: '' },
+  };
   private child: ChildProcess | undefined;
   private timer: NodeJS.Timeout | undefined;
   private state: ScriptState = 'IDLE';
@@ -49,14 +63,6 @@ export class ScriptRunner implements Service {
   private startedAt = 0;
   private readonly backoff: Backoff;
   private readonly onReading = (reading: Reading) => this.feed(reading);
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (
-      paths.some((p) => p.startsWith('services.berry.') || p === 'scripting.file' || p === 'license.type')
-    ) {
-      this.halt();
-      this.schedule(this.delayMs());
-    }
-  };
 
   constructor(
     private readonly context: AppContext,
@@ -66,27 +72,35 @@ export class ScriptRunner implements Service {
     this.backoff = options.backoff ?? new Backoff(1000, 60_000, 0.2);
   }
 
+  select(config: AppConfig): ScriptSettings {
+    const { auto_run: autoRun, run_delay: runDelayS } = config.services.berry;
+    return { autoRun, runDelayS, file: config.scripting.file };
+  }
+
   async start(): Promise<void> {
-    this.context.config.subscribe('scripting', 'change', this.onConfigChange);
     this.context.store.subscribe('scripting', 'reading', this.onReading);
+  }
+
+  /** Any change stops the script and runs it again after the run delay, if it is still wanted. */
+  reconcile(view: OutputView<ScriptSettings>): void {
+    this.view = view;
+    this.halt();
     this.schedule(this.delayMs());
   }
 
   async stop(): Promise<void> {
-    this.context.config.off('change', this.onConfigChange);
     this.context.store.off('reading', this.onReading);
     this.halt();
   }
 
   private delayMs(): number {
-    return this.options.runDelayMs ?? this.context.config.config.services.berry.run_delay * 1000;
+    return this.options.runDelayMs ?? this.view.slice.runDelayS * 1000;
   }
 
   private wanted(): string | undefined {
-    const config = this.context.config.config;
-    if (!config.services.berry.auto_run || !config.scripting.file || config.license.type === 'FREE')
-      return undefined;
-    return resolve(config.scripting.file);
+    const { slice, blocked } = this.view;
+    if (!slice.autoRun || !slice.file || blocked) return undefined;
+    return resolve(slice.file);
   }
 
   private schedule(delayMs: number): void {

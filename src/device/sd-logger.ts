@@ -13,7 +13,8 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import { localDateTime } from '../reading/time-format.js';
-import type { Service } from '../service.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 
 /**
  * CSV columns: local time, meter status, tariff, one column per quantity of the table (its key, in
@@ -28,6 +29,8 @@ export const CSV_COLUMNS: readonly string[] = [
   'volume_1',
 ];
 
+type SdSettings = AppConfig['services']['sd'];
+
 const FILE_PATTERN = /^(\d{4}-\d{2}-\d{2})\.csv$/;
 
 /**
@@ -38,7 +41,7 @@ const FILE_PATTERN = /^(\d{4}-\d{2}-\d{2})\.csv$/;
  * a real-time clock sets its time from the network after boot) or a DST change moves no file.
  * No scheduler is needed: the rows themselves mark the day change.
  */
-export class SdLogger implements Service {
+export class SdLogger implements Output<SdSettings> {
   readonly name = 'sd logger';
   readonly required = false;
   private timer: NodeJS.Timeout | undefined;
@@ -46,9 +49,7 @@ export class SdLogger implements Service {
   private retentionDate: string | undefined;
   private file: { date: string; fd: number } | undefined;
   private rows = 0;
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (paths.some((p) => p.startsWith('services.sd.'))) this.reconcile();
-  };
+  readonly watches = ['services.sd'] as const;
 
   constructor(
     private readonly context: AppContext,
@@ -59,19 +60,18 @@ export class SdLogger implements Service {
     return join(this.context.config.config.paths.state, 'sd');
   }
 
-  async start(): Promise<void> {
-    this.context.config.subscribe('sd', 'change', this.onConfigChange);
-    this.reconcile();
+  select(config: AppConfig): SdSettings {
+    return config.services.sd;
   }
+
+  async start(): Promise<void> {}
 
   async stop(): Promise<void> {
-    this.context.config.off('change', this.onConfigChange);
     this.halt();
   }
 
-  private reconcile(): void {
+  reconcile({ slice: sd }: OutputView<SdSettings>): void {
     this.halt();
-    const sd = this.context.config.config.services.sd;
     if (!sd.enable) {
       this.context.services.set('sd', { state: 'stopped', rows: this.rows });
       return;

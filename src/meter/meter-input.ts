@@ -2,7 +2,8 @@ import { Backoff } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
-import type { Service } from '../service.js';
+import type { AppConfig, MeterSettings } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 import { AutoDecoder } from './auto-decoder.js';
 import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
 import { SerialDetection } from './probe/serial-detection.js';
@@ -22,9 +23,12 @@ const WATCHDOG_FACTOR = 3;
  * gateway, IEC 62056-21 request session) bypass the decoder. `serial:` with `protocol=auto` is
  * resolved by the probe first (status RECOGNITION, NOT RECOGNIZED when nothing matched).
  */
-export class MeterInput implements Service {
+export class MeterInput implements Output<MeterSettings> {
   readonly name = 'meter input';
   readonly required = true;
+  readonly watches = ['meter'] as const;
+  /** The meter settings the link was opened with. */
+  private applied: MeterSettings | undefined;
   private link: MeterLink | undefined;
   private decoder: MeterDecoder | undefined;
   private source: MeterSource | undefined;
@@ -38,32 +42,38 @@ export class MeterInput implements Service {
   /** A valid frame arrived since the link opened (otherwise a detected serial setting is probed again). */
   private validSinceOpen = false;
   private rejectionsLogged = 0;
-  private readonly onConfigChange = (paths: readonly string[]) => {
-    if (paths.some((path) => path.startsWith('meter.'))) void this.restart();
-  };
 
   constructor(
     private readonly context: AppContext,
     private readonly logger: Logger,
   ) {}
 
+  select(config: AppConfig): MeterSettings {
+    return config.meter;
+  }
+
   async start(): Promise<void> {
-    // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
-    this.source = parseSource(this.context.config.config.meter.source);
     this.running = true;
-    this.context.config.subscribe('meter', 'change', this.onConfigChange);
-    await this.connect();
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    this.context.config.off('change', this.onConfigChange);
+    this.applied = undefined;
     await this.disconnect();
   }
 
-  private async restart(): Promise<void> {
-    if (!this.running) return;
-    const sourceText = this.context.config.config.meter.source;
+  /** Opens the link on the first call; reopens it whenever a meter.* setting changed. */
+  async reconcile({ slice }: OutputView<MeterSettings>): Promise<void> {
+    if (!this.running || slice === this.applied) return;
+    const first = this.applied === undefined;
+    this.applied = slice;
+    if (!first) return this.restart(slice.source);
+    // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
+    this.source = parseSource(slice.source);
+    await this.connect();
+  }
+
+  private async restart(sourceText: string): Promise<void> {
     try {
       this.source = parseSource(sourceText);
     } catch (error) {

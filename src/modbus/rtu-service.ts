@@ -2,14 +2,13 @@ import { existsSync } from 'node:fs';
 import type { AppContext } from '../context.js';
 import { SerialLink } from '../serial/serial-link.js';
 import { formatLine, type LineSettings } from '../serial/line-settings.js';
-import type { Service } from '../service.js';
+
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 import type { SlaveLine } from './profiles/grid-values.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { RtuSlave, interFrameMs } from './rtu-slave.js';
 
-/** Every setting of the RTU slave: any change reopens the port with the new line and unit id. */
-const RTU_PREFIX = 'services.modbus_rtu.';
-const LICENSE_PATH = 'license.type';
 /** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
 const FIRST_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30_000;
@@ -27,9 +26,11 @@ const PRESENCE_CHECK_MS = 1000;
  * unplugged) is retried with capped exponential backoff. The serial line library is loaded only
  * when the slave is enabled.
  */
-export class ModbusRtuService implements Service {
+export class ModbusRtuService implements Output<RtuView> {
   readonly name = 'modbus_rtu';
   readonly required = false;
+  readonly watches = ['services.modbus_rtu', 'modbus.layout'] as const;
+  readonly license = 'PLUS';
   readonly feed: RegisterFeed;
   private slave: RtuSlave | undefined;
   private link: SerialLink | undefined;
@@ -38,7 +39,8 @@ export class ModbusRtuService implements Service {
   private retry: NodeJS.Timeout | undefined;
   private presence: NodeJS.Timeout | undefined;
   private reconciling: Promise<void> = Promise.resolve();
-  private readonly onConfigChange = (paths: readonly string[]): void => this.configChanged(paths);
+  /** The last view reconciled; undefined before the first. */
+  private view: OutputView<RtuView> | undefined;
 
   constructor(private readonly ctx: AppContext) {
     this.feed = new RegisterFeed(ctx, 'modbus_rtu', (space) => {
@@ -47,17 +49,41 @@ export class ModbusRtuService implements Service {
     this.report('stopped');
   }
 
+  select(config: AppConfig): RtuView {
+    return { rtu: config.services.modbus_rtu, layout: config.modbus.layout };
+  }
+
   async start(): Promise<void> {
     this.started = true;
-    this.feed.configure(this.feedSettings());
-    this.ctx.config.subscribe('modbus_rtu', 'change', this.onConfigChange);
-    await this.reconcile();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    this.ctx.config.off('change', this.onConfigChange);
-    await this.reconcile();
+    await this.apply();
+  }
+
+  /**
+   * Any RTU setting or the layout reconfigures the register space; the license verdict and every
+   * setting but profile and direction reopen the port with the new line and unit id.
+   */
+  reconcile(view: OutputView<RtuView>): Promise<void> {
+    const before = this.view;
+    this.view = view;
+    if (!before) {
+      this.feed.configure(this.feedSettings());
+      return this.apply();
+    }
+    const { profile, direction, ...line } = view.slice.rtu;
+    const { profile: wasProfile, direction: wasDirection, ...wasLine } = before.slice.rtu;
+    const reopen = before.blocked !== view.blocked || JSON.stringify(line) !== JSON.stringify(wasLine);
+    if (
+      reopen ||
+      profile !== wasProfile ||
+      direction !== wasDirection ||
+      JSON.stringify(view.slice.layout) !== JSON.stringify(before.slice.layout)
+    )
+      this.feed.configure(this.feedSettings());
+    return reopen ? this.apply(true) : this.reconciling;
   }
 
   /** The slave's counters (tests, status). */
@@ -72,7 +98,7 @@ export class ModbusRtuService implements Service {
   }
 
   private settings(): RtuSettings {
-    return this.ctx.config.config.services.modbus_rtu;
+    return this.view?.slice.rtu ?? this.ctx.config.config.services.modbus_rtu;
   }
 
   private line(): SlaveLine {
@@ -90,29 +116,15 @@ export class ModbusRtuService implements Service {
     return { profile: rtu.profile, direction: rtu.direction, line: this.line() };
   }
 
-  private configChanged(paths: readonly string[]): void {
-    if (
-      !paths.some((path) => path.startsWith(RTU_PREFIX) || path === LICENSE_PATH || path === 'modbus.layout')
-    )
-      return;
-    if (paths.some((path) => path.startsWith(RTU_PREFIX) || path === 'modbus.layout'))
-      this.feed.configure(this.feedSettings());
-    const reopen = paths.some(
-      (path) =>
-        path === LICENSE_PATH || (path.startsWith(RTU_PREFIX) && !/\.(profile|direction)$/.test(path)),
-    );
-    if (reopen) void this.reconcile(true);
-  }
-
   /** Brings the port in line with the settings; calls run one after another. */
-  private reconcile(reopen = false): Promise<void> {
+  private apply(reopen = false): Promise<void> {
     this.reconciling = this.reconciling.then(() => this.applySettings(reopen));
     return this.reconciling;
   }
 
   private async applySettings(reopen: boolean): Promise<void> {
     const rtu = this.settings();
-    const licensed = this.ctx.config.config.license.type !== 'FREE';
+    const licensed = !this.view?.blocked;
     const wanted = this.started && rtu.enable && licensed && rtu.device !== '';
     if (this.link && wanted && !reopen) return;
     await this.closePort();
@@ -120,7 +132,7 @@ export class ModbusRtuService implements Service {
     if (!wanted) {
       if (!this.started) this.report('stopped');
       else if (!rtu.enable) this.report('disabled');
-      else if (!licensed) this.report('stopped', { reason: 'license FREE' });
+      else if (!licensed) this.report('stopped', { reason: this.view!.blocked });
       else this.report('error', { error: 'services.modbus_rtu.device is not set' });
       return;
     }
@@ -187,7 +199,7 @@ export class ModbusRtuService implements Service {
     if (!this.started) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      void this.reconcile();
+      void this.apply();
     }, this.retryMs);
     this.retry.unref();
     this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);
@@ -239,7 +251,13 @@ export class ModbusRtuService implements Service {
   }
 }
 
-type RtuSettings = AppContext['config']['config']['services']['modbus_rtu'];
+type RtuSettings = AppConfig['services']['modbus_rtu'];
+
+/** The RTU slave's settings and the custom layout its whatwatt profile serves. */
+interface RtuView {
+  rtu: RtuSettings;
+  layout: AppConfig['modbus']['layout'];
+}
 
 export function createModbusRtuService(ctx: AppContext): ModbusRtuService {
   return new ModbusRtuService(ctx);

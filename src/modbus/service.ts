@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import type { AppContext } from '../context.js';
-import type { Service } from '../service.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output, OutputView } from '../output.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ModbusSlave } from './slave.js';
 
@@ -11,11 +12,15 @@ export interface ModbusServiceOptions {
   idleTimeoutMs?: number;
 }
 
-/** Config paths that start, stop or move the listener (docs/architecture.md#license: stopped under FREE). */
-const LISTENER_PATHS = ['services.modbus.enable', 'services.modbus.port', 'license.type'];
-/** Config paths that change what the registers hold. */
-const PROFILE_PATHS = ['services.modbus.profile', 'services.modbus.direction', 'modbus.layout'];
-const IMAGE_PATHS = ['meter.conv_factor'];
+/** The settings the TCP slave runs on: listener, register profile, and what the image is built from. */
+interface ModbusSettings {
+  enable: boolean;
+  port: number;
+  profile: AppConfig['services']['modbus']['profile'];
+  direction: AppConfig['services']['modbus']['direction'];
+  layout: AppConfig['modbus']['layout'];
+  convFactor: number;
+}
 
 /**
  * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the device's layout)
@@ -23,16 +28,19 @@ const IMAGE_PATHS = ['meter.conv_factor'];
  * services.modbus.port while services.modbus.enable is on and the license is not FREE; moves or
  * stops it live when those settings change.
  */
-export class ModbusService implements Service {
+export class ModbusService implements Output<ModbusSettings> {
   readonly name = 'modbus';
   readonly required = false;
+  readonly watches = ['services.modbus', 'modbus.layout', 'meter.conv_factor'] as const;
+  readonly license = 'PLUS';
   readonly feed: RegisterFeed;
   readonly slave: ModbusSlave;
   private server: Server | undefined;
   private port: number | undefined;
   private reconciling: Promise<void> = Promise.resolve();
   private started = false;
-  private readonly onConfigChange = (paths: readonly string[]): void => this.configChanged(paths);
+  /** The last view reconciled; undefined before the first. */
+  private view: OutputView<ModbusSettings> | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -57,46 +65,64 @@ export class ModbusService implements Service {
     return this.port;
   }
 
+  select(config: AppConfig): ModbusSettings {
+    const { enable, port, profile, direction } = config.services.modbus;
+    return {
+      enable,
+      port,
+      profile,
+      direction,
+      layout: config.modbus.layout,
+      convFactor: config.meter.conv_factor,
+    };
+  }
+
   async start(): Promise<void> {
     this.started = true;
-    this.feed.configure(this.feedSettings());
-    this.ctx.config.subscribe('modbus', 'change', this.onConfigChange);
-    await this.reconcile();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    this.ctx.config.off('change', this.onConfigChange);
-    await this.reconcile();
+    await this.applyListener();
+  }
+
+  /**
+   * A new profile, direction or layout rebuilds the register space, a new conversion factor only
+   * the image; enable, port or the license verdict start, stop or move the listener.
+   */
+  reconcile(view: OutputView<ModbusSettings>): Promise<void> {
+    const before = this.view;
+    const now = view.slice;
+    this.view = view;
+    const was = before?.slice;
+    if (!was || was.profile !== now.profile || was.direction !== now.direction || !sameLayout(was, now))
+      this.feed.configure(this.feedSettings());
+    else if (was.convFactor !== now.convFactor) this.feed.rebuild();
+    if (was && was.enable === now.enable && was.port === now.port && before.blocked === view.blocked)
+      return this.reconciling;
+    return this.applyListener();
   }
 
   private feedSettings(): FeedSettings {
-    const { profile, direction } = this.ctx.config.config.services.modbus;
+    const { profile, direction } = this.view!.slice;
     return { profile, direction };
   }
 
-  private configChanged(paths: readonly string[]): void {
-    if (paths.some((path) => PROFILE_PATHS.includes(path))) this.feed.configure(this.feedSettings());
-    else if (paths.some((path) => IMAGE_PATHS.includes(path))) this.feed.rebuild();
-    if (paths.some((path) => LISTENER_PATHS.includes(path))) void this.reconcile();
-  }
-
   /** Brings the listener in line with the settings; calls run one after another. */
-  private reconcile(): Promise<void> {
+  private applyListener(): Promise<void> {
     this.reconciling = this.reconciling.then(() => this.applyListenerSettings());
     return this.reconciling;
   }
 
   private async applyListenerSettings(): Promise<void> {
-    const { services, license } = this.ctx.config.config;
-    const licensed = license.type !== 'FREE';
-    const wanted = this.started && services.modbus.enable && licensed ? services.modbus.port : undefined;
+    const { slice, blocked } = this.view ?? { slice: undefined };
+    const wanted = this.started && slice?.enable && !blocked ? slice.port : undefined;
     if (this.server && this.port === wanted) return;
     await this.closeServer();
     if (wanted === undefined) {
-      if (!this.started) this.report('stopped');
-      else if (!services.modbus.enable) this.report('disabled');
-      else this.report('stopped', { reason: 'license FREE' });
+      if (!this.started || !slice) this.report('stopped');
+      else if (!slice.enable) this.report('disabled');
+      else this.report('stopped', { reason: blocked });
       return;
     }
     try {
@@ -164,6 +190,10 @@ export class ModbusService implements Service {
       },
     });
   }
+}
+
+function sameLayout(a: ModbusSettings, b: ModbusSettings): boolean {
+  return a.layout === b.layout || JSON.stringify(a.layout) === JSON.stringify(b.layout);
 }
 
 export function createModbusService(ctx: AppContext, options: ModbusServiceOptions = {}): ModbusService {

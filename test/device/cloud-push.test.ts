@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { CloudPush } from '../../src/device/cloud-push.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
+import { runOutput } from '../../src/output.js';
 
 /** A local endpoint whose behaviour the test switches: fail with 503, hang, or accept. */
 async function endpoint(): Promise<{
@@ -55,8 +56,9 @@ test('reports are pushed in order through failures, and delivered once the endpo
   const remote = await endpoint();
   const h = await startHttpContext({ env: { METER_GATEWAY_CLOUD_VENDOR_URL: remote.url } });
   const push = new CloudPush(h.ctx, h.ctx.logger);
+  const pushOutput = runOutput(h.ctx, push);
   try {
-    await push.start();
+    await pushOutput.start();
     assert.equal(h.ctx.services.get('cloud')?.state, 'stopped', 'off until services.cloud.vendor is on');
     assert.equal(h.ctx.config.apply(new Map([['services.cloud.vendor', true]])).ok, true);
     assert.equal(h.ctx.services.get('cloud')?.state, 'running');
@@ -90,7 +92,7 @@ test('reports are pushed in order through failures, and delivered once the endpo
     assert.equal(target().backlog, 0);
     assert.equal(target().sent, 3);
   } finally {
-    await push.stop();
+    await pushOutput.stop();
     await h.close();
     await remote.close();
   }
@@ -103,8 +105,9 @@ test('a hanging endpoint times out and the backlog stays bounded', async () => {
     env: { METER_GATEWAY_CLOUD_PARTNER_A_URL: remote.url, METER_GATEWAY_SERVICES_CLOUD_PARTNER_A: 'true' },
   });
   const push = new CloudPush(h.ctx, h.ctx.logger, 200);
+  const pushOutput = runOutput(h.ctx, push);
   try {
-    await push.start();
+    await pushOutput.start();
     h.ctx.store.ingest(syntheticReading(h.clock.now()));
     for (let i = 0; i < 130; i++) push.tick();
     const status = () =>
@@ -120,7 +123,7 @@ test('a hanging endpoint times out and the backlog stays bounded', async () => {
     assert.match(status().error ?? '', /timeout/i);
     assert.equal(status().backlog, 120, 'a timed-out report stays queued');
   } finally {
-    await push.stop();
+    await pushOutput.stop();
     await h.close();
     await remote.close();
   }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { LogFile } from '../../src/device/log-file.js';
 import { startHttpContext } from '../helpers/http-context.js';
+import { runOutput } from '../../src/output.js';
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -11,8 +12,9 @@ async function until(condition: () => boolean): Promise<void> {
 test('services.log adds a log file in the state directory while on', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
+  const logFileOutput = runOutput(h.ctx, logFile);
   try {
-    await logFile.start();
+    await logFileOutput.start();
     h.ctx.logger.info('before');
     assert.equal(existsSync(logFile.path), false);
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
@@ -32,7 +34,7 @@ test('services.log adds a log file in the state directory while on', async () =>
     assert.ok(lines[0]!.timestamp);
     assert.equal(h.ctx.services.get('log')?.state, 'stopped');
   } finally {
-    await logFile.stop();
+    await logFileOutput.stop();
     await h.close();
   }
 });

@@ -3,43 +3,31 @@
 //   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON.
 import { createInterface } from 'node:readline';
 import makeMdns from 'multicast-dns';
-import { ConfigStore } from '../../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../../src/context.js';
+import { createAppContext } from '../../src/context.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
-import { ReadingStore } from '../../src/reading/store.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
+import { runOutput } from '../../src/output.js';
 
 const [mode, stateDir] = process.argv.slice(2);
 
 if (mode === 'announce') {
-  const config = ConfigStore.load({
+  const context = createAppContext({
     env: { METER_GATEWAY_SYSTEM_HOST_NAME: 'gw-test' },
     stateDir: stateDir!,
-  });
-  const services = new ServiceStates();
-  const context: AppContext = {
-    config,
-    store: new ReadingStore({ staleAfterMs: 10_000, meterInterface: 'SIMULATOR' }),
+    staleAfterMs: 10_000,
     logger: silentLogger(),
-    system: {
-      id: 'A1B2C3D4E5F6',
-      model: 'meter-gateway',
-      firmware: '0.1.0',
-      bootId: 'x',
-      bootTime: Date.now(),
-    },
-    services,
-    now: Date.now,
-    requestRestart: () => undefined,
-  };
+    system: { id: 'A1B2C3D4E5F6', model: 'meter-gateway', firmware: '0.1.0', bootId: 'x' },
+  });
+  const services = context.services;
   const announcer = new MdnsAnnouncer(context, context.logger);
+  const announcerOutput = runOutput(context, announcer);
   services.set('http', { state: 'running', host: '0.0.0.0', port: 8080 });
   services.set('modbus', { state: 'running', port: 1502 });
-  await announcer.start();
+  await announcerOutput.start();
   process.stdout.write('ready\n');
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === 'modbus-off') {
@@ -48,7 +36,7 @@ if (mode === 'announce') {
     }
     if (line === 'quit') break;
   }
-  await announcer.stop();
+  await announcerOutput.stop();
   context.store.close();
   // stdin (the parent's pipe) would keep the process alive.
   process.exit(0);

@@ -6,6 +6,7 @@ import { MeterProxy } from '../../src/device/meter-proxy.js';
 import { registerCoreRoutes } from '../../src/http/routes/core.js';
 import { MeterInput } from '../../src/meter/meter-input.js';
 import { startHttpContext } from '../helpers/http-context.js';
+import { runOutput } from '../../src/output.js';
 
 // npm dsmr-parser: a DSMR parser that is not ours (CommonJS).
 const dsmrParser = createRequire(import.meta.url)('dsmr-parser') as {
@@ -39,10 +40,12 @@ test('the proxy passes the raw telegrams; a foreign DSMR parser reads the same v
     routes: (router, ctx) => registerCoreRoutes(router, ctx),
   });
   const input = new MeterInput(h.ctx, h.ctx.logger);
+  const inputOutput = runOutput(h.ctx, input);
   const proxy = new MeterProxy(h.ctx, h.ctx.logger);
+  const proxyOutput = runOutput(h.ctx, proxy);
   try {
-    await proxy.start();
-    await input.start();
+    await proxyOutput.start();
+    await inputOutput.start();
     assert.equal(h.ctx.services.get('meter_proxy')?.state, 'running');
     let matched = false;
     for (let attempt = 0; attempt < 5 && !matched; attempt++) {
@@ -90,8 +93,8 @@ test('the proxy passes the raw telegrams; a foreign DSMR parser reads the same v
       /ECONNREFUSED/,
     );
   } finally {
-    await input.stop();
-    await proxy.stop();
+    await inputOutput.stop();
+    await proxyOutput.stop();
     await h.close();
   }
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Backoff } from '../../src/backoff.js';
 import { ScriptRunner } from '../../src/device/scripting.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
+import { runOutput } from '../../src/output.js';
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -33,8 +34,9 @@ test('the script gets readings on stdin and the API address, and is restarted wi
      }`,
   );
   const runner = new ScriptRunner(h.ctx, h.ctx.logger, { runDelayMs: 10, backoff: new Backoff(50, 200) });
+  const runnerOutput = runOutput(h.ctx, runner);
   try {
-    await runner.start();
+    await runnerOutput.start();
     assert.equal(h.ctx.services.get('scripting')?.state, 'IDLE', 'off until auto_run');
     assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', true]])).ok, true);
     assert.equal(
@@ -42,7 +44,7 @@ test('the script gets readings on stdin and the API address, and is restarted wi
       false,
       'scripting.file is daemon-only',
     );
-    await runner.stop();
+    await runnerOutput.stop();
   } finally {
     await h.close();
   }
@@ -55,8 +57,9 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     },
   });
   const runner2 = new ScriptRunner(h2.ctx, h2.ctx.logger, { runDelayMs: 10, backoff: new Backoff(50, 200) });
+  const runner2Output = runOutput(h2.ctx, runner2);
   try {
-    await runner2.start();
+    await runner2Output.start();
     await until(() => h2.ctx.services.get('scripting')?.state === 'RUNNING', 'RUNNING');
     const lines = () => {
       try {
@@ -82,7 +85,7 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     );
     assert.equal(h2.ctx.services.get('scripting')?.state, 'IDLE');
   } finally {
-    await runner2.stop();
+    await runner2Output.stop();
     await h2.close();
   }
 });
@@ -96,12 +99,13 @@ test('license FREE keeps the script stopped', async () => {
     },
   });
   const runner = new ScriptRunner(h.ctx, h.ctx.logger, { runDelayMs: 1 });
+  const runnerOutput = runOutput(h.ctx, runner);
   try {
-    await runner.start();
+    await runnerOutput.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(h.ctx.services.get('scripting'), { state: 'IDLE', restarts: 0, skipped_readings: 0 });
   } finally {
-    await runner.stop();
+    await runnerOutput.stop();
     await h.close();
   }
 });

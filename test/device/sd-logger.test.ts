@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { CSV_COLUMNS, SdLogger } from '../../src/device/sd-logger.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
+import { runOutput } from '../../src/output.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 
@@ -18,7 +19,8 @@ test('a CSV row per write, one file per local day, header once, stale values emp
     writeFileSync(join(sdDir, '2000-01-01.csv'), 'old');
     writeFileSync(join(sdDir, 'notes.txt'), 'kept');
     const logger = new SdLogger(h.ctx, h.ctx.logger);
-    await logger.start();
+    const loggerOutput = runOutput(h.ctx, logger);
+    await loggerOutput.start();
     assert.equal(h.ctx.services.get('sd')?.state, 'stopped');
     const applied = h.ctx.config.apply(
       new Map<string, unknown>([
@@ -36,7 +38,7 @@ test('a CSV row per write, one file per local day, header once, stale values emp
     logger.writeRow();
     h.clock.advance(86_400_000); // next day
     logger.writeRow();
-    await logger.stop();
+    await loggerOutput.stop();
 
     const files = readdirSync(sdDir)
       .filter((name) => name.endsWith('.csv'))
@@ -64,7 +66,8 @@ test('the first row of a new day applies the retention limit: no scheduler, cloc
   try {
     const sdDir = join(h.stateDir, 'sd');
     const logger = new SdLogger(h.ctx, h.ctx.logger);
-    await logger.start();
+    const loggerOutput = runOutput(h.ctx, logger);
+    await loggerOutput.start();
     h.ctx.config.apply(
       new Map<string, unknown>([
         ['services.sd.enable', true],
@@ -81,7 +84,7 @@ test('the first row of a new day applies the retention limit: no scheduler, cloc
     const left = readdirSync(sdDir);
     assert.equal(left.includes(first!), false, `${first} is past the limit: ${left.join()}`);
     assert.equal(left.length, 1);
-    await logger.stop();
+    await loggerOutput.stop();
   } finally {
     await h.close();
   }

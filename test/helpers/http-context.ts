@@ -1,12 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore } from '../../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../../src/context.js';
+import { createAppContext, type AppContext } from '../../src/context.js';
 import { createHttpService, type HttpServerOptions, type HttpService } from '../../src/http/server.js';
 import { Router } from '../../src/http/router.js';
 import { valuesOf, type MeterInterface, type Reading } from '../../src/reading/reading.js';
-import { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from './log-lines.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 
@@ -66,31 +64,22 @@ export function testClock(start = Date.now()): TestClock {
 
 export async function startHttpContext(options: HttpContextOptions = {}): Promise<HttpTestContext> {
   const stateDir = mkdtempSync(join(tmpdir(), 'meter-gateway-http-'));
-  const config = ConfigStore.load({
-    env: { METER_GATEWAY_HTTP_HOST: '127.0.0.1', METER_GATEWAY_HTTP_PORT: '0', ...options.env },
-    stateDir,
-  });
   const clock = testClock();
   const logLines: string[] = [];
-  const ctx: AppContext = {
-    config,
-    store: new ReadingStore({
-      staleAfterMs: options.staleAfterMs ?? 60_000,
-      meterInterface: options.meterInterface ?? 'SIMULATOR',
-      now: clock.now,
-    }),
+  const ctx = createAppContext({
+    env: { METER_GATEWAY_HTTP_HOST: '127.0.0.1', METER_GATEWAY_HTTP_PORT: '0', ...options.env },
+    stateDir,
+    now: clock.now,
+    staleAfterMs: options.staleAfterMs ?? 60_000,
+    meterInterface: options.meterInterface ?? 'SIMULATOR',
     logger: linesLogger(logLines),
     system: {
       id: 'A1B2C3D4E5F6',
-      model: config.config.device.model,
       firmware: '0.1.0-test',
       bootId: '00000000-0000-4000-8000-000000000000',
       bootTime: clock.now() - 3_600_000,
     },
-    services: new ServiceStates(),
-    now: clock.now,
-    requestRestart: () => undefined,
-  };
+  });
   const router = new Router();
   options.routes?.(router, ctx);
   const service = createHttpService(ctx, router, options.server);

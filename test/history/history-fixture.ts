@@ -1,7 +1,6 @@
-import type { AppContext } from '../../src/context.js';
+import { createAppContext, type AppContext } from '../../src/context.js';
 import { HistoryRecorder } from '../../src/history/recorder.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
-import { ReadingStore } from '../../src/reading/store.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 
 /** What a synthetic meter reading carries; absent values are not sent. */
@@ -44,10 +43,15 @@ export function recorderOn(h: HttpTestContext): {
   /** Stops the recorder (as a clean daemon stop) and the store's staleness timer. */
   close(): Promise<void>;
 } {
-  const ctx: AppContext = {
-    ...h.ctx,
-    store: new ReadingStore({ staleAfterMs: 3_600_000, meterInterface: 'SIMULATOR', now: h.clock.now }),
-  };
+  const ctx = createAppContext({
+    config: h.ctx.config,
+    logger: h.ctx.logger,
+    services: h.ctx.services,
+    system: h.ctx.system,
+    now: h.clock.now,
+    staleAfterMs: 3_600_000,
+    meterInterface: 'SIMULATOR',
+  });
   const recorder = new HistoryRecorder(ctx, h.ctx.logger);
   return {
     recorder,

@@ -3,6 +3,7 @@ import ModbusSerial from 'modbus-serial';
 import type { NumericType, WordOrder } from '../../src/modbus/layout.js';
 import { createModbusService, type ModbusService } from '../../src/modbus/service.js';
 import { freePort, makeContext, modbusEnv, type ContextOptions, type TestContext } from './fixtures.js';
+import { runOutput } from '../../src/output.js';
 
 /** modbus-serial is CommonJS; under NodeNext its class is the default import's `default` (index.js sets both). */
 const ModbusRTU = ModbusSerial.default;
@@ -22,13 +23,14 @@ export async function startSlave(
   const test = makeContext({ ...options, env: { ...modbusEnv(port), ...options.env } });
   if (options.now) test.ctx.now = options.now;
   const service = createModbusService(test.ctx, { host: '127.0.0.1' });
-  await service.start();
+  const running = runOutput(test.ctx, service);
+  await running.start();
   return {
     ...test,
     service,
     port,
     async stop() {
-      await service.stop();
+      await running.stop();
       test.cleanup();
     },
   };

@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore } from '../../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../../src/context.js';
+import { createAppContext, type AppContext } from '../../src/context.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
-import { ReadingStore } from '../../src/reading/store.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 
@@ -81,27 +79,15 @@ export interface ContextOptions {
 /** A real ConfigStore on a temp state directory, a real ReadingStore, a silent logger. */
 export function makeContext(options: ContextOptions = {}): TestContext {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-modbus-'));
-  const config = ConfigStore.load({ env: options.env ?? {}, stateDir });
-  const store = new ReadingStore({
+  const ctx = createAppContext({
+    env: options.env ?? {},
+    stateDir,
     staleAfterMs: options.staleAfterMs ?? 60_000,
     meterInterface: 'SIMULATOR',
+    logger: silentLogger(),
+    system: { id: 'B827EB12A4F0', model: 'WW_Go_1.2', firmware: '2.1.7', bootId: 'boot' },
   });
-  const logger = silentLogger();
-  const ctx: AppContext = {
-    config,
-    store,
-    logger,
-    system: {
-      id: 'B827EB12A4F0',
-      model: 'WW_Go_1.2',
-      firmware: '2.1.7',
-      bootId: 'boot',
-      bootTime: Date.now(),
-    },
-    services: new ServiceStates(),
-    now: Date.now,
-    requestRestart: () => undefined,
-  };
+  const store = ctx.store;
   return {
     ctx,
     stateDir,

@@ -8,6 +8,7 @@ import { createModbusService } from '../../src/modbus/service.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { closeClient, connectClient, readWords } from './clients.js';
 import { freePort, syntheticReading } from './fixtures.js';
+import { runOutput } from '../../src/output.js';
 
 const LAYOUT = [
   {
@@ -165,8 +166,9 @@ test('DELETE is 204 and restores the default: GET 404 and the slave serves the d
     ]),
   );
   const service = createModbusService(api.ctx, { host: '127.0.0.1' });
-  await service.start();
-  t.after(() => service.stop());
+  const running = runOutput(api.ctx, service);
+  await running.start();
+  t.after(() => running.stop());
   api.ctx.store.ingest(syntheticReading(api.clock.now()));
   const client = await connectClient(port);
   t.after(() => closeClient(client));

@@ -9,6 +9,7 @@ import { SerialPort } from 'serialport';
 import { createModbusRtuService, type ModbusRtuService } from '../../src/modbus/rtu-service.js';
 import { crc16Modbus as modbusCrc } from '../../src/checksum/crc16.js';
 import { characterMs, interFrameMs, sealFrame } from '../../src/modbus/rtu-slave.js';
+import { runOutput } from '../../src/output.js';
 import { hasCommand, requireCommand, requirePeer } from '../helpers/environment.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';
 import { mbpollValues } from './clients.js';
@@ -42,9 +43,10 @@ async function startRig(t: TestContext, env: Record<string, string> = {}): Promi
     },
   });
   const service = createModbusRtuService(test.ctx);
-  await service.start();
+  const running = runOutput(test.ctx, service);
+  await running.start();
   t.after(async () => {
-    await service.stop();
+    await running.stop();
     await pty.stop();
     test.cleanup();
     rmSync(dir, { recursive: true, force: true });

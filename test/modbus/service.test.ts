@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { createModbusService } from '../../src/modbus/service.js';
 import { closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
+import { runOutput } from '../../src/output.js';
 
 /** Whether a TCP connection to the loopback port is accepted. */
 async function accepts(port: number): Promise<boolean> {
@@ -25,11 +26,12 @@ test(
   async (t) => {
     const { ctx, cleanup } = makeContext();
     const service = createModbusService(ctx, { host: '127.0.0.1' });
+    const running = runOutput(ctx, service);
     t.after(async () => {
-      await service.stop();
+      await running.stop();
       cleanup();
     });
-    await service.start();
+    await running.start();
     assert.equal(ctx.services.get('modbus')?.state, 'disabled');
 
     const first = await freePort();
@@ -78,11 +80,12 @@ test('license FREE keeps the slave stopped although it is enabled', { timeout: 1
   const port = await freePort();
   const { ctx, cleanup } = makeContext({ env: modbusEnv(port, { METER_GATEWAY_LICENSE_TYPE: 'FREE' }) });
   const service = createModbusService(ctx, { host: '127.0.0.1' });
+  const running = runOutput(ctx, service);
   t.after(async () => {
-    await service.stop();
+    await running.stop();
     cleanup();
   });
-  await service.start();
+  await running.start();
   assert.equal(service.listeningPort, undefined);
   assert.equal(await accepts(port), false);
   assert.deepEqual(JSON.parse(JSON.stringify(ctx.services.get('modbus'))), {
@@ -106,11 +109,12 @@ test(
     const busy = (blocker.address() as { port: number }).port;
     const { ctx, cleanup } = makeContext({ env: modbusEnv(busy) });
     const service = createModbusService(ctx, { host: '127.0.0.1' });
+    const running = runOutput(ctx, service);
     t.after(async () => {
-      await service.stop();
+      await running.stop();
       cleanup();
     });
-    await service.start();
+    await running.start();
     assert.equal(ctx.services.get('modbus')?.state, 'error');
     assert.match(String(ctx.services.get('modbus')?.error), /EADDRINUSE/);
     const free = await freePort();
@@ -125,11 +129,12 @@ test('stop closes open connections and the listener', { timeout: 15_000 }, async
   const { ctx, cleanup } = makeContext({ env: modbusEnv(port) });
   t.after(cleanup);
   const service = createModbusService(ctx, { host: '127.0.0.1' });
-  await service.start();
+  const running = runOutput(ctx, service);
+  await running.start();
   const socket = connect({ host: '127.0.0.1', port });
   await once(socket, 'connect');
   const closed = once(socket, 'close');
-  await service.stop();
+  await running.stop();
   await closed;
   assert.equal(await accepts(port), false);
   assert.equal(ctx.services.get('modbus')?.state, 'stopped');

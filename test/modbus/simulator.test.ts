@@ -19,6 +19,7 @@ import {
   type ModbusClient,
 } from './clients.js';
 import { freePort, modbusEnv } from './fixtures.js';
+import { runOutput } from '../../src/output.js';
 
 type Json = Record<string, unknown>;
 
@@ -77,11 +78,13 @@ test(
     });
     t.after(() => api.close());
     const meter = createMeterInput(api.ctx, api.ctx.logger);
+    const meterOutput = runOutput(api.ctx, meter);
     const modbus = createModbusService(api.ctx, { host: '127.0.0.1' });
-    await modbus.start();
-    t.after(() => modbus.stop());
-    await meter.start();
-    t.after(() => meter.stop());
+    const modbusOutput = runOutput(api.ctx, modbus);
+    await modbusOutput.start();
+    t.after(() => modbusOutput.stop());
+    await meterOutput.start();
+    t.after(() => meterOutput.stop());
     await once(api.ctx.store, 'reading');
     const client = await connectClient(port);
     t.after(() => closeClient(client));

@@ -10,6 +10,7 @@ import {
   type MqttTestContext,
 } from './mqtt-context.js';
 import { TestSubscriber, type ReceivedMessage } from './test-subscriber.js';
+import { runOutput } from '../../src/output.js';
 
 /** Shared pieces of the discovery tests: topics, the keys dsmrReading announces, broker and gateway set-up. */
 export const CONFIG_PREFIX = `homeassistant/sensor/${SYSTEM_ID}/`;
@@ -65,11 +66,12 @@ export async function startGateway(
     staleAfterMs !== undefined ? { staleAfterMs } : {},
   );
   const service: MqttService = createMqttService(context.ctx);
+  const running = runOutput(context.ctx, service);
   t.after(async () => {
-    await service.stop();
+    await running.stop();
     context.close();
   });
-  await service.start();
+  await running.start();
   await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
   return { context, service };
 }

@@ -1,10 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore } from '../../src/config/config-store.js';
-import { ServiceStates, type AppContext, type ServiceStatus } from '../../src/context.js';
+import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
 import { valuesOf, type MbusReading, type Reading } from '../../src/reading/reading.js';
-import { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 
@@ -29,26 +27,20 @@ export function mqttTestContext(
   options: { staleAfterMs?: number; stateDir?: string } = {},
 ): MqttTestContext {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'meter-gateway-mqtt-'));
-  const config = ConfigStore.load({
+  const logLines: string[] = [];
+  const ctx = createAppContext({
     env: { METER_GATEWAY_HTTP_HOST: '127.0.0.1', METER_GATEWAY_HTTP_PORT: '8080', ...env },
     stateDir,
-  });
-  const logLines: string[] = [];
-  const ctx: AppContext = {
-    config,
-    store: new ReadingStore({ staleAfterMs: options.staleAfterMs ?? 60_000, meterInterface: 'P1' }),
+    staleAfterMs: options.staleAfterMs ?? 60_000,
+    meterInterface: 'P1',
     logger: linesLogger(logLines),
     system: {
       id: SYSTEM_ID,
       model: 'meter-gateway-test',
       firmware: '9.8.7',
       bootId: '00000000-0000-4000-8000-000000000000',
-      bootTime: Date.now(),
     },
-    services: new ServiceStates(),
-    now: Date.now,
-    requestRestart: () => undefined,
-  };
+  });
   return {
     ctx,
     logLines,

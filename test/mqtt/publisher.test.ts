@@ -13,6 +13,8 @@ import {
   type MqttTestContext,
 } from './mqtt-context.js';
 import { TestSubscriber } from './test-subscriber.js';
+import { runOutput } from '../../src/output.js';
+import type { Service } from '../../src/service.js';
 
 const REPORT_TOPIC = `meter-gateway/${SYSTEM_ID}/report`;
 const DEVICE_TEMPLATE = '{"P_In": ${1_7_0}, "E_In": ${1_8_0}, "Sys": {"Id": "${sys.id}"}}';
@@ -21,6 +23,8 @@ interface Setup {
   broker: MosquittoBroker;
   context: MqttTestContext;
   service: MqttService;
+  /** The service as the daemon runs it (settings changes reach it). */
+  running: Service;
   subscriber: TestSubscriber;
 }
 
@@ -34,14 +38,15 @@ async function setUp(
   const subscriber = await TestSubscriber.connect(broker.url, ['meter-gateway/#', 'custom/#']);
   const context = mqttTestContext(env(broker));
   const service = createMqttService(context.ctx);
+  const running = runOutput(context.ctx, service);
   t.after(async () => {
-    await service.stop();
+    await running.stop();
     await subscriber.close();
     await broker.stop();
     context.close();
   });
-  await service.start();
-  return { broker, context, service, subscriber };
+  await running.start();
+  return { broker, context, service, running, subscriber };
 }
 
 test('publisher: the device template once per report_interval, valid JSON, never faster than readings', async (t) => {
@@ -174,9 +179,9 @@ test('publisher: the offline queue is bounded; the oldest messages are dropped a
 test('publisher: stop disconnects cleanly and reports stopped', async (t) => {
   const setup = await setUp(t, (broker) => publisherEnv(broker.url));
   if (!setup) return;
-  const { context, service, subscriber } = setup;
+  const { context, running, subscriber } = setup;
   await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
-  await service.stop();
+  await running.stop();
   assert.equal(context.ctx.services.get('mqtt')!.state, 'stopped');
   context.ctx.store.ingest(dsmrReading(Date.now(), 1));
   await subscriber.sync();

@@ -7,6 +7,7 @@ import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { createMqttService, type MqttService } from '../../src/mqtt/publisher.js';
 import { MQTT_SETTINGS_PATH, registerMqttRoutes } from '../../src/http/routes/mqtt.js';
+import { runOutput } from '../../src/output.js';
 import { parseBrokerUrl } from '../../src/mqtt/connection-options.js';
 import { freePort, startMosquitto } from './mosquitto-broker.js';
 import { waitForStatus } from './mqtt-context.js';
@@ -27,9 +28,10 @@ async function startApi(t: TestContext, env: Record<string, string> = {}): Promi
       registerMqttRoutes(router, ctx, service);
     },
   });
-  await service!.start();
+  const running = runOutput(http.ctx, service!);
+  await running.start();
   t.after(async () => {
-    await service!.stop();
+    await running.stop();
     await http.close();
   });
   const call = async (method: string, body?: unknown) => {

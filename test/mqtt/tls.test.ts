@@ -17,6 +17,7 @@ import {
 } from './mqtt-context.js';
 import { createTestPki, type TestPki } from './test-certificates.js';
 import { TestSubscriber } from './test-subscriber.js';
+import { runOutput } from '../../src/output.js';
 
 const REPORT_TOPIC = `meter-gateway/${SYSTEM_ID}/report`;
 
@@ -55,11 +56,12 @@ async function tlsBroker(t: TestContext): Promise<TlsSetup | undefined> {
 async function startGateway(t: TestContext, env: Record<string, string>): Promise<MqttTestContext> {
   const context = mqttTestContext(env);
   const service = createMqttService(context.ctx);
+  const running = runOutput(context.ctx, service);
   t.after(async () => {
-    await service.stop();
+    await running.stop();
     context.close();
   });
-  await service.start();
+  await running.start();
   return context;
 }
 

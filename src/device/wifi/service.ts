@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
-import type { Service } from '../../service.js';
 import type { WifiBackend } from './wifi-backend.js';
 import type { WifiInfo } from './wifi-info.js';
+import type { Output } from '../../output.js';
 
 /** How often the link facts (ssid, ip, rssi ...) for the MQTT template's wifi.* variables are refreshed. */
 const INFO_REFRESH_MS = 30_000;
@@ -11,7 +11,9 @@ const INFO_REFRESH_MS = 30_000;
  * restore the profile goes) and applies system.power_save whenever the settings API changes it.
  * Publishes the link facts as `ctx.services.get('wifi').info` for the template variables.
  */
-export function createWifiService(ctx: AppContext, backend: WifiBackend): Service {
+export function createWifiService(ctx: AppContext, backend: WifiBackend): Output<boolean> {
+  /** The power-save setting the system has, as far as this service set it. */
+  let applied: boolean | undefined;
   let refreshTimer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> | undefined;
   const refreshInfo = () => {
@@ -26,20 +28,24 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Servic
         refreshing = undefined;
       });
   };
-  const onChange = (paths: readonly string[]) => {
-    if (!paths.includes('system.power_save')) return;
-    backend.setPowerSave(ctx.config.config.system.power_save).catch((error: Error) => {
-      ctx.logger.error(`applying system.power_save failed: ${error.message}`);
-      ctx.services.set('wifi', { state: 'error', error: error.message });
-    });
-  };
   return {
     name: 'wifi',
     required: false,
+    watches: ['system.power_save'],
+    select: (config) => config.system.power_save,
+    reconcile({ slice: powerSave }) {
+      if (powerSave === applied) return;
+      applied = powerSave;
+      backend.setPowerSave(powerSave).catch((error: Error) => {
+        ctx.logger.error(`applying system.power_save failed: ${error.message}`);
+        ctx.services.set('wifi', { state: 'error', error: error.message });
+      });
+    },
     async start() {
-      ctx.config.subscribe('wifi', 'change', onChange);
+      // The start-up sync applies the power-save setting with the station profile.
+      applied = ctx.config.config.system.power_save;
       try {
-        await backend.syncAtStart(ctx.config.config.wifi.sta, ctx.config.config.system.power_save);
+        await backend.syncAtStart(ctx.config.config.wifi.sta, applied);
       } catch (error) {
         ctx.logger.error(`Wi-Fi start-up sync failed: ${(error as Error).message}`);
         ctx.services.set('wifi', { state: 'error', error: (error as Error).message });
@@ -49,7 +55,6 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Servic
     },
     async stop() {
       if (refreshTimer) clearInterval(refreshTimer);
-      ctx.config.off('change', onChange);
       // Nothing of this service may touch nmcli after stop: wait for a refresh in flight.
       await refreshing;
       await backend.settle();

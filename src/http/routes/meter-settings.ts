@@ -1,5 +1,11 @@
 import { LEAVES } from '../../config/paths.js';
-import { bodyPaths, ignoredKeys, leafWrites, writeSection, type Section } from '../../config/settings-write.js';
+import {
+  bodyPaths,
+  ignoredKeys,
+  leafWrites,
+  writeSection,
+  type Section,
+} from '../../config/settings-write.js';
 import type { AppContext } from '../../context.js';
 import { redactSource } from '../../meter/source.js';
 import { ERROR_REF, METER_SETTINGS_VIEW_SCHEMA, sectionSchema } from '../api-schemas.js';

@@ -7,6 +7,7 @@ import { assertPowerSaveAllowed } from '../../../src/http/routes/wifi.js';
 import { createWifiService } from '../../../src/device/wifi/service.js';
 import { HttpError } from '../../../src/http/errors.js';
 import { DEVICES, fakeInterface, startRig, stopRig } from './wifi-rig.js';
+import { runOutput } from '../../../src/output.js';
 
 test('power save is refused with 400 while an Ethernet link is up (nmcli device states)', async () => {
   const rig = await startRig();
@@ -70,7 +71,8 @@ test('the Wi-Fi service applies power save changes to the active and own profile
       },
     ]);
     const service = createWifiService(ctx, rig.backend);
-    await service.start();
+    const running = runOutput(ctx, service);
+    await running.start();
     // stored settings say disabled: a leftover profile (after a restore) is removed
     assert.deepEqual(rig.nmcli.calls().at(-1), ['connection', 'delete', 'id', STATION_PROFILE]);
     rig.nmcli.clearCalls();
@@ -88,7 +90,7 @@ test('the Wi-Fi service applies power save changes to the active and own profile
     assert.ok(
       rig.nmcli.calls().some((args) => args.join(' ') === '--wait 30 connection up id preconfigured'),
     );
-    await service.stop();
+    await running.stop();
     rig.nmcli.clearCalls();
     ctx.config.apply(new Map([['system.power_save', false]]));
     await rig.backend.settle();

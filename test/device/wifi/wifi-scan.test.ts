@@ -3,6 +3,7 @@ import { cachedWifiInfo, createWifiService } from '../../../src/device/wifi/serv
 import assert from 'node:assert/strict';
 import { hexOf, terse } from './fake-nmcli.js';
 import { DEVICES, SCAN_FIELDS, scanLine, startRig, stopRig } from './wifi-rig.js';
+import { runOutput } from '../../../src/output.js';
 
 test('scan lists access points with colons, backslashes and non-ASCII SSIDs within the spec limits', async () => {
   const rig = await startRig();
@@ -132,6 +133,7 @@ test('wifiInfo reports the connected access point and address from nmcli', async
 test('the API reads the link facts the Wi-Fi service refreshed, without running nmcli per request', async () => {
   const rig = await startRig();
   const service = createWifiService(rig.http.ctx, rig.backend);
+  const running = runOutput(rig.http.ctx, service);
   try {
     rig.nmcli.answer([
       { args: DEVICES, stdout: 'wlan0:wifi:connected:home\n' },
@@ -141,7 +143,7 @@ test('the API reads the link facts the Wi-Fi service refreshed, without running 
       },
       { prefix: ['-t', '-f', 'IP4.ADDRESS'], stdout: 'IP4.ADDRESS[1]:192.168.1.44/24\n' },
     ]);
-    await service.start();
+    await running.start();
     for (let i = 0; i < 200 && rig.http.ctx.services.get('wifi')?.state !== 'running'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -153,7 +155,7 @@ test('the API reads the link facts the Wi-Fi service refreshed, without running 
     }
     assert.deepEqual(rig.nmcli.calls(), [], 'served from the refreshed facts');
   } finally {
-    await service.stop();
+    await running.stop();
     await stopRig(rig);
   }
 });

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigStore } from '../../../src/config/config-store.js';
-import { ServiceStates, type AppContext } from '../../../src/context.js';
+import { createAppContext, type AppContext } from '../../../src/context.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
+import { runOutput } from '../../../src/output.js';
+import type { Service } from '../../../src/service.js';
 import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
-import { ReadingStore } from '../../../src/reading/store.js';
+import type { ReadingStore } from '../../../src/reading/store.js';
 import { linesLogger } from '../../helpers/log-lines.js';
 import { registerConfigFormats } from '../../../src/daemon.js';
 
@@ -16,7 +17,8 @@ registerConfigFormats();
 
 export interface Harness {
   dir: string;
-  input: MeterInput;
+  /** The meter input as the daemon runs it: settings changes reach it. */
+  input: Service;
   store: ReadingStore;
   context: AppContext;
   /** Log lines at warn and above (reconnect messages). */
@@ -30,32 +32,17 @@ export function tempDir(prefix: string): string {
 
 /** A meter input on `source` with a real config store, reading store and logger, as the daemon wires it. */
 export function meterInput(dir: string, source: string, env: Record<string, string> = {}): Harness {
-  const config = ConfigStore.load({
-    env: { METER_GATEWAY_METER_SOURCE: source, METER_GATEWAY_METER_TIMEOUT: '2', ...env },
-    stateDir: dir,
-  });
-  const store = new ReadingStore({
-    staleAfterMs: config.config.meter.timeout * 1000,
-    meterInterface: interfaceOfSource(source),
-  });
   const warnings: string[] = [];
   const logger = linesLogger(warnings, 'warn', (entry) => entry.message);
-  const context: AppContext = {
-    config,
-    store,
+  const context = createAppContext({
+    env: { METER_GATEWAY_METER_SOURCE: source, METER_GATEWAY_METER_TIMEOUT: '2', ...env },
+    stateDir: dir,
+    meterInterface: interfaceOfSource(source),
     logger,
-    system: {
-      id: '0123456789AB',
-      model: 'test',
-      firmware: '0',
-      bootId: 'boot',
-      bootTime: Date.now(),
-    },
-    services: new ServiceStates(),
-    now: Date.now,
-    requestRestart: () => undefined,
-  };
-  const input = new MeterInput(context, logger);
+    system: { id: '0123456789AB', model: 'test', firmware: '0', bootId: 'boot' },
+  });
+  const store = context.store;
+  const input = runOutput(context, new MeterInput(context, logger));
   return {
     dir,
     input,

@@ -1,0 +1,101 @@
+import { isIP } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
+import type { AppConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import type { MeterState } from '../reading/meter-state.js';
+import type { Reading } from '../reading/reading.js';
+import type { BrokerLink } from './broker-link.js';
+import type { LastWill } from './connection-options.js';
+import type * as discoveryModule from './discovery.js';
+import type { DiscoverySettings, HomeAssistantDiscovery } from './discovery.js';
+import type { DeviceInfo } from './ha-entities.js';
+import type { MqttView } from './template-publisher.js';
+
+/** The discovery module, loaded with the MQTT client when MQTT is first switched on. */
+export type DiscoveryModule = typeof discoveryModule;
+
+/** http://<host>:<port>/ of the API: the bind address when it is a specific one, else this host's address. */
+export function configurationUrlOf(http: AppConfig['http']): string | undefined {
+  if (http.port === 0) return undefined;
+  let host = http.host;
+  if (host === '0.0.0.0' || host === '::' || host === '') {
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address && !address.internal && address.family === 'IPv4');
+    host = external?.address ?? hostname();
+  }
+  return `http://${isIP(host) === 6 ? `[${host}]` : host}:${http.port}/`;
+}
+
+/**
+ * Home Assistant discovery on the current broker link (./discovery.ts does the protocol): one
+ * HomeAssistantDiscovery per link, fed with the readings and the meter status, given new device
+ * facts when the settings change, and asked for its farewell when the link closes.
+ */
+export class HomeAssistantFeed {
+  private discovery: HomeAssistantDiscovery | undefined;
+  private lastStatus: string | undefined;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** The last will of a link: every entity unavailable when the gateway vanishes (discovery on). */
+  will(module: DiscoveryModule, settings: MqttView): LastWill | undefined {
+    return settings.mqtt.discovery.enable ? module.availabilityWill(this.ctx.system.id) : undefined;
+  }
+
+  attach(module: DiscoveryModule, link: BrokerLink, settings: MqttView): void {
+    const discovery = new module.HomeAssistantDiscovery(
+      link,
+      this.settingsOf(settings),
+      () => this.ctx.store.latest,
+      () => this.ctx.store.meter.status,
+    );
+    link.on('message', (name, payload, retained) => discovery.onMessage(name, payload, retained));
+    this.discovery = discovery;
+  }
+
+  /** Stops discovery on the link that goes; returns the message to send before DISCONNECT. */
+  detach(): ReturnType<HomeAssistantDiscovery['farewell']> {
+    const discovery = this.discovery;
+    this.discovery = undefined;
+    discovery?.stop();
+    return discovery?.farewell();
+  }
+
+  /** The broker may have lost every retained message: everything is sent again. */
+  connected(): void {
+    this.discovery?.onConnect();
+  }
+
+  configure(settings: MqttView): void {
+    this.discovery?.configure(this.settingsOf(settings));
+  }
+
+  onReading(reading: Reading): void {
+    this.discovery?.onReading(reading, this.ctx.store.meter.identity.id);
+  }
+
+  onMeter(meter: MeterState): void {
+    if (this.ctx.store.latest === undefined) this.discovery?.onMeterStale();
+    if (meter.status !== this.lastStatus) this.discovery?.publishMeterStatus();
+    this.lastStatus = meter.status;
+  }
+
+  private settingsOf(settings: MqttView): DiscoverySettings {
+    const device: DeviceInfo = {
+      systemId: this.ctx.system.id,
+      name: settings.systemName,
+      model: this.ctx.system.model,
+      firmware: this.ctx.system.firmware,
+    };
+    const { discovery } = settings.mqtt;
+    const url = discovery.configuration_url || configurationUrlOf(this.ctx.config.config.http);
+    if (url !== undefined) device.configurationUrl = url;
+    return {
+      enabled: discovery.enable,
+      prefix: discovery.prefix,
+      stateIntervalMs: discovery.state_interval * 1000,
+      device,
+    };
+  }
+}
