@@ -74,7 +74,11 @@ function importsOf(file: string, text = readFileSync(file, 'utf8')): ImportSite[
   const add = (specifier: ts.Expression | undefined, typeOnly: boolean): void => {
     if (!specifier || !ts.isStringLiteralLike(specifier) || !specifier.text.startsWith('.')) return;
     const target = resolve(dirname(file), specifier.text).replace(/\.js$/, '.ts');
-    sites.push({ file: posix(relative(repoRoot, file)), target: posix(relative(repoRoot, target)), typeOnly });
+    sites.push({
+      file: posix(relative(repoRoot, file)),
+      target: posix(relative(repoRoot, target)),
+      typeOnly,
+    });
   };
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) {
@@ -119,7 +123,11 @@ const sites = files.flatMap((file) => importsOf(file));
 
 test('every source file belongs to a layer of the table', () => {
   const unplaced = files.map((file) => posix(relative(repoRoot, file))).filter((path) => layerOf(path) < 0);
-  assert.deepEqual(unplaced, [], 'files outside every layer (add them to the table and to docs/architecture.md)');
+  assert.deepEqual(
+    unplaced,
+    [],
+    'files outside every layer (add them to the table and to docs/architecture.md)',
+  );
 });
 
 test('imports point down the layers, never up and never into a forbidden folder', () => {
@@ -132,7 +140,9 @@ test('imports point down the layers, never up and never into a forbidden folder'
       violations.push(`${site.file} -> ${site.target} (${layers[from]?.name} imports ${layers[to]?.name})`);
       continue;
     }
-    const rule = forbidden.find((entry) => site.file.startsWith(entry.from) && site.target.startsWith(entry.to));
+    const rule = forbidden.find(
+      (entry) => site.file.startsWith(entry.from) && site.target.startsWith(entry.to),
+    );
     if (rule) violations.push(`${site.file} -> ${site.target} (${rule.reason})`);
   }
   assert.deepEqual(violations, [], `imports against the layer rule:\n  ${violations.join('\n  ')}`);
