@@ -3,7 +3,7 @@ import type { ScanEntry } from './scan-entry.js';
 import type { WifiInfo } from './wifi-info.js';
 
 /**
- * Where Wi-Fi settings take effect (DESIGN §4 Wi-Fi): NetworkManager through nmcli on a Pi, or
+ * Where Wi-Fi settings take effect: NetworkManager through nmcli on a Pi, or
  * nothing beyond the persisted settings where nmcli is absent. Settings are validated and stored by
  * the caller; a backend only applies them.
  */
