@@ -62,15 +62,16 @@ export function answerPdu(
 ): Buffer {
   const functionCode = buf[offset]!;
   const table = tableOf(functionCode);
-  if (table === undefined || !space.has(table))
-    return exceptionReply(functionCode, ILLEGAL_FUNCTION, header, trailer);
+  if (table === undefined) return exceptionReply(functionCode, ILLEGAL_FUNCTION, header, trailer);
   // The request PDU is exactly function code, start (2), quantity (2); §7: exception 03 also
-  // covers a request whose implied length is wrong.
-  if (length !== 5) return exceptionReply(functionCode, ILLEGAL_DATA_VALUE, header, trailer);
+  // covers a request whose implied length is wrong. A table the map lacks is exception 01 first
+  // (`copyTo` reports it for a well-formed request, so the common case asks the space once).
+  const quantity = length === 5 ? (buf[offset + 3]! << 8) | buf[offset + 4]! : 0;
+  if (quantity < 1 || quantity > MAX_QUANTITY) {
+    const code = space.has(table) ? ILLEGAL_DATA_VALUE : ILLEGAL_FUNCTION;
+    return exceptionReply(functionCode, code, header, trailer);
+  }
   const start = (buf[offset + 1]! << 8) | buf[offset + 2]!;
-  const quantity = (buf[offset + 3]! << 8) | buf[offset + 4]!;
-  if (quantity < 1 || quantity > MAX_QUANTITY)
-    return exceptionReply(functionCode, ILLEGAL_DATA_VALUE, header, trailer);
   // The reply is allocated before the range check: an exception is the rare case, and the
   // registers are then copied once, from the map into the reply.
   const reply = Buffer.allocUnsafe(header + 2 + quantity * 2 + trailer);
