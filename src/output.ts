@@ -25,7 +25,7 @@ export interface OutputView<Slice> {
 }
 
 /**
- * An output (or device service) driven by its configuration (docs/architecture.md, "Outputs"):
+ * An output (or device service) driven by its configuration (docs/architecture.md#output-contract):
  * it names the configuration nodes it watches and the license it needs, picks its typed slice,
  * and brings itself in line with that slice in `reconcile`. `start` and `stop` own the lifecycle
  * (store subscriptions, sockets, timers); settings are applied only in `reconcile`, which the

@@ -25,7 +25,7 @@ function linkSettingsDiffer(a: OutputView<MqttView>, b: OutputView<MqttView>): b
  * The MQTT output: the real device's template message every services.report_interval
  * (TemplatePublisher) and Home Assistant discovery with a state message per reading
  * (HomeAssistantFeed), over one broker connection (LinkSupervisor). Off under license FREE
- * (docs/architecture.md, "Outputs"); every settings change applies live. Connection state and
+ * (docs/architecture.md#output-contract); every settings change applies live. Connection state and
  * last error are in ctx.services under 'mqtt' (shown by /api/v1/system).
  */
 export function createMqttService(ctx: AppContext): MqttService {

@@ -31,7 +31,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'domain', members: ['src/meter/', 'src/history/', 'src/modbus/', 'src/mqtt/', 'src/device/'] },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
-  { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts'] },
+  { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts', 'src/addon/'] },
 ];
 
 /**
