@@ -7,6 +7,10 @@ import type { AppConfig } from '../src/config/types.js';
 import { createAppContext, type AppContext } from '../src/context.js';
 import { runOutput, watchesPath, type ConfigPath, type Output, type OutputView } from '../src/output.js';
 import { linesLogger } from './helpers/log-lines.js';
+import { registerConfigFormats } from '../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 interface SdSlice {
   enable: boolean;

@@ -8,6 +8,10 @@ import { addonConfig, ADDON_HTTP_PORT, type AddonOptions } from '../../src/addon
 import { ConfigStore } from '../../src/config/config-store.js';
 import { PROFILE_NAMES } from '../../src/modbus/profiles/catalogue.js';
 import { repoRoot, requirePeer } from '../helpers/environment.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+
+// The formats the outputs and the meter own, as the daemon registers them before its config load.
+registerConfigFormats();
 
 /** Debian's python3 with PyYAML: a real YAML parser for the add-on files. */
 const PYTHON = '/usr/bin/python3';

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createModbusService } from '../../src/modbus/service.js';
+import { runOutput } from '../../src/output.js';
 import { closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
 
@@ -30,13 +31,14 @@ async function startSlave(host: string | undefined) {
   const env = modbusEnv(port, host === undefined ? {} : { METER_GATEWAY_MODBUS_TCP_HOST: host });
   const { ctx, cleanup } = makeContext({ env });
   const service = createModbusService(ctx);
-  await service.start();
+  const output = runOutput(ctx, service);
+  await output.start();
   ctx.store.ingest(syntheticReading());
   return {
     port,
     service,
     async close() {
-      await service.stop();
+      await output.stop();
       cleanup();
     },
   };
