@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { consoleSink, flushLogger, Logger, type LineStream, type LogLevel } from '../src/log.js';
 import { LogFile } from '../src/device/log-file.js';
 import { startHttpContext } from './helpers/http-context.js';
+import { waitFor } from './helpers/wait.js';
 
 /** A console logger whose stdout and stderr are line lists. */
 function consoleLogger(level: LogLevel, env: NodeJS.ProcessEnv) {
@@ -107,9 +108,6 @@ test('services.log rotates at 1 MB and keeps five files, the newest always meter
 test('services.log: a log file that cannot be opened or written is shown as an error and the daemon logs on', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
-  const until = async (condition: () => boolean) => {
-    for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  };
   try {
     await logFile.start();
     // Cannot be opened: the log path is a directory.
@@ -126,7 +124,11 @@ test('services.log: a log file that cannot be opened or written is shown as an e
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     assert.equal(h.ctx.services.get('log')?.state, 'running');
     h.ctx.logger.info('into the void');
-    await until(() => h.ctx.services.get('log')?.state === 'error');
+    await waitFor(
+      'the log service in error',
+      () => h.ctx.services.get('log'),
+      (s) => s?.state === 'error',
+    );
     assert.match(String(h.ctx.services.get('log')?.error), /ENOSPC/);
     assert.ok(h.logLines.some((line) => line.includes('log file disabled')));
     h.ctx.logger.info('still logging');

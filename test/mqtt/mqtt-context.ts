@@ -6,6 +6,7 @@ import { ServiceStates, type AppContext, type ServiceStatus } from '../../src/co
 import { valuesOf, type MbusReading, type Reading } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from '../helpers/log-lines.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const SYSTEM_ID = 'ECC9FF5C7F14';
 
@@ -105,12 +106,11 @@ export async function waitForStatus(
   predicate: (status: ServiceStatus) => boolean,
   deadlineMs = 15_000,
 ): Promise<ServiceStatus> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const status = ctx.services.get('mqtt');
-    if (status && predicate(status)) return status;
-    if (Date.now() > end)
-      throw new Error(`mqtt status never became ${what}; last: ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const status = await waitFor(
+    `mqtt status ${what}`,
+    () => ctx.services.get('mqtt'),
+    (seen) => seen !== undefined && predicate(seen),
+    { deadlineMs },
+  );
+  return status!;
 }

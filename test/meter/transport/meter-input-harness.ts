@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigStore } from '../../../src/config/config-store.js';
 import { ServiceStates, type AppContext } from '../../../src/context.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
@@ -9,6 +8,7 @@ import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import { ReadingStore } from '../../../src/reading/store.js';
 import { linesLogger } from '../../helpers/log-lines.js';
+import { waitFor } from '../../helpers/wait.js';
 
 export interface Harness {
   dir: string;
@@ -72,20 +72,10 @@ export async function waitForStatus(
   statuses: readonly MeterStatus[],
   deadlineMs = 20_000,
 ): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!statuses.includes(store.meter.status)) {
-    if (Date.now() > until) {
-      throw new Error(`meter status stayed ${store.meter.status}, expected ${statuses.join(' or ')}`);
-    }
-    await sleep(50);
-  }
-}
-
-/** Polls until `predicate` holds; fails after a generous deadline. */
-export async function waitUntil(predicate: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  await waitFor(
+    `meter status ${statuses.join(' or ')}`,
+    () => store.meter.status,
+    (status) => statuses.includes(status),
+    { deadlineMs, intervalMs: 50 },
+  );
 }
