@@ -3,6 +3,7 @@ import { ERROR_REF } from '../http/api-schemas.js';
 import { HttpError } from '../http/errors.js';
 import { sendJson } from '../http/respond.js';
 import type { JsonSchema, Router } from '../http/router.js';
+import type { HistoryView } from './history-view.js';
 import { pointView } from './point.js';
 import { parseHistoryQuery } from './query-params.js';
 import type { HistoryRecorder } from './recorder.js';
@@ -73,12 +74,13 @@ export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder:
       }
       const points = await recorder.query(query.resolution, query.from, query.to);
       if (!points) throw new HttpError(503, 'service_unavailable', 'the history store is not running');
-      sendJson(response, 200, {
+      const answer: HistoryView = {
         resolution: query.resolution,
         from: Math.floor(query.from / 1000),
         to: Math.floor(query.to / 1000),
         points: points.map(pointView),
-      });
+      };
+      sendJson(response, 200, answer);
     },
     {
       doc: {
