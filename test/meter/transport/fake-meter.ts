@@ -45,6 +45,11 @@ export class FakeMeter {
     this.tick();
   }
 
+  /** Whether the meter end is open (a gateway that signs on now is heard). */
+  get isOpen(): boolean {
+    return this.port?.isOpen ?? false;
+  }
+
   /** Stops sending (the line goes silent) and closes the meter end. */
   async stop(): Promise<void> {
     this.running = false;

@@ -53,6 +53,8 @@ async function rig(
   harness.store.on('meter', (state) => statuses.push(state.status));
   t.after(() => teardown({ pty, harness, meter }));
   meter.start();
+  // A meter in request mode answers only once its end is open: the first sign-on must find it.
+  await waitFor('the fake meter to open its end', () => meter.isOpen);
   await harness.input.start();
   return { pty, harness, meter, statuses };
 }
