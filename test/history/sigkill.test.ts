@@ -47,106 +47,105 @@ function killSchedule(start: number): { times: number[]; boundary: number } {
 // Runs across a minute boundary at least 10 s away with a daemon start per kill: over a minute.
 const ACROSS_A_MINUTE = { timeout: 240_000 };
 
-test(
-  'SIGKILL loop on the daemon: no corrupt record, at most the open minute lost per kill, roll-ups consistent',
-  ACROSS_A_MINUTE,
-  async () => {
-    const state = mkdtempSync(join(tmpdir(), 'mg-history-kill-'));
-    try {
-      const testStart = Date.now();
-      const runs: Array<{ from: number; to: number }> = [];
-      const kills: number[] = [];
-      const { times, boundary } = killSchedule(testStart);
-      for (const killAt of times) {
-        const run = startDaemon(state, FAST_METER);
-        await ready(run);
-        const from = Date.now();
-        // The kill schedule, not a wait for a state: the daemon runs until its kill time.
-        await letRun(Math.max(killAt - Date.now(), 0));
-        run.child.kill('SIGKILL');
-        kills.push(Date.now());
-        runs.push({ from, to: Date.now() });
-        assert.equal(await run.exited, null);
-      }
-      const last = startDaemon(state, FAST_METER);
-      await ready(last);
-      const lastFrom = Date.now();
-      await letRun(2000);
-      last.child.kill('SIGTERM');
-      assert.equal(await last.exited, 0, last.output());
-      runs.push({ from: lastFrom, to: Date.now() });
-      // A daemon without a meter (nothing listens on the discard port) shows the stored history as
-      // one consistent snapshot: no reading arrives between the queries.
-      const viewer = startDaemon(state, { METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:9' });
-      const port = await ready(viewer, false);
-      assert.doesNotMatch(viewer.output(), /reading 1/);
-      const since = Math.floor(testStart / 1000) - 60;
-      const minutes = await points(port, '1m', since);
-      const quarters = await points(port, '15m', since);
-      const days = await points(port, '1d', since);
-      viewer.child.kill('SIGTERM');
-      assert.equal(await viewer.exited, 0, viewer.output());
+const KILL_LOOP =
+  'SIGKILL loop on the daemon: no corrupt record, at most the open minute lost per kill, roll-ups consistent';
 
-      // Every minute in which a daemon ran for at least half a second has a point, except a minute
-      // that was open (or being written, within 2 s after its end) when a kill came.
-      const stored = new Set(minutes.map((p) => p.t));
-      const ran = new Set<number>();
-      for (const { from, to } of runs) {
-        for (let m = Math.floor(from / 60_000) * 60; m * 1000 < to; m += 60) {
-          if (Math.min(to, (m + 60) * 1000) - Math.max(from, m * 1000) >= 500) ran.add(m);
-        }
-      }
-      const lost = [...ran].filter((m) => !stored.has(m));
-      assert.ok(lost.length <= kills.length);
-      for (const m of lost) {
-        assert.ok(
-          kills.some((k) => k >= m * 1000 && k < (m + 62) * 1000),
-          `minute ${m} lost without a kill in it: kills ${kills.join(',')}`,
-        );
-      }
-      // The daemon that ran for 5 s and more up to the boundary stored that minute with its readings
-      // (unless the kill came before its write; then the minute counts among the lost ones above).
-      const crossing = minutes.find((p) => p.t === boundary / 1000 - 60);
-      if (crossing) assert.ok(crossing.n >= 30, `minute before the boundary: ${crossing.n} readings`);
-      assert.ok(minutes.length >= 1);
-      for (const p of minutes) assert.ok(p.n >= 1 && p.n <= 601, `minute ${p.t}: ${p.n} readings at 10/s`);
-
-      // Coarser buckets are exactly the sum of the minutes in them, across all the kills.
-      for (const [coarse, resolution] of [
-        [quarters, '15m'],
-        [days, '1d'],
-      ] as const) {
-        for (const point of coarse) {
-          const inside = minutes.filter((p) => TIERS[resolution].bucketOf(p.t * 1000) === point.t);
-          assert.equal(
-            point.n,
-            inside.reduce((sum, p) => sum + p.n, 0),
-            `${resolution} ${point.t}`,
-          );
-          const energy = inside.reduce((sum, p) => sum + (p.e_in ?? 0), 0);
-          assert.ok(Math.abs((point.e_in ?? 0) - energy) < 1e-6, `${resolution} ${point.t} energy`);
-        }
-        assert.equal(
-          coarse.reduce((sum, p) => sum + p.n, 0),
-          minutes.reduce((sum, p) => sum + p.n, 0),
-        );
-      }
-      // And on disk no record is torn.
-      for (const resolution of RESOLUTIONS) {
-        const { ring } = await RingFile.open(
-          join(state, 'history', `${resolution}.ring`),
-          TIERS[resolution],
-          Date.now(),
-        );
-        const { counts } = await ring.readAll();
-        await ring.close();
-        assert.equal(counts.corrupt, 0, resolution);
-      }
-      console.log(
-        `# ${kills.length} kills, ${minutes.length} minutes stored, ${lost.length} lost, ${minutes.reduce((s, p) => s + p.n, 0)} readings`,
-      );
-    } finally {
-      rmSync(state, { recursive: true, force: true });
+test(KILL_LOOP, ACROSS_A_MINUTE, async () => {
+  const state = mkdtempSync(join(tmpdir(), 'mg-history-kill-'));
+  try {
+    const testStart = Date.now();
+    const runs: Array<{ from: number; to: number }> = [];
+    const kills: number[] = [];
+    const { times, boundary } = killSchedule(testStart);
+    for (const killAt of times) {
+      const run = startDaemon(state, FAST_METER);
+      await ready(run);
+      const from = Date.now();
+      // The kill schedule, not a wait for a state: the daemon runs until its kill time.
+      await letRun(Math.max(killAt - Date.now(), 0));
+      run.child.kill('SIGKILL');
+      kills.push(Date.now());
+      runs.push({ from, to: Date.now() });
+      assert.equal(await run.exited, null);
     }
-  },
-);
+    const last = startDaemon(state, FAST_METER);
+    await ready(last);
+    const lastFrom = Date.now();
+    await letRun(2000);
+    last.child.kill('SIGTERM');
+    assert.equal(await last.exited, 0, last.output());
+    runs.push({ from: lastFrom, to: Date.now() });
+    // A daemon without a meter (nothing listens on the discard port) shows the stored history as
+    // one consistent snapshot: no reading arrives between the queries.
+    const viewer = startDaemon(state, { METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:9' });
+    const port = await ready(viewer, false);
+    assert.doesNotMatch(viewer.output(), /reading 1/);
+    const since = Math.floor(testStart / 1000) - 60;
+    const minutes = await points(port, '1m', since);
+    const quarters = await points(port, '15m', since);
+    const days = await points(port, '1d', since);
+    viewer.child.kill('SIGTERM');
+    assert.equal(await viewer.exited, 0, viewer.output());
+
+    // Every minute in which a daemon ran for at least half a second has a point, except a minute
+    // that was open (or being written, within 2 s after its end) when a kill came.
+    const stored = new Set(minutes.map((p) => p.t));
+    const ran = new Set<number>();
+    for (const { from, to } of runs) {
+      for (let m = Math.floor(from / 60_000) * 60; m * 1000 < to; m += 60) {
+        if (Math.min(to, (m + 60) * 1000) - Math.max(from, m * 1000) >= 500) ran.add(m);
+      }
+    }
+    const lost = [...ran].filter((m) => !stored.has(m));
+    assert.ok(lost.length <= kills.length);
+    for (const m of lost) {
+      assert.ok(
+        kills.some((k) => k >= m * 1000 && k < (m + 62) * 1000),
+        `minute ${m} lost without a kill in it: kills ${kills.join(',')}`,
+      );
+    }
+    // The daemon that ran for 5 s and more up to the boundary stored that minute with its readings
+    // (unless the kill came before its write; then the minute counts among the lost ones above).
+    const crossing = minutes.find((p) => p.t === boundary / 1000 - 60);
+    if (crossing) assert.ok(crossing.n >= 30, `minute before the boundary: ${crossing.n} readings`);
+    assert.ok(minutes.length >= 1);
+    for (const p of minutes) assert.ok(p.n >= 1 && p.n <= 601, `minute ${p.t}: ${p.n} readings at 10/s`);
+
+    // Coarser buckets are exactly the sum of the minutes in them, across all the kills.
+    for (const [coarse, resolution] of [
+      [quarters, '15m'],
+      [days, '1d'],
+    ] as const) {
+      for (const point of coarse) {
+        const inside = minutes.filter((p) => TIERS[resolution].bucketOf(p.t * 1000) === point.t);
+        assert.equal(
+          point.n,
+          inside.reduce((sum, p) => sum + p.n, 0),
+          `${resolution} ${point.t}`,
+        );
+        const energy = inside.reduce((sum, p) => sum + (p.e_in ?? 0), 0);
+        assert.ok(Math.abs((point.e_in ?? 0) - energy) < 1e-6, `${resolution} ${point.t} energy`);
+      }
+      assert.equal(
+        coarse.reduce((sum, p) => sum + p.n, 0),
+        minutes.reduce((sum, p) => sum + p.n, 0),
+      );
+    }
+    // And on disk no record is torn.
+    for (const resolution of RESOLUTIONS) {
+      const { ring } = await RingFile.open(
+        join(state, 'history', `${resolution}.ring`),
+        TIERS[resolution],
+        Date.now(),
+      );
+      const { counts } = await ring.readAll();
+      await ring.close();
+      assert.equal(counts.corrupt, 0, resolution);
+    }
+    console.log(
+      `# ${kills.length} kills, ${minutes.length} minutes stored, ${lost.length} lost, ${minutes.reduce((s, p) => s + p.n, 0)} readings`,
+    );
+  } finally {
+    rmSync(state, { recursive: true, force: true });
+  }
+});
