@@ -4,7 +4,7 @@
  * (uPlot, MIT, with its licence) into dist/src/web/ui/vendor, so the daemon serves everything from
  * its own package: no CDN, works on a LAN without internet.
  */
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +27,18 @@ const copies: Array<[from: string, to: string]> = [
   [join(uplot, 'dist', 'uPlot.min.css'), join(target, 'vendor', 'uplot.min.css')],
   [join(uplot, 'LICENSE'), join(target, 'vendor', 'uplot.LICENSE')],
 ];
+/** The copy is as new as the source and as long: a rebuild leaves it alone. */
+function upToDate(from: string, to: string): boolean {
+  if (!existsSync(to)) return false;
+  const [source, copy] = [statSync(from), statSync(to)];
+  return copy.size === source.size && copy.mtimeMs >= source.mtimeMs;
+}
+
+let copied = 0;
 for (const [from, to] of copies) {
+  if (upToDate(from, to)) continue;
   mkdirSync(dirname(to), { recursive: true });
   copyFileSync(from, to);
+  copied += 1;
 }
-console.log(`web interface: ${copies.length} files copied to ${target}`);
+console.log(`web interface: ${copied} of ${copies.length} files copied to ${target}`);

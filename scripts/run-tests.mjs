@@ -2,6 +2,8 @@
 // Runs every compiled test file (dist/test/**/*.test.js) with node's test runner.
 // Node 20 and 22 differ in how `node --test DIR` expands arguments, so the list is built here.
 // Optional arguments filter by substring of the path: `node scripts/run-tests.mjs modbus`.
+// Every test has a deadline (60 s, or its own `{ timeout }` when it legitimately needs longer; set
+// TEST_TIMEOUT_MS to change the default): see scripts/test-deadline.mjs.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -29,7 +31,15 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  [
+    '--enable-source-maps',
+    '--import',
+    join(root, 'scripts', 'test-deadline.mjs'),
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: 'inherit', cwd: root },
 );
 process.exit(result.status ?? 1);

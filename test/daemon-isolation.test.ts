@@ -5,14 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Daemon } from '../src/daemon.js';
 import { linesLogger } from './helpers/log-lines.js';
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { waitFor } from './helpers/wait.js';
 
 test('an output whose listeners throw is counted and logged; the daemon and the other outputs go on', async () => {
   const lines: string[] = [];
@@ -39,7 +32,11 @@ test('an output whose listeners throw is counted and logged; the daemon and the 
   config.subscribe('healthy', 'change', () => (healthyChanges += 1));
   await daemon.start();
   try {
-    await until(() => healthyReadings >= 3, 'three readings past the faulty listener');
+    await waitFor(
+      'three readings past the faulty listener',
+      () => healthyReadings,
+      (n) => n >= 3,
+    );
     assert.ok((store.failureCounts.get('faulty') ?? 0) >= 3);
     assert.ok(lines.some((line) => line.includes('faulty failed on reading: reading handler broke')));
 
@@ -63,7 +60,11 @@ test('an output whose listeners throw is counted and logged; the daemon and the 
     };
     assert.ok((system.services.faulty?.listener_errors ?? 0) >= 4, JSON.stringify(system.services));
     const before = healthyReadings;
-    await until(() => healthyReadings > before, 'readings go on after the failures');
+    await waitFor(
+      'readings to go on after the failures',
+      () => healthyReadings,
+      (n) => n > before,
+    );
   } finally {
     await daemon.stop();
   }

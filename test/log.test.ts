@@ -6,6 +6,7 @@ import { consoleSink, flushLogger, Logger, type LineStream, type LogLevel } from
 import { LogFile } from '../src/device/log-file.js';
 import { startHttpContext } from './helpers/http-context.js';
 import { runOutput } from '../src/output.js';
+import { waitFor } from './helpers/wait.js';
 
 /** A console logger whose stdout and stderr are line lists. */
 function consoleLogger(level: LogLevel, env: NodeJS.ProcessEnv) {
@@ -111,9 +112,6 @@ test('services.log: a log file that cannot be opened or written is shown as an e
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
   const logFileOutput = runOutput(h.ctx, logFile);
-  const until = async (condition: () => boolean) => {
-    for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  };
   try {
     await logFileOutput.start();
     // Cannot be opened: the log path is a directory.
@@ -130,7 +128,11 @@ test('services.log: a log file that cannot be opened or written is shown as an e
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     assert.equal(h.ctx.services.get('log')?.state, 'running');
     h.ctx.logger.info('into the void');
-    await until(() => h.ctx.services.get('log')?.state === 'error');
+    await waitFor(
+      'the log service in error',
+      () => h.ctx.services.get('log'),
+      (s) => s?.state === 'error',
+    );
     assert.match(String(h.ctx.services.get('log')?.error), /ENOSPC/);
     assert.ok(h.logLines.some((line) => line.includes('log file disabled')));
     h.ctx.logger.info('still logging');

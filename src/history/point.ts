@@ -1,3 +1,5 @@
+import type { PointView } from './history-view.js';
+
 /**
  * One history point: the aggregate of the meter readings whose time falls into one bucket.
  * Power statistics keep the sum (not the mean), so roll-ups and merges of partial buckets are as
@@ -96,15 +98,7 @@ export function roundMicro(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
-/** Point as GET /api/v1/history shows it. */
-export interface PointView {
-  t: number;
-  n: number;
-  p_in: { min: number; mean: number; max: number } | null;
-  p_out: { min: number; mean: number; max: number } | null;
-  e_in: number | null;
-  e_out: number | null;
-}
+export type { PointView } from './history-view.js';
 
 function powerView(stats: PowerStats | undefined): PointView['p_in'] {
   if (!stats) return null;

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUANTITY_BY_OBIS } from '../../src/reading/quantities.js';
 import { toCanonical } from '../../src/reading/units.js';
-import { startDaemon, waitFor } from '../helpers/daemon-process.js';
+import { startDaemon } from '../helpers/daemon-process.js';
+import { waitFor } from '../helpers/wait.js';
 import { cliCommand, corpusDir, repoRoot, requireCorpus } from '../helpers/environment.js';
 
 function runCli(
@@ -124,12 +125,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
       child.on('exit', (code) => resolve({ code, at: Date.now() })),
     );
-    await waitFor(
-      () => /reading 1 \(DSMR\): import [\d.]+ kW, export [\d.]+ kW, energy in [\d.]+ kWh/.test(output()),
-      20_000,
-      'first reading',
+    await waitFor('first reading', output, (text) =>
+      /reading 1 \(DSMR\): import [\d.]+ kW, export [\d.]+ kW, energy in [\d.]+ kWh/.test(text),
     );
-    await waitFor(() => /meter-gateway \S+ running/.test(output()), 20_000, 'running');
+    await waitFor('running', output, (text) => /meter-gateway \S+ running/.test(text));
     const sentAt = Date.now();
     child.kill(signal);
     const { code, at } = await exited;

@@ -18,7 +18,10 @@ test('writeFileAtomic writes only when the content changed and keeps the mode', 
   assert.deepEqual(readdirSync(dir), ['secrets.json'], 'no temp files left behind');
 });
 
-test('SIGKILL during 200+ writes never leaves a mix of old and new content', async () => {
+// A dozen or more writer processes started and killed one after another: over a minute under load.
+const WRITER_ROUNDS = { timeout: 240_000 };
+
+test('SIGKILL during 200+ writes never leaves a mix of old and new content', WRITER_ROUNDS, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mg-atomic-kill-'));
   const path = join(dir, 'settings.json');
   let next = 0;

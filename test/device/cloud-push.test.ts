@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { CloudPush } from '../../src/device/cloud-push.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A local endpoint whose behaviour the test switches: fail with 503, hang, or accept. */
 async function endpoint(): Promise<{
@@ -44,14 +45,6 @@ async function endpoint(): Promise<{
   };
 }
 
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const until = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 test('reports are pushed in order through failures, and delivered once the endpoint recovers', async () => {
   const remote = await endpoint();
   const h = await startHttpContext({ env: { METER_GATEWAY_CLOUD_VENDOR_URL: remote.url } });
@@ -70,7 +63,7 @@ test('reports are pushed in order through failures, and delivered once the endpo
       h.clock.advance(1000);
       push.tick();
     }
-    await waitFor(() => remote.attempts() >= 2, 'retries');
+    await waitFor('retries', remote.attempts, (attempts) => attempts >= 2);
     const target = () =>
       (
         h.ctx.services.get('cloud')?.targets as Record<
@@ -83,7 +76,11 @@ test('reports are pushed in order through failures, and delivered once the endpo
 
     remote.mode.value = 'ok';
     // The endpoint has a report before the pusher has read its 204: wait for both sides.
-    await waitFor(() => remote.received.length === 3 && target().sent === 3, 'delivery after recovery');
+    await waitFor(
+      'delivery after recovery',
+      () => ({ received: remote.received.length, sent: target().sent }),
+      (seen) => seen.received === 3 && seen.sent === 3,
+    );
     assert.deepEqual(
       remote.received.map((r) => r.report.id),
       [1, 2, 3],
@@ -119,7 +116,7 @@ test('a hanging endpoint times out and the backlog stays bounded', async () => {
       ).partner_a!;
     assert.equal(status().backlog, 120);
     assert.equal(status().dropped, 10, 'oldest reports dropped and counted');
-    await waitFor(() => status().failed >= 1, 'the request timeout');
+    await waitFor('the request timeout', status, (seen) => seen.failed >= 1);
     assert.match(status().error ?? '', /timeout/i);
     assert.equal(status().backlog, 120, 'a timed-out report stays queued');
   } finally {

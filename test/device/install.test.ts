@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, requirePeer } from '../helpers/environment.js';
+import { waitFor } from '../helpers/wait.js';
 
 const LAUNCHER = join(repoRoot, 'dist', 'scripts', 'launcher.js');
 
@@ -25,7 +26,13 @@ test('the launcher with no release installed exits 78 (no restart loop) with a c
   assert.doesNotMatch(unit, /^StartLimitIntervalSec=0$/m, 'restarts are bounded');
 });
 
-test('systemd/install.sh installs this build as a release the launcher starts and that serves the API', async (t) => {
+// Two full install.sh runs (copy, production npm install, prune) and a launched daemon: minutes on a Pi.
+const INSTALL_RUNS = { timeout: 300_000 };
+
+const INSTALL_AND_SERVE =
+  'systemd/install.sh installs this build as a release the launcher starts and that serves the API';
+
+test(INSTALL_AND_SERVE, INSTALL_RUNS, async (t) => {
   const isRoot = process.getuid?.() === 0;
   if (!requirePeer(t, isRoot, 'root (install.sh creates users and owns files)')) return;
   const dir = mkdtempSync(join(tmpdir(), 'mg-install-'));
@@ -91,11 +98,14 @@ test('systemd/install.sh installs this build as a release the launcher starts an
   launcher.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => launcher.on('exit', (code) => resolve(code)));
   try {
-    const until = Date.now() + 30_000;
-    while (!/reported READY/.test(output)) {
-      if (Date.now() > until) throw new Error(`no READY:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      'the launched daemon to report READY',
+      () => output,
+      (text) => /reported READY/.test(text),
+      {
+        deadlineMs: 30_000,
+      },
+    );
     const port = /running \(HTTP on 127\.0\.0\.1:(\d+)\)/.exec(output)?.[1];
     const report = await fetch(`http://127.0.0.1:${port}/api/v1/report`);
     assert.equal(report.status, 200);

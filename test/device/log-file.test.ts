@@ -4,10 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { LogFile } from '../../src/device/log-file.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-}
+import { quietPeriod, waitFor } from '../helpers/wait.js';
 
 test('services.log adds a log file in the state directory while on', async () => {
   const h = await startHttpContext();
@@ -19,10 +16,14 @@ test('services.log adds a log file in the state directory while on', async () =>
     assert.equal(existsSync(logFile.path), false);
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     h.ctx.logger.info('while on', { component: 'test' });
-    await until(() => existsSync(logFile.path) && readFileSync(logFile.path, 'utf8').includes('while on'));
+    await waitFor(
+      'the line in the log file',
+      () => existsSync(logFile.path) && readFileSync(logFile.path, 'utf8'),
+      (text) => String(text).includes('while on'),
+    );
     assert.equal(h.ctx.config.apply(new Map([['services.log', false]])).ok, true);
     h.ctx.logger.info('after');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await quietPeriod(50); // proves an absence: 'after' is not written
     const lines = readFileSync(logFile.path, 'utf8')
       .trim()
       .split('\n')

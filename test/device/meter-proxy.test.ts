@@ -7,6 +7,7 @@ import { registerCoreRoutes } from '../../src/http/routes/core.js';
 import { MeterInput } from '../../src/meter/meter-input.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
+import { waitFor } from '../helpers/wait.js';
 
 // npm dsmr-parser: a DSMR parser that is not ours (CommonJS).
 const dsmrParser = createRequire(import.meta.url)('dsmr-parser') as {
@@ -84,9 +85,11 @@ test('the proxy passes the raw telegrams; a foreign DSMR parser reads the same v
     // Switched off live: the port closes.
     const port = proxy.port!;
     assert.equal(h.ctx.config.apply(new Map([['services.meter_proxy', false]])).ok, true);
-    for (let i = 0; i < 100 && h.ctx.services.get('meter_proxy')?.state !== 'stopped'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      'the proxy to stop',
+      () => h.ctx.services.get('meter_proxy'),
+      (s) => s?.state === 'stopped',
+    );
     assert.equal(h.ctx.services.get('meter_proxy')?.state, 'stopped');
     await assert.rejects(
       new Promise((resolve, reject) => connect(port, '127.0.0.1').on('connect', resolve).on('error', reject)),

@@ -7,14 +7,7 @@ import { Backoff } from '../../src/backoff.js';
 import { ScriptRunner } from '../../src/device/scripting.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { quietPeriod, waitFor } from '../helpers/wait.js';
 
 test('the script gets readings on stdin and the API address, and is restarted with backoff after a crash', async () => {
   const h = await startHttpContext({ env: { METER_GATEWAY_LICENSE_TYPE: 'PLUS' } });
@@ -60,7 +53,11 @@ test('the script gets readings on stdin and the API address, and is restarted wi
   const runner2Output = runOutput(h2.ctx, runner2);
   try {
     await runner2Output.start();
-    await until(() => h2.ctx.services.get('scripting')?.state === 'RUNNING', 'RUNNING');
+    await waitFor(
+      'RUNNING',
+      () => h2.ctx.services.get('scripting'),
+      (s) => s?.state === 'RUNNING',
+    );
     const lines = () => {
       try {
         return readFileSync(out, 'utf8').trim().split('\n');
@@ -68,15 +65,19 @@ test('the script gets readings on stdin and the API address, and is restarted wi
         return [];
       }
     };
-    await until(() => lines().length >= 1, 'the script to start');
+    await waitFor('the script to start', lines, (seen) => seen.length >= 1);
     assert.deepEqual(JSON.parse(lines()[0]!), { api: h2.baseUrl });
     h2.ctx.store.ingest(syntheticReading(h2.clock.now(), 1));
     h2.ctx.store.ingest(syntheticReading(h2.clock.now(), 2));
-    await until(() => h2.ctx.services.get('scripting')?.restarts === 1, 'the crash');
+    await waitFor(
+      'the crash',
+      () => h2.ctx.services.get('scripting'),
+      (s) => s?.restarts === 1,
+    );
     assert.equal(JSON.parse(lines()[1]!).P_In, 2.412 + 1 / 1000);
     assert.equal(JSON.parse(lines()[2]!).P_In, 2.412 + 2 / 1000);
     assert.match(String(h2.ctx.services.get('scripting')?.error), /code 3/);
-    await until(() => lines().length >= 4, 'the restart');
+    await waitFor('the restart', lines, (seen) => seen.length >= 4);
     assert.equal(h2.ctx.services.get('scripting')?.state, 'RUNNING');
 
     assert.equal(
@@ -102,7 +103,7 @@ test('license FREE keeps the script stopped', async () => {
   const runnerOutput = runOutput(h.ctx, runner);
   try {
     await runnerOutput.start();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await quietPeriod(50); // proves an absence: the script does not start (run delay 1 ms)
     assert.deepEqual(h.ctx.services.get('scripting'), { state: 'IDLE', restarts: 0, skipped_readings: 0 });
   } finally {
     await runnerOutput.stop();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { cliCommand, repoRoot } from './environment.js';
+import { waitFor } from './wait.js';
 
 export interface DaemonProcess {
   child: ChildProcess;
@@ -38,14 +39,6 @@ export function startDaemon(state: string, env: Record<string, string> = {}): Da
   return { child, output: () => output, exited };
 }
 
-export async function waitFor(condition: () => boolean, deadlineMs: number, what: string): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** A started daemon that listens: its base URL and a stop that waits for the exit. */
 export interface ListeningDaemon extends DaemonProcess {
   baseUrl: string;
@@ -61,7 +54,7 @@ export async function startDaemonProcess(
   const daemon = startDaemon(state, env);
   const listening = /http: listening on 127\.0\.0\.1:(\d+)/;
   await Promise.race([
-    waitFor(() => listening.test(daemon.output()), 20_000, 'the daemon to listen'),
+    waitFor('the daemon to listen', daemon.output, (output) => listening.test(output)),
     daemon.exited.then((code) => {
       throw new Error(`daemon exited with ${code} before listening:\n${daemon.output()}`);
     }),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { EventSource } from 'eventsource';
 import { registerCoreRoutes, type CoreRoutes } from '../../src/http/server.js';
 import type { LiveHubOptions } from '../../src/http/routes/live.js';
@@ -8,6 +8,7 @@ import { buildLivePayload } from '../../src/reading/live.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { send } from './http-client.js';
 import { liveData, openStream } from './sse-client.js';
+import { waitFor } from '../helpers/wait.js';
 
 async function withServer(
   fn: (server: HttpTestContext, core: CoreRoutes) => Promise<void>,
@@ -26,9 +27,14 @@ async function withServer(
   }
 }
 
-/** Waits (without a time limit of its own; the test runner's timeout applies) until `condition`. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(5);
+/** Waits until the hub has `count` clients. */
+async function liveClients(core: CoreRoutes, count: number): Promise<void> {
+  await waitFor(
+    `${count} live clients`,
+    () => core.live.size,
+    (size) => size === count,
+    { intervalMs: 5 },
+  );
 }
 
 test('one `event: live` per reading with the flat payload on one data line; headers of an event stream', () =>
@@ -82,7 +88,7 @@ test('clients beyond http.live_max_clients get 503 with the error body; a freed 
       assert.equal(refused.status, 503);
       assert.equal(refused.json().error, 'service_unavailable');
       a.close();
-      await until(() => core.live.size === 1);
+      await liveClients(core, 1);
       const c = await openStream(baseUrl);
       assert.equal(c.response.statusCode, 200);
       b.close();
@@ -135,12 +141,12 @@ test('10,000 connect/disconnect cycles leave no client, listener or timer behind
         await Promise.all(streams.map((stream) => stream.block(0)));
         for (const stream of streams) stream.close();
       }
-      await until(() => core.live.size === 0);
+      await liveClients(core, 0);
       assert.equal(ctx.store.listenerCount('reading'), 0);
       const again = await openStream(baseUrl);
       assert.equal(ctx.store.listenerCount('reading'), 1);
       again.close();
-      await until(() => core.live.size === 0);
+      await liveClients(core, 0);
       assert.equal(ctx.store.listenerCount('reading'), 0);
     },
     { env: { METER_GATEWAY_HTTP_LIVE_MAX_CLIENTS: '100' } },
@@ -161,7 +167,7 @@ test('stopping the server ends every stream', async () => {
     routes: (router, ctx) => (core = registerCoreRoutes(router, ctx)),
   });
   const streams = await Promise.all([openStream(server.baseUrl), openStream(server.baseUrl)]);
-  await until(() => core!.live.size === 2);
+  await liveClients(core!, 2);
   await server.close();
   await Promise.all(streams.map((stream) => stream.ended));
   assert.equal(core!.live.size, 0);

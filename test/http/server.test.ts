@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { rawExchange, send, sendJsonBody, type Reply } from './http-client.js';
+import { waitFor } from '../helpers/wait.js';
 
 function assertApiHeaders(reply: Reply): void {
   assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
@@ -214,7 +215,11 @@ test('garbage behind a response in flight closes the connection without writing 
     socket.on('data', (chunk: string) => (received += chunk));
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.write('GET /api/v1/live HTTP/1.1\r\nHost: x\r\n\r\n');
-    while (!received.includes('\r\n\r\n')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(
+      'the response headers',
+      () => received,
+      (text) => text.includes('\r\n\r\n'),
+    );
     assert.match(received, /^HTTP\/1\.1 200 /);
     socket.write('GARBAGE\r\n\r\n');
     await closed;

@@ -4,13 +4,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as pause } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
 import { createModbusRtuService, type ModbusRtuService } from '../../src/modbus/rtu-service.js';
 import { crc16Modbus as modbusCrc } from '../../src/checksum/crc16.js';
 import { characterMs, interFrameMs, sealFrame } from '../../src/modbus/rtu-slave.js';
 import { runOutput } from '../../src/output.js';
 import { hasCommand, requireCommand, requirePeer } from '../helpers/environment.js';
+import { quietPeriod, waitFor } from '../helpers/wait.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';
 import { mbpollValues } from './clients.js';
 import { makeContext, syntheticReading, type TestContext as ModbusTestContext } from './fixtures.js';
@@ -84,9 +85,8 @@ function request(unit: number, functionCode: number, start: number, quantity: nu
   return sealFrame(frame);
 }
 
-async function waitForBytes(heard: () => Buffer, count: number, ms = 2000): Promise<Buffer> {
-  for (let waited = 0; heard().length < count && waited < ms; waited += 10) await sleep(10);
-  return heard();
+async function waitForBytes(heard: () => Buffer, count: number): Promise<Buffer> {
+  return waitFor(`${count} bytes on the bus`, heard, (bytes) => bytes.length >= count, { intervalMs: 10 });
 }
 
 test('Modbus CRC-16 and frame timing of the serial line spec', () => {
@@ -120,12 +120,18 @@ test('raw frames: byte-exact reply, wrong CRC and other unit ids unanswered, exc
   // A corrupted CRC, another unit id and a broadcast: no answer on the bus.
   const corrupted = request(UNIT, 4, 0x0034, 2);
   corrupted[7] = corrupted[7]! ^ 0xff;
+  // 60 ms of silence between them (far more than t3.5) keeps them three frames.
   bus.port.write(corrupted);
-  await sleep(60);
+  await pause(60);
   bus.port.write(request(UNIT + 1, 4, 0x0034, 2));
-  await sleep(60);
+  await pause(60);
   bus.port.write(request(0, 4, 0x0034, 2));
-  await sleep(200);
+  await waitFor(
+    'the three frames to be taken in',
+    () => rig.service.counters,
+    (counters) => counters.badFrames + counters.otherUnit >= 3,
+  );
+  await quietPeriod(100); // proves an absence: no reply follows any of them
   assert.equal(bus.heard().length, 0);
   assert.equal(rig.service.counters.badFrames, 1);
   assert.equal(rig.service.counters.otherUnit, 2);
@@ -133,7 +139,7 @@ test('raw frames: byte-exact reply, wrong CRC and other unit ids unanswered, exc
   // A request split in two bursts (as a USB adapter delivers it) is still answered.
   const split = request(UNIT, 3, 0x0014, 2);
   bus.port.write(split.subarray(0, 3));
-  await sleep(20);
+  await pause(20); // the gap between the two bursts, shorter than the frame timeout
   bus.port.write(split.subarray(3));
   const node = await waitForBytes(bus.heard, 9);
   assert.equal(node.readFloatBE(3), UNIT);
@@ -284,15 +290,10 @@ test('the port vanishing and coming back: the slave reopens it with backoff', as
   if (!requireCommand(t, 'socat') || !requireCommand(t, 'mbpoll')) return;
   const rig = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sdm630' });
   await rig.pty.stop();
-  for (let waited = 0; rig.ctx.services.get('modbus_rtu')?.state !== 'error'; waited += 20) {
-    assert.ok(waited < 5000, 'the closed port is reported');
-    await sleep(20);
-  }
+  const state = () => rig.ctx.services.get('modbus_rtu')?.state;
+  await waitFor('the closed port to be reported', state, (seen) => seen === 'error');
   await rig.pty.start();
-  for (let waited = 0; rig.ctx.services.get('modbus_rtu')?.state !== 'running'; waited += 50) {
-    assert.ok(waited < 10_000, 'the port is reopened');
-    await sleep(50);
-  }
+  await waitFor('the port to be reopened', state, (seen) => seen === 'running');
   const result = await mbpollRtu(rig.pty.meterPath, ['-t', '3:float', '-B', '-r', '53', '-c', '1']);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(mbpollValues(result.stdout).get(53), 822);

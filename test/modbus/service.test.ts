@@ -6,6 +6,7 @@ import { createModbusService } from '../../src/modbus/service.js';
 import { closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
 import { runOutput } from '../../src/output.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** Whether a TCP connection to the loopback port is accepted. */
 async function accepts(port: number): Promise<boolean> {
@@ -41,7 +42,7 @@ test(
         ['services.modbus.enable', true],
       ]),
     );
-    await waitFor(() => service.listeningPort === first);
+    await listeningOn(service, first);
     ctx.store.ingest(syntheticReading());
     const client = await connectClient(first);
     assert.equal((await readWords(client, 1, 2)).readFloatBE(0), Math.fround(230.1));
@@ -59,21 +60,28 @@ test(
 
     const second = await freePort();
     ctx.config.apply(new Map([['services.modbus.port', second]]));
-    await waitFor(() => service.listeningPort === second);
+    await listeningOn(service, second);
     assert.equal(await accepts(first), false);
     assert.equal(await accepts(second), true);
     assert.equal(ctx.services.get('modbus')?.port, second);
 
     ctx.config.apply(new Map([['services.modbus.enable', false]]));
-    await waitFor(() => service.listeningPort === undefined);
+    await listeningOn(service, undefined);
     assert.equal(await accepts(second), false);
     assert.equal(ctx.services.get('modbus')?.state, 'disabled');
   },
 );
 
-/** Polls a condition on the event loop (config changes reconcile asynchronously). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+/** Config changes reconcile asynchronously: waits until the slave listens on `port` (or on none). */
+async function listeningOn(service: { listeningPort: number | undefined }, port: number | undefined) {
+  await waitFor(
+    `the slave to listen on ${port ?? 'no port'}`,
+    () => service.listeningPort,
+    (seen) => seen === port,
+    {
+      intervalMs: 5,
+    },
+  );
 }
 
 test('license FREE keeps the slave stopped although it is enabled', { timeout: 15_000 }, async (t) => {
@@ -119,7 +127,7 @@ test(
     assert.match(String(ctx.services.get('modbus')?.error), /EADDRINUSE/);
     const free = await freePort();
     ctx.config.apply(new Map([['services.modbus.port', free]]));
-    await waitFor(() => service.listeningPort === free);
+    await listeningOn(service, free);
     assert.equal(ctx.services.get('modbus')?.state, 'running');
   },
 );

@@ -243,7 +243,7 @@ test('discovery: state messages at mqtt.discovery.state_interval, the latest rea
   // 20 readings 100 ms apart (about 2 s): with a 1 s interval, about three state messages.
   for (let step = 0; step < 20; step++) {
     context.ctx.store.ingest(dsmrReading(Date.now(), step));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the meter's pace, not a wait
   }
   const last = dsmrReading(Date.now(), 19).values.get('1.7.0')!.value;
   await subscriber.waitFor(

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Debian's mosquitto started by a test from a config in a temp dir, bound to loopback only, like
@@ -109,15 +109,18 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
       stderr += chunk.toString();
     });
     const started = child;
-    for (let i = 0; i < 200; i++) {
-      if (started.exitCode !== null) throw new Error(`mosquitto exited ${started.exitCode}: ${stderr}`);
-      const ready =
-        (await accepting('127.0.0.1', port)) &&
-        (tlsPort === undefined || (await accepting(options.tls!.hosts[0]!, tlsPort)));
-      if (ready) return;
-      await sleep(25);
-    }
-    throw new Error(`mosquitto did not listen on ${port}: ${stderr}`);
+    await waitFor(
+      `mosquitto to listen on ${port}`,
+      async () => {
+        if (started.exitCode !== null) throw new Error(`mosquitto exited ${started.exitCode}: ${stderr}`);
+        return (
+          (await accepting('127.0.0.1', port)) &&
+          (tlsPort === undefined || (await accepting(options.tls!.hosts[0]!, tlsPort)))
+        );
+      },
+      Boolean,
+      { deadlineMs: 5000, intervalMs: 25 },
+    );
   }
 
   async function kill(): Promise<void> {

@@ -8,6 +8,7 @@ import { registerConfigFormats } from '../../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
+import { waitFor } from '../helpers/wait.js';
 
 export const SYSTEM_ID = 'ECC9FF5C7F14';
 
@@ -101,12 +102,11 @@ export async function waitForStatus(
   predicate: (status: ServiceStatus) => boolean,
   deadlineMs = 15_000,
 ): Promise<ServiceStatus> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const status = ctx.services.get('mqtt');
-    if (status && predicate(status)) return status;
-    if (Date.now() > end)
-      throw new Error(`mqtt status never became ${what}; last: ${JSON.stringify(status)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const status = await waitFor(
+    `mqtt status ${what}`,
+    () => ctx.services.get('mqtt'),
+    (seen) => seen !== undefined && predicate(seen),
+    { deadlineMs },
+  );
+  return status!;
 }

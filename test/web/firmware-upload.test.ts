@@ -10,7 +10,11 @@ import { buildFakeBundle, installRootWith, newSigningKey } from '../device/updat
 import { launchBrowser, requireChromium } from '../helpers/browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 
-test("the firmware page uploads a signed bundle with a progress bar and shows the gateway's answer", async (t) => {
+const UPLOAD_WITH_PROGRESS =
+  "the firmware page uploads a signed bundle with a progress bar and shows the gateway's answer";
+
+// The upload, verification and install of 4 MB can take up to a minute on a loaded machine.
+test(UPLOAD_WITH_PROGRESS, { timeout: 120_000 }, async (t) => {
   if (!requireChromium(t)) return;
   const assets = loadStaticAssets();
   assert.ok(assets.length > 0, 'web interface not built (npm run build)');

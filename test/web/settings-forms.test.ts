@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { requireChromium } from '../helpers/browser.js';
 import { requireCommand } from '../helpers/environment.js';
 import { setUp, settingsOf, valueWhere, type MqttView } from './page-rig.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('settings saved in the forms are what GET /api/v1/settings and /api/v1/mqtt/settings return', async (t) => {
   if (!requireChromium(t) || !requireCommand(t, 'openssl')) return;
@@ -39,11 +40,11 @@ test('settings saved in the forms are what GET /api/v1/settings and /api/v1/mqtt
   await page.locator('#form-services select[name="services.modbus_rtu.profile"]').selectOption('dtsu666');
   await page.locator('#form-services button[type=submit]').click();
   type ServicesView = { services: Record<string, Record<string, unknown>> };
-  let emulation = (await settingsOf<ServicesView>(daemon.baseUrl)).services;
-  for (let waited = 0; emulation.modbus!.profile !== 'sunspec' && waited < 5000; waited += 50) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    emulation = (await settingsOf<ServicesView>(daemon.baseUrl)).services;
-  }
+  const emulation = await waitFor(
+    'the saved Modbus profile',
+    async () => (await settingsOf<ServicesView>(daemon.baseUrl)).services,
+    (services) => services.modbus!.profile === 'sunspec',
+  );
   assert.equal(emulation.modbus!.profile, 'sunspec');
   assert.deepEqual(emulation.modbus_rtu, {
     enable: false,

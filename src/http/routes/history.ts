@@ -3,6 +3,7 @@ import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { JsonSchema, Router } from '../router.js';
+import type { HistoryView } from '../../history/history-view.js';
 import { pointView } from '../../history/point.js';
 import { parseHistoryQuery } from '../../history/query-params.js';
 import type { HistoryRecorder } from '../../history/recorder.js';
@@ -73,12 +74,13 @@ export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder:
       }
       const points = await recorder.query(query.resolution, query.from, query.to);
       if (!points) throw new HttpError(503, 'service_unavailable', 'the history store is not running');
-      sendJson(response, 200, {
+      const answer: HistoryView = {
         resolution: query.resolution,
         from: Math.floor(query.from / 1000),
         to: Math.floor(query.to / 1000),
         points: points.map(pointView),
-      });
+      };
+      sendJson(response, 200, answer);
     },
     {
       doc: {

@@ -21,3 +21,13 @@ export const METER_PROFILES: Readonly<
   dtsu666: DTSU666_BLOCKS,
   sunspec: SUNSPEC_BLOCKS,
 };
+
+/** The meter each register map copies, as settings pages name it. */
+export const PROFILE_TITLES: Readonly<Record<ProfileName, string>> = {
+  whatwatt: 'whatwatt (spec layout)',
+  sdm630: 'Eastron SDM630',
+  sdm120: 'Eastron SDM120',
+  sdm72: 'Eastron SDM72',
+  dtsu666: 'Chint DTSU666',
+  sunspec: 'SunSpec meter (model 203)',
+};

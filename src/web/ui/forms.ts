@@ -1,4 +1,5 @@
-import { api, ApiError, setAt, valueAt, type FieldIssue } from './api.js';
+import { api, ApiError } from './api.js';
+import { fieldNameOf, setAt, valueAt, type FieldIssue } from './fields.js';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -70,7 +71,7 @@ export function showIssues(
   clearIssues(form);
   const unplaced: FieldIssue[] = [];
   for (const issue of issues) {
-    const name = strip && issue.field.startsWith(strip) ? issue.field.slice(strip.length) : issue.field;
+    const name = fieldNameOf(issue.field, strip);
     const control = controlsOf(form).find((candidate) => candidate.name === name);
     if (!control) {
       unplaced.push(issue);

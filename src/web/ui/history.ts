@@ -1,24 +1,8 @@
 import type uPlot from 'uplot';
+import type { HistoryView, PointView } from '../../history/history-view.js';
 import { api, ApiError, element } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
 import { formatNumber } from './format.js';
-
-/** One bucket of GET /api/v1/history: power min/mean/max (kW) and energy deltas (kWh). */
-interface HistoryPoint {
-  t: number;
-  n: number;
-  p_in: { min: number; mean: number; max: number } | null;
-  p_out: { min: number; mean: number; max: number } | null;
-  e_in: number | null;
-  e_out: number | null;
-}
-
-interface HistoryAnswer {
-  resolution: string;
-  from: number;
-  to: number;
-  points: HistoryPoint[];
-}
 
 interface RangeView {
   id: string;
@@ -64,7 +48,7 @@ const charts = new Map<string, uPlot>();
 /** The requested range of each chart, the whole of which its time axis shows. */
 const spans = new Map<string, [number, number]>();
 
-function columnsOf(points: readonly HistoryPoint[], kind: RangeView['kind']): uPlot.AlignedData {
+function columnsOf(points: readonly PointView[], kind: RangeView['kind']): uPlot.AlignedData {
   const t = points.map((point) => point.t);
   if (kind === 'energy') {
     return [
@@ -81,7 +65,7 @@ function columnsOf(points: readonly HistoryPoint[], kind: RangeView['kind']): uP
   ];
 }
 
-function total(points: readonly HistoryPoint[], key: 'e_in' | 'e_out'): number {
+function total(points: readonly PointView[], key: 'e_in' | 'e_out'): number {
   return points.reduce((sum, point) => sum + (point[key] ?? 0), 0);
 }
 
@@ -89,9 +73,9 @@ async function showRange(range: RangeView, now: Date): Promise<void> {
   const note = element(`${range.id}-note`);
   const from = Math.floor(range.from(now).getTime() / 1000);
   const to = Math.floor(now.getTime() / 1000);
-  let answer: HistoryAnswer;
+  let answer: HistoryView;
   try {
-    answer = await api<HistoryAnswer>(
+    answer = await api<HistoryView>(
       'GET',
       `/api/v1/history?from=${from}&to=${to}&resolution=${range.resolution}`,
     );

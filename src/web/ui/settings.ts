@@ -1,4 +1,6 @@
+import type { SettingsChoices } from '../page-contract.js';
 import { api, element } from './api.js';
+import { configPath } from './fields.js';
 import { bindSettingsForm, clearIssues, setStatus, showFailure } from './forms.js';
 
 type Loader = () => Promise<void>;
@@ -130,37 +132,37 @@ function bindWifi(station: HTMLFormElement, reload: Loader): void {
 }
 
 /**
- * The choices of the `select[data-choices]` fields: the Modbus register maps
- * (services.modbus.profile, services.modbus_rtu.profile) and power signs (*.direction).
+ * Fills every `select[data-choices]` of the settings forms with the values the server accepts
+ * (Modbus register maps, power signs, parity), by the field's config path: the form's data-strip
+ * prefix and the field's name. A list the server does not send leaves the select empty; a failed
+ * request is shown on the form.
  */
-const CHOICES: Readonly<Record<string, ReadonlyArray<[value: string, label: string]>>> = {
-  'meter-profiles': [
-    ['whatwatt', 'whatwatt (spec layout)'],
-    ['sdm630', 'Eastron SDM630'],
-    ['sdm120', 'Eastron SDM120'],
-    ['sdm72', 'Eastron SDM72'],
-    ['dtsu666', 'Chint DTSU666'],
-    ['sunspec', 'SunSpec meter (model 203)'],
-  ],
-  'power-directions': [
-    ['import_positive', 'import positive'],
-    ['export_positive', 'export positive'],
-  ],
-};
-
-/** Fills every `select[data-choices]` with its list of choices. */
-function addChoices(): void {
-  for (const select of document.querySelectorAll<HTMLSelectElement>('select[data-choices]')) {
-    const choices = CHOICES[select.dataset.choices ?? ''] ?? [];
-    select.replaceChildren(...choices.map(([value, label]) => new Option(label, value)));
+async function addChoices(): Promise<void> {
+  const selects = [...document.querySelectorAll<HTMLSelectElement>('form select[data-choices]')];
+  try {
+    const choices = await api<SettingsChoices>('GET', '/api/v1/settings/choices');
+    for (const select of selects) {
+      const path = configPath(select.form?.dataset.strip ?? '', select.name);
+      const list = choices[path] ?? [];
+      select.replaceChildren(...list.map((choice) => new Option(choice.label, choice.value)));
+    }
+  } catch (error) {
+    for (const select of selects) if (select.form) showFailure(select.form, error);
   }
 }
 
 /** Binds every settings form; returns the loaders of each tab. */
 export function bindSettings(): Record<string, Loader[]> {
-  addChoices();
+  // The selects get their options before a form is filled, or the saved value would find none.
+  const choicesAdded = addChoices();
+  const afterChoices =
+    (load: Loader): Loader =>
+    async () => {
+      await choicesAdded;
+      await load();
+    };
   const system = bindSettingsForm(form('form-system'));
-  const services = bindSettingsForm(form('form-services'));
+  const services = afterChoices(bindSettingsForm(form('form-services')));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
     secretNote('meter-key-state', [['Encryption key', (data as { key_len?: number }).key_len]]),
   );

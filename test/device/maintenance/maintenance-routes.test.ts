@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { registerMaintenanceRoutes } from '../../../src/http/routes/maintenance.js';
 import { RestartGuard } from '../../../src/device/maintenance/restart-guard.js';
 import { startHttpContext, testClock, type HttpTestContext } from '../../helpers/http-context.js';
+import { waitFor } from '../../helpers/wait.js';
 
 interface Rig {
   http: HttpTestContext;
@@ -29,14 +29,6 @@ async function startRig(env: Record<string, string> = {}): Promise<Rig> {
     },
   });
   return { http, restarts, restarted };
-}
-
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    if (check()) return;
-    await sleep(20);
-  }
-  assert.fail(`gave up waiting for ${what}`);
 }
 
 test('reboot answers 204, then the daemon is asked to restart; again within 60 s is 429 with Retry-After', async () => {
@@ -64,7 +56,11 @@ test('reboot answers 204, then the daemon is asked to restart; again within 60 s
 
     rig.http.clock.advance(1_000);
     assert.equal((await fetch(`${rig.http.baseUrl}/api/v1/reboot`, { method: 'POST' })).status, 204);
-    await waitFor(() => rig.restarts.length === 2, 'the second restart');
+    await waitFor(
+      'the second restart',
+      () => rig.restarts,
+      (restarts) => restarts.length === 2,
+    );
   } finally {
     await rig.http.close();
   }
@@ -113,7 +109,7 @@ test('a configured restart command runs through /bin/sh instead of the daemon ex
   });
   try {
     assert.equal((await fetch(`${rig.http.baseUrl}/api/v1/reboot`, { method: 'POST' })).status, 204);
-    await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') !== '', 'the restart command');
+    await waitFor('the restart command', () => existsSync(marker) && readFileSync(marker, 'utf8') !== '');
     assert.equal(readFileSync(marker, 'utf8'), 'reboot requested through the API');
     assert.deepEqual(rig.restarts, []);
   } finally {

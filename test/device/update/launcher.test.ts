@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { registerUpdateRoutes } from '../../../src/http/routes/update.js';
 import { repoRoot } from '../../helpers/environment.js';
 import { startHttpContext } from '../../helpers/http-context.js';
@@ -17,6 +16,7 @@ import {
   writeFakeApp,
   type AppBehaviour,
 } from './fake-release.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** The launcher from source through tsx, or compiled when the tests run from dist/. */
 function launcherCommand(): string[] {
@@ -66,12 +66,14 @@ function launch(
   };
 }
 
-async function waitFor(check: () => boolean, what: string, launched: Launched): Promise<void> {
-  for (let attempt = 0; attempt < 3000; attempt++) {
-    if (check()) return;
-    await sleep(20);
-  }
-  assert.fail(`gave up waiting for ${what}; launcher output:\n${launched.output()}`);
+/** Waits until `check` holds; on timeout the error shows the launcher's output. */
+async function waitForLauncher(check: () => boolean, what: string, launched: Launched): Promise<void> {
+  await waitFor(
+    what,
+    () => check() || launched.output(),
+    (seen) => seen === true,
+    { deadlineMs: 60_000 },
+  );
 }
 
 function addRelease(root: string, id: string, version: string, behaviour: AppBehaviour): void {
@@ -104,11 +106,15 @@ for (const behaviour of ['crashes', 'hangs'] as const) {
     symlinkSync('releases/1.0.0-000000000000', join(root, 'previous'));
     const launched = launch(root, stateDir, behaviour === 'hangs' ? 1 : 60);
     try {
-      await waitFor(() => existsSync(join(stateDir, 'ran-1.0.0')), 'the previous release to run', launched);
+      await waitForLauncher(
+        () => existsSync(join(stateDir, 'ran-1.0.0')),
+        'the previous release to run',
+        launched,
+      );
       assert.ok(existsSync(join(stateDir, 'ran-2.0.0')), 'the new release was tried first');
       assert.equal(readlinkSync(join(root, 'current')), 'releases/1.0.0-000000000000');
       assert.equal(readFileSync(join(root, 'failed'), 'utf8').trim(), '2.0.0-bad');
-      await waitFor(
+      await waitForLauncher(
         () => readFileSync(join(root, 'confirmed'), 'utf8').trim() === '1.0.0-000000000000',
         'READY of 1.0.0',
         launched,
@@ -134,7 +140,7 @@ test('a release that reports READY is confirmed and later crashes are not rolled
   symlinkSync('releases/1.0.0-000000000000', join(root, 'previous'));
   const launched = launch(root, stateDir, 60);
   try {
-    await waitFor(
+    await waitForLauncher(
       () =>
         existsSync(join(root, 'confirmed')) &&
         readFileSync(join(root, 'confirmed'), 'utf8').trim() === '2.0.0-good',
@@ -188,7 +194,7 @@ test('end to end: an uploaded bundle whose app fails at start is rolled back by 
 
     launched = launch(root, stateDir, 60);
     const running = launched;
-    await waitFor(
+    await waitForLauncher(
       () => existsSync(join(stateDir, 'ran-1.0.0')) && existsSync(join(stateDir, 'ready')),
       'the rollback to 1.0.0',
       running,
@@ -231,9 +237,9 @@ test('after an update the app exits with 0: without systemd the launcher starts 
   });
   const launched = launch(root, stateDir, 60);
   try {
-    await waitFor(() => existsSync(join(stateDir, 'ready')), 'READY of 1.0.0', launched);
+    await waitForLauncher(() => existsSync(join(stateDir, 'ready')), 'READY of 1.0.0', launched);
     assert.equal(await uploadBundle(http.baseUrl, await buildFakeBundle(work, '2.0.0', 'works', key)), 200);
-    await waitFor(
+    await waitForLauncher(
       () => readFileSync(join(root, 'confirmed'), 'utf8').startsWith('2.0.0-'),
       'READY of 2.0.0',
       launched,
@@ -256,7 +262,7 @@ test('under systemd (NOTIFY_SOCKET set) a clean exit of the app ends the launche
   const root = installRootWith(work, '1.0.0', 'works');
   const launched = launch(root, stateDir, 60, join(work, 'notify.sock'));
   try {
-    await waitFor(() => existsSync(join(stateDir, 'ready')), 'READY of 1.0.0', launched);
+    await waitForLauncher(() => existsSync(join(stateDir, 'ready')), 'READY of 1.0.0', launched);
     process.kill(pidOf(stateDir, '1.0.0'), 'SIGTERM');
     assert.equal(await launched.exited, 0);
     assert.doesNotMatch(launched.output(), /starting current again/);

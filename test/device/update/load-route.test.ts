@@ -14,7 +14,6 @@ import {
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { signBundle, writeUnsignedBundle } from '../../../src/device/update/bundle-writer.js';
 import { registerUpdateRoutes } from '../../../src/http/routes/update.js';
@@ -27,6 +26,7 @@ import {
   snapshotInstall,
   type SigningKey,
 } from './fake-release.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const run = promisify(execFile);
 
@@ -81,12 +81,18 @@ function stagingFiles(rig: Rig): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-async function waitFor(check: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    if (check()) return;
-    await sleep(20);
-  }
-  assert.fail(`gave up waiting for ${what}`);
+/**
+ * The status of a POST /load that is not multipart: 409 while an upload holds the route's lock,
+ * otherwise 415 (the lock is checked first). It touches nothing, so it can be asked repeatedly.
+ */
+async function lockProbe(rig: Rig): Promise<number> {
+  const response = await fetch(`${rig.http.baseUrl}/load`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'text/plain' },
+    body: 'probe',
+  });
+  await response.body?.cancel();
+  return response.status;
 }
 
 test('curl uploads a signed bundle: 200 text/plain, unpacked beside the old release, switched, restart', async (t) => {
@@ -286,8 +292,9 @@ test('a second upload while one runs answers 409; an aborted upload cleans up an
     });
     slow.write(Buffer.concat([head, bundle.subarray(0, 20 * 1024)]));
     await waitFor(
-      () => stagingFiles(rig).some((name) => name.startsWith('payload-')),
-      'the first upload to reach the disk',
+      'the first upload to hold the lock',
+      () => lockProbe(rig),
+      (status) => status === 409,
     );
 
     const second = await upload(rig, bundle);
@@ -296,7 +303,13 @@ test('a second upload while one runs answers 409; an aborted upload cleans up an
 
     slow.destroy();
     await slowDone;
-    await waitFor(() => stagingFiles(rig).length === 0, 'the aborted upload to be removed');
+    // The lock is released after the aborted upload's files are removed.
+    await waitFor(
+      'the aborted upload to release the lock',
+      () => lockProbe(rig),
+      (status) => status !== 409,
+    );
+    assert.deepEqual(stagingFiles(rig), [], 'the aborted upload is removed');
     const third = await upload(rig, bundle);
     assert.equal(third.status, 200, third.body);
     assert.deepEqual(rig.restarts, ['firmware update to 2.0.0']);

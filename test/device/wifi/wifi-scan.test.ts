@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { hexOf, terse } from './fake-nmcli.js';
 import { DEVICES, SCAN_FIELDS, scanLine, startRig, stopRig } from './wifi-rig.js';
 import { runOutput } from '../../../src/output.js';
+import { waitFor } from '../../helpers/wait.js';
 
 test('scan lists access points with colons, backslashes and non-ASCII SSIDs within the spec limits', async () => {
   const rig = await startRig();
@@ -144,9 +145,11 @@ test('the API reads the link facts the Wi-Fi service refreshed, without running 
       { prefix: ['-t', '-f', 'IP4.ADDRESS'], stdout: 'IP4.ADDRESS[1]:192.168.1.44/24\n' },
     ]);
     await running.start();
-    for (let i = 0; i < 200 && rig.http.ctx.services.get('wifi')?.state !== 'running'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(
+      'the wifi service to run',
+      () => rig.http.ctx.services.get('wifi'),
+      (s) => s?.state === 'running',
+    );
     rig.nmcli.clearCalls();
     for (let i = 0; i < 3; i++) {
       const info = await cachedWifiInfo(rig.http.ctx, rig.backend);

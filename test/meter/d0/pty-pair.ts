@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { SerialPort } from 'serialport';
+import { waitFor } from '../../helpers/wait.js';
 
 /** Two pseudo-terminals joined by socat: what one side writes, the other reads. */
 export interface PtyPair {
@@ -22,10 +22,11 @@ export async function openPtyPair(): Promise<PtyPair> {
     { stdio: 'ignore' },
   );
   const exited = new Promise<void>((resolve) => socat.once('exit', () => resolve()));
-  for (let waited = 0; !(existsSync(hostPath) && existsSync(meterPath)); waited += 20) {
-    if (waited > 5000 || socat.exitCode !== null) throw new Error('socat did not create the pty pair');
-    await sleep(20);
-  }
+  await waitFor('socat to create the pty pair', () => {
+    if (socat.exitCode !== null)
+      throw new Error(`socat exited ${socat.exitCode} before creating the pty pair`);
+    return existsSync(hostPath) && existsSync(meterPath);
+  });
   return {
     hostPath,
     meterPath,
@@ -59,10 +60,10 @@ export async function awaitPassage(from: SerialPort, to: SerialPort): Promise<vo
     arrived = true;
   };
   to.on('data', onData);
-  for (let tries = 0; !arrived; tries++) {
-    if (tries > 100) throw new Error('no data passes through the pty pair');
-    from.write(Buffer.from([0]));
-    await sleep(30);
-  }
+  const sendNul = (): boolean => {
+    if (!arrived) from.write(Buffer.from([0]));
+    return arrived;
+  };
+  await waitFor('data to pass through the pty pair', sendNul, Boolean, { intervalMs: 30 });
   to.off('data', onData);
 }

@@ -6,6 +6,7 @@ import { D0RequestSession, type D0SerialLink, type D0SessionOptions } from '../.
 import { d0CorpusCase, segmentBytes } from './corpus-files.js';
 import { FakeMeter, type FakeMeterOptions } from './fake-meter.js';
 import { awaitPassage, closeSerial, openPtyPair, openSerial } from './pty-pair.js';
+import { quietPeriod } from '../../helpers/wait.js';
 
 /**
  * The request-mode session against a fake meter on the far end of a socat pty pair, real bytes
@@ -196,7 +197,7 @@ test('polling at the configured interval emits readings until stopped', async (t
     await two;
     await session.stop();
     const polled = meter.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await quietPeriod(200); // proves an absence: four poll intervals without a request
     assert.equal(meter.requests.length, polled, 'no polls after stop()');
     assert.deepEqual(readings.slice(0, 2), [8048.375, 8048.375]);
   });

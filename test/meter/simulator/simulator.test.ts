@@ -5,6 +5,7 @@ import { initialState, seededRandom, step } from '../../../src/meter/simulator/m
 import { buildTelegram } from '../../../src/meter/simulator/telegram.js';
 import { SimulatorTransport } from '../../../src/meter/simulator/transport.js';
 import type { Reading } from '../../../src/reading/reading.js';
+import { waitFor } from '../../helpers/wait.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 
@@ -113,8 +114,11 @@ test('the transport emits a telegram at once and then one per interval', async (
   transport.on('data', (chunk) => chunks.push(chunk));
   await transport.open();
   assert.equal(chunks.length, 2, 'first telegram immediately, in two chunks');
-  await new Promise((resolve) => setTimeout(resolve, 130));
+  const telegrams = await waitFor(
+    'a telegram after the interval',
+    () => Buffer.concat(chunks).toString('latin1').split('/MGW5').length - 1,
+    (count) => count >= 2,
+  );
   await transport.close();
-  const telegrams = Buffer.concat(chunks).toString('latin1').split('/MGW5').length - 1;
   assert.ok(telegrams >= 2, `${telegrams} telegrams`);
 });

@@ -5,7 +5,8 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { join } from 'node:path';
 import { Backoff } from '../../../src/backoff.js';
 import { corpusDir, requireCorpus } from '../../helpers/environment.js';
-import { meterInput, tempDir, waitForStatus, waitUntil } from './meter-input-harness.js';
+import { meterInput, tempDir, waitForStatus } from './meter-input-harness.js';
+import { waitFor } from '../../helpers/wait.js';
 
 /** A P1-to-LAN adapter: sends a telegram to each client every 200 ms; can be stopped and started on its port. */
 class TelegramServer {
@@ -64,7 +65,14 @@ test('reconnect delays double from 1 s while the peer is away and start at 1 s a
   await server.stop();
   await waitForStatus(store, ['NOT CONNECTED']);
   // closed by the peer (1 s), then refused twice (2 s, 4 s).
-  await waitUntil(() => announcedDelays(warnings).length >= 3, 'three reconnect attempts', 15_000);
+  await waitFor(
+    'three reconnect attempts',
+    () => announcedDelays(warnings),
+    (delays) => delays.length >= 3,
+    {
+      deadlineMs: 15_000,
+    },
+  );
   assert.deepEqual(announcedDelays(warnings).slice(0, 3), [1, 2, 4]);
   assert.ok(warnings.some((line) => /cannot open tcp:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/.test(line)));
 
@@ -72,7 +80,11 @@ test('reconnect delays double from 1 s while the peer is away and start at 1 s a
   await waitForStatus(store, ['OK'], 15_000);
   const before = announcedDelays(warnings).length;
   await server.stop();
-  await waitUntil(() => announcedDelays(warnings).length > before, 'a reconnect after the reset');
+  await waitFor(
+    'a reconnect after the reset',
+    () => announcedDelays(warnings),
+    (delays) => delays.length > before,
+  );
   assert.equal(announcedDelays(warnings)[before], 1, 'backoff starts over after a valid frame');
 });
 

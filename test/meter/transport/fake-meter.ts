@@ -1,10 +1,21 @@
 import { SerialPort } from 'serialport';
+import { settleWithin } from '../../helpers/wait.js';
 
 async function openPort(path: string): Promise<SerialPort | undefined> {
   const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
   port.on('error', () => undefined);
   const opened = await new Promise<boolean>((resolve) => port.open((error) => resolve(!error)));
   return opened ? port : undefined;
+}
+
+/** Closes `port` if it is open; a port that does not close within 2 s fails the test, not hangs it. */
+async function closeWithin(port: SerialPort | undefined): Promise<void> {
+  if (!port?.isOpen) return;
+  await settleWithin(
+    'the fake meter port to close',
+    new Promise<void>((resolve) => port.close(() => resolve())),
+    2000,
+  );
 }
 
 /**
@@ -34,13 +45,18 @@ export class FakeMeter {
     this.tick();
   }
 
+  /** Whether the meter end is open (a gateway that signs on now is heard). */
+  get isOpen(): boolean {
+    return this.port?.isOpen ?? false;
+  }
+
   /** Stops sending (the line goes silent) and closes the meter end. */
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     const port = this.port;
     this.port = undefined;
-    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+    await closeWithin(port);
   }
 
   private tick(): void {
@@ -52,7 +68,10 @@ export class FakeMeter {
 
   private async step(): Promise<void> {
     if (!this.port?.isOpen) {
-      this.port = await openPort(this.path);
+      const opened = await openPort(this.path);
+      // stop() while the port was opening: close it here, nothing else will.
+      if (!this.running) return closeWithin(opened);
+      this.port = opened;
       if (!this.port) return;
       const port = this.port;
       port.on('data', (chunk: Buffer) => {

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext, type AppContext } from '../../../src/context.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
 import { runOutput } from '../../../src/output.js';
@@ -14,6 +13,7 @@ import { registerConfigFormats } from '../../../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
+import { waitFor } from '../../helpers/wait.js';
 
 export interface Harness {
   dir: string;
@@ -63,20 +63,10 @@ export async function waitForStatus(
   statuses: readonly MeterStatus[],
   deadlineMs = 20_000,
 ): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!statuses.includes(store.meter.status)) {
-    if (Date.now() > until) {
-      throw new Error(`meter status stayed ${store.meter.status}, expected ${statuses.join(' or ')}`);
-    }
-    await sleep(50);
-  }
-}
-
-/** Polls until `predicate` holds; fails after a generous deadline. */
-export async function waitUntil(predicate: () => boolean, what: string, deadlineMs = 20_000): Promise<void> {
-  const until = Date.now() + deadlineMs;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  await waitFor(
+    `meter status ${statuses.join(' or ')}`,
+    () => store.meter.status,
+    (status) => statuses.includes(status),
+    { deadlineMs, intervalMs: 50 },
+  );
 }

@@ -7,7 +7,8 @@ import {
   pickChallenge,
 } from '../../../src/meter/transport/http-auth.js';
 import { readingFromLive } from '../../../src/meter/transport/live-reading.js';
-import { meterInput, tempDir, waitForStatus, waitUntil } from './meter-input-harness.js';
+import { meterInput, tempDir, waitForStatus } from './meter-input-harness.js';
+import { waitFor } from '../../helpers/wait.js';
 import { SseGateway, type AuthScheme } from './sse-gateway.js';
 
 const PAYLOAD = {
@@ -141,7 +142,11 @@ test('remote gateway: a dropped stream is NOT CONNECTED, then reopened with back
 
 test('remote gateway with a wrong password stays NOT CONNECTED and says why', async (t) => {
   const { harness } = await remoteRig(t, 'digest-sha256', 'right', 'wrong');
-  await waitUntil(() => harness.warnings.some((line) => /401/.test(line)), 'a 401 warning');
+  await waitFor(
+    'a 401 warning',
+    () => harness.warnings,
+    (lines) => lines.some((line) => /401/.test(line)),
+  );
   assert.equal(harness.store.meter.status, 'NOT CONNECTED');
   assert.equal(harness.store.counters.framesOk, 0);
 });
@@ -155,6 +160,10 @@ test('remote gateway: undecodable live events are counted as parse errors', asyn
     await gateway.close();
   });
   await harness.input.start();
-  await waitUntil(() => harness.store.counters.parseErrors >= 2, 'parse errors');
+  await waitFor(
+    'two parse errors',
+    () => harness.store.counters.parseErrors,
+    (errors) => errors >= 2,
+  );
   assert.equal(harness.store.meter.status, 'NO DATA');
 });

@@ -6,8 +6,9 @@ import { SerialLink } from '../../../src/serial/serial-link.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { FakeMeter } from './fake-meter.js';
-import { meterInput, tempDir, waitForStatus, waitUntil, type Harness } from './meter-input-harness.js';
+import { meterInput, tempDir, waitForStatus, type Harness } from './meter-input-harness.js';
 import { SocatPty } from './socat-pty.js';
+import { settleWithin, waitFor } from '../../helpers/wait.js';
 
 /** The issue's bound for getting back to OK after the pty returns. */
 const RECOVERY_MS = 5000;
@@ -23,6 +24,20 @@ interface Rig {
   statuses: MeterStatus[];
 }
 
+/**
+ * Stops the fake meter, the meter input and socat, each within a deadline (socat's is in
+ * SocatPty.stop) and each even when an earlier one failed: a stuck port fails the test, never
+ * hangs the run.
+ */
+async function teardown({ pty, harness, meter }: Omit<Rig, 'statuses'>): Promise<void> {
+  const steps = await Promise.allSettled([
+    meter.stop(),
+    settleWithin('the meter input to stop', harness.close()),
+  ]);
+  await pty.stop();
+  for (const step of steps) if (step.status === 'rejected') throw step.reason;
+}
+
 /** A socat pty pair, a meter input on its host end and a fake meter on the other end. */
 async function rig(
   t: import('node:test').TestContext,
@@ -36,12 +51,10 @@ async function rig(
   const meter = makeMeter(pty.meterPath);
   const statuses: MeterStatus[] = [];
   harness.store.on('meter', (state) => statuses.push(state.status));
-  t.after(async () => {
-    await meter.stop();
-    await harness.close();
-    await pty.stop();
-  });
+  t.after(() => teardown({ pty, harness, meter }));
   meter.start();
+  // A meter in request mode answers only once its end is open: the first sign-on must find it.
+  await waitFor('the fake meter to open its end', () => meter.isOpen);
   await harness.input.start();
   return { pty, harness, meter, statuses };
 }
@@ -78,16 +91,13 @@ test('a serial port that is absent at start is NOT CONNECTED and retried until i
   const pty = new SocatPty(dir);
   const harness = meterInput(dir, `serial:${pty.hostPath}?protocol=dsmr`);
   const meter = new FakeMeter(pty.meterPath, [corpus('dsmr', 'ndokter_v5.txt')], 300);
-  t.after(async () => {
-    await meter.stop();
-    await harness.close();
-    await pty.stop();
-  });
+  t.after(() => teardown({ pty, harness, meter }));
   await harness.input.start();
   assert.equal(harness.store.meter.status, 'NOT CONNECTED');
-  await waitUntil(
-    () => harness.warnings.some((line) => /cannot open serial:.*retrying in 1 s/.test(line)),
+  await waitFor(
     'a retry',
+    () => harness.warnings,
+    (lines) => lines.some((line) => /cannot open serial:.*retrying in 1 s/.test(line)),
   );
   await pty.start();
   meter.start();
@@ -140,7 +150,11 @@ test('IEC 62056-21 request mode over a pty: sign-on, option select, readout, pol
   // Request at 300 Bd, then the option select for the 9600 Bd the identification offers ('5').
   assert.ok(setup.meter.heard.includes('/?!\r\n\x06050\r\n'), JSON.stringify(setup.meter.heard.slice(0, 40)));
   const readouts = store.counters.framesOk;
-  await waitUntil(() => store.counters.framesOk >= readouts + 2, 'two more polls');
+  await waitFor(
+    'two more polls',
+    () => store.counters.framesOk,
+    (frames) => frames >= readouts + 2,
+  );
   assert.ok(store.counters.bytes > 9505, 'the readout bytes are counted');
   await unplugAndReplug(setup);
 });

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { settleWithin, waitFor } from '../../helpers/wait.js';
 
 /**
  * A socat pseudo-terminal pair that can be killed and started again under the same link names,
@@ -27,19 +28,30 @@ export class SocatPty {
     );
     this.socat = socat;
     this.exited = new Promise((resolve) => socat.once('exit', () => resolve()));
-    for (let waited = 0; !(existsSync(this.hostPath) && existsSync(this.meterPath)); waited += 20) {
-      if (waited > 5000 || socat.exitCode !== null) throw new Error('socat did not create the pty pair');
-      await sleep(20);
-    }
-    // socat creates the links before its transfer loop runs; give it that moment.
+    await waitFor('socat to create the pty pair', () => {
+      if (socat.exitCode !== null)
+        throw new Error(`socat exited ${socat.exitCode} before creating the pty pair`);
+      return existsSync(this.hostPath) && existsSync(this.meterPath);
+    });
+    // socat creates the links before its transfer loop runs and shows no sign when that starts;
+    // a settling pause, not a wait for a state.
     await sleep(100);
   }
 
-  /** Kills socat (both pty ends vanish) and waits until it has exited. */
+  /**
+   * Kills socat (both pty ends vanish) and waits until it has exited: SIGTERM, SIGKILL when it
+   * has not gone after 2 s, and an error rather than a hang if even that does not end it.
+   */
   async stop(): Promise<void> {
     const socat = this.socat;
     this.socat = undefined;
-    if (socat && socat.exitCode === null) socat.kill();
-    await this.exited;
+    if (!socat || socat.exitCode !== null || socat.signalCode !== null) return;
+    socat.kill();
+    try {
+      await settleWithin('socat to exit on SIGTERM', this.exited, 2000);
+    } catch {
+      socat.kill('SIGKILL');
+      await settleWithin('socat to exit on SIGKILL', this.exited, 2000);
+    }
   }
 }

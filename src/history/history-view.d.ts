@@ -1,0 +1,29 @@
+/**
+ * The JSON of GET /api/v1/history, declared once for the route that answers and the web page that
+ * reads it (a declaration file, so the page's separate compilation can import it type-only).
+ */
+
+/** Power statistics of a bucket as shown: kW, the mean computed from the stored sum. */
+export interface PowerView {
+  min: number;
+  mean: number;
+  max: number;
+}
+
+/** Point as GET /api/v1/history shows it: bucket start (Unix s), readings, power and energy (kWh). */
+export interface PointView {
+  t: number;
+  n: number;
+  p_in: PowerView | null;
+  p_out: PowerView | null;
+  e_in: number | null;
+  e_out: number | null;
+}
+
+/** The answer of GET /api/v1/history: the resolution, the range in Unix seconds and its points. */
+export interface HistoryView {
+  resolution: string;
+  from: number;
+  to: number;
+  points: PointView[];
+}
