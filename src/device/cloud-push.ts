@@ -1,12 +1,10 @@
-import { Backoff } from '../backoff.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { ReportCache } from '../http/report.js';
 import type { Logger } from '../log.js';
 import type { Service } from '../service.js';
+import { PushTarget } from './cloud-target.js';
 
-/** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
-const BACKLOG_LIMIT = 120;
 const REQUEST_TIMEOUT_MS = 10_000;
 
 type TargetName = keyof AppConfig['cloud'];
@@ -19,86 +17,6 @@ const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: AppConfig) =>
   { name: 'partner_b', enabled: (c) => c.services.cloud.partner_b },
   { name: 'local_solar_manager', enabled: (c) => c.services.local.solar_manager },
 ];
-
-/** One push target: a bounded backlog drained in order, retried with capped backoff and jitter. */
-class PushTarget {
-  readonly backlog: Buffer[] = [];
-  sent = 0;
-  failed = 0;
-  dropped = 0;
-  lastError: string | undefined;
-  private sending = false;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private readonly backoff = new Backoff(1000, 60_000, 0.3);
-  private closed = false;
-
-  constructor(
-    readonly name: TargetName,
-    readonly url: string,
-    private readonly userAgent: string,
-    private readonly timeoutMs: number,
-    private readonly logger: Logger,
-    private readonly onUpdate: () => void,
-  ) {}
-
-  enqueue(body: Buffer): void {
-    if (this.backlog.length >= BACKLOG_LIMIT) {
-      this.backlog.shift();
-      this.dropped += 1;
-    }
-    this.backlog.push(body);
-    this.onUpdate();
-    void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    if (this.sending || this.retryTimer || this.closed) return;
-    this.sending = true;
-    while (this.backlog.length > 0 && !this.closed) {
-      try {
-        // The poster loads with the first push: a daemon without cloud push never needs it.
-        const { postJson } = await import('./json-post.js');
-        await postJson(this.url, this.backlog[0]!, { timeoutMs: this.timeoutMs, userAgent: this.userAgent });
-        this.backlog.shift();
-        this.sent += 1;
-        this.lastError = undefined;
-        this.backoff.reset();
-      } catch (error) {
-        this.failed += 1;
-        this.lastError = (error as Error).message;
-        const delay = this.backoff.next();
-        this.logger.warn(
-          `push to ${this.name} failed (${this.lastError}); retry in ${Math.round(delay / 100) / 10} s`,
-        );
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = undefined;
-          void this.drain();
-        }, delay);
-        break;
-      } finally {
-        this.onUpdate();
-      }
-    }
-    this.sending = false;
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-  }
-
-  status(): Record<string, unknown> {
-    return {
-      url: this.url,
-      sent: this.sent,
-      failed: this.failed,
-      dropped: this.dropped,
-      backlog: this.backlog.length,
-      ...(this.lastError ? { error: this.lastError } : {}),
-    };
-  }
-}
 
 /**
  * Cloud push (services.cloud.*, services.local.solar_manager): the report JSON POSTed to
@@ -119,6 +37,8 @@ export class CloudPush implements Service {
     private readonly context: AppContext,
     private readonly logger: Logger,
     private readonly requestTimeoutMs = REQUEST_TIMEOUT_MS,
+    /** Where HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read. */
+    private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.report = new ReportCache(context);
   }
@@ -148,14 +68,15 @@ export class CloudPush implements Service {
       if (enabled(config) && url && !this.targets.has(name)) {
         this.targets.set(
           name,
-          new PushTarget(
+          new PushTarget({
             name,
             url,
-            `meter-gateway/${this.context.system.firmware}`,
-            this.requestTimeoutMs,
-            this.logger,
-            () => this.publishStatus(),
-          ),
+            userAgent: `meter-gateway/${this.context.system.firmware}`,
+            timeoutMs: this.requestTimeoutMs,
+            logger: this.logger,
+            onUpdate: () => this.publishStatus(),
+            env: this.env,
+          }),
         );
       }
     }
