@@ -16,6 +16,7 @@ import { cachedWifiInfo, createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
+import { csvRetentionJob, Housekeeping } from './device/housekeeping.js';
 import { registerCoreRoutes } from './http/core-routes.js';
 import { registerProbeRoute } from './meter/probe/probe-route.js';
 import { registerWebRoutes } from './web/routes.js';
@@ -218,5 +219,6 @@ function buildServices(context: AppContext): Service[] {
     new ScriptRunner(context, log('script')),
     createWifiService(context, wifi),
     new MdnsAnnouncer(context, log('mdns')),
+    new Housekeeping(context, log('housekeeping'), [csvRetentionJob(context, log('housekeeping'))]),
   ];
 }

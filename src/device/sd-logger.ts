@@ -1,19 +1,11 @@
-import {
-  closeSync,
-  fdatasyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import { localDateTime } from '../reading/time-format.js';
 import type { Service } from '../service.js';
+import { deleteExpiredCsvFiles } from './csv-retention.js';
 
 /**
  * CSV columns: local time, meter status, tariff, one column per quantity of the table (its key, in
@@ -28,15 +20,13 @@ export const CSV_COLUMNS: readonly string[] = [
   'volume_1',
 ];
 
-const FILE_PATTERN = /^(\d{4}-\d{2}-\d{2})\.csv$/;
-
 /**
  * SD logging (services.sd): a CSV row every services.sd.frequency seconds into `<state>/sd/`, one
  * file per local day. Every row is written and fdatasync'd on its own, so a power cut loses at most
  * the row being written. The first row of a new local day opens the day's file, closes the one
  * before and applies the retention limit (sd_log.retention_days); a clock that jumps (a Pi without
  * a real-time clock sets its time from the network after boot) or a DST change moves no file.
- * No scheduler is needed: the rows themselves mark the day change.
+ * The daily housekeeping applies the same limit while no rows are written.
  */
 export class SdLogger implements Service {
   readonly name = 'sd logger';
@@ -139,23 +129,13 @@ export class SdLogger implements Service {
     this.file = undefined;
   }
 
-  /** Deletes day files older than the retention limit (by the date in their name). */
+  /**
+   * Deletes day files older than the retention limit (by the date in their name). A file that
+   * cannot be deleted is logged and left; it never stops the rows.
+   */
   applyRetention(): void {
     const keepDays = this.context.config.config.sd_log.retention_days;
-    const oldest = localDateTime(new Date(this.context.now() - keepDays * 86_400_000)).slice(0, 10);
-    let names: string[];
-    try {
-      names = readdirSync(this.directory);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const match = FILE_PATTERN.exec(name);
-      if (match && match[1]! < oldest) {
-        unlinkSync(join(this.directory, name));
-        this.logger.info(`deleted ${name} (older than ${keepDays} days)`);
-      }
-    }
+    deleteExpiredCsvFiles(this.directory, keepDays, this.context.now(), this.logger);
   }
 }
 
