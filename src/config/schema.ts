@@ -1,4 +1,5 @@
 import { PROFILE_NAMES } from '../modbus/profiles/catalogue.js';
+import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
 
 /**
  * The one convict schema (brief, style 7): the settings API tree of spec/device-api.md with its
@@ -106,7 +107,10 @@ export const SETTINGS_SCHEMA = {
         false,
         'Modbus RTU slave on the serial device services.modbus_rtu.device (RS485 adapter).',
       ),
-      device: text('', 4096, 'Serial device of the RTU slave, e.g. /dev/ttyUSB0 or /dev/serial/by-id/...'),
+      device: text('', 4096, 'Serial device of the RTU slave, e.g. /dev/ttyUSB0 or /dev/serial/by-id/...', {
+        pattern: DEVICE_PATH_PATTERN,
+        patternText: DEVICE_PATH_RULE,
+      }),
       baud: int(9600, 1200, 115200, 'RTU baud rate (1200..115200; inverters expect 9600 mostly).'),
       parity: oneOf('none', ['none', 'even', 'odd'], 'RTU parity.'),
       stop_bits: int(1, 1, 2, 'RTU stop bits (1 or 2).'),
