@@ -74,7 +74,7 @@ export class LogFile implements Service {
     }
     this.context.services.set('log', {
       state: this.transport ? 'running' : 'stopped',
-      ...(this.transport ? { file: this.path } : {}),
+      ...(this.transport ? { file: 'meter-gateway.log' } : {}),
     });
   }
 

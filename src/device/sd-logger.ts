@@ -70,7 +70,7 @@ export class SdLogger implements Service {
     this.applyRetention();
     this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
     this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
-    this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
+    this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
   }
 
   private halt(): void {
@@ -93,7 +93,7 @@ export class SdLogger implements Service {
       writeSync(fd, `${csvRow(this.rowValues(stamp))}\n`);
       fdatasyncSync(fd);
       this.rows += 1;
-      this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
+      this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
     } catch (error) {
       this.logger.error(`cannot write CSV row: ${(error as Error).message}`);
       this.context.services.set('sd', { state: 'error', error: (error as Error).message, rows: this.rows });
