@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
@@ -9,6 +10,8 @@ import { deleteExpiredCsvFiles } from './csv-retention.js';
 /** One piece of daily upkeep. It may throw: the failure is logged and counted, the others still run. */
 export interface HousekeepingJob {
   readonly name: string;
+  /** Whether there is anything for the job to keep (a daemon without CSV files needs no CSV retention). */
+  needed(): boolean;
   run(now: number): void | Promise<void>;
 }
 
@@ -20,7 +23,8 @@ const AT_LOCAL_MIDNIGHT = '0 0 * * *';
  * date. A Pi without a real-time clock jumps its clock at NTP sync: node-cron reports the skipped
  * midnights as missed executions, which ask once more, and the jobs run once for the new day, not
  * once per skipped day. It also runs at start, so upkeep happens on a box that is never up at
- * midnight. A failing job is logged and counted; it never stops the daemon or the other jobs.
+ * midnight. node-cron loads only once a job has something to keep. A failing job is logged and
+ * counted; it never stops the daemon or the other jobs.
  */
 export class Housekeeping implements Service {
   readonly name = 'housekeeping';
@@ -38,9 +42,31 @@ export class Housekeeping implements Service {
     private readonly jobs: readonly HousekeepingJob[],
   ) {}
 
+  private stopped = false;
+  private readonly onConfigChange = () => void this.schedule();
+
   async start(): Promise<void> {
-    // node-cron loads with the housekeeping, after the services that serve readings are up.
+    this.stopped = false;
+    this.context.config.subscribe('housekeeping', 'change', this.onConfigChange);
+    await this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.context.config.off('change', this.onConfigChange);
+    await this.task?.destroy();
+    this.task = undefined;
+    await this.running;
+  }
+
+  /**
+   * Once some job has something to keep: node-cron is loaded (only then) and the midnight task
+   * scheduled, and the jobs run for today.
+   */
+  private async schedule(): Promise<void> {
+    if (this.task || !this.jobs.some((job) => job.needed())) return;
     const cron = await import('node-cron');
+    if (this.task || this.stopped) return;
     const task = cron.schedule(AT_LOCAL_MIDNIGHT, () => this.due(), {
       name: 'housekeeping',
       noOverlap: true,
@@ -49,12 +75,6 @@ export class Housekeeping implements Service {
     task.on('execution:missed', () => this.due());
     this.task = task;
     await this.due();
-  }
-
-  async stop(): Promise<void> {
-    await this.task?.destroy();
-    this.task = undefined;
-    await this.running;
   }
 
   /** Runs the jobs when the local date differs from the last run's; public for tests with a fake clock. */
@@ -94,12 +114,17 @@ export class Housekeeping implements Service {
   }
 }
 
+function sdDirectory(context: AppContext): string {
+  return join(context.config.config.paths.state, 'sd');
+}
+
 /** CSV retention (sd_log.retention_days) over `<state>/sd/`, whether or not rows are being written. */
 export function csvRetentionJob(context: AppContext, logger: Logger): HousekeepingJob {
   return {
     name: 'CSV retention',
+    needed: () => context.config.config.services.sd.enable || existsSync(sdDirectory(context)),
     run(now) {
-      const directory = join(context.config.config.paths.state, 'sd');
+      const directory = sdDirectory(context);
       const errors = deleteExpiredCsvFiles(
         directory,
         context.config.config.sd_log.retention_days,

@@ -23,7 +23,7 @@ test('housekeeping runs at start and once for each new local day; a clock jump o
   const h = await beforeMidnight();
   const runs: number[] = [];
   const housekeeping = new Housekeeping(h.ctx, h.ctx.logger, [
-    { name: 'count', run: (now) => void runs.push(now) },
+    { name: 'count', needed: () => true, run: (now) => void runs.push(now) },
   ]);
   const status = () => h.ctx.services.get('housekeeping') as unknown as Status;
   try {
@@ -53,6 +53,7 @@ test('CSV retention runs without CSV rows; a file that cannot be deleted is logg
   const housekeeping = new Housekeeping(h.ctx, h.ctx.logger, [
     {
       name: 'failing',
+      needed: () => false,
       run: () => {
         throw new Error('boom');
       },
@@ -80,6 +81,23 @@ test('CSV retention runs without CSV rows; a file that cannot be deleted is logg
     sd.writeRow();
     assert.equal(h.ctx.services.get('sd')?.rows, 1);
     await sd.stop();
+  } finally {
+    await housekeeping.stop();
+    await h.close();
+  }
+});
+
+test('with no CSV files and SD logging off nothing is scheduled; switching SD logging on schedules and runs it', async () => {
+  const h = await beforeMidnight();
+  const housekeeping = new Housekeeping(h.ctx, h.ctx.logger, [csvRetentionJob(h.ctx, h.ctx.logger)]);
+  try {
+    await housekeeping.start();
+    assert.equal(h.ctx.services.get('housekeeping'), undefined, 'nothing to keep');
+    assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.sd.enable', true]])).ok, true);
+    for (let i = 0; i < 500 && !h.ctx.services.get('housekeeping'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal((h.ctx.services.get('housekeeping') as unknown as Status | undefined)?.runs, 1);
   } finally {
     await housekeeping.stop();
     await h.close();
