@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { consoleLine, Logger } from '../src/log.js';
+import TransportStream from 'winston-transport';
 import { servicesLogTransport } from '../src/log-transports.js';
 import { LogFile } from '../src/device/log-file.js';
 import { testModuleCommand } from './helpers/environment.js';
@@ -106,4 +107,32 @@ test('control characters in a logged string never reach a console line raw', () 
     [...line].every((c) => c.charCodeAt(0) >= 0x20 && (c.charCodeAt(0) < 0x7f || c.charCodeAt(0) > 0x9f)),
     'no control character',
   );
+});
+
+/** A destination slower than the burst: each entry is acknowledged only on a later turn of the event loop. */
+class SlowTransport extends TransportStream {
+  override log(_info: unknown, next: () => void): void {
+    setImmediate(next);
+  }
+}
+
+test('rotation under a slow writer: the five files hold the newest lines, consecutive, none lost or reordered', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'meter-gateway-log-'));
+  try {
+    const path = join(dir, 'meter-gateway.log');
+    const logger = Logger.create('info', [], {
+      transports: [new SlowTransport(), servicesLogTransport(path)],
+    });
+    for (let i = 0; i < 30_000; i++) logger.info(`line ${i} ${'x'.repeat(200)}`);
+    await logger.close();
+    const order = ['meter-gateway4.log', 'meter-gateway3.log', 'meter-gateway2.log', 'meter-gateway1.log'];
+    const numbers = [...order.map((name) => join(dir, name)), path].flatMap((file) =>
+      fileLines(file).map((line) => Number(line.message.split(' ')[1])),
+    );
+    assert.equal(numbers.at(-1), 29_999);
+    numbers.forEach((n, index) => assert.equal(n, numbers[0]! + index, `line ${index}`));
+    assert.ok(numbers.length > 4 * 4000, 'five files of about 1 MB');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
