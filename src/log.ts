@@ -1,35 +1,52 @@
+import { finished } from 'node:stream/promises';
+import winston from 'winston';
+import type TransportStream from 'winston-transport';
+import { ENTRY, SEQUENCE, SinkTransport, consoleTransport, type LogEntry } from './log-transports.js';
+
+export { consoleLine, consoleTransport, type LineStream, type LogEntry } from './log-transports.js';
+
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
 /** Lower is more severe; a logger at level L writes the levels whose rank is <= rank(L). */
 const RANK: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
-/** One log call, as every sink receives it. `meta` holds the child fields and the call's fields. */
-export interface LogEntry {
-  readonly time: Date;
-  readonly level: LogLevel;
-  readonly message: string;
-  readonly meta: Readonly<Record<string, unknown>>;
-}
-
 /**
- * Where log entries go: the console (journald), the optional log file, a test's line list. `write`
- * must not throw. `close` resolves once everything written so far has reached its destination;
- * what a closed sink is given afterwards may be dropped (the console keeps writing).
+ * A destination that is not a winston transport of its own (a test's line list): `write` must not
+ * throw; `close` resolves once everything written so far has reached its destination.
  */
 export interface LogSink {
   write(entry: LogEntry): void;
   close(): Promise<void>;
 }
 
-/** What a logger and all its children share: the level and the sinks. */
+/**
+ * Entries the logger holds while a transport cannot keep up (a slow SD card): beyond this, info and
+ * debug lines are dropped and counted instead of growing the buffer; warnings and errors are kept.
+ */
+const DEFAULT_QUEUE_LIMIT = 50_000;
+
+export interface LoggerOptions {
+  queueLimit?: number;
+  /** winston transports besides the sinks (the console). */
+  transports?: readonly TransportStream[];
+}
+
+/** What a logger and all its children share: the winston logger, its level and its state. */
 interface LogRoot {
   readonly level: LogLevel;
-  readonly sinks: Set<LogSink>;
+  readonly winston: winston.Logger;
+  readonly queueLimit: number;
+  /** Per transport being ended: the running number of the last entry it is still given. */
+  readonly cutoffs: Map<TransportStream, number>;
+  sequence: number;
+  dropped: number;
+  ended: boolean;
 }
 
 /**
- * The daemon's logger. Children (`child({component})`) add fields to every entry and share the
- * parent's level and sinks, so a sink added later (services.log) sees every component's lines.
+ * The daemon's logger, a winston logger. Children (`child({component})`) add fields to every entry
+ * and share the parent's level and transports, so a transport added later (services.log) sees
+ * every component's lines.
  */
 export class Logger {
   private constructor(
@@ -37,8 +54,26 @@ export class Logger {
     private readonly fields: Readonly<Record<string, unknown>>,
   ) {}
 
-  static create(level: LogLevel, sinks: readonly LogSink[]): Logger {
-    return new Logger({ level, sinks: new Set(sinks) }, {});
+  static create(level: LogLevel, sinks: readonly LogSink[], options: LoggerOptions = {}): Logger {
+    const root: LogRoot = {
+      level,
+      winston: winston.createLogger({
+        level,
+        levels: RANK,
+        exitOnError: false,
+      }),
+      queueLimit: options.queueLimit ?? DEFAULT_QUEUE_LIMIT,
+      cutoffs: new Map(),
+      sequence: 0,
+      dropped: 0,
+      ended: false,
+    };
+    // A transport's error is handled by whoever added it (LogFile); the logger itself never throws.
+    root.winston.on('error', () => undefined);
+    const logger = new Logger(root, {});
+    for (const transport of options.transports ?? []) logger.addTransport(transport);
+    for (const sink of sinks) logger.addSink(sink);
+    return logger;
   }
 
   error(message: string, fields?: Record<string, unknown>): void {
@@ -58,96 +93,123 @@ export class Logger {
   }
 
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
-    if (RANK[level] > RANK[this.root.level]) return;
-    const entry: LogEntry = {
-      time: new Date(),
-      level,
-      message,
-      meta: fields ? { ...this.fields, ...fields } : this.fields,
-    };
-    for (const sink of this.root.sinks) sink.write(entry);
+    const root = this.root;
+    if (root.ended || RANK[level] > RANK[root.level]) return;
+    const queued = root.winston.writableLength + root.winston.readableLength;
+    if (queued >= root.queueLimit && RANK[level] > RANK.warn) {
+      root.dropped += 1;
+      return;
+    }
+    if (root.dropped > 0 && queued < root.queueLimit / 2) {
+      const dropped = root.dropped;
+      root.dropped = 0;
+      this.write('warn', `${dropped} log lines dropped: a log destination could not keep up`, {});
+    }
+    this.write(level, message, fields ? { ...this.fields, ...fields } : this.fields);
+  }
+
+  private write(level: LogLevel, message: string, meta: Readonly<Record<string, unknown>>): void {
+    const entry: LogEntry = { time: new Date(), level, message, meta };
+    this.root.sequence += 1;
+    this.root.winston.log({ level, message, [ENTRY]: entry, [SEQUENCE]: this.root.sequence });
   }
 
   child(fields: Record<string, unknown>): Logger {
     return new Logger(this.root, { ...this.fields, ...fields });
   }
 
+  /**
+   * Entries logged from now on reach `transport` too. Its format is preceded by a gate that lets
+   * through only what was logged before the transport was switched off (endTransport).
+   */
+  addTransport(transport: TransportStream): void {
+    if (this.root.ended) return;
+    const cutoffs = this.root.cutoffs;
+    const own = transport.format;
+    transport.format = winston.format((info) => {
+      const cutoff = cutoffs.get(transport);
+      if (cutoff !== undefined && (info as unknown as Record<symbol, number>)[SEQUENCE]! > cutoff)
+        return false;
+      return own ? own.transform(info, own.options) : info;
+    })();
+    this.root.winston.add(transport);
+  }
+
+  /** A plain sink (a test's line list) as one more transport. */
   addSink(sink: LogSink): void {
-    this.root.sinks.add(sink);
+    this.addTransport(new SinkTransport(sink));
   }
 
-  removeSink(sink: LogSink): void {
-    this.root.sinks.delete(sink);
+  /**
+   * Switches a transport off and ends it: entries logged before this call still reach it (after
+   * the logger has passed on what it holds, at most `timeoutMs`), later ones do not; resolves
+   * when the transport has finished writing.
+   */
+  async endTransport(transport: TransportStream, timeoutMs = 10_000): Promise<void> {
+    const root = this.root;
+    if (root.cutoffs.has(transport)) return;
+    root.cutoffs.set(transport, root.sequence);
+    await this.passedOn(timeoutMs);
+    if (!root.ended) root.winston.remove(transport);
+    await endAndFinish(transport, timeoutMs);
+    root.cutoffs.delete(transport);
   }
 
-  /** Closes every sink, together (before the process exits). */
+  /**
+   * Ends the logger and awaits every transport's `finish`: everything logged so far is written.
+   * Afterwards nothing more is logged.
+   */
   async close(): Promise<void> {
-    await Promise.all([...this.root.sinks].map((sink) => sink.close()));
+    const root = this.root;
+    if (root.ended) return;
+    root.ended = true;
+    const transports = [...root.winston.transports];
+    const done = transports.map((transport) =>
+      finished(transport).then(
+        () => undefined,
+        () => undefined, // a write error was reported to the transport's owner
+      ),
+    );
+    // winston's Logger ends its transports as soon as its own writable side is done, while entries
+    // may still wait in its readable buffer for a slow transport (they would be lost as "write after
+    // end"): the logger first passes on everything it holds.
+    await this.passedOn(Number.POSITIVE_INFINITY);
+    if (root.dropped > 0) {
+      this.write('warn', `${root.dropped} log lines dropped: a log destination could not keep up`, {});
+      root.dropped = 0;
+      await this.passedOn(Number.POSITIVE_INFINITY);
+    }
+    root.winston.end();
+    await Promise.all(done);
+  }
+
+  /** Resolves once the logger holds no entry any more (all passed on to its transports), or after timeoutMs. */
+  private async passedOn(timeoutMs: number): Promise<void> {
+    const held = () => this.root.winston.writableLength + this.root.winston.readableLength;
+    const start = Date.now();
+    while (held() > 0 && Date.now() - start <= timeoutMs) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
 }
 
-/**
- * sd-daemon(3) priority prefixes: journald reads `<N>` at the start of a line on a service's
- * stdout/stderr (SyslogLevelPrefix=yes, the default) as the syslog priority of that line, so
- * `journalctl -p warning` and the journal's colours show warnings and errors as such.
- */
-const JOURNAL_PRIORITY: Record<LogLevel, string> = { error: '<3>', warn: '<4>', info: '<6>', debug: '<7>' };
-
-const twoDigits = (n: number) => String(n).padStart(2, '0');
-
-/** Local time as `YYYY-MM-DD HH:mm:ss`, the terminal line's stamp. */
-function localStamp(time: Date): string {
-  return (
-    `${time.getFullYear()}-${twoDigits(time.getMonth() + 1)}-${twoDigits(time.getDate())} ` +
-    `${twoDigits(time.getHours())}:${twoDigits(time.getMinutes())}:${twoDigits(time.getSeconds())}`
+async function endAndFinish(transport: TransportStream, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  const done = finished(transport).then(
+    () => undefined,
+    () => undefined,
   );
+  transport.end();
+  await Promise.race([done, deadline]);
+  clearTimeout(timer);
 }
 
-/**
- * One console line: `[<priority>][stamp ]level: [component] message {other fields as JSON}`.
- * Under journald (priority on) there is no stamp: journald stamps every line itself.
- */
-export function consoleLine(entry: LogEntry, underJournald: boolean): string {
-  const { component, ...rest } = entry.meta;
-  const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
-  const where = typeof component === 'string' && component !== '' ? `[${component}] ` : '';
-  const start = underJournald ? JOURNAL_PRIORITY[entry.level] : `${localStamp(entry.time)} `;
-  return `${start}${entry.level}: ${where}${entry.message}${extra}`;
-}
-
-/** A writable the console sink writes to (process.stdout / process.stderr, or a test's stand-in). */
-export interface LineStream {
-  write(text: string, callback?: (error?: Error | null) => void): boolean;
-}
-
-/**
- * The console sink: info and debug to stdout, warnings and errors to stderr. Under systemd
- * (JOURNAL_STREAM set) journald receives both with the priority prefix.
- */
-export function consoleSink(
-  env: NodeJS.ProcessEnv = process.env,
-  streams: { out: LineStream; err: LineStream } = { out: process.stdout, err: process.stderr },
-): LogSink {
-  const underJournald = env.JOURNAL_STREAM !== undefined;
-  const written = (stream: LineStream) =>
-    new Promise<void>((resolve) => {
-      // An empty write completes after every earlier write on the same stream (writes are in order).
-      stream.write('', () => resolve());
-    });
-  return {
-    write(entry) {
-      const stream = entry.level === 'error' || entry.level === 'warn' ? streams.err : streams.out;
-      stream.write(`${consoleLine(entry, underJournald)}\n`);
-    },
-    close: async () => {
-      await Promise.all([written(streams.out), written(streams.err)]);
-    },
-  };
-}
-
-/** The daemon's logger: the console sink at `level`. */
+/** The daemon's logger: the console (journald) transport at `level`. */
 export function createLogger(level: LogLevel, env: NodeJS.ProcessEnv = process.env): Logger {
-  return Logger.create(level, [consoleSink(env)]);
+  return Logger.create(level, [], { transports: [consoleTransport(env)] });
 }
 
 /** A logger whose lines name the component ("[modbus] ..."). */
@@ -156,11 +218,11 @@ export function componentLogger(logger: Logger, component: string): Logger {
 }
 
 /**
- * Before an exit: waits until every sink has written what it was given, or `timeoutMs`. The last
- * lines before an exit are often its reason, and a process.exit() right after a write to a pipe or
- * a file stream can lose them.
+ * Before an exit: ends the logger and waits until every transport has finished, or `timeoutMs`.
+ * The last lines before an exit are often its reason, and a process.exit() right after a write to
+ * a pipe or a file stream can lose them.
  */
-export async function flushLogger(logger: Logger, timeoutMs = 2000): Promise<void> {
+export async function flushLogger(logger: Logger, timeoutMs = 10_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, timeoutMs);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { consoleSink, flushLogger, Logger, type LineStream, type LogLevel } from '../src/log.js';
+import { consoleTransport, flushLogger, Logger, type LineStream, type LogLevel } from '../src/log.js';
 import { LogFile } from '../src/device/log-file.js';
 import { startHttpContext } from './helpers/http-context.js';
 import { runOutput } from '../src/output.js';
@@ -19,7 +19,9 @@ function consoleLogger(level: LogLevel, env: NodeJS.ProcessEnv) {
       return true;
     },
   });
-  const logger = Logger.create(level, [consoleSink(env, { out: stream(out), err: stream(err) })]);
+  const logger = Logger.create(level, [], {
+    transports: [consoleTransport(env, { out: stream(out), err: stream(err) })],
+  });
   return { logger, out, err };
 }
 

@@ -1,3 +1,5 @@
+import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
+
 /**
  * The one convict schema: the settings API tree of the whatwatt Go API (docs/architecture.md#configuration) with its constraints and defaults, the Wi-Fi
  * station, MQTT, Modbus and meter sections the API writes, and the daemon-only keys. Admin files,
@@ -114,7 +116,10 @@ export const SETTINGS_SCHEMA = {
         false,
         'Modbus RTU slave on the serial device services.modbus_rtu.device (RS485 adapter).',
       ),
-      device: text('', 4096, 'Serial device of the RTU slave, e.g. /dev/ttyUSB0 or /dev/serial/by-id/...'),
+      device: text('', 4096, 'Serial device of the RTU slave, e.g. /dev/ttyUSB0 or /dev/serial/by-id/...', {
+        pattern: DEVICE_PATH_PATTERN,
+        patternText: DEVICE_PATH_RULE,
+      }),
       baud: int(9600, 1200, 115200, 'RTU baud rate (1200..115200; inverters expect 9600 mostly).'),
       parity: oneOf('none', ['none', 'even', 'odd'], 'RTU parity.'),
       stop_bits: int(1, 1, 2, 'RTU stop bits (1 or 2).'),

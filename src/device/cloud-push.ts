@@ -1,12 +1,10 @@
-import { Backoff } from '../backoff.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { ReportCache } from '../reading/report-cache.js';
 import type { Output, OutputView } from '../output.js';
+import { PushTarget } from './cloud-target.js';
 
-/** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
-const BACKLOG_LIMIT = 120;
 const REQUEST_TIMEOUT_MS = 10_000;
 
 type TargetName = keyof AppConfig['cloud'];
@@ -26,86 +24,6 @@ const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: CloudSettings
   { name: 'local_solar_manager', enabled: (c) => c.services.local.solar_manager },
 ];
 
-/** One push target: a bounded backlog drained in order, retried with capped backoff and jitter. */
-class PushTarget {
-  readonly backlog: Buffer[] = [];
-  sent = 0;
-  failed = 0;
-  dropped = 0;
-  lastError: string | undefined;
-  private sending = false;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private readonly backoff = new Backoff(1000, 60_000, 0.3);
-  private closed = false;
-
-  constructor(
-    readonly name: TargetName,
-    readonly url: string,
-    private readonly userAgent: string,
-    private readonly timeoutMs: number,
-    private readonly logger: Logger,
-    private readonly onUpdate: () => void,
-  ) {}
-
-  enqueue(body: Buffer): void {
-    if (this.backlog.length >= BACKLOG_LIMIT) {
-      this.backlog.shift();
-      this.dropped += 1;
-    }
-    this.backlog.push(body);
-    this.onUpdate();
-    void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    if (this.sending || this.retryTimer || this.closed) return;
-    this.sending = true;
-    while (this.backlog.length > 0 && !this.closed) {
-      try {
-        // The poster loads with the first push: a daemon without cloud push never needs it.
-        const { postJson } = await import('./json-post.js');
-        await postJson(this.url, this.backlog[0]!, { timeoutMs: this.timeoutMs, userAgent: this.userAgent });
-        this.backlog.shift();
-        this.sent += 1;
-        this.lastError = undefined;
-        this.backoff.reset();
-      } catch (error) {
-        this.failed += 1;
-        this.lastError = (error as Error).message;
-        const delay = this.backoff.next();
-        this.logger.warn(
-          `push to ${this.name} failed (${this.lastError}); retry in ${Math.round(delay / 100) / 10} s`,
-        );
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = undefined;
-          void this.drain();
-        }, delay);
-        break;
-      } finally {
-        this.onUpdate();
-      }
-    }
-    this.sending = false;
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-  }
-
-  status(): Record<string, unknown> {
-    return {
-      url: this.url,
-      sent: this.sent,
-      failed: this.failed,
-      dropped: this.dropped,
-      backlog: this.backlog.length,
-      ...(this.lastError ? { error: this.lastError } : {}),
-    };
-  }
-}
-
 /**
  * Cloud push (services.cloud.*, services.local.solar_manager): the report JSON POSTed to
  * cloud.<name>.url every services.report_interval seconds while the reading is fresh; a target is
@@ -123,6 +41,8 @@ export class CloudPush implements Output<CloudSettings> {
     private readonly context: AppContext,
     private readonly logger: Logger,
     private readonly requestTimeoutMs = REQUEST_TIMEOUT_MS,
+    /** Where HTTP_PROXY, HTTPS_PROXY and NO_PROXY are read. */
+    private readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.report = new ReportCache(context);
   }
@@ -152,14 +72,15 @@ export class CloudPush implements Output<CloudSettings> {
       if (enabled(config) && url && !this.targets.has(name)) {
         this.targets.set(
           name,
-          new PushTarget(
+          new PushTarget({
             name,
             url,
-            `meter-gateway/${this.context.system.firmware}`,
-            this.requestTimeoutMs,
-            this.logger,
-            () => this.publishStatus(),
-          ),
+            userAgent: `meter-gateway/${this.context.system.firmware}`,
+            timeoutMs: this.requestTimeoutMs,
+            logger: this.logger,
+            onUpdate: () => this.publishStatus(),
+            env: this.env,
+          }),
         );
       }
     }

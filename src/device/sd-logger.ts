@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  fdatasyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
@@ -15,6 +6,7 @@ import { QUANTITIES } from '../reading/quantities.js';
 import { localDateTime } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
+import { deleteExpiredCsvFiles } from './csv-retention.js';
 
 /**
  * CSV columns: local time, meter status, tariff, one column per quantity of the table (its key, in
@@ -31,15 +23,13 @@ export const CSV_COLUMNS: readonly string[] = [
 
 type SdSettings = AppConfig['services']['sd'];
 
-const FILE_PATTERN = /^(\d{4}-\d{2}-\d{2})\.csv$/;
-
 /**
  * SD logging (services.sd): a CSV row every services.sd.frequency seconds into `<state>/sd/`, one
  * file per local day. Every row is written and fdatasync'd on its own, so a power cut loses at most
  * the row being written. The first row of a new local day opens the day's file, closes the one
  * before and applies the retention limit (sd_log.retention_days); a clock that jumps (a Pi without
  * a real-time clock sets its time from the network after boot) or a DST change moves no file.
- * No scheduler is needed: the rows themselves mark the day change.
+ * The daily housekeeping applies the same limit while no rows are written.
  */
 export class SdLogger implements Output<SdSettings> {
   readonly name = 'sd logger';
@@ -80,7 +70,7 @@ export class SdLogger implements Output<SdSettings> {
     this.applyRetention();
     this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
     this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
-    this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
+    this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
   }
 
   private halt(): void {
@@ -103,7 +93,7 @@ export class SdLogger implements Output<SdSettings> {
       writeSync(fd, `${csvRow(this.rowValues(stamp))}\n`);
       fdatasyncSync(fd);
       this.rows += 1;
-      this.context.services.set('sd', { state: 'running', directory: this.directory, rows: this.rows });
+      this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
     } catch (error) {
       this.logger.error(`cannot write CSV row: ${(error as Error).message}`);
       this.context.services.set('sd', { state: 'error', error: (error as Error).message, rows: this.rows });
@@ -139,23 +129,13 @@ export class SdLogger implements Output<SdSettings> {
     this.file = undefined;
   }
 
-  /** Deletes day files older than the retention limit (by the date in their name). */
+  /**
+   * Deletes day files older than the retention limit (by the date in their name). A file that
+   * cannot be deleted is logged and left; it never stops the rows.
+   */
   applyRetention(): void {
     const keepDays = this.context.config.config.sd_log.retention_days;
-    const oldest = localDateTime(new Date(this.context.now() - keepDays * 86_400_000)).slice(0, 10);
-    let names: string[];
-    try {
-      names = readdirSync(this.directory);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      const match = FILE_PATTERN.exec(name);
-      if (match && match[1]! < oldest) {
-        unlinkSync(join(this.directory, name));
-        this.logger.info(`deleted ${name} (older than ${keepDays} days)`);
-      }
-    }
+    deleteExpiredCsvFiles(this.directory, keepDays, this.context.now(), this.logger);
   }
 }
 

@@ -69,7 +69,7 @@ export class HistoryRecorder implements Service {
       for (const resolution of RESOLUTIONS) {
         const path = join(this.directory, `${resolution}.ring`);
         const { ring, movedAside } = await RingFile.open(path, TIERS[resolution], now);
-        if (movedAside) this.logger.warn(`${path} had a foreign header; moved to ${movedAside}`);
+        if (movedAside) this.logger.warn(`${path} was not a ring file of this tier; moved to ${movedAside}`);
         opened[resolution] = ring;
       }
       const rings = opened as Record<Resolution, RingFile>;
@@ -210,7 +210,8 @@ export class HistoryRecorder implements Service {
     this.context.services.set('history', {
       state,
       ...(error === undefined ? {} : { error }),
-      directory: this.directory,
+      // Relative to the state directory: the status is public (/api/v1/system), the box's layout is not.
+      directory: 'history',
       written: this.counts.written,
       write_errors: this.counts.errors,
       corrupt_ignored: this.counts.corrupt,

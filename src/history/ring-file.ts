@@ -14,7 +14,7 @@ import type { Tier } from './tiers.js';
  *
  * Header: bytes 0..7 "MGHIST\r\n", u32 format 1, u32 record size, u32 capacity, u32 nominal
  * bucket seconds, zeros, u32 CRC-32 of bytes 0..59 at 60. A file whose header does not match the
- * tier is moved aside as `<name>.corrupt-<ms>` and replaced by an empty one.
+ * tier (or a directory in its place) is moved aside as `<name>.corrupt-<ms>` and replaced by an empty one.
  */
 export const HEADER_SIZE = 64;
 const MAGIC = Buffer.from('MGHIST\r\n', 'latin1');
@@ -67,7 +67,11 @@ export class RingFile {
       movedAside = `${path}.corrupt-${now}`;
       await rename(path, movedAside);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // A directory (or anything else that opens as one) where the file belongs is moved aside too.
+      if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+        movedAside = `${path}.corrupt-${now}`;
+        await rename(path, movedAside);
+      } else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     await createRingFile(path, tier);
     const handle = await open(path, constants.O_RDWR);

@@ -1,4 +1,5 @@
 import type { MeterInterface } from '../reading/reading.js';
+import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 
 /**
  * `meter.source`, one URI (docs/architecture.md#meter-source):
@@ -63,8 +64,7 @@ export type SerialSource = Extract<MeterSource, { kind: 'serial' }>;
 
 function parseSerial(source: string, rest: string): MeterSource {
   const [path, params] = splitQuery(rest);
-  if (!path.startsWith('/'))
-    throw new SourceError(source, 'serial device must be an absolute path like /dev/ttyUSB0');
+  if (!isDevicePath(path)) throw new SourceError(source, `serial device must be ${DEVICE_PATH_RULE}`);
   const result: SerialSource = {
     kind: 'serial',
     path,

@@ -3,6 +3,9 @@ import { withDerivedValues } from './derive.js';
 import type { MeterDataErrorKind, MeterState, MeterStatus } from './meter-state.js';
 import type { MeterIdentity, MeterInterface, MeterProtocol, Reading } from './reading.js';
 
+/** The longest delay a Node.js timer holds: 2^31 - 1 ms (about 24.8 days). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 export interface MeterCounters {
   /** Frames that produced a reading. */
   framesOk: number;
@@ -166,7 +169,9 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
   private armStaleTimer(): void {
     if (this.staleTimer) this.staleTimer.refresh();
     else {
-      this.staleTimer = setTimeout(() => this.onStale(), this.staleAfterMs + 1);
+      // A longer delay than a Node timer holds would fire at once with a TimeoutOverflowWarning;
+      // a capped one that fires early finds the reading fresh and waits again.
+      this.staleTimer = setTimeout(() => this.onStale(), Math.min(this.staleAfterMs + 1, LONGEST_TIMER_MS));
     }
   }
 

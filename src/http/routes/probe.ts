@@ -6,6 +6,7 @@ import { sendJson } from '../respond.js';
 import type { JsonSchema, RouteDoc, Router } from '../router.js';
 import { parseSource } from '../../meter/source.js';
 import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
+import { DEVICE_PATH_RULE, isDevicePath } from '../../serial/device-path.js';
 
 export const PROBE_PATH = '/api/v1/meter/probe';
 
@@ -71,8 +72,7 @@ function requestedDevice(body: unknown): string {
       fields: [{ field: 'device', message, value: device }],
     });
   if (typeof device !== 'string' || device === '') throw issue('required: the serial device path');
-  if (!device.startsWith('/') || device.length > 4096)
-    throw issue('must be an absolute device path like /dev/ttyUSB0');
+  if (!isDevicePath(device) || device.length > 4096) throw issue(`must be ${DEVICE_PATH_RULE}`);
   return device;
 }
 

@@ -15,7 +15,7 @@ const UNKNOWN_METER: RemoteMeter = { protocol: 'DSMR', identity: {} };
  * The eventsource package would reconnect by itself every 3 s; instead any error after the stream
  * opened ends this transport ('close') so the meter input reconnects with its capped backoff.
  * Protocol and identity of the remote meter come from the remote report (`/api/v1/report`), read
- * once per connection, best effort.
+ * once per connection with got, best effort.
  */
 export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implements ReadingTransport {
   private source: EventSource | undefined;
@@ -27,7 +27,7 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
 
   constructor(
     private readonly url: string,
-    credentials: Credentials,
+    private readonly credentials: Credentials,
     private readonly now: () => number = Date.now,
   ) {
     super();
@@ -75,20 +75,14 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
   }
 
   private async readRemoteMeter(): Promise<RemoteMeter | undefined> {
-    const reportUrl = new URL('report', this.url);
     try {
-      const response = await (this.fetch as unknown as (url: URL, init: object) => Promise<Response>)(
-        reportUrl,
-        {
-          headers: { Accept: 'application/json' },
-          signal: AbortSignal.timeout(REPORT_TIMEOUT_MS),
-        },
+      const { getJson } = await import('./authenticated-get.js');
+      const { status, body } = await getJson(
+        new URL('report', this.url),
+        this.credentials,
+        REPORT_TIMEOUT_MS,
       );
-      if (response.status !== 200) {
-        await response.body?.cancel();
-        return undefined;
-      }
-      return remoteMeterOf(await response.json());
+      return status === 200 ? remoteMeterOf(body) : undefined;
     } catch {
       return undefined;
     }

@@ -1,0 +1,145 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ScheduledTask } from 'node-cron';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import { localDateTime } from '../reading/time-format.js';
+import type { AppConfig } from '../config/types.js';
+import type { Output } from '../output.js';
+import { deleteExpiredCsvFiles } from './csv-retention.js';
+
+/** One piece of daily upkeep. It may throw: the failure is logged and counted, the others still run. */
+export interface HousekeepingJob {
+  readonly name: string;
+  /** Whether there is anything for the job to keep (a daemon without CSV files needs no CSV retention). */
+  needed(): boolean;
+  run(now: number): void | Promise<void>;
+}
+
+/** Every day at 00:00 local time (cron fields: minute hour day-of-month month day-of-week). */
+const AT_LOCAL_MIDNIGHT = '0 0 * * *';
+
+/**
+ * The daily housekeeping: node-cron calls it at local midnight, and it runs its jobs once per local
+ * date. A Pi without a real-time clock jumps its clock at NTP sync: node-cron reports the skipped
+ * midnights as missed executions, which ask once more, and the jobs run once for the new day, not
+ * once per skipped day. It also runs at start, so upkeep happens on a box that is never up at
+ * midnight. node-cron loads only once a job has something to keep. A failing job is logged and
+ * counted; it never stops the daemon or the other jobs.
+ */
+export class Housekeeping implements Output<boolean> {
+  readonly name = 'housekeeping';
+  readonly required = false;
+  /** CSV logging switched on gives CSV retention something to keep. */
+  readonly watches = ['services.sd.enable'] as const;
+  private task: ScheduledTask | undefined;
+  private lastDate: string | undefined;
+  private runs = 0;
+  private failures = 0;
+  private lastError: string | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+    private readonly jobs: readonly HousekeepingJob[],
+  ) {}
+
+  private stopped = false;
+
+  async start(): Promise<void> {
+    this.stopped = false;
+  }
+
+  select(config: AppConfig): boolean {
+    return config.services.sd.enable;
+  }
+
+  /** A job may have gained something to keep (CSV logging switched on): schedule if so. */
+  reconcile(): Promise<void> {
+    return this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.destroy();
+    this.task = undefined;
+    await this.running;
+  }
+
+  /**
+   * Once some job has something to keep: node-cron is loaded (only then) and the midnight task
+   * scheduled, and the jobs run for today.
+   */
+  private async schedule(): Promise<void> {
+    if (this.task || !this.jobs.some((job) => job.needed())) return;
+    const cron = await import('node-cron');
+    if (this.task || this.stopped) return;
+    const task = cron.schedule(AT_LOCAL_MIDNIGHT, () => this.due(), {
+      name: 'housekeeping',
+      noOverlap: true,
+      suppressMissedWarning: true,
+    });
+    task.on('execution:missed', () => this.due());
+    this.task = task;
+    await this.due();
+  }
+
+  /** Runs the jobs when the local date differs from the last run's; public for tests with a fake clock. */
+  due(): Promise<void> {
+    const now = this.context.now();
+    const date = localDateTime(new Date(now)).slice(0, 10);
+    if (date === this.lastDate || this.running) return this.running ?? Promise.resolve();
+    this.lastDate = date;
+    this.running = this.runJobs(now).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async runJobs(now: number): Promise<void> {
+    this.runs += 1;
+    for (const job of this.jobs) {
+      try {
+        await job.run(now);
+      } catch (error) {
+        this.failures += 1;
+        this.lastError = `${job.name}: ${(error as Error).message}`;
+        this.logger.error(`housekeeping: ${this.lastError}`);
+      }
+    }
+    this.publishStatus();
+  }
+
+  private publishStatus(): void {
+    this.context.services.set('housekeeping', {
+      state: 'running',
+      runs: this.runs,
+      failures: this.failures,
+      ...(this.lastDate ? { date: this.lastDate } : {}),
+      ...(this.lastError ? { error: this.lastError } : {}),
+    });
+  }
+}
+
+function sdDirectory(context: AppContext): string {
+  return join(context.config.config.paths.state, 'sd');
+}
+
+/** CSV retention (sd_log.retention_days) over `<state>/sd/`, whether or not rows are being written. */
+export function csvRetentionJob(context: AppContext, logger: Logger): HousekeepingJob {
+  return {
+    name: 'CSV retention',
+    needed: () => context.config.config.services.sd.enable || existsSync(sdDirectory(context)),
+    run(now) {
+      const directory = sdDirectory(context);
+      const errors = deleteExpiredCsvFiles(
+        directory,
+        context.config.config.sd_log.retention_days,
+        now,
+        logger,
+      );
+      if (errors.length > 0) throw new Error(`${errors.length} file(s) not deleted: ${errors[0]!.message}`);
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import { openSync, closeSync, type WriteStream } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import winston from 'winston';
+import TransportStream from 'winston-transport';
+
+type Level = 'error' | 'warn' | 'info' | 'debug';
+
+/** One log call, as every transport receives it. `meta` holds the child fields and the call's fields. */
+export interface LogEntry {
+  readonly time: Date;
+  readonly level: Level;
+  readonly message: string;
+  readonly meta: Readonly<Record<string, unknown>>;
+}
+
+/** Where the logger puts the entry and its running number in winston's info object. */
+export const ENTRY = Symbol('log entry');
+export const SEQUENCE = Symbol('log sequence');
+
+export function entryOf(info: unknown): LogEntry {
+  return (info as Record<symbol, LogEntry>)[ENTRY]!;
+}
+
+/**
+ * A transport that hands each entry to a plain `{write, close}` sink (a test's line list). The
+ * sink's close is awaited before the transport finishes.
+ */
+export class SinkTransport extends TransportStream {
+  constructor(private readonly sink: { write(entry: LogEntry): void; close(): Promise<void> }) {
+    super();
+  }
+
+  override log(info: unknown, next: () => void): void {
+    this.sink.write(entryOf(info));
+    next();
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.sink.close().then(
+      () => callback(),
+      (error: Error) => callback(error),
+    );
+  }
+}
+
+/**
+ * sd-daemon(3) priority prefixes: journald reads `<N>` at the start of a line on a service's
+ * stdout/stderr (SyslogLevelPrefix=yes, the default) as the syslog priority of that line, so
+ * `journalctl -p warning` and the journal's colours show warnings and errors as such.
+ */
+const JOURNAL_PRIORITY: Record<Level, string> = { error: '<3>', warn: '<4>', info: '<6>', debug: '<7>' };
+
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/** Local time as `YYYY-MM-DD HH:mm:ss`, the terminal line's stamp. */
+function localStamp(time: Date): string {
+  return (
+    `${time.getFullYear()}-${twoDigits(time.getMonth() + 1)}-${twoDigits(time.getDate())} ` +
+    `${twoDigits(time.getHours())}:${twoDigits(time.getMinutes())}:${twoDigits(time.getSeconds())}`
+  );
+}
+
+// C0 controls, DEL and C1 controls (ISO/IEC 6429): none may reach a log line raw.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text with every control character written as `\n`, `\t`, `\r` or `\uXXXX`: a logged string that
+ * came from outside (a device path, a header) can never start a line of its own in the journal.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => {
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
+ * One console line: `[<priority>][stamp ]level: [component] message {other fields as JSON}`.
+ * Under journald (priority on) there is no stamp: journald stamps every line itself.
+ */
+export function consoleLine(entry: LogEntry, underJournald: boolean): string {
+  const { component, ...rest } = entry.meta;
+  const extra = Object.keys(rest).length > 0 ? ` ${escapeControls(JSON.stringify(rest))}` : '';
+  const where = typeof component === 'string' && component !== '' ? `[${escapeControls(component)}] ` : '';
+  const start = underJournald ? JOURNAL_PRIORITY[entry.level] : `${localStamp(entry.time)} `;
+  return `${start}${entry.level}: ${where}${escapeControls(entry.message)}${extra}`;
+}
+
+/** A writable the console transport writes to (process.stdout / process.stderr, or a test's stand-in). */
+export interface LineStream {
+  write(text: string, callback?: (error?: Error | null) => void): boolean;
+}
+
+/**
+ * The console transport: info and debug to stdout, warnings and errors to stderr. Under systemd
+ * (JOURNAL_STREAM set) journald receives both with the priority prefix. It finishes once both
+ * streams have written every line.
+ */
+export class ConsoleTransport extends TransportStream {
+  private readonly underJournald: boolean;
+
+  constructor(
+    env: NodeJS.ProcessEnv,
+    private readonly streams: { out: LineStream; err: LineStream },
+  ) {
+    super();
+    this.underJournald = env.JOURNAL_STREAM !== undefined;
+  }
+
+  override log(info: unknown, next: () => void): void {
+    const entry = entryOf(info);
+    const stream = entry.level === 'error' || entry.level === 'warn' ? this.streams.err : this.streams.out;
+    stream.write(`${consoleLine(entry, this.underJournald)}\n`);
+    next();
+  }
+
+  override _final(callback: () => void): void {
+    // An empty write completes after every earlier write on the same stream (writes are in order).
+    const written = (stream: LineStream) =>
+      new Promise<void>((resolve) => {
+        stream.write('', () => resolve());
+      });
+    void Promise.all([written(this.streams.out), written(this.streams.err)]).then(() => callback());
+  }
+}
+
+export function consoleTransport(
+  env: NodeJS.ProcessEnv = process.env,
+  streams: { out: LineStream; err: LineStream } = { out: process.stdout, err: process.stderr },
+): ConsoleTransport {
+  return new ConsoleTransport(env, streams);
+}
+
+/** services.log: size at which the file rotates, and how many files are kept (the current one included). */
+export const SERVICES_LOG_MAX_BYTES = 1024 * 1024;
+export const SERVICES_LOG_MAX_FILES = 5;
+
+/** One JSON object per line: `timestamp` (ISO 8601 UTC), `level`, `message`, the entry's fields. */
+const jsonLine = winston.format((info) => {
+  const entry = entryOf(info);
+  const line = {
+    timestamp: entry.time.toISOString(),
+    level: entry.level,
+    message: entry.message,
+    ...entry.meta,
+  };
+  (info as unknown as Record<symbol, string>)[Symbol.for('message')] = JSON.stringify(line);
+  return info;
+});
+
+/**
+ * winston's File transport, which does not report a failed write (a full SD card) to anyone: each
+ * file stream it opens reports its errors as the transport's 'error'.
+ */
+class ReportingFileTransport extends winston.transports.File {
+  _createStream(source: NodeJS.ReadableStream): WriteStream {
+    const create = (
+      winston.transports.File.prototype as unknown as Record<string, (s: unknown) => WriteStream>
+    )._createStream!;
+    const stream = create.call(this, source);
+    stream.on('error', (error) => this.emit('error', error));
+    return stream;
+  }
+}
+
+/**
+ * The services.log transport for `path`: JSON lines, rotated by size into five files with the
+ * newest always at `path` (tailable: meter-gateway.log, meter-gateway1.log ... meter-gateway4.log).
+ * The file is opened once here so that a path that cannot be written fails at once, with its reason.
+ */
+export function servicesLogTransport(path: string): TransportStream {
+  closeSync(openSync(path, 'a'));
+  return new ReportingFileTransport({
+    dirname: dirname(path),
+    filename: basename(path),
+    maxsize: SERVICES_LOG_MAX_BYTES,
+    maxFiles: SERVICES_LOG_MAX_FILES,
+    tailable: true,
+    // A larger file-stream buffer than the 16 KiB default: a burst is written in fewer rounds.
+    options: { flags: 'a' },
+    format: jsonLine(),
+  });
+}
