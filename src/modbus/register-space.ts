@@ -25,7 +25,7 @@ class InputImageSpace implements RegisterSpace {
 
   copyTo(table: RegisterTable, start: number, quantity: number, target: Buffer, at: number): number {
     const code = this.check(table, start, quantity);
-    if (code === 0) this.bytes.copy(target, at, start * 2, (start + quantity) * 2);
+    if (code === 0) copyWords(this.bytes, start * 2, quantity, target, at);
     return code;
   }
 
@@ -34,6 +34,15 @@ class InputImageSpace implements RegisterSpace {
     if (start + quantity > REGISTER_COUNT) return ILLEGAL_DATA_ADDRESS;
     return 0;
   }
+}
+
+/**
+ * Copies `quantity` registers (2 bytes each) from source[from ..] to target[at ..]. The callers
+ * have checked both ranges, so this is TypedArray.prototype.set on a view of exactly those bytes,
+ * without Buffer#copy's argument checks on the request path.
+ */
+function copyWords(source: Buffer, from: number, quantity: number, target: Buffer, at: number): void {
+  target.set(new Uint8Array(source.buffer, source.byteOffset + from, quantity * 2), at);
 }
 
 /** A run of consecutive registers of one table, filled as a whole on every rebuild. */
@@ -79,8 +88,7 @@ export class BlockSpace<Values> implements RegisterSpace {
   copyTo(table: RegisterTable, start: number, quantity: number, target: Buffer, at: number): number {
     const found = this.find(table, start, quantity);
     if (typeof found === 'number') return found;
-    const offset = (start - found.block.start) * 2;
-    found.bytes.copy(target, at, offset, offset + quantity * 2);
+    copyWords(found.bytes, (start - found.block.start) * 2, quantity, target, at);
     return 0;
   }
 
