@@ -86,6 +86,16 @@ async function waitForBytes(heard: () => Buffer, count: number, ms = 2000): Prom
   return heard();
 }
 
+/** Waits until the slave's counter reaches `value` (a frame was judged). */
+async function waitForCounter(
+  service: ModbusRtuService,
+  counter: 'badFrames' | 'otherUnit',
+  value: number,
+  ms = 5000,
+): Promise<void> {
+  for (let waited = 0; service.counters[counter] < value && waited < ms; waited += 10) await sleep(10);
+}
+
 test('Modbus CRC-16 and frame timing of the serial line spec', () => {
   // Modbus over Serial Line V1.02 Appendix B: the frame 01 03 00 00 00 01 carries CRC 0x0A84 (84 0A on the wire).
   assert.equal(modbusCrc(Buffer.from([0x01, 0x03, 0x00, 0x00, 0x00, 0x01])), 0x0a84);
@@ -114,14 +124,16 @@ test('raw frames: byte-exact reply, wrong CRC and other unit ids unanswered, exc
   assert.deepEqual(reply, sealFrame(expected));
   bus.clear();
 
-  // A corrupted CRC, another unit id and a broadcast: no answer on the bus.
+  // A corrupted CRC, another unit id and a broadcast: no answer on the bus. Each frame is sent
+  // once the slave has judged the one before: written back to back they are one frame on the line.
   const corrupted = request(UNIT, 4, 0x0034, 2);
   corrupted[7] = corrupted[7]! ^ 0xff;
   bus.port.write(corrupted);
-  await sleep(60);
+  await waitForCounter(rig.service, 'badFrames', 1);
   bus.port.write(request(UNIT + 1, 4, 0x0034, 2));
-  await sleep(60);
+  await waitForCounter(rig.service, 'otherUnit', 1);
   bus.port.write(request(0, 4, 0x0034, 2));
+  await waitForCounter(rig.service, 'otherUnit', 2);
   await sleep(200);
   assert.equal(bus.heard().length, 0);
   assert.equal(rig.service.counters.badFrames, 1);
