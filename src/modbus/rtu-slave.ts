@@ -21,6 +21,12 @@ import { answerPdu, isException, type RegisterSpace } from './pdu.js';
  * silence for up to MAX_FRAME_MS; any other bytes followed by a silence are one frame: counted
  * and dropped. The 1.5-character inter-character rule is not observable behind such an adapter
  * and is not enforced.
+ *
+ * Silence is measured with a timer, and libuv runs due timers before it polls for input: when the
+ * event loop was held up (garbage collection, a slow write elsewhere in the daemon), the timer fires
+ * late and before the bytes that arrived meanwhile are read, so that silence is the loop's, not the
+ * line's. A late timer therefore waits one more t3.5 before it ends a frame, and the time the loop
+ * was held up does not count towards MAX_FRAME_MS.
  */
 
 /** Appends the CRC (low byte first) to an RTU frame whose last two bytes are reserved for it. */
@@ -87,6 +93,12 @@ export class RtuSlave {
   private pending: Buffer = Buffer.alloc(0);
   private firstByteAt = 0;
   private silence: NodeJS.Timeout | undefined;
+  /** When the silence timer was last (re)armed. */
+  private armedAt = 0;
+  /** How long the event loop held up silence timers since the pending bytes began. */
+  private heldUpMs = 0;
+  /** A late silence timer already waited once more for bytes read after it. */
+  private deferred = false;
 
   constructor(options: RtuSlaveOptions) {
     this.unitId = options.unitId;
@@ -97,7 +109,8 @@ export class RtuSlave {
   }
 
   receive(chunk: Buffer): void {
-    if (this.pending.length === 0) this.firstByteAt = this.now();
+    if (this.pending.length === 0) this.startFrame();
+    this.deferred = false;
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     this.answerCompleteRequests();
     if (this.pending.length > MAX_ADU * 2) this.drop(this.pending.length - MAX_ADU);
@@ -120,8 +133,13 @@ export class RtuSlave {
       if (offset > 0) this.dropFrame(offset);
       this.answer(this.pending.subarray(0, length));
       this.pending = this.pending.subarray(length);
-      this.firstByteAt = this.now();
+      this.startFrame();
     }
+  }
+
+  private startFrame(): void {
+    this.firstByteAt = this.now();
+    this.heldUpMs = 0;
   }
 
   /** The first complete request for this unit with a matching CRC. */
@@ -143,8 +161,13 @@ export class RtuSlave {
       this.silence = undefined;
       return;
     }
+    this.armedAt = this.now();
     if (this.silence) this.silence.refresh();
-    else this.silence = setTimeout(() => this.silenceEnded(), Math.max(1, Math.ceil(this.silenceMs)));
+    else this.silence = setTimeout(() => this.silenceEnded(), this.silenceDelayMs());
+  }
+
+  private silenceDelayMs(): number {
+    return Math.max(1, Math.ceil(this.silenceMs));
   }
 
   /** t3.5 without a byte: what is pending is one frame, unless it is the start of our request. */
@@ -152,9 +175,18 @@ export class RtuSlave {
     this.silence = undefined;
     const buf = this.pending;
     if (buf.length === 0) return;
+    const late = this.now() - this.armedAt - this.silenceDelayMs();
+    if (late > this.silenceDelayMs()) {
+      this.heldUpMs += late;
+      if (!this.deferred) {
+        this.deferred = true;
+        this.armSilence();
+        return;
+      }
+    }
     const expected = requestLength(buf, 0);
     const ours = buf[0] === this.unitId && (expected === undefined || buf.length < expected);
-    if (ours && this.now() - this.firstByteAt < MAX_FRAME_MS) {
+    if (ours && this.now() - this.firstByteAt - this.heldUpMs < MAX_FRAME_MS) {
       this.armSilence();
       return;
     }

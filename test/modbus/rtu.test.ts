@@ -89,6 +89,15 @@ async function waitForBytes(heard: () => Buffer, count: number): Promise<Buffer>
   return waitFor(`${count} bytes on the bus`, heard, (bytes) => bytes.length >= count, { intervalMs: 10 });
 }
 
+/** Waits until the slave has counted `value` of `counter` (each frame judged before the next is sent). */
+function waitForCounter(service: ModbusRtuService, counter: 'badFrames' | 'otherUnit', value: number) {
+  return waitFor(
+    `${counter} to reach ${value}`,
+    () => service.counters[counter],
+    (seen) => seen >= value,
+  );
+}
+
 test('Modbus CRC-16 and frame timing of the serial line spec', () => {
   // Modbus over Serial Line V1.02 Appendix B: the frame 01 03 00 00 00 01 carries CRC 0x0A84 (84 0A on the wire).
   assert.equal(modbusCrc(Buffer.from([0x01, 0x03, 0x00, 0x00, 0x00, 0x01])), 0x0a84);
@@ -117,14 +126,15 @@ test('raw frames: byte-exact reply, wrong CRC and other unit ids unanswered, exc
   assert.deepEqual(reply, sealFrame(expected));
   bus.clear();
 
-  // A corrupted CRC, another unit id and a broadcast: no answer on the bus.
+  // A corrupted CRC, another unit id and a broadcast: no answer on the bus. Each frame is sent
+  // once the slave has judged the one before: written back to back they are one frame on the line.
   const corrupted = request(UNIT, 4, 0x0034, 2);
   corrupted[7] = corrupted[7]! ^ 0xff;
   // 60 ms of silence between them (far more than t3.5) keeps them three frames.
   bus.port.write(corrupted);
-  await pause(60);
+  await waitForCounter(rig.service, 'badFrames', 1);
   bus.port.write(request(UNIT + 1, 4, 0x0034, 2));
-  await pause(60);
+  await waitForCounter(rig.service, 'otherUnit', 1);
   bus.port.write(request(0, 4, 0x0034, 2));
   await waitFor(
     'the three frames to be taken in',

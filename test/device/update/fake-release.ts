@@ -18,7 +18,8 @@ export type AppBehaviour = 'works' | 'crashes' | 'hangs';
  * A tiny stand-in for the app (not the whole project, to keep tests fast): package.json with the
  * real name and bin entry, and dist/src/main.js that records that it ran (`ran-<version>` in the
  * state dir) and then either writes the READY file and serves until SIGTERM, exits 1 at once, or
- * never gets ready.
+ * never gets ready. Its SIGTERM handler is in place before it writes anything, so a test that stops
+ * it after seeing one of its files knows the signal reaches the handler.
  */
 export function writeFakeApp(dir: string, version: string, behaviour: AppBehaviour, padding = 0): void {
   mkdirSync(join(dir, 'dist', 'src'), { recursive: true });
@@ -34,6 +35,9 @@ export function writeFakeApp(dir: string, version: string, behaviour: AppBehavio
   const main = `import { writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 const stateDir = process.argv[process.argv.indexOf('--state-dir') + 1];
+// The SIGTERM handler first, as the daemon's main does: a stop that follows READY (or the ran file) must reach it.
+const timer = setInterval(() => undefined, 1000);
+process.on('SIGTERM', () => { clearInterval(timer); writeFileSync(join(stateDir, 'stopped-${version}'), ''); });
 writeFileSync(join(stateDir, 'ran-${version}'), String(process.pid));
 const behaviour = ${JSON.stringify(behaviour)};
 if (behaviour === 'crashes') {
@@ -44,8 +48,6 @@ if (behaviour === 'works') {
   writeFileSync(join(stateDir, 'ready.tmp'), process.pid + '\\n');
   renameSync(join(stateDir, 'ready.tmp'), join(stateDir, 'ready'));
 }
-const timer = setInterval(() => undefined, 1000);
-process.on('SIGTERM', () => { clearInterval(timer); writeFileSync(join(stateDir, 'stopped-${version}'), ''); });
 `;
   writeFileSync(join(dir, 'dist', 'src', 'main.js'), main);
   if (padding > 0) writeFileSync(join(dir, 'dist', 'padding.bin'), randomBytes(padding));

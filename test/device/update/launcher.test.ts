@@ -76,6 +76,20 @@ async function waitForLauncher(check: () => boolean, what: string, launched: Lau
   );
 }
 
+/** The app's PID as the fake app recorded it. */
+function pidOf(stateDir: string, version: string): number {
+  return Number(readFileSync(join(stateDir, `ran-${version}`), 'utf8'));
+}
+
+/** The READY file (the launcher removes it before each start) holds the PID of this version's app. */
+function readyFrom(stateDir: string, version: string): boolean {
+  try {
+    return readFileSync(join(stateDir, 'ready'), 'utf8').trim() === String(pidOf(stateDir, version));
+  } catch {
+    return false;
+  }
+}
+
 function addRelease(root: string, id: string, version: string, behaviour: AppBehaviour): void {
   writeFakeApp(join(root, 'releases', id), version, behaviour);
 }
@@ -114,8 +128,11 @@ for (const behaviour of ['crashes', 'hangs'] as const) {
       assert.ok(existsSync(join(stateDir, 'ran-2.0.0')), 'the new release was tried first');
       assert.equal(readlinkSync(join(root, 'current')), 'releases/1.0.0-000000000000');
       assert.equal(readFileSync(join(root, 'failed'), 'utf8').trim(), '2.0.0-bad');
+      // `confirmed` already names 1.0.0 before the rollback: READY is the app's own file with its PID.
       await waitForLauncher(
-        () => readFileSync(join(root, 'confirmed'), 'utf8').trim() === '1.0.0-000000000000',
+        () =>
+          readyFrom(stateDir, '1.0.0') &&
+          readFileSync(join(root, 'confirmed'), 'utf8').trim() === '1.0.0-000000000000',
         'READY of 1.0.0',
         launched,
       );
@@ -214,11 +231,6 @@ async function uploadBundle(baseUrl: string, bundle: string): Promise<number> {
   const form = new FormData();
   form.append('file', new Blob([readFileSync(bundle)]), 'bundle.bin');
   return (await fetch(`${baseUrl}/load`, { method: 'POST', body: form })).status;
-}
-
-/** The app's PID as the fake app recorded it. */
-function pidOf(stateDir: string, version: string): number {
-  return Number(readFileSync(join(stateDir, `ran-${version}`), 'utf8'));
 }
 
 test('after an update the app exits with 0: without systemd the launcher starts the new version itself', async () => {
