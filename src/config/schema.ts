@@ -199,6 +199,12 @@ export const MODBUS_SCHEMA = {
     default: null,
     nullable: true,
   },
+  nominal_frequency: int(
+    50,
+    0,
+    60,
+    'Grid frequency in Hz the meter profiles serve when the meter sends none (not measured; 0 = not served).',
+  ),
 };
 
 export const METER_SCHEMA = {

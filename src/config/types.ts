@@ -73,7 +73,7 @@ export interface AppConfig {
   wifi: { sta: WifiStationSettings };
   mqtt: MqttSettings;
   /** Custom Modbus layout as the API stored it (validated by src/modbus), null = default layout. */
-  modbus: { layout: unknown[] | null };
+  modbus: { layout: unknown[] | null; nominal_frequency: number };
   meter: MeterSettings;
   http: { host: string; port: number; live_max_clients: number };
   paths: { state: string };

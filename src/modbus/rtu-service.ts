@@ -90,6 +90,7 @@ export class ModbusRtuService implements Service {
   }
 
   private configChanged(paths: readonly string[]): void {
+    if (paths.includes('modbus.nominal_frequency')) this.feed.rebuild();
     if (
       !paths.some((path) => path.startsWith(RTU_PREFIX) || path === LICENSE_PATH || path === 'modbus.layout')
     )

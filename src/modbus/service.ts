@@ -15,7 +15,7 @@ export interface ModbusServiceOptions {
 const LISTENER_PATHS = ['services.modbus.enable', 'services.modbus.port', 'license.type'];
 /** Config paths that change what the registers hold. */
 const PROFILE_PATHS = ['services.modbus.profile', 'services.modbus.direction', 'modbus.layout'];
-const IMAGE_PATHS = ['meter.conv_factor'];
+const IMAGE_PATHS = ['meter.conv_factor', 'modbus.nominal_frequency'];
 
 /**
  * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the spec's layout)
