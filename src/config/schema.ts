@@ -211,7 +211,7 @@ export const METER_SCHEMA = {
   source: text(
     'simulator',
     1024,
-    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live.',
+    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, modbus-rtu:/dev/...?unit=1&profile=sdm630, modbus-tcp://host:502?profile=sunspec.',
   ),
   conv_factor: num(1, 0, 1e6, 'User-defined conversion factor shown as report.conv_factor.'),
   encryption_key: secret(64, 'AES-128-GCM key (32 hex digits) for encrypted DSMR telegrams (write-only).'),
