@@ -15,6 +15,7 @@ import { withDerivedValues } from '../../../src/reading/derive.js';
 import type { Reading } from '../../../src/reading/reading.js';
 import { requireCommand, requirePeer } from '../../helpers/environment.js';
 import { syntheticReading } from '../../modbus/fixtures.js';
+import { startSlave } from '../../modbus/clients.js';
 import { PYTHON, UNIT, hasPymodbus, startRig } from '../../modbus/rtu-rig.js';
 import { SocatPty } from '../transport/socat-pty.js';
 import { meterInput, tempDir, waitForStatus, waitUntil } from '../transport/meter-input-harness.js';
@@ -220,6 +221,30 @@ test("the modbus-rtu source reads the daemon's own RTU slave: values equal to th
     near(value(read, '14.7.0'), 50, `${profile} Hz`);
     assert.equal(transport.counters.exceptions + transport.counters.timeouts, 0, profile);
   }
+});
+
+test('modbus-tcp: a SunSpec meter found by walking the chain, identity from model 1', async (t) => {
+  const slave = await startSlave({ env: { METER_GATEWAY_SERVICES_MODBUS_PROFILE: 'sunspec' } });
+  t.after(() => slave.stop());
+  slave.ctx.store.ingest(syntheticReading());
+  const source = parseSource(`modbus-tcp://127.0.0.1:${slave.port}?unit=1&interval=0.1`) as ModbusSource;
+  const transport = new ModbusMeterTransport(source);
+  const readings: Reading[] = [];
+  transport.on('reading', (reading) => readings.push(reading));
+  await transport.open();
+  t.after(() => transport.close());
+  await waitUntil(() => readings.length >= 2, 'two SunSpec readings');
+  const read = readings[1]!;
+  assert.deepEqual(read.identity, { vendor: 'meter-gateway', model: 'MT382-1000', id: 'E0043007123456715' });
+  assert.equal(value(read, '1.7.0'), 0.822);
+  assert.equal(value(read, '2.7.0'), 0);
+  assert.equal(value(read, '42.7.0'), 0.412);
+  assert.equal(value(read, '32.7.0'), 230.1);
+  assert.equal(value(read, '31.7.0'), 3.62);
+  assert.equal(value(read, '1.8.0'), 35802.467);
+  assert.equal(value(read, '2.8.0'), 3580.245);
+  assert.equal(value(read, '14.7.0'), 50);
+  assert.equal(transport.counters.readings, readings.length);
 });
 
 test('exception replies and wrong CRCs are counted per source and retried', async (t) => {
