@@ -45,9 +45,12 @@ export interface ModbusProbeOutcome {
   gone?: Error;
 }
 
-/** How long a reply may take: the request and a short reply on the line plus the meter's own delay. */
+/**
+ * How long a reply may take: the request and a short reply on the line (about 20 characters) plus
+ * the meter's own delay and a USB adapter's latency (Eastron and Chint answer within ~100 ms).
+ */
 function replyMs(baudRate: number): number {
-  return Math.ceil((30 * 10 * 1000) / baudRate) + 60;
+  return Math.ceil((20 * 10 * 1000) / baudRate) + 150;
 }
 
 function readRequest(unit: number, functionCode: number, start: number, words: number): Buffer {
