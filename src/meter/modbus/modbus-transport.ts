@@ -8,6 +8,8 @@ import { readingFromRegisters } from './to-reading.js';
 
 /** How long a request waits for the meter's reply before it counts as a timeout. */
 const RESPONSE_TIMEOUT_MS = 1000;
+/** How long close() waits for the port or socket to confirm. */
+const CLOSE_WAIT_MS = 2000;
 
 /** The failures of one Modbus meter source, by kind (a successful poll counts in `readings`). */
 export interface ModbusPollCounters {
@@ -113,7 +115,14 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     if (!client) return;
     client.removeAllListeners();
     client.on('error', () => undefined);
-    await new Promise<void>((resolve) => client.close(() => resolve()));
+    // A TCP socket that is already gone may never call back: closing must not hang a restart.
+    await new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, CLOSE_WAIT_MS);
+      client.close(() => {
+        clearTimeout(giveUp);
+        resolve();
+      });
+    });
   }
 
   private schedule(delayMs: number): void {
