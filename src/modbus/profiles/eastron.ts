@@ -6,7 +6,7 @@ import { putUint32 } from './register-encodings.js';
 
 /**
  * Eastron SDM630, SDM120 and SDM72 register maps, from Eastron's published "SDM630 Modbus
- * Protocol" (V1.8 / MID V2, table "Input Registers", 30001..30381), "SDM120 Modbus Protocol" (V2.4)
+ * Protocol" (V1.8 / MID V2, table "Input Registers", 30001..30382), "SDM120 Modbus Protocol" (V2.4)
  * and "SDM72D-M-2 Modbus Protocol" (V1.1, input registers 30001..30397 and 31281..31284); the
  * same addresses as volkszaehler/mbmd's meter definitions (meters/rs485/sdm.go, sdm72v2.go):
  *
