@@ -217,13 +217,19 @@ export const MODBUS_SCHEMA = {
     default: null,
     nullable: true as const,
   },
+  nominal_frequency: int(
+    50,
+    0,
+    60,
+    'Grid frequency in Hz the meter profiles serve when the meter sends none (not measured; 0 = not served).',
+  ),
 };
 
 export const METER_SCHEMA = {
   source: owned(
     'meter-source',
     'simulator',
-    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live.',
+    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, modbus-rtu:/dev/...?unit=1&profile=sdm630, modbus-tcp://host:502?profile=sunspec.',
     { maxLength: 1024 },
   ),
   conv_factor: num(1, 0, 1e6, 'User-defined conversion factor shown as report.conv_factor.'),

@@ -76,8 +76,11 @@ export const METER_SCHEMA: JsonSchema = {
   required: ['status', 'interface'],
   properties: {
     status: { type: 'string', enum: [...METER_STATUSES] },
-    interface: { type: 'string', enum: ['P1', 'OPTICAL', 'TTL', 'TCP', 'FILE', 'SIMULATOR', 'REMOTE'] },
-    protocol: { type: 'string', enum: ['DSMR', 'SML', 'IEC62056-21'] },
+    interface: {
+      type: 'string',
+      enum: ['P1', 'OPTICAL', 'TTL', 'RS485', 'TCP', 'FILE', 'SIMULATOR', 'REMOTE'],
+    },
+    protocol: { type: 'string', enum: ['DSMR', 'SML', 'IEC62056-21', 'MODBUS'] },
     protocol_version: string,
     id: string,
     model: string,

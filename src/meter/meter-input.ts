@@ -174,7 +174,7 @@ export class MeterInput implements Output<MeterSettings> {
     if (generation !== this.generation || !this.running) return;
     if (outcome.kind === 'found') {
       this.logger.info(`detected ${outcome.probe.meterProtocol}: meter.source ${outcome.probe.source}`);
-      this.context.store.setInterface(outcome.source.meterInterface);
+      this.context.store.setInterface(interfaceOfSource(outcome.probe.source ?? ''));
       await this.connect();
       return;
     }

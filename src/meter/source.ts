@@ -1,3 +1,4 @@
+import { PROFILE_NAMES, type MeterProfileName } from '../modbus/profiles/catalogue.js';
 import type { MeterInterface } from '../reading/reading.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 
@@ -8,6 +9,10 @@ import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
  *   tcp://host:port?protocol=dsmr
  *   file:captures/x.txt?interval=1&loop=true&protocol=auto
  *   http://host/api/v1/live (another gateway's SSE; user:password@ for Basic/Digest)
+ *   modbus-rtu:/dev/ttyUSB0?unit=1&profile=sdm630&baud=9600&parity=none&interval=1
+ *   modbus-tcp://host:502?unit=1&profile=sunspec&interval=1
+ * The Modbus sources poll a meter (Eastron, Chint, SunSpec) as the bus master, decoding its
+ * registers with the same profile maps the slaves serve.
  */
 export type ProtocolChoice = 'auto' | 'dsmr' | 'sml' | 'd0';
 
@@ -31,7 +36,24 @@ export type MeterSource =
     }
   | { kind: 'tcp'; host: string; port: number; protocol: ProtocolChoice }
   | { kind: 'file'; path: string; protocol: ProtocolChoice; intervalMs: number; loop: boolean }
-  | { kind: 'remote'; url: string; username: string; password: string };
+  | { kind: 'remote'; url: string; username: string; password: string }
+  | ({
+      kind: 'modbus-rtu';
+      path: string;
+      baudRate: number;
+      parity: 'none' | 'even' | 'odd';
+      stopBits: 1 | 2;
+    } & ModbusPoll)
+  | ({ kind: 'modbus-tcp'; host: string; port: number } & ModbusPoll);
+
+/** What a Modbus meter source polls: the meter's unit id, its register map and the poll period. */
+export interface ModbusPoll {
+  unitId: number;
+  profile: MeterProfileName;
+  intervalMs: number;
+}
+
+export type ModbusSource = Extract<MeterSource, { kind: 'modbus-rtu' | 'modbus-tcp' }>;
 
 export class SourceError extends Error {
   constructor(
@@ -183,6 +205,64 @@ function parseRemote(source: string): MeterSource {
   return { kind: 'remote', url: url.toString(), username, password };
 }
 
+const METER_PROFILE_NAMES = PROFILE_NAMES.filter((name): name is MeterProfileName => name !== 'whatwatt');
+
+/** `unit` (1..247; TCP also 0 and 255), `profile`, `interval` (seconds, 0.1..3600). */
+function parseModbusPoll(
+  source: string,
+  params: URLSearchParams,
+  defaultProfile: MeterProfileName,
+): ModbusPoll {
+  const unit = Number(params.get('unit') ?? '1');
+  if (!Number.isInteger(unit) || unit < 0 || unit > 255)
+    throw new SourceError(source, 'unit must be the meter unit id (1..247)');
+  const profile = (params.get('profile') ?? defaultProfile).toLowerCase() as MeterProfileName;
+  if (!METER_PROFILE_NAMES.includes(profile))
+    throw new SourceError(source, `profile must be one of ${METER_PROFILE_NAMES.join(', ')}`);
+  const interval = Number(params.get('interval') ?? '1');
+  if (!Number.isFinite(interval) || interval < 0.1 || interval > 3600)
+    throw new SourceError(source, 'interval must be seconds between polls (0.1..3600)');
+  return { unitId: unit, profile, intervalMs: interval * 1000 };
+}
+
+function parseModbusRtu(source: string, rest: string): MeterSource {
+  const [path, params] = splitQuery(rest);
+  if (!path.startsWith('/'))
+    throw new SourceError(source, 'serial device must be an absolute path like /dev/ttyUSB0');
+  const line: SerialSource = { kind: 'serial', path, protocol: 'auto', meterInterface: 'TTL' };
+  parseLineParams(source, params, line);
+  if (line.dataBits === 7) throw new SourceError(source, 'Modbus RTU uses 8 data bits');
+  const poll = parseModbusPoll(source, params, 'sdm630');
+  if (poll.unitId < 1 || poll.unitId > 247)
+    throw new SourceError(source, 'unit must be the meter unit id (1..247)');
+  return {
+    kind: 'modbus-rtu',
+    path,
+    baudRate: line.baudRate ?? 9600,
+    parity: line.parity ?? 'none',
+    stopBits: line.stopBits ?? 1,
+    ...poll,
+  };
+}
+
+function parseModbusTcp(source: string): MeterSource {
+  let url: URL;
+  try {
+    url = new URL(source);
+  } catch {
+    throw new SourceError(source, 'not a valid modbus-tcp://host:port URI');
+  }
+  const port = Number(url.port || '502');
+  if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new SourceError(source, 'modbus-tcp source needs a host (modbus-tcp://host:502)');
+  return {
+    kind: 'modbus-tcp',
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port,
+    ...parseModbusPoll(source, url.searchParams, 'sunspec'),
+  };
+}
+
 export function parseSource(source: string): MeterSource {
   const text = source.trim();
   if (text === 'simulator') return { kind: 'simulator' };
@@ -190,9 +270,12 @@ export function parseSource(source: string): MeterSource {
   if (text.startsWith('tcp://')) return parseTcp(text);
   if (text.startsWith('file:')) return parseFile(text, text.slice('file:'.length).replace(/^\/\/(?=\/)/, ''));
   if (text.startsWith('http://') || text.startsWith('https://')) return parseRemote(text);
+  if (text.startsWith('modbus-rtu:')) return parseModbusRtu(text, text.slice('modbus-rtu:'.length));
+  if (text.startsWith('modbus-tcp://')) return parseModbusTcp(text);
   throw new SourceError(
     source,
-    'must be simulator, serial:/dev/..., tcp://host:port, file:PATH or http://host/api/v1/live',
+    'must be simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, ' +
+      'modbus-rtu:/dev/... or modbus-tcp://host:port',
   );
 }
 
@@ -211,6 +294,10 @@ export function interfaceOfSource(source: string): MeterInterface {
         return 'FILE';
       case 'remote':
         return 'REMOTE';
+      case 'modbus-rtu':
+        return 'RS485';
+      case 'modbus-tcp':
+        return 'TCP';
     }
   } catch {
     return 'P1';

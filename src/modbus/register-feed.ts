@@ -38,6 +38,8 @@ export class RegisterFeed {
   private readonly imageSpace = inputImageSpace(this.image.bytes);
   private profileSpace: BlockSpace<GridValues> | undefined;
   private settings: FeedSettings = { profile: 'whatwatt', direction: 'import_positive' };
+  /** The values of the last profile rebuild: their counters stay while the reading is stale. */
+  private previous: GridValues | undefined;
   private clock: NodeJS.Timeout | undefined;
   private running = false;
   private readonly rebuildNow = (): void => this.rebuild();
@@ -102,16 +104,18 @@ export class RegisterFeed {
       this.image.rebuild(this.valueSource());
       return;
     }
-    const { store, system } = this.ctx;
-    this.profileSpace.rebuild(
-      gridValues({
-        reading: store.latest,
-        identity: store.meter.identity,
-        system,
-        direction: this.settings.direction,
-        line: this.settings.line,
-      }),
-    );
+    const { store, system, config } = this.ctx;
+    const values = gridValues({
+      reading: store.latest,
+      identity: store.meter.identity,
+      system,
+      direction: this.settings.direction,
+      line: this.settings.line,
+      nominalFrequency: config.config.modbus.nominal_frequency,
+      ...(this.previous ? { previous: this.previous } : {}),
+    });
+    this.previous = values;
+    this.profileSpace.rebuild(values);
   }
 
   private valueSource(): ValueSource {

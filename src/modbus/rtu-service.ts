@@ -29,7 +29,7 @@ const PRESENCE_CHECK_MS = 1000;
 export class ModbusRtuService implements Output<RtuView> {
   readonly name = 'modbus_rtu';
   readonly required = false;
-  readonly watches = ['services.modbus_rtu', 'modbus.layout'] as const;
+  readonly watches = ['services.modbus_rtu', 'modbus.layout', 'modbus.nominal_frequency'] as const;
   readonly license = 'PLUS';
   readonly feed: RegisterFeed;
   private slave: RtuSlave | undefined;
@@ -50,7 +50,11 @@ export class ModbusRtuService implements Output<RtuView> {
   }
 
   select(config: AppConfig): RtuView {
-    return { rtu: config.services.modbus_rtu, layout: config.modbus.layout };
+    return {
+      rtu: config.services.modbus_rtu,
+      layout: config.modbus.layout,
+      nominalFrequency: config.modbus.nominal_frequency,
+    };
   }
 
   async start(): Promise<void> {
@@ -83,6 +87,7 @@ export class ModbusRtuService implements Output<RtuView> {
       JSON.stringify(view.slice.layout) !== JSON.stringify(before.slice.layout)
     )
       this.feed.configure(this.feedSettings());
+    else if (view.slice.nominalFrequency !== before.slice.nominalFrequency) this.feed.rebuild();
     return reopen ? this.apply(true) : this.reconciling;
   }
 
@@ -257,6 +262,8 @@ type RtuSettings = AppConfig['services']['modbus_rtu'];
 interface RtuView {
   rtu: RtuSettings;
   layout: AppConfig['modbus']['layout'];
+  /** The frequency served while the meter sends none (modbus.nominal_frequency). */
+  nominalFrequency: number;
 }
 
 export function createModbusRtuService(ctx: AppContext): ModbusRtuService {

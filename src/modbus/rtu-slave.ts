@@ -13,20 +13,25 @@ import { answerPdu, isException, type RegisterSpace } from './pdu.js';
  *   19200 baud the specification fixes it at 1.750 ms. A character is start + 8 data + parity +
  *   stop bits.
  *
- * A request of this slave is answered as soon as its bytes are complete (a read request is 8
+ * A request of this slave is recognised as soon as its bytes are complete (a read request is 8
  * bytes; its length follows from the function code) and its CRC matches, without waiting for the
- * silence: the master waits for the reply anyway, and USB-RS485 adapters deliver bytes in bursts
- * (an FTDI's latency timer holds them up to 16 ms), so silence measured in Node is not the line's
- * silence. For the same reason an incomplete request addressed to this slave is kept across a
- * silence for up to MAX_FRAME_MS; any other bytes followed by a silence are one frame: counted
- * and dropped. The 1.5-character inter-character rule is not observable behind such an adapter
- * and is not enforced.
+ * silence that ends it: USB-RS485 adapters deliver bytes in bursts (an FTDI's latency timer holds
+ * them up to 16 ms), so silence measured in Node is not the line's silence. For the same reason an
+ * incomplete request addressed to this slave is kept across a silence for up to MAX_FRAME_MS; any
+ * other bytes followed by a silence are one frame: counted and dropped. The 1.5-character
+ * inter-character rule is not observable behind such an adapter and is not enforced.
  *
  * Silence is measured with a timer, and libuv runs due timers before it polls for input: when the
  * event loop was held up (garbage collection, a slow write elsewhere in the daemon), the timer fires
  * late and before the bytes that arrived meanwhile are read, so that silence is the loop's, not the
  * line's. A late timer therefore waits one more t3.5 before it ends a frame, and the time the loop
  * was held up does not count towards MAX_FRAME_MS.
+ *
+ * Turnaround: the reply goes out no earlier than t3.5 after the last request byte was received
+ * (§2.5.1.1: a frame starts after a silence of at least 3.5 characters, so the master's request
+ * has ended only then). A master on a direct UART that releases its RS485 driver late would lose
+ * the first bytes of an earlier reply. Measured on the monotonic clock from the chunk that
+ * completed the request; the timer is re-armed if it fires early.
  */
 
 /** Appends the CRC (low byte first) to an RTU frame whose last two bytes are reserved for it. */
@@ -99,6 +104,10 @@ export class RtuSlave {
   private heldUpMs = 0;
   /** A late silence timer already waited once more for bytes read after it. */
   private deferred = false;
+  /** performance.now() of the last received chunk: replies wait t3.5 from here. */
+  private lastByteAt = 0;
+  private readonly outbox: Buffer[] = [];
+  private turnaround: NodeJS.Timeout | undefined;
 
   constructor(options: RtuSlaveOptions) {
     this.unitId = options.unitId;
@@ -109,6 +118,7 @@ export class RtuSlave {
   }
 
   receive(chunk: Buffer): void {
+    this.lastByteAt = performance.now();
     if (this.pending.length === 0) this.startFrame();
     this.deferred = false;
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
@@ -121,6 +131,9 @@ export class RtuSlave {
   reset(): void {
     if (this.silence) clearTimeout(this.silence);
     this.silence = undefined;
+    if (this.turnaround) clearTimeout(this.turnaround);
+    this.turnaround = undefined;
+    this.outbox.length = 0;
     this.pending = Buffer.alloc(0);
   }
 
@@ -226,6 +239,25 @@ export class RtuSlave {
     const reply = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
     if (isException(reply, 1)) this.exceptions += 1;
     reply[0] = this.unitId;
-    this.send(sealFrame(reply));
+    this.outbox.push(sealFrame(reply));
+    this.armTurnaround();
+  }
+
+  /** Sends the queued replies once t3.5 has passed since the last received byte. */
+  private armTurnaround(): void {
+    if (this.turnaround || this.outbox.length === 0) return;
+    const wait = this.lastByteAt + this.silenceMs - performance.now();
+    if (wait <= 0) {
+      this.flush();
+      return;
+    }
+    this.turnaround = setTimeout(() => {
+      this.turnaround = undefined;
+      this.armTurnaround();
+    }, Math.ceil(wait));
+  }
+
+  private flush(): void {
+    for (const frame of this.outbox.splice(0)) this.send(frame);
   }
 }

@@ -20,6 +20,8 @@ interface ModbusSettings {
   direction: AppConfig['services']['modbus']['direction'];
   layout: AppConfig['modbus']['layout'];
   convFactor: number;
+  /** The frequency served while the meter sends none (modbus.nominal_frequency). */
+  nominalFrequency: number;
 }
 
 /**
@@ -31,7 +33,12 @@ interface ModbusSettings {
 export class ModbusService implements Output<ModbusSettings> {
   readonly name = 'modbus';
   readonly required = false;
-  readonly watches = ['services.modbus', 'modbus.layout', 'meter.conv_factor'] as const;
+  readonly watches = [
+    'services.modbus',
+    'modbus.layout',
+    'modbus.nominal_frequency',
+    'meter.conv_factor',
+  ] as const;
   readonly license = 'PLUS';
   readonly feed: RegisterFeed;
   readonly slave: ModbusSlave;
@@ -74,6 +81,7 @@ export class ModbusService implements Output<ModbusSettings> {
       direction,
       layout: config.modbus.layout,
       convFactor: config.meter.conv_factor,
+      nominalFrequency: config.modbus.nominal_frequency,
     };
   }
 
@@ -97,7 +105,8 @@ export class ModbusService implements Output<ModbusSettings> {
     const was = before?.slice;
     if (!was || was.profile !== now.profile || was.direction !== now.direction || !sameLayout(was, now))
       this.feed.configure(this.feedSettings());
-    else if (was.convFactor !== now.convFactor) this.feed.rebuild();
+    else if (was.convFactor !== now.convFactor || was.nominalFrequency !== now.nominalFrequency)
+      this.feed.rebuild();
     if (was && was.enable === now.enable && was.port === now.port && before.blocked === view.blocked)
       return this.reconciling;
     return this.applyListener();

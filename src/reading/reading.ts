@@ -8,9 +8,9 @@
  * hand a Reading to the store, so outputs never see meter-specific units.
  */
 
-export type MeterProtocol = 'DSMR' | 'SML' | 'IEC62056-21';
+export type MeterProtocol = 'DSMR' | 'SML' | 'IEC62056-21' | 'MODBUS';
 
-export type MeterInterface = 'P1' | 'OPTICAL' | 'TTL' | 'TCP' | 'FILE' | 'SIMULATOR' | 'REMOTE';
+export type MeterInterface = 'P1' | 'OPTICAL' | 'TTL' | 'RS485' | 'TCP' | 'FILE' | 'SIMULATOR' | 'REMOTE';
 
 /** Identity of the meter as far as the protocol reveals it (the report's `meter` object). */
 export interface MeterIdentity {

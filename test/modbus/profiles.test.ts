@@ -28,6 +28,7 @@ function source(overrides: Partial<GridSource> = {}): GridSource {
     system: SYSTEM,
     direction: 'import_positive',
     line: LINE,
+    nominalFrequency: 50,
     ...overrides,
   };
 }
@@ -71,8 +72,8 @@ test('SDM630: FC 04 floats, high word first, W signed import +, currents unsigne
   assert.equal(float(sdm, 'input', 0x0048), f(35802.467));
   assert.equal(float(sdm, 'input', 0x004a), f(3580.245));
   assert.equal(float(sdm, 'input', 0x0156), f(35802.467 + 3580.245));
-  // Not measured by the grid meter: NaN, never a made-up number.
-  assert.ok(Number.isNaN(float(sdm, 'input', 0x0046)), 'frequency');
+  // Not measured by the grid meter: NaN, never a made-up number; the frequency is the nominal one.
+  assert.equal(float(sdm, 'input', 0x0046), 50);
   assert.ok(Number.isNaN(float(sdm, 'input', 0x0012)), 'phase VA');
   // Set-up registers mirror the RTU line: 3P4W, even parity (1), node 7, 9600 baud (2).
   assert.equal(float(sdm, 'holding', 0x000a), 3);
@@ -81,7 +82,7 @@ test('SDM630: FC 04 floats, high word first, W signed import +, currents unsigne
   assert.equal(float(sdm, 'holding', 0x001c), 2);
   assert.equal(words(sdm, 'holding', 0xfc00, 2).readUInt32BE(0), 123456715);
   // Outside the map: illegal address; a read across the end of a block too.
-  assert.equal(sdm.read('input', 0x0158, 4), ILLEGAL_DATA_ADDRESS);
+  assert.equal(sdm.read('input', 0x017c, 4), ILLEGAL_DATA_ADDRESS);
   assert.equal(sdm.read('input', 0x2000, 2), ILLEGAL_DATA_ADDRESS);
   assert.equal(sdm.read('holding', 0x0100, 2), ILLEGAL_DATA_ADDRESS);
 });
@@ -97,13 +98,52 @@ test('SDM630: export_positive flips every signed power, not the energy counters'
 test('no data (stale or no meter yet): Eastron and Chint floats read NaN, set-up registers stay', () => {
   for (const profile of ['sdm630', 'sdm120', 'sdm72'] as const) {
     const sdm = space(profile, { reading: undefined });
-    for (const address of [0x0000, 0x0006, 0x000c, 0x0048, 0x004a])
+    for (const address of [0x0000, 0x0006, 0x000c, 0x0046, 0x0048, 0x004a])
       assert.ok(Number.isNaN(float(sdm, 'input', address)), `${profile} ${address}`);
     assert.equal(float(sdm, 'holding', 0x0014), 7);
   }
   const dtsu = space('dtsu666', { reading: undefined });
-  for (const address of [0x2006, 0x200c, 0x2012, 0x401e, 0x4028])
+  for (const address of [0x2006, 0x200c, 0x2012, 0x2044, 0x101e, 0x1028])
     assert.ok(Number.isNaN(float(dtsu, 'holding', address)), `dtsu666 ${address}`);
+});
+
+/** The values of a fresh reading, then of the same slave once the reading went stale. */
+function staleAfterFresh(profile: keyof typeof METER_PROFILES): RegisterSpace {
+  const blocks = new BlockSpace(METER_PROFILES[profile]);
+  const fresh = gridValues(source());
+  blocks.rebuild(fresh);
+  blocks.rebuild(gridValues(source({ reading: undefined, previous: fresh })));
+  return blocks;
+}
+
+test('stale: energy counters keep their last valid value, instantaneous values read no data', () => {
+  for (const profile of ['sdm630', 'sdm120', 'sdm72'] as const) {
+    const sdm = staleAfterFresh(profile);
+    assert.equal(float(sdm, 'input', 0x0048), f(35802.467), profile);
+    assert.equal(float(sdm, 'input', 0x004a), f(3580.245), profile);
+    assert.equal(float(sdm, 'input', 0x0156), f(35802.467 + 3580.245), profile);
+    assert.ok(Number.isNaN(float(sdm, 'input', 0x000c)), `${profile} power`);
+  }
+  const dtsu = staleAfterFresh('dtsu666');
+  assert.equal(float(dtsu, 'holding', 0x101e), f(35802.467));
+  assert.equal(float(dtsu, 'holding', 0x1028), f(3580.245));
+  assert.ok(Number.isNaN(float(dtsu, 'holding', 0x2012)));
+  const sun = words(staleAfterFresh('sunspec'), 'holding', 40072, 105);
+  assert.equal(sun.readUInt32BE(44 * 2) * 10 ** sun.readInt16BE(52 * 2), 35802467);
+  assert.equal(sun.readUInt32BE(36 * 2) * 10 ** sun.readInt16BE(52 * 2), 3580245);
+  assert.equal(sun.readUInt16BE(16 * 2), 0x8000, 'W not implemented');
+});
+
+test('frequency: nominal when the meter sends none, the meter own when it does, NaN when set to 0', () => {
+  assert.equal(float(space('sdm630', { nominalFrequency: 60 }), 'input', 0x0046), 60);
+  assert.ok(Number.isNaN(float(space('sdm630', { nominalFrequency: 0 }), 'input', 0x0046)));
+  const reading = withDerivedValues(syntheticReading());
+  const values = new Map(reading.values);
+  values.set('14.7.0', { value: 49.98, unit: 'Hz' });
+  const measured = space('dtsu666', { reading: { ...reading, values } });
+  assert.equal(float(measured, 'holding', 0x2044), f(4998));
+  const sun = words(space('sunspec'), 'holding', 40072, 105);
+  assert.equal(sunspecValue(sun, 14, 15), 50);
 });
 
 test('SDM120: one phase: total power and energies, L1 voltage and current', () => {
@@ -115,15 +155,28 @@ test('SDM120: one phase: total power and energies, L1 voltage and current', () =
   assert.equal(float(sdm, 'holding', 0x000a), 1);
 });
 
-test('SDM72: the net block at 31281: net kWh, import W, export W', () => {
+test('SDM72D-M-2 V1.1: net kWh at 30397, total import W at 31281, total export W at 31283', () => {
   const sdm = space('sdm72');
   assert.equal(float(sdm, 'input', 0x0034), f(822));
-  assert.equal(float(sdm, 'input', 0x0500), f(35802.467 - 3580.245));
-  assert.equal(float(sdm, 'input', 0x0502), f(822));
-  assert.equal(float(sdm, 'input', 0x0504), 0);
+  // Byte-exact: 30397 (0x018C) is import - export kWh as a big-endian single.
+  const net = Buffer.alloc(4);
+  net.writeFloatBE(35802.467 - 3580.245);
+  assert.deepEqual(words(sdm, 'input', 0x018c, 2), net);
+  assert.equal(float(sdm, 'input', 0x0500), f(822));
+  assert.equal(float(sdm, 'input', 0x0502), 0);
+  assert.equal(sdm.read('input', 0x0504, 2), ILLEGAL_DATA_ADDRESS);
   const exporting = space('sdm72', { direction: 'export_positive' });
-  assert.equal(float(exporting, 'input', 0x0502), 0);
-  assert.equal(float(exporting, 'input', 0x0504), f(822));
+  assert.equal(float(exporting, 'input', 0x0500), 0);
+  assert.equal(float(exporting, 'input', 0x0502), f(822));
+});
+
+test('SDM630 V1.8: the map runs to 30382 (0x017D), so a batch 04 014E x48 is answered', () => {
+  const sdm = space('sdm630');
+  const batch = words(sdm, 'input', 0x014e, 48);
+  assert.equal(batch.readFloatBE((0x0156 - 0x014e) * 2), f(35802.467 + 3580.245));
+  // Per-phase import kWh L1 (0x015A) .. total kvarh L3 (0x017C): not sent by the grid meter.
+  for (let address = 0x015a; address <= 0x017c; address += 2)
+    assert.ok(Number.isNaN(batch.readFloatBE((address - 0x014e) * 2)), `0x${address.toString(16)}`);
 });
 
 test('DTSU666: FC 03 only, floats in the manual multiples (0.1 V, 0.001 A, 0.1 W)', () => {
@@ -137,12 +190,19 @@ test('DTSU666: FC 03 only, floats in the manual multiples (0.1 V, 0.001 A, 0.1 W
   assert.equal(float(dtsu, 'holding', 0x2016), f(-4120));
   assert.equal(float(dtsu, 'holding', 0x201a), f(2650));
   assert.equal(float(dtsu, 'holding', 0x202a), f(987));
-  assert.equal(float(dtsu, 'holding', 0x401e), f(35802.467));
-  assert.equal(float(dtsu, 'holding', 0x4028), f(3580.245));
+  // Byte-exact: 03 101E x12 (the Growatt's energy poll) is ImpEp, ImpEpA..C, NetImpEp, ExpEp.
+  const energy = Buffer.alloc(24);
+  [35802.467, NaN, NaN, NaN, NaN, 3580.245].forEach((v, k) => energy.writeFloatBE(v, 4 * k));
+  assert.deepEqual(words(dtsu, 'holding', 0x101e, 12), energy);
+  assert.equal(dtsu.read('holding', 0x401e, 2), ILLEGAL_DATA_ADDRESS);
   const setup = words(dtsu, 'holding', 0x0000, 0x30);
   assert.equal(setup.readInt16BE(0x0003 * 2), 0);
   assert.equal(setup.readInt16BE(0x0006 * 2), 1);
-  assert.equal(setup.readInt16BE(0x002d * 2), 7);
+  assert.equal(setup.readInt16BE(0x0007 * 2), 10, 'UrAt in 0.1: ratio 1.0');
+  // Table 11: 0x002C protocol (4 = E.1 for the even parity line), 0x002D bAud (3 = 9600), 0x002E Addr.
+  assert.equal(setup.readInt16BE(0x002c * 2), 4);
+  assert.equal(setup.readInt16BE(0x002d * 2), 3);
+  assert.equal(setup.readInt16BE(0x002e * 2), 7);
 });
 
 /** Decodes a SunSpec model-203 value with its scale factor. */
@@ -171,7 +231,7 @@ test('SunSpec: SunS, model 1, model 203 with scale factors, end marker; no data 
   assert.equal(sunspecValue(model, 6, 13), 230.1);
   assert.equal(sunspecValue(model, 1, 4), 3.62);
   assert.equal(sunspecValue(model, 31, 35), 98.7);
-  assert.equal(sunspecValue(model, 14, 15), undefined, 'Hz not implemented');
+  assert.equal(sunspecValue(model, 14, 15), 50, 'Hz: the nominal frequency');
   const whSf = model.readInt16BE(52 * 2);
   assert.equal(model.readUInt32BE(44 * 2) * 10 ** whSf, 35802467);
   assert.equal(model.readUInt32BE(36 * 2) * 10 ** whSf, 3580245);
@@ -181,7 +241,7 @@ test('SunSpec: SunS, model 1, model 203 with scale factors, end marker; no data 
   const stale = words(space('sunspec', { reading: undefined }), 'holding', 40072, 105);
   assert.equal(stale.readUInt16BE(16 * 2), 0x8000);
   assert.equal(stale.readUInt16BE(1 * 2), 0x8000);
-  assert.equal(stale.readUInt32BE(44 * 2), 0);
+  assert.equal(stale.readUInt32BE(44 * 2), 0, 'no reading yet: not accumulated');
 });
 
 test('SunSpec scale factors: the finest at which the group fits an int16', () => {

@@ -6,6 +6,7 @@ import { createDecoder, type ConcreteProtocol } from '../protocols.js';
 import { SerialLink } from '../../serial/serial-link.js';
 import { formatLine, type LineSettings } from '../../serial/line-settings.js';
 import { PROTOCOL_LINES } from '../transport/serial.js';
+import { probeModbus } from './modbus-probe.js';
 import { signOn } from './sign-on.js';
 
 /**
@@ -14,7 +15,9 @@ import { signOn } from './sign-on.js';
  * 1. 115200 8N1, listen for DSMR 4/5 (a DSMR 4 meter sends every 10 s, DSMR 5 every second);
  * 2. 9600 7E1, listen for DSMR 2.2/3 (every 10 s) and IEC 62056-21 push meters;
  * 3. 9600 8N1, listen for SML (every 1..4 s);
- * 4. 300 7E1, IEC 62056-21 sign-on `/?!` and identification (modes A, B, C).
+ * 4. 300 7E1, IEC 62056-21 sign-on `/?!` and identification (modes A, B, C);
+ * 5. Modbus RTU: read requests at the usual rates and unit ids (./modbus-probe.ts), in what is
+ *    left of the budget (a Modbus meter is silent in every listening step before).
  * Listening windows are one send period plus a margin, so one complete frame fits; all steps fit
  * in PROBE_BUDGET_MS, which keeps the whole probe under 30 s.
  */
@@ -22,7 +25,7 @@ import { signOn } from './sign-on.js';
 export interface ProbeStep {
   label: string;
   line: LineSettings;
-  method: 'listen' | 'sign-on';
+  method: 'listen' | 'sign-on' | 'modbus';
   /** Decoders fed during a listening step. */
   protocols: readonly ConcreteProtocol[];
   durationMs: number;
@@ -50,6 +53,13 @@ export const PROBE_STEPS: readonly ProbeStep[] = [
     method: 'sign-on',
     protocols: ['d0'],
     durationMs: 2_500,
+  },
+  {
+    label: 'Modbus RTU',
+    line: { baudRate: 9600, dataBits: 8, parity: 'none', stopBits: 1 },
+    method: 'modbus',
+    protocols: [],
+    durationMs: 1_400,
   },
 ];
 
@@ -94,7 +104,9 @@ export interface ProbeOptions {
 
 /** What one step found. */
 export interface StepFinding {
-  protocol: ConcreteProtocol;
+  /** The byte protocol found; absent for a Modbus meter, which has its own source (`source`). */
+  protocol?: ConcreteProtocol;
+  source?: string;
   meterProtocol: MeterProtocol;
   identity: MeterIdentity;
   encrypted?: boolean;
@@ -165,6 +177,11 @@ async function runStep(
   const link = await SerialLink.open(path, step.line);
   try {
     if (step.method === 'listen') return await listen(link, step, durationMs, options);
+    if (step.method === 'modbus') {
+      const { finding, bytes, gone } = await probeModbus(link, durationMs, options.signal);
+      const found: StepFinding | undefined = finding && { meterProtocol: 'MODBUS', ...finding };
+      return gone ? { finding: found, bytes, gone } : { finding: found, bytes };
+    }
     const answer = await signOn(link, durationMs, options.signal);
     const finding: StepFinding | undefined = answer.identity && {
       protocol: 'd0',
@@ -206,12 +223,12 @@ function foundResult(
   const result: Omit<ProbeResult, 'steps' | 'elapsedMs'> = {
     status: 'OK',
     path,
-    protocol: finding.protocol,
     meterProtocol: finding.meterProtocol,
     line: { ...step.line },
     identity: finding.identity,
-    source: sourceUri(path, finding.protocol, step.line, d0Mode),
+    source: finding.source ?? sourceUri(path, finding.protocol ?? 'dsmr', step.line, d0Mode),
   };
+  if (finding.protocol) result.protocol = finding.protocol;
   if (d0Mode) result.d0Mode = d0Mode;
   if (finding.encrypted) result.encrypted = true;
   return result;

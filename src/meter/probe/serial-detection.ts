@@ -1,9 +1,9 @@
-import { parseSource } from '../source.js';
+import { parseSource, type MeterSource } from '../source.js';
 import type { SerialSource } from '../transport/serial.js';
 import { probeSerialPort, type ProbeResult } from './probe.js';
 
 export type DetectionOutcome =
-  | { kind: 'found'; source: SerialSource; probe: ProbeResult }
+  | { kind: 'found'; source: MeterSource; probe: ProbeResult }
   | { kind: 'absent' | 'unrecognized'; reason: string };
 
 /**
@@ -12,12 +12,13 @@ export type DetectionOutcome =
  * `forget()` (settings changed, or a link opened with it never produced a valid frame).
  */
 export class SerialDetection {
-  private detected: SerialSource | undefined;
+  /** A serial source with its protocol, or the modbus-rtu source of a Modbus meter on the port. */
+  private detected: (MeterSource & { path: string }) | undefined;
   private abort: AbortController | undefined;
   private running: Promise<ProbeResult> | undefined;
 
   /** The source detected earlier for this port, if any. */
-  cached(source: SerialSource): SerialSource | undefined {
+  cached(source: SerialSource): MeterSource | undefined {
     return this.detected?.path === source.path ? this.detected : undefined;
   }
 
@@ -37,11 +38,16 @@ export class SerialDetection {
     if (probe.status === 'NOT CONNECTED')
       return { kind: 'absent', reason: `cannot open ${source.path}: ${probe.error}` };
     if (probe.status !== 'OK' || !probe.source) {
-      return { kind: 'unrecognized', reason: `no DSMR, SML or IEC 62056-21 frame on ${source.path}` };
+      return {
+        kind: 'unrecognized',
+        reason: `no DSMR, SML or IEC 62056-21 frame and no Modbus RTU meter on ${source.path}`,
+      };
     }
-    const found = parseSource(probe.source) as SerialSource;
-    if (source.pollIntervalMs !== undefined) found.pollIntervalMs = source.pollIntervalMs;
-    if (source.address !== undefined) found.address = source.address;
+    const found = parseSource(probe.source) as MeterSource & { path: string };
+    if (found.kind === 'serial') {
+      if (source.pollIntervalMs !== undefined) found.pollIntervalMs = source.pollIntervalMs;
+      if (source.address !== undefined) found.address = source.address;
+    }
     this.detected = found;
     return { kind: 'found', source: found, probe };
   }

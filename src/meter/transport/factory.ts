@@ -58,6 +58,11 @@ export async function createTransport(
       const { RemoteTransport } = await import('./remote.js');
       return { delivers: 'readings', transport: new RemoteTransport(source.url, source, now) };
     }
+    case 'modbus-rtu':
+    case 'modbus-tcp': {
+      const { ModbusMeterTransport } = await import('../modbus/modbus-transport.js');
+      return { delivers: 'readings', transport: new ModbusMeterTransport(source, now) };
+    }
   }
 }
 

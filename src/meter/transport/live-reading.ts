@@ -65,7 +65,7 @@ export function readingFromLive(data: string, receivedAt: number, meter: RemoteM
   return { ok: true, reading };
 }
 
-const PROTOCOLS: readonly MeterProtocol[] = ['DSMR', 'SML', 'IEC62056-21'];
+const PROTOCOLS: readonly MeterProtocol[] = ['DSMR', 'SML', 'IEC62056-21', 'MODBUS'];
 
 /**
  * Protocol and identity from the `meter` object of a gateway report (docs/architecture.md#report-shape);

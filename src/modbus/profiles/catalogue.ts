@@ -1,6 +1,15 @@
 import type { RegisterBlock } from '../register-space.js';
-import { DTSU666_BLOCKS } from './dtsu666.js';
-import { SDM120_BLOCKS, SDM630_BLOCKS, SDM72_BLOCKS } from './eastron.js';
+import { DTSU666_BLOCKS, DTSU666_POINTS, DTSU666_POLLS } from './dtsu666.js';
+import {
+  EASTRON_POLLS,
+  SDM120_BLOCKS,
+  SDM120_POINTS,
+  SDM630_BLOCKS,
+  SDM630_POINTS,
+  SDM72_BLOCKS,
+  SDM72_POINTS,
+} from './eastron.js';
+import type { FloatPoint, PollRange } from './float-points.js';
 import type { GridValues } from './grid-values.js';
 import { SUNSPEC_BLOCKS } from './sunspec.js';
 
@@ -11,10 +20,9 @@ import { SUNSPEC_BLOCKS } from './sunspec.js';
  */
 export const PROFILE_NAMES = ['whatwatt', 'sdm630', 'sdm120', 'sdm72', 'dtsu666', 'sunspec'] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
+export type MeterProfileName = Exclude<ProfileName, 'whatwatt'>;
 
-export const METER_PROFILES: Readonly<
-  Record<Exclude<ProfileName, 'whatwatt'>, ReadonlyArray<RegisterBlock<GridValues>>>
-> = {
+export const METER_PROFILES: Readonly<Record<MeterProfileName, ReadonlyArray<RegisterBlock<GridValues>>>> = {
   sdm630: SDM630_BLOCKS,
   sdm120: SDM120_BLOCKS,
   sdm72: SDM72_BLOCKS,
@@ -24,10 +32,27 @@ export const METER_PROFILES: Readonly<
 
 /** The meter each register map copies, as settings pages name it. */
 export const PROFILE_TITLES: Readonly<Record<ProfileName, string>> = {
-  whatwatt: 'whatwatt (spec layout)',
+  whatwatt: 'whatwatt (the device layout)',
   sdm630: 'Eastron SDM630',
   sdm120: 'Eastron SDM120',
   sdm72: 'Eastron SDM72',
   dtsu666: 'Chint DTSU666',
   sunspec: 'SunSpec meter (model 203)',
+};
+
+/**
+ * The same maps read the other way, for the Modbus meter source: the ranges it reads from a real
+ * meter and the points that decode them. SunSpec has no fixed ranges: its models are found by
+ * walking the chain from 40000 (./sunspec.ts).
+ */
+export interface FloatReadMap {
+  polls: readonly PollRange[];
+  points: readonly FloatPoint[];
+}
+
+export const FLOAT_READ_MAPS: Readonly<Record<Exclude<MeterProfileName, 'sunspec'>, FloatReadMap>> = {
+  sdm630: { polls: EASTRON_POLLS, points: SDM630_POINTS },
+  sdm120: { polls: EASTRON_POLLS, points: SDM120_POINTS },
+  sdm72: { polls: EASTRON_POLLS, points: SDM72_POINTS },
+  dtsu666: { polls: DTSU666_POLLS, points: DTSU666_POINTS },
 };

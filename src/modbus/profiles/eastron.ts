@@ -1,10 +1,14 @@
 import type { RegisterBlock } from '../register-space.js';
+import { floatBlock, type FloatPoint, type PollRange } from './float-points.js';
 import { meanOf, sumOf, type GridValues, type SlaveLine } from './grid-values.js';
-import { putFloat32, putUint32 } from './register-encodings.js';
+import { phases, type Quantity } from './quantities.js';
+import { putUint32 } from './register-encodings.js';
 
 /**
  * Eastron SDM630, SDM120 and SDM72 register maps, from Eastron's published "SDM630 Modbus
- * Protocol" (V1.8 / MID V2), "SDM120 Modbus Protocol" (V2.4) and "SDM72D-M-2 Modbus Protocol":
+ * Protocol" (V1.8 / MID V2, table "Input Registers", 30001..30382), "SDM120 Modbus Protocol" (V2.4)
+ * and "SDM72D-M-2 Modbus Protocol" (V1.1, input registers 30001..30397 and 31281..31284); the
+ * same addresses as volkszaehler/mbmd's meter definitions (meters/rs485/sdm.go, sdm72v2.go):
  *
  * - Input registers (FC 04), 30001.. = PDU address 0x0000..: every value an IEEE 754 float in two
  *   registers, high word first. W and var are signed (+ import, - export, as the meter reads with
@@ -17,32 +21,24 @@ import { putFloat32, putUint32 } from './register-encodings.js';
  * - Serial number: holding 464513 = PDU 0xFC00, unsigned 32 bit: the trailing digits of the grid
  *   meter's serial (0 when it has none).
  *
- * No data (no meter yet, or stale): every measurement and counter reads NaN, which inverters
- * treat as a failed meter read, so their export limiter falls back to its safe state instead of
- * regulating on an old number. A quantity the grid meter does not send (frequency, phase
- * angle, per-phase apparent power) also reads NaN.
+ * No data (no meter yet, or stale): every measurement reads NaN, which inverters treat as a
+ * failed meter read, so their export limiter falls back to its safe state instead of regulating
+ * on an old number; the energy counters keep their last valid value (they are still true). A
+ * quantity the grid meter does not send (phase angle, per-phase apparent power, per-phase
+ * energies) reads NaN; the frequency is the meter's or the nominal one (./grid-values.ts).
+ *
+ * The same points decode a real Eastron meter read by the Modbus meter source: one read of
+ * 30001..30080 (FC 04, 0x0000 x 80) carries every quantity the store knows.
  */
 
 type Values = GridValues;
-type FloatPoint = [address: number, value: (v: Values) => number | undefined];
 
-function floatBlock(
-  table: 'input' | 'holding',
-  start: number,
-  words: number,
-  points: FloatPoint[],
-): RegisterBlock<Values> {
-  return {
-    table,
-    start,
-    words,
-    fill(values, target) {
-      for (const [address, value] of points) putFloat32(target, address - start, value(values));
-    },
-  };
-}
-
-const NO_DATA = (): undefined => undefined;
+const at = (address: number, quantity?: Quantity): FloatPoint =>
+  quantity === undefined ? { address } : { address, quantity };
+const derived = (address: number, derive: (v: Values) => number | undefined): FloatPoint => ({
+  address,
+  derive,
+});
 
 const BAUD_CODES: ReadonlyMap<number, number> = new Map([
   [2400, 0],
@@ -72,10 +68,16 @@ function setupBlocks(systemType: number): Array<RegisterBlock<Values>> {
       v.line === undefined ? 0 : pick(v.line);
   return [
     floatBlock('holding', 0x0000, 0x0030, [
-      [0x000a, () => systemType],
-      [0x0012, fromLine(parityCode)],
-      [0x0014, fromLine((line) => line.unitId)],
-      [0x001c, fromLine((line) => BAUD_CODES.get(line.baudRate))],
+      derived(0x000a, () => systemType),
+      derived(0x0012, fromLine(parityCode)),
+      derived(
+        0x0014,
+        fromLine((line) => line.unitId),
+      ),
+      derived(
+        0x001c,
+        fromLine((line) => BAUD_CODES.get(line.baudRate)),
+      ),
     ]),
     {
       table: 'holding',
@@ -94,74 +96,104 @@ const total = {
   currentSum: (v: Values) => sumOf(v.current),
   totalEnergy: (v: Values) => sumOf([v.importEnergy, v.exportEnergy]),
   totalReactiveEnergy: (v: Values) => sumOf([v.reactiveImportEnergy, v.reactiveExportEnergy]),
+  netEnergy: (v: Values) =>
+    v.importEnergy === undefined || v.exportEnergy === undefined
+      ? undefined
+      : v.importEnergy - v.exportEnergy,
 };
 
 /** 30001..30080: the per-phase and total block shared by SDM630 and SDM72. */
 function threePhasePoints(): FloatPoint[] {
   const points: FloatPoint[] = [];
+  const [voltage, current, power, reactive] = [
+    phases('voltage'),
+    phases('current'),
+    phases('phasePower'),
+    phases('phaseReactive'),
+  ];
   for (let phase = 0; phase < 3; phase++) {
-    points.push([0x0000 + 2 * phase, (v) => v.voltage[phase]]);
-    points.push([0x0006 + 2 * phase, (v) => v.current[phase]]);
-    points.push([0x000c + 2 * phase, (v) => v.phasePower[phase]]);
-    points.push([0x0012 + 2 * phase, NO_DATA]); // phase VA
-    points.push([0x0018 + 2 * phase, (v) => v.phaseReactive[phase]]);
-    points.push([0x001e + 2 * phase, NO_DATA]); // phase power factor
-    points.push([0x0024 + 2 * phase, NO_DATA]); // phase angle
+    points.push(
+      at(0x0000 + 2 * phase, voltage[phase]),
+      at(0x0006 + 2 * phase, current[phase]),
+      at(0x000c + 2 * phase, power[phase]),
+      at(0x0012 + 2 * phase), // phase VA
+      at(0x0018 + 2 * phase, reactive[phase]),
+      at(0x001e + 2 * phase), // phase power factor
+      at(0x0024 + 2 * phase), // phase angle
+    );
   }
   points.push(
-    [0x002a, total.voltageMean],
-    [0x002e, total.currentMean],
-    [0x0030, total.currentSum],
-    [0x0034, (v) => v.power],
-    [0x0038, (v) => v.apparent],
-    [0x003c, (v) => v.reactive],
-    [0x003e, (v) => v.powerFactor],
-    [0x0042, NO_DATA], // total phase angle
-    [0x0046, NO_DATA], // frequency
-    [0x0048, (v) => v.importEnergy],
-    [0x004a, (v) => v.exportEnergy],
-    [0x004c, (v) => v.reactiveImportEnergy],
-    [0x004e, (v) => v.reactiveExportEnergy],
+    derived(0x002a, total.voltageMean),
+    derived(0x002e, total.currentMean),
+    derived(0x0030, total.currentSum),
+    at(0x0034, 'power'),
+    at(0x0038, 'apparent'),
+    at(0x003c, 'reactive'),
+    at(0x003e, 'powerFactor'),
+    at(0x0042), // total phase angle
+    ...commonTail(),
   );
   return points;
 }
 
-/** SDM630: 3P4W, input registers 30001..30346 (0x0000..0x0159). */
+/** 30071..30080, the same on every Eastron map: frequency, kWh and kvarh import / export. */
+function commonTail(): FloatPoint[] {
+  return [
+    at(0x0046, 'frequency'),
+    at(0x0048, 'importEnergy'),
+    at(0x004a, 'exportEnergy'),
+    at(0x004c, 'reactiveImportEnergy'),
+    at(0x004e, 'reactiveExportEnergy'),
+  ];
+}
+
+/**
+ * SDM630 V1.8 30343..30382 (0x0156..0x017D): total kWh and kvarh, then per phase L1..L3 import
+ * kWh (0x015A), export kWh (0x0160), total kWh (0x0166), import kvarh (0x016C), export kvarh
+ * (0x0172), total kvarh (0x0178). The grid meter sends no per-phase energies: those read NaN.
+ */
+function energyTotalPoints(): FloatPoint[] {
+  const points = [derived(0x0156, total.totalEnergy), derived(0x0158, total.totalReactiveEnergy)];
+  for (let address = 0x015a; address <= 0x017c; address += 2) points.push(at(address));
+  return points;
+}
+
+/** The read a meter source makes of an Eastron meter: 30001..30080. */
+export const EASTRON_POLLS: readonly PollRange[] = [{ table: 'input', start: 0x0000, words: 0x0050 }];
+
+export const SDM630_POINTS: readonly FloatPoint[] = [
+  ...threePhasePoints(),
+  at(0x00c8), // line-to-line voltages L1-L2, L2-L3, L3-L1, average
+  at(0x00ca),
+  at(0x00cc),
+  at(0x00ce),
+  at(0x00e0), // neutral current
+  ...energyTotalPoints(),
+];
+
+/** SDM630: 3P4W, input registers 30001..30382 (0x0000..0x017D). */
 export const SDM630_BLOCKS: ReadonlyArray<RegisterBlock<Values>> = [
-  floatBlock('input', 0x0000, 0x015a, [
-    ...threePhasePoints(),
-    [0x00c8, NO_DATA], // line-to-line voltages L1-L2, L2-L3, L3-L1, average
-    [0x00ca, NO_DATA],
-    [0x00cc, NO_DATA],
-    [0x00ce, NO_DATA],
-    [0x00e0, NO_DATA], // neutral current
-    [0x0156, total.totalEnergy],
-    [0x0158, total.totalReactiveEnergy],
-  ]),
+  floatBlock('input', 0x0000, 0x017e, SDM630_POINTS),
   ...setupBlocks(3),
 ];
 
 /**
- * SDM72D-M V2: the SDM630 values up to 30080, totals at 30343/30345, and the net block at 31281
- * (0x0500 net kWh import - export, 0x0502 import power W, 0x0504 export power W).
+ * SDM72D-M-2 V1.1: the SDM630 values up to 30080, total kWh / kvarh at 30343 / 30345, net kWh
+ * (import - export) at 30397 (0x018C), and total import power W at 31281 (0x0500), total export
+ * power W at 31283 (0x0502), both positive.
  */
+export const SDM72_POINTS: readonly FloatPoint[] = [
+  ...threePhasePoints(),
+  derived(0x0156, total.totalEnergy),
+  derived(0x0158, total.totalReactiveEnergy),
+  derived(0x018c, total.netEnergy),
+  derived(0x0500, (v) => (v.power === undefined ? undefined : Math.max(0, v.power))),
+  derived(0x0502, (v) => (v.power === undefined ? undefined : Math.max(0, -v.power))),
+];
+
 export const SDM72_BLOCKS: ReadonlyArray<RegisterBlock<Values>> = [
-  floatBlock('input', 0x0000, 0x015a, [
-    ...threePhasePoints(),
-    [0x0156, total.totalEnergy],
-    [0x0158, total.totalReactiveEnergy],
-  ]),
-  floatBlock('input', 0x0500, 0x0006, [
-    [
-      0x0500,
-      (v) =>
-        v.importEnergy === undefined || v.exportEnergy === undefined
-          ? undefined
-          : v.importEnergy - v.exportEnergy,
-    ],
-    [0x0502, (v) => (v.power === undefined ? undefined : Math.max(0, v.power))],
-    [0x0504, (v) => (v.power === undefined ? undefined : Math.max(0, -v.power))],
-  ]),
+  floatBlock('input', 0x0000, 0x018e, SDM72_POINTS),
+  floatBlock('input', 0x0500, 0x0004, SDM72_POINTS),
   ...setupBlocks(3),
 ];
 
@@ -169,22 +201,20 @@ export const SDM72_BLOCKS: ReadonlyArray<RegisterBlock<Values>> = [
  * SDM120 (one phase, 1P2W): the grid connection's total power, reactive and apparent power,
  * power factor and energies; voltage and current of L1 (a single-phase meter's only line).
  */
+export const SDM120_POINTS: readonly FloatPoint[] = [
+  at(0x0000, 'voltage.0'),
+  at(0x0006, 'current.0'),
+  at(0x000c, 'power'),
+  at(0x0012, 'apparent'),
+  at(0x0018, 'reactive'),
+  at(0x001e, 'powerFactor'),
+  at(0x0024), // phase angle
+  ...commonTail(),
+  derived(0x0156, total.totalEnergy),
+  derived(0x0158, total.totalReactiveEnergy),
+];
+
 export const SDM120_BLOCKS: ReadonlyArray<RegisterBlock<Values>> = [
-  floatBlock('input', 0x0000, 0x015a, [
-    [0x0000, (v) => v.voltage[0]],
-    [0x0006, (v) => v.current[0]],
-    [0x000c, (v) => v.power],
-    [0x0012, (v) => v.apparent],
-    [0x0018, (v) => v.reactive],
-    [0x001e, (v) => v.powerFactor],
-    [0x0024, NO_DATA], // phase angle
-    [0x0046, NO_DATA], // frequency
-    [0x0048, (v) => v.importEnergy],
-    [0x004a, (v) => v.exportEnergy],
-    [0x004c, (v) => v.reactiveImportEnergy],
-    [0x004e, (v) => v.reactiveExportEnergy],
-    [0x0156, total.totalEnergy],
-    [0x0158, total.totalReactiveEnergy],
-  ]),
+  floatBlock('input', 0x0000, 0x015a, SDM120_POINTS),
   ...setupBlocks(1),
 ];

@@ -13,8 +13,16 @@ import type { SystemFacts } from '../../reading/meter-state.js';
  * Energy counters never change sign: import stays 1.8.0, export 2.8.0.
  *
  * A quantity the meter does not send, and every measurement while the reading is stale
- * (docs/architecture.md#staleness: no old number passed off as current), is undefined; each profile encodes
- * that as its meter's "no data" value.
+ * (docs/architecture.md#staleness: no old number passed off as current), is undefined; each
+ * profile encodes that as its meter's "no data" value. The energy counters are the exception: a
+ * counter is monotonic and still true while the meter is silent, so a stale reading keeps the last
+ * valid counters (a client that integrates them would otherwise see a reset to 0 and then a jump
+ * of the whole reading).
+ *
+ * Frequency: the meter's own 14.7.0 when it sends one (some IEC 62056-21 meters do; DSMR and
+ * most SML meters do not), otherwise the grid's nominal frequency from the setting
+ * `modbus.nominal_frequency` (default 50 Hz, 0 = not served): a constant, not a measurement.
+ * Inverters read it in the same request as the energies and some reject a NaN there.
  */
 export interface GridValues {
   /** A fresh reading is present. */
@@ -32,6 +40,8 @@ export interface GridValues {
   /** Phase currents, magnitude (A). */
   current: Array<number | undefined>;
   powerFactor: number | undefined;
+  /** Grid frequency (Hz): measured by the meter, or the configured nominal one (see above). */
+  frequency: number | undefined;
   /** Active energy import (1.8.0) and export (2.8.0), kWh. */
   importEnergy: number | undefined;
   exportEnergy: number | undefined;
@@ -61,6 +71,10 @@ export interface GridSource {
   system: SystemFacts;
   direction: PowerDirection;
   line?: SlaveLine;
+  /** Hz served when the meter sends no frequency; 0 or undefined: none. */
+  nominalFrequency?: number;
+  /** The values of the previous rebuild: their counters stand in while the reading is stale. */
+  previous?: GridValues;
 }
 
 function scaled(value: number | undefined, factor: number): number | undefined {
@@ -82,8 +96,10 @@ function signedPower(reading: Reading, positive: string, negative: string, sign:
 export function gridValues(source: GridSource): GridValues {
   const { reading, identity, system, line } = source;
   const sign = source.direction === 'export_positive' ? -1 : 1;
+  const nominal = source.nominalFrequency ? source.nominalFrequency : undefined;
   if (reading === undefined) {
     const none = [undefined, undefined, undefined];
+    const last = source.previous;
     return {
       fresh: false,
       power: undefined,
@@ -94,10 +110,11 @@ export function gridValues(source: GridSource): GridValues {
       voltage: none,
       current: none,
       powerFactor: undefined,
-      importEnergy: undefined,
-      exportEnergy: undefined,
-      reactiveImportEnergy: undefined,
-      reactiveExportEnergy: undefined,
+      frequency: undefined,
+      importEnergy: last?.importEnergy,
+      exportEnergy: last?.exportEnergy,
+      reactiveImportEnergy: last?.reactiveImportEnergy,
+      reactiveExportEnergy: last?.reactiveExportEnergy,
       identity,
       system,
       line,
@@ -116,6 +133,7 @@ export function gridValues(source: GridSource): GridValues {
     voltage: PHASES.map((phase) => value(phase.voltage)),
     current: PHASES.map((phase) => magnitude(value(phase.current))),
     powerFactor: value('13.7.0'),
+    frequency: value('14.7.0') ?? nominal,
     importEnergy: value('1.8.0'),
     exportEnergy: value('2.8.0'),
     reactiveImportEnergy: value('3.8.0'),

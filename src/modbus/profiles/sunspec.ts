@@ -1,6 +1,7 @@
 import type { RegisterBlock } from '../register-space.js';
 import { meanOf, sumOf, type GridValues } from './grid-values.js';
 import { toInteger } from '../encoder.js';
+import type { MeasuredValues } from './quantities.js';
 import { putString, putUint16, putUint32 } from './register-encodings.js';
 
 /**
@@ -26,7 +27,12 @@ import { putString, putUint16, putUint32 } from './register-encodings.js';
  * SunSpec clients read a model. W is signed: + import from the grid, - export (in the default
  * direction). Unimplemented points, and every measurement while there is no data (no meter yet,
  * or stale), carry SunSpec's "not implemented" values: int16 0x8000, uint16 0xFFFF, acc32 0,
- * sunssf 0x8000.
+ * sunssf 0x8000. The energy counters (acc32) keep their last valid value while stale, as a
+ * counter must not step back. Hz is the meter's frequency or the nominal one (./grid-values.ts),
+ * in 0.01 Hz (Hz_SF -2).
+ *
+ * The meter models 201 (single phase), 202 (split phase), 203 (wye) and 204 (delta) share this
+ * point layout, so the same offsets decode a real SunSpec meter read by the Modbus meter source.
  */
 
 type Values = GridValues;
@@ -38,6 +44,39 @@ const METER_LENGTH = 105;
 const METER_START = 4 + COMMON_LENGTH + 2; // model 203 data, relative to the base
 const END_MARKER = METER_START + METER_LENGTH;
 export const SUNSPEC_WORDS = END_MARKER + 2;
+
+/** Point offsets inside a meter model (201..204), from its first data register. */
+export const METER_POINTS = {
+  A: 0,
+  AphA: 1,
+  A_SF: 4,
+  PhV: 5,
+  PhVphA: 6,
+  V_SF: 13,
+  Hz: 14,
+  Hz_SF: 15,
+  W: 16,
+  WphA: 17,
+  W_SF: 20,
+  VA: 21,
+  VA_SF: 25,
+  VAR: 26,
+  VARphA: 27,
+  VAR_SF: 30,
+  PF: 31,
+  PF_SF: 35,
+  TotWhExp: 36,
+  TotWhImp: 44,
+  TotWh_SF: 52,
+  TotVAh_SF: 69,
+  TotVArhImpQ1: 70,
+  TotVArhImpQ2: 78,
+  TotVArhExpQ3: 86,
+  TotVArhExpQ4: 94,
+  TotVArh_SF: 102,
+  Evt: 103,
+} as const;
+export const METER_MODEL_IDS: readonly number[] = [201, 202, 203, 204];
 
 const INT16_NOT_IMPLEMENTED = 0x8000;
 const UINT16_NOT_IMPLEMENTED = 0xffff;
@@ -94,28 +133,78 @@ function fillCommon(values: Values, target: Buffer): void {
 
 function fillMeter(v: Values, target: Buffer): void {
   const m = METER_START;
-  fillGroup(target, m + 0, sumOf(v.current), v.current, -2);
-  fillGroup(target, m + 5, meanOf(v.voltage), v.voltage, -1, m + 13);
+  const p = METER_POINTS;
+  fillGroup(target, m + p.A, sumOf(v.current), v.current, -2);
+  fillGroup(target, m + p.PhV, meanOf(v.voltage), v.voltage, -1, m + p.V_SF);
   // Phase-to-phase voltages (PPV, PPVphAB..CA, under V_SF): not measured by the grid meter.
   for (let k = 9; k <= 12; k++) putScaled(target, m + k, undefined, 0);
-  putScaled(target, m + 14, undefined, 0); // Hz
-  putSf(target, m + 15, 0);
-  fillGroup(target, m + 16, v.power, v.phasePower, 0);
-  fillGroup(target, m + 21, v.apparent, [undefined, undefined, undefined], 0);
-  fillGroup(target, m + 26, v.reactive, v.phaseReactive, 0);
+  putScaled(target, m + p.Hz, v.frequency, -2);
+  putSf(target, m + p.Hz_SF, -2);
+  fillGroup(target, m + p.W, v.power, v.phasePower, 0);
+  fillGroup(target, m + p.VA, v.apparent, [undefined, undefined, undefined], 0);
+  fillGroup(target, m + p.VAR, v.reactive, v.phaseReactive, 0);
   const pfPercent = v.powerFactor === undefined ? undefined : v.powerFactor * 100;
-  fillGroup(target, m + 31, pfPercent, [undefined, undefined, undefined], -1);
+  fillGroup(target, m + p.PF, pfPercent, [undefined, undefined, undefined], -1);
   const exportWh = v.exportEnergy === undefined ? undefined : v.exportEnergy * 1000;
   const importWh = v.importEnergy === undefined ? undefined : v.importEnergy * 1000;
   let whSf = 0;
   while (whSf < 10 && Math.max(exportWh ?? 0, importWh ?? 0) / 10 ** whSf > 0xffffffff) whSf++;
-  putAcc32(target, m + 36, exportWh, whSf);
-  putAcc32(target, m + 44, importWh, whSf);
-  putSf(target, m + 52, whSf);
+  putAcc32(target, m + p.TotWhExp, exportWh, whSf);
+  putAcc32(target, m + p.TotWhImp, importWh, whSf);
+  putSf(target, m + p.TotWh_SF, whSf);
   // Per-phase and apparent / reactive energies (acc32 0 = not accumulated) and their SFs.
-  putSf(target, m + 69, SUNSSF_NOT_IMPLEMENTED - 0x10000);
-  putSf(target, m + 102, SUNSSF_NOT_IMPLEMENTED - 0x10000);
-  putUint32(target, m + 103, 0); // Evt: no events
+  putSf(target, m + p.TotVAh_SF, SUNSSF_NOT_IMPLEMENTED - 0x10000);
+  putSf(target, m + p.TotVArh_SF, SUNSSF_NOT_IMPLEMENTED - 0x10000);
+  putUint32(target, m + p.Evt, 0); // Evt: no events
+}
+
+/** int16 x 10^sf, or undefined when the point or its SF is "not implemented". */
+function scaledAt(model: Buffer, offset: number, sfOffset: number): number | undefined {
+  const raw = model.readInt16BE(offset * 2);
+  const sf = model.readInt16BE(sfOffset * 2);
+  if (raw === -0x8000 || sf === -0x8000) return undefined;
+  return Number((raw * 10 ** sf).toPrecision(12));
+}
+
+/** acc32 x 10^sf in kWh (or kvarh); undefined when 0 (not accumulated) or the SF is not implemented. */
+function counterAt(model: Buffer, offset: number, sfOffset: number): number | undefined {
+  const raw = model.readUInt32BE(offset * 2);
+  const sf = model.readInt16BE(sfOffset * 2);
+  if (raw === 0 || sf === -0x8000) return undefined;
+  return Number(((raw * 10 ** sf) / 1000).toPrecision(12));
+}
+
+/**
+ * The quantities of a meter model's data registers (`model` = the registers after ID and L, at
+ * least up to TotVArh_SF). Reactive energy is Q1 + Q2 import and Q3 + Q4 export, when present.
+ */
+export function decodeMeterModel(model: Buffer): MeasuredValues {
+  const p = METER_POINTS;
+  const out: MeasuredValues = {};
+  const set = (key: keyof MeasuredValues, value: number | undefined): void => {
+    if (value !== undefined) out[key] = value;
+  };
+  for (let k = 0; k < 3; k++) {
+    set(`current.${k as 0 | 1 | 2}`, scaledAt(model, p.AphA + k, p.A_SF));
+    set(`voltage.${k as 0 | 1 | 2}`, scaledAt(model, p.PhVphA + k, p.V_SF));
+    set(`phasePower.${k as 0 | 1 | 2}`, scaledAt(model, p.WphA + k, p.W_SF));
+    set(`phaseReactive.${k as 0 | 1 | 2}`, scaledAt(model, p.VARphA + k, p.VAR_SF));
+  }
+  set('frequency', scaledAt(model, p.Hz, p.Hz_SF));
+  set('power', scaledAt(model, p.W, p.W_SF));
+  set('apparent', scaledAt(model, p.VA, p.VA_SF));
+  set('reactive', scaledAt(model, p.VAR, p.VAR_SF));
+  const pf = scaledAt(model, p.PF, p.PF_SF);
+  if (pf !== undefined) out.powerFactor = Number((pf / 100).toPrecision(6));
+  set('importEnergy', counterAt(model, p.TotWhImp, p.TotWh_SF));
+  set('exportEnergy', counterAt(model, p.TotWhExp, p.TotWh_SF));
+  const q = (a: number, b: number): number | undefined => {
+    const [x, y] = [counterAt(model, a, p.TotVArh_SF), counterAt(model, b, p.TotVArh_SF)];
+    return x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
+  };
+  set('reactiveImportEnergy', q(p.TotVArhImpQ1, p.TotVArhImpQ2));
+  set('reactiveExportEnergy', q(p.TotVArhExpQ3, p.TotVArhExpQ4));
+  return out;
 }
 
 export const SUNSPEC_BLOCKS: ReadonlyArray<RegisterBlock<Values>> = [

@@ -2,13 +2,14 @@ import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { probeSerialPort } from '../../../src/meter/probe/probe.js';
+import { PROBE_STEPS, probeSerialPort } from '../../../src/meter/probe/probe.js';
 import { runProbeCli } from '../../../src/meter/probe/probe-cli.js';
 import { parseSource } from '../../../src/meter/source.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { encryptSmarty } from '../dsmr/smarty-cipher.js';
 import { FakeMeter } from '../transport/fake-meter.js';
 import { ptyWithMeter } from './pty-meter.js';
+import { startRig } from '../../modbus/rtu-rig.js';
 
 /** The issue's bound for a whole probe. */
 const PROBE_LIMIT_MS = 30_000;
@@ -60,6 +61,7 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
         ['9600 7E1', 'silent'],
         ['9600 8N1', 'silent'],
         ['300 7E1', 'silent'],
+        ['9600 8N1', 'silent'],
       ],
     );
     assert.ok(Date.now() - started < PROBE_LIMIT_MS, `probe took ${Date.now() - started} ms`);
@@ -98,6 +100,33 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
     assert.equal(result.d0Mode, 'request');
     assert.deepEqual(result.identity, { prefix: 'ISK', model: 'MT174-0001', vendor: 'Iskraemeco' });
     assert.equal(result.source, `serial:${pty.hostPath}?protocol=d0&mode=request`);
+  });
+
+  it('finds a Modbus RTU meter by asking: unit id and register map, as a modbus-rtu source', async (t) => {
+    if (!requireCommand(t, 'socat')) return;
+    const modbusStep = PROBE_STEPS.filter((step) => step.method === 'modbus');
+    for (const [profile, unit] of [
+      ['dtsu666', 2],
+      ['sdm630', 1],
+      ['sunspec', 2],
+    ] as const) {
+      const rig = await startRig(t, {
+        METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: profile,
+        METER_GATEWAY_SERVICES_MODBUS_RTU_UNIT_ID: String(unit),
+      });
+      const result = await probeSerialPort(rig.pty.meterPath, { steps: modbusStep });
+      assert.equal(result.status, 'OK', profile);
+      assert.equal(result.meterProtocol, 'MODBUS');
+      assert.equal(result.protocol, undefined);
+      // A pty has no line rate: the slave answers at the first rate tried (9600), or at a later
+      // one when this busy process answered too late for the first.
+      const prefix = `modbus-rtu:${rig.pty.meterPath}?unit=${unit}&profile=${profile}&baud=`;
+      const source = result.source ?? '';
+      assert.ok(source.startsWith(prefix), source);
+      assert.match(source.slice(prefix.length), /^(9600|19200|4800|2400)&parity=none$/);
+      assert.equal(parseSource(source).kind, 'modbus-rtu');
+      await rig.service.stop();
+    }
   });
 
   it('finds an IEC 62056-21 push meter at 9600 7E1, for push mode', async (t) => {

@@ -1,0 +1,186 @@
+import { EventEmitter } from 'node:events';
+import { Backoff } from '../../backoff.js';
+import { MeterDataError } from '../decoder.js';
+import type { ModbusSource } from '../source.js';
+import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
+import { createMeterReader, type MeterReader, type RegisterClient } from './meter-reader.js';
+import { readingFromRegisters } from './to-reading.js';
+
+/** How long a request waits for the meter's reply before it counts as a timeout. */
+const RESPONSE_TIMEOUT_MS = 1000;
+/** How long close() waits for the port or socket to confirm. */
+const CLOSE_WAIT_MS = 2000;
+
+/** The failures of one Modbus meter source, by kind (a successful poll counts in `readings`). */
+export interface ModbusPollCounters {
+  polls: number;
+  readings: number;
+  /** No reply within RESPONSE_TIMEOUT_MS. */
+  timeouts: number;
+  /** Exception replies (Modbus Application Protocol 1.1b3 §7: 01 illegal function, 02 address ...). */
+  exceptions: number;
+  /** Replies whose CRC-16 did not match (Modbus over Serial Line V1.02 §2.5.1.2). */
+  crcErrors: number;
+  /** Anything else: short replies, a map that decodes to no power value, no SunSpec meter model. */
+  otherErrors: number;
+}
+
+type ModbusClient = RegisterClient & {
+  setID(id: number): void;
+  setTimeout(ms: number): void;
+  close(callback: () => void): void;
+  on(event: 'close', listener: () => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  removeAllListeners(): void;
+  connectRTUBuffered(
+    path: string,
+    options: { baudRate: number; parity: 'none' | 'even' | 'odd'; stopBits: number; dataBits: number },
+  ): Promise<void>;
+  connectTCP(host: string, options: { port: number }): Promise<void>;
+};
+
+/** modbus-serial's client, loaded only when a Modbus source is configured. */
+async function newClient(): Promise<ModbusClient> {
+  const module = await import('modbus-serial');
+  // CommonJS: under NodeNext the class is the default export's `default` (index.js sets both).
+  const ModbusRTU = module.default.default;
+  return new ModbusRTU() as unknown as ModbusClient;
+}
+
+/**
+ * A Modbus meter read as the bus master (modbus-serial): every `interval` the profile's registers
+ * are read and decoded with the same maps the slaves serve, and a Reading is emitted. A failed
+ * poll (timeout, exception reply, CRC error) is counted and retried after the capped exponential
+ * backoff (1 s doubling to 30 s, never sooner than the interval), reset by the next good poll; the
+ * store turns a silent meter into NO DATA after meter.timeout. The port or connection going away
+ * closes the transport; the meter input reopens it.
+ */
+export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> implements ReadingTransport {
+  readonly description: string;
+  readonly counters: ModbusPollCounters = {
+    polls: 0,
+    readings: 0,
+    timeouts: 0,
+    exceptions: 0,
+    crcErrors: 0,
+    otherErrors: 0,
+  };
+  private client: ModbusClient | undefined;
+  private readonly reader: MeterReader;
+  private readonly backoff = new Backoff(1000, 30_000);
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly source: ModbusSource,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+    this.reader = createMeterReader(source.profile);
+    const where =
+      source.kind === 'modbus-rtu'
+        ? `${source.path} ${source.baudRate} baud`
+        : `${source.host}:${source.port}`;
+    this.description = `Modbus meter ${source.profile} at ${where}, unit ${source.unitId}`;
+  }
+
+  async open(): Promise<void> {
+    const client = await newClient();
+    client.on('error', () => undefined); // port errors surface as failed requests or 'close'
+    const source = this.source;
+    if (source.kind === 'modbus-rtu') {
+      await client.connectRTUBuffered(source.path, {
+        baudRate: source.baudRate,
+        parity: source.parity,
+        stopBits: source.stopBits,
+        dataBits: 8,
+      });
+    } else {
+      await client.connectTCP(source.host, { port: source.port });
+    }
+    client.setID(source.unitId);
+    client.setTimeout(RESPONSE_TIMEOUT_MS);
+    client.on('close', () => this.lost(new Error('port closed')));
+    this.client = client;
+    this.closed = false;
+    this.schedule(0);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    // A TCP socket that is already gone may never call back: closing must not hang a restart.
+    await new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, CLOSE_WAIT_MS);
+      client.close(() => {
+        clearTimeout(giveUp);
+        resolve();
+      });
+    });
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.poll(), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    const client = this.client;
+    if (!client || this.closed) return;
+    this.counters.polls += 1;
+    let delay = this.source.intervalMs;
+    try {
+      const measured = await this.reader.read(client);
+      if (this.closed) return;
+      if (measured.power === undefined && measured['phasePower.0'] === undefined)
+        throw new MeterDataError('parse', 'the meter map decoded to no power value');
+      this.counters.readings += 1;
+      this.backoff.reset();
+      this.emit('reading', readingFromRegisters(measured, this.reader.identity, this.now()));
+    } catch (error) {
+      if (this.closed) return;
+      if (isPortGone(error)) {
+        this.lost(error as Error);
+        return;
+      }
+      this.failed(error as Error);
+      delay = Math.max(delay, this.backoff.next());
+    }
+    this.schedule(delay);
+  }
+
+  /** Counts a failed poll by kind; exceptions and CRC errors are also counted by the store. */
+  private failed(error: Error & { errno?: string; modbusCode?: number }): void {
+    if (error.errno === 'ETIMEDOUT') {
+      this.counters.timeouts += 1;
+    } else if (error.modbusCode !== undefined) {
+      this.counters.exceptions += 1;
+      this.emit('reject', new MeterDataError('parse', `exception reply: ${error.message}`));
+    } else if (/CRC/.test(error.message)) {
+      this.counters.crcErrors += 1;
+      this.emit('reject', new MeterDataError('crc', 'Modbus reply with a wrong CRC'));
+    } else {
+      this.counters.otherErrors += 1;
+      const kind = error instanceof MeterDataError ? error.kind : 'parse';
+      this.emit('reject', new MeterDataError(kind, error.message));
+    }
+  }
+
+  private lost(reason: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.emit('close', reason);
+  }
+}
+
+function isPortGone(error: unknown): boolean {
+  const errno = (error as { errno?: string }).errno;
+  return errno === 'ECONNREFUSED' || /Port Not Open/.test((error as Error).message);
+}
