@@ -8,6 +8,7 @@ import { consoleLine, Logger } from '../src/log.js';
 import TransportStream from 'winston-transport';
 import { servicesLogTransport } from '../src/log-transports.js';
 import { LogFile } from '../src/device/log-file.js';
+import { runOutput } from '../src/output.js';
 import { testModuleCommand } from './helpers/environment.js';
 import { startHttpContext } from './helpers/http-context.js';
 
@@ -41,14 +42,15 @@ test('services.log: a burst of 5,001 lines followed by SIGTERM has every line in
 test('services.log switched off at run time: every line logged before is in the file, none after', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
+  const logFileOutput = runOutput(h.ctx, logFile);
   try {
-    await logFile.start();
+    await logFileOutput.start();
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     for (let i = 0; i < 3000; i++) h.ctx.logger.info(`line ${i} ${'x'.repeat(100)}`);
     assert.equal(h.ctx.config.apply(new Map([['services.log', false]])).ok, true);
     h.ctx.logger.info('after');
     // stop() awaits the transport's end, which the switch-off started.
-    await logFile.stop();
+    await logFileOutput.stop();
     const lines = fileLines(logFile.path);
     assert.equal(lines.length, 3000);
     assert.equal(lines.at(-1)!.message, `line 2999 ${'x'.repeat(100)}`);

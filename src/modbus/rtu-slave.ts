@@ -79,6 +79,7 @@ export interface RtuSlaveOptions {
   silenceMs: number;
   /** Sends a reply frame on the line. */
   send: (frame: Buffer) => void;
+  /** A monotonic clock in ms (default performance.now): silences and the turnaround are measured on it. */
   now?: () => number;
 }
 
@@ -104,7 +105,7 @@ export class RtuSlave {
   private heldUpMs = 0;
   /** A late silence timer already waited once more for bytes read after it. */
   private deferred = false;
-  /** performance.now() of the last received chunk: replies wait t3.5 from here. */
+  /** When the last chunk was received (`now`): replies wait t3.5 from here. */
   private lastByteAt = 0;
   private readonly outbox: Buffer[] = [];
   private turnaround: NodeJS.Timeout | undefined;
@@ -114,11 +115,11 @@ export class RtuSlave {
     this.space = options.space;
     this.silenceMs = options.silenceMs;
     this.send = options.send;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
   }
 
   receive(chunk: Buffer): void {
-    this.lastByteAt = performance.now();
+    this.lastByteAt = this.now();
     if (this.pending.length === 0) this.startFrame();
     this.deferred = false;
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
@@ -246,7 +247,7 @@ export class RtuSlave {
   /** Sends the queued replies once t3.5 has passed since the last received byte. */
   private armTurnaround(): void {
     if (this.turnaround || this.outbox.length === 0) return;
-    const wait = this.lastByteAt + this.silenceMs - performance.now();
+    const wait = this.lastByteAt + this.silenceMs - this.now();
     if (wait <= 0) {
       this.flush();
       return;

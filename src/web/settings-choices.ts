@@ -1,3 +1,4 @@
+import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
@@ -16,15 +17,23 @@ function choiceOf(value: string): SettingChoice {
   return { value, label: TITLES[value] ?? value.replaceAll('_', ' ') };
 }
 
-function isOneOf(node: Record<string, unknown>): node is { format: 'one-of'; values: readonly string[] } {
-  return node.format === 'one-of' && Array.isArray(node.values);
+/**
+ * The values a leaf accepts when its format is a fixed list: the schema's own `one-of` values, or
+ * the enum of a format an output registered (the Modbus profile, the power direction).
+ */
+function valuesOf(node: Record<string, unknown>): readonly string[] | undefined {
+  if (typeof node.format !== 'string') return undefined;
+  const schema = formatNamed(node.format)?.jsonSchema?.(node as Limits);
+  const values = schema?.enum;
+  return Array.isArray(values) && values.every((value) => typeof value === 'string') ? values : undefined;
 }
 
 function collect(node: unknown, path: string, into: SettingsChoices): void {
   if (typeof node !== 'object' || node === null) return;
   const record = node as Record<string, unknown>;
-  if (isOneOf(record)) {
-    into[path] = record.values.map(choiceOf);
+  const values = valuesOf(record);
+  if (values) {
+    into[path] = values.map(choiceOf);
     return;
   }
   if ('format' in record && 'default' in record) return; // another kind of setting

@@ -15,6 +15,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
     name: 'foundation',
     members: [
       'src/log.ts',
+      'src/log-transports.ts',
       'src/service.ts',
       'src/backoff.ts',
       'src/guarded-emitter.ts',

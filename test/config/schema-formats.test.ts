@@ -74,7 +74,12 @@ test('a bad meter.source in the environment is a start-up error naming the key',
   assert.equal(error.source, 'environment');
   assert.deepEqual(
     error.issues.map((issue) => [issue.field, issue.message]),
-    [['meter.source', 'serial device must be an absolute path like /dev/ttyUSB0']],
+    [
+      [
+        'meter.source',
+        'serial device must be an absolute device path like /dev/ttyUSB0, without control characters',
+      ],
+    ],
   );
   assert.match(error.message, /^environment: meter\.source "serial:ttyUSB0": serial device must be/);
 });

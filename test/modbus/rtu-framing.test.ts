@@ -87,6 +87,7 @@ test('a held-up event loop between two reads of one request does not cut it', (t
   slave.receive(frame.subarray(0, 3));
   heldUp(t, 150);
   slave.receive(frame.subarray(3));
+  idle(t, 5); // the turnaround: a reply leaves t3.5 after the request's last byte
   assert.deepEqual(sent, [REPLY]);
   assert.equal(slave.badFrames, 0);
 });
@@ -113,5 +114,6 @@ test('an incomplete request is dropped after 100 ms of line silence, and the nex
   assert.deepEqual(sent, []);
   assert.equal(slave.badFrames, 2);
   slave.receive(frame);
+  idle(t, 5); // the turnaround: a reply leaves t3.5 after the request's last byte
   assert.deepEqual(sent, [REPLY]);
 });
