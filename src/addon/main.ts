@@ -16,13 +16,17 @@ async function supervisorData<T>(path: string): Promise<T | undefined> {
   const token = process.env.SUPERVISOR_TOKEN;
   if (!token) return undefined;
   try {
-    const response = await fetch(`${SUPERVISOR}${path}`, {
+    // got, the project's HTTP client, loaded only here (the add-on's start, before the daemon).
+    const { got } = await import('got');
+    const response = await got(`${SUPERVISOR}${path}`, {
       headers: { Authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(10_000),
+      timeout: { request: 10_000 },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
     });
-    const body = (await response.json()) as { result?: string; data?: T; message?: string };
+    const body = JSON.parse(response.body) as { result?: string; data?: T; message?: string };
     if (response.ok && body.result === 'ok') return body.data;
-    process.stderr.write(`add-on: Supervisor ${path}: ${body.message ?? `HTTP ${response.status}`}\n`);
+    process.stderr.write(`add-on: Supervisor ${path}: ${body.message ?? `HTTP ${response.statusCode}`}\n`);
   } catch (error) {
     process.stderr.write(`add-on: Supervisor ${path}: ${(error as Error).message}\n`);
   }
