@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { execFile } from 'node:child_process';
 import ModbusSerial from 'modbus-serial';
 import type { NumericType, WordOrder } from '../../src/modbus/layout.js';
@@ -94,4 +96,17 @@ export function mbpollValues(stdout: string): Map<number, number> {
   for (const match of stdout.matchAll(/^\[(\d+)\]:\s+(\S+)$/gm))
     values.set(Number(match[1]), Number(match[2]));
   return values;
+}
+
+/** Whether a TCP connection to host:port is accepted. */
+export async function accepts(host: string, port: number): Promise<boolean> {
+  const socket = connect({ host, port });
+  try {
+    await once(socket, 'connect');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { test } from 'node:test';
 import { createModbusService } from '../../src/modbus/service.js';
 import { runOutput } from '../../src/output.js';
-import { closeClient, connectClient, readWords } from './clients.js';
+import { accepts, closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
 
 /**
@@ -13,18 +11,6 @@ import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.j
  * 127.0.0.1 only accepts connections addressed to 127.0.0.1, so 127.0.0.2 is another address.
  */
 const OTHER_LOCAL_ADDRESS = '127.0.0.2';
-
-async function accepts(host: string, port: number): Promise<boolean> {
-  const socket = connect({ host, port });
-  try {
-    await once(socket, 'connect');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
-  }
-}
 
 async function startSlave(host: string | undefined) {
   const port = await freePort();

@@ -3,23 +3,10 @@ import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { test } from 'node:test';
 import { createModbusService } from '../../src/modbus/service.js';
-import { closeClient, connectClient, readWords } from './clients.js';
+import { accepts, closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
 import { runOutput } from '../../src/output.js';
 import { waitFor } from '../helpers/wait.js';
-
-/** Whether a TCP connection to the loopback port is accepted. */
-async function accepts(port: number): Promise<boolean> {
-  const socket = connect({ host: '127.0.0.1', port });
-  try {
-    await once(socket, 'connect');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    socket.destroy();
-  }
-}
 
 test(
   'enable, port move and disable apply live; the service line reports state and counters',
@@ -61,13 +48,13 @@ test(
     const second = await freePort();
     ctx.config.apply(new Map([['services.modbus.port', second]]));
     await listeningOn(service, second);
-    assert.equal(await accepts(first), false);
-    assert.equal(await accepts(second), true);
+    assert.equal(await accepts('127.0.0.1', first), false);
+    assert.equal(await accepts('127.0.0.1', second), true);
     assert.equal(ctx.services.get('modbus')?.port, second);
 
     ctx.config.apply(new Map([['services.modbus.enable', false]]));
     await listeningOn(service, undefined);
-    assert.equal(await accepts(second), false);
+    assert.equal(await accepts('127.0.0.1', second), false);
     assert.equal(ctx.services.get('modbus')?.state, 'disabled');
   },
 );
@@ -95,7 +82,7 @@ test('license FREE keeps the slave stopped although it is enabled', { timeout: 1
   });
   await running.start();
   assert.equal(service.listeningPort, undefined);
-  assert.equal(await accepts(port), false);
+  assert.equal(await accepts('127.0.0.1', port), false);
   assert.deepEqual(JSON.parse(JSON.stringify(ctx.services.get('modbus'))), {
     state: 'stopped',
     port,
@@ -144,7 +131,7 @@ test('stop closes open connections and the listener', { timeout: 15_000 }, async
   const closed = once(socket, 'close');
   await running.stop();
   await closed;
-  assert.equal(await accepts(port), false);
+  assert.equal(await accepts('127.0.0.1', port), false);
   assert.equal(ctx.services.get('modbus')?.state, 'stopped');
   // Readings after stop no longer touch the image (listeners removed).
   ctx.store.ingest(syntheticReading());

@@ -118,7 +118,9 @@ for (const behaviour of ['crashes', 'hangs'] as const) {
     rmSync(join(root, 'current'));
     symlinkSync('releases/2.0.0-bad', join(root, 'current'));
     symlinkSync('releases/1.0.0-000000000000', join(root, 'previous'));
-    const launched = launch(root, stateDir, behaviour === 'hangs' ? 1 : 60);
+    // A hanging release is given up after the READY timeout: long enough for node to start the fake
+    // app (and write its ran- file) on a loaded machine, short enough to keep the test quick.
+    const launched = launch(root, stateDir, behaviour === 'hangs' ? 5 : 60);
     try {
       await waitForLauncher(
         () => existsSync(join(stateDir, 'ran-1.0.0')),
