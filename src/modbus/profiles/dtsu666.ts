@@ -1,7 +1,7 @@
 import type { RegisterBlock } from '../register-space.js';
-import { floatBlock, type FloatPoint, type PollRange } from './float-points.js';
+import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import type { GridValues, SlaveLine } from './grid-values.js';
-import { phases, type Quantity } from './quantities.js';
+import { phases } from './quantities.js';
 import { putInt16 } from './register-encodings.js';
 
 /**
@@ -40,11 +40,7 @@ import { putInt16 } from './register-encodings.js';
 
 type Values = GridValues;
 
-const at = (address: number, quantity?: Quantity, scale?: number): FloatPoint => ({
-  address,
-  ...(quantity === undefined ? {} : { quantity }),
-  ...(scale === undefined ? {} : { scale }),
-});
+const at = floatPoint;
 
 function measurementPoints(): FloatPoint[] {
   const points: FloatPoint[] = [];

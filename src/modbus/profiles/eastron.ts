@@ -1,5 +1,5 @@
 import type { RegisterBlock } from '../register-space.js';
-import { floatBlock, type FloatPoint, type PollRange } from './float-points.js';
+import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import { meanOf, sumOf, type GridValues, type SlaveLine } from './grid-values.js';
 import { phases, type Quantity } from './quantities.js';
 import { putUint32 } from './register-encodings.js';
@@ -33,8 +33,7 @@ import { putUint32 } from './register-encodings.js';
 
 type Values = GridValues;
 
-const at = (address: number, quantity?: Quantity): FloatPoint =>
-  quantity === undefined ? { address } : { address, quantity };
+const at = (address: number, quantity?: Quantity): FloatPoint => floatPoint(address, quantity);
 const derived = (address: number, derive: (v: Values) => number | undefined): FloatPoint => ({
   address,
   derive,

@@ -18,6 +18,15 @@ export interface FloatPoint {
   derive?: (values: GridValues) => number | undefined;
 }
 
+/** The point at `address`: `quantity` times `scale`, or a register with no value when no quantity. */
+export function floatPoint(address: number, quantity?: Quantity, scale?: number): FloatPoint {
+  return {
+    address,
+    ...(quantity === undefined ? {} : { quantity }),
+    ...(scale === undefined ? {} : { scale }),
+  };
+}
+
 /** A register range a meter source reads in one request (at most 125 registers, Modbus 1.1b3 §6.3). */
 export interface PollRange {
   table: 'input' | 'holding';
