@@ -44,12 +44,10 @@ export class HomeAssistantFeed {
   }
 
   attach(module: DiscoveryModule, link: BrokerLink, settings: MqttView): void {
-    const discovery = new module.HomeAssistantDiscovery(
-      link,
-      this.settingsOf(settings),
-      () => this.ctx.store.latest,
-      () => this.ctx.store.meter.status,
-    );
+    const discovery = new module.HomeAssistantDiscovery(link, this.settingsOf(settings), {
+      latest: () => this.ctx.store.latest,
+      meterStatus: () => this.ctx.store.meter.status,
+    });
     link.on('message', (name, payload, retained) => discovery.onMessage(name, payload, retained));
     this.discovery = discovery;
   }
@@ -76,8 +74,7 @@ export class HomeAssistantFeed {
   }
 
   onMeter(meter: MeterState): void {
-    if (this.ctx.store.latest === undefined) this.discovery?.onMeterStale();
-    if (meter.status !== this.lastStatus) this.discovery?.publishMeterStatus();
+    this.discovery?.onMeter(this.ctx.store.latest === undefined, meter.status !== this.lastStatus);
     this.lastStatus = meter.status;
   }
 

@@ -1,0 +1,79 @@
+import type { Reading } from '../reading/reading.js';
+import { METER_STATUS_HEARTBEAT_S } from './ha-entities.js';
+import { entitiesOf, stateOf } from './ha-meter-entities.js';
+import { gatewayTopics, type DiscoveryLink, type DiscoverySettings } from './ha-topics.js';
+
+/**
+ * The state messages of Home Assistant discovery: the meter's state JSON at most once per
+ * mqtt.discovery.state_interval (a reading inside the interval is not lost: the latest one goes out
+ * when the interval ends), and the retained meter status with its heartbeat every
+ * METER_STATUS_HEARTBEAT_S, so it expires in HA when the gateway is gone. `heartbeat` runs with
+ * each status message (the gateway's diagnostic states ride on it).
+ */
+export class HaStates {
+  private stateTimer: NodeJS.Timeout | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+  /** When the last state message went out (0: none yet, so the first reading's goes at once). */
+  private lastStateAt = 0;
+
+  constructor(
+    private readonly link: DiscoveryLink,
+    private readonly settings: () => DiscoverySettings,
+    private readonly sources: {
+      latest: () => Reading | undefined;
+      meterStatus: () => string;
+      heartbeat?: () => void;
+    },
+  ) {}
+
+  private get topics() {
+    const { device, prefix } = this.settings();
+    return gatewayTopics(device.systemId, prefix);
+  }
+
+  private active(): boolean {
+    return this.settings().enabled && this.link.connected;
+  }
+
+  /** The latest reading's state now, or when the state interval since the last one has passed. */
+  publishAtRate(): void {
+    const interval = this.settings().stateIntervalMs;
+    const wait = this.lastStateAt + interval - Date.now();
+    if (wait <= 0 || interval <= 0) {
+      this.publishLatest();
+      return;
+    }
+    this.stateTimer ??= setTimeout(() => {
+      this.stateTimer = undefined;
+      if (this.active()) this.publishLatest();
+    }, wait);
+  }
+
+  /** The state of the store's latest reading (never a stale one: latest() is undefined then). */
+  publishLatest(): void {
+    const reading = this.sources.latest();
+    if (!reading) return;
+    this.lastStateAt = Date.now();
+    const payload = JSON.stringify(stateOf(reading, entitiesOf(reading)));
+    this.link.publish({ topic: this.topics.state, payload, qos: 0, retain: false }, 'drop');
+  }
+
+  /** The meter status changed (or its heartbeat is due): the status entity's state. */
+  publishMeterStatus(): void {
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = undefined;
+    if (!this.active()) return;
+    const payload = this.sources.meterStatus();
+    this.link.publish({ topic: this.topics.meterStatus, payload, qos: 1, retain: true }, 'drop');
+    this.sources.heartbeat?.();
+    this.statusTimer = setTimeout(() => this.publishMeterStatus(), METER_STATUS_HEARTBEAT_S * 1000);
+    this.statusTimer.unref();
+  }
+
+  stop(): void {
+    if (this.stateTimer) clearTimeout(this.stateTimer);
+    this.stateTimer = undefined;
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = undefined;
+  }
+}
