@@ -29,6 +29,7 @@ export class HaAnnouncer {
   withdraw(settings: DiscoverySettings, topics: DiscoveryTopics): void {
     this.publishRetained(topics.availability, '');
     this.publishRetained(topics.meterStatus, '');
+    this.publishRetained(topics.diagnostics, '');
     this.announce(settings, topics, false);
   }
 

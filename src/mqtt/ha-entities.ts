@@ -9,11 +9,8 @@ import {
 } from './ha-device.js';
 
 /**
- * Home Assistant entities and their discovery configs (docs/architecture.md#home-assistant-discovery).
- * The meter's sensors come from the quantity table (./ha-meter-entities.ts), the gateway's own
- * diagnostic entities and its restart button from ./ha-gateway-entities.ts; any other module adds
- * entities to the gateway device as an EntityContributor. Pure functions; discovery.ts publishes
- * what they build.
+ * Home Assistant entities and their discovery configs (docs/architecture.md#home-assistant-discovery);
+ * the meter's come from ./ha-meter-entities.ts, the gateway's own from ./ha-gateway-entities.ts.
  */
 
 export type { DeviceInfo, EntityDevice, MeterFacts } from './ha-device.js';
@@ -47,6 +44,10 @@ export interface DiscoveryTopics {
   availability: string;
   /** The meter status, its own retained topic: it stays available while the readings are stale. */
   meterStatus: string;
+  /** The gateway's diagnostic states (retained JSON, re-sent with the meter status heartbeat). */
+  diagnostics: string;
+  /** Command topic of the gateway's restart button. */
+  restart: string;
 }
 
 /** How often the meter status is re-sent, and HA's expire_after for it (3 missed = the gateway is gone). */
@@ -58,6 +59,7 @@ export const METER_STATUS_ENTITY: HaEntity = {
   key: 'meter_status',
   name: 'Meter status',
   device: 'gateway',
+  entityCategory: 'diagnostic',
   deviceClass: 'enum',
   options: METER_STATUSES,
 };

@@ -1,52 +1,36 @@
 import { QUANTITIES, type HaStateClass } from '../reading/quantities.js';
-import type { MbusReading, Reading } from '../reading/reading.js';
+import type { Reading } from '../reading/reading.js';
+import { roundSignificant } from '../reading/units.js';
 import type { HaEntity } from './ha-entities.js';
-import { MBUS_GAS, MBUS_HEAT, MBUS_WATER } from './ha-mbus.js';
+import { mbusEntity } from './ha-mbus.js';
 
 /**
  * The meters' Home Assistant sensors (docs/architecture.md#home-assistant-discovery): one per
- * quantity of the quantity table the meter actually sent (with its `ha` classes), the tariff, and
- * one per M-Bus channel (gas, water, heat) with a cumulative value. Pure functions.
+ * quantity of the quantity table the meter actually sent (with its `ha` classes), the signed net
+ * power, the tariff, and one per M-Bus channel (gas, water, heat) with a cumulative value. Pure
+ * functions.
  */
 
 const TARIFF_ENTITY: HaEntity = { key: 'tariff', name: 'Tariff', device: 'meter' };
+const IMPORT = 'power_active_positive';
+const EXPORT = 'power_active_negative';
 
 const isTotal = (stateClass: HaStateClass | undefined): boolean =>
   stateClass === 'total' || stateClass === 'total_increasing';
 const QUANTITY_BY_KEY = new Map(QUANTITIES.map((quantity) => [quantity.key, quantity]));
 
-const HA_ENERGY_UNITS: Record<string, string> = { GJ: 'GJ', MJ: 'MJ', kWh: 'kWh', MWh: 'MWh' };
-
-function mbusEntity(channel: MbusReading): HaEntity | undefined {
-  if (channel.cumulative === undefined) return undefined;
-  const key = `mbus_${channel.bus}`;
-  const type = channel.deviceType;
-  if (channel.unit === 'm3') {
-    const deviceClass =
-      type === MBUS_GAS ? 'gas' : type !== undefined && MBUS_WATER.has(type) ? 'water' : 'volume';
-    const label = deviceClass === 'volume' ? 'Volume' : deviceClass === 'gas' ? 'Gas' : 'Water';
-    return {
-      key,
-      name: `${label} (M-Bus ${channel.bus})`,
-      device: { mbus: channel.bus },
-      deviceClass,
-      stateClass: 'total_increasing',
-      unit: 'm³',
-    };
-  }
-  const energyUnit = channel.unit !== undefined ? HA_ENERGY_UNITS[channel.unit] : undefined;
-  if (energyUnit && (type === undefined || MBUS_HEAT.has(type))) {
-    return {
-      key,
-      name: `Heat (M-Bus ${channel.bus})`,
-      device: { mbus: channel.bus },
-      deviceClass: 'energy',
-      stateClass: 'total_increasing',
-      unit: energyUnit,
-    };
-  }
-  return undefined;
-}
+/**
+ * Net grid power, import minus export (negative while feeding in), in the unit and classes of the
+ * other active power sensors; announced when the meter sends both directions.
+ */
+const NET_POWER_ENTITY: HaEntity = {
+  key: 'power_active_net',
+  name: 'Active power net',
+  device: 'meter',
+  deviceClass: QUANTITY_BY_KEY.get(IMPORT)!.ha.deviceClass!,
+  stateClass: QUANTITY_BY_KEY.get(IMPORT)!.ha.stateClass,
+  unit: QUANTITY_BY_KEY.get(IMPORT)!.ha.unit,
+};
 
 /** Active tariff: the parsed one, else 0-0:96.14.0 as sent. */
 function tariffOf(reading: Reading): number | undefined {
@@ -72,6 +56,8 @@ export function entitiesOf(reading: Reading): HaEntity[] {
     if (quantity.ha.unit !== '') entity.unit = quantity.ha.unit;
     entities.push(entity);
   }
+  const keys = new Set(entities.map((entity) => entity.key));
+  if (keys.has(IMPORT) && keys.has(EXPORT)) entities.push(NET_POWER_ENTITY);
   if (tariffOf(reading) !== undefined) entities.push(TARIFF_ENTITY);
   for (const channel of reading.mbus) {
     const entity = mbusEntity(channel);
@@ -84,6 +70,13 @@ function valueOf(reading: Reading, key: string): number | undefined {
   const quantity = QUANTITY_BY_KEY.get(key);
   if (quantity) return reading.values.get(quantity.obis)?.value;
   if (key === TARIFF_ENTITY.key) return tariffOf(reading);
+  if (key === NET_POWER_ENTITY.key) {
+    const [imported, exported] = [valueOf(reading, IMPORT), valueOf(reading, EXPORT)];
+    // Rounded like the derived values: 0.1 - 0.3 is -0.2, not -0.19999999999999998.
+    return imported === undefined || exported === undefined
+      ? undefined
+      : roundSignificant(imported - exported);
+  }
   return reading.mbus.find((channel) => `mbus_${channel.bus}` === key)?.cumulative;
 }
 

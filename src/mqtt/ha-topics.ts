@@ -34,6 +34,8 @@ export function gatewayTopics(systemId: string, prefix: string): DiscoveryTopics
     state: `meter-gateway/${systemId}/state`,
     availability: `meter-gateway/${systemId}/availability`,
     meterStatus: `meter-gateway/${systemId}/meter_status`,
+    diagnostics: `meter-gateway/${systemId}/diagnostics`,
+    restart: `meter-gateway/${systemId}/restart`,
   };
 }
 

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
+import { PROC_NET_WIRELESS, wifiSignalOf } from '../../src/mqtt/ha-gateway-facts.js';
 import { requireCommand } from '../helpers/environment.js';
 import { createMqttService, type MqttService } from '../../src/mqtt/publisher.js';
 import { startMosquitto, type MosquittoBroker } from './mosquitto-broker.js';
@@ -16,7 +18,11 @@ import { runOutput } from '../../src/output.js';
 export const CONFIG_PREFIX = `homeassistant/sensor/${SYSTEM_ID}/`;
 export const STATE = `meter-gateway/${SYSTEM_ID}/state`;
 export const AVAILABILITY = `meter-gateway/${SYSTEM_ID}/availability`;
-/** What dsmrReading sends: tariff energy (totals derived), power in and out, L1 voltage and current, gas. */
+/**
+ * The sensors: what dsmrReading sends (tariff energy with derived totals, power in and out with the
+ * net power, L1 voltage and current, gas), the meter status and the gateway's diagnostics (Wi-Fi
+ * signal only on a machine with Wi-Fi).
+ */
 export const DSMR_KEYS = [
   'current_l1',
   'energy_active_negative',
@@ -25,13 +31,27 @@ export const DSMR_KEYS = [
   'energy_active_positive',
   'energy_active_positive_t1',
   'energy_active_positive_t2',
+  'firmware',
+  'ip_address',
   'mbus_1',
   'meter_status',
   'power_active_negative',
+  'power_active_net',
   'power_active_positive',
   'tariff',
+  'uptime',
   'voltage_l1',
-];
+  ...(hasWifi() ? ['wifi_signal'] : []),
+].sort();
+
+/** Whether this machine has a Wi-Fi interface with a signal level (the gateway then announces it). */
+function hasWifi(): boolean {
+  try {
+    return wifiSignalOf(readFileSync(PROC_NET_WIRELESS, 'utf8')) !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 export const keyOf = (message: ReceivedMessage, prefix = CONFIG_PREFIX): string | undefined =>
   message.topic.startsWith(prefix) && message.topic.endsWith('/config')

@@ -43,6 +43,7 @@ test('discovery: one retained config per quantity sent, state JSON, availability
     energy_active_negative: 4102.877,
     energy_active_negative_t1: 1811.42,
     energy_active_negative_t2: 2291.457,
+    power_active_net: 2.412,
     tariff: 2,
     mbus_1: 4521.338,
   });

@@ -100,7 +100,7 @@ test('ha rules: the checker rejects configs HA rejects (it can fail)', () => {
 
 test('ha rules: every quantity of the table is announced with a class, unit and state class HA accepts', () => {
   const entities = entitiesOf(everything);
-  assert.equal(entities.length, QUANTITIES.length, 'one entity per table quantity');
+  assert.equal(entities.length, QUANTITIES.length + 1, 'one entity per table quantity, plus the net power');
   for (const entity of entities) {
     const violation = haRuleViolation(discoveryConfig(entity, device, topics, meters));
     assert.equal(violation, undefined, `${entity.key}: ${violation}`);
@@ -202,6 +202,7 @@ test('state: flat JSON by key; a total of 0 is left out, a power of 0 is kept', 
   assert.deepEqual(stateOf(reading), {
     power_active_positive: 0,
     power_active_negative: 0.5,
+    power_active_net: -0.5,
     power_factor: 0.97,
     energy_active_positive: 18734.512,
   });
@@ -227,6 +228,7 @@ test('devices: the meter and each M-Bus meter have their own HA device via the g
     unique_id: 'meter-gateway-ECC9FF5C7F14-meter_status',
     state_topic: 'meter-gateway/ECC9FF5C7F14/meter_status',
     expire_after: 180,
+    entity_category: 'diagnostic',
     device_class: 'enum',
     options: [
       'NOT CONNECTED',
