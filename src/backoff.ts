@@ -28,3 +28,11 @@ export class Backoff {
     return this.attempt;
   }
 }
+
+/** Runs `attempt` after `delayMs`; returns its cancel. Tests inject one to run a long retry series at once. */
+export type RetryTimer = (attempt: () => void, delayMs: number) => () => void;
+
+export const realRetryTimer: RetryTimer = (attempt, delayMs) => {
+  const timer = setTimeout(attempt, delayMs);
+  return () => clearTimeout(timer);
+};

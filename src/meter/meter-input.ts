@@ -1,4 +1,4 @@
-import { Backoff } from '../backoff.js';
+import { Backoff, realRetryTimer, type RetryTimer } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
@@ -34,7 +34,7 @@ export class MeterInput implements Output<MeterSettings> {
   private source: MeterSource | undefined;
   private readonly detection = new SerialDetection();
   private readonly backoff = new Backoff(1000, 60_000);
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private cancelReconnect: (() => void) | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private running = false;
   /** Bumped by disconnect(): a connect() that awaited across it gives up. */
@@ -46,6 +46,7 @@ export class MeterInput implements Output<MeterSettings> {
   constructor(
     private readonly context: AppContext,
     private readonly logger: Logger,
+    private readonly retryTimer: RetryTimer = realRetryTimer,
   ) {}
 
   select(config: AppConfig): MeterSettings {
@@ -83,6 +84,7 @@ export class MeterInput implements Output<MeterSettings> {
     this.logger.info(`meter settings changed, reopening ${sourceText}`);
     await this.disconnect();
     this.detection.forget();
+    this.context.store.sourceChanged();
     this.context.store.setInterface(interfaceOfSource(sourceText));
     this.backoff.reset();
     await this.connect();
@@ -99,7 +101,7 @@ export class MeterInput implements Output<MeterSettings> {
     try {
       link = await createTransport(source, meter, this.context.now);
     } catch (error) {
-      this.context.store.setStatus('NOT CONNECTED');
+      this.context.store.sourceFailed('NOT CONNECTED');
       this.scheduleReconnect(
         `cannot open ${this.context.config.config.meter.source}: ${(error as Error).message}`,
       );
@@ -115,7 +117,7 @@ export class MeterInput implements Output<MeterSettings> {
       if (this.link !== link) return;
       this.link = undefined;
       link.transport.removeAllListeners();
-      this.context.store.setStatus('NOT CONNECTED');
+      this.context.store.sourceFailed('NOT CONNECTED');
       this.scheduleReconnect(`cannot open ${link.transport.description}: ${(error as Error).message}`);
       return;
     }
@@ -178,7 +180,7 @@ export class MeterInput implements Output<MeterSettings> {
       await this.connect();
       return;
     }
-    this.context.store.setStatus(outcome.kind === 'absent' ? 'NOT CONNECTED' : 'NOT RECOGNIZED');
+    this.context.store.sourceFailed(outcome.kind === 'absent' ? 'NOT CONNECTED' : 'NOT RECOGNIZED');
     this.scheduleReconnect(outcome.reason);
   }
 
@@ -241,14 +243,15 @@ export class MeterInput implements Output<MeterSettings> {
     );
   }
 
-  private onClose(link: MeterLink, reason?: Error): void {
+  /** The link closed: NOT CONNECTED, or NO DATA when the watchdog closed an open but silent link. */
+  private onClose(link: MeterLink, reason?: Error, silent = false): void {
     if (this.link !== link) return;
     this.link = undefined;
     this.clearWatchdog();
     link.transport.removeAllListeners();
     // A detected serial setting that never produced a valid frame is probed again next time.
     if (!this.validSinceOpen) this.detection.forget();
-    this.context.store.setStatus('NOT CONNECTED');
+    this.context.store.sourceFailed(silent ? 'NO DATA' : 'NOT CONNECTED');
     this.scheduleReconnect(`${link.transport.description} closed${reason ? `: ${reason.message}` : ''}`);
   }
 
@@ -256,8 +259,8 @@ export class MeterInput implements Output<MeterSettings> {
     if (!this.running) return;
     const delay = this.backoff.next();
     this.logger.warn(`${why}; retrying in ${Math.round(delay / 100) / 10} s`);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
+    this.cancelReconnect = this.retryTimer(() => {
+      this.cancelReconnect = undefined;
       void this.connect();
     }, delay);
   }
@@ -273,7 +276,7 @@ export class MeterInput implements Output<MeterSettings> {
       const link = this.link;
       if (!link) return;
       this.logger.warn(`no data from ${link.transport.description} for ${silenceMs / 1000} s, reopening`);
-      void link.transport.close().then(() => this.onClose(link, new Error('no data (watchdog)')));
+      void link.transport.close().then(() => this.onClose(link, new Error('no data (watchdog)'), true));
     }, silenceMs);
   }
 
@@ -285,8 +288,8 @@ export class MeterInput implements Output<MeterSettings> {
   private async disconnect(): Promise<void> {
     this.generation += 1;
     await this.detection.cancel();
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = undefined;
+    this.cancelReconnect?.();
+    this.cancelReconnect = undefined;
     this.clearWatchdog();
     const link = this.link;
     this.link = undefined;

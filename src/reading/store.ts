@@ -50,6 +50,8 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
   private readonly now: () => number;
   private readonly staleAfterMs: number;
   private reportCounter = 0;
+  /** The source failed and is being retried (see setStatus). */
+  private retrying = false;
   private measuredInterval: number | undefined;
   readonly counters: MeterCounters = {
     framesOk: 0,
@@ -122,6 +124,7 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     this.lastValidAt = receivedAt;
     this.reportCounter += 1;
     this.counters.framesOk += 1;
+    this.retrying = false;
     const complete = withDerivedValues(reading);
     this.latestReading = complete;
     this.updateMeter({
@@ -147,11 +150,31 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     this.deliver('raw', chunk);
   }
 
-  /** Status reported by the transport or the detection logic. */
+  /**
+   * Status reported by the transport or the detection logic (docs/architecture.md#meter-status).
+   * OK is only ever set by a valid reading: a transport saying "open" means NO DATA until then.
+   * While a failing source is retried, RECOGNITION is not shown again: the status stays at the
+   * failure until an attempt ends differently, so a retry every 60 s does not flap it.
+   */
   setStatus(status: MeterStatus): void {
-    // OK is only ever set by a valid reading; a transport saying "open" means NO DATA until then.
     if (status === 'OK' && this.isStale()) status = 'NO DATA';
+    if (status === 'RECOGNITION' && this.retrying) return;
     this.updateMeter({ status });
+  }
+
+  /**
+   * An attempt of the source failed: it could not be opened or vanished (NOT CONNECTED), the
+   * detection found no protocol (NOT RECOGNIZED), or it stayed silent (NO DATA). The source is
+   * retried from now on, until a valid reading or new meter settings.
+   */
+  sourceFailed(status: 'NOT CONNECTED' | 'NOT RECOGNIZED' | 'NO DATA'): void {
+    this.retrying = true;
+    this.updateMeter({ status });
+  }
+
+  /** New meter settings: the next attempt is a first one again (RECOGNITION shows). */
+  sourceChanged(): void {
+    this.retrying = false;
   }
 
   setInterface(meterInterface: MeterInterface, protocol?: MeterProtocol): void {

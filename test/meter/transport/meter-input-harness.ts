@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../../src/context.js';
+import type { RetryTimer } from '../../../src/backoff.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
 import { runOutput } from '../../../src/output.js';
 import type { Service } from '../../../src/service.js';
@@ -31,7 +32,12 @@ export function tempDir(prefix: string): string {
 }
 
 /** A meter input on `source` with a real config store, reading store and logger, as the daemon wires it. */
-export function meterInput(dir: string, source: string, env: Record<string, string> = {}): Harness {
+export function meterInput(
+  dir: string,
+  source: string,
+  env: Record<string, string> = {},
+  retryTimer?: RetryTimer,
+): Harness {
   const warnings: string[] = [];
   const logger = linesLogger(warnings, 'warn', (entry) => entry.message);
   const context = createAppContext({
@@ -42,7 +48,7 @@ export function meterInput(dir: string, source: string, env: Record<string, stri
     system: { id: '0123456789AB', model: 'test', firmware: '0', bootId: 'boot' },
   });
   const store = context.store;
-  const input = runOutput(context, new MeterInput(context, logger));
+  const input = runOutput(context, new MeterInput(context, logger, retryTimer));
   return {
     dir,
     input,
