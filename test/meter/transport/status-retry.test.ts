@@ -2,47 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RetryTimer } from '../../../src/backoff.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import { corpusDir, requireCommand, requireCorpus } from '../../helpers/environment.js';
 import { settleWithin, waitFor } from '../../helpers/wait.js';
 import { FakeMeter } from './fake-meter.js';
 import { meterInput, tempDir, waitForStatus, type Harness } from './meter-input-harness.js';
 import { SocatPty } from './socat-pty.js';
+import { VirtualRetries } from './virtual-retries.js';
 
 /** The retry run of the issue: 5 minutes of the meter input's reconnect delays. */
 const RUN_MS = 5 * 60_000;
 /** The backoff's cap (src/backoff.ts default), which the run must reach. */
 const CAP_MS = 60_000;
-
-/**
- * Virtual time for the meter input's retries: each scheduled reconnect is taken at once and its
- * delay added to the elapsed time, so a 5-minute run of real attempts (real port opens, real
- * probes) takes seconds. The delays are the meter input's own backoff.
- */
-class VirtualRetries {
-  readonly delays: number[] = [];
-  elapsedMs = 0;
-  private pending: (() => void) | undefined;
-
-  readonly timer: RetryTimer = (attempt, delayMs) => {
-    this.delays.push(delayMs);
-    this.pending = attempt;
-    return () => {
-      if (this.pending === attempt) this.pending = undefined;
-    };
-  };
-
-  /** Runs attempts until `totalMs` of retry delays have passed. */
-  async run(totalMs: number): Promise<void> {
-    while (this.elapsedMs < totalMs) {
-      const attempt = (await waitFor('the next retry to be scheduled', () => this.pending, Boolean))!;
-      this.pending = undefined;
-      this.elapsedMs += this.delays.at(-1)!;
-      attempt();
-    }
-  }
-}
 
 /** How often the status changed into each state. */
 function changesPerState(statuses: readonly MeterStatus[]): Map<MeterStatus, number> {
