@@ -8,6 +8,9 @@ import { gatewayTopics } from './ha-topics.js';
 import type { DiscoveryLink, DiscoverySettings, DiscoverySources } from './ha-topics.js';
 
 export { availabilityWill, gatewayTopics } from './ha-topics.js';
+// Loaded with discovery, only when MQTT is switched on: the gateway's own entities.
+export { diagnosticsOf, gatewayContributor } from './ha-gateway-entities.js';
+export { gatewayFactsOf } from './ha-gateway-facts.js';
 export type { DiscoveryLink, DiscoverySettings, DiscoverySources } from './ha-topics.js';
 
 /**

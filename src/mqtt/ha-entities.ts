@@ -1,12 +1,7 @@
 import { METER_STATUSES } from '../reading/meter-state.js';
 import type { HaStateClass } from '../reading/quantities.js';
-import {
-  deviceBlock,
-  originBlock,
-  type DeviceInfo,
-  type EntityDevice,
-  type MeterFacts,
-} from './ha-device.js';
+import { deviceBlock, originBlock } from './ha-device.js';
+import type { DeviceInfo, EntityDevice, MeterFacts } from './ha-device.js';
 
 /**
  * Home Assistant entities and their discovery configs (docs/architecture.md#home-assistant-discovery);

@@ -9,8 +9,6 @@ import type { LastWill } from './connection-options.js';
 import type * as discoveryModule from './discovery.js';
 import type { DiscoverySettings, HomeAssistantDiscovery } from './discovery.js';
 import type { DeviceInfo } from './ha-entities.js';
-import { diagnosticsOf, gatewayContributor } from './ha-gateway-entities.js';
-import { gatewayFactsOf } from './ha-gateway-facts.js';
 import type { MqttView } from './template-publisher.js';
 
 /** The discovery module, loaded with the MQTT client when MQTT is first switched on. */
@@ -46,16 +44,16 @@ export class HomeAssistantFeed {
   }
 
   attach(module: DiscoveryModule, link: BrokerLink, settings: MqttView): void {
-    const facts = gatewayFactsOf(this.ctx);
+    const facts = module.gatewayFactsOf(this.ctx);
     const discovery: HomeAssistantDiscovery = new module.HomeAssistantDiscovery(
       link,
       this.settingsOf(settings),
       {
         latest: () => this.ctx.store.latest,
         meterStatus: () => this.ctx.store.meter.status,
-        contributors: [gatewayContributor(facts)],
+        contributors: [module.gatewayContributor(facts)],
         heartbeat: () => {
-          const payload = JSON.stringify(diagnosticsOf(facts));
+          const payload = JSON.stringify(module.diagnosticsOf(facts));
           link.publish({ topic: discovery.topics.diagnostics, payload, qos: 1, retain: true }, 'drop');
         },
       },
