@@ -10,7 +10,7 @@ import { meterInput, tempDir, waitForStatus, type Harness } from './meter-input-
 import { SocatPty } from './socat-pty.js';
 import { VirtualRetries } from './virtual-retries.js';
 
-/** The retry run of the issue: 5 minutes of the meter input's reconnect delays. */
+/** A 5-minute retry run: that much of the meter input's reconnect delays. */
 const RUN_MS = 5 * 60_000;
 /** The backoff's cap (src/backoff.ts default), which the run must reach. */
 const CAP_MS = 60_000;
