@@ -57,8 +57,9 @@ export function createChart(
   const style = typeof ticks === 'function' ? ticks : () => ticks;
   const UPlot = window.uPlot;
   const bars = UPlot.paths.bars?.({ size: [0.7, 40] });
-  const text = themeColor('--muted', '#687083');
-  const grid = { stroke: themeColor('--line', '#dde2ea'), width: 1 };
+  // Asked on every draw, so a chart follows the OS switching between light and dark.
+  const text = () => themeColor('--muted', '#687083');
+  const grid = { stroke: () => themeColor('--line', '#dde2ea'), width: 1 };
   const options: uPlot.Options = {
     width: widthOf(container),
     height: 240,
@@ -93,6 +94,9 @@ export function createChart(
   };
   container.replaceChildren();
   const chart = new UPlot(options, data, container);
+  window
+    .matchMedia('(prefers-color-scheme: dark)')
+    .addEventListener('change', () => chart.redraw(false, true));
   new ResizeObserver(() => {
     const width = widthOf(container);
     if (width !== chart.width) chart.setSize({ width, height: 240 });

@@ -2,7 +2,7 @@ import type { LivePayload, SystemView } from '../../reading/reading-views.js';
 import { api, element, pageRelative } from './api.js';
 import { formatTime, decimalsOf, formatNumber } from './format.js';
 import { LiveChart } from './live-chart.js';
-import { Headline } from './net-power.js';
+import { Headline } from './headline.js';
 
 /** meter.timeout's default: a reading older than this is stale even while the meter status says OK. */
 const MIN_STALE_MS = 10_000;
