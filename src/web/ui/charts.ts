@@ -70,6 +70,8 @@ export function createChart(
         stroke: text,
         grid,
         ticks: grid,
+        // Room for a 12-hour label ("12:00 AM") between two ticks, also on a phone.
+        space: 80,
         values: (_chart, splits) => splits.map((t) => formatTime(t * 1000, style())),
       },
       { label: unit, size: 56, stroke: text, grid, ticks: grid },
