@@ -43,6 +43,7 @@ test('formatTime follows the locale: 24 h where it says so, 12 h where it does n
   assert.equal(formatTime(at, 'minutes', 'en-GB'), '13:05');
   assert.match(formatTime(at, 'minutes', 'en-US'), /^01:05\sPM$/);
   assert.equal(formatTime(at, 'month', 'en-GB'), 'Nov');
+  assert.equal(formatTime(at, 'stamp', 'de-DE'), '26. Nov., 13:05');
 });
 
 test('netPower is import minus export; a missing side counts as nothing, both missing is no value', () => {

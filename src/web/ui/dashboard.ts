@@ -154,7 +154,9 @@ export class Dashboard {
     list.replaceChildren();
     for (const volume of volumes ?? []) {
       const item = document.createElement('li');
-      item.textContent = `bus ${volume.Bus ?? '?'} ${volume.M_ID ?? ''}: ${formatNumber(volume.Cum, 3)} m³${volume.DT ? ` (${volume.DT})` : ''}`;
+      const captured = volume.DT === undefined ? Number.NaN : Date.parse(volume.DT);
+      const at = Number.isFinite(captured) ? formatTime(captured, 'stamp') : volume.DT;
+      item.textContent = `bus ${volume.Bus ?? '?'} ${volume.M_ID ?? ''}: ${formatNumber(volume.Cum, 3)} m³${at ? ` (${at})` : ''}`;
       list.append(item);
     }
     if (list.childElementCount === 0) list.innerHTML = '<li>no M-Bus meter</li>';

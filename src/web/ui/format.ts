@@ -26,7 +26,7 @@ export function decimalsOf(key: string): number {
  * The one time format of the page: the browser's locale through Intl (24 h where the locale uses
  * it); `locale` only for tests, the page passes none.
  */
-export type TimeStyle = 'seconds' | 'minutes' | 'day' | 'weekday' | 'month' | 'date';
+export type TimeStyle = 'seconds' | 'minutes' | 'day' | 'weekday' | 'month' | 'date' | 'stamp';
 
 const STYLES: Record<TimeStyle, Intl.DateTimeFormatOptions> = {
   seconds: { hour: '2-digit', minute: '2-digit', second: '2-digit' },
@@ -35,6 +35,7 @@ const STYLES: Record<TimeStyle, Intl.DateTimeFormatOptions> = {
   weekday: { weekday: 'short', day: 'numeric' },
   month: { month: 'short' },
   date: { weekday: 'short', day: 'numeric', month: 'long', year: 'numeric' },
+  stamp: { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
 };
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
