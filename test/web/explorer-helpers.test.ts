@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PointView } from '../../src/history/history-view.js';
-import { formatNumber, formatSigned, formatTime } from '../../src/web/ui/format.js';
+import { decimalsOfStep, formatNumber, formatSigned, formatTime } from '../../src/web/ui/format.js';
 import { netPower } from '../../src/web/ui/net-power.js';
 import {
   dateInputValue,
@@ -35,6 +35,13 @@ test('formatNumber never shows -0; formatSigned marks import with +', () => {
   assert.equal(formatSigned(-0.0001, 3), '0.000');
   assert.equal(formatSigned(0.0001, 3), '0.000');
   assert.equal(formatSigned(undefined, 3), '—');
+});
+
+test('decimalsOfStep: chart ticks show their step exactly', () => {
+  assert.deepEqual(
+    [0.0005, 0.25, 0.1, 0.2, 1, 20, 1e-9, 0, Number.NaN].map(decimalsOfStep),
+    [4, 2, 1, 1, 0, 0, 6, 0, 0],
+  );
 });
 
 test('formatTime follows the locale: 24 h where it says so, 12 h where it does not', () => {

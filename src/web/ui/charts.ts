@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import { formatTime, type TimeStyle } from './format.js';
+import { decimalsOfStep, formatNumber, formatTime, type TimeStyle } from './format.js';
 
 declare global {
   interface Window {
@@ -74,7 +74,15 @@ export function createChart(
         space: 80,
         values: (_chart, splits) => splits.map((t) => formatTime(t * 1000, style())),
       },
-      { label: unit, size: 56, stroke: text, grid, ticks: grid },
+      {
+        label: unit,
+        size: 56,
+        stroke: text,
+        grid,
+        ticks: grid,
+        values: (_chart, splits, _axis, _space, step) =>
+          splits.map((value) => formatNumber(value, decimalsOfStep(step))),
+      },
     ],
     series: [
       {
@@ -82,7 +90,12 @@ export function createChart(
           t === null ? '—' : formatTime(t * 1000, style() === 'minutes' ? 'seconds' : style()),
       },
       ...series.map((spec) => {
-        const line: uPlot.Series = { label: spec.label, stroke: spec.stroke, width: 1.5 };
+        const line: uPlot.Series = {
+          label: spec.label,
+          stroke: spec.stroke,
+          width: 1.5,
+          value: (_chart, value) => formatNumber(value, 3),
+        };
         if (spec.dash) line.dash = spec.dash;
         if (spec.fill) line.fill = spec.fill;
         if (spec.bars && bars) {

@@ -14,6 +14,16 @@ export function formatSigned(value: unknown, decimals: number): string {
   return text === '—' || text.startsWith('-') || Number(text) === 0 ? text : `+${text}`;
 }
 
+/** Decimals that show a chart's tick step exactly (0.0005 -> 4, 0.25 -> 2, 20 -> 0; at most 6). */
+export function decimalsOfStep(step: number): number {
+  if (!(step > 0) || !Number.isFinite(step)) return 0;
+  for (let decimals = 0; decimals < 6; decimals += 1) {
+    const scaled = step * 10 ** decimals;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * scaled) return decimals;
+  }
+  return 6;
+}
+
 /** Decimals by live key: kW and kWh to the watt(-hour), volts to 0.1, amperes to 0.01. */
 export function decimalsOf(key: string): number {
   if (key.startsWith('V_')) return 1;
