@@ -112,7 +112,7 @@ async function colours(page: Page): Promise<{ body: string; card: string; text: 
   });
 }
 
-test('the page follows the OS theme: light by default, dark under prefers-color-scheme: dark', async (t) => {
+test('the page follows the OS theme (light, dark under prefers-color-scheme: dark); a phone shows the meter last', async (t) => {
   if (!requireChromium(t)) return;
   const { daemon, page, pageErrors } = await setUp(t);
   await page.emulateMedia({ colorScheme: 'light' });
@@ -123,6 +123,16 @@ test('the page follows the OS theme: light by default, dark under prefers-color-
     card: 'rgb(255, 255, 255)',
     text: 'rgb(29, 35, 48)',
   });
+  // On a phone the live power comes first and the meter's identity last.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const top = async (selector: string) => (await page.locator(selector).boundingBox())!.y;
+  const net = await top('#net-power');
+  const meter = await top('.meter-card');
+  assert.ok(net < (await top('#p-in')), 'net power above the power card');
+  for (const later of ['#p-in', '#energy-rows', '#live-chart'])
+    assert.ok(meter > (await top(later)), `meter identity below ${later}`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  assert.ok((await top('.meter-card')) < (await top('#live-chart')), 'on a desktop the grid stays');
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.goto(`${daemon.baseUrl}/#/history`);
   await page.locator('#explorer[data-from]').waitFor({ timeout: 15_000 });
