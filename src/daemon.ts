@@ -29,6 +29,7 @@ import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
+import { RecentPower } from './history/recent-power.js';
 import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
 import type { ListenerFailure } from './guarded-emitter.js';
@@ -186,12 +187,14 @@ function buildServices(context: AppContext): Service[] {
   registerProbeRoute(router, context);
   registerWebRoutes(router, context);
   const history = new HistoryRecorder(context, log('history'));
-  registerHistoryRoutes(router, context, history);
+  const recentPower = new RecentPower(context);
+  registerHistoryRoutes(router, context, history, recentPower);
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
     output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
     history,
+    recentPower,
     createHttpService(context, router),
     output(createMeterInput(context, log('meter'))),
     output(createModbusService(context)),

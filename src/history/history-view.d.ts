@@ -27,3 +27,25 @@ export interface HistoryView {
   to: number;
   points: PointView[];
 }
+
+/**
+ * One reading of the recent-power buffer: when it arrived (Unix s, ms precision) and the power
+ * quantities it carried, kW by their live keys (docs/architecture.md#live-payload); absent ones absent.
+ */
+export interface RecentPoint {
+  t: number;
+  P_In?: number;
+  P_Out?: number;
+  P_P1_In?: number;
+  P_P2_In?: number;
+  P_P3_In?: number;
+  P_P1_Out?: number;
+  P_P2_Out?: number;
+  P_P3_Out?: number;
+}
+
+/** GET /api/v1/history/recent: the readings of the last `seconds` seconds kept in memory, ascending. */
+export interface RecentView {
+  seconds: number;
+  points: RecentPoint[];
+}

@@ -26,7 +26,16 @@ export interface RouteDoc {
   /** Schema of the JSON request body (routes with body: 'json'). */
   request?: JsonSchema;
   /** Success and route-specific responses by status; the server's own errors are added automatically. */
-  responses?: Record<number, { description: string; schema?: JsonSchema; contentType?: string }>;
+  responses?: Record<
+    number,
+    {
+      description: string;
+      schema?: JsonSchema;
+      contentType?: string;
+      /** Further media types of the same response (a format= query choosing them), by type. */
+      alternatives?: Record<string, JsonSchema>;
+    }
+  >;
   /** Query parameters by name. */
   query?: Record<string, JsonSchema>;
 }

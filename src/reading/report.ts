@@ -1,6 +1,7 @@
 import { QUANTITIES } from './quantities.js';
 import type { MbusReading, Reading } from './reading.js';
 import type { MeterState, SystemFacts } from './meter-state.js';
+import type { MeterView, ReportView } from './reading-views.js';
 import { dateTimes } from './time-format.js';
 
 export interface ReportInput {
@@ -41,9 +42,9 @@ export function volumeEntry(channel: MbusReading): JsonObject {
   return entry;
 }
 
-export function meterObject(meter: MeterState): JsonObject {
+export function meterObject(meter: MeterState): MeterView {
   const { identity } = meter;
-  const out: JsonObject = { status: meter.status, interface: meter.interface };
+  const out: MeterView = { status: meter.status, interface: meter.interface };
   if (meter.protocol !== undefined) out.protocol = meter.protocol;
   if (identity.protocolVersion !== undefined) out.protocol_version = identity.protocolVersion;
   if (identity.id !== undefined) out.id = identity.id;
@@ -67,9 +68,9 @@ export function systemObject(system: SystemFacts, now: number): JsonObject {
  * The report JSON of GET /api/v1/report (docs/architecture.md#report-shape). A field appears only when the
  * meter sent it (or it is derived, see derive.ts); nothing is filled with 0.
  */
-export function buildReport(input: ReportInput): JsonObject {
+export function buildReport(input: ReportInput): ReportView {
   const { reading } = input;
-  const report: JsonObject = { id: input.reportId };
+  const report: ReportView['report'] = { id: input.reportId };
   if (input.interval !== undefined) report.interval = input.interval;
   if (reading) {
     if (reading.tariff !== undefined) report.tariff = reading.tariff;

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HistoryRecorder } from '../../src/history/recorder.js';
+import { RECENT_SECONDS, RecentPower } from '../../src/history/recent-power.js';
 import { registerHistoryRoutes } from '../../src/http/routes/history.js';
 import { buildOpenApi } from '../../src/http/routes/openapi.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
@@ -16,30 +17,33 @@ const NOW_S = NOW / 1000;
 const DAY = 86_400;
 
 async function withHistory(
-  run: (h: HttpTestContext, recorder: HistoryRecorder) => Promise<void>,
+  run: (h: HttpTestContext, recorder: HistoryRecorder, recent: RecentPower) => Promise<void>,
 ): Promise<void> {
   let recorder: HistoryRecorder | undefined;
+  let recent: RecentPower | undefined;
   const h = await startHttpContext({
     routes: (router, ctx) => {
       recorder = new HistoryRecorder(ctx, ctx.logger);
-      registerHistoryRoutes(router, ctx, recorder);
+      recent = new RecentPower(ctx);
+      registerHistoryRoutes(router, ctx, recorder, recent);
     },
   });
   try {
     setClock(h, NOW);
-    await run(h, recorder!);
+    await run(h, recorder!, recent!);
   } finally {
+    await recent!.stop();
     await recorder!.stop();
     await h.close();
   }
 }
 
-function conforms(h: HttpTestContext, path: string, reply: Reply): void {
+function conforms(h: HttpTestContext, path: string, reply: Reply, route = '/api/v1/history'): void {
   const doc = buildOpenApi(h.router, 'test') as Parameters<typeof responseProblems>[0];
   const problems = responseProblems(
     doc,
     'GET',
-    '/api/v1/history',
+    route,
     reply.status,
     String(reply.headers['content-type']),
     reply.text,
@@ -185,5 +189,70 @@ test('the history answers only with credentials when protection is on', async ()
     const basic = `Basic ${Buffer.from(':pw').toString('base64')}`;
     const allowed = await send(h.baseUrl, 'GET', '/api/v1/history', { headers: { Authorization: basic } });
     assert.equal(allowed.status, 200);
+  });
+});
+
+test('format=csv: the same points as the JSON answer, as a CSV download', async () => {
+  await withHistory(async (h, recorder) => {
+    await recorder.start();
+    h.ctx.store.ingest(meterReading(NOW - 20_000, { pIn: 1.5, pOut: 0, eIn: 100, eOut: 5 }));
+    h.ctx.store.ingest(meterReading(NOW, { pIn: 0.5, eIn: 100.002, eOut: 5 }));
+    const query = `from=${NOW_S - 3600}&to=${NOW_S}&resolution=15m`;
+    const json = (await send(h.baseUrl, 'GET', `/api/v1/history?${query}`)).json();
+    const csv = await send(h.baseUrl, 'GET', `/api/v1/history?${query}&format=csv`);
+    assert.equal(csv.status, 200);
+    assert.match(String(csv.headers['content-type']), /^text\/csv; charset=utf-8/);
+    assert.equal(
+      csv.headers['content-disposition'],
+      'attachment; filename="history-15m-2026-11-26T1100-2026-11-26T1200.csv"',
+    );
+    assert.equal(csv.headers['cache-control'], 'no-store');
+    conforms(h, 'csv', csv);
+    const lines = csv.text.split('\r\n');
+    assert.equal(lines.at(-1), '', 'every line ends with CRLF');
+    assert.equal(
+      lines[0],
+      'time,t,readings,p_in_min_kw,p_in_mean_kw,p_in_max_kw,p_out_min_kw,p_out_mean_kw,p_out_max_kw,e_in_kwh,e_out_kwh',
+    );
+    assert.equal(lines.length, json.points.length + 2);
+    assert.equal(lines[1], `2026-11-26T12:00:00+01:00,${NOW_S - 30},2,0.5,1,1.5,0,0,0,0.002,0`);
+    const bad = await send(h.baseUrl, 'GET', '/api/v1/history?format=xml');
+    assert.equal(bad.status, 400);
+    assert.deepEqual(
+      bad.json().details.fields.map((f: { field: string }) => f.field),
+      ['format'],
+    );
+    const doc = buildOpenApi(h.router, 'test') as {
+      paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>;
+    };
+    assert.deepEqual(Object.keys(doc.paths['/api/v1/history']!.get.responses['200']!.content), [
+      'application/json',
+      'text/csv',
+    ]);
+  });
+});
+
+test('GET /api/v1/history/recent: the power of the readings of the last minutes, bounded', async () => {
+  await withHistory(async (h, _recorder, recent) => {
+    const empty = await send(h.baseUrl, 'GET', '/api/v1/history/recent');
+    assert.deepEqual(empty.json(), { seconds: RECENT_SECONDS, points: [] }, 'not started: nothing kept');
+    await recent.start();
+    h.ctx.store.ingest(meterReading(NOW - (RECENT_SECONDS + 5) * 1000, { pIn: 9, eIn: 1 }));
+    h.ctx.store.ingest(meterReading(NOW - 2_000, { pIn: 1.25, pOut: 0, eIn: 2 }));
+    h.ctx.store.ingest(meterReading(NOW - 1_000, { pOut: 0.5, eIn: 2 }));
+    const reply = await send(h.baseUrl, 'GET', '/api/v1/history/recent');
+    assert.equal(reply.status, 200);
+    conforms(h, 'recent', reply, '/api/v1/history/recent');
+    assert.deepEqual(reply.json(), {
+      seconds: RECENT_SECONDS,
+      points: [
+        { t: NOW_S - 2, P_In: 1.25, P_Out: 0 },
+        { t: NOW_S - 1, P_Out: 0.5 },
+      ],
+    });
+    for (let i = 0; i < 2000; i += 1) h.ctx.store.ingest(meterReading(NOW - 100_000 + i * 50, { pIn: i }));
+    const full = recent.view(NOW);
+    assert.ok(full.points.length <= 600, `${full.points.length} points kept`);
+    assert.equal(full.points.at(-1)!.P_In, 1999);
   });
 });

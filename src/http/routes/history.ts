@@ -1,12 +1,15 @@
+import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
-import { sendJson } from '../respond.js';
+import { COMMON_HEADERS, sendJson } from '../respond.js';
 import type { JsonSchema, Router } from '../router.js';
-import type { HistoryView } from '../../history/history-view.js';
+import { HISTORY_CSV_COLUMNS, historyCsv, historyCsvName } from '../../history/history-csv.js';
+import type { HistoryView, RecentView } from '../../history/history-view.js';
 import { pointView } from '../../history/point.js';
 import { parseHistoryQuery } from '../../history/query-params.js';
 import type { HistoryRecorder } from '../../history/recorder.js';
+import { RECENT_CAPACITY, RECENT_SECONDS, type RecentPower } from '../../history/recent-power.js';
 import { RESOLUTIONS } from '../../history/tiers.js';
 
 const number: JsonSchema = { type: 'number' };
@@ -58,15 +61,64 @@ const TIME_PARAMETER: JsonSchema = {
     'Unix seconds or ISO 8601 date-time (with Z or an offset; without one local time; a date alone is local midnight)',
 };
 
-/** GET /api/v1/history: power statistics and energy deltas from the history store. */
-export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder: HistoryRecorder): void {
+const FORMATS = ['json', 'csv'];
+
+const RECENT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['seconds', 'points'],
+  additionalProperties: false,
+  properties: {
+    seconds: { type: 'integer', description: 'how far back the buffer reaches' },
+    points: {
+      type: 'array',
+      maxItems: RECENT_CAPACITY,
+      description: 'readings of the last `seconds` seconds, ascending; kW by live key, absent when not sent',
+      items: {
+        type: 'object',
+        required: ['t'],
+        properties: {
+          t: { type: 'number', description: 'arrival of the reading, Unix seconds (ms precision)' },
+        },
+        additionalProperties: number,
+      },
+    },
+  },
+};
+
+function sendCsv(response: ServerResponse, view: HistoryView): void {
+  const body = Buffer.from(historyCsv(view));
+  response.writeHead(200, [
+    'Content-Type',
+    'text/csv; charset=utf-8; header=present',
+    'Content-Disposition',
+    `attachment; filename="${historyCsvName(view)}"`,
+    'Content-Length',
+    String(body.length),
+    ...COMMON_HEADERS,
+  ]);
+  response.end(body);
+}
+
+/**
+ * GET /api/v1/history: power statistics and energy deltas from the history store, as JSON or CSV;
+ * GET /api/v1/history/recent: the power of the readings of the last minutes, from memory.
+ */
+export function registerHistoryRoutes(
+  router: Router,
+  ctx: AppContext,
+  recorder: HistoryRecorder,
+  recent: RecentPower,
+): void {
   router.add(
     'GET',
     '/api/v1/history',
     async (request, response) => {
       const now = ctx.now();
       const { query, issues } = parseHistoryQuery(request.query, now);
-      if (!query) {
+      const format = request.query.get('format') ?? 'json';
+      if (!FORMATS.includes(format))
+        issues.push({ field: 'format', message: 'must be json or csv', value: format });
+      if (!query || issues.length > 0) {
         const names = issues.map((issue) => issue.field).join(', ');
         throw new HttpError(400, 'validation_failed', `invalid query parameters: ${names}`, {
           fields: issues,
@@ -80,7 +132,8 @@ export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder:
         to: Math.floor(query.to / 1000),
         points: points.map(pointView),
       };
-      sendJson(response, 200, answer);
+      if (format === 'csv') sendCsv(response, answer);
+      else sendJson(response, 200, answer);
     },
     {
       doc: {
@@ -97,15 +150,38 @@ export function registerHistoryRoutes(router: Router, ctx: AppContext, recorder:
             description:
               'auto (default): 1m for spans up to 48 h, 15m up to 31 days, 1d beyond; the next coarser one when from is older than the finer tier keeps (48 h, 366 days)',
           },
+          format: {
+            type: 'string',
+            enum: FORMATS,
+            description: `json (default) or csv: a download (Content-Disposition attachment), a header line and one line per point, columns ${HISTORY_CSV_COLUMNS.join(', ')}; time is ISO 8601 with the local offset, an empty cell a null`,
+          },
         },
         responses: {
-          200: { description: 'history points', schema: HISTORY_SCHEMA },
+          200: {
+            description: 'history points',
+            schema: HISTORY_SCHEMA,
+            alternatives: { 'text/csv': { type: 'string' } },
+          },
           400: {
-            description: 'invalid from, to or resolution (validation_failed, details.fields)',
+            description: 'invalid from, to, resolution or format (validation_failed, details.fields)',
             schema: ERROR_REF,
           },
           503: { description: 'the history store is not running (service_unavailable)', schema: ERROR_REF },
         },
+      },
+    },
+  );
+  router.add(
+    'GET',
+    '/api/v1/history/recent',
+    (_request, response) => {
+      const answer: RecentView = recent.view(ctx.now());
+      sendJson(response, 200, answer);
+    },
+    {
+      doc: {
+        summary: `Power of the readings of the last ${RECENT_SECONDS} s (kept in memory, for charts that start filled)`,
+        responses: { 200: { description: 'recent readings', schema: RECENT_SCHEMA } },
       },
     },
   );

@@ -26,7 +26,15 @@ function operation(route: Route): Record<string, unknown> {
   for (const [status, response] of Object.entries(doc?.responses ?? { 200: { description: 'success' } })) {
     const type = response.contentType ?? 'application/json';
     responses[status] = response.schema
-      ? { description: response.description, content: { [type]: { schema: response.schema } } }
+      ? {
+          description: response.description,
+          content: {
+            [type]: { schema: response.schema },
+            ...Object.fromEntries(
+              Object.entries(response.alternatives ?? {}).map(([other, schema]) => [other, { schema }]),
+            ),
+          },
+        }
       : { description: response.description };
   }
   responses['401'] = {

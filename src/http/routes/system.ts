@@ -4,6 +4,7 @@ import type { AppContext, ServiceStatus } from '../../context.js';
 import { detectInstallRoot } from '../../device/update/release-layout.js';
 import { dateTimes } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
+import type { MeterView, SystemView } from '../../reading/reading-views.js';
 import { SYSTEM_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
@@ -13,10 +14,7 @@ import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
  * GET /api/v1/system: device identity, meter state, Wi-Fi link, the states the
  * running services reported, and the meter input counters. Built per request from live values.
  */
-export function systemInfo(
-  ctx: AppContext,
-  wifi: Awaited<ReturnType<WifiInfoSource>>,
-): Record<string, unknown> {
+export function systemInfo(ctx: AppContext, wifi: Awaited<ReturnType<WifiInfoSource>>): SystemView {
   const config = ctx.config.config;
   const now = ctx.now();
   const [date, time] = dateTimes(now).date_time_local.split('T') as [string, string];
@@ -62,10 +60,10 @@ function releaseOf(): string | undefined {
  * model text), `report_interval` (measured seconds between readings), `tariff`, and the meter's
  * own `date`/`time` when it sends a timestamp.
  */
-function systemMeter(ctx: AppContext): Record<string, unknown> {
+function systemMeter(ctx: AppContext): MeterView {
   const meter = ctx.store.meter;
   const { identity } = meter;
-  const out: Record<string, unknown> = { ...meterObject(meter) };
+  const out: MeterView = { ...meterObject(meter) };
   const manufacturer = identity.vendor ?? identity.prefix;
   if (manufacturer !== undefined) out.manufacturer = manufacturer;
   const type = identity.logicalName ?? identity.model;

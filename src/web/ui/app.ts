@@ -1,5 +1,6 @@
 import { Dashboard } from './dashboard.js';
 import { showHistory } from './history.js';
+import { HistoryExplorer } from './history-explorer.js';
 import { bindMaintenance } from './maintenance.js';
 import { bindModbus } from './modbus.js';
 import { bindSettings } from './settings.js';
@@ -12,6 +13,8 @@ const loaders = bindSettings();
 loaders.modbus = [bindModbus()];
 bindMaintenance();
 new Dashboard().start();
+const explorer = new HistoryExplorer();
+explorer.bind();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
@@ -22,7 +25,7 @@ function route(): void {
   for (const link of document.querySelectorAll<HTMLAnchorElement>('header nav a')) {
     link.classList.toggle('active', link.dataset.page === known);
   }
-  if (known === 'history') void showHistory();
+  if (known === 'history') void Promise.all([explorer.refresh(), showHistory()]);
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;

@@ -1,23 +1,9 @@
-import type uPlot from 'uplot';
+import type { LivePayload, SystemView } from '../../reading/reading-views.js';
 import { api, element, pageRelative } from './api.js';
-import { COLORS, createChart } from './charts.js';
-import { clockTime, decimalsOf, formatNumber } from './format.js';
+import { formatTime, decimalsOf, formatNumber } from './format.js';
+import { LiveChart } from './live-chart.js';
+import { Headline } from './headline.js';
 
-/**
- * The live payload (flat JSON per reading, docs/architecture.md#live-payload); only the fields the dashboard
- * uses.
- */
-type LivePayload = Record<string, unknown> & {
-  Vol?: Array<{ Bus?: number; M_ID?: string; DT?: string; Cum?: number }>;
-};
-
-interface SystemInfo {
-  device?: { name?: string; id?: string; firmware?: string; model?: string };
-  meter?: Record<string, string | undefined>;
-}
-
-/** The rolling chart shows this many seconds. */
-const WINDOW_S = 300;
 /** meter.timeout's default: a reading older than this is stale even while the meter status says OK. */
 const MIN_STALE_MS = 10_000;
 const SYSTEM_POLL_MS = 3_000;
@@ -50,6 +36,12 @@ function fillTable(body: HTMLElement, rows: Array<[label: string, keys: string[]
   }
 }
 
+/** The reading's local date and time (the live payload's Date and Time) in ms, when it has them. */
+function readingTime(payload: LivePayload): number | undefined {
+  const ms = new Date(`${payload.Date}T${payload.Time}`).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 const IDENTITY_FIELDS: Array<[key: string, label: string]> = [
   ['interface', 'Interface'],
   ['protocol', 'Protocol'],
@@ -73,13 +65,15 @@ export class Dashboard {
   private lastInterval = 0;
   private lastReadingTime = '';
   private events = 0;
-  private readonly series: number[][] = [[], [], [], [], [], []];
-  private chart: uPlot | undefined;
+  private readonly chart = new LiveChart();
+  private readonly headline = new Headline();
 
   start(): void {
     fillTable(element('phase-rows'), PHASE_ROWS);
     fillTable(element('energy-rows'), ENERGY_ROWS);
     this.connect();
+    void this.chart.prefill();
+    this.headline.start();
     void this.pollSystem();
     setInterval(() => void this.pollSystem(), SYSTEM_POLL_MS);
     setInterval(() => this.showFreshness(), 1_000);
@@ -103,8 +97,8 @@ export class Dashboard {
 
   private async pollSystem(): Promise<void> {
     try {
-      const system = await api<SystemInfo>('GET', '/api/v1/system');
-      this.meterStatus = system.meter?.status ?? '';
+      const system = await api<SystemView>('GET', '/api/v1/system');
+      this.meterStatus = system.meter.status;
       this.showIdentity(system);
     } catch {
       this.meterStatus = '';
@@ -113,8 +107,8 @@ export class Dashboard {
     this.showFreshness();
   }
 
-  private showIdentity(system: SystemInfo): void {
-    const name = system.device?.name ?? 'meter-gateway';
+  private showIdentity(system: SystemView): void {
+    const name = system.device.name || 'meter-gateway';
     element('device-name').textContent = name;
     document.title = `${name} · meter-gateway`;
     const facts = element('meter-identity');
@@ -127,9 +121,12 @@ export class Dashboard {
       detail.textContent = value;
       facts.append(term, detail);
     };
-    for (const [key, label] of IDENTITY_FIELDS) add(label, system.meter?.[key]);
-    add('Gateway id', system.device?.id);
-    add('Firmware', system.device?.firmware);
+    for (const [key, label] of IDENTITY_FIELDS) {
+      const value = system.meter[key];
+      add(label, value === undefined ? undefined : String(value));
+    }
+    add('Gateway id', system.device.id);
+    add('Firmware', system.device.firmware);
   }
 
   private onLive(payload: LivePayload): void {
@@ -137,18 +134,18 @@ export class Dashboard {
     if (this.lastEventAt) this.lastInterval = now - this.lastEventAt;
     this.lastEventAt = now;
     this.events += 1;
-    this.lastReadingTime =
-      typeof payload.Time === 'string' ? `${payload.Date ?? ''} ${payload.Time}` : clockTime(new Date());
+    this.lastReadingTime = formatTime(readingTime(payload) ?? now, 'seconds');
     for (const cell of document.querySelectorAll<HTMLElement>('[data-live]')) {
       const key = cell.dataset.live!;
       cell.textContent = formatNumber(payload[key], decimalsOf(key));
     }
     element('p-in').textContent = formatNumber(payload.P_In, 3);
     element('p-out').textContent = formatNumber(payload.P_Out, 3);
+    this.headline.showLive(payload);
     element('reading-time').textContent = this.lastReadingTime;
     element('live-count').textContent = String(this.events);
     this.showVolumes(payload.Vol);
-    this.addToChart(now / 1000, payload);
+    this.chart.add(now / 1000, payload);
     this.showFreshness();
   }
 
@@ -157,45 +154,12 @@ export class Dashboard {
     list.replaceChildren();
     for (const volume of volumes ?? []) {
       const item = document.createElement('li');
-      item.textContent = `bus ${volume.Bus ?? '?'} ${volume.M_ID ?? ''}: ${formatNumber(volume.Cum, 3)} m³${volume.DT ? ` (${volume.DT})` : ''}`;
+      const captured = volume.DT === undefined ? Number.NaN : Date.parse(volume.DT);
+      const at = Number.isFinite(captured) ? formatTime(captured, 'stamp') : volume.DT;
+      item.textContent = `bus ${volume.Bus ?? '?'} ${volume.M_ID ?? ''}: ${formatNumber(volume.Cum, 3)} m³${at ? ` (${at})` : ''}`;
       list.append(item);
     }
     if (list.childElementCount === 0) list.innerHTML = '<li>no M-Bus meter</li>';
-  }
-
-  private addToChart(t: number, payload: LivePayload): void {
-    const num = (key: string) => (typeof payload[key] === 'number' ? (payload[key] as number) : 0);
-    const row = [
-      t,
-      num('P_In'),
-      -num('P_Out'),
-      num('P_P1_In') - num('P_P1_Out'),
-      num('P_P2_In') - num('P_P2_Out'),
-      num('P_P3_In') - num('P_P3_Out'),
-    ];
-    row.forEach((value, index) => this.series[index]!.push(value));
-    while (this.series[0]!.length > 0 && this.series[0]![0]! < t - WINDOW_S) {
-      for (const column of this.series) column.shift();
-    }
-    const data = this.series as uPlot.AlignedData;
-    if (!this.chart) {
-      this.chart = createChart(
-        element('live-chart'),
-        [
-          { label: 'Import', stroke: COLORS.import, fill: 'rgba(217,72,15,0.08)' },
-          { label: 'Export', stroke: COLORS.export, fill: 'rgba(43,138,62,0.08)' },
-          { label: 'L1 net', stroke: COLORS.l1, dash: [4, 3] },
-          { label: 'L2 net', stroke: COLORS.l2, dash: [4, 3] },
-          { label: 'L3 net', stroke: COLORS.l3, dash: [4, 3] },
-        ],
-        data,
-        'kW',
-        () => {
-          const now = Date.now() / 1000;
-          return [now - WINDOW_S, now];
-        },
-      );
-    } else this.chart.setData(data);
   }
 
   /** Greys out the readings and names the reason when they are not current. */

@@ -2,13 +2,14 @@ import type uPlot from 'uplot';
 import type { HistoryView, PointView } from '../../history/history-view.js';
 import { api, ApiError, element } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
-import { formatNumber } from './format.js';
+import { formatNumber, type TimeStyle } from './format.js';
 
 interface RangeView {
   id: string;
   resolution: '1m' | '15m' | '1d';
   from: (now: Date) => Date;
   kind: 'power' | 'energy';
+  ticks: TimeStyle;
 }
 
 const DAY_MS = 86_400_000;
@@ -19,18 +20,21 @@ const RANGES: readonly RangeView[] = [
     resolution: '1m',
     from: (now) => new Date(now.getFullYear(), now.getMonth(), now.getDate()),
     kind: 'power',
+    ticks: 'minutes',
   },
   {
     id: 'history-week',
     resolution: '15m',
     from: (now) => new Date(now.getTime() - 7 * DAY_MS),
     kind: 'power',
+    ticks: 'weekday',
   },
   {
     id: 'history-year',
     resolution: '1d',
     from: (now) => new Date(now.getFullYear() - 1, now.getMonth(), now.getDate()),
     kind: 'energy',
+    ticks: 'day',
   },
 ];
 
@@ -105,6 +109,7 @@ async function showRange(range: RangeView, now: Date): Promise<void> {
         data,
         range.kind === 'energy' ? 'kWh' : 'kW',
         () => spans.get(range.id)!,
+        range.ticks,
       ),
     );
 }

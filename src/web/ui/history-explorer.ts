@@ -1,0 +1,152 @@
+import type uPlot from 'uplot';
+import type { HistoryView } from '../../history/history-view.js';
+import { api, ApiError, element, pageRelative } from './api.js';
+import { COLORS, createChart, type SeriesSpec } from './charts.js';
+import { formatNumber, formatSigned, formatTime, type TimeStyle } from './format.js';
+import {
+  dateInputValue,
+  dateOfInput,
+  energyBars,
+  historyQuery,
+  PERIOD_VIEWS,
+  periodOf,
+  periodTotals,
+  stepPeriod,
+  type Period,
+  type PeriodTotals,
+  type PeriodView,
+} from './periods.js';
+
+const SERIES: SeriesSpec[] = [
+  { label: 'Import kWh', stroke: COLORS.import, bars: true },
+  { label: 'Export kWh', stroke: COLORS.export, bars: true },
+  { label: 'Net kWh', stroke: COLORS.net },
+];
+
+/** Tick labels and the period's title by view, in the page's one (Intl) time format. */
+const TICKS: Record<PeriodView, TimeStyle> = { day: 'minutes', week: 'weekday', month: 'day', year: 'month' };
+
+function title(period: Period): string {
+  const to = period.to - 1;
+  switch (period.view) {
+    case 'day':
+      return formatTime(period.from, 'date');
+    case 'week':
+      return `${formatTime(period.from, 'day')} – ${formatTime(to, 'day')} ${new Date(to).getFullYear()}`;
+    case 'month':
+      return new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric' }).format(period.from);
+    case 'year':
+      return String(new Date(period.from).getFullYear());
+  }
+}
+
+function powerLine(totals: PeriodTotals): string {
+  const part = (name: string, stats: PeriodTotals['p_in']) =>
+    stats
+      ? `${name} min ${formatNumber(stats.min, 3)} / mean ${formatNumber(stats.mean, 3)} / max ${formatNumber(stats.max, 3)} kW`
+      : '';
+  const parts = [part('Import power', totals.p_in), part('Export power', totals.p_out)].filter(Boolean);
+  return parts.length ? `${parts.join(' · ')} (${totals.readings} readings)` : '';
+}
+
+/**
+ * The energy explorer of the history page: a day (hourly bars), week or month (daily bars) or year
+ * (monthly bars) of kWh imported, exported and net, with the period's totals and power statistics,
+ * previous / next / date picker navigation and the shown period as a CSV download from the history
+ * API. Month and year bars are sums of the daily tier's points, day bars of the 15-minute tier's.
+ */
+export class HistoryExplorer {
+  private period: Period = periodOf('day', new Date());
+  private chart: uPlot | undefined;
+  private request = 0;
+
+  bind(): void {
+    for (const button of document.querySelectorAll<HTMLButtonElement>('#explorer [data-view]')) {
+      button.addEventListener('click', () => {
+        const view = button.dataset.view as PeriodView;
+        if (PERIOD_VIEWS.includes(view)) void this.show(periodOf(view, new Date(this.period.from)));
+      });
+    }
+    element('explore-prev').addEventListener('click', () => void this.show(stepPeriod(this.period, -1)));
+    element('explore-next').addEventListener('click', () => void this.show(stepPeriod(this.period, 1)));
+    element<HTMLInputElement>('explore-date').addEventListener('change', (event) => {
+      const date = dateOfInput((event.target as HTMLInputElement).value);
+      if (date) void this.show(periodOf(this.period.view, date));
+    });
+  }
+
+  /** Shows the current period again (opening the page: its data may have grown). */
+  async refresh(): Promise<void> {
+    await this.show(this.period);
+  }
+
+  private async show(period: Period): Promise<void> {
+    this.period = period;
+    const request = ++this.request;
+    const box = element('explorer');
+    box.removeAttribute('data-from');
+    for (const button of box.querySelectorAll<HTMLButtonElement>('[data-view]'))
+      button.classList.toggle('active', button.dataset.view === period.view);
+    element('explore-title').textContent = title(period);
+    element<HTMLInputElement>('explore-date').value = dateInputValue(period.from);
+    element<HTMLButtonElement>('explore-next').disabled = period.to > Date.now();
+    const csv = element<HTMLAnchorElement>('explore-csv');
+    csv.href = pageRelative(historyQuery(period, 'csv'));
+    const note = element('explore-note');
+    let answer: HistoryView;
+    try {
+      answer = await api<HistoryView>('GET', historyQuery(period));
+    } catch (error) {
+      if (request !== this.request) return;
+      note.textContent =
+        error instanceof ApiError && error.status === 404
+          ? 'History is not available on this gateway.'
+          : `History could not be read: ${(error as Error).message}`;
+      return;
+    }
+    if (request !== this.request) return;
+    this.showTotals(period, periodTotals(period, answer.points));
+    const bars = energyBars(period, answer.points);
+    const recorded = bars.filter((bar) => bar.net !== null).length;
+    note.textContent = recorded === 0 ? 'No energy recorded in this period.' : '';
+    this.draw(period, bars);
+    box.dataset.from = String(period.from / 1000);
+  }
+
+  private showTotals(period: Period, totals: PeriodTotals): void {
+    const show = (id: string, value: number, signed = false) => {
+      const out = element(id);
+      out.textContent = signed ? formatSigned(value, 3) : formatNumber(value, 3);
+      out.dataset.kwh = String(value);
+    };
+    show('explore-import', totals.e_in);
+    show('explore-export', totals.e_out);
+    show('explore-net', totals.net, true);
+    element('explore-power').textContent = powerLine(totals);
+    element('explore-chart').dataset.period = period.view;
+  }
+
+  private draw(period: Period, bars: ReturnType<typeof energyBars>): void {
+    const starts = bars.map((bar) => bar.t);
+    const ends = [...starts.slice(1), period.to];
+    // A bar stands in the middle of its hour, day or month.
+    const data: uPlot.AlignedData = [
+      starts.map((t, i) => (t + ends[i]!) / 2000),
+      bars.map((bar) => bar.e_in),
+      bars.map((bar) => (bar.e_out === null ? null : -bar.e_out)),
+      bars.map((bar) => bar.net),
+    ];
+    if (this.chart) {
+      this.chart.setData(data);
+      return;
+    }
+    this.chart = createChart(
+      element('explore-chart'),
+      SERIES,
+      data,
+      'kWh',
+      () => [this.period.from / 1000, this.period.to / 1000],
+      () => TICKS[this.period.view],
+    );
+  }
+}
