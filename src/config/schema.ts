@@ -252,7 +252,14 @@ export const DAEMON_SCHEMA = {
     port: int(8080, 0, 65535, 'Listen port of the HTTP API (0 = any free port).'),
     live_max_clients: int(32, 1, 10000, 'Concurrent /api/v1/live clients before 503.'),
   },
-  paths: { state: text('state', 4096, 'State directory (API-written settings, secrets, logs).') },
+  paths: {
+    state: text('state', 4096, 'State directory (API-written settings, secrets, logs).'),
+    devices: text(
+      '/dev',
+      4096,
+      'Device directory the serial port list scans (serial/by-id links, ttyUSB*, ttyACM*, ttyAMA0, serial0).',
+    ),
+  },
   license: {
     type: oneOf(
       'PRO',

@@ -151,6 +151,25 @@ export const SYSTEM_SCHEMA: JsonSchema = {
       },
     },
     counters: { type: 'object', additionalProperties: integer },
+    runtime: {
+      type: 'object',
+      description: 'this process (not a field of the device)',
+      required: ['version', 'uptime_s', 'memory', 'addresses'],
+      properties: {
+        version: string,
+        node: string,
+        uptime_s: integer,
+        memory: { type: 'object', additionalProperties: integer },
+        addresses: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['interface', 'address', 'family'],
+            properties: { interface: string, address: string, family: { enum: ['IPv4', 'IPv6'] } },
+          },
+        },
+      },
+    },
   },
 };
 
