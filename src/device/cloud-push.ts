@@ -101,6 +101,15 @@ export class CloudPush implements Output<CloudSettings> {
 
   private publishStatus(): void {
     const targets = Object.fromEntries([...this.targets].map(([name, target]) => [name, target.status()]));
-    this.context.services.set('cloud', { state: this.targets.size > 0 ? 'running' : 'stopped', targets });
+    // Switched on but without cloud.<name>.url: the settings page says that a URL is needed.
+    const config = this.select(this.context.config.config);
+    const withoutUrl = TARGETS.filter(({ name, enabled }) => enabled(config) && !config.cloud[name].url).map(
+      ({ name }) => name,
+    );
+    this.context.services.set('cloud', {
+      state: this.targets.size > 0 ? 'running' : 'stopped',
+      targets,
+      without_url: withoutUrl,
+    });
   }
 }

@@ -151,6 +151,12 @@ export const SYSTEM_SCHEMA: JsonSchema = {
       },
     },
     counters: { type: 'object', additionalProperties: integer },
+    access: {
+      type: 'object',
+      description: 'password protection (not a field of the device)',
+      required: ['protection', 'password_set'],
+      properties: { protection: { type: 'boolean' }, password_set: { type: 'boolean' } },
+    },
     runtime: {
       type: 'object',
       description: 'this process (not a field of the device)',

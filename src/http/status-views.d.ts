@@ -65,6 +65,7 @@ export interface SystemView {
   services: Record<string, ServiceStatusView>;
   counters: Record<string, number>;
   runtime: RuntimeView;
+  access: { protection: boolean; password_set: boolean };
 }
 
 /** GET /api/v1/backup, and the body POST /api/v1/backup restores from. */

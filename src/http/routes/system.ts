@@ -50,6 +50,8 @@ export function systemInfo(
     counters: { ...ctx.store.counters, reports: ctx.store.reportId },
     // Not a field of the device: this process, for the web page's Info view.
     runtime: runtimeInfo(),
+    // Not a field of the device: whether a password is stored (the page's first-run hint).
+    access: { protection: config.system.protection, password_set: config.system.password !== '' },
   };
 }
 

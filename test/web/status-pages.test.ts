@@ -1,0 +1,190 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LogView, SystemView } from '../../src/http/status-views.js';
+import { requireChromium } from '../helpers/browser.js';
+import { requireCommand } from '../helpers/environment.js';
+import { freePort, startMosquitto } from '../mqtt/mosquitto-broker.js';
+import { SocatPty } from '../meter/transport/socat-pty.js';
+import { tempDir } from '../meter/transport/meter-input-harness.js';
+import { setUp, settingsOf } from './page-rig.js';
+
+async function json<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as T;
+}
+
+test('the MQTT page and the dashboard show the broker error after a save: refused port, then not authorized', async (t) => {
+  if (!requireChromium(t) || !requireCommand(t, 'mosquitto')) return;
+  const broker = await startMosquitto({ user: { username: 'gateway', password: 'right' } });
+  t.after(() => broker.stop());
+  const { daemon, page, pageErrors } = await setUp(t);
+  const closed = await freePort();
+  await page.goto(`${daemon.baseUrl}/#/settings/mqtt`);
+  const form = page.locator('#form-mqtt');
+  await form.locator('input[name=url]').waitFor();
+  await form.locator('input[name=enable]').check();
+  await form.locator('input[name=url]').fill(`mqtt://127.0.0.1:${closed}`);
+  await form.locator('button[type=submit]').click();
+  await form.locator('.form-status', { hasText: 'Saved.' }).waitFor();
+  const status = page.locator('#mqtt-status [data-service=mqtt]');
+  await status.locator('.status-error', { hasText: `connect ECONNREFUSED 127.0.0.1:${closed}` }).waitFor();
+  assert.match((await status.locator('.badge').textContent()) ?? '', /disconnected|connecting/);
+
+  // The dashboard shows the same line while the link retries.
+  await page.goto(`${daemon.baseUrl}/#/dashboard`);
+  await page
+    .locator('#dashboard-status [data-service=mqtt] .status-error', { hasText: 'ECONNREFUSED' })
+    .waitFor();
+
+  await page.goto(`${daemon.baseUrl}/#/settings/mqtt`);
+  await form.locator('input[name=url]').fill(broker.url);
+  await form.locator('input[name=username]').fill('gateway');
+  await form.locator('input[name=password]').fill('wrong');
+  await form.locator('button[type=submit]').click();
+  await status.locator('.status-error', { hasText: /not authori[sz]ed/i }).waitFor();
+
+  await form.locator('input[name=password]').fill('right');
+  await form.locator('button[type=submit]').click();
+  await status.locator('.badge', { hasText: /^connected$/ }).waitFor();
+  assert.deepEqual(await status.locator('.status-error').allTextContents(), []);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the Info page shows the facts of /api/v1/system and the log view filters by level', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  // A warning in the log: a settings write with a field nothing takes.
+  const put = await fetch(`${daemon.baseUrl}/api/v1/settings`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ system: { colour: 'blue' } }),
+  });
+  assert.equal(put.status, 200);
+  await page.goto(`${daemon.baseUrl}/#/info`);
+  const system = await json<SystemView>(`${daemon.baseUrl}/api/v1/system`);
+  const fact = (label: string) => page.locator(`#info-facts dd[data-fact="${label}"]`);
+  await fact('Version').waitFor();
+  assert.equal(await fact('Version').textContent(), system.runtime.version);
+  assert.equal(await fact('Id').textContent(), system.device.id);
+  assert.match((await fact('Memory (RSS)').textContent()) ?? '', /^\d+\.\d MB$/);
+  assert.match((await fact('Uptime').textContent()) ?? '', /^\d+ (s|min)$/);
+  const addresses = system.runtime.addresses.map((entry) => entry.address);
+  for (const address of addresses) assert.ok((await fact('Addresses').textContent())!.includes(address));
+  assert.ok((await page.locator('#info-counters dt').count()) > 0);
+
+  const lines = page.locator('#log-lines li');
+  await lines.filter({ hasText: 'http: listening on 127.0.0.1' }).first().waitFor();
+  await page.locator('#log-level').selectOption('warn');
+  await page.locator('#log-status', { hasText: /^\d+ lines/ }).waitFor();
+  await page.waitForFunction(() => {
+    type Item = { dataset: { level?: string } };
+    const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<Item> } })
+      .document;
+    const items = [...doc.querySelectorAll('#log-lines li')];
+    return (
+      items.length > 0 &&
+      items.every((item) => item.dataset.level === 'warn' || item.dataset.level === 'error')
+    );
+  });
+  const shown = await lines.allTextContents();
+  assert.ok(shown.some((text) => text.includes('ignored unknown fields system.colour')));
+  const api = await json<LogView>(`${daemon.baseUrl}/api/v1/log?level=warn`);
+  assert.equal(shown.length, api.lines.length);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a settings backup downloaded from the page restores the settings; a bad file changes nothing', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, stateDir } = await setUp(t);
+  const put = (body: unknown) =>
+    fetch(`${daemon.baseUrl}/api/v1/settings`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  assert.equal((await put({ system: { name: 'Backed up' }, services: { report_interval: 17 } })).status, 200);
+  await page.goto(`${daemon.baseUrl}/#/settings/maintenance`);
+  const downloading = page.waitForEvent('download');
+  await page.locator('#backup-download').click();
+  const download = await downloading;
+  assert.match(download.suggestedFilename(), /^meter-gateway-settings-\d{4}-\d\d-\d\d\.json$/);
+  const file = join(stateDir, 'downloaded-backup.json');
+  await download.saveAs(file);
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as { secrets_included: boolean };
+  assert.equal(saved.secrets_included, false);
+
+  assert.equal(
+    (await put({ system: { name: 'Changed since' }, services: { report_interval: 45 } })).status,
+    200,
+  );
+  await page.locator('#backup-file').setInputFiles(file);
+  await page.locator('#backup-restore').click();
+  await page.locator('#backup-status', { hasText: 'Restored' }).waitFor();
+  const restored = await settingsOf(daemon.baseUrl);
+  assert.equal(restored.system.name, 'Backed up');
+  assert.equal(restored.services.report_interval, 17);
+
+  const bad = JSON.parse(readFileSync(file, 'utf8')) as { settings: { services: Record<string, unknown> } };
+  bad.settings.services.report_interval = 99_999;
+  const badFile = join(stateDir, 'bad-backup.json');
+  writeFileSync(badFile, JSON.stringify(bad));
+  await page.locator('#backup-file').setInputFiles(badFile);
+  await page.locator('#backup-restore').click();
+  await page
+    .locator('#backup-status', { hasText: 'Not restored, nothing changed: services.report_interval' })
+    .waitFor();
+  assert.equal((await settingsOf(daemon.baseUrl)).services.report_interval, 17);
+
+  // With secrets ticked the link says so, and so does the file.
+  await page.locator('#backup-secrets').check();
+  assert.match((await page.locator('#backup-download').textContent()) ?? '', /passwords and keys/);
+  const withSecrets = page.waitForEvent('download');
+  await page.locator('#backup-download').click();
+  assert.match((await withSecrets).suggestedFilename(), /-with-secrets\.json$/);
+});
+
+test('the probe offers the serial ports present, and the meter status names why its port does not open', async (t) => {
+  if (!requireChromium(t) || !requireCommand(t, 'socat')) return;
+  const devices = tempDir('mg-dev-');
+  const pty = new SocatPty(devices);
+  await pty.start();
+  t.after(async () => {
+    await pty.stop();
+    rmSync(devices, { recursive: true, force: true });
+  });
+  symlinkSync(pty.hostPath, join(devices, 'ttyUSB0'));
+  const missing = join(devices, 'ttyUSB7');
+  const { daemon, page, pageErrors } = await setUp(t, {
+    METER_GATEWAY_PATHS_DEVICES: devices,
+    METER_GATEWAY_METER_SOURCE: `serial:${missing}?protocol=dsmr`,
+  });
+  await page.goto(`${daemon.baseUrl}/#/dashboard`);
+  const meter = page.locator('#dashboard-status [data-service=meter]');
+  await meter.locator('.status-error', { hasText: missing }).waitFor();
+  assert.match((await meter.locator('.status-error').textContent()) ?? '', /cannot open/);
+
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const picker = page.locator('#probe-ports');
+  await picker.locator(`option[value="${join(devices, 'ttyUSB0')}"]`).waitFor({ state: 'attached' });
+  await picker.selectOption(join(devices, 'ttyUSB0'));
+  assert.equal(await page.locator('#form-probe input[name=device]').inputValue(), join(devices, 'ttyUSB0'));
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the dashboard hints at a password until one is set', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/dashboard`);
+  await page.locator('#first-run-hint').waitFor({ state: 'visible' });
+  const put = await fetch(`${daemon.baseUrl}/api/v1/settings`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ system: { password: 'first-password' } }),
+  });
+  assert.equal(put.status, 200);
+  await page.reload();
+  await page.locator('#first-run-hint').waitFor({ state: 'hidden' });
+});
