@@ -4,6 +4,7 @@ import { componentLogger, type Logger } from './log.js';
 import { RecentLog } from './log-transports.js';
 import { registerBackupRoutes } from './http/routes/backup.js';
 import { registerLogRoute } from './http/routes/log.js';
+import { registerMqttDiscoveryRoutes } from './http/routes/mqtt-discovery.js';
 import { registerSerialPortsRoute } from './http/routes/serial-ports.js';
 import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
@@ -190,6 +191,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerModbusRoutes(router, context);
   const mqtt = createMqttService(context);
   registerMqttRoutes(router, context, mqtt);
+  registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);

@@ -194,7 +194,7 @@ export const MQTT_SCHEMA = {
     key_password: secret(256, 'Passphrase of the client key (write-only).'),
   },
   discovery: {
-    enable: bool(true, 'Home Assistant MQTT discovery (daemon-only key).'),
+    enable: bool(true, 'Home Assistant MQTT discovery (also settable through /api/v1/mqtt/discovery).'),
     prefix: text('homeassistant', 128, 'Home Assistant discovery prefix (daemon-only key).'),
     configuration_url: text(
       '',
@@ -205,7 +205,7 @@ export const MQTT_SCHEMA = {
       10,
       0,
       3600,
-      "Seconds between Home Assistant state messages (10, as HA's own DSMR integration; 0: every reading).",
+      "Seconds between Home Assistant state messages (10, as HA's own DSMR integration; 0: every reading; also settable through /api/v1/mqtt/discovery).",
     ),
   },
 };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerBackupRoutes } from '../../src/http/routes/backup.js';
 import { registerLogRoute } from '../../src/http/routes/log.js';
+import { registerMqttDiscoveryRoutes } from '../../src/http/routes/mqtt-discovery.js';
 import { registerSerialPortsRoute } from '../../src/http/routes/serial-ports.js';
 import type { LogView, SettingsBackup, SerialPortView, SystemView } from '../../src/http/status-views.js';
 import { RecentLog } from '../../src/log-transports.js';
@@ -36,6 +37,7 @@ async function withServer(
       registerLogRoute(router, recent);
       registerBackupRoutes(router, ctx);
       registerSerialPortsRoute(router, ctx);
+      registerMqttDiscoveryRoutes(router, ctx);
     },
   });
   try {
@@ -295,4 +297,38 @@ test('switching protection on ends the live streams opened without credentials, 
   } finally {
     await server.close();
   }
+});
+
+test('/api/v1/mqtt/discovery sets discovery.enable and state_interval; a bad value is a 400 naming it', async () => {
+  await withServer(async (server) => {
+    const { baseUrl, ctx, stateDir } = server;
+    const put = (body: unknown, headers: Record<string, string> = {}) =>
+      send(baseUrl, 'PUT', '/api/v1/mqtt/discovery', {
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    assert.deepEqual((await send(baseUrl, 'GET', '/api/v1/mqtt/discovery')).json(), {
+      enable: true,
+      state_interval: 10,
+    });
+    const changed = await put({ enable: false, state_interval: 60 });
+    assert.equal(changed.status, 200, changed.text);
+    assert.deepEqual(changed.json(), { enable: false, state_interval: 60 });
+    assert.equal(ctx.config.config.mqtt.discovery.enable, false);
+    assert.equal(ctx.config.config.mqtt.discovery.state_interval, 60);
+    const stored = JSON.parse(readFileSync(join(stateDir, 'mqtt.json'), 'utf8')) as {
+      mqtt: { discovery: unknown };
+    };
+    assert.deepEqual(stored.mqtt.discovery, { enable: false, state_interval: 60 });
+
+    const bad = await put({ state_interval: 4000 });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(fieldsOf(bad.json()), ['mqtt.discovery.state_interval']);
+    const prefix = await put({ prefix: 'elsewhere' });
+    assert.deepEqual(prefix.json().details, { ignored: ['prefix'] });
+    assert.equal(ctx.config.config.mqtt.discovery.prefix, 'homeassistant');
+    protect(server);
+    assert.equal((await put({ enable: true })).status, 401);
+    assert.equal((await put({ enable: true }, basic)).status, 200);
+  });
 });

@@ -188,3 +188,30 @@ test('the dashboard hints at a password until one is set', async (t) => {
   await page.reload();
   await page.locator('#first-run-hint').waitFor({ state: 'hidden' });
 });
+
+test('the MQTT tab sets Home Assistant discovery on or off and its state interval', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/settings/mqtt`);
+  const form = page.locator('#form-mqtt-discovery');
+  await page.waitForFunction(() => {
+    const doc = (
+      globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }
+    ).document;
+    return doc.querySelector('#form-mqtt-discovery input[name=state_interval]')?.value === '10';
+  });
+  assert.equal(await form.locator('input[name=enable]').isChecked(), true);
+  await form.locator('input[name=enable]').uncheck();
+  await form.locator('input[name=state_interval]').fill('30');
+  await form.locator('button[type=submit]').click();
+  await form.locator('.form-status', { hasText: 'Saved.' }).waitFor();
+  assert.deepEqual(await json(`${daemon.baseUrl}/api/v1/mqtt/discovery`), {
+    enable: false,
+    state_interval: 30,
+  });
+
+  await form.locator('input[name=state_interval]').fill('9999');
+  await form.locator('button[type=submit]').click();
+  await form.locator('.field-error[data-field="state_interval"]').waitFor();
+  assert.deepEqual(pageErrors, []);
+});

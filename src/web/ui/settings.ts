@@ -180,5 +180,6 @@ export function bindSettings(): Record<string, Loader[]> {
   const wifiForm = form('form-wifi');
   const wifi = bindSettingsForm(wifiForm);
   bindWifi(wifiForm, wifi);
-  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt], wifi: [wifi] };
+  const discovery = bindSettingsForm(form('form-mqtt-discovery'));
+  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt, discovery], wifi: [wifi] };
 }
