@@ -6,6 +6,7 @@ import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerBackupRoutes } from '../../src/http/routes/backup.js';
 import { registerLogRoute } from '../../src/http/routes/log.js';
 import { registerMqttDiscoveryRoutes } from '../../src/http/routes/mqtt-discovery.js';
+import { registerModbusRoutes } from '../../src/http/routes/modbus.js';
 import { registerSerialPortsRoute } from '../../src/http/routes/serial-ports.js';
 import type { LogView, SettingsBackup, SerialPortView, SystemView } from '../../src/http/status-views.js';
 import { RecentLog } from '../../src/log-transports.js';
@@ -38,6 +39,7 @@ async function withServer(
       registerBackupRoutes(router, ctx);
       registerSerialPortsRoute(router, ctx);
       registerMqttDiscoveryRoutes(router, ctx);
+      registerModbusRoutes(router, ctx);
     },
   });
   try {
@@ -114,6 +116,8 @@ test('GET /api/v1/log: a bad level or limit is a 400 naming it; under protection
     assert.equal((await send(baseUrl, 'GET', '/api/v1/log')).status, 401);
     assert.equal((await send(baseUrl, 'GET', '/api/v1/backup')).status, 401);
     assert.equal((await send(baseUrl, 'GET', '/api/v1/serial/ports')).status, 401);
+    assert.equal((await send(baseUrl, 'GET', '/api/v1/modbus/table')).status, 401);
+    assert.equal((await send(baseUrl, 'GET', '/api/v1/mqtt/discovery')).status, 401);
     const allowed = await send(baseUrl, 'GET', '/api/v1/log', { headers: basic });
     assert.equal(allowed.status, 200);
   });

@@ -215,3 +215,51 @@ test('the MQTT tab sets Home Assistant discovery on or off and its state interva
   await form.locator('.field-error[data-field="state_interval"]').waitFor();
   assert.deepEqual(pageErrors, []);
 });
+
+test('the Modbus tab shows the served layout as a table, without a failed request when no custom layout is set', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  const failed: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('console', (message) => {
+    if (message.type() === 'error') failed.push(message.text());
+  });
+  await page.goto(`${daemon.baseUrl}/#/settings/modbus`);
+  const row = page.locator('#modbus-table tr[data-id="power.active"]');
+  await row.waitFor();
+  const detailed = await json<Array<{ registers: Array<{ id: string; address: number }> }>>(
+    `${daemon.baseUrl}/api/v1/modbus/default?address_format=dec`,
+  );
+  const address = detailed
+    .flatMap((set) => set.registers)
+    .find((register) => register.id === 'power.active')!.address;
+  const cells = await row.locator('td').allTextContents();
+  assert.deepEqual(cells.slice(0, 6), [
+    String(address),
+    `0x${address.toString(16).toUpperCase().padStart(4, '0')}`,
+    'Active power, import minus export',
+    'kW',
+    'float',
+    '×10^3',
+  ]);
+  assert.match((await page.locator('#modbus-state').textContent()) ?? '', /default layout/);
+  assert.match(await page.locator('#form-modbus textarea[name=layout]').inputValue(), /"power.active"/);
+
+  const custom = [
+    { start_address: 100, word_order: 'lsw', registers: [{ id: '1.8.0', type: 'double', scaler: 0 }] },
+  ];
+  const saved = await fetch(`${daemon.baseUrl}/api/v1/modbus`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(custom),
+  });
+  assert.equal(saved.status, 200);
+  await page.reload();
+  await page.locator('#modbus-state', { hasText: 'A custom layout is in use.' }).waitFor();
+  const energy = await page.locator('#modbus-table tr[data-id="1.8.0"] td').allTextContents();
+  assert.deepEqual(energy.slice(0, 5), ['100', '0x0064', 'Energy import', 'kWh', 'double']);
+  assert.deepEqual(failed, []);
+  assert.deepEqual(pageErrors, []);
+});
