@@ -8,7 +8,8 @@ import { requireCommand } from '../helpers/environment.js';
 import { freePort, startMosquitto } from '../mqtt/mosquitto-broker.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';
 import { tempDir } from '../meter/transport/meter-input-harness.js';
-import { setUp, settingsOf } from './page-rig.js';
+import { setUp, settingsOf, valueWhere } from './page-rig.js';
+import { closeClient, connectClient, readWords } from '../modbus/clients.js';
 
 async function json<T>(url: string, init?: RequestInit): Promise<T> {
   const response = await fetch(url, init);
@@ -20,11 +21,12 @@ test('the MQTT page and the dashboard show the broker error after a save: refuse
   if (!requireChromium(t) || !requireCommand(t, 'mosquitto')) return;
   const broker = await startMosquitto({ user: { username: 'gateway', password: 'right' } });
   t.after(() => broker.stop());
-  const { daemon, page, pageErrors } = await setUp(t);
+  const { daemon, browser, page, pageErrors } = await setUp(t);
   const closed = await freePort();
   await page.goto(`${daemon.baseUrl}/#/settings/mqtt`);
   const form = page.locator('#form-mqtt');
-  await form.locator('input[name=url]').waitFor();
+  // The form is filled from the gateway first (its topic has a default); typing before that is lost.
+  await valueWhere(page, '#form-mqtt input[name="publish.topic"]', 'has', 'meter-gateway/');
   await form.locator('input[name=enable]').check();
   await form.locator('input[name=url]').fill(`mqtt://127.0.0.1:${closed}`);
   await form.locator('button[type=submit]').click();
@@ -33,13 +35,14 @@ test('the MQTT page and the dashboard show the broker error after a save: refuse
   await status.locator('.status-error', { hasText: `connect ECONNREFUSED 127.0.0.1:${closed}` }).waitFor();
   assert.match((await status.locator('.badge').textContent()) ?? '', /disconnected|connecting/);
 
-  // The dashboard shows the same line while the link retries.
-  await page.goto(`${daemon.baseUrl}/#/dashboard`);
-  await page
+  // The dashboard (in a second tab: this one keeps its form as it is) shows the same line while
+  // the link retries.
+  const dashboard = await browser.context.newPage();
+  await dashboard.goto(`${daemon.baseUrl}/#/dashboard`);
+  await dashboard
     .locator('#dashboard-status [data-service=mqtt] .status-error', { hasText: 'ECONNREFUSED' })
     .waitFor();
 
-  await page.goto(`${daemon.baseUrl}/#/settings/mqtt`);
   await form.locator('input[name=url]').fill(broker.url);
   await form.locator('input[name=username]').fill('gateway');
   await form.locator('input[name=password]').fill('wrong');
@@ -194,12 +197,7 @@ test('the MQTT tab sets Home Assistant discovery on or off and its state interva
   const { daemon, page, pageErrors } = await setUp(t);
   await page.goto(`${daemon.baseUrl}/#/settings/mqtt`);
   const form = page.locator('#form-mqtt-discovery');
-  await page.waitForFunction(() => {
-    const doc = (
-      globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }
-    ).document;
-    return doc.querySelector('#form-mqtt-discovery input[name=state_interval]')?.value === '10';
-  });
+  await valueWhere(page, '#form-mqtt-discovery input[name=state_interval]', 'is', '10');
   assert.equal(await form.locator('input[name=enable]').isChecked(), true);
   await form.locator('input[name=enable]').uncheck();
   await form.locator('input[name=state_interval]').fill('30');
@@ -261,5 +259,38 @@ test('the Modbus tab shows the served layout as a table, without a failed reques
   const energy = await page.locator('#modbus-table tr[data-id="1.8.0"] td').allTextContents();
   assert.deepEqual(energy.slice(0, 5), ['100', '0x0064', 'Energy import', 'kWh', 'double']);
   assert.deepEqual(failed, []);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('the services tab shows the Modbus TCP slave listening with its clients and requests, and why the RTU slave is down', async (t) => {
+  if (!requireChromium(t)) return;
+  const port = await freePort();
+  const missing = join(tempDir('mg-rtu-'), 'ttyUSB5');
+  const { daemon, page, pageErrors } = await setUp(t, {
+    METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true',
+    METER_GATEWAY_SERVICES_MODBUS_PORT: String(port),
+    METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
+    METER_GATEWAY_SERVICES_MODBUS_RTU_ENABLE: 'true',
+    METER_GATEWAY_SERVICES_MODBUS_RTU_DEVICE: missing,
+  });
+  await page.goto(`${daemon.baseUrl}/#/settings/services`);
+  const tcp = page.locator('#services-status [data-service=modbus]');
+  await tcp.locator('.badge', { hasText: /^running$/ }).waitFor();
+  await tcp
+    .locator('.status-detail', { hasText: `port ${port} · clients 0 · requests 0 · errors 0` })
+    .waitFor();
+  const rtu = page.locator('#services-status [data-service=modbus_rtu]');
+  await rtu.locator('.status-error', { hasText: missing }).waitFor();
+
+  // Closed by the test itself, before the daemon stops (a client of a stopped slave never hears its close).
+  const client = await connectClient(port);
+  try {
+    await readWords(client, 1, 2);
+    await tcp
+      .locator('.status-detail', { hasText: `port ${port} · clients 1 · requests 1 · errors 0` })
+      .waitFor();
+  } finally {
+    await closeClient(client);
+  }
   assert.deepEqual(pageErrors, []);
 });
