@@ -101,15 +101,15 @@ export class CloudPush implements Output<CloudSettings> {
 
   private publishStatus(): void {
     const targets = Object.fromEntries([...this.targets].map(([name, target]) => [name, target.status()]));
-    // Switched on but without cloud.<name>.url: the settings page says that a URL is needed.
+    // Targets without cloud.<name>.url (the settings page marks their switches), and those of them
+    // switched on (their status line says that a URL is needed).
     const config = this.select(this.context.config.config);
-    const withoutUrl = TARGETS.filter(({ name, enabled }) => enabled(config) && !config.cloud[name].url).map(
-      ({ name }) => name,
-    );
+    const urlMissing = TARGETS.filter(({ name }) => !config.cloud[name].url);
     this.context.services.set('cloud', {
       state: this.targets.size > 0 ? 'running' : 'stopped',
       targets,
-      without_url: withoutUrl,
+      url_missing: urlMissing.map(({ name }) => name),
+      without_url: urlMissing.filter(({ enabled }) => enabled(config)).map(({ name }) => name),
     });
   }
 }

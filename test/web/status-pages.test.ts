@@ -294,3 +294,22 @@ test('the services tab shows the Modbus TCP slave listening with its clients and
   }
   assert.deepEqual(pageErrors, []);
 });
+
+test('cloud switches without a URL say that one is needed, and a switched-on one shows it in the status', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t, {
+    METER_GATEWAY_CLOUD_PARTNER_A_URL: 'http://127.0.0.1:9/report',
+  });
+  await page.goto(`${daemon.baseUrl}/#/settings/services`);
+  await page.locator('[data-url-note=vendor]', { hasText: 'needs cloud.vendor.url' }).waitFor();
+  assert.equal(await page.locator('[data-url-note=partner_a]').textContent(), '');
+  await valueWhere(page, '#form-services input[name="services.report_interval"]', 'is', '30');
+  await page.locator('#form-services input[name="services.cloud.vendor"]').check();
+  await page.locator('#form-services button[type=submit]').click();
+  await page
+    .locator('#services-status [data-service=cloud] .status-error', {
+      hasText: 'vendor is switched on but has no URL',
+    })
+    .waitFor();
+  assert.deepEqual(pageErrors, []);
+});

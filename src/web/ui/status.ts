@@ -110,6 +110,15 @@ function visibleContainers(): HTMLElement[] {
   );
 }
 
+/** The cloud switches whose target has no URL say so next to the switch. */
+function markUrlNotes(system: SystemView): void {
+  const missing = (system.services.cloud?.url_missing ?? []) as string[];
+  for (const note of document.querySelectorAll<HTMLElement>('[data-url-note]')) {
+    const name = note.dataset.urlNote!;
+    note.textContent = missing.includes(name) ? ` (needs cloud.${name}.url in the configuration file)` : '';
+  }
+}
+
 /** Fetches /api/v1/system once and renders every visible status element. */
 export async function refreshStatus(): Promise<void> {
   const containers = visibleContainers();
@@ -117,6 +126,7 @@ export async function refreshStatus(): Promise<void> {
   try {
     const system = await api<SystemView>('GET', '/api/v1/system');
     for (const container of containers) render(container, system);
+    markUrlNotes(system);
   } catch (error) {
     for (const container of containers) {
       container.replaceChildren(span('status-error', `Status unavailable: ${(error as Error).message}`));
