@@ -1,6 +1,11 @@
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
 import { createAppContext, type AppContext } from './context.js';
 import { componentLogger, type Logger } from './log.js';
+import { RecentLog } from './log-transports.js';
+import { registerBackupRoutes } from './http/routes/backup.js';
+import { registerLogRoute } from './http/routes/log.js';
+import { registerMqttDiscoveryRoutes } from './http/routes/mqtt-discovery.js';
+import { registerSerialPortsRoute } from './http/routes/serial-ports.js';
 import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
 import { interfaceOfSource } from './meter/source.js';
@@ -76,9 +81,12 @@ export class Daemon {
       meterInterface: interfaceOfSource(config.config.meter.source),
       requestRestart: (reason) => requestRestart(reason),
     });
+    // The web page's log view: the latest lines in memory, from the first one on.
+    const recent = new RecentLog();
+    context.logger.addTransport(recent);
     reportConfigRecovery(context);
     reportListenerFailures(context);
-    return new Daemon(context, buildServices(context), restartRequested);
+    return new Daemon(context, buildServices(context, recent), restartRequested);
   }
 
   /**
@@ -167,7 +175,7 @@ function reportListenerFailures(context: AppContext): void {
  * Services in start order. The log file and reading log come first so they see everything; the
  * HTTP server is up before the meter opens; mDNS follows the others' states (HTTP, Modbus).
  */
-function buildServices(context: AppContext): Service[] {
+function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const log = (name: string) => componentLogger(context.logger, name);
   const router = new Router();
   const wifi = createWifiBackend(context);
@@ -184,7 +192,11 @@ function buildServices(context: AppContext): Service[] {
   registerModbusRoutes(router, context);
   const mqtt = createMqttService(context);
   registerMqttRoutes(router, context, mqtt);
+  registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
+  registerSerialPortsRoute(router, context);
+  registerLogRoute(router, recent);
+  registerBackupRoutes(router, context);
   registerWebRoutes(router, context);
   const history = new HistoryRecorder(context, log('history'));
   const recentPower = new RecentPower(context);

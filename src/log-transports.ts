@@ -184,3 +184,36 @@ export function servicesLogTransport(path: string): TransportStream {
     format: jsonLine(),
   });
 }
+
+/** How many of the latest entries the in-memory ring keeps (the web page's log view). */
+export const RECENT_LOG_CAPACITY = 500;
+
+/**
+ * The latest log entries in memory, oldest first: a fixed-size ring, so the cost is bounded
+ * whatever the daemon logs. Fed by the logger like every other transport.
+ */
+export class RecentLog extends TransportStream {
+  private readonly entries: LogEntry[] = [];
+  private next = 0;
+  /** Entries seen since start (the ring holds the last `capacity` of them). */
+  total = 0;
+
+  constructor(readonly capacity = RECENT_LOG_CAPACITY) {
+    super();
+  }
+
+  override log(info: unknown, next: () => void): void {
+    const entry = entryOf(info);
+    if (this.entries.length < this.capacity) this.entries.push(entry);
+    else this.entries[this.next] = entry;
+    this.next = (this.next + 1) % this.capacity;
+    this.total += 1;
+    next();
+  }
+
+  /** The held entries, oldest first. */
+  snapshot(): LogEntry[] {
+    if (this.entries.length < this.capacity) return [...this.entries];
+    return [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
+  }
+}

@@ -57,7 +57,12 @@ const API_ROOTS: Record<string, StateFileName> = {
  * Paths that only the admin's file and the environment set (daemon-only keys,
  * docs/architecture.md#configuration).
  */
-const DAEMON_ONLY_PREFIXES = ['mqtt.discovery.', 'meter.simulator.', 'meter.timeout'];
+const DAEMON_ONLY_PREFIXES = [
+  'mqtt.discovery.prefix',
+  'mqtt.discovery.configuration_url',
+  'meter.simulator.',
+  'meter.timeout',
+];
 
 /** The state file an API write of `path` goes to, or undefined for daemon-only keys. */
 export function stateFileOf(path: string): StateFileName | undefined {

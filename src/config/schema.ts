@@ -194,7 +194,7 @@ export const MQTT_SCHEMA = {
     key_password: secret(256, 'Passphrase of the client key (write-only).'),
   },
   discovery: {
-    enable: bool(true, 'Home Assistant MQTT discovery (daemon-only key).'),
+    enable: bool(true, 'Home Assistant MQTT discovery (also settable through /api/v1/mqtt/discovery).'),
     prefix: text('homeassistant', 128, 'Home Assistant discovery prefix (daemon-only key).'),
     configuration_url: text(
       '',
@@ -205,7 +205,7 @@ export const MQTT_SCHEMA = {
       10,
       0,
       3600,
-      "Seconds between Home Assistant state messages (10, as HA's own DSMR integration; 0: every reading).",
+      "Seconds between Home Assistant state messages (10, as HA's own DSMR integration; 0: every reading; also settable through /api/v1/mqtt/discovery).",
     ),
   },
 };
@@ -252,7 +252,14 @@ export const DAEMON_SCHEMA = {
     port: int(8080, 0, 65535, 'Listen port of the HTTP API (0 = any free port).'),
     live_max_clients: int(32, 1, 10000, 'Concurrent /api/v1/live clients before 503.'),
   },
-  paths: { state: text('state', 4096, 'State directory (API-written settings, secrets, logs).') },
+  paths: {
+    state: text('state', 4096, 'State directory (API-written settings, secrets, logs).'),
+    devices: text(
+      '/dev',
+      4096,
+      'Device directory the serial port list scans (serial/by-id links, ttyUSB*, ttyACM*, ttyAMA0, serial0).',
+    ),
+  },
   license: {
     type: oneOf(
       'PRO',

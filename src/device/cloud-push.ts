@@ -101,6 +101,15 @@ export class CloudPush implements Output<CloudSettings> {
 
   private publishStatus(): void {
     const targets = Object.fromEntries([...this.targets].map(([name, target]) => [name, target.status()]));
-    this.context.services.set('cloud', { state: this.targets.size > 0 ? 'running' : 'stopped', targets });
+    // Targets without cloud.<name>.url (the settings page marks their switches), and those of them
+    // switched on (their status line says that a URL is needed).
+    const config = this.select(this.context.config.config);
+    const urlMissing = TARGETS.filter(({ name }) => !config.cloud[name].url);
+    this.context.services.set('cloud', {
+      state: this.targets.size > 0 ? 'running' : 'stopped',
+      targets,
+      url_missing: urlMissing.map(({ name }) => name),
+      without_url: urlMissing.filter(({ enabled }) => enabled(config)).map(({ name }) => name),
+    });
   }
 }

@@ -151,6 +151,31 @@ export const SYSTEM_SCHEMA: JsonSchema = {
       },
     },
     counters: { type: 'object', additionalProperties: integer },
+    access: {
+      type: 'object',
+      description: 'password protection (not a field of the device)',
+      required: ['protection', 'password_set'],
+      properties: { protection: { type: 'boolean' }, password_set: { type: 'boolean' } },
+    },
+    runtime: {
+      type: 'object',
+      description: 'this process (not a field of the device)',
+      required: ['version', 'uptime_s', 'memory', 'addresses'],
+      properties: {
+        version: string,
+        node: string,
+        uptime_s: integer,
+        memory: { type: 'object', additionalProperties: integer },
+        addresses: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['interface', 'address', 'family'],
+            properties: { interface: string, address: string, family: { enum: ['IPv4', 'IPv6'] } },
+          },
+        },
+      },
+    },
   },
 };
 

@@ -61,6 +61,7 @@ export class MeterInput implements Output<MeterSettings> {
     this.running = false;
     this.applied = undefined;
     await this.disconnect();
+    this.context.services.set('meter', { state: 'stopped' });
   }
 
   /** Opens the link on the first call; reopens it whenever a meter.* setting changed. */
@@ -129,6 +130,7 @@ export class MeterInput implements Output<MeterSettings> {
     }
     this.validSinceOpen = false;
     this.logger.info(`opened ${link.transport.description}`);
+    this.context.services.set('meter', { state: 'open', source: link.transport.description });
     if (this.context.store.isStale()) {
       this.context.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
     }
@@ -259,6 +261,8 @@ export class MeterInput implements Output<MeterSettings> {
     if (!this.running) return;
     const delay = this.backoff.next();
     this.logger.warn(`${why}; retrying in ${Math.round(delay / 100) / 10} s`);
+    // The cause where the user looks (/api/v1/system services.meter, the dashboard's banner).
+    this.context.services.set('meter', { state: 'retrying', error: why, retry_in_ms: delay });
     this.cancelReconnect = this.retryTimer(() => {
       this.cancelReconnect = undefined;
       void this.connect();

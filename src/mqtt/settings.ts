@@ -4,6 +4,7 @@ import { LEAVES } from '../config/paths.js';
 import type { MqttSettings } from '../config/types.js';
 import { parseBrokerUrl } from './connection-options.js';
 import { topicNameProblem } from './topic-name.js';
+import type { MqttSettingsView } from './settings-view.js';
 
 /**
  * The /api/v1/mqtt/settings object (docs/architecture.md#mqtt-template): fields relative to `mqtt.` in
@@ -44,7 +45,7 @@ const RESPONSE_ONLY = new Set([
 const FIELD_SET = new Set<string>(FIELDS);
 const SECTIONS = new Set(FIELDS.filter((field) => field.includes('.')).map((field) => field.split('.')[0]!));
 
-export function mqttSettingsView(settings: MqttSettings): Record<string, unknown> {
+export function mqttSettingsView(settings: MqttSettings): MqttSettingsView {
   return {
     enable: settings.enable,
     url: settings.url,

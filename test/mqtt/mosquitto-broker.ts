@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
@@ -63,13 +63,20 @@ export interface BrokerOptions {
   cpu?: number | undefined;
   /** Listen on this port instead of a free one (the MQTT default port, for URLs without one). */
   port?: number;
+  /** Only this user may connect (a mosquitto_passwd file; anonymous clients are refused). */
+  user?: { username: string; password: string };
 }
 
-function configText(port: number, options: BrokerOptions, tlsPort: number | undefined): string {
+function configText(
+  port: number,
+  options: BrokerOptions,
+  tlsPort: number | undefined,
+  passwordFile: string | undefined,
+): string {
   const tls = options.tls;
   const lines = [
     '# written by test/mqtt/mosquitto-broker.ts',
-    'allow_anonymous true',
+    ...(passwordFile ? ['allow_anonymous false', `password_file ${passwordFile}`] : ['allow_anonymous true']),
     'persistence false',
     'log_dest stderr',
     'log_type error',
@@ -95,7 +102,18 @@ export async function startMosquitto(options: BrokerOptions = {}): Promise<Mosqu
   const port = options.port ?? (await freePort());
   const tlsPort = options.tls ? await freePort() : undefined;
   const configFile = join(dir, 'mosquitto.conf');
-  writeFileSync(configFile, configText(port, options, tlsPort), { mode: 0o644 });
+  const passwordFile = options.user ? join(dir, 'passwords') : undefined;
+  if (options.user) {
+    execFileSync('mosquitto_passwd', [
+      '-b',
+      '-c',
+      passwordFile!,
+      options.user.username,
+      options.user.password,
+    ]);
+    chmodSync(passwordFile!, 0o644);
+  }
+  writeFileSync(configFile, configText(port, options, tlsPort, passwordFile), { mode: 0o644 });
   let child: ChildProcess | undefined;
   let stderr = '';
 

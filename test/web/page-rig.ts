@@ -90,3 +90,10 @@ export async function valueWhere(
     [selector, test, text],
   );
 }
+
+/** GET (or `init`) a JSON answer that must be 200. */
+export async function jsonOf<T>(url: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(url, init);
+  assert.equal(response.status, 200, await response.clone().text());
+  return (await response.json()) as T;
+}

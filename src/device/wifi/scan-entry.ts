@@ -4,23 +4,9 @@
  * be shown within the API's constraints is skipped, never thrown.
  */
 
-export interface ScanEntry {
-  /** max length 32 */
-  ssid: string;
-  /** MAC address of the access point, upper-case, colon-separated. */
-  bssid: string;
-  /** 1..13 */
-  channel: number;
-  /** '20', '40+' or '40-'; only when the channel width and the secondary channel's side are known. */
-  ht?: '20' | '40+' | '40-';
-  /** -127..0 dBm */
-  rssi: number;
-  /** 0..100 % */
-  signal: number;
-  auth_mode: string;
-  pairwise_cipher: string;
-  group_cipher: string;
-}
+import type { ScanEntry } from './scan-entry-view.js';
+
+export type { ScanEntry };
 
 /** The nmcli `device wifi list` fields a scan asks for; BANDWIDTH exists from NetworkManager 1.44 on. */
 export const SCAN_FIELDS = [

@@ -32,6 +32,8 @@ const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 interface LiveClient {
   response: ServerResponse;
+  /** Opened while protection was off: ended when protection is switched on. */
+  withoutCredentials: boolean;
   onShutdown: () => void;
   shutdown: AbortSignal | undefined;
 }
@@ -41,7 +43,8 @@ interface LiveClient {
  * the flat payload per reading, serialised once and written to every client; the latest reading
  * at once on connect; a comment every keepAliveMs. Up to http.live_max_clients clients, then 503.
  * The hub listens to the store and runs its timer only while it has clients, and a client that
- * closes is removed with all its listeners.
+ * closes is removed with all its listeners. Switching protection on ends the streams that were
+ * opened without credentials.
  */
 export class LiveHub {
   private readonly clients = new Set<LiveClient>();
@@ -53,6 +56,11 @@ export class LiveHub {
   private readonly keepAliveMs: number;
   private readonly maxBufferedBytes: number;
   private readonly onReading = (reading: Reading): void => this.broadcast(this.eventOf(reading));
+  /** Protection switched on: a stream opened without credentials must not go on delivering. */
+  private readonly onSettings = (paths: readonly string[]): void => {
+    if (!paths.includes('system.protection') || !this.ctx.config.config.system.protection) return;
+    for (const client of [...this.clients]) if (client.withoutCredentials) client.response.end();
+  };
 
   constructor(
     private readonly ctx: AppContext,
@@ -60,6 +68,7 @@ export class LiveHub {
   ) {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024;
+    ctx.config.subscribe('live', 'change', this.onSettings);
   }
 
   get size(): number {
@@ -93,7 +102,12 @@ export class LiveHub {
     request.raw.socket.setNoDelay(true);
     request.raw.socket.setKeepAlive(true, 30_000);
     response.writeHead(200, [...SSE_HEADERS]);
-    const client: LiveClient = { response, shutdown: request.shutdown, onShutdown: () => response.end() };
+    const client: LiveClient = {
+      response,
+      withoutCredentials: !this.ctx.config.config.system.protection,
+      shutdown: request.shutdown,
+      onShutdown: () => response.end(),
+    };
     this.add(client);
     const latest = this.ctx.store.latest;
     if (latest) this.write(client, this.eventOf(latest));

@@ -1,4 +1,5 @@
 import { LEAVES } from '../../config/paths.js';
+import type { MeterSettingsView } from '../settings-views.js';
 import {
   bodyPaths,
   ignoredKeys,
@@ -26,7 +27,7 @@ const WRITABLE = ['meter.source', 'meter.conv_factor', 'meter.encryption_key'];
 export const METER_SECTION: Section = { base: 'meter', leaves: WRITABLE.map((path) => LEAVES.get(path)!) };
 const METER_FIELDS = bodyPaths(METER_SECTION);
 
-export function meterSettingsView(ctx: AppContext): Record<string, unknown> {
+export function meterSettingsView(ctx: AppContext): MeterSettingsView {
   const meter = ctx.config.config.meter;
   const source = redactSource(meter.source);
   return {

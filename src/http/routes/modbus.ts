@@ -7,6 +7,7 @@ import { sendJson, sendNoContent } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 import { DEFAULT_LAYOUT, toDetailed, type AddressFormat } from '../../modbus/layout.js';
 import { validateLayout } from '../../modbus/layout-validate.js';
+import { registerTable } from '../../modbus/register-table.js';
 
 /**
  * /api/v1/modbus: GET the custom layout (compact, or detailed with
@@ -77,12 +78,33 @@ function getDefaultLayout(request: ApiRequest, response: ServerResponse): void {
   sendJson(response, 200, format === undefined ? DEFAULT_LAYOUT : toDetailed(DEFAULT_LAYOUT, format));
 }
 
+/**
+ * GET /api/v1/modbus/table (beyond the whatwatt Go API): the layout being served, custom or
+ * default, with names and units from the quantity table; says which one it is, so the web page
+ * never needs the 404 of GET /api/v1/modbus to find out.
+ */
+function getTable(ctx: AppContext, response: ServerResponse): void {
+  const stored = ctx.config.config.modbus.layout;
+  const result = stored === null ? undefined : validateLayout(stored);
+  if (result && !result.ok)
+    throw new HttpError(500, 'internal_error', 'the stored Modbus layout is invalid', {
+      issues: result.issues,
+    });
+  sendJson(response, 200, registerTable(result?.layout ?? DEFAULT_LAYOUT, result ? 'custom' : 'default'));
+}
+
 export function registerModbusRoutes(router: Router, ctx: AppContext): void {
   router.add('GET', PATH, (request, response) => getLayout(ctx, request, response));
   router.add('GET', `${PATH}/default`, (request, response) => getDefaultLayout(request, response), {
     doc: {
       summary: 'The default Modbus layout (served while no custom layout is set)',
       responses: { 200: { description: 'default layout, compact or detailed (address_format)' } },
+    },
+  });
+  router.add('GET', `${PATH}/table`, (_request, response) => getTable(ctx, response), {
+    doc: {
+      summary: 'The layout the slave serves as a table (address, id, name, unit, type, scaler)',
+      responses: { 200: { description: 'register table and whether the layout is custom or default' } },
     },
   });
   router.add('POST', PATH, (request, response) => postLayout(ctx, request, response), {

@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext, ServiceStatus } from '../../context.js';
@@ -9,10 +10,13 @@ import { SYSTEM_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
+import type { AddressView, RuntimeView } from '../status-views.js';
+import { VERSION } from '../../version.js';
 
 /**
  * GET /api/v1/system: device identity, meter state, Wi-Fi link, the states the
- * running services reported, and the meter input counters. Built per request from live values.
+ * running services reported, the meter input counters, and (beside the device's fields) `runtime`,
+ * this process. Built per request from live values.
  */
 export function systemInfo(ctx: AppContext, wifi: Awaited<ReturnType<WifiInfoSource>>): SystemView {
   const config = ctx.config.config;
@@ -42,6 +46,33 @@ export function systemInfo(ctx: AppContext, wifi: Awaited<ReturnType<WifiInfoSou
     wifi: wifi.netmask !== undefined && wifi.mask === undefined ? { ...wifi, mask: wifi.netmask } : wifi,
     services: withBerryStatus(ctx.services.snapshot()),
     counters: { ...ctx.store.counters, reports: ctx.store.reportId },
+    // Not a field of the device: this process, for the web page's Info view.
+    runtime: runtimeInfo(),
+    // Not a field of the device: whether a password is stored (the page's first-run hint).
+    access: { protection: config.system.protection, password_set: config.system.password !== '' },
+  };
+}
+
+/** The process: version, uptime, memory and the host's addresses (loopback left out). */
+export function runtimeInfo(): RuntimeView {
+  const memory = process.memoryUsage();
+  const addresses: AddressView[] = [];
+  for (const [name, list] of Object.entries(networkInterfaces())) {
+    for (const entry of list ?? []) {
+      if (!entry.internal) addresses.push({ interface: name, address: entry.address, family: entry.family });
+    }
+  }
+  return {
+    version: VERSION,
+    node: process.version,
+    uptime_s: Math.round(process.uptime()),
+    memory: {
+      rss_bytes: memory.rss,
+      heap_used_bytes: memory.heapUsed,
+      heap_total_bytes: memory.heapTotal,
+      external_bytes: memory.external,
+    },
+    addresses,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { MeterIdentity, MeterProtocol } from '../../reading/reading.js';
+import type { ProbeResultView, ProbeStepReport } from './probe-view.js';
 import type { DecodeResult, MeterDecoder } from '../decoder.js';
 import { createDsmrDecoder } from '../dsmr/decoder.js';
 import { withDsmrEncryption } from '../dsmr/encryption.js';
@@ -66,30 +67,15 @@ export const PROBE_STEPS: readonly ProbeStep[] = [
 /** Upper bound of a whole probe, open and close of every step included. */
 export const PROBE_BUDGET_MS = 29_000;
 
-export interface ProbeStepReport {
-  label: string;
-  line: string;
-  bytes: number;
-  outcome: 'found' | 'no frame' | 'silent' | 'skipped';
-}
+export type { ProbeStepReport } from './probe-view.js';
 
-export interface ProbeResult {
-  status: 'OK' | 'NOT RECOGNIZED' | 'NOT CONNECTED';
-  path: string;
+/** The probe's answer (probe-view.d.ts) with this code's own types for its parts. */
+export interface ProbeResult extends ProbeResultView {
   protocol?: ConcreteProtocol;
   meterProtocol?: MeterProtocol;
   line?: LineSettings;
-  /** IEC 62056-21: polled with sign-on (request) or sending by itself (push). */
-  d0Mode?: 'request' | 'push';
-  /** DSMR telegrams arrive encrypted (Smarty); `meter.encryption_key` is needed. */
-  encrypted?: boolean;
   identity?: MeterIdentity;
-  /** The `meter.source` URI to use. */
-  source?: string;
   steps: ProbeStepReport[];
-  elapsedMs: number;
-  /** Why the port could not be used (NOT CONNECTED). */
-  error?: string;
 }
 
 export interface ProbeOptions {

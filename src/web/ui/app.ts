@@ -4,6 +4,12 @@ import { HistoryExplorer } from './history-explorer.js';
 import { bindMaintenance } from './maintenance.js';
 import { bindModbus } from './modbus.js';
 import { bindSettings } from './settings.js';
+import { bindBackup } from './backup.js';
+import { showInfo } from './info.js';
+import { bindLogView, showLog } from './log-view.js';
+import { bindPortPicker } from './serial-ports.js';
+import { startStatus } from './status.js';
+import { showFirstRunHint } from './first-run.js';
 
 /**
  * The single-page app: hash routes #/dashboard, #/history, #/settings/<tab>. The dashboard's live
@@ -12,13 +18,17 @@ import { bindSettings } from './settings.js';
 const loaders = bindSettings();
 loaders.modbus = [bindModbus()];
 bindMaintenance();
+loaders.meter = [...(loaders.meter ?? []), bindPortPicker()];
+bindBackup();
+bindLogView();
 new Dashboard().start();
 const explorer = new HistoryExplorer();
 explorer.bind();
+startStatus();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
-  const known = ['dashboard', 'history', 'settings'].includes(page) ? page : 'dashboard';
+  const known = ['dashboard', 'history', 'settings', 'info'].includes(page) ? page : 'dashboard';
   for (const section of document.querySelectorAll<HTMLElement>('section.page')) {
     section.hidden = section.id !== `page-${known}`;
   }
@@ -26,6 +36,8 @@ function route(): void {
     link.classList.toggle('active', link.dataset.page === known);
   }
   if (known === 'history') void Promise.all([explorer.refresh(), showHistory()]);
+  if (known === 'dashboard') void showFirstRunHint();
+  if (known === 'info') void showInfo().then(showLog);
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;

@@ -1,11 +1,39 @@
+import type { ModbusTableView } from '../../modbus/register-table-view.js';
 import { api, ApiError, element } from './api.js';
 import { clearIssues, setStatus, showFailure } from './forms.js';
 
+const hex = (address: number): string => `0x${address.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** The served layout as a table: one row per register, sets introduced by their start and word order. */
+function showTable(table: HTMLTableElement, view: ModbusTableView): void {
+  const head = table.createTHead();
+  head.replaceChildren();
+  const titles = ['Address', 'Hex', 'Name', 'Unit', 'Type', 'Scale', 'Id'];
+  const headRow = head.insertRow();
+  for (const title of titles)
+    headRow.append(Object.assign(document.createElement('th'), { textContent: title }));
+  for (const body of [...table.tBodies]) body.remove();
+  for (const set of view.sets) {
+    const body = table.createTBody();
+    const caption = body.insertRow().insertCell();
+    caption.colSpan = titles.length;
+    caption.className = 'muted';
+    caption.textContent = `Set from ${set.start_address} (${hex(set.start_address)}), word order ${set.word_order}`;
+    for (const row of set.rows) {
+      const line = body.insertRow();
+      line.dataset.id = row.id;
+      const scale = row.type === 'padding' || row.type === 'bytes' ? '' : `×10^${row.scaler}`;
+      for (const text of [String(row.address), hex(row.address), row.name, row.unit, row.type, scale, row.id])
+        line.insertCell().textContent = text;
+    }
+  }
+}
+
 /**
- * The Modbus layout page: the custom layout as JSON (GET /api/v1/modbus; 404 = the default layout
- * is in use, shown from GET /api/v1/modbus/default), saved with POST, reset with DELETE, the
- * address view with ?address_format=hex. The
- * layout validator's issues are listed under the editor.
+ * The Modbus layout page: the served layout as a table (GET /api/v1/modbus/table, which also says
+ * whether a custom layout is set, so the page never asks for a layout that is not there) and as
+ * JSON (GET /api/v1/modbus, or /api/v1/modbus/default), saved with POST, reset with DELETE, the
+ * address view with ?address_format=hex. The layout validator's issues are listed under the editor.
  */
 export function bindModbus(): () => Promise<void> {
   const form = element<HTMLFormElement>('form-modbus');
@@ -13,6 +41,7 @@ export function bindModbus(): () => Promise<void> {
   const issues = element('modbus-issues');
   const detail = element('modbus-detail');
   const state = element('modbus-state');
+  const table = element<HTMLTableElement>('modbus-table');
 
   const showIssues = (error: unknown) => {
     showFailure(form, error);
@@ -32,20 +61,18 @@ export function bindModbus(): () => Promise<void> {
     issues.replaceChildren();
     detail.hidden = true;
     try {
-      const layout = await api<unknown>('GET', '/api/v1/modbus');
+      const view = await api<ModbusTableView>('GET', '/api/v1/modbus/table');
+      usingDefault = view.source === 'default';
+      const layout = await api<unknown>('GET', usingDefault ? '/api/v1/modbus/default' : '/api/v1/modbus');
       editor.value = JSON.stringify(layout, null, 2);
-      state.textContent = 'A custom layout is in use.';
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 404) return showFailure(form, error);
-      usingDefault = true;
-      editor.value = JSON.stringify(await api<unknown>('GET', '/api/v1/modbus/default'), null, 2);
-      state.textContent =
-        "The default layout (the specification's) is in use, shown below. Edit it and save to use a custom layout.";
+      showTable(table, view);
+      state.textContent = usingDefault
+        ? "The default layout (the specification's) is in use, shown below. Edit it and save to use a custom layout."
+        : 'A custom layout is in use.';
       setStatus(form, '');
-      return;
+    } catch (error) {
+      showFailure(form, error);
     }
-    usingDefault = false;
-    setStatus(form, '');
   };
 
   form.addEventListener('submit', (event) => {

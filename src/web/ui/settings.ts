@@ -1,3 +1,7 @@
+import type { ScanEntry } from '../../device/wifi/scan-entry-view.js';
+import type { MeterSettingsView } from '../../http/settings-views.js';
+import type { ProbeResultView } from '../../meter/probe/probe-view.js';
+import type { MqttSettingsView } from '../../mqtt/settings-view.js';
 import type { SettingsChoices } from '../page-contract.js';
 import { api, element } from './api.js';
 import { configPath } from './fields.js';
@@ -29,17 +33,7 @@ function bindPemUploads(mqtt: HTMLFormElement): void {
   }
 }
 
-interface ProbeAnswer {
-  status: string;
-  source?: string;
-  meterProtocol?: string;
-  encrypted?: boolean;
-  error?: string;
-  elapsedMs: number;
-  steps: Array<{ label: string; line: string; bytes: number; outcome: string }>;
-}
-
-function showProbe(answer: ProbeAnswer): void {
+function showProbe(answer: ProbeResultView): void {
   const box = element('probe-result');
   box.replaceChildren();
   const head = document.createElement('p');
@@ -72,22 +66,13 @@ function bindProbe(): void {
     clearIssues(probe);
     setStatus(probe, 'Probing (up to 30 s)…', 'busy');
     const device = probe.querySelector<HTMLInputElement>('input[name=device]')!.value.trim();
-    api<ProbeAnswer>('POST', '/api/v1/meter/probe', { device })
+    api<ProbeResultView>('POST', '/api/v1/meter/probe', { device })
       .then((answer) => {
         setStatus(probe, '');
         showProbe(answer);
       })
       .catch((error: unknown) => showFailure(probe, error));
   });
-}
-
-/** An entry of GET /api/v1/wifi/scan (the fields the page shows). */
-interface ScanEntry {
-  ssid: string;
-  channel: number;
-  rssi: number;
-  signal: number;
-  auth_mode: string;
 }
 
 function scanRow(table: HTMLTableElement, entry: ScanEntry, station: HTMLFormElement): void {
@@ -164,15 +149,15 @@ export function bindSettings(): Record<string, Loader[]> {
   const system = bindSettingsForm(form('form-system'));
   const services = afterChoices(bindSettingsForm(form('form-services')));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
-    secretNote('meter-key-state', [['Encryption key', (data as { key_len?: number }).key_len]]),
+    secretNote('meter-key-state', [['Encryption key', (data as MeterSettingsView).key_len]]),
   );
   const mqttForm = form('form-mqtt');
   const mqtt = bindSettingsForm(mqttForm, (data) => {
-    const view = data as { password_len?: number; client?: { key_len?: number; key_password_len?: number } };
+    const view = data as MqttSettingsView;
     secretNote('mqtt-secret-state', [
       ['Password', view.password_len],
-      ['Client key', view.client?.key_len],
-      ['Key passphrase', view.client?.key_password_len],
+      ['Client key', view.client.key_len],
+      ['Key passphrase', view.client.key_password_len],
     ]);
   });
   bindPemUploads(mqttForm);
@@ -180,5 +165,6 @@ export function bindSettings(): Record<string, Loader[]> {
   const wifiForm = form('form-wifi');
   const wifi = bindSettingsForm(wifiForm);
   bindWifi(wifiForm, wifi);
-  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt], wifi: [wifi] };
+  const discovery = bindSettingsForm(form('form-mqtt-discovery'));
+  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt, discovery], wifi: [wifi] };
 }

@@ -1,0 +1,132 @@
+import type { AppContext } from '../../context.js';
+import { getPath, LEAVES, setPath, stateFileOf } from '../../config/paths.js';
+import type { ValidationIssue } from '../../config/config-store.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { HttpError } from '../errors.js';
+import { sendJson } from '../respond.js';
+import { throwUnlessApplied, validationError } from '../section-writes.js';
+import type { Router } from '../router.js';
+import type { SettingsBackup } from '../status-views.js';
+
+export const BACKUP_PATH = '/api/v1/backup';
+
+/** A restore body holds every setting, certificates and layouts included: far above a settings write. */
+export const BACKUP_MAX_BYTES = 256 * 1024;
+
+const FORMAT = 'meter-gateway-settings';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every setting the API writes (the state files' leaves); secrets only when asked for. */
+export function settingsBackup(ctx: AppContext, withSecrets: boolean): SettingsBackup {
+  const settings: Record<string, unknown> = {};
+  for (const leaf of LEAVES.values()) {
+    if (stateFileOf(leaf.path) === undefined || (leaf.secret && !withSecrets)) continue;
+    setPath(settings, leaf.path, structuredClone(getPath(ctx.config.config, leaf.path)));
+  }
+  return {
+    format: FORMAT,
+    version: 1,
+    created: new Date(ctx.now()).toISOString(),
+    secrets_included: withSecrets,
+    settings,
+  };
+}
+
+/**
+ * The leaf writes of a backup's `settings`: each leaf the file holds. A key that is no setting, or
+ * a section that is not an object, is an issue naming its dotted path.
+ */
+function restoreWrites(settings: Record<string, unknown>): {
+  changes: Map<string, unknown>;
+  issues: ValidationIssue[];
+} {
+  const changes = new Map<string, unknown>();
+  const issues: ValidationIssue[] = [];
+  const walk = (node: Record<string, unknown>, prefix: string): void => {
+    for (const [key, value] of Object.entries(node)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (LEAVES.has(path)) {
+        if (stateFileOf(path) === undefined)
+          issues.push({ field: path, message: 'not writable through the API', value });
+        else changes.set(path, value);
+      } else if ([...LEAVES.keys()].some((leaf) => leaf.startsWith(`${path}.`))) {
+        if (isObject(value)) walk(value, path);
+        else issues.push({ field: path, message: 'must be an object (a settings section)', value });
+      } else {
+        issues.push({ field: path, message: 'unknown setting' });
+      }
+    }
+  };
+  walk(settings, '');
+  return { changes, issues };
+}
+
+function badFile(field: string, message: string): HttpError {
+  return validationError([{ field, message }]);
+}
+
+/** The backup file's envelope: format, version and the settings object; anything else is a 400. */
+function settingsOfFile(body: unknown): Record<string, unknown> {
+  if (!isObject(body)) throw badFile('', 'a settings backup must be a JSON object');
+  if (body.format !== FORMAT) throw badFile('format', `must be "${FORMAT}"`);
+  if (body.version !== 1) throw badFile('version', 'must be 1');
+  if (!isObject(body.settings)) throw badFile('settings', 'must be an object');
+  return body.settings;
+}
+
+/**
+ * GET /api/v1/backup[?secrets=true]: the settings as a file; POST /api/v1/backup: restores such a
+ * file. A restore writes every setting the file holds through the one validation path and the
+ * state files' atomic write: a bad file changes nothing (400 naming the fields). Secrets the file
+ * does not hold stay as they are.
+ */
+export function registerBackupRoutes(router: Router, ctx: AppContext): void {
+  router.add(
+    'GET',
+    BACKUP_PATH,
+    (request, response) => {
+      const secrets = request.query.get('secrets') ?? 'false';
+      if (secrets !== 'true' && secrets !== 'false')
+        throw validationError([{ field: 'secrets', message: 'true or false', value: secrets }]);
+      const backup = settingsBackup(ctx, secrets === 'true');
+      const stamp = backup.created.slice(0, 10);
+      const name = `${ctx.config.config.system.host_name || 'meter-gateway'}-settings-${stamp}${secrets === 'true' ? '-with-secrets' : ''}.json`;
+      response.setHeader('Content-Disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`);
+      sendJson(response, 200, backup);
+    },
+    {
+      doc: {
+        summary: 'Download the settings (passwords and keys only with secrets=true)',
+        query: { secrets: { type: 'boolean', description: 'include passwords and keys; default false' } },
+        responses: { 200: { description: 'settings backup', schema: { type: 'object' } } },
+      },
+    },
+  );
+  router.add(
+    'POST',
+    BACKUP_PATH,
+    (request, response) => {
+      const { changes, issues } = restoreWrites(settingsOfFile(request.body));
+      if (issues.length > 0) throw validationError(issues);
+      const result = ctx.config.apply(changes);
+      throwUnlessApplied(result);
+      if (result.ok) ctx.logger.info(`settings restored from a backup: ${result.changed.length} changed`);
+      sendJson(response, 200, { restored: changes.size, changed: result.ok ? result.changed : [] });
+    },
+    {
+      body: 'json',
+      maxBodyBytes: BACKUP_MAX_BYTES,
+      doc: {
+        summary: 'Restore the settings from a backup file (all or nothing)',
+        request: { type: 'object', required: ['format', 'version', 'settings'] },
+        responses: {
+          200: { description: 'settings restored', schema: { type: 'object' } },
+          400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },
+        },
+      },
+    },
+  );
+}

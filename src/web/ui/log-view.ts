@@ -1,0 +1,33 @@
+import type { LogLineView, LogView } from '../../http/status-views.js';
+import { api, element } from './api.js';
+
+function lineItem(line: LogLineView): HTMLLIElement {
+  const item = document.createElement('li');
+  item.className = `log-${line.level}`;
+  item.dataset.level = line.level;
+  const time = new Date(line.time).toLocaleString();
+  const where = line.component ? `[${line.component}] ` : '';
+  const fields = line.fields ? ` ${JSON.stringify(line.fields)}` : '';
+  item.textContent = `${time} ${line.level}: ${where}${line.message}${fields}`;
+  return item;
+}
+
+/** Loads the latest log lines at the chosen level (newest at the bottom, scrolled into view). */
+export async function showLog(): Promise<void> {
+  const level = element<HTMLSelectElement>('log-level').value;
+  const status = element('log-status');
+  try {
+    const view = await api<LogView>('GET', `/api/v1/log?level=${encodeURIComponent(level)}`);
+    const list = element('log-lines');
+    list.replaceChildren(...view.lines.map(lineItem));
+    list.scrollTop = list.scrollHeight;
+    status.textContent = `${view.lines.length} lines (the daemon keeps the last ${view.capacity})`;
+  } catch (error) {
+    status.textContent = `Could not load the log: ${(error as Error).message}`;
+  }
+}
+
+export function bindLogView(): void {
+  element('log-level').addEventListener('change', () => void showLog());
+  element('log-refresh').addEventListener('click', () => void showLog());
+}

@@ -1,0 +1,146 @@
+import type { ServiceStatusView, SystemView } from '../../http/status-views.js';
+import { api } from './api.js';
+
+/**
+ * Service states where the user looks: every element with `data-status="meter mqtt ..."` shows
+ * those services of GET /api/v1/system (state, the last error, counters), refreshed while it is
+ * visible and right after a settings form is sent.
+ */
+
+const POLL_MS = 2_000;
+
+const LABELS: Record<string, string> = {
+  meter: 'Meter source',
+  mqtt: 'MQTT broker',
+  modbus: 'Modbus TCP slave',
+  modbus_rtu: 'Modbus RTU slave',
+  cloud: 'Cloud push',
+};
+
+/** Counters shown after the state, by service line key, in this order. */
+const COUNTERS: Array<[key: string, label: string]> = [
+  ['source', ''],
+  ['broker', ''],
+  ['port', 'port'],
+  ['device', ''],
+  ['line', ''],
+  ['connections', 'clients'],
+  ['requests', 'requests'],
+  ['exceptions', 'errors'],
+  ['bad_frames', 'bad frames'],
+  ['published', 'published'],
+  ['failed', 'failed'],
+  ['queued', 'queued'],
+];
+
+const GOOD = new Set(['connected', 'open', 'running', 'listening']);
+const BAD = new Set(['error', 'disconnected', 'retrying', 'waiting']);
+
+function badgeClass(state: string): string {
+  if (GOOD.has(state)) return 'badge ok';
+  return BAD.has(state) ? 'badge off' : 'badge';
+}
+
+function span(className: string, text: string): HTMLSpanElement {
+  const part = document.createElement('span');
+  part.className = className;
+  part.textContent = text;
+  return part;
+}
+
+function detailOf(status: ServiceStatusView): string {
+  const parts: string[] = [];
+  for (const [key, label] of COUNTERS) {
+    const value = status[key];
+    if (typeof value === 'number' || (typeof value === 'string' && value !== ''))
+      parts.push(label ? `${label} ${value}` : String(value));
+  }
+  if (typeof status.retry_in_ms === 'number')
+    parts.push(`next try in ${Math.ceil(status.retry_in_ms / 1000)} s`);
+  if (typeof status.reason === 'string') parts.push(status.reason);
+  return parts.join(' · ');
+}
+
+/** Cloud targets: each one's counters and last error, and the switches that lack a URL. */
+function cloudErrors(status: ServiceStatusView): string[] {
+  const errors: string[] = [];
+  const targets = (status.targets ?? {}) as Record<string, { sent?: number; error?: string }>;
+  for (const [name, target] of Object.entries(targets)) {
+    if (target.error) errors.push(`${name}: ${target.error}`);
+  }
+  for (const name of (status.without_url ?? []) as string[]) {
+    errors.push(`${name} is switched on but has no URL (cloud.${name}.url in the configuration file)`);
+  }
+  return errors;
+}
+
+function serviceLine(name: string, status: ServiceStatusView | undefined): HTMLElement {
+  const line = document.createElement('div');
+  line.className = 'status-line';
+  line.dataset.service = name;
+  line.append(span('status-name', LABELS[name] ?? name));
+  const state = status?.state ?? 'off';
+  line.append(span(badgeClass(state), state));
+  if (!status) return line;
+  const detail = detailOf(status);
+  if (detail) line.append(span('status-detail muted', detail));
+  const errors = typeof status.error === 'string' ? [status.error] : [];
+  if (name === 'cloud') errors.push(...cloudErrors(status));
+  for (const error of errors) line.append(span('status-error', error));
+  return line;
+}
+
+/** States a `data-quiet` element (the dashboard) leaves out: services nobody switched on. */
+const QUIET = new Set(['off', 'disabled', 'stopped']);
+
+function render(container: HTMLElement, system: SystemView): void {
+  const names = (container.dataset.status ?? '').split(/\s+/).filter(Boolean);
+  const quiet = container.dataset.quiet !== undefined;
+  const shown = names.filter((name) => {
+    const status = system.services[name];
+    if (!quiet || name === 'meter') return true;
+    return status !== undefined && !(QUIET.has(status.state) && cloudErrors(status).length === 0);
+  });
+  container.replaceChildren(...shown.map((name) => serviceLine(name, system.services[name])));
+}
+
+function visibleContainers(): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>('[data-status]')].filter(
+    (container) => container.offsetParent !== null,
+  );
+}
+
+/** The cloud switches whose target has no URL say so next to the switch. */
+function markUrlNotes(system: SystemView): void {
+  const missing = (system.services.cloud?.url_missing ?? []) as string[];
+  for (const note of document.querySelectorAll<HTMLElement>('[data-url-note]')) {
+    const name = note.dataset.urlNote!;
+    note.textContent = missing.includes(name) ? ` (needs cloud.${name}.url in the configuration file)` : '';
+  }
+}
+
+/** Fetches /api/v1/system once and renders every visible status element. */
+export async function refreshStatus(): Promise<void> {
+  const containers = visibleContainers();
+  if (containers.length === 0) return;
+  try {
+    const system = await api<SystemView>('GET', '/api/v1/system');
+    for (const container of containers) render(container, system);
+    markUrlNotes(system);
+  } catch (error) {
+    for (const container of containers) {
+      container.replaceChildren(span('status-error', `Status unavailable: ${(error as Error).message}`));
+    }
+  }
+}
+
+/** Polls while a status element is visible; a saved form refreshes at once (the broker's answer follows). */
+export function startStatus(): void {
+  const tick = () => void refreshStatus();
+  setInterval(tick, POLL_MS);
+  window.addEventListener('hashchange', () => setTimeout(tick, 0));
+  document.addEventListener('submit', () => {
+    for (const delay of [300, 1_000]) setTimeout(tick, delay);
+  });
+  tick();
+}
