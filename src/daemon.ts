@@ -22,6 +22,9 @@ import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
+import { registerActionFormats } from './actions/config-formats.js';
+import { createActionsOutput } from './actions/actions-output.js';
+import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
 import { createModbusRtuService } from './modbus/rtu-service.js';
 import { createModbusService } from './modbus/service.js';
@@ -40,6 +43,7 @@ import { notifySystemd } from './systemd-notify.js';
 export function registerConfigFormats(): void {
   registerModbusFormats();
   registerMeterFormats();
+  registerActionFormats();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -181,6 +185,8 @@ function buildServices(context: AppContext): Service[] {
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);
+  const actions = createActionsOutput(context, log('actions'));
+  registerActionsRoutes(router, context, actions);
   const mqtt = createMqttService(context);
   registerMqttRoutes(router, context, mqtt);
   registerProbeRoute(router, context);
@@ -201,6 +207,7 @@ function buildServices(context: AppContext): Service[] {
     output(new SdLogger(context, log('sd'))),
     output(new CloudPush(context, log('cloud'))),
     output(new ScriptRunner(context, log('script'))),
+    output(actions),
     output(createWifiService(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(new Housekeeping(context, log('housekeeping'), [csvRetentionJob(context, log('housekeeping'))])),
