@@ -187,7 +187,7 @@ function buildServices(context: AppContext): Service[] {
   registerModbusRoutes(router, context);
   const actions = createActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
-  const mqtt = createMqttService(context);
+  const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);
   registerProbeRoute(router, context);
   registerWebRoutes(router, context);

@@ -79,7 +79,8 @@ function checkHttp(
     issues.add(`${field}.url`, 'must be a non-empty string', http.url);
   else {
     checkText(issues, `${field}.url`, http.url, constants);
-    if (!/^https?:\/\//i.test(http.url))
+    // A URL that starts with a placeholder (`${const.url}/on`) is checked when it runs.
+    if (!http.url.startsWith('${') && !/^https?:\/\//i.test(http.url))
       issues.add(`${field}.url`, 'must be an http:// or https:// URL', http.url);
   }
   if (http.method !== undefined && !HTTP_METHODS.includes(http.method as never))
