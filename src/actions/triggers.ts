@@ -69,6 +69,8 @@ interface WhenState {
  */
 export class WhenWatcher {
   private states: WhenState[] = [];
+  /** When the last reading came (ms), to see a stale gap even when no stale event came in between. */
+  private lastReadingAt: number | undefined;
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -95,6 +97,10 @@ export class WhenWatcher {
   onReading(reading: Reading, fire: Fire, mayFire: (actionId: string) => boolean): void {
     const fresh = this.ctx.store.meter.status === 'OK';
     const now = this.ctx.now();
+    // A gap longer than meter.timeout was stale data (docs/architecture.md#staleness): holds break.
+    const staleAfterMs = this.ctx.config.config.meter.timeout * 1000;
+    if (this.lastReadingAt !== undefined && now - this.lastReadingAt > staleAfterMs) this.onStale();
+    this.lastReadingAt = now;
     for (const state of this.states) {
       const value = fresh ? reading.values.get(state.obis)?.value : undefined;
       if (value === undefined || !Number.isFinite(value)) {
