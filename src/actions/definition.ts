@@ -5,67 +5,24 @@
  * (docs/architecture.md#actions); the device's clients ignore them.
  */
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+import type { ActionDefinition, HttpMethod, ModbusFunc, ValueType } from './actions-api.js';
 
-/** Modbus function codes of a write: 5 single coil, 6 single register, 15 coils, 16 registers. */
-export const MODBUS_FUNCS = [5, 6, 15, 16] as const;
-export type ModbusFunc = (typeof MODBUS_FUNCS)[number];
+export type {
+  ActionDefinition,
+  ActionRequest,
+  ActionsDefinition,
+  ConstValue,
+  HttpMethod,
+  HttpRequestDefinition,
+  ModbusFunc,
+  ModbusRequestDefinition,
+  ValueType,
+  WhenCondition,
+} from './actions-api.js';
 
-export const VALUE_TYPES = ['hex', 'short', 'int', 'long', 'float', 'double'] as const;
-export type ValueType = (typeof VALUE_TYPES)[number];
-
-export interface HttpRequestDefinition {
-  url: string;
-  method?: HttpMethod;
-  payload?: string;
-  headers?: Record<string, string>;
-  /** Seconds for the whole exchange. */
-  timeout?: number;
-}
-
-export interface ModbusRequestDefinition {
-  host: string;
-  port?: number;
-  unit_id?: number;
-  func: ModbusFunc;
-  address: number;
-  type?: ValueType;
-  value: string;
-  /** Seconds for connect plus answer. */
-  timeout?: number;
-}
-
-export interface ActionRequest {
-  http?: HttpRequestDefinition;
-  modbus?: ModbusRequestDefinition;
-}
-
-/** A condition on a live quantity held for `for` seconds (docs/architecture.md#actions). */
-export interface WhenCondition {
-  /** Live key (`P_Out`) or template name (`2_7_0`) of a quantity of the table. */
-  value: string;
-  above?: number;
-  below?: number;
-  for?: number;
-}
-
-export interface ActionDefinition {
-  id: string;
-  enable?: boolean;
-  requests?: ActionRequest[];
-  schedule?: string;
-  when?: WhenCondition;
-  /** Seconds an action waits after a triggered run before a trigger may run it again. */
-  min_interval?: number;
-}
-
-export type ConstValue = string | number | boolean | null;
-
-export interface ActionsDefinition {
-  const?: Record<string, ConstValue>;
-  actions?: ActionDefinition[];
-}
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'DELETE'];
+export const MODBUS_FUNCS: readonly ModbusFunc[] = [5, 6, 15, 16];
+export const VALUE_TYPES: readonly ValueType[] = ['hex', 'short', 'int', 'long', 'float', 'double'];
 
 /** Limits of a definition (docs/architecture.md#actions). */
 export const LIMITS = {

@@ -1,3 +1,4 @@
+import { bindActions } from './actions.js';
 import { Dashboard } from './dashboard.js';
 import { showHistory } from './history.js';
 import { bindMaintenance } from './maintenance.js';
@@ -5,17 +6,18 @@ import { bindModbus } from './modbus.js';
 import { bindSettings } from './settings.js';
 
 /**
- * The single-page app: hash routes #/dashboard, #/history, #/settings/<tab>. The dashboard's live
+ * The single-page app: hash routes #/dashboard, #/history, #/actions, #/settings/<tab>. The dashboard's live
  * stream runs from the start, so its chart has the last minutes whichever page is open.
  */
 const loaders = bindSettings();
 loaders.modbus = [bindModbus()];
 bindMaintenance();
 new Dashboard().start();
+const loadActions = bindActions();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
-  const known = ['dashboard', 'history', 'settings'].includes(page) ? page : 'dashboard';
+  const known = ['dashboard', 'history', 'actions', 'settings'].includes(page) ? page : 'dashboard';
   for (const section of document.querySelectorAll<HTMLElement>('section.page')) {
     section.hidden = section.id !== `page-${known}`;
   }
@@ -23,6 +25,7 @@ function route(): void {
     link.classList.toggle('active', link.dataset.page === known);
   }
   if (known === 'history') void showHistory();
+  if (known === 'actions') void loadActions();
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;
