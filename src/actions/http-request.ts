@@ -29,6 +29,7 @@ export async function runHttpRequest(request: PreparedHttpRequest, log: Logger):
   const timeoutMs = (request.timeout ?? DEFAULTS.httpTimeoutSeconds) * 1000;
   const method = request.method ?? DEFAULTS.method;
   const { got, TimeoutError, RequestError } = await import('got');
+  const agents = await proxyAgentsFor(target, process.env);
   try {
     const response = await got(target, {
       method,
@@ -38,7 +39,7 @@ export async function runHttpRequest(request: PreparedHttpRequest, log: Logger):
       retry: { limit: 0 },
       followRedirect: false,
       throwHttpErrors: false,
-      agent: await proxyAgentsFor(target, process.env),
+      agent: agents,
     });
     return response.statusCode;
   } catch (error) {
@@ -52,5 +53,9 @@ export async function runHttpRequest(request: PreparedHttpRequest, log: Logger):
     }
     log.warn(`action request ${method} ${target.origin}: ${(error as Error).message}`);
     return CODE.failed;
+  } finally {
+    // A proxy agent is made per request: its kept-alive socket must not outlive it.
+    agents.http?.destroy();
+    agents.https?.destroy();
   }
 }

@@ -1,5 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { quietPeriod } from '../helpers/wait.js';
 import { recordingServer, startActionsRig } from './rig.js';
 import { syntheticReading } from '../helpers/http-context.js';
 
@@ -119,5 +123,73 @@ test('redirects are not followed and a POST is not retried', async () => {
   } finally {
     await rig.close();
     await target.close();
+  }
+});
+
+test('HTTP_PROXY is honoured: the request goes through the proxy', async () => {
+  const target = await recordingServer(200);
+  // A tunnelling proxy (RFC 9110 §9.3.6 CONNECT) that records what it was asked for.
+  const seen: string[] = [];
+  const proxy = createServer();
+  proxy.on('connect', (request, client: Socket, head: Buffer) => {
+    seen.push(`CONNECT ${request.url}`);
+    const [host, port] = request.url!.split(':');
+    const upstream = connect(Number(port), host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  const rig = await startActionsRig();
+  const saved = { ...process.env };
+  try {
+    for (const name of ['NO_PROXY', 'no_proxy', 'http_proxy']) delete process.env[name];
+    process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    await rig.post({ actions: [{ id: 'p', requests: [{ http: { url: `${target.url}/via-proxy` } }] }] });
+    assert.equal((await rig.callAndWait('p')).code, 200, rig.logLines.join('\n'));
+    assert.deepEqual(seen, [`CONNECT ${new URL(target.url).host}`]);
+    assert.equal(target.requests[0]!.url, '/via-proxy');
+  } finally {
+    for (const name of ['HTTP_PROXY', 'NO_PROXY', 'no_proxy', 'http_proxy']) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+    await rig.close();
+    proxy.closeAllConnections();
+    proxy.close();
+    await target.close();
+  }
+});
+
+test('a POST whose connection breaks is not sent again', async () => {
+  let received = 0;
+  const breaking = createServer((request) => {
+    received += 1;
+    request.socket.destroy();
+  });
+  breaking.listen(0, '127.0.0.1');
+  await once(breaking, 'listening');
+  const { port } = breaking.address() as AddressInfo;
+  const rig = await startActionsRig();
+  try {
+    await rig.post({
+      actions: [
+        {
+          id: 'b',
+          requests: [{ http: { url: `http://127.0.0.1:${port}/`, method: 'POST', payload: 'on' } }],
+        },
+      ],
+    });
+    assert.equal((await rig.callAndWait('b')).code, -3);
+    await quietPeriod(500);
+    assert.equal(received, 1);
+  } finally {
+    await rig.close();
+    breaking.close();
   }
 });

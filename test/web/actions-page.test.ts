@@ -46,6 +46,20 @@ test('the Actions page adds an HTTP action with the form, runs it and shows code
     const: Record<string, unknown>;
     actions: Array<{ id: string; enable: boolean; requests: unknown[] }>;
   };
+  const system = (await (await fetch(`${daemon.baseUrl}/api/v1/system`)).json()) as {
+    services: {
+      actions: { state: string; actions: Record<string, { runs: number; ok: number; last_code: number }> };
+    };
+  };
+  assert.equal(system.services.actions.state, 'running');
+  assert.deepEqual(
+    [
+      system.services.actions.actions.plug!.runs,
+      system.services.actions.actions.plug!.ok,
+      system.services.actions.actions.plug!.last_code,
+    ],
+    [1, 1, 200],
+  );
   assert.deepEqual(stored.const, { token: 't1' });
   assert.deepEqual(
     stored.actions.map((action) => [action.id, action.enable, action.requests.length]),
