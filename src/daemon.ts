@@ -23,7 +23,7 @@ import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
 import { registerActionFormats } from './actions/config-formats.js';
-import { createActionsOutput } from './actions/actions-output.js';
+import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
 import { createModbusRtuService } from './modbus/rtu-service.js';
@@ -185,7 +185,7 @@ function buildServices(context: AppContext): Service[] {
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);
-  const actions = createActionsOutput(context, log('actions'));
+  const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);

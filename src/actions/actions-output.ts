@@ -1,6 +1,7 @@
+import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Output } from '../output.js';
+import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ActionsServiceStatus } from './actions-api.js';
 import type { ActionsDefinition } from './definition.js';
@@ -13,12 +14,6 @@ export interface ActionsSlice {
   definition: ActionsDefinition | null;
 }
 
-export type ActionsOutput = Output<ActionsSlice> & {
-  readonly runner: ActionRunner;
-  /** A call from the API or a Home Assistant button: runs now, whatever min_interval says. */
-  call(id: string, trigger: string): CallResult;
-};
-
 /**
  * The actions as an output (docs/architecture.md#actions): it runs on `actions.definition`, needs
  * license PLUS (under FREE every call is refused and no trigger runs), starts the schedules and the
@@ -26,87 +21,109 @@ export type ActionsOutput = Output<ActionsSlice> & {
  * store is watched only while some action has a `when`; got, modbus-serial and node-cron load
  * only when an action needs them.
  */
-export function createActionsOutput(ctx: AppContext, log: Logger): ActionsOutput {
-  let view: { slice: ActionsSlice; blocked?: string } | undefined;
-  let started = false;
-  let subscribed = false;
-  const lastTriggered = new Map<string, number>();
-  const publishStatus = (): void => {
-    const definition = view?.slice.definition;
-    const state = !started ? 'stopped' : view?.blocked ? 'disabled' : definition ? 'running' : 'idle';
-    const status: ActionsServiceStatus = { state, actions: runner.countersOf() };
-    if (view?.blocked) status.error = view.blocked;
-    ctx.services.set(ACTIONS_SERVICE, { ...status });
-  };
-  const runner = new ActionRunner(ctx, log, publishStatus);
-  const schedules = new Schedules(log);
-  const when = new WhenWatcher(ctx);
+export class ActionsOutput implements Output<ActionsSlice> {
+  readonly name = ACTIONS_SERVICE;
+  readonly required = false;
+  readonly watches = ['actions'] as const;
+  readonly license = 'PLUS';
+  readonly runner: ActionRunner;
+  private readonly schedules: Schedules;
+  private readonly when: WhenWatcher;
+  private readonly lastTriggered = new Map<string, number>();
+  private view: OutputView<ActionsSlice> | undefined;
+  private started = false;
+  private subscribed = false;
 
-  const mayFire = (id: string): boolean => {
-    const minInterval = runner.actionOf(id)?.min_interval ?? 0;
-    const last = lastTriggered.get(id);
-    return last === undefined || ctx.now() - last >= minInterval * 1000;
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: Logger,
+  ) {
+    this.runner = new ActionRunner(ctx, log, () => this.publishStatus());
+    this.schedules = new Schedules(log);
+    this.when = new WhenWatcher(ctx);
+  }
+
+  select(config: AppConfig): ActionsSlice {
+    return { definition: config.actions.definition };
+  }
+
+  async reconcile(view: OutputView<ActionsSlice>): Promise<void> {
+    this.view = view;
+    if (!this.started) return;
+    const definition = view.blocked ? null : view.slice.definition;
+    const actions = definition?.actions ?? [];
+    this.runner.use(definition ?? {}, definition !== null);
+    this.when.apply(actions);
+    this.watchStore(this.when.watching);
+    for (const id of this.lastTriggered.keys()) if (!this.runner.actionOf(id)) this.lastTriggered.delete(id);
+    this.publishStatus();
+    await this.schedules.apply(actions, this.fire);
+  }
+
+  /** A call from the API or a Home Assistant button: runs now, whatever min_interval says. */
+  call(id: string, trigger: string): CallResult {
+    const result = this.runner.call(id, trigger);
+    this.publishStatus();
+    return result;
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.publishStatus();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.watchStore(false);
+    await this.schedules.clear();
+    await this.runner.stop();
+    this.publishStatus();
+  }
+
+  /** Whether a trigger may run the action now (its min_interval since the last triggered run is over). */
+  private readonly mayFire = (id: string): boolean => {
+    const minInterval = this.runner.actionOf(id)?.min_interval ?? 0;
+    const last = this.lastTriggered.get(id);
+    return last === undefined || this.ctx.now() - last >= minInterval * 1000;
   };
-  const fire = (id: string, trigger: string): void => {
-    if (!mayFire(id)) {
-      log.info(`action ${id} (${trigger}) skipped: min_interval not over`);
+
+  /** A schedule or a condition asks for a run. */
+  private readonly fire = (id: string, trigger: string): void => {
+    if (!this.mayFire(id)) {
+      this.log.info(`action ${id} (${trigger}) skipped: min_interval not over`);
       return;
     }
-    const result = runner.call(id, trigger);
-    if (result.ok) lastTriggered.set(id, ctx.now());
-    else log.warn(`action ${id} (${trigger}) not started: ${result.reason}`);
-    publishStatus();
-  };
-  const onReading = (reading: Reading): void => when.onReading(reading, fire, mayFire);
-  const onMeter = (): void => {
-    if (ctx.store.latest === undefined) when.onStale();
-  };
-  const watchStore = (on: boolean): void => {
-    if (on === subscribed) return;
-    subscribed = on;
-    if (on) {
-      ctx.store.subscribe(ACTIONS_SERVICE, 'reading', onReading);
-      ctx.store.subscribe(ACTIONS_SERVICE, 'meter', onMeter);
-    } else {
-      ctx.store.off('reading', onReading);
-      ctx.store.off('meter', onMeter);
-    }
+    const result = this.runner.call(id, trigger);
+    if (result.ok) this.lastTriggered.set(id, this.ctx.now());
+    else this.log.warn(`action ${id} (${trigger}) not started: ${result.reason}`);
+    this.publishStatus();
   };
 
-  return {
-    name: ACTIONS_SERVICE,
-    required: false,
-    watches: ['actions'],
-    license: 'PLUS',
-    runner,
-    select: (config) => ({ definition: config.actions.definition }),
-    async reconcile(next) {
-      view = next;
-      if (!started) return;
-      const definition = next.blocked ? null : next.slice.definition;
-      const actions = definition?.actions ?? [];
-      runner.use(definition ?? {}, definition !== null);
-      when.apply(actions);
-      watchStore(when.watching);
-      for (const id of lastTriggered.keys()) if (!runner.actionOf(id)) lastTriggered.delete(id);
-      publishStatus();
-      await schedules.apply(actions, fire);
-    },
-    call(id, trigger) {
-      const result = runner.call(id, trigger);
-      publishStatus();
-      return result;
-    },
-    async start() {
-      started = true;
-      publishStatus();
-    },
-    async stop() {
-      started = false;
-      watchStore(false);
-      await schedules.clear();
-      await runner.stop();
-      publishStatus();
-    },
+  private readonly onReading = (reading: Reading): void =>
+    this.when.onReading(reading, this.fire, this.mayFire);
+
+  private readonly onMeter = (): void => {
+    if (this.ctx.store.latest === undefined) this.when.onStale();
   };
+
+  private watchStore(on: boolean): void {
+    if (on === this.subscribed) return;
+    this.subscribed = on;
+    if (on) {
+      this.ctx.store.subscribe(ACTIONS_SERVICE, 'reading', this.onReading);
+      this.ctx.store.subscribe(ACTIONS_SERVICE, 'meter', this.onMeter);
+    } else {
+      this.ctx.store.off('reading', this.onReading);
+      this.ctx.store.off('meter', this.onMeter);
+    }
+  }
+
+  private publishStatus(): void {
+    const definition = this.view?.slice.definition;
+    const blocked = this.view?.blocked;
+    const state = !this.started ? 'stopped' : blocked ? 'disabled' : definition ? 'running' : 'idle';
+    const status: ActionsServiceStatus = { state, actions: this.runner.countersOf() };
+    if (blocked) status.error = blocked;
+    this.ctx.services.set(ACTIONS_SERVICE, { ...status });
+  }
 }

@@ -2,7 +2,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { createActionsOutput, type ActionsOutput } from '../../src/actions/actions-output.js';
+import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { componentLogger } from '../../src/log.js';
 import { registerActionsRoutes } from '../../src/http/routes/actions.js';
 import { runOutput } from '../../src/output.js';
@@ -23,7 +23,7 @@ export async function startActionsRig(options: HttpContextOptions = {}): Promise
   const http = await startHttpContext({
     ...options,
     routes: (router, ctx) => {
-      actions = createActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
+      actions = new ActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
       registerActionsRoutes(router, ctx, actions);
     },
   });

@@ -14,23 +14,21 @@ import { setStatus } from './forms.js';
  * the constants, and the last results. Saving posts the whole definition, as the API takes it.
  */
 
-/** How long "Run now" keeps asking for the final code. */
+/** Pause between two looks at a running action's status. */
 const RUN_POLL_MS = 250;
 
-function cell(row: HTMLTableRowElement, text: string): HTMLTableCellElement {
-  const td = row.insertCell();
-  td.textContent = text;
-  return td;
+function cell(row: HTMLTableRowElement, text: string): void {
+  row.insertCell().textContent = text;
 }
 
 function triggerText(action: ActionDefinition): string {
   const parts: string[] = [];
   if (action.schedule) parts.push(`schedule ${action.schedule}`);
   const when = action.when;
-  if (when)
-    parts.push(
-      `when ${when.value} ${when.above !== undefined ? `> ${when.above}` : `< ${when.below}`} for ${when.for ?? 0} s`,
-    );
+  if (when) {
+    const threshold = when.above !== undefined ? `> ${when.above}` : `< ${when.below}`;
+    parts.push(`when ${when.value} ${threshold} for ${when.for ?? 0} s`);
+  }
   return parts.join('; ') || 'call only';
 }
 
@@ -44,166 +42,188 @@ function requestsText(action: ActionDefinition): string {
     .join(', ');
 }
 
-export function bindActions(): () => Promise<void> {
-  const form = element<HTMLFormElement>('form-action');
-  const list = element<HTMLTableSectionElement>('actions-list');
-  const results = element<HTMLTableSectionElement>('actions-results');
-  const requests = element('action-requests');
-  const constants = element<HTMLTextAreaElement>('actions-const');
-  const pageStatus = element('actions-card');
-  let definition: ActionsDefinition = { const: {}, actions: [] };
-  let editing: string | undefined;
+function button(label: string, onClick: () => void): HTMLButtonElement {
+  const made = document.createElement('button');
+  made.type = 'button';
+  made.textContent = label;
+  made.addEventListener('click', onClick);
+  return made;
+}
 
-  const input = (name: string) =>
-    form.querySelector<HTMLInputElement & HTMLSelectElement>(`[name="${name}"]`)!;
+class ActionsPage {
+  private readonly form = element<HTMLFormElement>('form-action');
+  private readonly list = element<HTMLTableSectionElement>('actions-list');
+  private readonly results = element<HTMLTableSectionElement>('actions-results');
+  private readonly requests = element('action-requests');
+  private readonly constants = element<HTMLTextAreaElement>('actions-const');
+  private readonly card = element('actions-card');
+  private definition: ActionsDefinition = { const: {}, actions: [] };
+  /** Id of the stored action the form edits; undefined for a new one. */
+  private editing: string | undefined;
 
-  const edit = (action: ActionDefinition | undefined) => {
-    editing = action?.id;
-    input('id').value = action?.id ?? '';
-    input('enable').checked = action?.enable !== false;
-    input('schedule').value = action?.schedule ?? '';
-    input('when.value').value = action?.when?.value ?? '';
-    input('when.kind').value = action?.when?.below !== undefined ? 'below' : 'above';
-    input('when.threshold').value = String(action?.when?.above ?? action?.when?.below ?? '');
-    input('when.for').value = String(action?.when?.for ?? '');
-    input('min_interval').value = String(action?.min_interval ?? '');
-    requests.replaceChildren(...(action?.requests ?? []).map(requestEditor));
-    setStatus(form, '');
-  };
+  bind(): void {
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.saveAction();
+    });
+    element('action-delete').addEventListener('click', () => this.deleteAction());
+    element('action-new').addEventListener('click', () => this.edit(undefined));
+    element('action-add-http').addEventListener('click', () =>
+      this.requests.append(requestEditor({ http: { url: '' } })),
+    );
+    element('action-add-modbus').addEventListener('click', () =>
+      this.requests.append(requestEditor({ modbus: { host: '', func: 6, address: 0, value: '' } })),
+    );
+    element('actions-const-save').addEventListener('click', () => this.saveConstants());
+    this.edit(undefined);
+  }
 
-  const actionOfForm = (): ActionDefinition => {
-    const action: ActionDefinition = { id: input('id').value.trim(), enable: input('enable').checked };
-    if (input('schedule').value.trim()) action.schedule = input('schedule').value.trim();
-    const quantity = input('when.value').value.trim();
-    if (quantity) {
-      const threshold = Number(input('when.threshold').value);
+  async load(): Promise<void> {
+    try {
+      this.definition = await api<ActionsDefinition>('GET', '/api/v1/actions');
+      this.constants.value = JSON.stringify(this.definition.const ?? {}, null, 2);
+      this.renderList();
+      await this.refreshResults();
+      setStatus(this.card, '');
+    } catch (error) {
+      const needsLicense = error instanceof ApiError && error.status === 404;
+      const text = needsLicense ? 'Actions need a PLUS or PRO license.' : (error as Error).message;
+      setStatus(this.card, text, 'error');
+    }
+  }
+
+  private input(name: string): HTMLInputElement & HTMLSelectElement {
+    return this.form.querySelector<HTMLInputElement & HTMLSelectElement>(`[name="${name}"]`)!;
+  }
+
+  private edit(action: ActionDefinition | undefined): void {
+    this.editing = action?.id;
+    const when = action?.when;
+    this.input('id').value = action?.id ?? '';
+    this.input('enable').checked = action?.enable !== false;
+    this.input('schedule').value = action?.schedule ?? '';
+    this.input('when.value').value = when?.value ?? '';
+    this.input('when.kind').value = when?.below !== undefined ? 'below' : 'above';
+    this.input('when.threshold').value = String(when?.above ?? when?.below ?? '');
+    this.input('when.for').value = String(when?.for ?? '');
+    this.input('min_interval').value = String(action?.min_interval ?? '');
+    this.requests.replaceChildren(...(action?.requests ?? []).map(requestEditor));
+    setStatus(this.form, '');
+  }
+
+  private actionOfForm(): ActionDefinition {
+    const text = (name: string) => this.input(name).value.trim();
+    const action: ActionDefinition = { id: text('id'), enable: this.input('enable').checked };
+    if (text('schedule')) action.schedule = text('schedule');
+    if (text('when.value')) {
+      const threshold = Number(text('when.threshold'));
       action.when = {
-        value: quantity,
-        [input('when.kind').value]: threshold,
-        for: Number(input('when.for').value || 0),
+        value: text('when.value'),
+        [text('when.kind')]: threshold,
+        for: Number(text('when.for') || 0),
       };
     }
-    if (input('min_interval').value.trim()) action.min_interval = Number(input('min_interval').value);
-    action.requests = [...requests.querySelectorAll<HTMLFieldSetElement>('fieldset.action-request')].map(
-      requestOf,
-    );
+    if (text('min_interval')) action.min_interval = Number(text('min_interval'));
+    const editors = this.requests.querySelectorAll<HTMLFieldSetElement>('fieldset.action-request');
+    action.requests = [...editors].map(requestOf);
     return action;
-  };
+  }
 
-  const renderList = () => {
-    list.replaceChildren();
-    for (const action of definition.actions ?? []) {
-      const row = list.insertRow();
+  private renderList(): void {
+    this.list.replaceChildren();
+    for (const action of this.definition.actions ?? []) {
+      const row = this.list.insertRow();
       row.dataset.action = action.id;
       cell(row, action.id);
       cell(row, action.enable === false ? 'off' : 'on');
       cell(row, triggerText(action));
       cell(row, requestsText(action));
-      const buttons = row.insertCell();
-      for (const [label, handler] of [
-        ['Run now', () => void runNow(action.id)],
-        ['Edit', () => edit(action)],
-      ] as const) {
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.textContent = label;
-        button.addEventListener('click', handler);
-        buttons.append(button);
-      }
+      row.insertCell().append(
+        button('Run now', () => void this.runNow(action.id)),
+        button('Edit', () => this.edit(action)),
+      );
     }
-  };
+  }
 
-  const renderResults = (recent: ActionsRecent) => {
-    results.replaceChildren();
+  private async refreshResults(): Promise<void> {
+    const recent = await api<ActionsRecent>('GET', '/api/v1/actions/recent');
+    this.results.replaceChildren();
     for (const status of recent.statuses) {
-      const row = results.insertRow();
+      const row = this.results.insertRow();
       for (const text of [String(status.id), status.action_id, String(status.code), `${status.exe_time} s`])
         cell(row, text);
     }
-  };
+  }
 
-  const load = async () => {
+  /** Calls the action, follows its status until it has a code, and shows it. */
+  private async runNow(id: string): Promise<void> {
+    setStatus(this.card, `Running ${id}…`, 'busy');
     try {
-      definition = await api<ActionsDefinition>('GET', '/api/v1/actions');
-      constants.value = JSON.stringify(definition.const ?? {}, null, 2);
-      renderList();
-      renderResults(await api<ActionsRecent>('GET', '/api/v1/actions/recent'));
-      setStatus(pageStatus, '');
-    } catch (error) {
-      const needsLicense = error instanceof ApiError && error.status === 404;
-      setStatus(
-        pageStatus,
-        needsLicense ? 'Actions need a PLUS or PRO license.' : (error as Error).message,
-        'error',
-      );
-    }
-  };
-
-  const runNow = async (id: string) => {
-    setStatus(pageStatus, `Running ${id}…`, 'busy');
-    try {
-      const { status_ids: ids } = await api<{ status_ids: number[] }>(
-        'POST',
-        `/api/v1/actions/call?id=${encodeURIComponent(id)}`,
-      );
+      const path = `/api/v1/actions/call?id=${encodeURIComponent(id)}`;
+      const { status_ids: ids } = await api<{ status_ids: number[] }>('POST', path);
       let record: ActionStatusRecord | undefined;
       do {
         await new Promise((resolve) => setTimeout(resolve, RUN_POLL_MS));
         [record] = await api<ActionStatusRecord[]>('GET', `/api/v1/actions/status?id=${ids.join(',')}`);
       } while (record && record.code === -1);
+      const ok = record !== undefined && record.code >= 0 && record.code < 300;
       setStatus(
-        pageStatus,
+        this.card,
         `Action ${id}: code ${record?.code} in ${record?.exe_time} s`,
-        record && record.code >= 0 && record.code < 300 ? 'ok' : 'error',
+        ok ? 'ok' : 'error',
       );
-      renderResults(await api<ActionsRecent>('GET', '/api/v1/actions/recent'));
+      await this.refreshResults();
     } catch (error) {
-      setStatus(pageStatus, `Action ${id}: ${(error as Error).message}`, 'error');
+      setStatus(this.card, `Action ${id}: ${(error as Error).message}`, 'error');
     }
-  };
+  }
 
-  const save = async (next: ActionsDefinition) => {
-    setStatus(form, 'Saving…', 'busy');
+  private async save(next: ActionsDefinition): Promise<void> {
+    setStatus(this.form, 'Saving…', 'busy');
     try {
-      definition = await api<ActionsDefinition>('POST', '/api/v1/actions', next);
-      renderList();
-      setStatus(form, 'Saved.');
+      this.definition = await api<ActionsDefinition>('POST', '/api/v1/actions', next);
+      this.renderList();
+      setStatus(this.form, 'Saved.');
     } catch (error) {
       const fields =
         error instanceof ApiError ? error.fields.map((issue) => `${issue.field}: ${issue.message}`) : [];
-      setStatus(form, [(error as Error).message, ...fields].join(' — '), 'error');
+      setStatus(this.form, [(error as Error).message, ...fields].join(' — '), 'error');
     }
-  };
+  }
 
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const action = actionOfForm();
-    const others = (definition.actions ?? []).filter((entry) => entry.id !== (editing ?? action.id));
-    const at = (definition.actions ?? []).findIndex((entry) => entry.id === editing);
-    const actions = [...others];
+  /** The form's action in place of the one it edits (or appended), then the whole definition saved. */
+  private saveAction(): void {
+    const action = this.actionOfForm();
+    const stored = this.definition.actions ?? [];
+    const at = stored.findIndex((entry) => entry.id === this.editing);
+    const actions = stored.filter((entry) => entry.id !== (this.editing ?? action.id));
     actions.splice(at < 0 ? actions.length : at, 0, action);
-    editing = action.id;
-    void save({ ...definition, actions });
-  });
-  element('action-delete').addEventListener('click', () => {
-    if (editing === undefined || !confirm(`Delete action ${editing}?`)) return;
-    const actions = (definition.actions ?? []).filter((entry) => entry.id !== editing);
-    void save({ ...definition, actions }).then(() => edit(undefined));
-  });
-  element('action-new').addEventListener('click', () => edit(undefined));
-  element('action-add-http').addEventListener('click', () =>
-    requests.append(requestEditor({ http: { url: '' } })),
-  );
-  element('action-add-modbus').addEventListener('click', () =>
-    requests.append(requestEditor({ modbus: { host: '', func: 6, address: 0, value: '' } })),
-  );
-  element('actions-const-save').addEventListener('click', () => {
+    this.editing = action.id;
+    void this.save({ ...this.definition, actions });
+  }
+
+  private deleteAction(): void {
+    const id = this.editing;
+    if (id === undefined || !confirm(`Delete action ${id}?`)) return;
+    const actions = (this.definition.actions ?? []).filter((entry) => entry.id !== id);
+    void this.save({ ...this.definition, actions }).then(() => this.edit(undefined));
+  }
+
+  private saveConstants(): void {
+    let constants: ActionsDefinition['const'];
     try {
-      void save({ ...definition, const: JSON.parse(constants.value || '{}') as ActionsDefinition['const'] });
+      constants = JSON.parse(this.constants.value || '{}') as ActionsDefinition['const'];
     } catch (error) {
-      setStatus(form, `Constants are not valid JSON: ${(error as Error).message}`, 'error');
+      setStatus(this.form, `Constants are not valid JSON: ${(error as Error).message}`, 'error');
+      return;
     }
-  });
-  edit(undefined);
-  return load;
+    void this.save({ ...this.definition, const: constants });
+  }
+}
+
+/** Binds the page's controls; returns its loader (called each time the page is shown). */
+export function bindActions(): () => Promise<void> {
+  const page = new ActionsPage();
+  page.bind();
+  return () => page.load();
 }
