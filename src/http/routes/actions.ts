@@ -85,22 +85,71 @@ function getStatus(actions: ActionsOutput, request: ApiRequest, response: Server
   sendJson(response, 200, records);
 }
 
+const STATUS_RECORD = {
+  type: 'object',
+  properties: {
+    action_id: { type: 'string' },
+    id: { type: 'integer' },
+    code: { type: 'integer' },
+    exe_time: { type: 'number' },
+  },
+};
+const DEFINITION = { type: 'object', properties: { const: { type: 'object' }, actions: { type: 'array' } } };
+
 export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
-  const plus = { license: 'PLUS' as const };
+  const license = 'PLUS' as const;
   router.add(
     'GET',
     PATH,
     (_request, response) => sendJson(response, 200, ctx.config.config.actions.definition ?? EMPTY),
-    plus,
+    {
+      license,
+      doc: {
+        summary: 'The actions definition',
+        responses: { 200: { description: 'definition', schema: DEFINITION } },
+      },
+    },
   );
   router.add('POST', PATH, (request, response) => postDefinition(ctx, request, response), {
-    ...plus,
+    license,
     body: 'json',
     maxBodyBytes: LIMITS.definitionBytes,
+    doc: {
+      summary: 'Replace the actions definition',
+      request: DEFINITION,
+      responses: { 200: { description: 'the stored definition', schema: DEFINITION } },
+    },
   });
-  router.add('DELETE', PATH, (_request, response) => deleteDefinition(ctx, response), plus);
-  router.add('POST', `${PATH}/call`, (request, response) => callAction(actions, request, response), plus);
-  router.add('GET', `${PATH}/status`, (request, response) => getStatus(actions, request, response), plus);
+  router.add('DELETE', PATH, (_request, response) => deleteDefinition(ctx, response), {
+    license,
+    doc: { summary: 'Delete the actions definition', responses: { 204: { description: 'deleted' } } },
+  });
+  router.add('POST', `${PATH}/call`, (request, response) => callAction(actions, request, response), {
+    license,
+    doc: {
+      summary: 'Run an action (asynchronously)',
+      query: { id: { type: 'string' } },
+      responses: {
+        202: {
+          description: 'started; Location: the status URL',
+          schema: {
+            type: 'object',
+            properties: { status_ids: { type: 'array', items: { type: 'integer' } } },
+          },
+        },
+        409: { description: 'the action is disabled' },
+        429: { description: 'the action is still running' },
+      },
+    },
+  });
+  router.add('GET', `${PATH}/status`, (request, response) => getStatus(actions, request, response), {
+    license,
+    doc: {
+      summary: 'Execution statuses by status id',
+      query: { id: { type: 'string' } },
+      responses: { 200: { description: 'status records', schema: { type: 'array', items: STATUS_RECORD } } },
+    },
+  });
   router.add(
     'GET',
     `${PATH}/recent`,
@@ -110,7 +159,7 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
         counters: actions.runner.countersOf(),
       }),
     {
-      ...plus,
+      license,
       doc: {
         summary: 'The last action executions and the counters per action',
         responses: { 200: { description: '{statuses: ActionStatus[], counters: {id: counters}}' } },
