@@ -57,16 +57,10 @@ export class ModbusWriter {
     return run;
   }
 
-  /** Closes every connection (the actions stopped). */
-  async close(): Promise<void> {
-    const entries = [...this.pool.values()];
+  /** Closes every connection now (the actions stopped); a write still waiting fails. */
+  close(): void {
+    for (const entry of this.pool.values()) this.closeEntry(entry);
     this.pool.clear();
-    await Promise.all(
-      entries.map(async (entry) => {
-        await entry.queue;
-        this.closeEntry(entry);
-      }),
-    );
   }
 
   private async writeOn(

@@ -15,6 +15,9 @@ import { CODE, succeeded } from './status-codes.js';
 import { runVariables, substitute } from './variables.js';
 import type { TemplateValue } from '../reading/template-variables.js';
 
+/** How long stopping waits for runs in progress. */
+const STOP_WAIT_MS = 2000;
+
 /** Why a call was not started. */
 export type CallRefusal = 'unknown' | 'disabled' | 'busy' | 'stopped';
 
@@ -81,11 +84,19 @@ export class ActionRunner {
     return { ok: true, record, done };
   }
 
-  /** Waits for the runs in progress and closes the Modbus connections. */
+  /**
+   * Waits for the runs in progress (at most STOP_WAIT_MS: a request with a long timeout must not
+   * hold up the daemon's shutdown) and closes the Modbus connections.
+   */
   async stop(): Promise<void> {
     this.active = false;
-    await Promise.all(this.pending);
-    await this.modbus.close();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS);
+    });
+    await Promise.race([Promise.all(this.pending), waited]);
+    clearTimeout(timer);
+    this.modbus.close();
   }
 
   private async execute(
