@@ -173,6 +173,48 @@ console.log(
     }`,
 );
 console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}));
+// The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
+// second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).
+const actions = {
+  actions: [
+    {
+      id: 'tick',
+      schedule: '* * * * * *',
+      requests: [
+        { http: { url: `http://127.0.0.1:${sinkPort}/tick`, method: 'POST', payload: '{"p":${1_7_0}}' } },
+      ],
+    },
+    {
+      id: 'import',
+      when: { value: 'P_In', above: 0, for: 1 },
+      requests: [{ http: { url: `http://127.0.0.1:${sinkPort}/on` } }],
+    },
+    {
+      id: 'write',
+      schedule: '*/5 * * * * *',
+      requests: [
+        {
+          modbus: {
+            host: '127.0.0.1',
+            port: await freePort(),
+            func: 16,
+            address: 0,
+            type: 'float',
+            value: '${1_7_0}',
+            timeout: 1,
+          },
+        },
+      ],
+    },
+  ],
+};
+console.log(
+  await measure(
+    'default config + actions (got, node-cron, Modbus)',
+    { METER_GATEWAY_ACTIONS_DEFINITION: JSON.stringify(actions) },
+    {},
+  ),
+);
 const modbusPort = await freePort();
 const proxyPort = await freePort();
 const everything: Record<string, string> = {

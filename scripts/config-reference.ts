@@ -1,11 +1,9 @@
 // Regenerates the configuration reference table in README.md from the convict schema.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withConfigReference } from '../src/config/reference.js';
-import { registerMeterFormats } from '../src/meter/config-formats.js';
-import { registerModbusFormats } from '../src/modbus/config-formats.js';
+import { registerConfigFormats } from '../src/daemon.js';
 
-registerModbusFormats();
-registerMeterFormats();
+registerConfigFormats();
 
 const path = new URL('../../README.md', import.meta.url);
 writeFileSync(path, withConfigReference(readFileSync(path, 'utf8')));

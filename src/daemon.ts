@@ -27,6 +27,9 @@ import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
+import { registerActionFormats } from './actions/config-formats.js';
+import { ActionsOutput } from './actions/actions-output.js';
+import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
 import { createModbusRtuService } from './modbus/rtu-service.js';
 import { createModbusService } from './modbus/service.js';
@@ -46,6 +49,7 @@ import { notifySystemd } from './systemd-notify.js';
 export function registerConfigFormats(): void {
   registerModbusFormats();
   registerMeterFormats();
+  registerActionFormats();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -190,7 +194,9 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);
-  const mqtt = createMqttService(context);
+  const actions = new ActionsOutput(context, log('actions'));
+  registerActionsRoutes(router, context, actions);
+  const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
@@ -216,6 +222,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new SdLogger(context, log('sd'))),
     output(new CloudPush(context, log('cloud'))),
     output(new ScriptRunner(context, log('script'))),
+    output(actions),
     output(createWifiService(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(new Housekeeping(context, log('housekeeping'), [csvRetentionJob(context, log('housekeeping'))])),

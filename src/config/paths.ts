@@ -42,7 +42,7 @@ export const LEAVES: ReadonlyMap<string, LeafInfo> = (() => {
 })();
 
 /** State files the API writes (docs/architecture.md#durability), each holding its part of the tree. */
-export type StateFileName = 'settings' | 'wifi' | 'mqtt' | 'modbus' | 'meter' | 'secrets';
+export type StateFileName = 'settings' | 'wifi' | 'mqtt' | 'modbus' | 'meter' | 'actions' | 'secrets';
 
 const API_ROOTS: Record<string, StateFileName> = {
   system: 'settings',
@@ -51,6 +51,7 @@ const API_ROOTS: Record<string, StateFileName> = {
   mqtt: 'mqtt',
   modbus: 'modbus',
   meter: 'meter',
+  actions: 'actions',
 };
 
 /**

@@ -6,7 +6,7 @@ import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js'
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'modbus-power-direction', 'meter-source') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source', 'actions-definition') are registered by their owners at wiring time.
  */
 
 const int = (def: number, min: number, max: number, doc: string) => ({
@@ -225,6 +225,16 @@ export const MODBUS_SCHEMA = {
   ),
 };
 
+/** Automation actions (docs/architecture.md#actions): the device's definition, stored whole. */
+export const ACTIONS_SCHEMA = {
+  definition: {
+    doc: 'Actions definition {const, actions} as POSTed to /api/v1/actions, or null for none.',
+    format: 'actions-definition' as const,
+    default: null,
+    nullable: true as const,
+  },
+};
+
 export const METER_SCHEMA = {
   source: owned(
     'meter-source',
@@ -320,5 +330,6 @@ export const SCHEMA = {
   mqtt: MQTT_SCHEMA,
   modbus: MODBUS_SCHEMA,
   meter: METER_SCHEMA,
+  actions: ACTIONS_SCHEMA,
   ...DAEMON_SCHEMA,
 };

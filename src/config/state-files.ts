@@ -19,6 +19,7 @@ export const STATE_FILES: readonly StateFileName[] = [
   'mqtt',
   'modbus',
   'meter',
+  'actions',
   'secrets',
 ];
 

@@ -10,6 +10,7 @@ import type * as discoveryModule from './discovery.js';
 import type { DiscoverySettings, HomeAssistantDiscovery } from './discovery.js';
 import type { DeviceInfo } from './ha-entities.js';
 import type { MqttView } from './template-publisher.js';
+import { ActionButtons, type ActionButtonSettings } from './action-buttons.js';
 
 /** The discovery module, loaded with the MQTT client when MQTT is first switched on. */
 export type DiscoveryModule = typeof discoveryModule;
@@ -35,8 +36,13 @@ export function configurationUrlOf(http: AppConfig['http']): string | undefined 
 export class HomeAssistantFeed {
   private discovery: HomeAssistantDiscovery | undefined;
   private lastStatus: string | undefined;
+  private buttons: ActionButtons | undefined;
 
-  constructor(private readonly ctx: AppContext) {}
+  /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly pressAction?: (actionId: string) => void,
+  ) {}
 
   /** The last will of a link: every entity unavailable when the gateway vanishes (discovery on). */
   will(module: DiscoveryModule, settings: MqttView): LastWill | undefined {
@@ -60,6 +66,11 @@ export class HomeAssistantFeed {
     );
     link.on('message', (name, payload, retained) => discovery.onMessage(name, payload, retained));
     this.discovery = discovery;
+    if (this.pressAction) {
+      const buttons = new ActionButtons(link, this.buttonSettingsOf(settings), this.pressAction);
+      link.on('message', (name, payload, retained) => buttons.onMessage(name, payload, retained));
+      this.buttons = buttons;
+    }
   }
 
   /** Stops discovery on the link that goes; returns the message to send before DISCONNECT. */
@@ -67,16 +78,28 @@ export class HomeAssistantFeed {
     const discovery = this.discovery;
     this.discovery = undefined;
     discovery?.stop();
+    this.buttons?.stop();
+    this.buttons = undefined;
     return discovery?.farewell();
   }
 
   /** The broker may have lost every retained message: everything is sent again. */
   connected(): void {
     this.discovery?.onConnect();
+    this.buttons?.announce();
   }
 
   configure(settings: MqttView): void {
     this.discovery?.configure(this.settingsOf(settings));
+    this.buttons?.configure(this.buttonSettingsOf(settings));
+  }
+
+  /** The enabled actions' buttons (docs/architecture.md#actions). */
+  private buttonSettingsOf(settings: MqttView): ActionButtonSettings {
+    const { enabled, prefix, device } = this.settingsOf(settings);
+    const actions = this.ctx.config.config.actions.definition?.actions ?? [];
+    const actionIds = actions.filter((action) => action.enable !== false).map((action) => action.id);
+    return { enabled, prefix, device, actionIds };
   }
 
   onReading(reading: Reading): void {

@@ -28,9 +28,9 @@ function linkSettingsDiffer(a: OutputView<MqttView>, b: OutputView<MqttView>): b
  * (docs/architecture.md#output-contract); every settings change applies live. Connection state and
  * last error are in ctx.services under 'mqtt' (shown by /api/v1/system).
  */
-export function createMqttService(ctx: AppContext): MqttService {
+export function createMqttService(ctx: AppContext, pressAction?: (actionId: string) => void): MqttService {
   const reports = new TemplatePublisher(ctx);
-  const discovery = new HomeAssistantFeed(ctx);
+  const discovery = new HomeAssistantFeed(ctx, pressAction);
   const supervisor = new LinkSupervisor(ctx, discovery, reports);
   let running = false;
 
@@ -46,7 +46,7 @@ export function createMqttService(ctx: AppContext): MqttService {
   return {
     name: MQTT_SERVICE,
     required: false,
-    watches: ['mqtt', 'system.name', 'services.report_interval', 'meter.conv_factor'],
+    watches: ['mqtt', 'system.name', 'services.report_interval', 'meter.conv_factor', 'actions'],
     license: 'PLUS',
     select: (config) => ({
       mqtt: config.mqtt,
@@ -61,6 +61,7 @@ export function createMqttService(ctx: AppContext): MqttService {
       if (before && before.slice.reportInterval !== view.slice.reportInterval) reports.restartSchedule();
       // On at start-up: the link exists when start() returns, so no early reading is skipped.
       if (!before || linkSettingsDiffer(before, view)) await supervisor.apply(false);
+      else discovery.configure(view.slice);
     },
     async start() {
       if (running) return;

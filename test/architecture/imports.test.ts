@@ -29,7 +29,10 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'config', members: ['src/config/'] },
   { name: 'reading', members: ['src/reading/'] },
   { name: 'context', members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts'] },
-  { name: 'domain', members: ['src/meter/', 'src/history/', 'src/modbus/', 'src/mqtt/', 'src/device/'] },
+  {
+    name: 'domain',
+    members: ['src/meter/', 'src/history/', 'src/modbus/', 'src/mqtt/', 'src/device/', 'src/actions/'],
+  },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
   { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts', 'src/addon/'] },
@@ -44,6 +47,7 @@ const forbidden: readonly { from: string; to: string; reason: string }[] = [
   { from: 'src/modbus/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
   { from: 'src/mqtt/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
   { from: 'src/device/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  { from: 'src/actions/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
 ];
 
 /** Browser code, compiled on its own: it may share only types with the server side. */

@@ -1,3 +1,4 @@
+import { bindActions } from './actions.js';
 import { Dashboard } from './dashboard.js';
 import { showHistory } from './history.js';
 import { HistoryExplorer } from './history-explorer.js';
@@ -12,7 +13,7 @@ import { startStatus } from './status.js';
 import { showFirstRunHint } from './first-run.js';
 
 /**
- * The single-page app: hash routes #/dashboard, #/history, #/settings/<tab>. The dashboard's live
+ * The single-page app: hash routes #/dashboard, #/history, #/actions, #/settings/<tab>. The dashboard's live
  * stream runs from the start, so its chart has the last minutes whichever page is open.
  */
 const loaders = bindSettings();
@@ -25,10 +26,11 @@ new Dashboard().start();
 const explorer = new HistoryExplorer();
 explorer.bind();
 startStatus();
+const loadActions = bindActions();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
-  const known = ['dashboard', 'history', 'settings', 'info'].includes(page) ? page : 'dashboard';
+  const known = ['dashboard', 'history', 'actions', 'settings', 'info'].includes(page) ? page : 'dashboard';
   for (const section of document.querySelectorAll<HTMLElement>('section.page')) {
     section.hidden = section.id !== `page-${known}`;
   }
@@ -38,6 +40,7 @@ function route(): void {
   if (known === 'history') void Promise.all([explorer.refresh(), showHistory()]);
   if (known === 'dashboard') void showFirstRunHint();
   if (known === 'info') void showInfo().then(showLog);
+  if (known === 'actions') void loadActions();
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;

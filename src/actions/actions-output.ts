@@ -1,0 +1,129 @@
+import type { AppConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import type { Output, OutputView } from '../output.js';
+import type { Reading } from '../reading/reading.js';
+import type { ActionsServiceStatus } from './actions-api.js';
+import type { ActionsDefinition } from './definition.js';
+import { ActionRunner, type CallResult } from './runner.js';
+import { Schedules, WhenWatcher } from './triggers.js';
+
+export const ACTIONS_SERVICE = 'actions';
+
+export interface ActionsSlice {
+  definition: ActionsDefinition | null;
+}
+
+/**
+ * The actions as an output (docs/architecture.md#actions): it runs on `actions.definition`, needs
+ * license PLUS (under FREE every call is refused and no trigger runs), starts the schedules and the
+ * `when` conditions of the enabled actions, and reports its counters under services.actions. The
+ * store is watched only while some action has a `when`; got, modbus-serial and node-cron load
+ * only when an action needs them.
+ */
+export class ActionsOutput implements Output<ActionsSlice> {
+  readonly name = ACTIONS_SERVICE;
+  readonly required = false;
+  readonly watches = ['actions'] as const;
+  readonly license = 'PLUS';
+  readonly runner: ActionRunner;
+  private readonly schedules: Schedules;
+  private readonly when: WhenWatcher;
+  private readonly lastTriggered = new Map<string, number>();
+  private view: OutputView<ActionsSlice> | undefined;
+  private started = false;
+  private subscribed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: Logger,
+  ) {
+    this.runner = new ActionRunner(ctx, log, () => this.publishStatus());
+    this.schedules = new Schedules(log);
+    this.when = new WhenWatcher(ctx);
+  }
+
+  select(config: AppConfig): ActionsSlice {
+    return { definition: config.actions.definition };
+  }
+
+  async reconcile(view: OutputView<ActionsSlice>): Promise<void> {
+    this.view = view;
+    if (!this.started) return;
+    const definition = view.blocked ? null : view.slice.definition;
+    const actions = definition?.actions ?? [];
+    this.runner.use(definition ?? {}, definition !== null);
+    this.when.apply(actions);
+    this.watchStore(this.when.watching);
+    for (const id of this.lastTriggered.keys()) if (!this.runner.actionOf(id)) this.lastTriggered.delete(id);
+    this.publishStatus();
+    await this.schedules.apply(actions, this.fire);
+  }
+
+  /** A call from the API or a Home Assistant button: runs now, whatever min_interval says. */
+  call(id: string, trigger: string): CallResult {
+    const result = this.runner.call(id, trigger);
+    this.publishStatus();
+    return result;
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.publishStatus();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.watchStore(false);
+    await this.schedules.clear();
+    await this.runner.stop();
+    this.publishStatus();
+  }
+
+  /** Whether a trigger may run the action now (its min_interval since the last triggered run is over). */
+  private readonly mayFire = (id: string): boolean => {
+    const minInterval = this.runner.actionOf(id)?.min_interval ?? 0;
+    const last = this.lastTriggered.get(id);
+    return last === undefined || this.ctx.now() - last >= minInterval * 1000;
+  };
+
+  /** A schedule or a condition asks for a run. */
+  private readonly fire = (id: string, trigger: string): void => {
+    if (!this.mayFire(id)) {
+      this.log.info(`action ${id} (${trigger}) skipped: min_interval not over`);
+      return;
+    }
+    const result = this.runner.call(id, trigger);
+    if (result.ok) this.lastTriggered.set(id, this.ctx.now());
+    else this.log.warn(`action ${id} (${trigger}) not started: ${result.reason}`);
+    this.publishStatus();
+  };
+
+  private readonly onReading = (reading: Reading): void =>
+    this.when.onReading(reading, this.fire, this.mayFire);
+
+  private readonly onMeter = (): void => {
+    if (this.ctx.store.latest === undefined) this.when.onStale();
+  };
+
+  private watchStore(on: boolean): void {
+    if (on === this.subscribed) return;
+    this.subscribed = on;
+    if (on) {
+      this.ctx.store.subscribe(ACTIONS_SERVICE, 'reading', this.onReading);
+      this.ctx.store.subscribe(ACTIONS_SERVICE, 'meter', this.onMeter);
+    } else {
+      this.ctx.store.off('reading', this.onReading);
+      this.ctx.store.off('meter', this.onMeter);
+    }
+  }
+
+  private publishStatus(): void {
+    const definition = this.view?.slice.definition;
+    const blocked = this.view?.blocked;
+    const state = !this.started ? 'stopped' : blocked ? 'disabled' : definition ? 'running' : 'idle';
+    const status: ActionsServiceStatus = { state, actions: this.runner.countersOf() };
+    if (blocked) status.error = blocked;
+    this.ctx.services.set(ACTIONS_SERVICE, { ...status });
+  }
+}

@@ -1,0 +1,137 @@
+import type { ScheduledTask } from 'node-cron';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import type { Reading } from '../reading/reading.js';
+import { isEnabled, type ActionDefinition, type WhenCondition } from './definition.js';
+import { quantityOf } from './definition-validate.js';
+
+/** What a trigger asks for: a run of the action, named for the log. */
+export type Fire = (actionId: string, trigger: string) => void;
+
+/** Node-cron's check of an expression, loading node-cron; undefined when it is valid. */
+export async function cronProblem(expression: string): Promise<string | undefined> {
+  const cron = await import('node-cron');
+  return cron.validate(expression) ? undefined : 'is not a cron expression node-cron accepts';
+}
+
+/**
+ * `schedule` triggers: one node-cron task per enabled action with a schedule, in the process's time
+ * zone (docs/architecture.md#time-zones), a run still in progress not started twice. node-cron loads
+ * only when some action has a schedule.
+ */
+export class Schedules {
+  private tasks: ScheduledTask[] = [];
+
+  constructor(private readonly log: Logger) {}
+
+  async apply(actions: readonly ActionDefinition[], fire: Fire): Promise<void> {
+    await this.clear();
+    const scheduled = actions.filter((action) => isEnabled(action) && action.schedule !== undefined);
+    if (scheduled.length === 0) return;
+    const cron = await import('node-cron');
+    for (const action of scheduled) {
+      if (!cron.validate(action.schedule!)) {
+        this.log.error(
+          `action ${action.id}: schedule ${JSON.stringify(action.schedule)} rejected by node-cron`,
+        );
+        continue;
+      }
+      const task = cron.schedule(action.schedule!, () => fire(action.id, 'schedule'), {
+        name: `action ${action.id}`,
+        noOverlap: true,
+        suppressMissedWarning: true,
+      });
+      this.tasks.push(task);
+    }
+  }
+
+  async clear(): Promise<void> {
+    const tasks = this.tasks;
+    this.tasks = [];
+    await Promise.all(tasks.map((task) => task.destroy()));
+  }
+}
+
+interface WhenState {
+  action: ActionDefinition & { when: WhenCondition };
+  obis: string;
+  /** When the condition became true without interruption (ms), or undefined. */
+  holdSince: number | undefined;
+  /** False after a fire until the condition is false again: one fire per crossing. */
+  armed: boolean;
+}
+
+/**
+ * `when` triggers (docs/architecture.md#actions): a quantity above (or below) a threshold without
+ * interruption for `for` seconds fires the action once; it fires again only after the condition
+ * was false in between. Never true on stale data: a meter status other than OK, or a reading
+ * without the quantity, breaks the hold.
+ */
+export class WhenWatcher {
+  private states: WhenState[] = [];
+  /** When the last reading came (ms), to see a stale gap even when no stale event came in between. */
+  private lastReadingAt: number | undefined;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  apply(actions: readonly ActionDefinition[]): void {
+    this.states = actions.flatMap((action) => {
+      if (!isEnabled(action) || action.when === undefined) return [];
+      const quantity = quantityOf(action.when.value);
+      if (!quantity) return [];
+      const state: WhenState = {
+        action: action as WhenState['action'],
+        obis: quantity.obis,
+        holdSince: undefined,
+        armed: true,
+      };
+      return [state];
+    });
+  }
+
+  get watching(): boolean {
+    return this.states.length > 0;
+  }
+
+  /** A fresh reading: each condition is held, broken or due. */
+  onReading(reading: Reading, fire: Fire, mayFire: (actionId: string) => boolean): void {
+    const fresh = this.ctx.store.meter.status === 'OK';
+    const now = this.ctx.now();
+    // A gap longer than meter.timeout was stale data (docs/architecture.md#staleness): holds break.
+    const staleAfterMs = this.ctx.config.config.meter.timeout * 1000;
+    if (this.lastReadingAt !== undefined && now - this.lastReadingAt > staleAfterMs) this.onStale();
+    this.lastReadingAt = now;
+    for (const state of this.states) {
+      const value = fresh ? reading.values.get(state.obis)?.value : undefined;
+      if (value === undefined || !Number.isFinite(value)) {
+        // Unknown is not a crossing: the hold breaks, a fired condition stays fired.
+        state.holdSince = undefined;
+        continue;
+      }
+      if (!holds(state.action.when, value)) {
+        state.holdSince = undefined;
+        state.armed = true;
+        continue;
+      }
+      state.holdSince ??= now;
+      if (!state.armed || now - state.holdSince < (state.action.when.for ?? 0) * 1000) continue;
+      if (!mayFire(state.action.id)) continue;
+      state.armed = false;
+      fire(state.action.id, `when ${state.action.when.value} ${describe(state.action.when)}`);
+    }
+  }
+
+  /** The meter went stale (or changed status): every hold is broken. */
+  onStale(): void {
+    for (const state of this.states) state.holdSince = undefined;
+  }
+}
+
+function holds(when: WhenCondition, value: number): boolean {
+  return when.above !== undefined ? value > when.above : value < when.below!;
+}
+
+function describe(when: WhenCondition): string {
+  const threshold = when.above !== undefined ? `above ${when.above}` : `below ${when.below}`;
+  return `${threshold} for ${when.for ?? 0} s`;
+}

@@ -1,0 +1,169 @@
+import type { ServerResponse } from 'node:http';
+import type { AppContext } from '../../context.js';
+import type { ActionsOutput } from '../../actions/actions-output.js';
+import { LIMITS, type ActionsDefinition } from '../../actions/definition.js';
+import { definitionIssues } from '../../actions/definition-validate.js';
+import { cronProblem } from '../../actions/triggers.js';
+import type { ValidationIssue } from '../../config/validation.js';
+import { HttpError } from '../errors.js';
+import { sendJson, sendNoContent } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+import { throwUnlessApplied, validationError } from '../section-writes.js';
+
+/**
+ * /api/v1/actions (tag Actions of the device's OpenAPI description): the definition (GET, POST,
+ * DELETE), calls (POST /call, 202 with the status ids and a Location to poll) and their status
+ * (GET /status?id=1,2). License PLUS: under FREE every path answers 404 like /api/v1/report.
+ * GET /api/v1/actions/recent (beyond the device) lists the last statuses and the counters for the
+ * web page. Codes and limits: docs/architecture.md#actions.
+ */
+
+const PATH = '/api/v1/actions';
+const EMPTY: ActionsDefinition = { const: {}, actions: [] };
+
+function queryIssue(parameter: string, message: string, value: unknown): HttpError {
+  return validationError([{ field: parameter, message, value }]);
+}
+
+async function scheduleIssues(definition: ActionsDefinition): Promise<ValidationIssue[]> {
+  const issues: ValidationIssue[] = [];
+  for (const [index, action] of (definition.actions ?? []).entries()) {
+    if (action.schedule === undefined) continue;
+    const problem = await cronProblem(action.schedule);
+    if (problem)
+      issues.push({ field: `actions[${index}].schedule`, message: problem, value: action.schedule });
+  }
+  return issues;
+}
+
+async function postDefinition(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
+  const issues = definitionIssues(request.body);
+  if (issues.length > 0) throw validationError(issues);
+  const definition = request.body as ActionsDefinition;
+  const cronIssues = await scheduleIssues(definition);
+  if (cronIssues.length > 0) throw validationError(cronIssues);
+  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])));
+  sendJson(response, 200, definition);
+}
+
+function deleteDefinition(ctx: AppContext, response: ServerResponse): void {
+  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', null]])));
+  sendNoContent(response);
+}
+
+function callAction(actions: ActionsOutput, request: ApiRequest, response: ServerResponse): void {
+  const id = request.query.get('id');
+  if (id === null || id === '') throw queryIssue('id', 'is required (the action id)', id);
+  const result = actions.call(id, 'API call');
+  if (!result.ok) {
+    switch (result.reason) {
+      case 'unknown':
+      case 'stopped':
+        throw new HttpError(404, 'not_found', `no action with id ${JSON.stringify(id)}`, { id });
+      case 'disabled':
+        throw new HttpError(409, 'conflict', `action ${id} is disabled`, { id });
+      case 'busy':
+        throw new HttpError(429, 'too_many_requests', `action ${id} is still running`, { id });
+    }
+  }
+  const statusId = result.record.id;
+  response.setHeader('Location', `${PATH}/status?id=${statusId}`);
+  sendJson(response, 202, { status_ids: [statusId] });
+}
+
+function getStatus(actions: ActionsOutput, request: ApiRequest, response: ServerResponse): void {
+  const text = request.query.get('id');
+  if (text === null || text === '') throw queryIssue('id', 'is required (comma-separated status ids)', text);
+  const ids = text.split(',').map((part) => part.trim());
+  if (ids.some((part) => !/^\d{1,10}$/.test(part)))
+    throw queryIssue('id', 'must be comma-separated status ids (integers)', text);
+  const records = ids.flatMap((part) => {
+    const record = actions.runner.ring.get(Number(part));
+    return record ? [{ ...record }] : [];
+  });
+  if (records.length === 0) throw new HttpError(404, 'not_found', `no status with id ${text}`, { id: text });
+  sendJson(response, 200, records);
+}
+
+const STATUS_RECORD = {
+  type: 'object',
+  properties: {
+    action_id: { type: 'string' },
+    id: { type: 'integer' },
+    code: { type: 'integer' },
+    exe_time: { type: 'number' },
+  },
+};
+const DEFINITION = { type: 'object', properties: { const: { type: 'object' }, actions: { type: 'array' } } };
+
+export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
+  const license = 'PLUS' as const;
+  router.add(
+    'GET',
+    PATH,
+    (_request, response) => sendJson(response, 200, ctx.config.config.actions.definition ?? EMPTY),
+    {
+      license,
+      doc: {
+        summary: 'The actions definition',
+        responses: { 200: { description: 'definition', schema: DEFINITION } },
+      },
+    },
+  );
+  router.add('POST', PATH, (request, response) => postDefinition(ctx, request, response), {
+    license,
+    body: 'json',
+    maxBodyBytes: LIMITS.definitionBytes,
+    doc: {
+      summary: 'Replace the actions definition',
+      request: DEFINITION,
+      responses: { 200: { description: 'the stored definition', schema: DEFINITION } },
+    },
+  });
+  router.add('DELETE', PATH, (_request, response) => deleteDefinition(ctx, response), {
+    license,
+    doc: { summary: 'Delete the actions definition', responses: { 204: { description: 'deleted' } } },
+  });
+  router.add('POST', `${PATH}/call`, (request, response) => callAction(actions, request, response), {
+    license,
+    doc: {
+      summary: 'Run an action (asynchronously)',
+      query: { id: { type: 'string' } },
+      responses: {
+        202: {
+          description: 'started; Location: the status URL',
+          schema: {
+            type: 'object',
+            properties: { status_ids: { type: 'array', items: { type: 'integer' } } },
+          },
+        },
+        409: { description: 'the action is disabled' },
+        429: { description: 'the action is still running' },
+      },
+    },
+  });
+  router.add('GET', `${PATH}/status`, (request, response) => getStatus(actions, request, response), {
+    license,
+    doc: {
+      summary: 'Execution statuses by status id',
+      query: { id: { type: 'string' } },
+      responses: { 200: { description: 'status records', schema: { type: 'array', items: STATUS_RECORD } } },
+    },
+  });
+  router.add(
+    'GET',
+    `${PATH}/recent`,
+    (_request, response) =>
+      sendJson(response, 200, {
+        statuses: actions.runner.ring.latest(),
+        counters: actions.runner.countersOf(),
+      }),
+    {
+      license,
+      doc: {
+        summary: 'The last action executions and the counters per action',
+        responses: { 200: { description: '{statuses: ActionStatus[], counters: {id: counters}}' } },
+      },
+    },
+  );
+}
