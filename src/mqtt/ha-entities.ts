@@ -43,6 +43,8 @@ export interface DiscoveryTopics {
   diagnostics: string;
   /** Command topic of the gateway's restart button. */
   restart: string;
+  /** Command topics of the actions' buttons live under it: `<actions>/<action id>/press`. */
+  actions: string;
 }
 
 /** How often the meter status is re-sent, and HA's expire_after for it (3 missed = the gateway is gone). */

@@ -10,7 +10,7 @@ import type * as discoveryModule from './discovery.js';
 import type { DiscoverySettings, HomeAssistantDiscovery } from './discovery.js';
 import type { DeviceInfo } from './ha-entities.js';
 import type { MqttView } from './template-publisher.js';
-import { ActionButtons, type ActionButtonSettings } from './action-buttons.js';
+import { actionButtonsContributor } from './action-buttons.js';
 
 /** The discovery module, loaded with the MQTT client when MQTT is first switched on. */
 export type DiscoveryModule = typeof discoveryModule;
@@ -36,7 +36,8 @@ export function configurationUrlOf(http: AppConfig['http']): string | undefined 
 export class HomeAssistantFeed {
   private discovery: HomeAssistantDiscovery | undefined;
   private lastStatus: string | undefined;
-  private buttons: ActionButtons | undefined;
+  private link: BrokerLink | undefined;
+  private actionIds = '[]';
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
@@ -57,7 +58,7 @@ export class HomeAssistantFeed {
       {
         latest: () => this.ctx.store.latest,
         meterStatus: () => this.ctx.store.meter.status,
-        contributors: [module.gatewayContributor(facts)],
+        contributors: [module.gatewayContributor(facts), ...this.actionButtons()],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
           link.publish({ topic: discovery.topics.diagnostics, payload, qos: 1, retain: true }, 'drop');
@@ -66,11 +67,8 @@ export class HomeAssistantFeed {
     );
     link.on('message', (name, payload, retained) => discovery.onMessage(name, payload, retained));
     this.discovery = discovery;
-    if (this.pressAction) {
-      const buttons = new ActionButtons(link, this.buttonSettingsOf(settings), this.pressAction);
-      link.on('message', (name, payload, retained) => buttons.onMessage(name, payload, retained));
-      this.buttons = buttons;
-    }
+    this.link = link;
+    this.actionIds = JSON.stringify(this.enabledActionIds());
   }
 
   /** Stops discovery on the link that goes; returns the message to send before DISCONNECT. */
@@ -78,28 +76,33 @@ export class HomeAssistantFeed {
     const discovery = this.discovery;
     this.discovery = undefined;
     discovery?.stop();
-    this.buttons?.stop();
-    this.buttons = undefined;
+    this.link = undefined;
     return discovery?.farewell();
   }
 
   /** The broker may have lost every retained message: everything is sent again. */
   connected(): void {
     this.discovery?.onConnect();
-    this.buttons?.announce();
   }
 
   configure(settings: MqttView): void {
     this.discovery?.configure(this.settingsOf(settings));
-    this.buttons?.configure(this.buttonSettingsOf(settings));
+    // Discovery asks its contributors again when it announces: a changed set of actions is announced.
+    const actionIds = JSON.stringify(this.enabledActionIds());
+    if (actionIds === this.actionIds) return;
+    this.actionIds = actionIds;
+    if (this.link?.connected) this.discovery?.onConnect();
   }
 
-  /** The enabled actions' buttons (docs/architecture.md#actions). */
-  private buttonSettingsOf(settings: MqttView): ActionButtonSettings {
-    const { enabled, prefix, device } = this.settingsOf(settings);
+  /** One HA button per enabled action (docs/architecture.md#actions), when presses can call actions. */
+  private actionButtons() {
+    const press = this.pressAction;
+    return press ? [actionButtonsContributor(() => this.enabledActionIds(), press)] : [];
+  }
+
+  private enabledActionIds(): string[] {
     const actions = this.ctx.config.config.actions.definition?.actions ?? [];
-    const actionIds = actions.filter((action) => action.enable !== false).map((action) => action.id);
-    return { enabled, prefix, device, actionIds };
+    return actions.filter((action) => action.enable !== false).map((action) => action.id);
   }
 
   onReading(reading: Reading): void {

@@ -36,6 +36,7 @@ export function gatewayTopics(systemId: string, prefix: string): DiscoveryTopics
     meterStatus: `meter-gateway/${systemId}/meter_status`,
     diagnostics: `meter-gateway/${systemId}/diagnostics`,
     restart: `meter-gateway/${systemId}/restart`,
+    actions: `meter-gateway/${systemId}/action`,
   };
 }
 

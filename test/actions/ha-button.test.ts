@@ -42,7 +42,7 @@ test('each enabled action is a Home Assistant button; pressing it over mosquitto
     assert.equal(config.command_topic, COMMAND);
     assert.equal(config.payload_press, 'PRESS');
     assert.equal(config.unique_id, `meter-gateway-${SYSTEM_ID}-action_plug`);
-    assert.deepEqual(config.device, { identifiers: [`meter-gateway-${SYSTEM_ID}`] });
+    assert.deepEqual((config.device as { identifiers: unknown }).identifiers, [`meter-gateway-${SYSTEM_ID}`]);
 
     await subscriber.client.publishAsync(COMMAND, 'PRESS');
     await waitFor(
