@@ -68,15 +68,16 @@ export class SdLogger implements Output<SdSettings> {
       this.context.services.set('sd', { state: 'stopped', rows: this.rows });
       return;
     }
+    this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
+    this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
     try {
       mkdirSync(this.directory, { recursive: true });
     } catch (error) {
       // A read-only or missing card: shown as the error state; rows are retried on the interval.
       this.failed(error as Error);
+      return;
     }
     this.applyRetention();
-    this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
-    this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
     this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
   }
 
@@ -131,8 +132,8 @@ export class SdLogger implements Output<SdSettings> {
     this.closeFile();
     const path = join(this.directory, `${date}.csv`);
     const fd = openSync(path, 'a', 0o640);
-    if (statSync(path).size === 0) writeSync(fd, `${csvRow([...CSV_COLUMNS])}\n`);
     this.file = { date, fd };
+    if (statSync(path).size === 0) writeSync(fd, `${csvRow([...CSV_COLUMNS])}\n`);
     return fd;
   }
 
