@@ -9,18 +9,10 @@ import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { TAIL_PARAMETER, type ApiRequest, type Router } from '../router.js';
 import { sendFile } from '../sd-file-response.js';
+import type { DirectoryEntry, DirectoryListing } from '../sdcard-contract.js';
 
 const ROOT_PATH = '/sdcard';
 const PREFIX = '/sdcard/';
-
-export interface DirectoryEntry {
-  /** Directories end in '/', as on the whatwatt Go. */
-  name: string;
-  size: number;
-  type: 'file' | 'dir';
-  /** Last modification (ISO 8601 UTC), for the Files page. */
-  modified: string;
-}
 
 /**
  * Entries of a directory; symlinks count as what they point at when that lies inside the root and
@@ -72,10 +64,11 @@ export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
     const stats = await stat(target.path);
     if (target.directory || request.path === ROOT_PATH) {
       if (!stats.isDirectory()) throw new HttpError(404, 'not_found', `${request.path}: not a directory`);
-      sendJson(response, 200, {
+      const listing: DirectoryListing = {
         path: target.display,
         files: await listDirectory(target.realRoot, target.path),
-      });
+      };
+      sendJson(response, 200, listing);
       return;
     }
     if (!stats.isFile()) throw new HttpError(404, 'not_found', `${request.path}: not a file`);

@@ -180,5 +180,6 @@ export function bindSettings(): Record<string, Loader[]> {
   const wifiForm = form('form-wifi');
   const wifi = bindSettingsForm(wifiForm);
   bindWifi(wifiForm, wifi);
-  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt], wifi: [wifi] };
+  const eth = bindSettingsForm(form('form-eth'));
+  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt], wifi: [wifi], eth: [eth] };
 }
