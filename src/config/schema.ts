@@ -91,10 +91,10 @@ export const SETTINGS_SCHEMA = {
     broadcast: bool(true, 'mDNS announcement of _http._tcp (and _modbus._tcp while Modbus runs).'),
     other_energy_provider: bool(false, 'Accepted and stored for compatibility; no effect.'),
     report_interval: int(30, 1, 3600, 'MQTT and cloud publishing period in seconds (1..3600).'),
-    log: bool(false, 'Additional rotating log file in the state directory.'),
+    log: bool(false, 'Additional rotating log file in the SD card folder (sd_log.directory).'),
     meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
     sd: {
-      enable: bool(false, 'CSV logging of readings in the state directory.'),
+      enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),
     },
     modbus: {
@@ -310,10 +310,15 @@ export const DAEMON_SCHEMA = {
   },
   scripting: { file: text('', 4096, 'User script run by services.berry (a Node module).') },
   network: {
-    ethernet_interface: text('eth0', 15, 'Wired interface that /api/v1/eth/settings configures (NetworkManager).', {
-      pattern: /^[A-Za-z0-9_.-]{1,15}$/,
-      patternText: 'an interface name (1..15 letters, digits, _ . -)',
-    }),
+    ethernet_interface: text(
+      'eth0',
+      15,
+      'Wired interface that /api/v1/eth/settings configures (NetworkManager).',
+      {
+        pattern: /^[A-Za-z0-9_.-]{1,15}$/,
+        patternText: 'an interface name (1..15 letters, digits, _ . -)',
+      },
+    ),
   },
   sd_log: {
     directory: text(

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';

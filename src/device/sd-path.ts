@@ -48,7 +48,13 @@ export async function resolveSdPath(root: string, encoded: string): Promise<SdPa
   }
   if (target !== realRoot && !target.startsWith(realRoot + sep))
     return refused(404, 'path leaves the SD card folder');
-  const relative = target === realRoot ? '' : target.slice(realRoot.length + 1).split(sep).join('/');
+  const relative =
+    target === realRoot
+      ? ''
+      : target
+          .slice(realRoot.length + 1)
+          .split(sep)
+          .join('/');
   return {
     ok: true,
     path: target,

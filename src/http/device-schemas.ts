@@ -11,7 +11,14 @@ const boolean: JsonSchema = { type: 'boolean' };
 export const ETHERNET_SETTINGS_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['enable', 'static_ip', 'ip', 'netmask', 'gateway', 'dns'],
-  properties: { enable: boolean, static_ip: boolean, ip: string, netmask: string, gateway: string, dns: string },
+  properties: {
+    enable: boolean,
+    static_ip: boolean,
+    ip: string,
+    netmask: string,
+    gateway: string,
+    dns: string,
+  },
 };
 
 export const ETHERNET_INFO_SCHEMA: JsonSchema = {

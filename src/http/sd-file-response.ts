@@ -15,7 +15,10 @@ export interface ByteRange {
  * header, another unit, several ranges, or a malformed one: a server may ignore them), 'unsatisfiable'
  * a well-formed range that lies past the end (416).
  */
-export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): ByteRange | 'unsatisfiable' | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   if (match[1] === '') {

@@ -66,8 +66,7 @@ function staticIssues(eth: EthernetSettings): ValidationIssue[] {
   return issues;
 }
 
-export type EthernetResult =
-  { ok: true; eth: EthernetSettings } | { ok: false; issues: ValidationIssue[] };
+export type EthernetResult = { ok: true; eth: EthernetSettings } | { ok: false; issues: ValidationIssue[] };
 
 /**
  * Merges a request body over `base` (the current settings for PUT, the defaults for POST) and

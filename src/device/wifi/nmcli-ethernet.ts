@@ -42,8 +42,7 @@ export function ethernetInfoOf(output: string, carrier: boolean): EthernetInfo {
     if (name && value !== undefined && !fields.has(name)) fields.set(name, value);
   }
   const state = Number.parseInt(fields.get('GENERAL.STATE') ?? '', 10);
-  const linked =
-    state >= NM_DEVICE_STATE.DISCONNECTED || (state === NM_DEVICE_STATE.UNMANAGED && carrier);
+  const linked = state >= NM_DEVICE_STATE.DISCONNECTED || (state === NM_DEVICE_STATE.UNMANAGED && carrier);
   const [ip = '', prefix] = (fields.get('IP4.ADDRESS') ?? '').split('/');
   const blank = (value: string | undefined) => (value === undefined || value === '--' ? '' : value);
   return {
