@@ -237,3 +237,17 @@ test('with protection on every /sdcard request needs the API credentials', () =>
     const basic = { Authorization: `Basic ${Buffer.from('admin:pw-1234').toString('base64')}` };
     assert.equal((await raw(h, 'GET', `/sdcard/${name}`, basic)).status, 200);
   }));
+
+test('before anything is logged the folder lists empty', async () => {
+  const h = await startHttpContext({ routes: (router, ctx) => registerSdCardRoutes(router, ctx) });
+  try {
+    for (const path of ['/sdcard', '/sdcard/']) {
+      const reply = await raw(h, 'GET', path);
+      assert.equal(reply.status, 200);
+      assert.deepEqual(JSON.parse(reply.body.toString()), { path: '/', files: [] });
+    }
+    assert.equal((await raw(h, 'GET', '/sdcard/2025-01-01.csv')).status, 404);
+  } finally {
+    await h.close();
+  }
+});

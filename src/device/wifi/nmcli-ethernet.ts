@@ -91,13 +91,15 @@ export class NmcliEthernet {
   }
 
   /**
-   * At start: settings at their defaults (DHCP, enabled) with no owned profile leave the system's
-   * own wired connection untouched; anything else is applied when the profile is missing.
+   * At start: settings at their defaults (DHCP, enabled) leave the system's own wired connection
+   * alone, so an owned profile left from before (a restore) is removed; other settings are applied
+   * when the owned profile is missing.
    */
   async syncAtStart(eth: EthernetSettings, isDefault: boolean): Promise<void> {
     const output = await this.options.run(['-t', '-f', 'NAME', 'connection', 'show']);
     const exists = output.split('\n').some((line) => splitTerseLine(line)[0] === ETHERNET_PROFILE);
-    if (exists || isDefault) {
+    if (isDefault && exists) await this.deleteProfile();
+    if (isDefault || exists) {
       this.options.onState(eth.enable ? 'configured' : 'disabled');
       return;
     }

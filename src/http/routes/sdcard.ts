@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { AppContext } from '../../context.js';
@@ -41,6 +42,10 @@ async function listDirectory(root: string, directory: string): Promise<Directory
   return entries;
 }
 
+function isRootListing(path: string): boolean {
+  return path === ROOT_PATH || path === PREFIX;
+}
+
 async function resolved(ctx: AppContext, request: ApiRequest) {
   const root = sdCardRoot(ctx.config.config);
   const rest = request.path === ROOT_PATH ? '' : request.path.slice(PREFIX.length);
@@ -60,6 +65,12 @@ async function resolved(ctx: AppContext, request: ApiRequest) {
  */
 export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
   const get = async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
+    const root = sdCardRoot(ctx.config.config);
+    if (isRootListing(request.path) && !existsSync(root)) {
+      // Nothing logged yet: the folder appears with the first CSV row or log line.
+      sendJson(response, 200, { path: '/', files: [] } satisfies DirectoryListing);
+      return;
+    }
     const target = await resolved(ctx, request);
     const stats = await stat(target.path);
     if (target.directory || request.path === ROOT_PATH) {
@@ -80,7 +91,7 @@ export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
   router.add('GET', ROOT_PATH, get, {
     doc: {
       summary: 'List the SD card folder',
-      responses: { ...listing, 404: refused('the SD card folder does not exist') },
+      responses: listing,
     },
   });
   router.add('GET', `${PREFIX}${TAIL_PARAMETER}`, get, {

@@ -243,3 +243,39 @@ test('a cable without link is Down', async () => {
     await stopEthRig(rig);
   }
 });
+
+test('at start the wired connection follows the stored settings: defaults remove a leftover profile, others are applied', async () => {
+  const rig = await startEthRig();
+  try {
+    const { ctx } = rig.http;
+    const shown = {
+      args: ['-t', '-f', 'NAME', 'connection', 'show'],
+      stdout: `Wired connection 1\n${ETHERNET_PROFILE}\n`,
+    };
+    rig.nmcli.answer([shown]);
+    await rig.backend.syncEthernetAtStart(ctx.config.config.eth, true);
+    assert.deepEqual(
+      rig.nmcli.calls(),
+      [shown.args, DELETE_PROFILE],
+      'after a restore the owned profile goes',
+    );
+
+    rig.nmcli.clearCalls();
+    rig.nmcli.answer([{ args: shown.args, stdout: 'Wired connection 1\n' }]);
+    await rig.backend.syncEthernetAtStart(ctx.config.config.eth, true);
+    assert.deepEqual(rig.nmcli.calls(), [shown.args], "defaults leave the system's own connection alone");
+
+    rig.nmcli.clearCalls();
+    await rig.backend.syncEthernetAtStart({ ...STATIC }, false);
+    await rig.backend.settle();
+    const calls = rig.nmcli.calls();
+    assert.deepEqual(calls[0], shown.args);
+    assert.ok(
+      calls.some((args) => args[1] === 'add' && args.includes('192.168.10.20/24')),
+      'stored settings applied',
+    );
+    assert.deepEqual(calls.at(-1), ACTIVATE);
+  } finally {
+    await stopEthRig(rig);
+  }
+});
