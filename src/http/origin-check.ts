@@ -12,17 +12,18 @@ function bare(hostname: string): string {
 }
 
 /**
- * The names this device answers to: its host name and `<host name>.local` (mDNS), localhost, the
- * address the request arrived at, and every address of its interfaces.
+ * Whether `hostname` names this device: its host name or `<host name>.local` (mDNS), localhost,
+ * the address the request arrived at, or an address of one of its interfaces.
  */
-function ownHostnames(request: IncomingMessage, config: AppConfig): Set<string> {
-  const names = new Set(['localhost']);
+function isOwnHostname(hostname: string, request: IncomingMessage, config: AppConfig): boolean {
+  const name = bare(hostname);
   const hostName = bare(config.system.host_name);
-  if (hostName !== '') names.add(hostName).add(`${hostName}.local`);
-  if (request.socket.localAddress) names.add(bare(request.socket.localAddress));
-  for (const addresses of Object.values(networkInterfaces()))
-    for (const address of addresses ?? []) names.add(bare(address.address));
-  return names;
+  if (name === 'localhost' || (hostName !== '' && (name === hostName || name === `${hostName}.local`)))
+    return true;
+  if (request.socket.localAddress && name === bare(request.socket.localAddress)) return true;
+  return Object.values(networkInterfaces()).some((addresses) =>
+    (addresses ?? []).some((address) => bare(address.address) === name),
+  );
 }
 
 /**
@@ -53,7 +54,7 @@ export function foreignOriginReason(request: IncomingMessage, config: AppConfig)
   if (typeof request.headers['x-ingress-path'] === 'string' && typeof forwardedHost === 'string') {
     if (forwardedHost.split(',')[0]!.trim().toLowerCase() === url.host) return undefined;
   }
-  return ownHostnames(request, config).has(bare(url.hostname))
+  return isOwnHostname(url.hostname, request, config)
     ? undefined
     : `foreign origin ${url.origin.slice(0, 100)}`;
 }

@@ -77,5 +77,10 @@ export async function sendFile(
     response.end();
     return;
   }
-  await pipeline(createReadStream(path, { start, end }), response);
+  try {
+    await pipeline(createReadStream(path, { start, end }), response);
+  } catch (error) {
+    // A client that goes away mid-download is no failure of the daemon.
+    if (!response.destroyed) throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { lstat, readdir, realpath, rm, stat } from 'node:fs/promises';
+import { readdir, realpath, rm, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { AppContext } from '../../context.js';
 import { sdCardRoot } from '../../device/sd-card.js';
@@ -121,8 +121,7 @@ export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
     async (request, response) => {
       const target = await resolved(ctx, request);
       if (target.root) throw new HttpError(400, 'bad_request', 'the SD card folder itself cannot be deleted');
-      // A symlink was resolved: remove what lies inside the root, never through the link outward.
-      await lstat(target.path);
+      // target.path is the real path inside the root; rm removes links below it, never their targets.
       await rm(target.path, { recursive: true, force: false });
       ctx.logger.info(`sdcard: deleted ${target.display}`);
       sendNoContent(response);
