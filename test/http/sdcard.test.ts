@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  statfsSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -247,6 +248,25 @@ test('before anything is logged the folder lists empty', async () => {
       assert.deepEqual(JSON.parse(reply.body.toString()), { path: '/', files: [] });
     }
     assert.equal((await raw(h, 'GET', '/sdcard/2025-01-01.csv')).status, 404);
+  } finally {
+    await h.close();
+  }
+});
+
+test('/api/v1/system sd_card: installed once the folder exists and is writable, size from statfs', async () => {
+  const h = await startHttpContext({ routes: (router, ctx) => registerCoreRoutes(router, ctx) });
+  try {
+    const sdCard = async () =>
+      JSON.parse((await raw(h, 'GET', '/api/v1/system')).body.toString()).sd_card as Record<string, unknown>;
+    assert.deepEqual(await sdCard(), { installed: false, type: '', size: 0, speed: 0 });
+    const sdDir = join(h.stateDir, 'sd');
+    mkdirSync(sdDir);
+    const fs = statfsSync(sdDir);
+    const card = await sdCard();
+    assert.equal(card.installed, true);
+    assert.equal(card.size, fs.blocks * fs.bsize);
+    assert.equal(typeof card.type, 'string');
+    assert.notEqual(card.type, '');
   } finally {
     await h.close();
   }
