@@ -118,6 +118,10 @@ test('GET /sdcard lists the CSV logs; a file downloads byte for byte as text/csv
     assert.equal(file.headers['content-length'], String(file.body.length));
     assert.equal(file.headers['last-modified'], statSync(join(sdDir, names[0]!)).mtime.toUTCString());
     assert.equal(file.headers['accept-ranges'], 'bytes');
+    const head = await raw(h, 'HEAD', `/sdcard/${names[0]}`);
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['content-length'], file.headers['content-length']);
+    assert.equal(head.body.length, 0);
 
     writeFileSync(join(sdDir, 'archive', 'blob.bin'), Buffer.from([0, 1, 2, 255]));
     const blob = await raw(h, 'GET', '/sdcard/archive/blob.bin');
