@@ -17,6 +17,8 @@ import { markReady } from './device/update/ready-file.js';
 import { registerUpdateRoutes } from './http/routes/update.js';
 import { createWifiBackend } from './device/wifi/backend.js';
 import { assertPowerSaveAllowed, registerWifiRoutes } from './http/routes/wifi.js';
+import { registerEthernetRoutes } from './http/routes/ethernet.js';
+import { registerSdCardRoutes } from './http/routes/sdcard.js';
 import { cachedWifiInfo, createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
@@ -185,12 +187,15 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const wifi = createWifiBackend(context);
   registerCoreRoutes(router, context, {
     wifiInfo: () => cachedWifiInfo(context, wifi),
+    ethernetInfo: () => wifi.ethernetInfo(),
     settingsGuard: async (changes) => {
       if (changes.has('system.power_save'))
         await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));
     },
   });
   registerWifiRoutes(router, context, wifi);
+  registerEthernetRoutes(router, context, wifi);
+  registerSdCardRoutes(router, context);
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);

@@ -82,7 +82,8 @@ test('services.log: flushLogger returns only after the log file has every line, 
 
 test('services.log rotates at 1 MB and keeps five files, the newest always meter-gateway.log', async () => {
   const h = await startHttpContext();
-  const dir = h.stateDir;
+  // The log file lives in the SD card folder, beside the CSV logs.
+  const dir = join(h.stateDir, 'sd');
   const logFile = new LogFile(h.ctx);
   const logFileOutput = runOutput(h.ctx, logFile);
   try {
@@ -117,7 +118,7 @@ test('services.log: a log file that cannot be opened or written is shown as an e
   try {
     await logFileOutput.start();
     // Cannot be opened: the log path is a directory.
-    mkdirSync(logFile.path);
+    mkdirSync(logFile.path, { recursive: true });
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
     assert.equal(h.ctx.services.get('log')?.state, 'error');
     assert.match(String(h.ctx.services.get('log')?.error), /meter-gateway\.log: EISDIR/);

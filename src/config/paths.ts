@@ -48,6 +48,8 @@ const API_ROOTS: Record<string, StateFileName> = {
   system: 'settings',
   services: 'settings',
   wifi: 'wifi',
+  // The wired connection is network settings too: one state file for both.
+  eth: 'wifi',
   mqtt: 'mqtt',
   modbus: 'modbus',
   meter: 'meter',

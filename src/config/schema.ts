@@ -91,10 +91,10 @@ export const SETTINGS_SCHEMA = {
     broadcast: bool(true, 'mDNS announcement of _http._tcp (and _modbus._tcp while Modbus runs).'),
     other_energy_provider: bool(false, 'Accepted and stored for compatibility; no effect.'),
     report_interval: int(30, 1, 3600, 'MQTT and cloud publishing period in seconds (1..3600).'),
-    log: bool(false, 'Additional rotating log file in the state directory.'),
+    log: bool(false, 'Additional rotating log file in the SD card folder (sd_log.directory).'),
     meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
     sd: {
-      enable: bool(false, 'CSV logging of readings in the state directory.'),
+      enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),
     },
     modbus: {
@@ -168,6 +168,28 @@ export const WIFI_SCHEMA = {
     }),
     max_power: num(20, 0, 21, 'Maximum transmit power in dBm (0..21, steps of 0.5).', 0.5),
   },
+};
+
+/** The wired connection (GET/PUT/POST /api/v1/eth/settings), applied like the Wi-Fi station. */
+export const ETH_SCHEMA = {
+  enable: bool(true, 'Ethernet enabled (false: the wired interface is disconnected).'),
+  static_ip: bool(false, 'Use ip, netmask, gateway and dns instead of DHCP on Ethernet.'),
+  ip: text('', 15, 'Static Ethernet IPv4 address (dotted quad).', {
+    pattern: DOTTED_QUAD,
+    patternText: 'a dotted-quad IPv4 address',
+  }),
+  netmask: text('', 15, 'Static Ethernet netmask (dotted quad).', {
+    pattern: DOTTED_QUAD,
+    patternText: 'a dotted-quad IPv4 address',
+  }),
+  gateway: text('', 15, 'Static Ethernet gateway (dotted quad, inside the subnet).', {
+    pattern: DOTTED_QUAD,
+    patternText: 'a dotted-quad IPv4 address',
+  }),
+  dns: text('', 15, 'Static Ethernet DNS server (dotted quad).', {
+    pattern: DOTTED_QUAD,
+    patternText: 'a dotted-quad IPv4 address',
+  }),
 };
 
 export const MQTT_SCHEMA = {
@@ -304,7 +326,23 @@ export const DAEMON_SCHEMA = {
     local_solar_manager: { url: text('', 2048, 'Endpoint for services.local.solar_manager.') },
   },
   scripting: { file: text('', 4096, 'User script run by services.berry (a Node module).') },
+  network: {
+    ethernet_interface: text(
+      'eth0',
+      15,
+      'Wired interface that /api/v1/eth/settings configures (NetworkManager).',
+      {
+        pattern: /^[A-Za-z0-9_.-]{1,15}$/,
+        patternText: 'an interface name (1..15 letters, digits, _ . -)',
+      },
+    ),
+  },
   sd_log: {
+    directory: text(
+      '',
+      4096,
+      'SD card folder: the CSV logs (services.sd) and the log file (services.log), served at /sdcard; empty: <state>/sd.',
+    ),
     retention_days: int(31, 1, 3650, 'Days of CSV files kept by services.sd (older ones are deleted).'),
   },
   device: {
@@ -327,6 +365,7 @@ export const SCHEMA = {
   system: SETTINGS_SCHEMA.system,
   services: SETTINGS_SCHEMA.services,
   wifi: WIFI_SCHEMA,
+  eth: ETH_SCHEMA,
   mqtt: MQTT_SCHEMA,
   modbus: MODBUS_SCHEMA,
   meter: METER_SCHEMA,

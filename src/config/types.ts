@@ -23,5 +23,6 @@ export type ConfigOf<S> = {
 
 export type AppConfig = ConfigOf<typeof SCHEMA>;
 export type WifiStationSettings = AppConfig['wifi']['sta'];
+export type EthernetSettings = AppConfig['eth'];
 export type MqttSettings = AppConfig['mqtt'];
 export type MeterSettings = AppConfig['meter'];

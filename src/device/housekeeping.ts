@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
@@ -7,6 +6,7 @@ import { localDateTime } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output } from '../output.js';
 import { deleteExpiredCsvFiles } from './csv-retention.js';
+import { sdCardRoot } from './sd-card.js';
 
 /** One piece of daily upkeep. It may throw: the failure is logged and counted, the others still run. */
 export interface HousekeepingJob {
@@ -123,10 +123,10 @@ export class Housekeeping implements Output<boolean> {
 }
 
 function sdDirectory(context: AppContext): string {
-  return join(context.config.config.paths.state, 'sd');
+  return sdCardRoot(context.config.config);
 }
 
-/** CSV retention (sd_log.retention_days) over `<state>/sd/`, whether or not rows are being written. */
+/** CSV retention (sd_log.retention_days) over the SD card folder, whether or not rows are being written. */
 export function csvRetentionJob(context: AppContext, logger: Logger): HousekeepingJob {
   return {
     name: 'CSV retention',

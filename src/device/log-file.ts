@@ -1,12 +1,15 @@
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type TransportStream from 'winston-transport';
 import type { AppContext } from '../context.js';
 import { servicesLogTransport } from '../log-transports.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
+import { sdCardRoot } from './sd-card.js';
 
 /**
- * services.log: an additional log file `<state>/meter-gateway.log`, winston's File transport (JSON
+ * services.log: an additional log file `meter-gateway.log` in the SD card folder (beside the CSV
+ * logs, served at /sdcard), winston's File transport (JSON
  * lines, rotated by size, five files, the newest always meter-gateway.log). journald always gets
  * the log; this file is for boxes without a journal or for handing a log to someone. Toggled live:
  * switching it off ends the transport, so every line logged before is in the file.
@@ -23,7 +26,7 @@ export class LogFile implements Output<boolean> {
   constructor(private readonly context: AppContext) {}
 
   get path(): string {
-    return join(this.context.config.config.paths.state, 'meter-gateway.log');
+    return join(sdCardRoot(this.context.config.config), 'meter-gateway.log');
   }
 
   select(config: AppConfig): boolean {
@@ -41,6 +44,7 @@ export class LogFile implements Output<boolean> {
     if (wanted && !this.transport) {
       this.failure = undefined;
       try {
+        mkdirSync(dirname(this.path), { recursive: true });
         const transport = servicesLogTransport(this.path);
         transport.on('error', (error: Error) => this.failed(transport, error));
         this.transport = transport;

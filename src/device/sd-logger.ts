@@ -7,6 +7,7 @@ import { localDateTime } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import { deleteExpiredCsvFiles } from './csv-retention.js';
+import { sdCardRoot } from './sd-card.js';
 
 /**
  * CSV columns: local time, meter status, tariff, one column per quantity of the table (its key, in
@@ -24,7 +25,8 @@ export const CSV_COLUMNS: readonly string[] = [
 type SdSettings = AppConfig['services']['sd'];
 
 /**
- * SD logging (services.sd): a CSV row every services.sd.frequency seconds into `<state>/sd/`, one
+ * SD logging (services.sd): a CSV row every services.sd.frequency seconds into the SD card folder
+ * (sd_log.directory, default `<state>/sd/`), one
  * file per local day. Every row is written and fdatasync'd on its own, so a power cut loses at most
  * the row being written. The first row of a new local day opens the day's file, closes the one
  * before and applies the retention limit (sd_log.retention_days); a clock that jumps (a Pi without
@@ -47,7 +49,7 @@ export class SdLogger implements Output<SdSettings> {
   ) {}
 
   get directory(): string {
-    return join(this.context.config.config.paths.state, 'sd');
+    return sdCardRoot(this.context.config.config);
   }
 
   select(config: AppConfig): SdSettings {
@@ -66,10 +68,16 @@ export class SdLogger implements Output<SdSettings> {
       this.context.services.set('sd', { state: 'stopped', rows: this.rows });
       return;
     }
-    mkdirSync(this.directory, { recursive: true });
-    this.applyRetention();
     this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
     this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
+    try {
+      mkdirSync(this.directory, { recursive: true });
+    } catch (error) {
+      // A read-only or missing card: shown as the error state; rows are retried on the interval.
+      this.failed(error as Error);
+      return;
+    }
+    this.applyRetention();
     this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
   }
 
@@ -95,10 +103,15 @@ export class SdLogger implements Output<SdSettings> {
       this.rows += 1;
       this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
     } catch (error) {
-      this.logger.error(`cannot write CSV row: ${(error as Error).message}`);
-      this.context.services.set('sd', { state: 'error', error: (error as Error).message, rows: this.rows });
+      this.failed(error as Error);
       this.closeFile();
     }
+  }
+
+  /** A full (ENOSPC) or read-only (EROFS, EACCES) disk: the error state; the daemon goes on. */
+  private failed(error: Error): void {
+    this.logger.error(`cannot write CSV row: ${error.message}`);
+    this.context.services.set('sd', { state: 'error', error: error.message, rows: this.rows });
   }
 
   private rowValues(stamp: string): string[] {
@@ -119,8 +132,8 @@ export class SdLogger implements Output<SdSettings> {
     this.closeFile();
     const path = join(this.directory, `${date}.csv`);
     const fd = openSync(path, 'a', 0o640);
-    if (statSync(path).size === 0) writeSync(fd, `${csvRow([...CSV_COLUMNS])}\n`);
     this.file = { date, fd };
+    if (statSync(path).size === 0) writeSync(fd, `${csvRow([...CSV_COLUMNS])}\n`);
     return fd;
   }
 

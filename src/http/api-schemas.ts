@@ -3,6 +3,7 @@ import type { LeafInfo } from '../config/paths.js';
 import { METER_STATUSES } from '../reading/meter-state.js';
 import type { JsonSchema } from './router.js';
 import type { Section } from '../config/settings-write.js';
+import { ETHERNET_INFO_SCHEMA, SD_CARD_SCHEMA } from './device-schemas.js';
 
 /**
  * JSON Schemas of the core endpoints for GET /api/v1/openapi.json. Settings schemas are generated
@@ -92,7 +93,7 @@ export const METER_SCHEMA: JsonSchema = {
 
 export const SYSTEM_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['device', 'meter', 'wifi', 'services', 'counters'],
+  required: ['device', 'meter', 'wifi', 'ethernet', 'sd_card', 'services', 'counters'],
   properties: {
     device: {
       type: 'object',
@@ -138,6 +139,8 @@ export const SYSTEM_SCHEMA: JsonSchema = {
       properties: { ssid: string, ip: string },
       additionalProperties: stringOrNumber,
     },
+    ethernet: ETHERNET_INFO_SCHEMA,
+    sd_card: SD_CARD_SCHEMA,
     services: {
       type: 'object',
       additionalProperties: {
@@ -228,7 +231,11 @@ export const REPORT_SCHEMA: JsonSchema = {
   },
 };
 
-export const VARIABLES_SCHEMA: JsonSchema = { type: 'object', additionalProperties: string };
+/** As the device's local-reading documentation shows it: [{"1_8_0":"6643.003"}, ...]. */
+export const VARIABLES_SCHEMA: JsonSchema = {
+  type: 'array',
+  items: { type: 'object', minProperties: 1, maxProperties: 1, additionalProperties: string },
+};
 
 export const METER_SETTINGS_VIEW_SCHEMA: JsonSchema = {
   type: 'object',

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/types.js';
 import type { Authenticator } from './auth.js';
 import { DEFAULT_JSON_LIMIT, readJsonBody } from './body.js';
 import { HttpError } from './errors.js';
+import { foreignOriginReason } from './origin-check.js';
 import { sendError } from './respond.js';
 import type { ApiRequest, Route, Router } from './router.js';
 
@@ -76,7 +77,7 @@ function isMethodList(match: Route | readonly string[]): match is readonly strin
 }
 
 /**
- * The request pipeline: authentication before routing (unknown paths are not revealed to
+ * The request pipeline: the foreign-origin refusal, authentication before routing (unknown paths are not revealed to
  * unauthenticated clients), routing with 404/405, license gate, JSON body, handler. Every failure
  * becomes the error body (docs/architecture.md#errors). A route without a body whose handler is synchronous
  * (the report) runs without a promise.
@@ -94,6 +95,12 @@ export function createRequestHandler(
   return (raw, response) => {
     try {
       const config = ctx.config.config;
+      const foreign = foreignOriginReason(raw, config);
+      if (foreign !== undefined) {
+        // As the whatwatt Go: 404 and no CORS header, so the foreign page learns nothing.
+        ctx.logger.debug(`http: ${raw.method} ${pathForLog(raw.url)} refused: ${foreign}`);
+        throw new HttpError(404, 'not_found', 'not found');
+      }
       if (config.system.protection) {
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {

@@ -32,7 +32,7 @@ export interface RouteDoc {
       description: string;
       schema?: JsonSchema;
       contentType?: string;
-      /** Further media types of the same response (a format= query choosing them), by type. */
+      /** Further media types of the same response (chosen by a format= query, or a file download), by type. */
       alternatives?: Record<string, JsonSchema>;
     }
   >;
@@ -67,15 +67,28 @@ export interface Route {
 /** The route; or, when the path exists without this method, the methods it has (405); or undefined (404). */
 export type RouteMatch = Route | readonly string[] | undefined;
 
-/** Exact-path routing table (every path of the device API is static). */
+/** The parameter a route path may end with: `/sdcard/{path}` matches every path below `/sdcard/`. */
+export const TAIL_PARAMETER = '{path}';
+
+/**
+ * Routing table of exact paths (nearly every path of the device API is static), plus paths ending in
+ * the tail parameter, which match any rest (the handler reads it from `request.path`, still
+ * percent-encoded). An exact path wins over a tail route.
+ */
 export class Router {
   private readonly routes = new Map<string, Map<string, Route>>();
+  /** Prefixes (the path without its tail parameter) of tail routes, longest first. */
+  private tails: string[] = [];
 
   add(method: string, path: string, handler: RouteHandler, options: RouteOptions = {}): this {
     let byMethod = this.routes.get(path);
     if (!byMethod) {
       byMethod = new Map();
       this.routes.set(path, byMethod);
+      if (path.endsWith(TAIL_PARAMETER)) {
+        this.tails.push(path.slice(0, -TAIL_PARAMETER.length));
+        this.tails.sort((a, b) => b.length - a.length);
+      }
     }
     if (byMethod.has(method)) throw new Error(`route ${method} ${path} registered twice`);
     byMethod.set(method, { method, path, handler, options });
@@ -89,7 +102,8 @@ export class Router {
 
   /** The route, or the allowed methods (405), or undefined (404). HEAD falls back to GET. */
   match(method: string, path: string): RouteMatch {
-    const byMethod = this.routes.get(path);
+    const tail = this.routes.has(path) ? undefined : this.tails.find((prefix) => path.startsWith(prefix));
+    const byMethod = this.routes.get(tail === undefined ? path : tail + TAIL_PARAMETER);
     if (!byMethod) return undefined;
     const route = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
     return route ?? [...byMethod.keys()];

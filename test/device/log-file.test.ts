@@ -1,17 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { LogFile } from '../../src/device/log-file.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 
-test('services.log adds a log file in the state directory while on', async () => {
+test('services.log adds a log file in the SD card folder, beside the CSV logs, while on', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
   const logFileOutput = runOutput(h.ctx, logFile);
   try {
     await logFileOutput.start();
+    assert.equal(logFile.path, join(h.stateDir, 'sd', 'meter-gateway.log'));
     h.ctx.logger.info('before');
     assert.equal(existsSync(logFile.path), false);
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);

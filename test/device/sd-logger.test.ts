@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { localDateTime } from '../../src/reading/time-format.js';
 import { join } from 'node:path';
 import { CSV_COLUMNS, SdLogger } from '../../src/device/sd-logger.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
@@ -86,6 +95,42 @@ test('the first row of a new day applies the retention limit: no scheduler, cloc
     assert.equal(left.length, 1);
     await loggerOutput.stop();
   } finally {
+    await h.close();
+  }
+});
+
+test('a full or read-only SD card is the error state; the logger goes on and recovers', async () => {
+  const h = await startHttpContext();
+  const logger = new SdLogger(h.ctx, h.ctx.logger);
+  const loggerOutput = runOutput(h.ctx, logger);
+  try {
+    const sdDir = join(h.stateDir, 'sd');
+    // Not writable at all: the folder's place is taken by a file (mkdir fails, ENOTDIR/EEXIST).
+    writeFileSync(sdDir, 'not a directory');
+    await loggerOutput.start();
+    const applied = h.ctx.config.apply(new Map<string, unknown>([['services.sd.enable', true]]));
+    assert.equal(applied.ok, true);
+    assert.equal(h.ctx.services.get('sd')?.state, 'error');
+    logger.writeRow();
+    assert.equal(h.ctx.services.get('sd')?.state, 'error');
+
+    // Full: the day file is /dev/full, every write answers ENOSPC.
+    rmSync(sdDir);
+    mkdirSync(sdDir);
+    const day = localDateTime(new Date(h.clock.now())).slice(0, 10);
+    symlinkSync('/dev/full', join(sdDir, `${day}.csv`));
+    logger.writeRow();
+    assert.equal(h.ctx.services.get('sd')?.state, 'error');
+    assert.match(String(h.ctx.services.get('sd')?.error), /ENOSPC/);
+    assert.ok(h.logLines.some((line) => line.includes('cannot write CSV row')));
+
+    // Space again: the next row is written and the state is back to running.
+    rmSync(join(sdDir, `${day}.csv`));
+    logger.writeRow();
+    assert.equal(h.ctx.services.get('sd')?.state, 'running');
+    assert.equal(h.ctx.services.get('sd')?.rows, 1);
+  } finally {
+    await loggerOutput.stop();
     await h.close();
   }
 });

@@ -89,14 +89,32 @@ test('without a Wi-Fi backend, wifi.ip is the first non-internal IPv4 address of
     assert.equal(wifi.ip, expected);
   }));
 
+/**
+ * The device's shape: an array of one-pair objects, every name once. Returned as one object, for
+ * the assertions by name.
+ */
+function variablesOf(answer: { json(): unknown }): Record<string, unknown> {
+  const pairs = answer.json() as Record<string, unknown>[];
+  assert.ok(Array.isArray(pairs), 'an array');
+  const out: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const entries = Object.entries(pair);
+    assert.equal(entries.length, 1, `one pair per object: ${JSON.stringify(pair)}`);
+    const [name, value] = entries[0]!;
+    assert.equal(Object.hasOwn(out, name), false, `${name} listed twice`);
+    out[name] = value;
+  }
+  return out;
+}
+
 test('GET /api/v1/variables lists every template variable with its value as a string', () =>
   withServer(
     async ({ baseUrl, ctx, clock }) => {
-      const before = (await send(baseUrl, 'GET', '/api/v1/variables')).json();
+      const before = variablesOf(await send(baseUrl, 'GET', '/api/v1/variables'));
       assert.equal(before['1_8_0'], 'null');
       assert.equal(before['meter.status'], 'NOT CONNECTED');
       ctx.store.ingest(syntheticReading(clock.now()));
-      const vars = (await send(baseUrl, 'GET', '/api/v1/variables')).json();
+      const vars = variablesOf(await send(baseUrl, 'GET', '/api/v1/variables'));
       for (const value of Object.values(vars)) assert.equal(typeof value, 'string');
       assert.equal(vars['1_8_1'], '9811.204');
       assert.equal(vars['1_8_0'], '18734.512');

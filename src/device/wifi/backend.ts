@@ -35,10 +35,21 @@ export function createWifiBackend(ctx: AppContext, options: WifiBackendOptions =
   const sysClassNet = options.sysClassNet ?? '/sys/class/net';
   const onState = (state: string, error?: string) =>
     ctx.services.set('wifi', { state, ...(error ? { error } : {}) });
+  const onEthernetState = (state: string, error?: string) =>
+    ctx.services.set('ethernet', { state, ...(error ? { error } : {}) });
+  const ethernetInterface = () => ctx.config.config.network.ethernet_interface;
   const nmcli = findOnPath('nmcli', options.pathEnv ?? process.env.PATH);
   if (!nmcli) {
     logger.info('nmcli not found: Wi-Fi settings are stored only (file backend)');
-    return new FileWifiBackend({ sysClassNet, onState });
+    return new FileWifiBackend({ sysClassNet, onState, ethernetInterface, onEthernetState });
   }
-  return new NmcliWifiBackend({ run: createNmcliRunner(nmcli), logger, sysClassNet, now: ctx.now, onState });
+  return new NmcliWifiBackend({
+    run: createNmcliRunner(nmcli),
+    logger,
+    sysClassNet,
+    now: ctx.now,
+    onState,
+    ethernetInterface,
+    onEthernetState,
+  });
 }

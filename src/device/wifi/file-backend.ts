@@ -1,5 +1,6 @@
 import { networkInterfaces } from 'node:os';
-import type { WifiStationSettings } from '../../config/types.js';
+import type { EthernetSettings, WifiStationSettings } from '../../config/types.js';
+import { kernelEthernetInfo, type EthernetInfo } from './ethernet-info.js';
 import type { WifiBackend } from './wifi-backend.js';
 import { hostNetworkInfo, type WifiInfo } from './wifi-info.js';
 import { wiredLinksUp, wirelessInterfaces } from './ethernet-link.js';
@@ -8,6 +9,8 @@ import type { ScanEntry } from './scan-entry.js';
 export interface FileBackendOptions {
   sysClassNet: string;
   onState: (state: string, error?: string) => void;
+  ethernetInterface: () => string;
+  onEthernetState: (state: string) => void;
 }
 
 /**
@@ -51,6 +54,18 @@ export class FileWifiBackend implements WifiBackend {
       if (ipv4) return { ssid: '', ip: ipv4.address, interface: name };
     }
     return hostNetworkInfo();
+  }
+
+  async applyEthernet(eth: EthernetSettings): Promise<void> {
+    this.options.onEthernetState(eth.enable ? 'configured' : 'disabled');
+  }
+
+  async syncEthernetAtStart(eth: EthernetSettings): Promise<void> {
+    await this.applyEthernet(eth);
+  }
+
+  ethernetInfo(): Promise<EthernetInfo> {
+    return kernelEthernetInfo(this.options.sysClassNet, this.options.ethernetInterface());
   }
 
   async settle(): Promise<void> {

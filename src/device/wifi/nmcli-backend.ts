@@ -1,4 +1,6 @@
-import type { WifiStationSettings } from '../../config/types.js';
+import type { EthernetSettings, WifiStationSettings } from '../../config/types.js';
+import type { EthernetInfo } from './ethernet-info.js';
+import { NmcliEthernet } from './nmcli-ethernet.js';
 import type { Logger } from '../../log.js';
 import type { WifiBackend } from './wifi-backend.js';
 import type { WifiInfo } from './wifi-info.js';
@@ -30,6 +32,8 @@ export interface NmcliBackendOptions {
   sysClassNet: string;
   now: () => number;
   onState: (state: string, error?: string) => void;
+  ethernetInterface: () => string;
+  onEthernetState: (state: string, error?: string) => void;
 }
 
 interface DeviceStatus {
@@ -75,8 +79,18 @@ export class NmcliWifiBackend implements WifiBackend {
   private bandwidthKnown = true;
   private infoCache: { at: number; value: Promise<WifiInfo> } | undefined;
   private readonly activations = new Set<Promise<void>>();
+  private readonly ethernet: NmcliEthernet;
 
-  constructor(private readonly options: NmcliBackendOptions) {}
+  constructor(private readonly options: NmcliBackendOptions) {
+    this.ethernet = new NmcliEthernet({
+      run: options.run,
+      logger: options.logger,
+      sysClassNet: options.sysClassNet,
+      ifname: options.ethernetInterface,
+      now: options.now,
+      onState: options.onEthernetState,
+    });
+  }
 
   private serial<T>(task: () => Promise<T>): Promise<T> {
     const result = this.queue.then(task, task);
@@ -285,8 +299,21 @@ export class NmcliWifiBackend implements WifiBackend {
     void activation.finally(() => this.activations.delete(activation));
   }
 
+  applyEthernet(eth: EthernetSettings): Promise<void> {
+    return this.serial(() => this.ethernet.apply(eth));
+  }
+
+  syncEthernetAtStart(eth: EthernetSettings, isDefault: boolean): Promise<void> {
+    return this.serial(() => this.ethernet.syncAtStart(eth, isDefault));
+  }
+
+  ethernetInfo(): Promise<EthernetInfo> {
+    return this.ethernet.info();
+  }
+
   async settle(): Promise<void> {
     await this.queue;
     await Promise.all([...this.activations]);
+    await this.ethernet.settle();
   }
 }

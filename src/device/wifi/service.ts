@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../../context.js';
+import { defaultEthernet } from './ethernet-settings.js';
 import type { WifiBackend } from './wifi-backend.js';
 import type { WifiInfo } from './wifi-info.js';
 import type { Output } from '../../output.js';
@@ -9,7 +11,8 @@ const INFO_REFRESH_MS = 30_000;
 /**
  * Keeps the system in line with the stored Wi-Fi settings: syncs the station at start (after a
  * restore the profile goes) and applies system.power_save whenever the settings API changes it.
- * Publishes the link facts as `ctx.services.get('wifi').info` for the template variables.
+ * Publishes the link facts as `ctx.services.get('wifi').info` for the template variables. The
+ * wired connection is synced at start too (stored settings that differ from the defaults).
  */
 export function createWifiService(ctx: AppContext, backend: WifiBackend): Output<boolean> {
   /** The power-save setting the system has, as far as this service set it. */
@@ -42,6 +45,13 @@ export function createWifiService(ctx: AppContext, backend: WifiBackend): Output
       });
     },
     async start() {
+      const eth = ctx.config.config.eth;
+      try {
+        await backend.syncEthernetAtStart(eth, isDeepStrictEqual(eth, defaultEthernet()));
+      } catch (error) {
+        ctx.logger.error(`Ethernet start-up sync failed: ${(error as Error).message}`);
+        ctx.services.set('ethernet', { state: 'error', error: (error as Error).message });
+      }
       // The start-up sync applies the power-save setting with the station profile.
       applied = ctx.config.config.system.power_save;
       try {

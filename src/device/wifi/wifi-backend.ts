@@ -1,4 +1,5 @@
-import type { WifiStationSettings } from '../../config/types.js';
+import type { EthernetSettings, WifiStationSettings } from '../../config/types.js';
+import type { EthernetInfo } from './ethernet-info.js';
 import type { ScanEntry } from './scan-entry.js';
 import type { WifiInfo } from './wifi-info.js';
 
@@ -20,6 +21,12 @@ export interface WifiBackend {
   /** True while a wired (non-wireless) interface has its link up. */
   ethernetLinkUp(): Promise<boolean>;
   wifiInfo(): Promise<WifiInfo>;
+  /** Applies changed Ethernet settings now (network.ethernet_interface): DHCP, static or disabled. */
+  applyEthernet(eth: EthernetSettings): Promise<void>;
+  /** Brings the wired connection in line with stored settings that differ from the defaults. */
+  syncEthernetAtStart(eth: EthernetSettings, isDefault: boolean): Promise<void>;
+  /** The `ethernet` object of /api/v1/system. */
+  ethernetInfo(): Promise<EthernetInfo>;
   /** Resolves once queued changes and background activations have finished (service stop). */
   settle(): Promise<void>;
 }

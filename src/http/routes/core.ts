@@ -9,10 +9,13 @@ import { registerSettingsRoutes, type SettingsGuard } from './settings.js';
 import { registerSystemRoutes } from './system.js';
 import { registerVariablesRoutes } from './variables.js';
 import { hostNetworkInfo, type WifiInfoSource } from '../../device/wifi/wifi-info.js';
+import { kernelEthernetInfo, type EthernetInfo } from '../../device/wifi/ethernet-info.js';
 
 export interface CoreRouteDeps {
   /** Wi-Fi link facts for /api/v1/system and the wifi.* variables; default: host interfaces, no ssid. */
   wifiInfo?: WifiInfoSource;
+  /** The `ethernet` object of /api/v1/system; default: the kernel's view of network.ethernet_interface. */
+  ethernetInfo?: () => Promise<EthernetInfo>;
   live?: LiveHubOptions;
   /** Device checks before a settings write is applied (Wi-Fi power saving vs. Ethernet). */
   settingsGuard?: SettingsGuard;
@@ -30,7 +33,10 @@ export interface CoreRoutes {
  */
 export function registerCoreRoutes(router: Router, ctx: AppContext, deps: CoreRouteDeps = {}): CoreRoutes {
   const wifiInfo = deps.wifiInfo ?? hostNetworkInfo;
-  registerSystemRoutes(router, ctx, wifiInfo);
+  const ethernetInfo =
+    deps.ethernetInfo ??
+    (() => kernelEthernetInfo('/sys/class/net', ctx.config.config.network.ethernet_interface));
+  registerSystemRoutes(router, ctx, wifiInfo, ethernetInfo);
   const report = registerReportRoutes(router, ctx);
   const live = registerLiveRoutes(router, ctx, deps.live);
   registerSettingsRoutes(router, ctx, deps.settingsGuard);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { ERROR_REF, ERROR_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
-import type { JsonSchema, Route, Router } from '../router.js';
+import { TAIL_PARAMETER, type JsonSchema, type Route, type Router } from '../router.js';
 
 /**
  * GET /api/v1/openapi.json: an OpenAPI 3.1 document generated from the routing table at
@@ -25,17 +25,12 @@ function operation(route: Route): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc?.responses ?? { 200: { description: 'success' } })) {
     const type = response.contentType ?? 'application/json';
-    responses[status] = response.schema
-      ? {
-          description: response.description,
-          content: {
-            [type]: { schema: response.schema },
-            ...Object.fromEntries(
-              Object.entries(response.alternatives ?? {}).map(([other, schema]) => [other, { schema }]),
-            ),
-          },
-        }
-      : { description: response.description };
+    const content: Record<string, unknown> = response.schema ? { [type]: { schema: response.schema } } : {};
+    for (const [other, schema] of Object.entries(response.alternatives ?? {})) content[other] = { schema };
+    responses[status] =
+      Object.keys(content).length > 0
+        ? { description: response.description, content }
+        : { description: response.description };
   }
   responses['401'] = {
     ...errorResponse('missing or invalid credentials (system.protection on)'),
@@ -60,14 +55,19 @@ function operation(route: Route): Record<string, unknown> {
     summary: doc?.summary ?? `${route.method} ${route.path}`,
     responses,
   };
-  if (doc?.query) {
-    op.parameters = Object.entries(doc.query).map(([name, schema]) => ({
-      name,
-      in: 'query',
-      required: false,
-      schema,
-    }));
+  const parameters: Record<string, unknown>[] = [];
+  if (route.path.endsWith(TAIL_PARAMETER)) {
+    parameters.push({
+      name: TAIL_PARAMETER.slice(1, -1),
+      in: 'path',
+      required: true,
+      description: 'the rest of the path, slashes included',
+      schema: { type: 'string' },
+    });
   }
+  for (const [name, schema] of Object.entries(doc?.query ?? {}))
+    parameters.push({ name, in: 'query', required: false, schema });
+  if (parameters.length > 0) op.parameters = parameters;
   if (route.options.body === 'json') {
     op.requestBody = { required: true, content: { 'application/json': { schema: doc?.request ?? {} } } };
   }

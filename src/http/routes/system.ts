@@ -12,13 +12,19 @@ import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 import type { AddressView, RuntimeView } from '../status-views.js';
 import { VERSION } from '../../version.js';
+import type { EthernetInfo } from '../../device/wifi/ethernet-info.js';
+import { sdCardInfo, sdCardRoot, type SdCardInfo } from '../../device/sd-card.js';
 
 /**
- * GET /api/v1/system: device identity, meter state, Wi-Fi link, the states the
- * running services reported, the meter input counters, and (beside the device's fields) `runtime`,
- * this process. Built per request from live values.
+ * GET /api/v1/system: device identity, meter state, Wi-Fi and Ethernet links, the SD card folder,
+ * the states the running services reported, the meter input counters, and (beside the device's
+ * fields) `runtime`, this process. Built per request from live values.
  */
-export function systemInfo(ctx: AppContext, wifi: Awaited<ReturnType<WifiInfoSource>>): SystemView {
+export function systemInfo(
+  ctx: AppContext,
+  wifi: Awaited<ReturnType<WifiInfoSource>>,
+  network: { ethernet: EthernetInfo; sdCard: SdCardInfo },
+): SystemView {
   const config = ctx.config.config;
   const now = ctx.now();
   const [date, time] = dateTimes(now).date_time_local.split('T') as [string, string];
@@ -44,6 +50,8 @@ export function systemInfo(ctx: AppContext, wifi: Awaited<ReturnType<WifiInfoSou
     meter: systemMeter(ctx),
     // The device names the netmask `mask` (what the Homey and GridLoad apps read).
     wifi: wifi.netmask !== undefined && wifi.mask === undefined ? { ...wifi, mask: wifi.netmask } : wifi,
+    ethernet: network.ethernet,
+    sd_card: network.sdCard,
     services: withBerryStatus(ctx.services.snapshot()),
     counters: { ...ctx.store.counters, reports: ctx.store.reportId },
     // Not a field of the device: this process, for the web page's Info view.
@@ -116,12 +124,22 @@ function withBerryStatus(services: Record<string, ServiceStatus>): Record<string
   return { ...services, berry: { state, execution_status: { state } } };
 }
 
-export function registerSystemRoutes(router: Router, ctx: AppContext, wifiInfo: WifiInfoSource): void {
+export function registerSystemRoutes(
+  router: Router,
+  ctx: AppContext,
+  wifiInfo: WifiInfoSource,
+  ethernetInfo: () => Promise<EthernetInfo>,
+): void {
   router.add(
     'GET',
     '/api/v1/system',
     async (_request, response) => {
-      sendJson(response, 200, systemInfo(ctx, await wifiInfo()));
+      const [wifi, ethernet, sdCard] = await Promise.all([
+        wifiInfo(),
+        ethernetInfo(),
+        sdCardInfo(sdCardRoot(ctx.config.config)),
+      ]);
+      sendJson(response, 200, systemInfo(ctx, wifi, { ethernet, sdCard }));
     },
     {
       doc: {

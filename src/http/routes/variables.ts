@@ -7,7 +7,7 @@ import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 /**
  * GET /api/v1/variables (a compatibility endpoint of the real device): every MQTT template
- * variable (docs/architecture.md#mqtt-template) with its current value as the template would render it, as a
+ * variable, as an array of one-pair objects ([{"1_8_0":"6643.003"}, ...], the device's shape), (docs/architecture.md#mqtt-template) with its current value as the template would render it, as a
  * string: numbers in JSON number form, strings verbatim, absent values as "null".
  */
 export async function templateVariableStrings(
@@ -34,12 +34,18 @@ export function registerVariablesRoutes(router: Router, ctx: AppContext, wifiInf
     'GET',
     '/api/v1/variables',
     async (_request, response) => {
-      sendJson(response, 200, await templateVariableStrings(ctx, wifiInfo));
+      // The device answers an array of one-pair objects, in the template's variable order.
+      const pairs = Object.entries(await templateVariableStrings(ctx, wifiInfo));
+      sendJson(
+        response,
+        200,
+        pairs.map(([name, value]) => ({ [name]: value })),
+      );
     },
     {
       doc: {
         summary: 'Template variables and their current values',
-        responses: { 200: { description: 'name -> value', schema: VARIABLES_SCHEMA } },
+        responses: { 200: { description: '[{name: value}, ...]', schema: VARIABLES_SCHEMA } },
       },
     },
   );

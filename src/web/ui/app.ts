@@ -1,5 +1,6 @@
 import { bindActions } from './actions.js';
 import { Dashboard } from './dashboard.js';
+import { bindFiles, showFiles } from './files.js';
 import { showHistory } from './history.js';
 import { HistoryExplorer } from './history-explorer.js';
 import { bindMaintenance } from './maintenance.js';
@@ -13,7 +14,7 @@ import { startStatus } from './status.js';
 import { showFirstRunHint } from './first-run.js';
 
 /**
- * The single-page app: hash routes #/dashboard, #/history, #/actions, #/settings/<tab>. The dashboard's live
+ * The single-page app: hash routes #/dashboard, #/history, #/actions, #/files, #/settings/<tab>. The dashboard's live
  * stream runs from the start, so its chart has the last minutes whichever page is open.
  */
 const loaders = bindSettings();
@@ -22,6 +23,7 @@ bindMaintenance();
 loaders.meter = [...(loaders.meter ?? []), bindPortPicker()];
 bindBackup();
 bindLogView();
+bindFiles();
 new Dashboard().start();
 const explorer = new HistoryExplorer();
 explorer.bind();
@@ -30,7 +32,9 @@ const loadActions = bindActions();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
-  const known = ['dashboard', 'history', 'actions', 'settings', 'info'].includes(page) ? page : 'dashboard';
+  const known = ['dashboard', 'history', 'actions', 'files', 'settings', 'info'].includes(page)
+    ? page
+    : 'dashboard';
   for (const section of document.querySelectorAll<HTMLElement>('section.page')) {
     section.hidden = section.id !== `page-${known}`;
   }

@@ -166,5 +166,13 @@ export function bindSettings(): Record<string, Loader[]> {
   const wifi = bindSettingsForm(wifiForm);
   bindWifi(wifiForm, wifi);
   const discovery = bindSettingsForm(form('form-mqtt-discovery'));
-  return { system: [system], services: [services], meter: [meter], mqtt: [mqtt, discovery], wifi: [wifi] };
+  const eth = bindSettingsForm(form('form-eth'));
+  return {
+    system: [system],
+    services: [services],
+    meter: [meter],
+    mqtt: [mqtt, discovery],
+    wifi: [wifi],
+    eth: [eth],
+  };
 }

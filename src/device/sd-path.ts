@@ -1,0 +1,65 @@
+import { realpath } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+
+/** Where a request path under /sdcard/ leads, or why it leads nowhere. */
+export type SdPathResult =
+  | {
+      ok: true;
+      /** The real path of the target (symlinks resolved), inside the root. */
+      path: string;
+      /** The path relative to the root as the listing shows it: '/', '/2025-01-01.csv', '/sub/'. */
+      display: string;
+      /** The request ended in '/': a directory listing is wanted. */
+      directory: boolean;
+      /** The target is the root itself. */
+      root: boolean;
+    }
+  | { ok: false; status: 400 | 404; reason: string };
+
+const refused = (status: 400 | 404, reason: string): SdPathResult => ({ ok: false, status, reason });
+
+/**
+ * Resolves the still percent-encoded rest of a /sdcard/ request path inside `root`. It is decoded
+ * exactly once (a double-encoded `%252e` stays the literal name `%2e`); NUL, backslashes, empty,
+ * `.` and `..` segments are refused, and the target's real path (symlinks resolved) must be the
+ * root or lie below it, so no path reaches anything outside. The target must exist.
+ */
+export async function resolveSdPath(root: string, encoded: string): Promise<SdPathResult> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(encoded);
+  } catch {
+    return refused(400, 'malformed percent-encoding');
+  }
+  if (decoded.includes('\0')) return refused(400, 'NUL in path');
+  if (decoded.includes('\\')) return refused(400, 'backslash in path');
+  const directory = decoded === '' || decoded.endsWith('/');
+  const segments = directory ? decoded.slice(0, -1).split('/') : decoded.split('/');
+  if (decoded === '') segments.length = 0;
+  if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
+    return refused(404, 'path leaves the SD card folder');
+  let realRoot: string;
+  let target: string;
+  try {
+    realRoot = await realpath(root);
+    target = await realpath(join(realRoot, ...segments));
+  } catch {
+    return refused(404, 'no such file or directory');
+  }
+  if (target !== realRoot && !target.startsWith(realRoot + sep))
+    return refused(404, 'path leaves the SD card folder');
+  const relative =
+    target === realRoot
+      ? ''
+      : target
+          .slice(realRoot.length + 1)
+          .split(sep)
+          .join('/');
+  return {
+    ok: true,
+    path: target,
+    display: `/${relative}${directory && relative !== '' ? '/' : ''}`,
+    directory,
+    root: target === realRoot,
+  };
+}
