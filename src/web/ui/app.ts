@@ -45,6 +45,7 @@ function route(): void {
   if (known === 'dashboard') void showFirstRunHint();
   if (known === 'info') void showInfo().then(showLog);
   if (known === 'actions') void loadActions();
+  if (known === 'files') void showFiles();
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;
