@@ -16,7 +16,7 @@ import { cachedWifiInfo, createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
-import { csvRetentionJob, Housekeeping } from './device/housekeeping.js';
+import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from './device/housekeeping.js';
 import { registerCoreRoutes } from './http/routes/core.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
@@ -203,6 +203,12 @@ function buildServices(context: AppContext): Service[] {
     output(new ScriptRunner(context, log('script'))),
     output(createWifiService(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
-    output(new Housekeeping(context, log('housekeeping'), [csvRetentionJob(context, log('housekeeping'))])),
+    output(
+      new Housekeeping(context, log('housekeeping'), [
+        csvRetentionJob(context, log('housekeeping')),
+        logUpkeepJob(context, log('housekeeping')),
+        historyUpkeepJob(context, log('housekeeping')),
+      ]),
+    ),
   ];
 }
