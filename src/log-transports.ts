@@ -151,19 +151,25 @@ const jsonLine = winston.format((info) => {
   return info;
 });
 
+/** winston's File transport class (below): built on first use, so it loads only with services.log on. */
+let reportingFileTransport: ReturnType<typeof defineReportingFileTransport> | undefined;
+
 /**
  * winston's File transport, which does not report a failed write (a full SD card) to anyone: each
- * file stream it opens reports its errors as the transport's 'error'.
+ * file stream it opens reports its errors as the transport's 'error'. `winston.transports.File`
+ * is a getter that loads the transport's module (and its helpers) when first read.
  */
-class ReportingFileTransport extends winston.transports.File {
-  _createStream(source: NodeJS.ReadableStream): WriteStream {
-    const create = (
-      winston.transports.File.prototype as unknown as Record<string, (s: unknown) => WriteStream>
-    )._createStream!;
-    const stream = create.call(this, source);
-    stream.on('error', (error) => this.emit('error', error));
-    return stream;
-  }
+function defineReportingFileTransport() {
+  const File = winston.transports.File;
+  return class ReportingFileTransport extends File {
+    _createStream(source: NodeJS.ReadableStream): WriteStream {
+      const create = (File.prototype as unknown as Record<string, (s: unknown) => WriteStream>)
+        ._createStream!;
+      const stream = create.call(this, source);
+      stream.on('error', (error) => this.emit('error', error));
+      return stream;
+    }
+  };
 }
 
 /**
@@ -173,13 +179,13 @@ class ReportingFileTransport extends winston.transports.File {
  */
 export function servicesLogTransport(path: string): TransportStream {
   closeSync(openSync(path, 'a'));
-  return new ReportingFileTransport({
+  reportingFileTransport ??= defineReportingFileTransport();
+  return new reportingFileTransport({
     dirname: dirname(path),
     filename: basename(path),
     maxsize: SERVICES_LOG_MAX_BYTES,
     maxFiles: SERVICES_LOG_MAX_FILES,
     tailable: true,
-    // A larger file-stream buffer than the 16 KiB default: a burst is written in fewer rounds.
     options: { flags: 'a' },
     format: jsonLine(),
   });
