@@ -161,13 +161,38 @@ let reportingFileTransport: ReturnType<typeof defineReportingFileTransport> | un
  */
 function defineReportingFileTransport() {
   const File = winston.transports.File;
+  const inherited = File.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
   return class ReportingFileTransport extends File {
+    /** Puts back into the queue what it gives out while no file is attached (see _endStream). */
+    private rescue: ((chunk: Buffer) => void) | undefined;
+
     _createStream(source: NodeJS.ReadableStream): WriteStream {
-      const create = (File.prototype as unknown as Record<string, (s: unknown) => WriteStream>)
-        ._createStream!;
-      const stream = create.call(this, source);
+      const stream = inherited._createStream!.call(this, source) as WriteStream;
       stream.on('error', (error) => this.emit('error', error));
+      // Before winston attaches the queue to the new file on 'open'.
+      stream.prependListener('open', () => {
+        if (this.rescue) source.off('data', this.rescue);
+        this.rescue = undefined;
+      });
       return stream;
+    }
+
+    /**
+     * Rotation. winston detaches its queue (a PassThrough) from the full file in a callback that
+     * runs inside the queue's own read(), when the line that fills the file has been accepted;
+     * that read() then hands out the rest of the queue with no file attached, and the lines in it
+     * (up to 16 KiB) were lost. They are put back at the head of the queue, which goes on into
+     * the next file in order.
+     */
+    _endStream(callback?: () => void): void {
+      const queue = (this as unknown as { _stream: NodeJS.ReadableStream })._stream;
+      inherited._endStream!.call(this, callback);
+      // Detached now (and paused): a listener added here starts nothing, it only catches.
+      if (!this.rescue) {
+        const rescue = (chunk: Buffer) => queue.unshift(chunk);
+        this.rescue = rescue;
+        queue.on('data', rescue);
+      }
     }
   };
 }
