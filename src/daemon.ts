@@ -23,7 +23,7 @@ import { cachedWifiInfo, createWifiService } from './device/wifi/service.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
-import { csvRetentionJob, Housekeeping } from './device/housekeeping.js';
+import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from './device/housekeeping.js';
 import { registerCoreRoutes } from './http/routes/core.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
@@ -230,6 +230,12 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(actions),
     output(createWifiService(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
-    output(new Housekeeping(context, log('housekeeping'), [csvRetentionJob(context, log('housekeeping'))])),
+    output(
+      new Housekeeping(context, log('housekeeping'), [
+        csvRetentionJob(context, log('housekeeping')),
+        logUpkeepJob(context, log('housekeeping')),
+        historyUpkeepJob(context, log('housekeeping')),
+      ]),
+    ),
   ];
 }

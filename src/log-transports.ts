@@ -151,19 +151,50 @@ const jsonLine = winston.format((info) => {
   return info;
 });
 
+/** winston's File transport class (below): built on first use, so it loads only with services.log on. */
+let reportingFileTransport: ReturnType<typeof defineReportingFileTransport> | undefined;
+
 /**
  * winston's File transport, which does not report a failed write (a full SD card) to anyone: each
- * file stream it opens reports its errors as the transport's 'error'.
+ * file stream it opens reports its errors as the transport's 'error'. `winston.transports.File`
+ * is a getter that loads the transport's module (and its helpers) when first read.
  */
-class ReportingFileTransport extends winston.transports.File {
-  _createStream(source: NodeJS.ReadableStream): WriteStream {
-    const create = (
-      winston.transports.File.prototype as unknown as Record<string, (s: unknown) => WriteStream>
-    )._createStream!;
-    const stream = create.call(this, source);
-    stream.on('error', (error) => this.emit('error', error));
-    return stream;
-  }
+function defineReportingFileTransport() {
+  const File = winston.transports.File;
+  const inherited = File.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  return class ReportingFileTransport extends File {
+    /** Puts back into the queue what it gives out while no file is attached (see _endStream). */
+    private rescue: ((chunk: Buffer) => void) | undefined;
+
+    _createStream(source: NodeJS.ReadableStream): WriteStream {
+      const stream = inherited._createStream!.call(this, source) as WriteStream;
+      stream.on('error', (error) => this.emit('error', error));
+      // Before winston attaches the queue to the new file on 'open'.
+      stream.prependListener('open', () => {
+        if (this.rescue) source.off('data', this.rescue);
+        this.rescue = undefined;
+      });
+      return stream;
+    }
+
+    /**
+     * Rotation. winston detaches its queue (a PassThrough) from the full file in a callback that
+     * runs inside the queue's own read(), when the line that fills the file has been accepted;
+     * that read() then hands out the rest of the queue with no file attached, and the lines in it
+     * (up to 16 KiB) were lost. They are put back at the head of the queue, which goes on into
+     * the next file in order.
+     */
+    _endStream(callback?: () => void): void {
+      const queue = (this as unknown as { _stream: NodeJS.ReadableStream })._stream;
+      inherited._endStream!.call(this, callback);
+      // Detached now (and paused): a listener added here starts nothing, it only catches.
+      if (!this.rescue) {
+        const rescue = (chunk: Buffer) => queue.unshift(chunk);
+        this.rescue = rescue;
+        queue.on('data', rescue);
+      }
+    }
+  };
 }
 
 /**
@@ -173,13 +204,13 @@ class ReportingFileTransport extends winston.transports.File {
  */
 export function servicesLogTransport(path: string): TransportStream {
   closeSync(openSync(path, 'a'));
-  return new ReportingFileTransport({
+  reportingFileTransport ??= defineReportingFileTransport();
+  return new reportingFileTransport({
     dirname: dirname(path),
     filename: basename(path),
     maxsize: SERVICES_LOG_MAX_BYTES,
     maxFiles: SERVICES_LOG_MAX_FILES,
     tailable: true,
-    // A larger file-stream buffer than the 16 KiB default: a burst is written in fewer rounds.
     options: { flags: 'a' },
     format: jsonLine(),
   });

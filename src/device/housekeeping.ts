@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { localDateTime } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output } from '../output.js';
+import { hasHistoryLeftovers, removeHistoryLeftovers } from '../history/upkeep.js';
 import { deleteExpiredCsvFiles } from './csv-retention.js';
 import { sdCardRoot } from './sd-card.js';
+import { hasLogLeftovers, removeLogLeftovers } from './log-upkeep.js';
 
 /** One piece of daily upkeep. It may throw: the failure is logged and counted, the others still run. */
 export interface HousekeepingJob {
@@ -27,11 +30,11 @@ const AT_LOCAL_MIDNIGHT = '0 0 * * *';
  * midnight. node-cron loads only once a job has something to keep. A failing job is logged and
  * counted; it never stops the daemon or the other jobs.
  */
-export class Housekeeping implements Output<boolean> {
+export class Housekeeping implements Output<string> {
   readonly name = 'housekeeping';
   readonly required = false;
-  /** CSV logging switched on gives CSV retention something to keep. */
-  readonly watches = ['services.sd.enable'] as const;
+  /** CSV logging switched on gives CSV retention something to keep, services.log the log upkeep. */
+  readonly watches = ['services.sd.enable', 'services.log'] as const;
   private task: ScheduledTask | undefined;
   private lastDate: string | undefined;
   private runs = 0;
@@ -51,11 +54,11 @@ export class Housekeeping implements Output<boolean> {
     this.stopped = false;
   }
 
-  select(config: AppConfig): boolean {
-    return config.services.sd.enable;
+  select(config: AppConfig): string {
+    return `sd ${config.services.sd.enable}, log ${config.services.log}`;
   }
 
-  /** A job may have gained something to keep (CSV logging switched on): schedule if so. */
+  /** A job may have gained something to keep (CSV logging or the log file switched): schedule if so. */
   reconcile(): Promise<void> {
     return this.schedule();
   }
@@ -139,7 +142,33 @@ export function csvRetentionJob(context: AppContext, logger: Logger): Housekeepi
         now,
         logger,
       );
-      if (errors.length > 0) throw new Error(`${errors.length} file(s) not deleted: ${errors[0]!.message}`);
+      failIfAny(errors);
     },
+  };
+}
+
+/** One error out of a job's list of per-file errors, or nothing when all went well. */
+function failIfAny(errors: readonly Error[]): void {
+  if (errors.length > 0) throw new Error(`${errors.length} file(s) not deleted: ${errors[0]!.message}`);
+}
+
+/** services.log upkeep over the SD card folder, where the log file lives (./log-upkeep.ts). */
+export function logUpkeepJob(context: AppContext, logger: Logger): HousekeepingJob {
+  const directory = () => sdDirectory(context);
+  const on = () => context.config.config.services.log;
+  return {
+    name: 'log upkeep',
+    needed: () => hasLogLeftovers(directory(), on()),
+    run: (now) => failIfAny(removeLogLeftovers(directory(), on(), now, logger)),
+  };
+}
+
+/** History upkeep over `<state>/history/` (../history/upkeep.ts). */
+export function historyUpkeepJob(context: AppContext, logger: Logger): HousekeepingJob {
+  const directory = () => join(context.config.config.paths.state, 'history');
+  return {
+    name: 'history upkeep',
+    needed: () => hasHistoryLeftovers(directory()),
+    run: (now) => failIfAny(removeHistoryLeftovers(directory(), now, logger)),
   };
 }

@@ -80,6 +80,8 @@ export function encodeNumber(
 
 /** One register of the compiled layout: where it lives and how its bytes are produced. */
 interface Cell {
+  /** Register id of the layout. */
+  id: string;
   /** Byte offset in the image. */
   offset: number;
   bytes: number;
@@ -101,6 +103,7 @@ function compile(layout: CompactLayout): Cell[] {
         throw new Error(`register ${register.id} past address ${REGISTER_COUNT - 1}`);
       const type = register.type ?? 'double';
       cells.push({
+        id: register.id,
         offset: address * 2,
         bytes: words * 2,
         definition,
@@ -119,6 +122,12 @@ export class RegisterImage {
   readonly bytes: Buffer = Buffer.alloc(REGISTER_COUNT * 2);
   private cells: Cell[] = [];
   private clockCells: Cell[] = [];
+  /**
+   * Last valid value of each energy counter id, served while the reading is stale: a counter is
+   * monotonic and still true while the meter is silent (docs/architecture.md#staleness). Kept by
+   * id, so a new layout serves it too.
+   */
+  private readonly lastCounters = new Map<string, number>();
 
   /** Installs a validated layout; call rebuild() afterwards. */
   setLayout(layout: CompactLayout): void {
@@ -152,7 +161,7 @@ export class RegisterImage {
       field.fill(0);
       definition.write(source, field);
     } else {
-      const value = definition.value(source);
+      const value = this.numericValue(cell, definition, source);
       encodeNumber(
         this.bytes,
         offset,
@@ -161,5 +170,17 @@ export class RegisterImage {
         value === undefined ? undefined : scaleValue(value, cell.scaler),
       );
     }
+  }
+
+  private numericValue(
+    cell: Cell,
+    definition: Extract<RegisterDefinition, { kind: 'numeric' }>,
+    source: ValueSource,
+  ): number | undefined {
+    const value = definition.value(source);
+    if (!definition.counter) return value;
+    if (source.reading === undefined) return this.lastCounters.get(cell.id);
+    if (value !== undefined) this.lastCounters.set(cell.id, value);
+    return value;
   }
 }

@@ -1,6 +1,6 @@
 import { PHASES, signedCurrent, type Phase } from '../reading/phases.js';
 import type { SystemFacts } from '../reading/meter-state.js';
-import { QUANTITIES } from '../reading/quantities.js';
+import { QUANTITIES, type Quantity } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
 
 /**
@@ -31,8 +31,12 @@ export type BytesWriter = (source: ValueSource, target: Buffer) => void;
 export type RegisterDefinition =
   /** Padding: id 0 reads 0x0000, id 1 reads 0xFFFF in every word (docs/architecture.md#modbus-layout-api). */
   | { kind: 'padding'; fill: 0x00 | 0xff }
-  /** Numeric value in a numeric type; `timestamp` ones must use type int (as on the device). */
-  | { kind: 'numeric'; value: NumericResolver; timestamp: boolean; clock: boolean }
+  /**
+   * Numeric value in a numeric type; `timestamp` ones must use type int (as on the device). `counter`:
+   * an energy counter of the quantity table, which keeps its last valid value while the reading is
+   * stale (docs/architecture.md#staleness).
+   */
+  | { kind: 'numeric'; value: NumericResolver; timestamp: boolean; clock: boolean; counter: boolean }
   /** Byte array of a fixed size (the device's "hex" ids). */
   | { kind: 'bytes'; bytes: number; write: BytesWriter; clock: boolean };
 
@@ -121,17 +125,27 @@ function writeFirmware(source: ValueSource, target: Buffer): void {
 
 function numeric(
   value: NumericResolver,
-  options: { timestamp?: boolean; clock?: boolean } = {},
+  options: { timestamp?: boolean; clock?: boolean; counter?: boolean } = {},
 ): RegisterDefinition {
-  return { kind: 'numeric', value, timestamp: options.timestamp ?? false, clock: options.clock ?? false };
+  return {
+    kind: 'numeric',
+    value,
+    timestamp: options.timestamp ?? false,
+    clock: options.clock ?? false,
+    counter: options.counter ?? false,
+  };
 }
+
+/** Energy registers (Home Assistant's total classes) count up; everything else is instantaneous. */
+const isCounter = (quantity: Quantity): boolean => quantity.ha.stateClass !== 'measurement';
 
 function buildCatalogue(): Map<string, RegisterDefinition> {
   const ids = new Map<string, RegisterDefinition>([
     ['0', { kind: 'padding', fill: 0x00 }],
     ['1', { kind: 'padding', fill: 0xff }],
   ]);
-  for (const quantity of QUANTITIES) ids.set(quantity.obis, numeric(obisValue(quantity.obis)));
+  for (const quantity of QUANTITIES)
+    ids.set(quantity.obis, numeric(obisValue(quantity.obis), { counter: isCounter(quantity) }));
   ids.set('power.active', numeric(difference('1.7.0', '2.7.0')));
   ids.set('power.reactive', numeric(difference('3.7.0', '4.7.0')));
   for (const phase of PHASES) {

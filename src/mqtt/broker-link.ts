@@ -284,6 +284,9 @@ function clientOptionsOf(options: LinkOptions): IClientOptions {
     connectTimeout: CONNECT_TIMEOUT_MS,
     queueQoSZero: false,
     resubscribe: false,
+    // Without this, mqtt-packet builds a table of 65,536 two-byte Buffers (one per packet id, about
+    // 6 MB of heap) on the first packet; the gateway sends a few packets a second.
+    writeCache: false,
   };
   if (options.username !== undefined) clientOptions.username = options.username;
   if (options.password !== undefined) clientOptions.password = options.password;

@@ -1,8 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { csvRetentionJob, Housekeeping } from '../../src/device/housekeeping.js';
+import {
+  csvRetentionJob,
+  historyUpkeepJob,
+  Housekeeping,
+  logUpkeepJob,
+} from '../../src/device/housekeeping.js';
 import { SdLogger } from '../../src/device/sd-logger.js';
 import { runOutput } from '../../src/output.js';
 import { startHttpContext } from '../helpers/http-context.js';
@@ -106,6 +111,90 @@ test('with no CSV files and SD logging off nothing is scheduled; switching SD lo
       (seen) => seen !== undefined,
     );
     assert.equal(scheduled?.runs, 1);
+  } finally {
+    await running.stop();
+    await h.close();
+  }
+});
+
+const DAY = 86_400_000;
+
+/** Writes `path` with its modification time `ms` (the test clock's time, not the machine's). */
+function fileFrom(path: string, ms: number): void {
+  writeFileSync(path, 'x');
+  utimesSync(path, ms / 1000, ms / 1000);
+}
+
+test('log and history upkeep at start and after midnight; a file that cannot be checked fails its step alone', async () => {
+  const h = await beforeMidnight();
+  const now = h.clock.now();
+  // The log files live in the SD card folder (sd_log.directory, default <state>/sd).
+  const sd = join(h.stateDir, 'sd');
+  mkdirSync(sd, { recursive: true });
+  const state = (name: string) => join(sd, name);
+  const history = join(h.stateDir, 'history');
+  mkdirSync(history, { recursive: true });
+  // services.log is off (default): its files go once unwritten for 30 days.
+  fileFrom(state('meter-gateway.log'), now - 40 * DAY);
+  fileFrom(state('meter-gateway1.log'), now - 2 * DAY);
+  symlinkSync(state('gone'), state('meter-gateway2.log')); // cannot be checked: the step fails
+  fileFrom(state('meter-gateway7.log'), now); // past the five kept files
+  fileFrom(state('other.log'), now - 40 * DAY); // not a services.log file
+  fileFrom(join(history, '1m.ring'), now - 40 * DAY);
+  fileFrom(join(history, `1m.ring.corrupt-${now - 31 * DAY}`), now);
+  mkdirSync(join(history, `15m.ring.corrupt-${now - 30 * DAY + 3_600_000}`)); // a directory moved aside
+  fileFrom(join(history, '1d.ring.tmp'), now - 2 * 3_600_000);
+  const housekeeping = new Housekeeping(h.ctx, h.ctx.logger, [
+    logUpkeepJob(h.ctx, h.ctx.logger),
+    historyUpkeepJob(h.ctx, h.ctx.logger),
+  ]);
+  const running = runOutput(h.ctx, housekeeping);
+  const status = () => h.ctx.services.get('housekeeping') as unknown as Status;
+  try {
+    await running.start();
+    assert.equal(status().runs, 1, 'at start');
+    assert.equal(status().failures, 1, 'the log step failed');
+    assert.match(status().error ?? '', /^log upkeep: 1 file\(s\) not deleted: ENOENT/);
+    assert.equal(existsSync(state('meter-gateway.log')), false, 'unwritten for 40 days');
+    assert.equal(existsSync(state('meter-gateway1.log')), true, 'written 2 days ago');
+    assert.equal(existsSync(state('meter-gateway7.log')), false);
+    assert.equal(existsSync(state('other.log')), true);
+    assert.equal(existsSync(join(history, '1m.ring')), true, 'ring files are kept');
+    assert.equal(existsSync(join(history, `1m.ring.corrupt-${now - 31 * DAY}`)), false);
+    assert.equal(existsSync(join(history, `15m.ring.corrupt-${now - 30 * DAY + 3_600_000}`)), true);
+    assert.equal(existsSync(join(history, '1d.ring.tmp')), false, 'an unfinished ring file');
+
+    h.clock.advance(2 * 3_600_000); // 01:00 the next day: the directory moved aside is 30 days old
+    await housekeeping.due();
+    assert.equal(status().runs, 2);
+    assert.equal(existsSync(join(history, `15m.ring.corrupt-${now - 30 * DAY + 3_600_000}`)), false);
+    assert.equal(status().failures, 2, 'the same log file fails again, counted again');
+  } finally {
+    await running.stop();
+    await h.close();
+  }
+});
+
+test('with services.log on only rotated files past the kept five go; switching it on schedules the upkeep', async () => {
+  const h = await beforeMidnight();
+  const now = h.clock.now();
+  const housekeeping = new Housekeeping(h.ctx, h.ctx.logger, [logUpkeepJob(h.ctx, h.ctx.logger)]);
+  const running = runOutput(h.ctx, housekeeping);
+  try {
+    await running.start();
+    assert.equal(h.ctx.services.get('housekeeping'), undefined, 'no log files: nothing to keep');
+    fileFrom(join(h.stateDir, 'meter-gateway4.log'), now - 40 * DAY);
+    fileFrom(join(h.stateDir, 'meter-gateway5.log'), now);
+    assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.log', true]])).ok, true);
+    const scheduled = await waitFor(
+      'housekeeping to be scheduled',
+      () => h.ctx.services.get('housekeeping') as unknown as Status | undefined,
+      (seen) => seen !== undefined,
+    );
+    assert.equal(scheduled?.runs, 1);
+    assert.equal(scheduled?.failures, 0);
+    assert.equal(existsSync(join(h.stateDir, 'meter-gateway4.log')), true, 'kept while services.log is on');
+    assert.equal(existsSync(join(h.stateDir, 'meter-gateway5.log')), false);
   } finally {
     await running.stop();
     await h.close();

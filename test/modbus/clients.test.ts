@@ -209,7 +209,7 @@ test('exception codes seen by modbus-serial: 01 for FC 03, 03 for 126 registers,
   assert.equal(slave.service.slave.exceptions, 5);
 });
 
-test('stale readings turn numeric registers into NaN (float) and 0 (int); fresh data restores them', async (t) => {
+test('stale readings turn instantaneous registers into NaN (float) and 0 (int), energy counters keep their last value; fresh data restores them', async (t) => {
   const slave = await startSlave({ staleAfterMs: 200 });
   t.after(() => slave.stop());
   const client = await connectClient(slave.port);
@@ -221,7 +221,14 @@ test('stale readings turn numeric registers into NaN (float) and 0 (int); fresh 
   await once(slave.ctx.store, 'meter'); // status NO DATA after 200 ms without a frame
   assert.equal(slave.ctx.store.latest, undefined);
   assert.ok(Number.isNaN(decodeRegister(await readWords(client, 1, 2), 0, 'float', 'msw')));
-  assert.ok(Number.isNaN(decodeRegister(await readWords(client, 801, 4), 0, 'double', 'msw')));
+  assert.ok(Number.isNaN(decodeRegister(await readWords(client, 501, 2), 0, 'float', 'msw')), '1.7.0');
+  assertClose(
+    decodeRegister(await readWords(client, 801, 4), 0, 'double', 'msw'),
+    12345678,
+    'double',
+    '1.8.1',
+  );
+  assertClose(decodeRegister(await readWords(client, 549, 2), 0, 'float', 'msw'), 35802467, 'float', '1.8.0');
   assert.equal(decodeRegister(await readWords(client, 211, 2), 0, 'int', 'msw'), 0);
   slave.ctx.store.ingest(syntheticReading());
   assertClose(decodeRegister(await readWords(client, 1, 2), 0, 'float', 'msw'), 230.1, 'float', 'voltage');

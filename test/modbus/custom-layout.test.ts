@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { test } from 'node:test';
 import { closeClient, connectClient, readWords, startSlave } from './clients.js';
 import { syntheticReading } from './fixtures.js';
@@ -105,4 +106,40 @@ test('a layout change applies at once; a null layout (what DELETE stores) brings
   assert.equal((await readWords(client, 3, 2)).toString('hex'), '00000000');
   slave.ctx.config.apply(new Map([['modbus.layout', null]]));
   assert.equal((await readWords(client, 1, 4)).toString('hex'), f32(230.1) + f32(229.8));
+});
+
+test('stale readings in a custom layout: counters keep their last value in every type, instantaneous values do not', async (t) => {
+  const slave = await startSlave({ staleAfterMs: 200 });
+  t.after(() => slave.stop());
+  const layout = [
+    {
+      start_address: 10,
+      word_order: 'lsw',
+      registers: [
+        { id: '1.8.0', type: 'int', scaler: 0 },
+        { id: '2.8.1', type: 'float', scaler: 0 },
+        { id: '4.8.0', type: 'long', scaler: 2 },
+        { id: '1.7.0', type: 'float', scaler: 3 },
+        { id: '32.7.0', type: 'short', scaler: 1 },
+        { id: 'power.active', type: 'double', scaler: 0 },
+      ],
+    },
+  ];
+  assert.ok(slave.ctx.config.apply(new Map([['modbus.layout', layout]])).ok);
+  const client = await connectClient(slave.port);
+  t.after(() => closeClient(client));
+  const keepAlive = setInterval(() => undefined, 1000); // the store's stale timer is unref'd
+  t.after(() => clearInterval(keepAlive));
+  const counters = wordSwapped('00008bda') + wordSwapped(f32(1234.567)) + wordSwapped('00000000000030b3');
+  slave.ctx.store.ingest(syntheticReading());
+  const fresh = (await readWords(client, 10, 15)).toString('hex');
+  assert.equal(fresh.slice(0, 32), counters); // 35802 kWh, 1234.567 kWh, 12467 (124.67 kvarh x 100)
+  assert.equal(fresh.slice(32, 40), wordSwapped(f32(1234)));
+  await once(slave.ctx.store, 'meter'); // status NO DATA after 200 ms without a frame
+  assert.equal(slave.ctx.store.latest, undefined);
+  const stale = (await readWords(client, 10, 15)).toString('hex');
+  assert.equal(stale.slice(0, 32), counters);
+  assert.equal(stale.slice(32, 40), wordSwapped(f32(NaN)));
+  assert.equal(stale.slice(40, 44), '0000');
+  assert.equal(stale.slice(44), wordSwapped(f64(NaN)));
 });
