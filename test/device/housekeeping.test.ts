@@ -183,8 +183,10 @@ test('with services.log on only rotated files past the kept five go; switching i
   try {
     await running.start();
     assert.equal(h.ctx.services.get('housekeeping'), undefined, 'no log files: nothing to keep');
-    fileFrom(join(h.stateDir, 'meter-gateway4.log'), now - 40 * DAY);
-    fileFrom(join(h.stateDir, 'meter-gateway5.log'), now);
+    const sd = join(h.stateDir, 'sd'); // the SD card folder, where the log file lives
+    mkdirSync(sd, { recursive: true });
+    fileFrom(join(sd, 'meter-gateway4.log'), now - 40 * DAY);
+    fileFrom(join(sd, 'meter-gateway5.log'), now);
     assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.log', true]])).ok, true);
     const scheduled = await waitFor(
       'housekeeping to be scheduled',
@@ -193,8 +195,8 @@ test('with services.log on only rotated files past the kept five go; switching i
     );
     assert.equal(scheduled?.runs, 1);
     assert.equal(scheduled?.failures, 0);
-    assert.equal(existsSync(join(h.stateDir, 'meter-gateway4.log')), true, 'kept while services.log is on');
-    assert.equal(existsSync(join(h.stateDir, 'meter-gateway5.log')), false);
+    assert.equal(existsSync(join(sd, 'meter-gateway4.log')), true, 'kept while services.log is on');
+    assert.equal(existsSync(join(sd, 'meter-gateway5.log')), false);
   } finally {
     await running.stop();
     await h.close();
