@@ -5,6 +5,7 @@ import { createLogger, type Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
 import type { MeterInterface } from './reading/reading.js';
 import { ReadingStore } from './reading/store.js';
+import type { TemplateInput } from './reading/template-variables.js';
 import { readSystemId, resolveSystemId } from './system-id.js';
 import { VERSION } from './version.js';
 
@@ -129,4 +130,27 @@ function systemIdOf(config: ConfigStore): string {
   } catch {
     return config.config.device.id || readSystemId();
   }
+}
+
+/**
+ * The MQTT template variables' input as this context knows it now: the latest reading, the meter,
+ * the gateway's facts and settings, and the Wi-Fi facts the Wi-Fi service last reported (or
+ * `wifi`, when the caller asked the backend itself). One source for the MQTT template, the
+ * actions' substitution and /api/v1/variables (docs/architecture.md#mqtt-template).
+ */
+export function templateInputOf(
+  ctx: AppContext,
+  wifi?: Readonly<Record<string, string | number>>,
+): TemplateInput {
+  const config = ctx.config.config;
+  const reported = ctx.services.get('wifi')?.info as Record<string, string | number> | undefined;
+  return {
+    reading: ctx.store.latest,
+    meter: ctx.store.meter,
+    system: ctx.system,
+    systemName: config.system.name,
+    convFactor: config.meter.conv_factor,
+    wifi: wifi ?? reported ?? {},
+    now: ctx.now(),
+  };
 }

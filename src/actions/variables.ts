@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import { templateInputOf, type AppContext } from '../context.js';
 import { compileTemplate } from '../mqtt/template.js';
 import { buildTemplateVariables, type TemplateValue } from '../reading/template-variables.js';
 import type { ConstValue } from './definition.js';
@@ -43,16 +43,7 @@ export function runVariables(
   ctx: AppContext,
   constants: Readonly<Record<string, ConstValue>>,
 ): Map<string, TemplateValue> {
-  const config = ctx.config.config;
-  const variables = buildTemplateVariables({
-    reading: ctx.store.latest,
-    meter: ctx.store.meter,
-    system: ctx.system,
-    systemName: config.system.name,
-    convFactor: config.meter.conv_factor,
-    wifi: (ctx.services.get('wifi')?.info as Record<string, string | number> | undefined) ?? {},
-    now: ctx.now(),
-  });
+  const variables = buildTemplateVariables(templateInputOf(ctx));
   for (const [name, value] of Object.entries(constants)) variables.set(`const.${name}`, constValue(value));
   return variables;
 }

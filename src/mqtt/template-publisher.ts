@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/types.js';
-import type { AppContext } from '../context.js';
+import { templateInputOf, type AppContext } from '../context.js';
 import type { Reading } from '../reading/reading.js';
 import { buildTemplateVariables } from '../reading/template-variables.js';
 import type { BrokerLink } from './broker-link.js';
@@ -47,13 +47,10 @@ export class TemplatePublisher {
     if (this.template?.source !== publish.template) this.template = compileTemplate(publish.template);
     if (this.topic?.source !== publish.topic) this.topic = compileTemplate(publish.topic);
     const variables = buildTemplateVariables({
+      ...templateInputOf(this.ctx),
       reading,
-      meter: this.ctx.store.meter,
-      system: this.ctx.system,
       systemName: settings.systemName,
       convFactor: settings.convFactor,
-      wifi: (this.ctx.services.get('wifi')?.info as Record<string, string | number> | undefined) ?? {},
-      now: this.ctx.now(),
     });
     const name = this.topic.render(variables);
     if (topicNameProblem(name) !== undefined) {

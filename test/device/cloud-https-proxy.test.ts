@@ -1,13 +1,14 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 import { requireCommand } from '../helpers/environment.js';
+import { tunnellingProxy } from '../helpers/tunnelling-proxy.js';
 import { waitFor } from '../helpers/wait.js';
 import { createTestPki } from '../mqtt/test-certificates.js';
 
@@ -37,38 +38,6 @@ async function httpsEndpoint(cert: string, key: string) {
     posts,
     close: () => {
       server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-/** A tunnelling HTTP proxy on loopback: CONNECT host:port (RFC 9110 §9.3.6), then bytes both ways. */
-async function connectProxy() {
-  const seen: string[] = [];
-  const sockets = new Set<Socket>();
-  const server = createHttpServer((_request, response) => response.writeHead(405).end());
-  server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-    seen.push(`${request.method} ${request.url}`);
-    const [host, port] = (request.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -114,7 +83,7 @@ test('HTTPS_PROXY: an https target is reached through a CONNECT tunnel, its CA t
     readFileSync(serverKeyFile, 'utf8'),
   );
   t.after(() => target.close());
-  const proxy = await connectProxy();
+  const proxy = await tunnellingProxy();
   t.after(() => proxy.close());
 
   const daemon = await pushingDaemon(t, target.url, {
@@ -159,7 +128,7 @@ test('an https target whose CA is not trusted gets no report, through the proxy 
     readFileSync(serverKeyFile, 'utf8'),
   );
   t.after(() => target.close());
-  const proxy = await connectProxy();
+  const proxy = await tunnellingProxy();
   t.after(() => proxy.close());
 
   const daemon = await pushingDaemon(t, target.url, proxyEnv(proxy.url, ''));

@@ -1,15 +1,15 @@
 // The history page's energy explorer and the CSV download, in headless Chromium on the real daemon.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HistoryView } from '../../src/history/history-view.js';
 import type { HistoryPoint } from '../../src/history/point.js';
 import { RingFile } from '../../src/history/ring-file.js';
 import { TIERS } from '../../src/history/tiers.js';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { requireChromium } from '../helpers/browser.js';
+import { setUp } from './page-rig.js';
 
 /** Local midnight (Unix s) `days` days after today's. */
 function midnight(days = 0): number {
@@ -43,16 +43,7 @@ async function seededState(): Promise<string> {
 test('the explorer steps to the previous day, shows the API sum of its kWh, and downloads it as CSV', async (t) => {
   if (!requireChromium(t)) return;
   const stateDir = await seededState();
-  const daemon = await startDaemonProcess(stateDir);
-  const browser = await launchBrowser();
-  t.after(async () => {
-    await browser.close();
-    await daemon.stop();
-    rmSync(stateDir, { recursive: true, force: true });
-  });
-  const page = await browser.context.newPage();
-  const pageErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(error.message));
+  const { daemon, page, pageErrors } = await setUp(t, {}, undefined, stateDir);
   await page.goto(`${daemon.baseUrl}/#/history`);
   await page.locator(`#explorer[data-from="${midnight()}"]`).waitFor({ timeout: 15_000 });
   assert.equal(await page.locator('#explorer [data-view].active').textContent(), 'Day');

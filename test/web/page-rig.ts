@@ -12,6 +12,8 @@ export async function setUp(
   t: TestContext,
   env: Record<string, string> = {},
   credentials?: { username: string; password: string },
+  /** A state folder the test prepared (seeded history, ...); a fresh one otherwise. */
+  preparedStateDir?: string,
 ): Promise<{
   daemon: ListeningDaemon;
   browser: TestBrowser;
@@ -19,7 +21,7 @@ export async function setUp(
   pageErrors: string[];
   stateDir: string;
 }> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-web-'));
+  const stateDir = preparedStateDir ?? mkdtempSync(join(tmpdir(), 'mg-web-'));
   const daemon = await startDaemonProcess(stateDir, env);
   const browser = await launchBrowser(credentials ? { httpCredentials: credentials } : {});
   t.after(async () => {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import { templateInputOf, type AppContext } from '../../context.js';
 import { buildTemplateVariables } from '../../reading/template-variables.js';
 import { VARIABLES_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
@@ -7,23 +7,16 @@ import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 
 /**
  * GET /api/v1/variables (a compatibility endpoint of the real device): every MQTT template
- * variable, as an array of one-pair objects ([{"1_8_0":"6643.003"}, ...], the device's shape), (docs/architecture.md#mqtt-template) with its current value as the template would render it, as a
- * string: numbers in JSON number form, strings verbatim, absent values as "null".
+ * variable (docs/architecture.md#mqtt-template) with its current value as the template would
+ * render it, as a string: numbers in JSON number form, strings verbatim, absent values as "null".
+ * The route answers them as the device does, an array of one-pair objects
+ * ([{"1_8_0":"6643.003"}, ...]).
  */
 export async function templateVariableStrings(
   ctx: AppContext,
   wifiInfo: WifiInfoSource,
 ): Promise<Record<string, string>> {
-  const config = ctx.config.config;
-  const variables = buildTemplateVariables({
-    reading: ctx.store.latest,
-    meter: ctx.store.meter,
-    system: ctx.system,
-    systemName: config.system.name,
-    convFactor: config.meter.conv_factor,
-    wifi: await wifiInfo(),
-    now: ctx.now(),
-  });
+  const variables = buildTemplateVariables(templateInputOf(ctx, await wifiInfo()));
   const out: Record<string, string> = {};
   for (const [name, value] of variables) out[name] = value === null ? 'null' : String(value);
   return out;
