@@ -1,5 +1,8 @@
 import type { MbusReading, MeterIdentity } from '../reading/reading.js';
+import type { EntityDevice } from './ha-entity.js';
 import { MBUS_HEAT, MBUS_WATER } from './ha-mbus.js';
+
+export type { EntityDevice } from './ha-entity.js';
 
 /**
  * The `device` and `origin` blocks of Home Assistant discovery configs (HA MQTT discovery device
@@ -7,9 +10,6 @@ import { MBUS_HEAT, MBUS_WATER } from './ha-mbus.js';
  * electricity meter and each M-Bus meter are devices of their own that name the gateway as
  * `via_device`.
  */
-
-/** The HA device an entity belongs to: the electricity meter, an M-Bus channel's meter, the gateway. */
-export type EntityDevice = 'meter' | 'gateway' | { mbus: number };
 
 export interface DeviceInfo {
   systemId: string;

@@ -1,37 +1,17 @@
 import { METER_STATUSES } from '../reading/meter-state.js';
-import type { HaStateClass } from '../reading/quantities.js';
 import { deviceBlock, originBlock } from './ha-device.js';
-import type { DeviceInfo, EntityDevice, MeterFacts } from './ha-device.js';
+import type { DeviceInfo, MeterFacts } from './ha-device.js';
+import type { HaComponent, HaEntity } from './ha-entity.js';
 
 /**
  * Home Assistant entities and their discovery configs (docs/architecture.md#home-assistant-discovery);
  * the meter's come from ./ha-meter-entities.ts, the gateway's own from ./ha-gateway-entities.ts.
  */
 
-export type { DeviceInfo, EntityDevice, MeterFacts } from './ha-device.js';
+export type { DeviceInfo, MeterFacts } from './ha-device.js';
+export type { EntityDevice, HaComponent, HaEntity } from './ha-entity.js';
 export { deviceBlock } from './ha-device.js';
 export { entitiesOf, stateOf } from './ha-meter-entities.js';
-
-/** HA MQTT discovery components this gateway announces (the `<component>` of the config topic). */
-export type HaComponent = 'sensor' | 'binary_sensor' | 'button';
-
-export interface HaEntity {
-  /** Stable key: quantity key, `tariff`, `meter_status`, `mbus_<channel>`, ...; part of unique_id and of the state JSON. */
-  key: string;
-  name: string;
-  device: EntityDevice;
-  /** Absent: a sensor. */
-  component?: HaComponent;
-  /** `diagnostic` for facts about the gateway itself (HA shows them apart from the measurements). */
-  entityCategory?: 'diagnostic' | 'config';
-  deviceClass?: string;
-  /** Absent for values without statistics (tariff, status). */
-  stateClass?: HaStateClass;
-  /** unit_of_measurement; absent for dimensionless values (HA: power_factor takes no unit or %). */
-  unit?: string;
-  /** device_class enum: the values the state can take. */
-  options?: readonly string[];
-}
 
 export interface DiscoveryTopics {
   prefix: string;

@@ -1,5 +1,5 @@
 import type { MbusReading } from '../reading/reading.js';
-import type { HaEntity } from './ha-entities.js';
+import type { HaEntity } from './ha-entity.js';
 
 /** EN 13757-3 §8.4.1 device types: 03 gas, 04/0C heat, 06 warm water, 07 water, 15 hot, 16 cold water. */
 export const MBUS_GAS = 0x03;

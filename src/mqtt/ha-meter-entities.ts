@@ -1,7 +1,7 @@
 import { QUANTITIES, type HaStateClass } from '../reading/quantities.js';
 import type { Reading } from '../reading/reading.js';
 import { roundSignificant } from '../reading/units.js';
-import type { HaEntity } from './ha-entities.js';
+import type { HaEntity } from './ha-entity.js';
 import { mbusEntity } from './ha-mbus.js';
 
 /**
