@@ -151,18 +151,33 @@ const jsonLine = winston.format((info) => {
   return info;
 });
 
+const fileTransportMethods = winston.transports.File.prototype as unknown as Record<
+  string,
+  (this: unknown, ...args: unknown[]) => unknown
+>;
+
 /**
- * winston's File transport, which does not report a failed write (a full SD card) to anyone: each
- * file stream it opens reports its errors as the transport's 'error'.
+ * winston's File transport, with two corrections:
+ * - it does not report a failed write (a full SD card) to anyone: each file stream it opens
+ *   reports its errors as the transport's 'error';
+ * - it loses about 16 KiB of lines at a rotation when the event loop is slow (upstream
+ *   winstonjs/winston#1655, "Maxsize option may cause winston to lose log entries"). The
+ *   transport buffers lines in a PassThrough piped to the file. When the buffer is full, a
+ *   line's write callback runs inside the PassThrough's own `read()` (the pipe pulling the next
+ *   chunk); the callback sees the size limit and ends the file stream, unpiping it. That `read()`
+ *   then finds the stream no longer flowing, takes the WHOLE buffer and emits it as one 'data'
+ *   event, to no listener. Ending the stream on the next tick, after that `read()` has handed its
+ *   chunk to the pipe, keeps every line: the lines still buffered go to the next file, in order.
  */
 class ReportingFileTransport extends winston.transports.File {
   _createStream(source: NodeJS.ReadableStream): WriteStream {
-    const create = (
-      winston.transports.File.prototype as unknown as Record<string, (s: unknown) => WriteStream>
-    )._createStream!;
-    const stream = create.call(this, source);
+    const stream = fileTransportMethods._createStream!.call(this, source) as WriteStream;
     stream.on('error', (error) => this.emit('error', error));
     return stream;
+  }
+
+  _endStream(callback?: () => void): void {
+    process.nextTick(() => fileTransportMethods._endStream!.call(this, callback));
   }
 }
 
