@@ -164,10 +164,10 @@ const fileTransportMethods = winston.transports.File.prototype as unknown as Rec
  *   winstonjs/winston#1655, "Maxsize option may cause winston to lose log entries"). The
  *   transport buffers lines in a PassThrough piped to the file. When the buffer is full, a
  *   line's write callback runs inside the PassThrough's own `read()` (the pipe pulling the next
- *   chunk); the callback sees the size limit and ends the file stream, unpiping it. That `read()`
- *   then finds the stream no longer flowing, takes the WHOLE buffer and emits it as one 'data'
- *   event, to no listener. Ending the stream on the next tick, after that `read()` has handed its
- *   chunk to the pipe, keeps every line: the lines still buffered go to the next file, in order.
+ *   chunk); the callback sees the size limit and unpipes the full file. That `read()` then finds
+ *   the stream no longer flowing, takes the WHOLE buffer and emits it as one 'data' event, to no
+ *   listener. Those lines are the oldest not yet written: they are put back at the head of the
+ *   buffer, so they open the next file, in order, and the full file stays within its size.
  */
 class ReportingFileTransport extends winston.transports.File {
   _createStream(source: NodeJS.ReadableStream): WriteStream {
@@ -177,7 +177,12 @@ class ReportingFileTransport extends winston.transports.File {
   }
 
   _endStream(callback?: () => void): void {
-    process.nextTick(() => fileTransportMethods._endStream!.call(this, callback));
+    fileTransportMethods._endStream!.call(this, callback);
+    // Unpiped now, so no 'data' is due: a chunk emitted before the next tick is the orphaned one.
+    const source = (this as unknown as { _stream: NodeJS.ReadableStream })._stream;
+    const putBack = (chunk: Buffer) => source.unshift(chunk);
+    source.on('data', putBack);
+    process.nextTick(() => source.removeListener('data', putBack));
   }
 }
 
