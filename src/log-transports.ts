@@ -181,8 +181,9 @@ function defineReportingFileTransport() {
      * Rotation. winston detaches its queue (a PassThrough) from the full file in a callback that
      * runs inside the queue's own read(), when the line that fills the file has been accepted;
      * that read() then hands out the rest of the queue with no file attached, and the lines in it
-     * (up to 16 KiB) were lost. They are put back at the head of the queue, which goes on into
-     * the next file in order.
+     * (up to 16 KiB) were lost (upstream winstonjs/winston#1655, "Maxsize option may cause
+     * winston to lose log entries"). They are put back at the head of the queue, which goes on
+     * into the next file in order.
      */
     _endStream(callback?: () => void): void {
       const queue = (this as unknown as { _stream: NodeJS.ReadableStream })._stream;

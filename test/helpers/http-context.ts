@@ -21,7 +21,10 @@ export interface TestClock {
   now(): number;
   /** Moves the clock forward (nonce expiry, staleness) without waiting. */
   advance(ms: number): void;
-  /** Stops the clock where it is (until the next advance) so second boundaries cannot interfere. */
+  /**
+   * Stops the clock where it is (it then moves only by `advance`) so second boundaries cannot
+   * interfere. A stopped clock stays where it stopped.
+   */
   freeze(): void;
 }
 
@@ -32,6 +35,11 @@ export interface HttpContextOptions {
   server?: HttpServerOptions;
   meterInterface?: MeterInterface;
   staleAfterMs?: number;
+  /**
+   * The clock stopped from the start, before the boot time is taken from it: every reading of it
+   * (time since boot, report times) is exact however long the start takes.
+   */
+  clockFrozen?: boolean;
 }
 
 export interface HttpTestContext {
@@ -57,7 +65,7 @@ export function testClock(start = Date.now()): TestClock {
       if (frozenAt !== undefined) frozenAt += ms;
     },
     freeze: () => {
-      frozenAt = Date.now() + offset;
+      frozenAt ??= Date.now() + offset;
     },
   };
 }
@@ -65,6 +73,7 @@ export function testClock(start = Date.now()): TestClock {
 export async function startHttpContext(options: HttpContextOptions = {}): Promise<HttpTestContext> {
   const stateDir = mkdtempSync(join(tmpdir(), 'meter-gateway-http-'));
   const clock = testClock();
+  if (options.clockFrozen === true) clock.freeze();
   const logLines: string[] = [];
   const ctx = createAppContext({
     env: { METER_GATEWAY_HTTP_HOST: '127.0.0.1', METER_GATEWAY_HTTP_PORT: '0', ...options.env },

@@ -29,19 +29,50 @@ async function points(port: number, resolution: string, from: number): Promise<P
   return body.points;
 }
 
+/** How long the daemon that crosses the boundary runs before it (50 readings at 10/s). */
+const BEFORE_BOUNDARY_MS = 5000;
+
+/** The first minute boundary at least 10 s after `time`. */
+const boundaryAfter = (time: number) => Math.ceil((time + 10_000) / 60_000) * 60_000;
+
 /**
- * Kill times: every 1.5..3.5 s until 6 s before the next minute boundary that is at least 10 s
- * away; the daemon started then runs across the boundary and is killed 50..250 ms after it, while
- * it writes the minute that closed; then a few more kills within the new minute.
+ * The kill plan: each daemon is killed 1.5..3.5 s after it is ready while that stays 6 s before
+ * the boundary (more, when starts are slow); the daemon ready then runs across the boundary and is
+ * killed 50..250 ms after it, while it writes the minute that closed; then a few more kills within
+ * the new minute. How long a start takes is not the test's to choose (seconds under load), so the
+ * plan decides from the time each daemon is ready: a daemon ready less than 5 s before the
+ * boundary moves the boundary on a minute.
  */
-function killSchedule(start: number): { times: number[]; boundary: number } {
-  const boundary = Math.ceil((start + 10_000) / 60_000) * 60_000;
-  const times: number[] = [];
-  for (let at = start + 1500 + Math.random() * 2000; at < boundary - 6000; at += 1500 + Math.random() * 2000)
-    times.push(at);
-  times.push(boundary + 50 + Math.random() * 200);
-  times.push(boundary + 2000 + Math.random() * 1000, boundary + 4500 + Math.random() * 1000);
-  return { times, boundary };
+class KillPlan {
+  boundary: number;
+  private readonly afterCrossing: number[] = [];
+  private crossed = false;
+  private longestStart = 0;
+
+  constructor(start: number) {
+    this.boundary = boundaryAfter(start);
+  }
+
+  get done(): boolean {
+    return this.crossed && this.afterCrossing.length === 0;
+  }
+
+  /** When to kill the daemon that was ready at `readyAt`, `startMs` after it was started. */
+  killTime(readyAt: number, startMs: number): number {
+    if (this.crossed) return this.afterCrossing.shift()!;
+    this.longestStart = Math.max(this.longestStart, startMs);
+    if (this.boundary - readyAt < BEFORE_BOUNDARY_MS) this.boundary = boundaryAfter(readyAt);
+    const next = readyAt + 1500 + Math.random() * 2000;
+    // Another kill only if the daemon started after it (as slow as the slowest start yet) would
+    // still be ready 5 s before the boundary; with starts under a second: kills until 6 s before.
+    if (next + Math.max(this.longestStart, 1000) + BEFORE_BOUNDARY_MS < this.boundary) return next;
+    this.crossed = true;
+    this.afterCrossing.push(
+      this.boundary + 2000 + Math.random() * 1000,
+      this.boundary + 4500 + Math.random() * 1000,
+    );
+    return this.boundary + 50 + Math.random() * 200;
+  }
 }
 
 // Runs across a minute boundary at least 10 s away with a daemon start per kill: over a minute.
@@ -56,11 +87,13 @@ test(KILL_LOOP, ACROSS_A_MINUTE, async () => {
     const testStart = Date.now();
     const runs: Array<{ from: number; to: number }> = [];
     const kills: number[] = [];
-    const { times, boundary } = killSchedule(testStart);
-    for (const killAt of times) {
+    const plan = new KillPlan(testStart);
+    while (!plan.done) {
+      const started = Date.now();
       const run = startDaemon(state, FAST_METER);
       await ready(run);
       const from = Date.now();
+      const killAt = plan.killTime(from, from - started);
       // The kill schedule, not a wait for a state: the daemon runs until its kill time.
       await letRun(Math.max(killAt - Date.now(), 0));
       run.child.kill('SIGKILL');
@@ -106,7 +139,7 @@ test(KILL_LOOP, ACROSS_A_MINUTE, async () => {
     }
     // The daemon that ran for 5 s and more up to the boundary stored that minute with its readings
     // (unless the kill came before its write; then the minute counts among the lost ones above).
-    const crossing = minutes.find((p) => p.t === boundary / 1000 - 60);
+    const crossing = minutes.find((p) => p.t === plan.boundary / 1000 - 60);
     if (crossing) assert.ok(crossing.n >= 30, `minute before the boundary: ${crossing.n} readings`);
     assert.ok(minutes.length >= 1);
     for (const p of minutes) assert.ok(p.n >= 1 && p.n <= 601, `minute ${p.t}: ${p.n} readings at 10/s`);

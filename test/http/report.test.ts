@@ -10,8 +10,10 @@ async function withServer(
   env: Record<string, string> = {},
 ): Promise<void> {
   let core: CoreRoutes | undefined;
+  // The clock stands still from the start: time since boot is exactly the hour the context sets.
   const server = await startHttpContext({
     env,
+    clockFrozen: true,
     routes: (router, ctx) => (core = registerCoreRoutes(router, ctx)),
   });
   try {

@@ -13,9 +13,15 @@ test('the page loads, the live chart receives events, and a stopped gateway show
   const response = await page.goto(`${daemon.baseUrl}/`);
   assert.equal(response?.status(), 200);
   // The title names the gateway once /api/v1/system has answered, which may be after the load event.
-  await page.waitForFunction('document.title === "meter-gateway · meter-gateway"', undefined, {
-    timeout: 10_000,
-  });
+  // A function, not a string: a string predicate still false at its first look is re-checked with
+  // eval() in the page, which the page's Content-Security-Policy (script-src 'self') refuses.
+  await page.waitForFunction(
+    () =>
+      (globalThis as unknown as { document: { title: string } }).document.title ===
+      'meter-gateway · meter-gateway',
+    undefined,
+    { timeout: 10_000 },
+  );
   // The simulator sends a reading every second; the stream delivers several.
   await eventsAbove(page, 2);
   await page.locator('#meter-status', { hasText: 'OK' }).waitFor();
