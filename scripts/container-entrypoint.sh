@@ -9,4 +9,4 @@ if [ -f /data/options.json ]; then
   node dist/src/addon/main.js --options /data/options.json --out "$config"
 fi
 if [ -f "$config" ]; then set -- --config "$config" "$@"; fi
-exec node --enable-source-maps dist/src/main.js --state-dir /data "$@"
+exec node --enable-source-maps --max-semi-space-size=4 dist/src/main.js --state-dir /data "$@"
