@@ -185,7 +185,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const log = (name: string) => componentLogger(context.logger, name);
   const router = new Router();
   const wifi = createWifiBackend(context);
-  registerCoreRoutes(router, context, {
+  const core = registerCoreRoutes(router, context, {
     wifiInfo: () => cachedWifiInfo(context, wifi),
     ethernetInfo: () => wifi.ethernetInfo(),
     settingsGuard: async (changes) => {
@@ -219,6 +219,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     history,
     recentPower,
     createHttpService(context, router),
+    output(core.live),
     output(createMeterInput(context, log('meter'))),
     output(createModbusService(context)),
     output(createModbusRtuService(context)),

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { registerCoreRoutes } from '../../src/http/server.js';
+import type { LiveHub } from '../../src/http/routes/live.js';
+import { runOutput } from '../../src/output.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
@@ -37,9 +39,15 @@ function openWithCredentials(
 }
 
 test('switching protection on ends the live streams opened without credentials, not the others', async () => {
+  let live: LiveHub | undefined;
   const server = await startHttpContext({
-    routes: (router, ctx) => registerCoreRoutes(router, ctx, { live: { keepAliveMs: 50 } }),
+    routes: (router, ctx) => {
+      live = registerCoreRoutes(router, ctx, { live: { keepAliveMs: 50 } }).live;
+    },
   });
+  // The daemon runs the hub as an output watching system.protection; so does the test.
+  const hub = runOutput(server.ctx, live!);
+  await hub.start();
   try {
     const { baseUrl, ctx } = server;
     const open = await openStream(baseUrl);
@@ -69,6 +77,7 @@ test('switching protection on ends the live streams opened without credentials, 
     );
     authorised.close();
   } finally {
+    await hub.stop();
     await server.close();
   }
 });

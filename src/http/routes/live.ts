@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { AppConfig } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
+import type { Output, OutputView } from '../../output.js';
 import { buildLivePayload } from '../../reading/live.js';
 import type { Reading } from '../../reading/reading.js';
 import { ERROR_REF } from '../api-schemas.js';
@@ -44,9 +46,13 @@ interface LiveClient {
  * at once on connect; a comment every keepAliveMs. Up to http.live_max_clients clients, then 503.
  * The hub listens to the store and runs its timer only while it has clients, and a client that
  * closes is removed with all its listeners. Switching protection on ends the streams that were
- * opened without credentials.
+ * opened without credentials: the hub is an output watching `system.protection`, run by the
+ * daemon with `runOutput` (docs/architecture.md#output-contract).
  */
-export class LiveHub {
+export class LiveHub implements Output<boolean> {
+  readonly name = 'live';
+  readonly required = false;
+  readonly watches = ['system.protection'] as const;
   private readonly clients = new Set<LiveClient>();
   private keepAliveTimer: NodeJS.Timeout | undefined;
   private lastReading: Reading | undefined;
@@ -56,11 +62,6 @@ export class LiveHub {
   private readonly keepAliveMs: number;
   private readonly maxBufferedBytes: number;
   private readonly onReading = (reading: Reading): void => this.broadcast(this.eventOf(reading));
-  /** Protection switched on: a stream opened without credentials must not go on delivering. */
-  private readonly onSettings = (paths: readonly string[]): void => {
-    if (!paths.includes('system.protection') || !this.ctx.config.config.system.protection) return;
-    for (const client of [...this.clients]) if (client.withoutCredentials) client.response.end();
-  };
 
   constructor(
     private readonly ctx: AppContext,
@@ -68,7 +69,21 @@ export class LiveHub {
   ) {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024;
-    ctx.config.subscribe('live', 'change', this.onSettings);
+  }
+
+  async start(): Promise<void> {}
+
+  /** The streams end with their requests (the server's shutdown signal), not here. */
+  async stop(): Promise<void> {}
+
+  select(config: AppConfig): boolean {
+    return config.system.protection;
+  }
+
+  /** Protection switched on: a stream opened without credentials must not go on delivering. */
+  reconcile({ slice: protection }: OutputView<boolean>): void {
+    if (!protection) return;
+    for (const client of [...this.clients]) if (client.withoutCredentials) client.response.end();
   }
 
   get size(): number {
