@@ -32,10 +32,18 @@ export class GuardedEmitter<Events extends Record<keyof Events, unknown[]>> exte
   subscribe<K extends keyof Events & string>(
     owner: string,
     event: K,
-    listener: (...args: Events[K]) => void,
+    listener: (...args: Events[K]) => void | Promise<void>,
   ): void {
     this.owners.set(listener as Listener, owner);
     (this as EventEmitter).on(event, listener as (...args: unknown[]) => void);
+  }
+
+  /** Removes a listener added with `subscribe`. */
+  unsubscribe<K extends keyof Events & string>(
+    event: K,
+    listener: (...args: Events[K]) => void | Promise<void>,
+  ): void {
+    (this as EventEmitter).off(event, listener as (...args: unknown[]) => void);
   }
 
   /** Delivers an event to every listener, each isolated; returns the failures. */
@@ -45,16 +53,48 @@ export class GuardedEmitter<Events extends Record<keyof Events, unknown[]>> exte
       try {
         (raw as (...values: unknown[]) => void).apply(this, args);
       } catch (error) {
-        // rawListeners gives once() wrappers, whose `listener` is the function subscribed.
-        const original = ((raw as { listener?: Listener }).listener ?? raw) as Listener;
-        const owner =
-          this.owners.get(original) ?? ((original as { name?: string }).name || 'anonymous listener');
-        const failure = { owner, event, message: error instanceof Error ? error.message : String(error) };
-        this.failureCounts.set(owner, (this.failureCounts.get(owner) ?? 0) + 1);
-        failures.push(failure);
-        this.onListenerFailure?.(failure);
+        failures.push(this.failed(raw, event, error));
       }
     }
     return failures;
   }
+
+  /**
+   * Delivers an event like `deliver`, then waits for the listeners that answered with a promise
+   * (an output reconciling a settings change): the result names every listener that threw or
+   * rejected, so the writer can report what was stored but not applied.
+   */
+  protected async deliverSettled<K extends keyof Events & string>(
+    event: K,
+    ...args: Events[K]
+  ): Promise<ListenerFailure[]> {
+    const failures: ListenerFailure[] = [];
+    const pending: Promise<void>[] = [];
+    for (const raw of (this as EventEmitter).rawListeners(event)) {
+      try {
+        const answer: unknown = (raw as (...values: unknown[]) => unknown).apply(this, args);
+        if (answer instanceof Promise)
+          pending.push(
+            answer.then(noop, (error: unknown) => void failures.push(this.failed(raw, event, error))),
+          );
+      } catch (error) {
+        failures.push(this.failed(raw, event, error));
+      }
+    }
+    await Promise.all(pending);
+    return failures;
+  }
+
+  /** Counts and reports one listener's failure under its owner. */
+  private failed(raw: unknown, event: string, error: unknown): ListenerFailure {
+    // rawListeners gives once() wrappers, whose `listener` is the function subscribed.
+    const original = ((raw as { listener?: Listener }).listener ?? raw) as Listener;
+    const owner = this.owners.get(original) ?? ((original as { name?: string }).name || 'anonymous listener');
+    const failure = { owner, event, message: error instanceof Error ? error.message : String(error) };
+    this.failureCounts.set(owner, (this.failureCounts.get(owner) ?? 0) + 1);
+    this.onListenerFailure?.(failure);
+    return failure;
+  }
 }
+
+function noop(): void {}

@@ -1,6 +1,7 @@
 import type { AppConfig } from './config/types.js';
 import type { AppContext } from './context.js';
 import type { Service } from './service.js';
+import type { ServiceStatus } from './context.js';
 
 /**
  * Dot path of a node of the configuration tree: a section (`mqtt`), a group (`mqtt.discovery`) or
@@ -53,21 +54,72 @@ export function viewOf<Slice>(output: Output<Slice>, config: AppConfig): OutputV
 }
 
 /**
+ * Runs reconciles of one output one at a time (docs/architecture.md#output-contract): a request
+ * made while one runs is served by the next run, which reads the configuration when it starts, so
+ * the latest settings win and requests that arrive together share one run. Never two at once: an
+ * output that awaits inside `reconcile` (node-cron, a socket) cannot interleave with itself.
+ */
+export class ReconcileQueue {
+  private active: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+
+  constructor(private readonly run: () => Promise<void>) {}
+
+  /** Resolves when a run that started after this call has finished; rejects when that run failed. */
+  request(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (!this.active) return this.begin();
+    this.queued = this.active.then(noop, noop).then(() => {
+      this.queued = undefined;
+      return this.begin();
+    });
+    return this.queued;
+  }
+
+  /** Waits for the runs in progress or queued, whatever their outcome. */
+  async idle(): Promise<void> {
+    while (this.active || this.queued) await (this.queued ?? this.active)!.then(noop, noop);
+  }
+
+  private begin(): Promise<void> {
+    const running = this.run().finally(() => {
+      if (this.active === running) this.active = undefined;
+    });
+    this.active = running;
+    return running;
+  }
+}
+
+/**
  * Runs an output as a service of the daemon: start, then reconcile with the current view; on
  * every settings change that touches a watched node (or the license of a licensed output),
- * reconcile again. The change listener is registered under the output's name, so a `reconcile`
- * that throws shows in the settings write's failures and in the output's listener error count.
+ * reconcile again, one reconcile at a time (ReconcileQueue). The change listener answers with the
+ * reconcile's promise under the output's name, so a write learns which outputs did not take its
+ * change up (the settings API answers 500 naming them); a failed reconcile also leaves the output's
+ * service state at `error` with the reason until a later reconcile succeeds.
  */
 export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>): Service {
   const watches: readonly string[] = output.license ? [...output.watches, 'license.type'] : output.watches;
-  const reconcile = (): Promise<void> => Promise.resolve(output.reconcile(viewOf(output, ctx.config.config)));
-  const onChange = (paths: readonly string[]): void => {
-    if (!paths.some((path) => watchesPath(watches, path))) return;
-    reconcile().catch((error: unknown) => {
-      ctx.services.countFailure(output.name);
-      ctx.logger.error(`${output.name} failed to apply a settings change: ${(error as Error).message}`);
-    });
-  };
+  // The state shown while the last reconcile failed, and the one it replaced.
+  let failure: { shown: ServiceStatus; before: ServiceStatus | undefined } | undefined;
+  const queue = new ReconcileQueue(async () => {
+    try {
+      await output.reconcile(viewOf(output, ctx.config.config));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const before = ctx.services.get(output.name);
+      const shown = { ...before, state: 'error', error: reason };
+      failure = { shown, before: failure?.before ?? before };
+      ctx.services.set(output.name, shown);
+      throw error;
+    }
+    // Success: the error state goes, unless the output has reported a state of its own since.
+    if (failure && ctx.services.get(output.name) === failure.shown && failure.before)
+      ctx.services.set(output.name, failure.before);
+    failure = undefined;
+  });
+  const onChange = (paths: readonly string[]): Promise<void> | undefined =>
+    paths.some((path) => watchesPath(watches, path)) ? queue.request() : undefined;
   let running = false;
   return {
     name: output.name,
@@ -77,17 +129,20 @@ export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>): Servic
       running = true;
       ctx.config.subscribe(output.name, 'change', onChange);
       try {
-        await reconcile();
+        await queue.request();
       } catch (error) {
-        ctx.config.off('change', onChange);
+        ctx.config.unsubscribe('change', onChange);
         running = false;
         throw error;
       }
     },
     async stop() {
-      if (running) ctx.config.off('change', onChange);
+      if (running) ctx.config.unsubscribe('change', onChange);
       running = false;
+      await queue.idle();
       await output.stop();
     },
   };
 }
+
+function noop(): void {}

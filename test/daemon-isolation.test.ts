@@ -25,11 +25,20 @@ test('an output whose listeners throw is counted and logged; the daemon and the 
   store.subscribe('faulty', 'reading', () => {
     throw new Error('reading handler broke');
   });
-  store.subscribe('healthy', 'reading', () => (healthyReadings += 1));
+  store.subscribe('healthy', 'reading', () => {
+    healthyReadings += 1;
+  });
   config.subscribe('faulty', 'change', () => {
     throw new Error('cannot apply');
   });
-  config.subscribe('healthy', 'change', () => (healthyChanges += 1));
+  // An output that fails while it reconciles, after the write has returned to the event loop.
+  config.subscribe('lagging', 'change', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    throw new Error('port in use');
+  });
+  config.subscribe('healthy', 'change', () => {
+    healthyChanges += 1;
+  });
   await daemon.start();
   try {
     await waitFor(
@@ -50,8 +59,14 @@ test('an output whose listeners throw is counted and logged; the daemon and the 
     assert.equal(put.status, 500);
     const body = (await put.json()) as { error: string; message: string; details: Record<string, unknown> };
     assert.equal(body.error, 'internal_error');
-    assert.match(body.message, /not applied by: faulty/);
-    assert.deepEqual(body.details, { saved: true, failed: [{ output: 'faulty', message: 'cannot apply' }] });
+    assert.match(body.message, /not applied by: faulty, lagging/);
+    assert.deepEqual(body.details, {
+      saved: true,
+      failed: [
+        { output: 'faulty', message: 'cannot apply' },
+        { output: 'lagging', message: 'port in use' },
+      ],
+    });
     assert.equal(healthyChanges, 1, 'the change reached the outputs after the faulty one');
     assert.equal(config.config.services.report_interval, 17, 'the stored setting stays consistent');
 

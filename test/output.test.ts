@@ -118,31 +118,96 @@ test('the license gate: under FREE a licensed output is reconciled as blocked, a
   }
 });
 
-test('an output that fails to apply a change fails alone: named in the write result, counted, the others still applied', async () => {
-  const { ctx, lines, close } = context();
+test('an output that fails to apply a change fails alone: named in the write result, counted, shown as error, the others still applied', async () => {
+  const { ctx, close } = context();
   const throwing = recordingOutput('throwing', { fail: 'throw' });
   const rejecting = recordingOutput('rejecting', { fail: 'reject' });
   const healthy = recordingOutput('healthy');
   try {
     for (const output of [throwing, rejecting, healthy]) await runOutput(ctx, output).start();
+    ctx.services.set('rejecting', { state: 'running' });
     const result = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 7]]));
     assert.ok(result.ok);
-    assert.deepEqual(result.failed, [
-      { owner: 'throwing', event: 'change', message: 'throwing cannot apply' },
-    ]);
     assert.equal(
       healthy.views.at(-1)!.slice.frequency,
       7,
       'the output after the failing ones got the change',
     );
-    await new Promise((resolve) => setImmediate(resolve));
-    // A throw is the config store's listener failure (the daemon shows it per output); a rejection
-    // the runner counts in the service states itself.
+    // A synchronous throw and an asynchronous rejection are both failures of the write.
+    assert.deepEqual((await result.settled).map((failure) => [failure.owner, failure.message]).sort(), [
+      ['rejecting', 'rejecting lost it'],
+      ['throwing', 'throwing cannot apply'],
+    ]);
     assert.equal(ctx.config.failureCounts.get('throwing'), 1);
-    assert.equal(ctx.services.snapshot().rejecting?.listener_errors, 1);
-    assert.ok(
-      lines.some((line) => line.includes('rejecting failed to apply a settings change: rejecting lost it')),
-    );
+    assert.equal(ctx.config.failureCounts.get('rejecting'), 1);
+    assert.deepEqual(ctx.services.get('rejecting'), { state: 'error', error: 'rejecting lost it' });
+    assert.equal(ctx.services.get('throwing')?.error, 'throwing cannot apply');
+  } finally {
+    close();
+  }
+});
+
+test('a reconcile that succeeds after a failure takes the error state away again', async () => {
+  const { ctx, close } = context();
+  let fail = false;
+  const output: Output<SdSlice> = {
+    ...recordingOutput('flaky'),
+    reconcile: () => (fail ? Promise.reject(new Error('port taken')) : undefined),
+  };
+  try {
+    await runOutput(ctx, output).start();
+    ctx.services.set('flaky', { state: 'running', port: 1 });
+    fail = true;
+    const failed = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 9]]));
+    assert.ok(failed.ok);
+    assert.equal((await failed.settled).length, 1);
+    assert.deepEqual(ctx.services.get('flaky'), { state: 'error', error: 'port taken', port: 1 });
+    fail = false;
+    const healed = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 10]]));
+    assert.ok(healed.ok);
+    assert.deepEqual(await healed.settled, []);
+    assert.deepEqual(ctx.services.get('flaky'), { state: 'running', port: 1 });
+  } finally {
+    close();
+  }
+});
+
+test('reconciles of one output never overlap: changes made while one runs share the next run, which sees the latest settings', async () => {
+  const { ctx, close } = context();
+  const seen: number[] = [];
+  let inside = 0;
+  let most = 0;
+  const gates: Array<() => void> = [];
+  const output: Output<SdSlice> = {
+    ...recordingOutput('slow'),
+    async reconcile(view) {
+      inside += 1;
+      most = Math.max(most, inside);
+      seen.push(view.slice.frequency);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      inside -= 1;
+    },
+  };
+  try {
+    const starting = runOutput(ctx, output).start();
+    await new Promise((resolve) => setImmediate(resolve));
+    gates.shift()!();
+    await starting;
+    const writes = [11, 12, 13].map((frequency) => {
+      const result = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', frequency]]));
+      assert.ok(result.ok);
+      return result.settled;
+    });
+    // The first write started a run at once; the next two wait for one more run, together.
+    assert.deepEqual(seen.slice(1), [11]);
+    gates.shift()!();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(seen.at(-1), 13, 'the queued run reads the latest settings');
+    gates.shift()!();
+    assert.deepEqual(await Promise.all(writes), [[], [], []]);
+    assert.equal(seen.length, 3, 'the start, the first write, one run for the two later writes');
+    assert.equal(most, 1, 'never two reconciles at once');
   } finally {
     close();
   }

@@ -37,9 +37,14 @@ export interface ConfigEvents {
   change: [paths: readonly string[]];
 }
 
-/** `failed`: outputs whose change listener threw; the change is stored and applied to the others. */
+/**
+ * A stored write. `settled` resolves once every output that watches a changed path has reconciled
+ * (docs/architecture.md#output-contract), to the outputs that failed to take the change up: the
+ * change is stored and applied to the others.
+ */
 export type ApplyResult =
-  { ok: true; changed: string[]; failed: ListenerFailure[] } | { ok: false; issues: ValidationIssue[] };
+  | { ok: true; changed: string[]; settled: Promise<ListenerFailure[]> }
+  | { ok: false; issues: ValidationIssue[] };
 
 /** An environment string parsed by the leaf's format; unparseable text stays text and fails validation. */
 function parseEnvValue(format: string, text: string): unknown {
@@ -201,7 +206,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
 
   /**
    * Validates and applies API writes (leaf path -> value), persists the touched state files
-   * atomically, then emits `change`. Nothing is written when any value is invalid.
+   * atomically, then emits `change`. Nothing is written when any value is invalid. Validation,
+   * the write and the start of every output's reconcile happen before this returns; `settled`
+   * tells when the outputs are done.
    */
   apply(changes: ReadonlyMap<string, unknown>): ApplyResult {
     const issues: ValidationIssue[] = [];
@@ -230,15 +237,15 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     for (const [file, overlay] of updated) this.overlays.set(file, overlay);
     // An environment override wins at start-up; an API write made while running wins until restart.
     for (const [path] of changed) unsetPath(this.pinned, path);
-    let failed: ListenerFailure[] = [];
+    let settled: Promise<ListenerFailure[]> = Promise.resolve([]);
     if (changed.length > 0) {
       this.effective = this.compose(this.adminTree);
-      failed = this.deliver(
+      settled = this.deliverSettled(
         'change',
         changed.map(([path]) => path),
       );
     }
-    return { ok: true, changed: changed.map(([path]) => path), failed };
+    return { ok: true, changed: changed.map(([path]) => path), settled };
   }
 }
 

@@ -26,18 +26,20 @@ export function validationError(issues: readonly ValidationIssue[]): HttpError {
 /**
  * Ends an API write: invalid values are a 400; a change that was stored but that an output failed
  * to take up is a 500 naming the outputs (docs/architecture.md#output-contract: reported as failed, never
- * passed off as applied). The stored settings stay consistent: every other output has the change.
+ * passed off as applied). It waits until every output watching a changed path has reconciled. The
+ * stored settings stay consistent: every other output has the change.
  */
-export function throwUnlessApplied(
+export async function throwUnlessApplied(
   result: ApplyResult,
   invalid: (issues: ValidationIssue[]) => HttpError = validationError,
-): void {
+): Promise<void> {
   if (!result.ok) throw invalid(result.issues);
-  if (result.failed.length === 0) return;
-  const names = [...new Set(result.failed.map((failure) => failure.owner))].join(', ');
+  const failed = await result.settled;
+  if (failed.length === 0) return;
+  const names = [...new Set(failed.map((failure) => failure.owner))].join(', ');
   throw new HttpError(500, 'internal_error', `settings saved, but not applied by: ${names}`, {
     saved: true,
-    failed: result.failed.map((failure) => ({ output: failure.owner, message: failure.message })),
+    failed: failed.map((failure) => ({ output: failure.owner, message: failure.message })),
   });
 }
 

@@ -40,6 +40,33 @@ test(
   },
 );
 
+test('two definitions written back to back leave one cron task per schedule, not one per write', async () => {
+  const target = await recordingServer(200);
+  const rig = await startActionsRig();
+  const cron = await import('node-cron');
+  const ours = () => [...cron.getTasks().values()].filter((task) => task.name === 'action burst');
+  try {
+    const action = (minute: number) => ({
+      id: 'burst',
+      schedule: `${minute} 3 * * *`,
+      requests: [{ http: { url: `${target.url}/burst` } }],
+    });
+    // Both writes start reconciles before either has finished: node-cron loads and the old tasks
+    // are destroyed asynchronously, so overlapping reconciles would each add a task.
+    const applied = [1, 2].map((minute) => {
+      const result = rig.ctx.config.apply(new Map([['actions.definition', { actions: [action(minute)] }]]));
+      assert.ok(result.ok);
+      return result.settled;
+    });
+    assert.deepEqual(await Promise.all(applied), [[], []]);
+    const tasks = ours().filter((task) => task.getStatus() !== 'destroyed');
+    assert.equal(tasks.length, 1, 'one task for the one scheduled action');
+  } finally {
+    await rig.close();
+    await target.close();
+  }
+});
+
 /** The one telegram of a corpus capture, decoded by the project's DSMR decoder. */
 function captured(name: string): Reading {
   const results = decodeCapture(readFileSync(join(corpusDir, 'dsmr', name)), 'dsmr');

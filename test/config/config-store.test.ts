@@ -1,3 +1,4 @@
+import { applied } from '../helpers/config-writes.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -109,7 +110,7 @@ test('environment overrides every key and is validated like the file', () => {
   assert.match(unknown.message, /METER_GATEWAY_NOPE: unknown METER_GATEWAY_\* variable/);
 });
 
-test('API writes are validated, persisted atomically only when changed, secrets 0600, admin file untouched', () => {
+test('API writes are validated, persisted atomically only when changed, secrets 0600, admin file untouched', async () => {
   const dir = tempDir();
   const state = join(dir, 'state');
   const configFile = adminFile(dir, { system: { name: 'from-admin' } });
@@ -140,7 +141,11 @@ test('API writes are validated, persisted atomically only when changed, secrets 
       ['system.password', 'secret'],
     ]),
   );
-  assert.deepEqual(ok, { ok: true, changed: ['services.report_interval', 'system.password'], failed: [] });
+  assert.deepEqual(await applied(ok), {
+    ok: true,
+    changed: ['services.report_interval', 'system.password'],
+    failed: [],
+  });
   assert.deepEqual(changes, [['services.report_interval', 'system.password']]);
   assert.equal(store.config.services.report_interval, 10);
   const settings = JSON.parse(readFileSync(join(state, 'settings.json'), 'utf8')) as Record<string, unknown>;
@@ -150,7 +155,7 @@ test('API writes are validated, persisted atomically only when changed, secrets 
 
   const mtime = statSync(join(state, 'settings.json')).mtimeMs;
   const again = store.apply(new Map<string, unknown>([['services.report_interval', 10]]));
-  assert.deepEqual(again, { ok: true, changed: [], failed: [] });
+  assert.deepEqual(await applied(again), { ok: true, changed: [], failed: [] });
   assert.equal(statSync(join(state, 'settings.json')).mtimeMs, mtime, 'unchanged content is not rewritten');
   assert.equal(changes.length, 1);
   assert.equal(readFileSync(configFile, 'utf8'), before, 'the admin file is never rewritten');
@@ -192,12 +197,12 @@ test('a corrupt or invalid state file is moved aside and its section falls back 
   assert.ok(!names.includes('settings.json'));
 });
 
-test('an API write to a key the environment sets applies while running; the environment wins again at start', () => {
+test('an API write to a key the environment sets applies while running; the environment wins again at start', async () => {
   const state = tempDir();
   const env = { METER_GATEWAY_SERVICES_METER_PROXY: 'true' };
   const store = ConfigStore.load({ env, stateDir: state });
   assert.equal(store.config.services.meter_proxy, true);
-  assert.deepEqual(store.apply(new Map([['services.meter_proxy', false]])), {
+  assert.deepEqual(await applied(store.apply(new Map([['services.meter_proxy', false]]))), {
     ok: true,
     changed: ['services.meter_proxy'],
     failed: [],

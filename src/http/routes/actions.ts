@@ -42,12 +42,12 @@ async function postDefinition(ctx: AppContext, request: ApiRequest, response: Se
   const definition = request.body as ActionsDefinition;
   const cronIssues = await scheduleIssues(definition);
   if (cronIssues.length > 0) throw validationError(cronIssues);
-  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])));
+  await throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])));
   sendJson(response, 200, definition);
 }
 
-function deleteDefinition(ctx: AppContext, response: ServerResponse): void {
-  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', null]])));
+async function deleteDefinition(ctx: AppContext, response: ServerResponse): Promise<void> {
+  await throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', null]])));
   sendNoContent(response);
 }
 

@@ -108,11 +108,11 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
   router.add(
     'POST',
     BACKUP_PATH,
-    (request, response) => {
+    async (request, response) => {
       const { changes, issues } = restoreWrites(settingsOfFile(request.body));
       if (issues.length > 0) throw validationError(issues);
       const result = ctx.config.apply(changes);
-      throwUnlessApplied(result);
+      await throwUnlessApplied(result);
       if (result.ok) ctx.logger.info(`settings restored from a backup: ${result.changed.length} changed`);
       sendJson(response, 200, { restored: changes.size, changed: result.ok ? result.changed : [] });
     },

@@ -21,9 +21,9 @@ function validationError(issues: readonly ValidationIssue[]): HttpError {
   return new HttpError(400, 'validation_failed', `invalid Ethernet settings: ${summary}`, { fields: issues });
 }
 
-function store(ctx: AppContext, eth: EthernetSettings): void {
+async function store(ctx: AppContext, eth: EthernetSettings): Promise<void> {
   const changes = new Map<string, unknown>(ETHERNET_FIELDS.map((field) => [`eth.${field}`, eth[field]]));
-  throwUnlessApplied(ctx.config.apply(changes), validationError);
+  await throwUnlessApplied(ctx.config.apply(changes), validationError);
 }
 
 /**
@@ -44,7 +44,7 @@ export function registerEthernetRoutes(router: Router, ctx: AppContext, backend:
   const write = (base: () => EthernetSettings) => async (request: ApiRequest, response: ServerResponse) => {
     const result = ethernetFromRequest(request.body, base());
     if (!result.ok) throw validationError(result.issues);
-    store(ctx, result.eth);
+    await store(ctx, result.eth);
     try {
       await backend.applyEthernet(result.eth);
     } catch (error) {

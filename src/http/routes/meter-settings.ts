@@ -57,12 +57,12 @@ export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): vo
   router.add(
     'PUT',
     '/api/v1/meter/settings',
-    (request, response) => {
+    async (request, response) => {
       const { changes, issues } = leafWrites(METER_SECTION, request.body, 'merge');
       // The redacted URI of GET sent back unchanged keeps the stored one (with its password).
       if (changes.get('meter.source') === redactSource(ctx.config.config.meter.source).shown)
         changes.delete('meter.source');
-      throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      await throwUnlessApplied(writeSection(ctx.config, changes, issues));
       const ignored = ignoredKeys(request.body, METER_FIELDS, METER_RESPONSE_ONLY);
       if (ignored.length > 0)
         ctx.logger.warn(`meter settings write: ignored unknown fields ${ignored.join(', ')}`);

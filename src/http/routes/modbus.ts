@@ -45,13 +45,13 @@ function getLayout(ctx: AppContext, request: ApiRequest, response: ServerRespons
   sendJson(response, 200, format === undefined ? result.layout : toDetailed(result.layout, format));
 }
 
-function postLayout(ctx: AppContext, request: ApiRequest, response: ServerResponse): void {
+async function postLayout(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
   const result = validateLayout(request.body);
   if (!result.ok)
     throw new HttpError(400, 'validation_failed', 'invalid Modbus register layout', {
       issues: result.issues,
     });
-  throwUnlessApplied(
+  await throwUnlessApplied(
     ctx.config.apply(new Map([['modbus.layout', result.layout]])),
     (issues: ValidationIssue[]) =>
       new HttpError(400, 'validation_failed', 'invalid Modbus register layout', { issues }),
@@ -59,8 +59,8 @@ function postLayout(ctx: AppContext, request: ApiRequest, response: ServerRespon
   sendJson(response, 200, result.layout);
 }
 
-function deleteLayout(ctx: AppContext, response: ServerResponse): void {
-  throwUnlessApplied(
+async function deleteLayout(ctx: AppContext, response: ServerResponse): Promise<void> {
+  await throwUnlessApplied(
     ctx.config.apply(new Map([['modbus.layout', null]])),
     (issues: ValidationIssue[]) =>
       new HttpError(500, 'internal_error', 'cannot restore the default Modbus layout', { issues }),

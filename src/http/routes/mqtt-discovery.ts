@@ -42,9 +42,9 @@ export function registerMqttDiscoveryRoutes(router: Router, ctx: AppContext): vo
   router.add(
     'PUT',
     MQTT_DISCOVERY_PATH,
-    (request: ApiRequest, response: ServerResponse) => {
+    async (request: ApiRequest, response: ServerResponse) => {
       const { changes, issues } = leafWrites(DISCOVERY_SECTION, request.body, 'merge');
-      throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      await throwUnlessApplied(writeSection(ctx.config, changes, issues));
       sendJson(response, 200, withIgnored(view(), ignoredKeys(request.body, KNOWN)));
     },
     {

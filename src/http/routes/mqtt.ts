@@ -30,10 +30,10 @@ export function registerMqttRoutes(
   ctx: AppContext,
   publisher: { reconnectNow(): void },
 ): void {
-  const write = (mode: WriteMode) => (request: ApiRequest, response: ServerResponse) => {
+  const write = (mode: WriteMode) => async (request: ApiRequest, response: ServerResponse) => {
     const parsed = settingsChanges(request.body, mode, ctx.config.config.mqtt);
     if (!parsed.ok) throw validationError(parsed.issues);
-    throwUnlessApplied(ctx.config.apply(parsed.changes), validationError);
+    await throwUnlessApplied(ctx.config.apply(parsed.changes), validationError);
     if (mode === 'replace') publisher.reconnectNow();
     if (parsed.ignored.length > 0)
       ctx.logger.warn(`MQTT settings write: ignored unknown fields ${parsed.ignored.join(', ')}`);

@@ -93,7 +93,7 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
       const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, emptiedOnReplace);
       issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
-      throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      await throwUnlessApplied(writeSection(ctx.config, changes, issues));
       const ignored = ignoredKeys(request.body, KNOWN_FIELDS);
       if (ignored.length > 0) ctx.logger.warn(`settings write: ignored unknown fields ${ignored.join(', ')}`);
       sendJson(response, 200, withIgnored(settingsView(ctx.config.config), ignored));

@@ -24,11 +24,11 @@ function validationError(issues: readonly ValidationIssue[]): HttpError {
 }
 
 /** Stores the station (validated by ConfigStore.apply, written atomically to wifi/secrets state files). */
-function store(ctx: AppContext, station: WifiStationSettings): void {
+async function store(ctx: AppContext, station: WifiStationSettings): Promise<void> {
   const changes = new Map<string, unknown>(
     STATION_FIELDS.map((field) => [`wifi.sta.${field}`, station[field]]),
   );
-  throwUnlessApplied(ctx.config.apply(changes), validationError);
+  await throwUnlessApplied(ctx.config.apply(changes), validationError);
 }
 
 async function applyToBackend(ctx: AppContext, action: () => Promise<void>): Promise<void> {
@@ -71,7 +71,7 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
     async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
       const result = stationFromRequest(request.body, base());
       if (!result.ok) throw validationError(result.issues);
-      store(ctx, result.station);
+      await store(ctx, result.station);
       await applyToBackend(ctx, () =>
         backend.applyStation(result.station, ctx.config.config.system.power_save),
       );
@@ -93,7 +93,7 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
   );
 
   router.add('DELETE', STATION_PATH, async (_request, response) => {
-    store(ctx, defaultStation());
+    await store(ctx, defaultStation());
     await applyToBackend(ctx, () => backend.clearStation());
     sendNoContent(response);
   });

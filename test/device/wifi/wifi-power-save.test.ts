@@ -1,3 +1,4 @@
+import { applied } from '../../helpers/config-writes.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -76,7 +77,7 @@ test('the Wi-Fi service applies power save changes to the active and own profile
     // stored settings say disabled: a leftover profile (after a restore) is removed
     assert.deepEqual(rig.nmcli.calls().at(-1), ['connection', 'delete', 'id', STATION_PROFILE]);
     rig.nmcli.clearCalls();
-    assert.deepEqual(ctx.config.apply(new Map([['system.power_save', true]])), {
+    assert.deepEqual(await applied(ctx.config.apply(new Map([['system.power_save', true]]))), {
       ok: true,
       changed: ['system.power_save'],
       failed: [],
