@@ -41,6 +41,20 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
     return this.states.get(name);
   }
 
+  /**
+   * Changes some fields of a record and keeps the others: for records with more than one writer
+   * (the Wi-Fi backend reports the link state, the network output the link facts), so one writer
+   * never wipes the other's fields. A field given as undefined is removed.
+   */
+  merge(name: string, fields: Partial<ServiceStatus>): void {
+    const merged: Record<string, unknown> = { ...this.states.get(name) };
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined) delete merged[key];
+      else merged[key] = value;
+    }
+    this.set(name, { state: 'running', ...merged } as ServiceStatus);
+  }
+
   countFailure(name: string): void {
     this.failures.set(name, (this.failures.get(name) ?? 0) + 1);
   }

@@ -19,7 +19,7 @@ import { createWifiBackend } from './device/wifi/backend.js';
 import { assertPowerSaveAllowed, registerWifiRoutes } from './http/routes/wifi.js';
 import { registerEthernetRoutes } from './http/routes/ethernet.js';
 import { registerSdCardRoutes } from './http/routes/sdcard.js';
-import { cachedWifiInfo, createWifiService } from './device/wifi/service.js';
+import { cachedWifiInfo, createNetworkOutput } from './device/network/network-output.js';
 import { MeterProxy } from './device/meter-proxy.js';
 import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
@@ -194,7 +194,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     },
   });
   registerWifiRoutes(router, context, wifi);
-  registerEthernetRoutes(router, context, wifi);
+  registerEthernetRoutes(router, context);
   registerSdCardRoutes(router, context);
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
@@ -229,7 +229,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new CloudPush(context, log('cloud'))),
     output(new ScriptRunner(context, log('script'))),
     output(actions),
-    output(createWifiService(context, wifi)),
+    output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(
       new Housekeeping(context, log('housekeeping'), [

@@ -13,6 +13,9 @@ import { createFakeNmcli } from '../device/wifi/fake-nmcli.js';
 import { launchBrowser, requireChromium } from '../helpers/browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
+import { createNetworkOutput } from '../../src/device/network/network-output.js';
+import { runOutput } from '../../src/output.js';
+import { startNetwork } from '../device/wifi/wifi-rig.js';
 
 test('the Ethernet section beside Wi-Fi shows a refused gateway by its field, then saves a static address', async (t) => {
   if (!requireChromium(t)) return;
@@ -22,13 +25,16 @@ test('the Ethernet section beside Wi-Fi shows a refused gateway by its field, th
   const http = await startHttpContext({
     routes: (router, ctx) => {
       backend = createWifiBackend(ctx, { pathEnv: nmcli.dir, sysClassNet: sysDir });
-      registerEthernetRoutes(router, ctx, backend);
+      registerEthernetRoutes(router, ctx);
       registerWebRoutes(router, ctx, loadStaticAssets());
     },
   });
+  const network = runOutput(http.ctx, createNetworkOutput(http.ctx, backend!));
+  await startNetwork({ network, backend: backend!, nmcli, http });
   const browser = await launchBrowser();
   t.after(async () => {
     await browser.close();
+    await network.stop();
     await backend?.settle();
     await http.close();
     nmcli.remove();

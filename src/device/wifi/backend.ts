@@ -33,10 +33,9 @@ export function findOnPath(name: string, pathEnv: string | undefined): string | 
 export function createWifiBackend(ctx: AppContext, options: WifiBackendOptions = {}): WifiBackend {
   const logger = componentLogger(ctx.logger, 'wifi');
   const sysClassNet = options.sysClassNet ?? '/sys/class/net';
-  const onState = (state: string, error?: string) =>
-    ctx.services.set('wifi', { state, ...(error ? { error } : {}) });
-  const onEthernetState = (state: string, error?: string) =>
-    ctx.services.set('ethernet', { state, ...(error ? { error } : {}) });
+  // The link state is this backend's field of the records; the network output adds the link facts.
+  const onState = (state: string, error?: string) => ctx.services.merge('wifi', { state, error });
+  const onEthernetState = (state: string, error?: string) => ctx.services.merge('ethernet', { state, error });
   const ethernetInterface = () => ctx.config.config.network.ethernet_interface;
   const nmcli = findOnPath('nmcli', options.pathEnv ?? process.env.PATH);
   if (!nmcli) {

@@ -7,7 +7,6 @@ import {
   ETHERNET_FIELDS,
   ethernetFromRequest,
 } from '../../device/wifi/ethernet-settings.js';
-import type { WifiBackend } from '../../device/wifi/wifi-backend.js';
 import { ETHERNET_SETTINGS_SCHEMA } from '../device-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
@@ -27,11 +26,11 @@ async function store(ctx: AppContext, eth: EthernetSettings): Promise<void> {
 }
 
 /**
- * GET/PUT/POST /api/v1/eth/settings (the whatwatt Go's EthernetSettings): validated, stored, then
- * applied at once through the network backend that applies the Wi-Fi settings. PUT merges over the
+ * GET/PUT/POST /api/v1/eth/settings (the whatwatt Go's EthernetSettings): validated, stored, and
+ * applied at once by the network output, which applies the Wi-Fi settings too. PUT merges over the
  * current settings, POST replaces them (fields not sent take their defaults).
  */
-export function registerEthernetRoutes(router: Router, ctx: AppContext, backend: WifiBackend): void {
+export function registerEthernetRoutes(router: Router, ctx: AppContext): void {
   const doc = (summary: string, request = false) => ({
     summary,
     ...(request ? { request: ETHERNET_SETTINGS_SCHEMA } : {}),
@@ -45,16 +44,6 @@ export function registerEthernetRoutes(router: Router, ctx: AppContext, backend:
     const result = ethernetFromRequest(request.body, base());
     if (!result.ok) throw validationError(result.issues);
     await store(ctx, result.eth);
-    try {
-      await backend.applyEthernet(result.eth);
-    } catch (error) {
-      ctx.logger.error(`Ethernet settings stored but not applied: ${(error as Error).message}`);
-      throw new HttpError(
-        500,
-        'internal_error',
-        `Ethernet settings stored but not applied: ${(error as Error).message}`,
-      );
-    }
     sendJson(response, 200, ctx.config.config.eth);
   };
   router.add(

@@ -23,7 +23,11 @@ function validationError(issues: readonly ValidationIssue[]): HttpError {
   });
 }
 
-/** Stores the station (validated by ConfigStore.apply, written atomically to wifi/secrets state files). */
+/**
+ * Stores the station (validated by ConfigStore.apply, written atomically to wifi/secrets state
+ * files); the network output applies it (docs/architecture.md#wi-fi-and-ethernet), and a backend
+ * failure makes this write a 500 naming that output.
+ */
 async function store(ctx: AppContext, station: WifiStationSettings): Promise<void> {
   const changes = new Map<string, unknown>(
     STATION_FIELDS.map((field) => [`wifi.sta.${field}`, station[field]]),
@@ -31,22 +35,9 @@ async function store(ctx: AppContext, station: WifiStationSettings): Promise<voi
   await throwUnlessApplied(ctx.config.apply(changes), validationError);
 }
 
-async function applyToBackend(ctx: AppContext, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    ctx.logger.error(`Wi-Fi settings stored but not applied: ${(error as Error).message}`);
-    throw new HttpError(
-      500,
-      'internal_error',
-      `Wi-Fi settings stored but not applied: ${(error as Error).message}`,
-    );
-  }
-}
-
 /**
  * The Wi-Fi endpoints. Station changes apply at once, without restart (as on the whatwatt Go):
- * validated, stored, then handed to the backend. PUT merges over the current settings, POST over
+ * validated, stored, then applied by the network output. PUT merges over the current settings, POST over
  * the defaults except the password, which POST keeps unless the body sets it (as /api/v1/settings
  * does: a client cannot send back a secret it never saw; "" clears it). GET never returns the
  * password (password_len instead).
@@ -72,9 +63,6 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
       const result = stationFromRequest(request.body, base());
       if (!result.ok) throw validationError(result.issues);
       await store(ctx, result.station);
-      await applyToBackend(ctx, () =>
-        backend.applyStation(result.station, ctx.config.config.system.power_save),
-      );
       sendJson(response, 200, stationResponse(ctx.config.config.wifi.sta));
     };
   router.add(
@@ -94,7 +82,6 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
 
   router.add('DELETE', STATION_PATH, async (_request, response) => {
     await store(ctx, defaultStation());
-    await applyToBackend(ctx, () => backend.clearStation());
     sendNoContent(response);
   });
 }

@@ -11,7 +11,10 @@ import { registerCoreRoutes } from '../../../src/http/server.js';
 import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
 import { responseProblems } from '../../http/openapi-check.js';
 import { createFakeNmcli, terse, type FakeNmcli } from './fake-nmcli.js';
-import { fakeInterface } from './wifi-rig.js';
+import { fakeInterface, startNetwork } from './wifi-rig.js';
+import { createNetworkOutput } from '../../../src/device/network/network-output.js';
+import { runOutput } from '../../../src/output.js';
+import type { Service } from '../../../src/service.js';
 
 const PATH = '/api/v1/eth/settings';
 const DELETE_PROFILE = ['connection', 'delete', 'id', ETHERNET_PROFILE];
@@ -22,6 +25,7 @@ interface EthRig {
   nmcli: FakeNmcli;
   backend: WifiBackend;
   sysDir: string;
+  network: Service;
 }
 
 /** The API with the Ethernet routes and /api/v1/system over the Wi-Fi backend, a fake nmcli on PATH. */
@@ -34,13 +38,17 @@ async function startEthRig(env: Record<string, string> = {}): Promise<EthRig> {
     routes: (router, ctx) => {
       backend = createWifiBackend(ctx, { pathEnv: nmcli.dir, sysClassNet: sysDir });
       registerCoreRoutes(router, ctx, { ethernetInfo: () => backend!.ethernetInfo() });
-      registerEthernetRoutes(router, ctx, backend);
+      registerEthernetRoutes(router, ctx);
     },
   });
-  return { http, nmcli, backend: backend!, sysDir };
+  const network = runOutput(http.ctx, createNetworkOutput(http.ctx, backend!));
+  const rig = { http, nmcli, backend: backend!, sysDir, network };
+  await startNetwork(rig);
+  return rig;
 }
 
 async function stopEthRig(rig: EthRig): Promise<void> {
+  await rig.network.stop();
   await rig.backend.settle();
   await rig.http.close();
   rig.nmcli.remove();

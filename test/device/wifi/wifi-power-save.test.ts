@@ -5,10 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATION_PROFILE } from '../../../src/device/wifi/nmcli-backend.js';
 import { assertPowerSaveAllowed } from '../../../src/http/routes/wifi.js';
-import { createWifiService } from '../../../src/device/wifi/service.js';
 import { HttpError } from '../../../src/http/errors.js';
 import { DEVICES, fakeInterface, startRig, stopRig } from './wifi-rig.js';
-import { runOutput } from '../../../src/output.js';
 
 test('power save is refused with 400 while an Ethernet link is up (nmcli device states)', async () => {
   const rig = await startRig();
@@ -60,8 +58,8 @@ test('the file backend finds a wired link in sysfs and ignores wireless, virtual
   }
 });
 
-test('the Wi-Fi service applies power save changes to the active and own profiles and syncs at start', async () => {
-  const rig = await startRig();
+test('the network output applies power save changes to the active and own profiles and syncs at start', async () => {
+  const rig = await startRig(true, false);
   const { ctx } = rig.http;
   try {
     rig.nmcli.answer([
@@ -71,8 +69,7 @@ test('the Wi-Fi service applies power save changes to the active and own profile
         stdout: `preconfigured\n${STATION_PROFILE}\nWired connection 1\n`,
       },
     ]);
-    const service = createWifiService(ctx, rig.backend);
-    const running = runOutput(ctx, service);
+    const running = rig.network;
     await running.start();
     // stored settings say disabled: a leftover profile (after a restore) is removed
     assert.deepEqual(rig.nmcli.calls().at(-1), ['connection', 'delete', 'id', STATION_PROFILE]);

@@ -3,8 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWifiBackend } from '../../../src/device/wifi/backend.js';
 import type { WifiBackend } from '../../../src/device/wifi/wifi-backend.js';
+import { createNetworkOutput } from '../../../src/device/network/network-output.js';
 import { registerWifiRoutes } from '../../../src/http/routes/wifi.js';
+import { runOutput } from '../../../src/output.js';
+import type { Service } from '../../../src/service.js';
 import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
+import { waitFor } from '../../helpers/wait.js';
 import { createFakeNmcli, hexOf, terse, type FakeNmcli } from './fake-nmcli.js';
 
 /** The HTTP API with the Wi-Fi routes on a real server, a fake nmcli on PATH and a fake sysfs tree. */
@@ -16,9 +20,11 @@ export interface Rig {
   nmcli: FakeNmcli;
   backend: WifiBackend;
   sysDir: string;
+  /** The network output, which applies what the routes store (started unless asked not to). */
+  network: Service;
 }
 
-export async function startRig(withNmcli = true): Promise<Rig> {
+export async function startRig(withNmcli = true, withNetwork = true): Promise<Rig> {
   const nmcli = createFakeNmcli();
   const sysDir = mkdtempSync(join(tmpdir(), 'sys-class-net-'));
   let backend: WifiBackend | undefined;
@@ -28,10 +34,29 @@ export async function startRig(withNmcli = true): Promise<Rig> {
       registerWifiRoutes(router, ctx, backend);
     },
   });
-  return { http, nmcli, backend: backend!, sysDir };
+  const network = runOutput(http.ctx, createNetworkOutput(http.ctx, backend!));
+  const rig = { http, nmcli, backend: backend!, sysDir, network };
+  if (withNetwork) await startNetwork(rig);
+  return rig;
+}
+
+/**
+ * Starts the network output (its start-up sync and first link-facts refresh run against the fake
+ * nmcli), then forgets the calls they made, so a test sees only what its own writes cause.
+ */
+export async function startNetwork(rig: Pick<Rig, 'network' | 'backend' | 'nmcli' | 'http'>): Promise<void> {
+  await rig.network.start();
+  await waitFor(
+    'the first link facts',
+    () => rig.http.ctx.services.get('wifi'),
+    (s) => s !== undefined && ('info' in s || 'error' in s),
+  );
+  await rig.backend.settle();
+  rig.nmcli.clearCalls();
 }
 
 export async function stopRig(rig: Rig): Promise<void> {
+  await rig.network.stop();
   await rig.backend.settle();
   await rig.http.close();
   rig.nmcli.remove();

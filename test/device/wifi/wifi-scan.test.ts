@@ -1,13 +1,12 @@
 import { test } from 'node:test';
-import { cachedWifiInfo, createWifiService } from '../../../src/device/wifi/service.js';
+import { cachedWifiInfo } from '../../../src/device/network/network-output.js';
 import assert from 'node:assert/strict';
 import { hexOf, terse } from './fake-nmcli.js';
 import { DEVICES, SCAN_FIELDS, scanLine, startRig, stopRig } from './wifi-rig.js';
-import { runOutput } from '../../../src/output.js';
 import { waitFor } from '../../helpers/wait.js';
 
 test('scan lists access points with colons, backslashes and non-ASCII SSIDs within the spec limits', async () => {
-  const rig = await startRig();
+  const rig = await startRig(true, false);
   try {
     const output = [
       scanLine('AA:BB:CC:00:00:01', 'Cafe:Bar', 1, 80, 'WPA2', '40 MHz'),
@@ -63,7 +62,7 @@ test('scan lists access points with colons, backslashes and non-ASCII SSIDs with
 });
 
 test('scan falls back to the fields of NetworkManager before 1.44 when BANDWIDTH is refused', async () => {
-  const rig = await startRig();
+  const rig = await startRig(true, false);
   try {
     rig.nmcli.answer([
       {
@@ -92,7 +91,7 @@ test('scan falls back to the fields of NetworkManager before 1.44 when BANDWIDTH
 });
 
 test('a failing nmcli scan answers 500 with the error body', async () => {
-  const rig = await startRig();
+  const rig = await startRig(true, false);
   try {
     rig.nmcli.answer([{ prefix: ['-t'], stderr: 'Error: NetworkManager is not running.\n', code: 8 }]);
     const response = await fetch(`${rig.http.baseUrl}/api/v1/wifi/scan`);
@@ -106,7 +105,7 @@ test('a failing nmcli scan answers 500 with the error body', async () => {
 });
 
 test('wifiInfo reports the connected access point and address from nmcli', async () => {
-  const rig = await startRig();
+  const rig = await startRig(true, false);
   try {
     rig.nmcli.answer([
       { args: DEVICES, stdout: 'eth0:ethernet:unavailable:\nwlan0:wifi:connected:home\n' },
@@ -131,10 +130,9 @@ test('wifiInfo reports the connected access point and address from nmcli', async
   }
 });
 
-test('the API reads the link facts the Wi-Fi service refreshed, without running nmcli per request', async () => {
-  const rig = await startRig();
-  const service = createWifiService(rig.http.ctx, rig.backend);
-  const running = runOutput(rig.http.ctx, service);
+test('the API reads the link facts the network output refreshed, without running nmcli per request', async () => {
+  const rig = await startRig(true, false);
+  const running = rig.network;
   try {
     rig.nmcli.answer([
       { args: DEVICES, stdout: 'wlan0:wifi:connected:home\n' },
@@ -146,9 +144,9 @@ test('the API reads the link facts the Wi-Fi service refreshed, without running 
     ]);
     await running.start();
     await waitFor(
-      'the wifi service to run',
+      'the link facts',
       () => rig.http.ctx.services.get('wifi'),
-      (s) => s?.state === 'running',
+      (s) => s?.info !== undefined,
     );
     rig.nmcli.clearCalls();
     for (let i = 0; i < 3; i++) {
