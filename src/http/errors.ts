@@ -37,7 +37,7 @@ export class HttpError extends Error {
     return {
       error: this.key,
       message: boundedText(this.message, ERROR_BODY_LIMITS.messageChars),
-      details: typeof details === 'object' && details !== null && !Array.isArray(details) ? details : {},
+      details: isRecord(details) ? details : {},
     };
   }
 }
@@ -49,6 +49,10 @@ export class HttpError extends Error {
 export const ERROR_BODY_LIMITS = { depth: 6, entries: 50, chars: 200, messageChars: 500 } as const;
 
 const OMITTED = '[omitted]';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 function boundedText(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}…`;
