@@ -84,6 +84,8 @@ export interface ActionsServiceStatus {
   state: string;
   error?: string;
   actions: Record<string, ActionCounters>;
+  /** Bounds hit by the actions' HTTP requests: answers cut at the size limit, timeouts. */
+  http?: { answers_cut: number; timeouts: number };
 }
 
 /** GET /api/v1/actions/recent (beyond the device): the last statuses, newest first, and the counters. */

@@ -122,7 +122,11 @@ export class ActionsOutput implements Output<ActionsSlice> {
     const definition = this.view?.slice.definition;
     const blocked = this.view?.blocked;
     const state = !this.started ? 'stopped' : blocked ? 'disabled' : definition ? 'running' : 'idle';
-    const status: ActionsServiceStatus = { state, actions: this.runner.countersOf() };
+    const status: ActionsServiceStatus = {
+      state,
+      actions: this.runner.countersOf(),
+      http: { ...this.runner.outgoing },
+    };
     if (blocked) status.error = blocked;
     this.ctx.services.set(ACTIONS_SERVICE, { ...status });
   }

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { boundedRequest, OUTGOING_BODY_LIMIT, type OutgoingCounters } from '../outgoing.js';
 import { proxyAgentsFor } from '../device/proxy-agent.js';
 import { DEFAULTS, type HttpRequestDefinition } from './definition.js';
 import { CODE } from './status-codes.js';
@@ -12,9 +13,15 @@ export interface PreparedHttpRequest extends HttpRequestDefinition {
  * One HTTP request of an action through got (loaded with the first HTTP action): the answer's
  * status is the code. got's retries are off (a POST that timed out may have switched the device;
  * sending it again is the action's decision, not the transport's), redirects are not followed,
- * the timeout covers the whole exchange, and HTTP(S)_PROXY / NO_PROXY are honoured.
+ * the timeout covers the whole exchange, and HTTP(S)_PROXY / NO_PROXY are honoured. Only the status
+ * is used: at most OUTGOING_BODY_LIMIT bytes of the answer are read, a longer one is aborted there
+ * (docs/architecture.md#hostile-input); both bounds are counted in `counters` when hit.
  */
-export async function runHttpRequest(request: PreparedHttpRequest, log: Logger): Promise<number> {
+export async function runHttpRequest(
+  request: PreparedHttpRequest,
+  log: Logger,
+  counters?: OutgoingCounters,
+): Promise<number> {
   let target: URL;
   try {
     target = new URL(request.url);
@@ -31,19 +38,23 @@ export async function runHttpRequest(request: PreparedHttpRequest, log: Logger):
   const { got, TimeoutError, RequestError } = await import('got');
   const agents = await proxyAgentsFor(target, process.env);
   try {
-    const response = await got(target, {
+    const answer = await boundedRequest(got, target, {
       method,
       headers: request.headers,
       ...(request.payload !== undefined && method !== 'GET' ? { body: request.payload } : {}),
       timeout: { request: timeoutMs },
-      retry: { limit: 0 },
-      followRedirect: false,
-      throwHttpErrors: false,
       agent: agents,
     });
-    return response.statusCode;
+    if (answer.cut) {
+      if (counters) counters.answers_cut += 1;
+      log.warn(
+        `action request ${method} ${target.origin}: answer longer than ${OUTGOING_BODY_LIMIT} bytes, aborted there`,
+      );
+    }
+    return answer.statusCode;
   } catch (error) {
     if (error instanceof TimeoutError) {
+      if (counters) counters.timeouts += 1;
       log.warn(`action request ${method} ${target.origin}: no answer within ${timeoutMs} ms`);
       return CODE.timeout;
     }

@@ -9,6 +9,7 @@ import {
   type ActionsDefinition,
 } from './definition.js';
 import { runHttpRequest } from './http-request.js';
+import { outgoingCounters, type OutgoingCounters } from '../outgoing.js';
 import { ModbusWriter } from './modbus-write.js';
 import { StatusRing } from './status-ring.js';
 import { CODE, succeeded } from './status-codes.js';
@@ -33,6 +34,8 @@ export type CallResult =
 export class ActionRunner {
   readonly ring = new StatusRing();
   private readonly counters = new Map<string, ActionCounters>();
+  /** Bounds hit by the actions' HTTP requests (docs/architecture.md#hostile-input). */
+  readonly outgoing: OutgoingCounters = outgoingCounters();
   private readonly running = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
   private readonly modbus: ModbusWriter;
@@ -144,6 +147,7 @@ export class ActionRunner {
           ...(http.payload !== undefined ? { payload: substitute(http.payload, variables) } : {}),
         },
         this.log,
+        this.outgoing,
       );
     }
     if (request.modbus)

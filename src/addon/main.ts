@@ -7,6 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { boundedRequest } from '../outgoing.js';
 import { addonConfig, type AddonOptions, type SupervisorMqtt } from './options.js';
 
 /** Supervisor REST API, reachable from add-ons with hassio_api or a service dependency. */
@@ -18,14 +19,19 @@ async function supervisorData<T>(path: string): Promise<T | undefined> {
   try {
     // got, the project's HTTP client, loaded only here (the add-on's start, before the daemon).
     const { got } = await import('got');
-    const response = await got(`${SUPERVISOR}${path}`, {
+    // Bounded like every outgoing request (docs/architecture.md#hostile-input).
+    const response = await boundedRequest(got, `${SUPERVISOR}${path}`, {
       headers: { Authorization: `Bearer ${token}` },
       timeout: { request: 10_000 },
-      retry: { limit: 0 },
-      throwHttpErrors: false,
     });
-    const body = JSON.parse(response.body) as { result?: string; data?: T; message?: string };
-    if (response.ok && body.result === 'ok') return body.data;
+    if (response.cut) throw new Error('answer too large');
+    const body = JSON.parse(response.body.toString('utf8')) as {
+      result?: string;
+      data?: T;
+      message?: string;
+    };
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    if (ok && body.result === 'ok') return body.data;
     process.stderr.write(`add-on: Supervisor ${path}: ${body.message ?? `HTTP ${response.statusCode}`}\n`);
   } catch (error) {
     process.stderr.write(`add-on: Supervisor ${path}: ${(error as Error).message}\n`);

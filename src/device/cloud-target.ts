@@ -1,6 +1,7 @@
 import { Backoff } from '../backoff.js';
 import { escapeControls } from '../log-transports.js';
 import type { Logger } from '../log.js';
+import { outgoingCounters } from '../outgoing.js';
 import { proxyAgentsFor, type ProxyAgents } from './proxy-agent.js';
 
 /** Reports waiting per target while it is unreachable; beyond this the oldest are dropped and counted. */
@@ -31,6 +32,8 @@ export class PushTarget {
   failed = 0;
   dropped = 0;
   rejected = 0;
+  /** Bounds of the outgoing request hit (docs/architecture.md#hostile-input). */
+  readonly outgoing = outgoingCounters();
   lastError: string | undefined;
   private lastRejection: string | undefined;
   private sending = false;
@@ -69,6 +72,8 @@ export class PushTarget {
           agents: this.agents,
         });
         if (this.closed) break;
+        if (outcome.cut) this.outgoing.answers_cut += 1;
+        if (outcome.kind === 'retry' && outcome.timedOut === true) this.outgoing.timeouts += 1;
         if (outcome.kind === 'retry') {
           this.scheduleRetry(outcome.reason, outcome.retryAfterMs);
           break;
@@ -134,6 +139,8 @@ export class PushTarget {
       rejected: this.rejected,
       dropped: this.dropped,
       backlog: this.backlog.length,
+      answers_cut: this.outgoing.answers_cut,
+      timeouts: this.outgoing.timeouts,
       ...(this.lastError ? { error: this.lastError } : {}),
     };
   }

@@ -1,3 +1,4 @@
+import { boundedRequest } from '../outgoing.js';
 import type { ProxyAgents } from './proxy-agent.js';
 
 export interface ReportPostOptions {
@@ -17,10 +18,14 @@ export interface ReportPostOptions {
  * - `rejected`: any other answer (other 4xx, 3xx): sending the same report again gives the same
  *   answer, so it is dropped. `answer` is the start of the answer body, for the log.
  */
-export type PostOutcome =
+export type PostOutcome = (
   | { kind: 'sent' }
-  | { kind: 'retry'; reason: string; retryAfterMs?: number }
-  | { kind: 'rejected'; reason: string; answer: string };
+  | { kind: 'retry'; reason: string; retryAfterMs?: number; timedOut?: boolean }
+  | { kind: 'rejected'; reason: string; answer: string }
+) & {
+  /** The answer was longer than OUTGOING_BODY_LIMIT: it was aborted there (docs/architecture.md#hostile-input). */
+  cut?: boolean;
+};
 
 /** How much of a rejecting answer is kept for the log. */
 const ANSWER_START = 200;
@@ -28,6 +33,7 @@ const ANSWER_START = 200;
 /**
  * POSTs a JSON body with got (loaded with the first push). User info in the URL becomes Basic auth.
  * got's own retries are off and no redirect is followed: the push queue decides what is retried.
+ * At most OUTGOING_BODY_LIMIT bytes of the answer are read (docs/architecture.md#hostile-input).
  */
 export async function postReport(
   url: string,
@@ -44,26 +50,26 @@ export async function postReport(
     return { kind: 'rejected', reason: `unsupported URL scheme ${target.protocol}`, answer: '' };
   const { got, TimeoutError, RequestError } = await import('got');
   try {
-    const response = await got.post(target, {
+    const response = await boundedRequest(got, target, {
+      method: 'POST',
       body,
       headers: { 'content-type': 'application/json', 'user-agent': options.userAgent },
       timeout: { request: options.timeoutMs },
-      retry: { limit: 0 },
-      followRedirect: false,
-      throwHttpErrors: false,
       agent: options.agents,
     });
     const status = response.statusCode;
-    if (status >= 200 && status < 300) return { kind: 'sent' };
+    const cut = response.cut ? { cut: true } : {};
+    if (status >= 200 && status < 300) return { kind: 'sent', ...cut };
     const reason = `HTTP ${status} ${response.statusMessage ?? ''}`.trim();
     if (retryable(status)) {
       const retryAfterMs = retryAfter(response.headers['retry-after'], options.now ?? Date.now);
-      return { kind: 'retry', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      return { kind: 'retry', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...cut };
     }
-    return { kind: 'rejected', reason, answer: response.rawBody.subarray(0, ANSWER_START).toString('utf8') };
+    const answer = response.body.subarray(0, ANSWER_START).toString('utf8');
+    return { kind: 'rejected', reason, answer, ...cut };
   } catch (error) {
     if (error instanceof TimeoutError)
-      return { kind: 'retry', reason: `timeout after ${options.timeoutMs} ms` };
+      return { kind: 'retry', reason: `timeout after ${options.timeoutMs} ms`, timedOut: true };
     if (error instanceof RequestError) return { kind: 'retry', reason: error.message };
     throw error;
   }

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 
 /** Where a request path under /sdcard/ leads, or why it leads nowhere. */
@@ -16,7 +16,11 @@ export type SdPathResult =
     }
   | { ok: false; status: 400 | 404; reason: string };
 
-const refused = (status: 400 | 404, reason: string): SdPathResult => ({ ok: false, status, reason });
+const refused = (status: 400 | 404, reason: string): { ok: false; status: 400 | 404; reason: string } => ({
+  ok: false,
+  status,
+  reason,
+});
 
 /**
  * Resolves the still percent-encoded rest of a /sdcard/ request path inside `root`. It is decoded
@@ -25,6 +29,47 @@ const refused = (status: 400 | 404, reason: string): SdPathResult => ({ ok: fals
  * root or lie below it, so no path reaches anything outside. The target must exist.
  */
 export async function resolveSdPath(root: string, encoded: string): Promise<SdPathResult> {
+  const parsed = segmentsOf(encoded);
+  if (!parsed.ok) return parsed;
+  const { segments, directory } = parsed;
+  let realRoot: string;
+  let target: string;
+  try {
+    realRoot = await realpath(root);
+    target = await realpath(join(realRoot, ...segments));
+  } catch {
+    return refused(404, 'no such file or directory');
+  }
+  if (!inside(realRoot, target)) return refused(404, 'path leaves the SD card folder');
+  return found(realRoot, target, directory);
+}
+
+function inside(realRoot: string, path: string): boolean {
+  return path === realRoot || path.startsWith(realRoot + sep);
+}
+
+function found(realRoot: string, path: string, directory: boolean): SdPathResult {
+  const relative =
+    path === realRoot
+      ? ''
+      : path
+          .slice(realRoot.length + 1)
+          .split(sep)
+          .join('/');
+  return {
+    ok: true,
+    path,
+    display: `/${relative}${directory && relative !== '' ? '/' : ''}`,
+    directory,
+    root: path === realRoot,
+  };
+}
+
+type Segments =
+  { ok: true; segments: string[]; directory: boolean } | { ok: false; status: 400 | 404; reason: string };
+
+/** The request path's segments, decoded once; refused as resolveSdPath describes. */
+function segmentsOf(encoded: string): Segments {
   let decoded: string;
   try {
     decoded = decodeURIComponent(encoded);
@@ -38,28 +83,38 @@ export async function resolveSdPath(root: string, encoded: string): Promise<SdPa
   if (decoded === '') segments.length = 0;
   if (segments.some((segment) => segment === '' || segment === '.' || segment === '..'))
     return refused(404, 'path leaves the SD card folder');
+  return { ok: true, segments, directory };
+}
+
+/**
+ * Like resolveSdPath, but for removing an entry: the entry itself, not what it points to. The
+ * folder holding it is resolved (symlinks too) and must lie inside the root; the last segment is
+ * the entry's own name there, so a symbolic link is the link (lstat), wherever, if anywhere, it
+ * points. The entry must exist.
+ */
+export async function resolveSdEntry(
+  root: string,
+  encoded: string,
+): Promise<SdPathResult & { link?: boolean }> {
+  const parsed = segmentsOf(encoded);
+  if (!parsed.ok) return parsed;
+  const { segments, directory } = parsed;
+  const name = segments.pop();
   let realRoot: string;
-  let target: string;
+  let parent: string;
   try {
     realRoot = await realpath(root);
-    target = await realpath(join(realRoot, ...segments));
+    parent = await realpath(join(realRoot, ...segments));
   } catch {
     return refused(404, 'no such file or directory');
   }
-  if (target !== realRoot && !target.startsWith(realRoot + sep))
-    return refused(404, 'path leaves the SD card folder');
-  const relative =
-    target === realRoot
-      ? ''
-      : target
-          .slice(realRoot.length + 1)
-          .split(sep)
-          .join('/');
-  return {
-    ok: true,
-    path: target,
-    display: `/${relative}${directory && relative !== '' ? '/' : ''}`,
-    directory,
-    root: target === realRoot,
-  };
+  if (!inside(realRoot, parent)) return refused(404, 'path leaves the SD card folder');
+  if (name === undefined) return found(realRoot, parent, directory);
+  const entry = join(parent, name);
+  try {
+    const stats = await lstat(entry);
+    return { ...found(realRoot, entry, directory), link: stats.isSymbolicLink() };
+  } catch {
+    return refused(404, 'no such file or directory');
+  }
 }

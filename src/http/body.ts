@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './errors.js';
+import { JsonDepthGauge, MAX_JSON_DEPTH } from './json-depth.js';
 
 /**
  * JSON body limit of the whatwatt Go API (MQTT settings: at most 8 kB), used for every JSON route by default.
@@ -40,6 +41,17 @@ function tooLarge(limit: number): HttpError {
   );
 }
 
+/** A body nested too deep: refused as it arrives, the rest is not read, so the connection must close. */
+function tooDeep(): HttpError {
+  return new HttpError(
+    400,
+    'bad_request',
+    `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+    { max_depth: MAX_JSON_DEPTH },
+    { Connection: 'close' },
+  );
+}
+
 function checkContentType(request: IncomingMessage): void {
   const { type, charset } = mediaTypeOf(request.headers['content-type']);
   if (type === 'application/json' && (charset === undefined || charset === 'utf-8')) return;
@@ -53,6 +65,7 @@ function checkContentType(request: IncomingMessage): void {
 function collect(request: IncomingMessage, options: JsonBodyOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    const gauge = new JsonDepthGauge();
     let size = 0;
     const finish = (error?: HttpError): void => {
       clearTimeout(timer);
@@ -64,7 +77,9 @@ function collect(request: IncomingMessage, options: JsonBodyOptions): Promise<Bu
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > options.maxBytes) finish(tooLarge(options.maxBytes));
+      // Depth first: a chunk both too deep and over the limit is refused for its nesting.
+      if (gauge.exceeded(chunk)) finish(tooDeep());
+      else if (size > options.maxBytes) finish(tooLarge(options.maxBytes));
       else chunks.push(chunk);
     };
     const onEnd = (): void => finish();
@@ -91,7 +106,7 @@ function collect(request: IncomingMessage, options: JsonBodyOptions): Promise<Bu
 /**
  * Reads and parses a JSON request body: 415 for another media type, 413 over the limit (checked
  * against Content-Length before reading and while reading chunked bodies), 408 when it does not
- * arrive in time, 400 for invalid UTF-8 or malformed JSON.
+ * arrive in time, 400 for invalid UTF-8, malformed JSON or nesting deeper than MAX_JSON_DEPTH.
  */
 export async function readJsonBody(request: IncomingMessage, options: JsonBodyOptions): Promise<unknown> {
   checkContentType(request);

@@ -11,6 +11,11 @@ import type { ApiRequest, Route, Router } from './router.js';
 export interface DispatchOptions {
   /** A JSON body must arrive completely within this time. */
   bodyTimeoutMs: number;
+  /**
+   * Answering a request failed (its error body could not be written): the connection was closed.
+   * The server counts these (docs/architecture.md#hostile-input).
+   */
+  onAnswerFailure?: (error: unknown) => void;
 }
 
 /**
@@ -89,8 +94,10 @@ export function createRequestHandler(
   shutdown: AbortSignal,
   options: DispatchOptions,
 ): (raw: IncomingMessage, response: ServerResponse) => void {
+  const answer = (raw: IncomingMessage, response: ServerResponse, error: unknown): void =>
+    answerFailure(ctx, raw, response, error, options.onAnswerFailure);
   const fail = (raw: IncomingMessage, response: ServerResponse) => (error: unknown) =>
-    answerFailure(ctx, raw, response, error);
+    answer(raw, response, error);
 
   return (raw, response) => {
     try {
@@ -105,9 +112,8 @@ export function createRequestHandler(
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {
           // Repeated failures: the answer is held back, never given sooner.
-          if (result.delayMs > 0)
-            setTimeout(() => answerFailure(ctx, raw, response, result.error), result.delayMs);
-          else answerFailure(ctx, raw, response, result.error);
+          if (result.delayMs > 0) setTimeout(() => answer(raw, response, result.error), result.delayMs);
+          else answer(raw, response, result.error);
           return;
         }
       }
@@ -134,26 +140,47 @@ export function createRequestHandler(
       const pending = route.handler(request, response);
       if (pending) pending.catch(fail(raw, response));
     } catch (error) {
-      answerFailure(ctx, raw, response, error);
+      answer(raw, response, error);
     }
   };
 }
 
-/** An HttpError becomes its error body; anything else is logged and answered 500. */
+/**
+ * An HttpError becomes its error body; anything else is logged and answered 500. Nothing thrown
+ * here leaves the request: when the answer itself fails, that one connection is closed, the failure
+ * logged once and reported to `onFailure` (docs/architecture.md#hostile-input).
+ */
 function answerFailure(
   ctx: AppContext,
   raw: IncomingMessage,
   response: ServerResponse,
   error: unknown,
+  onFailure?: (error: unknown) => void,
 ): void {
-  const expected = error instanceof HttpError;
-  if (!expected)
-    ctx.logger.error(`http: ${raw.method} ${pathForLog(raw.url)} failed: ${(error as Error).message}`);
-  if (response.headersSent || response.destroyed) {
+  try {
+    const expected = error instanceof HttpError;
+    if (!expected) ctx.logger.error(`http: ${raw.method} ${pathForLog(raw.url)} failed: ${messageOf(error)}`);
+    if (response.headersSent || response.destroyed) {
+      response.destroy();
+      return;
+    }
+    sendError(response, expected ? error : new HttpError(500, 'internal_error', 'internal server error'));
+  } catch (failure) {
     response.destroy();
-    return;
+    raw.socket?.destroy();
+    try {
+      ctx.logger.error(
+        `http: ${raw.method} ${pathForLog(raw.url)}: answer failed, connection closed: ${messageOf(failure)}`,
+      );
+      onFailure?.(failure);
+    } catch {
+      // The logger or the counter failed as well: the connection is closed, nothing more to do.
+    }
   }
-  sendError(response, expected ? error : new HttpError(500, 'internal_error', 'internal server error'));
+}
+
+function messageOf(error: unknown): string {
+  return String(error instanceof Error ? error.message : error).slice(0, 300);
 }
 
 /** The path without the query string (a query may carry anything; logs get only the path). */

@@ -66,8 +66,19 @@ export function createHttpService(
     nonceLifetimeMs: options.nonceLifetimeMs ?? 5 * 60_000,
     ...(options.throttle ? { throttle: options.throttle } : {}),
   });
+  let listening: { host: string; port: number } | undefined;
+  // Requests whose answer could not be written (connection closed instead); in the http service state.
+  let answerFailures = 0;
+  const report = (): void => {
+    if (listening)
+      ctx.services.set('http', { state: 'running', ...listening, answer_failures: answerFailures });
+  };
   const handler = createRequestHandler(ctx, router, auth, shutdown.signal, {
     bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
+    onAnswerFailure: () => {
+      answerFailures++;
+      report();
+    },
   });
   const server = createServer(
     { connectionsCheckingInterval: options.timeoutCheckIntervalMs ?? 1_000 },
@@ -85,7 +96,6 @@ export function createHttpService(
     else socket.destroy();
   });
 
-  let listening: { host: string; port: number } | undefined;
   return {
     name: 'http',
     required: true,
@@ -106,7 +116,7 @@ export function createHttpService(
       server.on('error', (error) => ctx.logger.error(`http: server error: ${error.message}`));
       const address = server.address() as AddressInfo;
       listening = { host: address.address, port: address.port };
-      ctx.services.set('http', { state: 'running', host: listening.host, port: listening.port });
+      report();
       ctx.logger.info(`http: listening on ${listening.host}:${listening.port}`);
     },
     async stop(): Promise<void> {

@@ -21,6 +21,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
       'src/guarded-emitter.ts',
       'src/version.ts',
       'src/systemd-notify.ts',
+      'src/outgoing.ts',
       'src/serial/',
       'src/checksum/',
       'src/digest/',

@@ -84,6 +84,7 @@ test('postReport: 5xx, 408, 429, silence and refused connections are for a retry
   assert.deepEqual(await postReport(silent.url, Buffer.from('{}'), options), {
     kind: 'retry',
     reason: 'timeout after 300 ms',
+    timedOut: true,
   });
   await silent.close();
   const refused = await postReport(silent.url, Buffer.from('{}'), options);

@@ -3,14 +3,18 @@ import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
+  mkdtempSync,
   readdirSync,
   readFileSync,
   statfsSync,
   statSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SdLogger } from '../../src/device/sd-logger.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
@@ -206,8 +210,10 @@ test('no path reaches outside the folder: traversal in every encoding, absolute 
       '/sdcard/%00',
       '/sdcard/%zz',
     ];
+    // DELETE of a link itself removes the link (the next test): only the paths through it are tried here.
+    const links = new Set(['/sdcard/secrets-link.json', '/sdcard/state-link/']);
     for (const path of forms) {
-      for (const method of ['GET', 'DELETE']) {
+      for (const method of links.has(path) ? ['GET'] : ['GET', 'DELETE']) {
         const reply = await raw(h, method, path);
         assert.ok([400, 404].includes(reply.status), `${method} ${path}: ${reply.status}`);
         assert.equal(reply.body.includes('do-not-leak'), false, `${method} ${path} leaked`);
@@ -219,6 +225,51 @@ test('no path reaches outside the folder: traversal in every encoding, absolute 
     );
     assert.equal(listed.includes('secrets-link.json'), false, 'a link out is not listed');
     assert.equal(listed.includes('state-link/'), false);
+  }));
+
+test('DELETE of a symbolic link removes the link, never the file or directory tree it points to', () =>
+  withCsvLogs(async (h, sdDir) => {
+    const outside = mkdtempSync(join(tmpdir(), 'meter-gateway-sd-outside-'));
+    try {
+      const file = join(outside, 'keep.txt');
+      writeFileSync(file, 'keep me');
+      mkdirSync(join(outside, 'tree', 'deeper'), { recursive: true });
+      writeFileSync(join(outside, 'tree', 'deeper', 'leaf.txt'), 'leaf');
+      const inside = readdirSync(sdDir).find((n) => n.endsWith('.csv'))!;
+      const insideBytes = readFileSync(join(sdDir, inside));
+      mkdirSync(join(sdDir, 'kept'));
+      writeFileSync(join(sdDir, 'kept', 'a.csv'), 'a');
+      symlinkSync(file, join(sdDir, 'file-link'));
+      symlinkSync(join(outside, 'tree'), join(sdDir, 'tree-link'));
+      symlinkSync(join(sdDir, inside), join(sdDir, 'inside-link.csv'));
+      symlinkSync(join(sdDir, 'kept'), join(sdDir, 'kept-link'));
+      symlinkSync(join(outside, 'missing'), join(sdDir, 'dangling'));
+      for (const path of [
+        'file-link',
+        'tree-link',
+        'tree-link/',
+        'inside-link.csv',
+        'kept-link/',
+        'dangling',
+      ]) {
+        const name = path.replace(/\/$/, '');
+        const reply = await raw(h, 'DELETE', `/sdcard/${path}`);
+        assert.equal(reply.status, 204, `DELETE /sdcard/${path}: ${reply.body.toString()}`);
+        assert.throws(() => lstatSync(join(sdDir, name)), /ENOENT/, `${name} is gone`);
+        // Recreated for the form with a trailing slash.
+        if (path === 'tree-link') symlinkSync(join(outside, 'tree'), join(sdDir, 'tree-link'));
+      }
+      assert.equal(readFileSync(file, 'utf8'), 'keep me');
+      assert.equal(readFileSync(join(outside, 'tree', 'deeper', 'leaf.txt'), 'utf8'), 'leaf');
+      assert.ok(readFileSync(join(sdDir, inside)).equals(insideBytes));
+      assert.equal(readFileSync(join(sdDir, 'kept', 'a.csv'), 'utf8'), 'a');
+      // Below a link that leads out nothing is reachable, DELETE included.
+      symlinkSync(join(outside, 'tree'), join(sdDir, 'tree-link'));
+      assert.equal((await raw(h, 'DELETE', '/sdcard/tree-link/deeper')).status, 404);
+      assert.ok(existsSync(join(outside, 'tree', 'deeper', 'leaf.txt')));
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   }));
 
 test('with protection on every /sdcard request needs the API credentials', () =>

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readdir, realpath, rm, stat } from 'node:fs/promises';
+import { readdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { AppContext } from '../../context.js';
 import { sdCardRoot } from '../../device/sd-card.js';
-import { resolveSdPath } from '../../device/sd-path.js';
+import { resolveSdEntry, resolveSdPath } from '../../device/sd-path.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { DIRECTORY_LISTING_SCHEMA } from '../device-schemas.js';
 import { HttpError } from '../errors.js';
@@ -119,10 +119,17 @@ export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
     'DELETE',
     `${PREFIX}${TAIL_PARAMETER}`,
     async (request, response) => {
-      const target = await resolved(ctx, request);
+      const rest = request.path.slice(PREFIX.length);
+      const target = await resolveSdEntry(sdCardRoot(ctx.config.config), rest);
+      if (!target.ok) {
+        const key = target.status === 400 ? 'bad_request' : 'not_found';
+        throw new HttpError(target.status, key, `${request.path}: ${target.reason}`);
+      }
       if (target.root) throw new HttpError(400, 'bad_request', 'the SD card folder itself cannot be deleted');
-      // target.path is the real path inside the root; rm removes links below it, never their targets.
-      await rm(target.path, { recursive: true, force: false });
+      // The entry itself: a symbolic link is removed as a link, never what it points to
+      // (docs/architecture.md#sd-card); rm removes links below a directory the same way.
+      if (target.link === true) await unlink(target.path);
+      else await rm(target.path, { recursive: true, force: false });
       ctx.logger.info(`sdcard: deleted ${target.display}`);
       sendNoContent(response);
     },

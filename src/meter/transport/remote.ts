@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { EventSource, FetchLike } from 'eventsource';
+import { boundedEventStreamFetch, OUTGOING_EVENT_LIMIT } from '../../outgoing.js';
+import { MeterDataError } from '../decoder.js';
 import { authenticatingFetch, type Credentials } from './http-auth.js';
 import { readingFromLive, remoteMeterOf, type RemoteMeter } from './live-reading.js';
 import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
@@ -31,8 +33,16 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
     private readonly now: () => number = Date.now,
   ) {
     super();
-    const authFetch = authenticatingFetch(credentials);
-    this.fetch = authFetch as unknown as FetchLike;
+    // Bounded like every outgoing request (docs/architecture.md#hostile-input): an event beyond the
+    // limit is counted as an overflow and ends the stream; the meter input then reconnects.
+    const bounded = boundedEventStreamFetch(authenticatingFetch(credentials), {
+      onEventTooLarge: () =>
+        this.emit(
+          'reject',
+          new MeterDataError('overflow', `remote live event longer than ${OUTGOING_EVENT_LIMIT} bytes`),
+        ),
+    });
+    this.fetch = bounded as unknown as FetchLike;
   }
 
   get description(): string {
