@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import { proxyAgentsFor } from '../device/proxy-agent.js';
 import { DEFAULTS, type HttpRequestDefinition } from './definition.js';
-import { CODE } from './status-codes.js';
+import { CODE, networkFailureCode } from './status-codes.js';
 
 /** An HTTP request after substitution. */
 export interface PreparedHttpRequest extends HttpRequestDefinition {
@@ -49,7 +49,7 @@ export async function runHttpRequest(request: PreparedHttpRequest, log: Logger):
     }
     if (error instanceof RequestError) {
       log.warn(`action request ${method} ${target.origin}: ${error.message}`);
-      return CODE.connection;
+      return networkFailureCode(error.code);
     }
     log.warn(`action request ${method} ${target.origin}: ${(error as Error).message}`);
     return CODE.failed;
