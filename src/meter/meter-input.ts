@@ -1,4 +1,4 @@
-import { Backoff, realRetryTimer, type RetryTimer } from '../backoff.js';
+import { Backoff, RECONNECT_CAP_MS, realRetryTimer, type RetryTimer } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
@@ -33,7 +33,7 @@ export class MeterInput implements Output<MeterSettings> {
   private decoder: MeterDecoder | undefined;
   private source: MeterSource | undefined;
   private readonly detection = new SerialDetection();
-  private readonly backoff = new Backoff(1000, 60_000);
+  private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
   private cancelReconnect: (() => void) | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private running = false;

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Backoff } from '../../backoff.js';
+import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
@@ -67,7 +67,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
   };
   private client: ModbusClient | undefined;
   private readonly reader: MeterReader;
-  private readonly backoff = new Backoff(1000, 30_000);
+  private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
