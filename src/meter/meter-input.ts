@@ -232,6 +232,7 @@ export class MeterInput implements Output<MeterSettings> {
 
   private rejectFrame(error: MeterDataError): void {
     this.context.store.reject(error.kind);
+    this.showLastError(`${error.kind}: ${error.message}`);
     if (error.kind === 'encryption') {
       this.context.store.setStatus(
         this.context.config.config.meter.encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED',
@@ -243,6 +244,13 @@ export class MeterInput implements Output<MeterSettings> {
       level,
       `frame rejected (${error.kind}): ${error.message} [${this.rejectionsLogged} so far]`,
     );
+  }
+
+  /** `services.meter.error` in /api/v1/system: the latest rejection of any source, set when it changes. */
+  private showLastError(text: string): void {
+    const current = this.context.services.get('meter');
+    if (!current || current.error === text) return;
+    this.context.services.set('meter', { ...current, error: text });
   }
 
   /** The link closed: NOT CONNECTED, or NO DATA when the watchdog closed an open but silent link. */

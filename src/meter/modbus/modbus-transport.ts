@@ -155,10 +155,14 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     this.schedule(delay);
   }
 
-  /** Counts a failed poll by kind; exceptions and CRC errors are also counted by the store. */
+  /**
+   * Counts a failed poll by kind and reports it as a rejection like every source does (the store's
+   * counters, the meter input's log line and `services.meter.error`).
+   */
   private failed(error: Error & { errno?: string; modbusCode?: number }): void {
     if (error.errno === 'ETIMEDOUT') {
       this.counters.timeouts += 1;
+      this.emit('reject', new MeterDataError('timeout', `no reply within ${RESPONSE_TIMEOUT_MS} ms`));
     } else if (error.modbusCode !== undefined) {
       this.counters.exceptions += 1;
       this.emit('reject', new MeterDataError('parse', `exception reply: ${error.message}`));
