@@ -7,6 +7,7 @@ import type { Output, OutputView } from '../output.js';
 import { AutoDecoder } from './auto-decoder.js';
 import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
 import { SerialDetection } from './probe/serial-detection.js';
+import { applyScalers, onlyScalersChanged } from './scalers.js';
 import type { SerialSource } from './transport/serial.js';
 import { createTransport, type MeterLink } from './transport/factory.js';
 import { createDecoder, type DecoderOptions } from './protocols.js';
@@ -67,9 +68,11 @@ export class MeterInput implements Output<MeterSettings> {
   /** Opens the link on the first call; reopens it whenever a meter.* setting changed. */
   async reconcile({ slice }: OutputView<MeterSettings>): Promise<void> {
     if (!this.running || slice === this.applied) return;
-    const first = this.applied === undefined;
+    const previous = this.applied;
     this.applied = slice;
-    if (!first) return this.restart(slice.source);
+    // New custom scalers apply from the next reading on; only the other meter settings reopen the link.
+    if (previous !== undefined && onlyScalersChanged(previous, slice)) return;
+    if (previous !== undefined) return this.restart(slice.source);
     // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
     this.source = parseSource(slice.source);
     await this.connect();
@@ -227,7 +230,8 @@ export class MeterInput implements Output<MeterSettings> {
   private accept(reading: Reading): void {
     this.backoff.reset();
     this.validSinceOpen = true;
-    this.context.store.ingest(reading);
+    // After the parser, before the store (docs/architecture.md#meter-scalers).
+    this.context.store.ingest(applyScalers(reading, this.context.config.config.meter.scalers));
   }
 
   private rejectFrame(error: MeterDataError): void {
