@@ -1,13 +1,19 @@
 /**
- * Capped exponential backoff (docs/architecture.md#data-flow): 1 s doubling to 60 s by default, optional
- * jitter, reset after a success.
+ * The cap of every meter source's reconnect and retry and of the RTU slave's reopen: 1 s doubling to
+ * exactly this (1, 2, 4, 8, 16, 30 s), the one number README and docs/architecture.md#data-flow state.
+ */
+export const RECONNECT_CAP_MS = 30_000;
+
+/**
+ * Capped exponential backoff (docs/architecture.md#data-flow): 1 s doubling to RECONNECT_CAP_MS by
+ * default, never above the cap, optional jitter, reset after a success.
  */
 export class Backoff {
   private attempt = 0;
 
   constructor(
     private readonly initialMs = 1000,
-    private readonly maxMs = 60_000,
+    private readonly maxMs = RECONNECT_CAP_MS,
     /** 0..1: the delay is drawn from [delay * (1 - jitter), delay]. */
     private readonly jitter = 0,
     private readonly random: () => number = Math.random,

@@ -102,6 +102,9 @@ function checkHttp(
   }
 }
 
+/** A Modbus target host: a name or an IPv4 / IPv6 address. */
+export const MODBUS_HOST = /^[A-Za-z0-9.:[\]-]{1,255}$/;
+
 function checkModbus(
   issues: Issues,
   field: string,
@@ -109,7 +112,10 @@ function checkModbus(
   constants: Record<string, ConstValue>,
 ): void {
   issues.keys(field, modbus, ['host', 'port', 'unit_id', 'func', 'address', 'type', 'value', 'timeout']);
-  if (typeof modbus.host !== 'string' || !/^[A-Za-z0-9.:[\]-]{1,255}$/.test(modbus.host))
+  // The device substitutes constants in modbus.host too; a host with placeholders is checked when it runs.
+  if (typeof modbus.host === 'string' && modbus.host.includes('${'))
+    checkText(issues, `${field}.host`, modbus.host, constants);
+  else if (typeof modbus.host !== 'string' || !MODBUS_HOST.test(modbus.host))
     issues.add(`${field}.host`, 'must be a host name or IP address', modbus.host);
   checkNumber(issues, `${field}.port`, modbus.port, 1, 65535, true);
   checkNumber(issues, `${field}.unit_id`, modbus.unit_id, 0, 255, true);

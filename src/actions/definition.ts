@@ -26,8 +26,8 @@ export const VALUE_TYPES: readonly ValueType[] = ['hex', 'short', 'int', 'long',
 
 /** Limits of a definition (docs/architecture.md#actions). */
 export const LIMITS = {
-  /** A POST body larger than this answers 413. */
-  definitionBytes: 16 * 1024,
+  /** A POST body larger than this answers 413 (the device: "cannot exceed 8191 bytes"). */
+  definitionBytes: 8191,
   actions: 32,
   requestsPerAction: 8,
   idLength: 15,

@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import { boundedRequest, OUTGOING_BODY_LIMIT, type OutgoingCounters } from '../outgoing.js';
 import { proxyAgentsFor } from '../device/proxy-agent.js';
 import { DEFAULTS, type HttpRequestDefinition } from './definition.js';
-import { CODE } from './status-codes.js';
+import { CODE, networkFailureCode } from './status-codes.js';
 
 /** An HTTP request after substitution. */
 export interface PreparedHttpRequest extends HttpRequestDefinition {
@@ -60,7 +60,7 @@ export async function runHttpRequest(
     }
     if (error instanceof RequestError) {
       log.warn(`action request ${method} ${target.origin}: ${error.message}`);
-      return CODE.connection;
+      return networkFailureCode(error.code);
     }
     log.warn(`action request ${method} ${target.origin}: ${(error as Error).message}`);
     return CODE.failed;

@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { DEFAULTS, type ModbusRequestDefinition, type ValueType } from './definition.js';
-import { CODE, modbusExceptionCode } from './status-codes.js';
+import { CODE, modbusExceptionCode, networkFailureCode } from './status-codes.js';
 import { payloadFor } from './value-encoding.js';
 
 /** The part of modbus-serial's client the writes use. */
@@ -16,6 +16,9 @@ interface ModbusMaster {
   readonly isOpen: boolean;
 }
 
+/** What modbus-serial rejects with: its own errors carry `errno` or `modbusCode`, socket errors `code`. */
+type ModbusFailure = Error & { modbusCode?: number; errno?: string | number; code?: string };
+
 interface PooledConnection {
   client: ModbusMaster | undefined;
   /** Writes to one host run one after the other (one TCP connection, one transaction at a time). */
@@ -30,8 +33,8 @@ const IDLE_CLOSE_MS = 10_000;
  * Modbus TCP writes of actions through modbus-serial as the master (loaded with the first Modbus
  * action): one connection per host:port, reused by every write to it and closed after
  * IDLE_CLOSE_MS without one, or at once after a connection error (the next write reconnects).
- * The code is 0 for a confirmed write, -(100 + exception code) for an exception response, and the
- * negative codes of status-codes.ts for timeouts and connection errors.
+ * The code is 1 for a confirmed write (the device's "Success"), -(100 + exception code) for an
+ * exception response, and the negative codes of status-codes.ts for timeouts and connection errors.
  */
 export class ModbusWriter {
   private readonly pool = new Map<string, PooledConnection>();
@@ -93,9 +96,9 @@ export class ModbusWriter {
         else await client.writeCoils(request.address, payload.coils);
       } else if (request.func === 6) await client.writeRegister(request.address, payload.registers[0]!);
       else await client.writeRegisters(request.address, payload.registers);
-      return 0;
+      return CODE.ok;
     } catch (error) {
-      return this.failure(entry, key, request, error as Error & { modbusCode?: number; errno?: string });
+      return this.failure(entry, key, request, error as ModbusFailure);
     } finally {
       this.scheduleIdleClose(entry, key);
     }
@@ -105,7 +108,7 @@ export class ModbusWriter {
     entry: PooledConnection,
     key: string,
     request: ModbusRequestDefinition,
-    error: Error & { modbusCode?: number; errno?: string },
+    error: ModbusFailure,
   ): number {
     const what = `action Modbus FC ${request.func} to ${key} unit ${request.unit_id ?? DEFAULTS.unitId} address ${request.address}`;
     if (typeof error.modbusCode === 'number') {
@@ -119,7 +122,8 @@ export class ModbusWriter {
       return CODE.timeout;
     }
     this.log.warn(`${what}: ${error.message}`);
-    return CODE.connection;
+    // modbus-serial passes the socket's error (code ECONNREFUSED, ENOTFOUND...) or its own with an errno.
+    return networkFailureCode(error.code ?? (typeof error.errno === 'string' ? error.errno : undefined));
   }
 
   private async connected(

@@ -8,6 +8,7 @@ import {
   type ActionRequest,
   type ActionsDefinition,
 } from './definition.js';
+import { MODBUS_HOST } from './definition-validate.js';
 import { runHttpRequest } from './http-request.js';
 import { outgoingCounters, type OutgoingCounters } from '../outgoing.js';
 import { ModbusWriter } from './modbus-write.js';
@@ -115,7 +116,7 @@ export class ActionRunner {
         code = await this.runRequest(request, variables);
         if (!succeeded(code)) break;
       }
-      if ((action.requests ?? []).length === 0) code = 0;
+      if ((action.requests ?? []).length === 0) code = CODE.ok;
     } catch (error) {
       this.log.error(`action ${action.id}: ${(error as Error).message}`);
       code = CODE.failed;
@@ -150,8 +151,15 @@ export class ActionRunner {
         this.outgoing,
       );
     }
-    if (request.modbus)
-      return this.modbus.write({ ...request.modbus, value: substitute(request.modbus.value, variables) });
+    if (request.modbus) {
+      const host = substitute(request.modbus.host, variables);
+      if (!MODBUS_HOST.test(host)) return Promise.resolve(CODE.invalid);
+      return this.modbus.write({
+        ...request.modbus,
+        host,
+        value: substitute(request.modbus.value, variables),
+      });
+    }
     return Promise.resolve(CODE.invalid);
   }
 

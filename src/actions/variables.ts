@@ -4,10 +4,12 @@ import { buildTemplateVariables, type TemplateValue } from '../reading/template-
 import type { ConstValue } from './definition.js';
 
 /**
- * `${const.NAME}` and the MQTT template variables in an action's url, headers and payload, by the
- * MQTT template's own rules (docs/architecture.md#mqtt-template): same placeholder syntax, same
- * rendering (numbers as JSON numbers, strings verbatim, null as `null`). Constants are added as
- * `const.<name>`; a boolean constant renders as `true` / `false`.
+ * Constants and the MQTT template variables in an action's url, headers, payload and Modbus host
+ * and value, by the MQTT template's own rules (docs/architecture.md#mqtt-template): same
+ * placeholder syntax, same rendering (numbers as JSON numbers, strings verbatim, null as `null`).
+ * A constant is `${NAME}` (the device's own form, whatwatt Go documentation "Actions Definition")
+ * and `${const.NAME}`; where a constant and a template variable share a name, `${NAME}` is the
+ * constant (the definition's own name is the nearer one). A boolean constant renders as `true` / `false`.
  */
 
 /** Variables whose names are only known at run time: wifi facts and M-Bus channels. */
@@ -30,6 +32,7 @@ const TEMPLATE_NAMES: ReadonlySet<string> = new Set(
 export function unknownVariables(text: string, constants: Readonly<Record<string, ConstValue>>): string[] {
   return compileTemplate(text).names.filter((name) => {
     if (name.startsWith('const.')) return !Object.hasOwn(constants, name.slice('const.'.length));
+    if (Object.hasOwn(constants, name)) return false;
     return !TEMPLATE_NAMES.has(name) && !DYNAMIC_NAMES.some((pattern) => pattern.test(name));
   });
 }
@@ -44,7 +47,10 @@ export function runVariables(
   constants: Readonly<Record<string, ConstValue>>,
 ): Map<string, TemplateValue> {
   const variables = buildTemplateVariables(templateInputOf(ctx));
-  for (const [name, value] of Object.entries(constants)) variables.set(`const.${name}`, constValue(value));
+  for (const [name, value] of Object.entries(constants)) {
+    variables.set(`const.${name}`, constValue(value));
+    variables.set(name, constValue(value));
+  }
   return variables;
 }
 

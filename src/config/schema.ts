@@ -271,6 +271,11 @@ export const METER_SCHEMA = {
     patternText: '32 hexadecimal digits (AES-128 key) or empty',
   }),
   timeout: int(10, 1, 3600, 'Seconds without a valid frame before the meter status is NO DATA.'),
+  scalers: {
+    doc: 'Custom meter scalers [{obis, scaler}] as POSTed to /api/v1/meter/scalers/custom (docs/architecture.md#meter-scalers).',
+    format: 'meter-scalers' as const,
+    default: [] as Array<{ obis: string; scaler: number }>,
+  },
   simulator: {
     seed: int(1, 0, 2 ** 31 - 1, 'Seed of the simulator (same seed, same readings).'),
     interval: num(1, 0.05, 3600, 'Seconds between simulated telegrams.'),

@@ -5,11 +5,14 @@ import {
   stringSchema,
   type ConfigFormat,
 } from '../config/formats.js';
+import { scalerIssues, type MeterScaler } from './scalers.js';
 import { parseSource, redactSource, SourceError } from './source.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
     'meter-source': string;
+    /** The device's custom meter scalers: [{obis: "C.D.E", scaler: -6..6}]. */
+    'meter-scalers': MeterScaler[];
   }
 }
 
@@ -39,7 +42,37 @@ const METER_SOURCE: ConfigFormat = {
   jsonSchema: stringSchema,
 };
 
+/**
+ * meter.scalers: the custom scalers of /api/v1/meter/scalers/custom, checked alike from the API, the
+ * admin's file and the environment (JSON text).
+ */
+const METER_SCALERS: ConfigFormat = {
+  name: 'meter-scalers',
+  validate(value) {
+    const issues = scalerIssues(value);
+    if (issues.length > 0) {
+      const text = issues.map((issue) => `${issue.field || 'scalers'}: ${issue.message}`).join('; ');
+      throw new FormatError('invalid-scalers', `must be a list of {obis, scaler}: ${text}`);
+    }
+  },
+  describe: () => 'list of {obis: "C.D.E" (E 255: every E), scaler: -6..6}',
+  fromEnv(text) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  },
+  jsonSchema: () => ({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { obis: { type: 'string' }, scaler: { type: 'integer', minimum: -6, maximum: 6 } },
+    },
+  }),
+};
+
 /** Registers the meter's formats of the config schema; the daemon calls it before the config loads. */
 export function registerMeterFormats(): void {
-  registerFormats([METER_SOURCE]);
+  registerFormats([METER_SOURCE, METER_SCALERS]);
 }

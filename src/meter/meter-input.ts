@@ -1,4 +1,4 @@
-import { Backoff, realRetryTimer, type RetryTimer } from '../backoff.js';
+import { Backoff, RECONNECT_CAP_MS, realRetryTimer, type RetryTimer } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
@@ -7,6 +7,7 @@ import type { Output, OutputView } from '../output.js';
 import { AutoDecoder } from './auto-decoder.js';
 import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
 import { SerialDetection } from './probe/serial-detection.js';
+import { applyScalers, onlyScalersChanged } from './scalers.js';
 import type { SerialSource } from './transport/serial.js';
 import { createTransport, type MeterLink } from './transport/factory.js';
 import { createDecoder, type DecoderOptions } from './protocols.js';
@@ -33,7 +34,7 @@ export class MeterInput implements Output<MeterSettings> {
   private decoder: MeterDecoder | undefined;
   private source: MeterSource | undefined;
   private readonly detection = new SerialDetection();
-  private readonly backoff = new Backoff(1000, 60_000);
+  private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
   private cancelReconnect: (() => void) | undefined;
   private watchdog: NodeJS.Timeout | undefined;
   private running = false;
@@ -67,9 +68,11 @@ export class MeterInput implements Output<MeterSettings> {
   /** Opens the link on the first call; reopens it whenever a meter.* setting changed. */
   async reconcile({ slice }: OutputView<MeterSettings>): Promise<void> {
     if (!this.running || slice === this.applied) return;
-    const first = this.applied === undefined;
+    const previous = this.applied;
     this.applied = slice;
-    if (!first) return this.restart(slice.source);
+    // New custom scalers apply from the next reading on; only the other meter settings reopen the link.
+    if (previous !== undefined && onlyScalersChanged(previous, slice)) return;
+    if (previous !== undefined) return this.restart(slice.source);
     // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
     this.source = parseSource(slice.source);
     await this.connect();
@@ -227,11 +230,13 @@ export class MeterInput implements Output<MeterSettings> {
   private accept(reading: Reading): void {
     this.backoff.reset();
     this.validSinceOpen = true;
-    this.context.store.ingest(reading);
+    // After the parser, before the store (docs/architecture.md#meter-scalers).
+    this.context.store.ingest(applyScalers(reading, this.context.config.config.meter.scalers));
   }
 
   private rejectFrame(error: MeterDataError): void {
     this.context.store.reject(error.kind);
+    this.showLastError(`${error.kind}: ${error.message}`);
     if (error.kind === 'encryption') {
       this.context.store.setStatus(
         this.context.config.config.meter.encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED',
@@ -243,6 +248,13 @@ export class MeterInput implements Output<MeterSettings> {
       level,
       `frame rejected (${error.kind}): ${error.message} [${this.rejectionsLogged} so far]`,
     );
+  }
+
+  /** `services.meter.error` in /api/v1/system: the latest rejection of any source, set when it changes. */
+  private showLastError(text: string): void {
+    const current = this.context.services.get('meter');
+    if (!current || current.error === text) return;
+    this.context.services.set('meter', { ...current, error: text });
   }
 
   /** The link closed: NOT CONNECTED, or NO DATA when the watchdog closed an open but silent link. */

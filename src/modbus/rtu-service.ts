@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { RECONNECT_CAP_MS } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import { SerialLink } from '../serial/serial-link.js';
 import { formatLine, type LineSettings } from '../serial/line-settings.js';
@@ -11,7 +12,7 @@ import { RtuSlave, interFrameMs } from './rtu-slave.js';
 
 /** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
 const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = 30_000;
+const MAX_RETRY_MS = RECONNECT_CAP_MS;
 /**
  * How often the open device node is checked for presence. An unplugged USB adapter's node goes
  * away; the serial library reports that only when it next reads, and a slave may wait long for

@@ -82,20 +82,26 @@ function valueOf(reading: Reading, key: string): number | undefined {
 
 /**
  * The flat state JSON of a reading: entity key -> value. A total (state class total or
- * total_increasing) of 0 is left out: a meter register does not return to 0, and Home Assistant
- * would book a drop to 0 as a meter reset, counting the whole register again in the energy
- * dashboard. A left-out key renders as '' in the value template, which HA ignores for numeric
- * sensors (keeps the last state).
+ * total_increasing) of 0 is a value (a reactive-energy or export register that never counted) and
+ * is published, but not once the same total has been above 0 (`totalsAboveZero`, kept by the
+ * caller and updated here): a meter register does not return to 0, and Home Assistant would book
+ * the drop as a meter reset, counting the whole register again in the energy dashboard. Such a
+ * key is left out: it renders as '' in the value template, which HA ignores for numeric sensors
+ * (keeps the last state). Stale readings never get here (docs/architecture.md#home-assistant-discovery).
  */
 export function stateOf(
   reading: Reading,
   entities: readonly HaEntity[] = entitiesOf(reading),
+  totalsAboveZero: Set<string> = new Set(),
 ): Record<string, number> {
   const state: Record<string, number> = {};
   for (const entity of entities) {
     const value = valueOf(reading, entity.key);
     if (value === undefined || !Number.isFinite(value)) continue;
-    if (value === 0 && isTotal(entity.stateClass)) continue;
+    if (isTotal(entity.stateClass)) {
+      if (value === 0 && totalsAboveZero.has(entity.key)) continue;
+      if (value > 0) totalsAboveZero.add(entity.key);
+    }
     state[entity.key] = value;
   }
   return state;

@@ -15,6 +15,8 @@ export class HaStates {
   private statusTimer: NodeJS.Timeout | undefined;
   /** When the last state message went out (0: none yet, so the first reading's goes at once). */
   private lastStateAt = 0;
+  /** Totals that have been above 0: a later 0 of one of them is a drop, not a value (stateOf). */
+  private readonly totalsAboveZero = new Set<string>();
 
   constructor(
     private readonly link: DiscoveryLink,
@@ -54,7 +56,7 @@ export class HaStates {
     const reading = this.sources.latest();
     if (!reading) return;
     this.lastStateAt = Date.now();
-    const payload = JSON.stringify(stateOf(reading, entitiesOf(reading)));
+    const payload = JSON.stringify(stateOf(reading, entitiesOf(reading), this.totalsAboveZero));
     this.link.publish({ topic: this.topics.state, payload, qos: 0, retain: false }, 'drop');
   }
 

@@ -19,7 +19,8 @@ export type MeterStatus = (typeof METER_STATUSES)[number];
  * - overflow: bytes without a frame end beyond the protocol's maximum frame size were discarded;
  * - encryption: an encrypted frame that could not be decrypted (no key, wrong key).
  */
-export type MeterDataErrorKind = 'crc' | 'parse' | 'overflow' | 'encryption';
+/** What a rejected frame or poll is counted as; `timeout`: a polled meter (Modbus) did not answer in time. */
+export type MeterDataErrorKind = 'crc' | 'parse' | 'overflow' | 'encryption' | 'timeout';
 
 /** What is known about the meter right now: status plus what the transport and parser told. */
 export interface MeterState {

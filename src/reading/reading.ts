@@ -58,6 +58,11 @@ export interface Reading {
   identity: MeterIdentity;
   /** Numeric values by OBIS C.D.E key, canonical units. */
   values: ReadonlyMap<string, ObisValue>;
+  /**
+   * The power-of-ten scaler the meter sent with a register, by C.D.E key, where the protocol
+   * carries one (SML list entries, as DLMS class 3 registers); docs/architecture.md#meter-scalers.
+   */
+  scalers?: ReadonlyMap<string, number>;
   /** Active tariff (0-0:96.14.0), 1-based, when sent. */
   tariff?: number;
   mbus: readonly MbusReading[];

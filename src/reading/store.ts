@@ -14,6 +14,8 @@ export interface MeterCounters {
   /** Bytes discarded because no frame end came within the maximum frame size. */
   overflows: number;
   encryptionErrors: number;
+  /** Polls a polled meter (Modbus) did not answer within its response timeout. */
+  timeouts: number;
   /** Every byte received from the transport. */
   bytes: number;
 }
@@ -59,6 +61,7 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     parseErrors: 0,
     overflows: 0,
     encryptionErrors: 0,
+    timeouts: 0,
     bytes: 0,
   };
 
@@ -141,6 +144,7 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     if (kind === 'crc') this.counters.crcErrors += 1;
     else if (kind === 'parse') this.counters.parseErrors += 1;
     else if (kind === 'overflow') this.counters.overflows += 1;
+    else if (kind === 'timeout') this.counters.timeouts += 1;
     else this.counters.encryptionErrors += 1;
   }
 

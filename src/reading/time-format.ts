@@ -1,6 +1,8 @@
 /**
- * Date-time strings of the report (docs/architecture.md#time-zones): `date_time` ISO 8601 with the local
- * offset, `date_time_local` without offset, `date_time_utc` with `Z`. Local means the TZ of the process.
+ * Date-time strings of the report (docs/architecture.md#time-zones): `date_time` and `date_time_local`
+ * ISO 8601 local time with the local offset (the device documents `date_time_local` as "local time
+ * zone with timezone offset", e.g. 2025-10-07T14:26:10+02:00), `date_time_utc` with `Z`. Local
+ * means the TZ of the process.
  */
 export interface DateTimes {
   date_time: string;
@@ -30,7 +32,7 @@ export function dateTimes(ms: number): DateTimes {
   const local = localDateTime(date);
   return {
     date_time: local + offsetSuffix(date),
-    date_time_local: local,
+    date_time_local: local + offsetSuffix(date),
     date_time_utc: date.toISOString().replace(/\.\d{3}Z$/, 'Z'),
   };
 }

@@ -244,6 +244,16 @@ test('SunSpec: SunS, model 1, model 203 with scale factors, end marker; no data 
   assert.equal(stale.readUInt32BE(44 * 2), 0, 'no reading yet: not accumulated');
 });
 
+test('SunSpec PF: 0.9996 is served as 99.96 % (PF_SF -2), not rounded to 100 %', () => {
+  const reading = withDerivedValues(syntheticReading());
+  const values = new Map(reading.values);
+  values.set('13.7.0', { ...values.get('13.7.0')!, value: 0.9996 });
+  const model = words(space('sunspec', { reading: { ...reading, values } }), 'holding', 40072, 105);
+  assert.equal(model.readInt16BE(35 * 2), -2, 'PF_SF');
+  assert.equal(model.readInt16BE(31 * 2), 9996);
+  assert.equal(sunspecValue(model, 31, 35), 99.96);
+});
+
 test('SunSpec scale factors: the finest at which the group fits an int16', () => {
   assert.equal(scaleFactorFor([230.1, 229.8], -1), -1);
   assert.equal(scaleFactorFor([822, -412], 0), 0);

@@ -188,7 +188,7 @@ test('entities: only quantities the meter sent, in the table unit', () => {
   );
 });
 
-test('state: flat JSON by key; a total of 0 is left out, a power of 0 is kept', () => {
+test('state: flat JSON by key; a total of 0 is a value, unless that total was above 0 before', () => {
   const reading = readingWith(
     {
       '1.8.0': [18734.512, 'kWh'],
@@ -199,13 +199,22 @@ test('state: flat JSON by key; a total of 0 is left out, a power of 0 is kept', 
     },
     [{ bus: 1, deviceType: 3, cumulative: 0, unit: 'm3' }],
   );
-  assert.deepEqual(stateOf(reading), {
+  const aboveZero = new Set<string>();
+  assert.deepEqual(stateOf(reading, entitiesOf(reading), aboveZero), {
     power_active_positive: 0,
     power_active_negative: 0.5,
     power_active_net: -0.5,
     power_factor: 0.97,
     energy_active_positive: 18734.512,
+    energy_active_negative: 0,
+    mbus_1: 0,
   });
+  // A kvarh register that reads 0 is published as 0 (Home Assistant shows 0, not unknown).
+  const reactive = readingWith({ '3.8.0': [0, 'kvarh'], '4.8.0': [0, 'kvarh'] });
+  assert.deepEqual(stateOf(reactive), { energy_reactive_positive: 0, energy_reactive_negative: 0 });
+  // The same total dropping to 0 after it was above 0 is a glitch, not a value: left out.
+  const dropped = readingWith({ '1.8.0': [0, 'kWh'], '2.8.0': [0, 'kWh'] });
+  assert.deepEqual(stateOf(dropped, entitiesOf(dropped), aboveZero), { energy_active_negative: 0 });
   const gas = readingWith({}, [{ bus: 1, deviceType: 3, cumulative: 4521.338, unit: 'm3' }]);
   assert.deepEqual(stateOf(gas), { mbus_1: 4521.338 });
 });

@@ -7,6 +7,7 @@ import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { buildReport } from '../../src/reading/report.js';
 import { withDerivedValues } from '../../src/reading/derive.js';
 import { buildTemplateVariables } from '../../src/reading/template-variables.js';
+import { dateTimes } from '../../src/reading/time-format.js';
 
 // Local time matters for date_time, Date and Time: pin the zone (Node re-reads TZ on change).
 process.env.TZ = 'Europe/Amsterdam';
@@ -71,7 +72,7 @@ test('report of a reading with every quantity: exact bytes', () => {
   });
   const json = JSON.stringify(report);
   const expectedReport =
-    '{"id":7,"interval":1.002,"tariff":2,"date_time":"2026-11-21T13:30:00+01:00","date_time_local":"2026-11-21T13:30:00","date_time_utc":"2026-11-21T12:30:00Z",' +
+    '{"id":7,"interval":1.002,"tariff":2,"date_time":"2026-11-21T13:30:00+01:00","date_time_local":"2026-11-21T13:30:00+01:00","date_time_utc":"2026-11-21T12:30:00Z",' +
     '"instantaneous_power":{"active":{"positive":{"total":1.007,"l1":21.007,"l2":41.007,"l3":61.007},"negative":{"total":2.007,"l1":22.007,"l2":42.007,"l3":62.007}},' +
     '"reactive":{"positive":{"total":3.007,"l1":23.007,"l2":43.007,"l3":63.007},"negative":{"total":4.007,"l1":24.007,"l2":44.007,"l3":64.007}},"apparent":{"total":9.007}},' +
     '"voltage":{"l1":32.007,"l2":52.007,"l3":72.007},"current":{"l1":31.007,"l2":51.007,"l3":71.007},"power_factor":13.007,' +
@@ -84,7 +85,7 @@ test('report of a reading with every quantity: exact bytes', () => {
   const expected =
     `{"report":${expectedReport},` +
     '"meter":{"status":"OK","interface":"P1","protocol":"DSMR","protocol_version":"50","id":"E0012345","model":"MT382-1000","vendor":"Iskraemeco","prefix":"ISK"},' +
-    '"system":{"id":"ECC9FF5C7F14","date_time":"2026-11-21T13:30:05+01:00","date_time_local":"2026-11-21T13:30:05","date_time_utc":"2026-11-21T12:30:05Z","boot_id":"6f1c1f4e-0000-4000-8000-000000000001","time_since_boot":7200}}';
+    '"system":{"id":"ECC9FF5C7F14","date_time":"2026-11-21T13:30:05+01:00","date_time_local":"2026-11-21T13:30:05+01:00","date_time_utc":"2026-11-21T12:30:05Z","boot_id":"6f1c1f4e-0000-4000-8000-000000000001","time_since_boot":7200}}';
   assert.equal(json, expected);
 });
 
@@ -112,7 +113,7 @@ test('report of a sparse reading: absent fields stay absent, total = t1 + t2 whe
   });
   assert.equal(
     JSON.stringify(report.report),
-    '{"id":1,"date_time":"2026-11-21T13:30:05+01:00","date_time_local":"2026-11-21T13:30:05","date_time_utc":"2026-11-21T12:30:05Z",' +
+    '{"id":1,"date_time":"2026-11-21T13:30:05+01:00","date_time_local":"2026-11-21T13:30:05+01:00","date_time_utc":"2026-11-21T12:30:05Z",' +
       '"instantaneous_power":{"active":{"positive":{"total":0.25}}},"voltage":{"l1":229.9},' +
       '"energy":{"active":{"positive":{"total":300.75,"t1":100.5,"t2":200.25}}}}',
   );
@@ -200,4 +201,17 @@ test('derived values: signed SML power splits into directions, sent values win',
   assert.deepEqual(derived.get('2.7.0'), { value: 1.5, unit: 'kW' });
   assert.deepEqual(derived.get('21.7.0'), { value: 0.7, unit: 'kW' }, 'a value the meter sent is kept');
   assert.equal(derived.has('22.7.0'), false);
+});
+
+test('date_time_local carries the UTC offset, as the device documents it; winter and summer time', () => {
+  // The device: "Report timestamp in local time zone with timezone offset" (2025-10-07T14:26:10+02:00).
+  const winter = dateTimes(Date.UTC(2026, 0, 15, 11, 0, 0));
+  assert.equal(winter.date_time_local, '2026-01-15T12:00:00+01:00');
+  const summer = dateTimes(Date.UTC(2026, 6, 15, 11, 0, 0));
+  assert.deepEqual(summer, {
+    date_time: '2026-07-15T13:00:00+02:00',
+    date_time_local: '2026-07-15T13:00:00+02:00',
+    date_time_utc: '2026-07-15T11:00:00Z',
+  });
+  assert.equal(Date.parse(summer.date_time_local), Date.parse(summer.date_time_utc));
 });

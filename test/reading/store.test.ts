@@ -43,6 +43,7 @@ test('status, report id, interval and counters follow the readings', () => {
     parseErrors: 1,
     overflows: 1,
     encryptionErrors: 0,
+    timeouts: 0,
     bytes: 10,
   });
   assert.deepEqual(statuses, ['NO DATA', 'OK']);

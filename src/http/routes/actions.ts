@@ -19,7 +19,6 @@ import { throwUnlessApplied, validationError } from '../section-writes.js';
  */
 
 const PATH = '/api/v1/actions';
-const EMPTY: ActionsDefinition = { const: {}, actions: [] };
 
 function queryIssue(parameter: string, message: string, value: unknown): HttpError {
   return validationError([{ field: parameter, message, value }]);
@@ -71,12 +70,27 @@ function callAction(actions: ActionsOutput, request: ApiRequest, response: Serve
   sendJson(response, 202, { status_ids: [statusId] });
 }
 
+/** The device's GET /actions: 404 when no definition is set or it was deleted ("Actions Definition"). */
+function getDefinition(ctx: AppContext, response: ServerResponse): void {
+  const definition = ctx.config.config.actions.definition;
+  if (definition === null || definition === undefined)
+    throw new HttpError(404, 'not_found', 'no actions definition is set');
+  sendJson(response, 200, definition);
+}
+
+/**
+ * The device's OpenAPI lists 200, 401, 404 and 500 for GET /status: a missing or malformed id
+ * list names no status, so it is a 404 too, with the reason in the message.
+ */
 function getStatus(actions: ActionsOutput, request: ApiRequest, response: ServerResponse): void {
   const text = request.query.get('id');
-  if (text === null || text === '') throw queryIssue('id', 'is required (comma-separated status ids)', text);
+  if (text === null || text === '')
+    throw new HttpError(404, 'not_found', 'no status id given (id=<status id>[,<status id>])');
   const ids = text.split(',').map((part) => part.trim());
   if (ids.some((part) => !/^\d{1,10}$/.test(part)))
-    throw queryIssue('id', 'must be comma-separated status ids (integers)', text);
+    throw new HttpError(404, 'not_found', 'status ids are comma-separated integers', {
+      id: text.slice(0, 64),
+    });
   const records = ids.flatMap((part) => {
     const record = actions.runner.ring.get(Number(part));
     return record ? [{ ...record }] : [];
@@ -98,18 +112,16 @@ const DEFINITION = { type: 'object', properties: { const: { type: 'object' }, ac
 
 export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
   const license = 'PLUS' as const;
-  router.add(
-    'GET',
-    PATH,
-    (_request, response) => sendJson(response, 200, ctx.config.config.actions.definition ?? EMPTY),
-    {
-      license,
-      doc: {
-        summary: 'The actions definition',
-        responses: { 200: { description: 'definition', schema: DEFINITION } },
+  router.add('GET', PATH, (_request, response) => getDefinition(ctx, response), {
+    license,
+    doc: {
+      summary: 'The actions definition',
+      responses: {
+        200: { description: 'definition', schema: DEFINITION },
+        404: { description: 'no definition set (or deleted)' },
       },
     },
-  );
+  });
   router.add('POST', PATH, (request, response) => postDefinition(ctx, request, response), {
     license,
     body: 'json',
@@ -147,7 +159,10 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
     doc: {
       summary: 'Execution statuses by status id',
       query: { id: { type: 'string' } },
-      responses: { 200: { description: 'status records', schema: { type: 'array', items: STATUS_RECORD } } },
+      responses: {
+        200: { description: 'status records', schema: { type: 'array', items: STATUS_RECORD } },
+        404: { description: 'no known status among the ids (or no id given)' },
+      },
     },
   });
   router.add(

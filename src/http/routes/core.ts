@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { registerLiveRoutes, type LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterScalerRoutes } from './meter-scalers.js';
 import { registerMeterSettingsRoutes } from './meter-settings.js';
 import { registerOpenApiRoute } from './openapi.js';
 import type { ReportCache } from '../../reading/report-cache.js';
@@ -42,6 +43,7 @@ export function registerCoreRoutes(router: Router, ctx: AppContext, deps: CoreRo
   registerSettingsRoutes(router, ctx, deps.settingsGuard);
   registerVariablesRoutes(router, ctx, wifiInfo);
   registerMeterSettingsRoutes(router, ctx);
+  registerMeterScalerRoutes(router, ctx);
   registerOpenApiRoute(router, ctx);
   return { live, report };
 }

@@ -3,7 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppContext, ServiceStatus } from '../../context.js';
 import { detectInstallRoot } from '../../device/update/release-layout.js';
-import { dateTimes } from '../../reading/time-format.js';
+import { localDateTime } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
 import type { MeterView, SystemView } from '../../reading/reading-views.js';
 import { SYSTEM_SCHEMA } from '../api-schemas.js';
@@ -27,8 +27,8 @@ export function systemInfo(
 ): SystemView {
   const config = ctx.config.config;
   const now = ctx.now();
-  const [date, time] = dateTimes(now).date_time_local.split('T') as [string, string];
-  const [bootDate, bootTime] = dateTimes(ctx.system.bootTime).date_time_local.split('T') as [string, string];
+  const [date, time] = localDateTime(new Date(now)).split('T') as [string, string];
+  const [bootDate, bootTime] = localDateTime(new Date(ctx.system.bootTime)).split('T') as [string, string];
   const release = releaseOf();
   return {
     device: {

@@ -15,6 +15,7 @@ import {
 
 const SCAN_PATH = '/api/v1/wifi/scan';
 const STATION_PATH = '/api/v1/wifi/sta/settings';
+const WPS_PATH = '/api/v1/wifi/wps';
 
 function validationError(issues: readonly ValidationIssue[]): HttpError {
   const summary = issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; ');
@@ -84,6 +85,30 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
     await store(ctx, defaultStation());
     sendNoContent(response);
   });
+  registerWpsRoute(router);
+}
+
+/**
+ * POST /api/v1/wifi/wps (the device's "Wi-Fi Protected Setup", 204 when pairing starts): this
+ * gateway has no WPS (NetworkManager pairing by push button is not offered), so it answers as a
+ * device without the feature: 404 not_found with the reason and the way that works instead
+ * (README, device compatibility). GET answers the same.
+ */
+function registerWpsRoute(router: Router): void {
+  const absent = () => {
+    throw new HttpError(
+      404,
+      'not_found',
+      'Wi-Fi Protected Setup is not available on this gateway: set the network with PUT /api/v1/wifi/sta/settings',
+      { feature: 'wps' },
+    );
+  };
+  const doc = {
+    summary: 'WPS pairing: not available',
+    responses: { 404: { description: 'no WPS on this gateway' } },
+  };
+  router.add('POST', WPS_PATH, absent, { doc });
+  router.add('GET', WPS_PATH, absent, { doc });
 }
 
 /**

@@ -48,7 +48,13 @@ class D0StreamDecoder implements D0Decoder {
   private readonly framer: D0Framer;
   private readonly parseOptions: D0ParseOptions;
   private readings = 0;
-  private readonly rejected: D0DecoderCounters['rejected'] = { crc: 0, parse: 0, overflow: 0, encryption: 0 };
+  private readonly rejected: D0DecoderCounters['rejected'] = {
+    crc: 0,
+    parse: 0,
+    overflow: 0,
+    encryption: 0,
+    timeout: 0,
+  };
 
   constructor(options: D0DecoderOptions) {
     const maxFrameSize = options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE;

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Backoff } from '../../backoff.js';
+import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
@@ -67,7 +67,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
   };
   private client: ModbusClient | undefined;
   private readonly reader: MeterReader;
-  private readonly backoff = new Backoff(1000, 30_000);
+  private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -155,10 +155,14 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     this.schedule(delay);
   }
 
-  /** Counts a failed poll by kind; exceptions and CRC errors are also counted by the store. */
+  /**
+   * Counts a failed poll by kind and reports it as a rejection like every source does (the store's
+   * counters, the meter input's log line and `services.meter.error`).
+   */
   private failed(error: Error & { errno?: string; modbusCode?: number }): void {
     if (error.errno === 'ETIMEDOUT') {
       this.counters.timeouts += 1;
+      this.emit('reject', new MeterDataError('timeout', `no reply within ${RESPONSE_TIMEOUT_MS} ms`));
     } else if (error.modbusCode !== undefined) {
       this.counters.exceptions += 1;
       this.emit('reject', new MeterDataError('parse', `exception reply: ${error.message}`));

@@ -32,6 +32,8 @@ export const NO_MBUS: readonly MbusReading[] = Object.freeze([]);
 
 export function smlFrameToReading(frame: SmlFrame, receivedAt: number): Reading {
   const values = new Map<string, ObisValue>();
+  // SML list entries carry a scaler as DLMS class 3 registers do (absent: 0); the meter scalers use it.
+  const scalers = new Map<string, number>();
   const sources: IdentitySources = {};
   let listServerId: Buffer | undefined;
   let deviceId: Buffer | undefined;
@@ -60,8 +62,10 @@ export function smlFrameToReading(frame: SmlFrame, receivedAt: number): Reading 
       const key = electricityKey(code);
       if (key === undefined) continue;
       const raw = entry.value;
-      if (typeof raw === 'number' || typeof raw === 'bigint')
+      if (typeof raw === 'number' || typeof raw === 'bigint') {
         values.set(key, canonicalValue(raw, entry.scaler, entry.unit));
+        scalers.set(key, entry.scaler ?? 0);
+      }
     }
   }
   if (lists === 0) throw new MeterDataError('parse', 'SML: frame carries no GetList.Res');
@@ -71,6 +75,7 @@ export function smlFrameToReading(frame: SmlFrame, receivedAt: number): Reading 
     protocol: 'SML',
     identity: identityOf(sources),
     values,
+    scalers,
     mbus: NO_MBUS,
   };
   if (meterTime) reading.meterTime = formatSmlTime(meterTime);

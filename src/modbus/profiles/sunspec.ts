@@ -143,8 +143,10 @@ function fillMeter(v: Values, target: Buffer): void {
   fillGroup(target, m + p.W, v.power, v.phasePower, 0);
   fillGroup(target, m + p.VA, v.apparent, [undefined, undefined, undefined], 0);
   fillGroup(target, m + p.VAR, v.reactive, v.phaseReactive, 0);
+  // SunSpec model 203: PF in percent under PF_SF; at SF -2 (0.01 %) a meter's 0.9996 is 99.96, not
+  // 100.0, and -100.00..100.00 fits the int16 (±10000).
   const pfPercent = v.powerFactor === undefined ? undefined : v.powerFactor * 100;
-  fillGroup(target, m + p.PF, pfPercent, [undefined, undefined, undefined], -1);
+  fillGroup(target, m + p.PF, pfPercent, [undefined, undefined, undefined], -2);
   const exportWh = v.exportEnergy === undefined ? undefined : v.exportEnergy * 1000;
   const importWh = v.importEnergy === undefined ? undefined : v.importEnergy * 1000;
   let whSf = 0;

@@ -80,15 +80,25 @@ class ActionsPage {
 
   async load(): Promise<void> {
     try {
-      this.definition = await api<ActionsDefinition>('GET', '/api/v1/actions');
+      this.definition = await this.fetchDefinition();
       this.constants.value = JSON.stringify(this.definition.const ?? {}, null, 2);
       this.renderList();
       await this.refreshResults();
       setStatus(this.card, '');
     } catch (error) {
-      const needsLicense = error instanceof ApiError && error.status === 404;
+      const needsLicense = error instanceof ApiError && error.key === 'license_required';
       const text = needsLicense ? 'Actions need a PLUS or PRO license.' : (error as Error).message;
       setStatus(this.card, text, 'error');
+    }
+  }
+
+  /** The stored definition; the device's 404 `not_found` means none is set (an empty one). */
+  private async fetchDefinition(): Promise<ActionsDefinition> {
+    try {
+      return await api<ActionsDefinition>('GET', '/api/v1/actions');
+    } catch (error) {
+      if (error instanceof ApiError && error.key === 'not_found') return { const: {}, actions: [] };
+      throw error;
     }
   }
 
@@ -166,7 +176,8 @@ class ActionsPage {
         await new Promise((resolve) => setTimeout(resolve, RUN_POLL_MS));
         [record] = await api<ActionStatusRecord[]>('GET', `/api/v1/actions/status?id=${ids.join(',')}`);
       } while (record && record.code === -1);
-      const ok = record !== undefined && record.code >= 0 && record.code < 300;
+      // Success: 1 for a Modbus write, 2xx for HTTP (docs/architecture.md#actions).
+      const ok = record !== undefined && (record.code === 1 || (record.code >= 200 && record.code < 300));
       setStatus(
         this.card,
         `Action ${id}: code ${record?.code} in ${record?.exe_time} s`,

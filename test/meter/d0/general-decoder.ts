@@ -12,7 +12,13 @@ export class GeneralDecoder {
   private readonly framer: D0Framer;
   private readonly verifyBlockCheck: boolean;
   private readings = 0;
-  private readonly rejected: D0DecoderCounters['rejected'] = { crc: 0, parse: 0, overflow: 0, encryption: 0 };
+  private readonly rejected: D0DecoderCounters['rejected'] = {
+    crc: 0,
+    parse: 0,
+    overflow: 0,
+    encryption: 0,
+    timeout: 0,
+  };
 
   constructor(options: { maxFrameSize?: number; verifyBlockCheck?: boolean } = {}) {
     this.framer = new D0Framer({ maxFrameSize: options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE });

@@ -188,9 +188,18 @@ test('a pymodbus SDM630 on RS485 read by the modbus-rtu source; silent meter NO 
   assert.equal(value(reading, '4.8.0'), 3.75);
 
   // The meter stops answering: NO DATA after meter.timeout; it answers again: OK.
+  assert.equal(harness.store.counters.timeouts, 0);
   await stopPymodbusMeter(meter);
   await waitForStatus(harness.store, ['NO DATA', 'NOT CONNECTED']);
   assert.equal(harness.store.latest, undefined);
+  // Reported as every source reports its errors: the counters of /api/v1/system, the meter
+  // service's last error and a log line.
+  await waitFor('a counted timeout', () => harness.store.counters.timeouts >= 1);
+  assert.match(String(harness.context.services.get('meter')?.error), /^timeout: no reply within 1000 ms/);
+  assert.ok(
+    harness.warnings.some((line) => line.includes('(timeout): no reply')),
+    harness.warnings.join('\n'),
+  );
   meter = await startPymodbusMeter(PYTHON, pty.meterPath, 5);
   await waitForStatus(harness.store, ['OK'], 60_000);
   assert.equal(value(harness.store.latest, '1.8.0'), 12345.5);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { Backoff } from '../../../src/backoff.js';
+import { Backoff, RECONNECT_CAP_MS } from '../../../src/backoff.js';
 import { corpusDir, requireCorpus } from '../../helpers/environment.js';
 import { meterInput, tempDir, waitForStatus } from './meter-input-harness.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -88,10 +88,17 @@ test('reconnect delays double from 1 s while the peer is away and start at 1 s a
   assert.equal(announcedDelays(warnings)[before], 1, 'backoff starts over after a valid frame');
 });
 
-test('the delay is capped at 60 s', () => {
+test('the delay is capped at 60 s when asked', () => {
   const backoff = new Backoff(1000, 60_000);
   const delays = Array.from({ length: 9 }, () => backoff.next());
   assert.deepEqual(delays, [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000]);
   backoff.reset();
   assert.equal(backoff.next(), 1000);
+});
+
+test('the reconnect delay doubles from 1 s to exactly 30 s and never above (README, docs/architecture.md#data-flow)', () => {
+  const backoff = new Backoff();
+  const delays = Array.from({ length: 9 }, () => backoff.next());
+  assert.deepEqual(delays, [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000, 30_000]);
+  assert.equal(RECONNECT_CAP_MS, 30_000);
 });
