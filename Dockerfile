@@ -9,7 +9,7 @@
 # As a Home Assistant add-on (config.yaml beside this file) the Supervisor passes BUILD_FROM from
 # build.yaml, the same Node image for the device's architecture, and RUN_AS=root: the Supervisor
 # mounts the add-on's /data owned by root.
-ARG BUILD_FROM=node:22-bookworm-slim
+ARG BUILD_FROM=docker.io/library/node:22-bookworm-slim
 FROM ${BUILD_FROM} AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
