@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { repoRoot } from '../helpers/environment.js';
 import { readYamlFile } from '../helpers/yaml.js';
 
@@ -194,7 +194,7 @@ function checkOptions(config: Yaml): void {
   }
 }
 
-const load = (t: Parameters<Parameters<typeof test>[1]>[0], name: string) =>
+const load = (t: TestContext, name: string) =>
   readYamlFile(t, join(repoRoot, name));
 
 test('config.yaml passes the Supervisor app config schema, with no deprecated architecture', (t) => {
