@@ -189,3 +189,52 @@ test('the add-on start writes the config file (owner-only) from /data/options.js
   assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), addonConfig(EVERY_OPTION, undefined, undefined));
   assert.match(result.stderr, /MQTT broker the configured broker/);
 });
+
+test('only the options the user set are written and locked; the Modbus port is always the add-on’s', () => {
+  const config = addonConfig({ protection: true, password: 'p', modbus_enable: true, log_level: 'warn' }, undefined, undefined);
+  assert.equal((config.meter as unknown) ?? 'unset', 'unset', 'meter_source unset: meter.source left to the web interface');
+  assert.deepEqual((config.addon as { locked: string }).locked.split(',').sort(), [
+    'services.modbus.enable',
+    'services.modbus.port',
+    'system.password',
+    'system.protection',
+  ]);
+  assert.equal((config.addon as { enable: boolean }).enable, true);
+  assert.equal((config.services as { modbus: { port: number } }).modbus.port, ADDON_MODBUS_PORT);
+});
+
+test('a locked option wins over a value stored through the web interface; an unlocked stored value stays', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-addon-lock-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'config.json');
+  const stateDir = join(dir, 'state');
+  // Before: no option set, the user turned Modbus off and chose a meter in the web interface.
+  writeFileSync(file, JSON.stringify(addonConfig({}, undefined, undefined)));
+  const before = ConfigStore.load({ configFile: file, stateDir, env: {} });
+  const stored = before.apply(
+    new Map<string, unknown>([
+      ['services.modbus.enable', false],
+      ['meter.source', 'tcp://192.0.2.7:8088'],
+    ]),
+  );
+  assert.ok(stored.ok);
+  // Then the user sets modbus_enable in the add-on's Configuration page and restarts the add-on.
+  writeFileSync(file, JSON.stringify(addonConfig({ modbus_enable: true }, undefined, undefined)));
+  const after = ConfigStore.load({ configFile: file, stateDir, env: {} });
+  assert.equal(after.config.services.modbus.enable, true, 'the add-on option wins');
+  assert.equal(after.config.meter.source, 'tcp://192.0.2.7:8088', 'the unlocked setting keeps the stored value');
+  const refused = after.apply(new Map([['services.modbus.enable', false]]));
+  assert.ok(!refused.ok);
+  assert.deepEqual(
+    refused.issues.map((issue) => [issue.field, issue.locked]),
+    [['services.modbus.enable', true]],
+  );
+  assert.ok(after.apply(new Map([['meter.source', 'simulator']])).ok);
+});
+
+test('addon.locked naming a path the API does not write stops the start with an error', (t) => {
+  assert.throws(
+    () => loadDaemonConfig(t, { addon: { enable: true, locked: 'http.port' } }),
+    /addon\.locked: not a setting the API writes: value was "http\.port"/,
+  );
+});
