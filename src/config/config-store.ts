@@ -158,7 +158,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       problems,
       recovery,
     );
-    store.lockedPaths = lockedPathsOf(merge(merge(structuredClone(defaults), structuredClone(base)), env.tree));
+    store.lockedPaths = lockedPathsOf(
+      merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
+    );
     store.effective = store.compose(base);
     store.adminTree = base;
     return store;

@@ -355,7 +355,10 @@ export const DAEMON_SCHEMA = {
       '',
       4096,
       'Comma-separated setting paths the add-on options set: the settings API refuses to change them.',
-      { pattern: /^([a-z0-9_.]+(,[a-z0-9_.]+)*)?$/, patternText: 'empty or setting paths separated by commas' },
+      {
+        pattern: /^([a-z0-9_.]+(,[a-z0-9_.]+)*)?$/,
+        patternText: 'empty or setting paths separated by commas',
+      },
     ),
     ingress_proxy: text(
       '172.30.32.2',

@@ -4,7 +4,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { addonConfig, ADDON_HTTP_PORT, ADDON_MODBUS_PORT, type AddonOptions } from '../../src/addon/options.js';
+import {
+  addonConfig,
+  ADDON_HTTP_PORT,
+  ADDON_MODBUS_PORT,
+  type AddonOptions,
+} from '../../src/addon/options.js';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { PROFILE_NAMES } from '../../src/modbus/profiles/catalogue.js';
 import { repoRoot } from '../helpers/environment.js';
@@ -191,8 +196,16 @@ test('the add-on start writes the config file (owner-only) from /data/options.js
 });
 
 test('only the options the user set are written and locked; the Modbus port is always the add-on’s', () => {
-  const config = addonConfig({ protection: true, password: 'p', modbus_enable: true, log_level: 'warn' }, undefined, undefined);
-  assert.equal((config.meter as unknown) ?? 'unset', 'unset', 'meter_source unset: meter.source left to the web interface');
+  const config = addonConfig(
+    { protection: true, password: 'p', modbus_enable: true, log_level: 'warn' },
+    undefined,
+    undefined,
+  );
+  assert.equal(
+    (config.meter as unknown) ?? 'unset',
+    'unset',
+    'meter_source unset: meter.source left to the web interface',
+  );
   assert.deepEqual((config.addon as { locked: string }).locked.split(',').sort(), [
     'services.modbus.enable',
     'services.modbus.port',
@@ -222,7 +235,11 @@ test('a locked option wins over a value stored through the web interface; an unl
   writeFileSync(file, JSON.stringify(addonConfig({ modbus_enable: true }, undefined, undefined)));
   const after = ConfigStore.load({ configFile: file, stateDir, env: {} });
   assert.equal(after.config.services.modbus.enable, true, 'the add-on option wins');
-  assert.equal(after.config.meter.source, 'tcp://192.0.2.7:8088', 'the unlocked setting keeps the stored value');
+  assert.equal(
+    after.config.meter.source,
+    'tcp://192.0.2.7:8088',
+    'the unlocked setting keeps the stored value',
+  );
   const refused = after.apply(new Map([['services.modbus.enable', false]]));
   assert.ok(!refused.ok);
   assert.deepEqual(

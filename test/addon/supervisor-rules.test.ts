@@ -23,8 +23,19 @@ const STAGE = ['stable', 'experimental', 'deprecated'];
 const ROLES = ['default', 'homeassistant', 'backup', 'manager', 'admin'];
 const BACKUP = ['hot', 'cold'];
 const MAP_TYPES = [
-  'data', 'config', 'ssl', 'local_apps', 'backup', 'share', 'media', 'homeassistant_config',
-  'all_app_configs', 'app_config', 'addons', 'all_addon_configs', 'addon_config',
+  'data',
+  'config',
+  'ssl',
+  'local_apps',
+  'backup',
+  'share',
+  'media',
+  'homeassistant_config',
+  'all_app_configs',
+  'app_config',
+  'addons',
+  'all_addon_configs',
+  'addon_config',
 ];
 /** Slug: one or more of `-_.A-Za-z0-9`. */
 const SLUG = /^[-_.A-Za-z0-9]+$/;
@@ -51,20 +62,75 @@ const DYNAMIC_INGRESS = [62000, 65500];
 
 /** Keys of the app config the Supervisor reads (every other key is dropped silently). */
 const BOOLEAN_KEYS = [
-  'init', 'advanced', 'ingress', 'ingress_stream', 'panel_admin', 'host_network', 'host_pid',
-  'host_ipc', 'host_uts', 'host_dbus', 'udev', 'tmpfs', 'apparmor', 'full_access', 'audio', 'video',
-  'gpio', 'usb', 'uart', 'devicetree', 'kernel_modules', 'realtime', 'hassio_api',
-  'homeassistant_api', 'stdin', 'legacy', 'docker_api', 'auth_api', 'journald',
+  'init',
+  'advanced',
+  'ingress',
+  'ingress_stream',
+  'panel_admin',
+  'host_network',
+  'host_pid',
+  'host_ipc',
+  'host_uts',
+  'host_dbus',
+  'udev',
+  'tmpfs',
+  'apparmor',
+  'full_access',
+  'audio',
+  'video',
+  'gpio',
+  'usb',
+  'uart',
+  'devicetree',
+  'kernel_modules',
+  'realtime',
+  'hassio_api',
+  'homeassistant_api',
+  'stdin',
+  'legacy',
+  'docker_api',
+  'auth_api',
+  'journald',
 ];
 const STRING_KEYS = [
-  'name', 'description', 'url', 'ingress_entry', 'panel_icon', 'panel_title', 'backup_pre',
-  'backup_post', 'image', 'homeassistant',
+  'name',
+  'description',
+  'url',
+  'ingress_entry',
+  'panel_icon',
+  'panel_title',
+  'backup_pre',
+  'backup_post',
+  'image',
+  'homeassistant',
 ];
 const OTHER_KEYS = [
-  'version', 'slug', 'arch', 'machine', 'startup', 'boot', 'stage', 'ports', 'ports_description',
-  'watchdog', 'webui', 'ingress_port', 'devices', 'map', 'environment', 'privileged',
-  'hassio_role', 'services', 'discovery', 'backup_exclude', 'backup', 'options', 'schema', 'ulimits',
-  'timeout', 'breaking_versions',
+  'version',
+  'slug',
+  'arch',
+  'machine',
+  'startup',
+  'boot',
+  'stage',
+  'ports',
+  'ports_description',
+  'watchdog',
+  'webui',
+  'ingress_port',
+  'devices',
+  'map',
+  'environment',
+  'privileged',
+  'hassio_role',
+  'services',
+  'discovery',
+  'backup_exclude',
+  'backup',
+  'options',
+  'schema',
+  'ulimits',
+  'timeout',
+  'breaking_versions',
 ];
 const KNOWN_KEYS = new Set([...BOOLEAN_KEYS, ...STRING_KEYS, ...OTHER_KEYS]);
 
@@ -194,8 +260,7 @@ function checkOptions(config: Yaml): void {
   }
 }
 
-const load = (t: TestContext, name: string) =>
-  readYamlFile(t, join(repoRoot, name));
+const load = (t: TestContext, name: string) => readYamlFile(t, join(repoRoot, name));
 
 test('config.yaml passes the Supervisor app config schema, with no deprecated architecture', (t) => {
   const config = load(t, 'config.yaml');
@@ -204,7 +269,8 @@ test('config.yaml passes the Supervisor app config schema, with no deprecated ar
   checkOptions(config);
   // Deprecated architectures are accepted with a warning, yet no Supervisor runs on them any more
   // (its machine table maps every board to aarch64 or amd64): none is offered.
-  for (const arch of config.arch as string[]) assert.ok(ARCH_SUPPORTED.includes(arch), `${arch} is deprecated`);
+  for (const arch of config.arch as string[])
+    assert.ok(ARCH_SUPPORTED.includes(arch), `${arch} is deprecated`);
 });
 
 test('build.yaml passes the Supervisor build schema: namespaced base images for exactly the arches', (t) => {
@@ -228,15 +294,22 @@ test('build.yaml passes the Supervisor build schema: namespaced base images for 
   }
   // The Dockerfile's own default is the same image, so a build without build.yaml gets Node too.
   const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
-  assert.match(dockerfile, new RegExp(`^ARG BUILD_FROM=${(from.amd64 as string).replaceAll('.', '\\.')}$`, 'm'));
+  assert.match(
+    dockerfile,
+    new RegExp(`^ARG BUILD_FROM=${(from.amd64 as string).replaceAll('.', '\\.')}$`, 'm'),
+  );
 });
 
 test('the rules refuse what the Supervisor refuses (the test can fail)', () => {
   assert.doesNotMatch('node:22-bookworm-slim', BUILD_IMAGE);
   assert.match('docker.io/library/node:22-bookworm-slim', BUILD_IMAGE);
   assert.match('ghcr.io/home-assistant/{arch}-base:latest', BUILD_IMAGE);
-  assert.throws(() => checkAppConfig({ name: 'x', version: '1', slug: 'x', description: 'd', arch: ['mips'] }));
-  assert.throws(() => checkAppConfig({ name: 'x', version: '1', slug: 'x', description: 'd', arch: ['amd64'], uart: 'yes' }));
+  assert.throws(() =>
+    checkAppConfig({ name: 'x', version: '1', slug: 'x', description: 'd', arch: ['mips'] }),
+  );
+  assert.throws(() =>
+    checkAppConfig({ name: 'x', version: '1', slug: 'x', description: 'd', arch: ['amd64'], uart: 'yes' }),
+  );
   assert.throws(() => checkOptions({ options: { a: 5 }, schema: { a: 'int(1,4)' } }));
   assert.throws(() => checkOptions({ options: {}, schema: { a: 'str' } }));
   assert.throws(() => checkOptions({ options: {}, schema: { a: 'text?' } }));
@@ -275,7 +348,10 @@ test('translations (en, de, fr, nl) name every option and port; logo, icon, chan
   // The store shows icon.png (square, 128x128 recommended) and logo.png (about 250x100 recommended).
   assert.deepEqual(pngSize('icon.png'), [128, 128]);
   assert.deepEqual(pngSize('logo.png'), [250, 100]);
-  assert.match(readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8'), new RegExp(`^## ${config.version}`, 'm'));
+  assert.match(
+    readFileSync(join(repoRoot, 'CHANGELOG.md'), 'utf8'),
+    new RegExp(`^## ${config.version}`, 'm'),
+  );
   assert.match(readFileSync(join(repoRoot, 'DOCS.md'), 'utf8'), /^# /);
 });
 

@@ -44,8 +44,7 @@ test('a Modbus slave that cannot listen: /api/v1/system names it, the health com
   });
   t.after(() => daemon.stop());
   const httpPort = Number(new URL(daemon.baseUrl).port);
-  const systemOf = async () =>
-    (await (await fetch(`${daemon.baseUrl}/api/v1/system`)).json()) as SystemBody;
+  const systemOf = async () => (await (await fetch(`${daemon.baseUrl}/api/v1/system`)).json()) as SystemBody;
 
   const system = await waitFor(
     'the Modbus slave to report its failure',
@@ -73,11 +72,7 @@ test('a Modbus slave that cannot listen: /api/v1/system names it, the health com
     body: JSON.stringify({ services: { modbus: { port: freePort } } }),
   });
   assert.equal(put.status, 200, await put.text());
-  await waitFor(
-    'the Modbus slave to run',
-    systemOf,
-    (body) => body.services?.modbus?.state === 'running',
-  );
+  await waitFor('the Modbus slave to run', systemOf, (body) => body.services?.modbus?.state === 'running');
   const healthy = healthCheck(httpPort);
   assert.equal(healthy.status, 0, healthy.stdout);
   assert.equal(healthy.stdout, 'healthy\n');

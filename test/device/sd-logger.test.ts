@@ -148,7 +148,9 @@ test('rows carry the UTC offset: the repeated hour when DST ends is two distinct
     h.clock.advance(3_600_000);
     logger.writeRow();
     await loggerOutput.stop();
-    const lines = readFileSync(join(h.stateDir, 'sd', '2026-10-25.csv'), 'utf8').trimEnd().split('\n');
+    const lines = readFileSync(join(h.stateDir, 'sd', '2026-10-25.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
     assert.equal(lines[0]!.split(',')[0], 'date_time', 'the column keeps its name');
     assert.deepEqual(
       lines.slice(1).map((line) => line.split(',')[0]),
