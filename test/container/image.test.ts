@@ -160,7 +160,7 @@ test(
  * Modbus TCP through a published port, as the README runs it (`-p <host>:5020`): the daemon, not
  * root, listens on 5020 inside and an inverter reads the host's port. Then the same image with
  * Modbus forced onto 502 inside: the listener fails (EACCES), the health check fails and names the
- * output, and /api/v1/system says which one.
+ * output, and /api/v1/system says which one. TZ set for the container is the daemon's zone.
  */
 async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
   const [httpPort, modbusPort] = [await freePort(), await freePort()];
@@ -182,8 +182,20 @@ async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
       ...env.flatMap((value) => ['--env', value]),
       IMAGE,
     ]);
-  await publish('mg-modbus', []);
+  await publish('mg-modbus', ['TZ=Europe/Amsterdam']);
   await waitForApi(`${base}/api/v1/report`, 'mg-modbus', podman);
+  // TZ reaches the daemon: local times carry Amsterdam's offset (Node's own zone data, no tzdata).
+  const { system: clock } = (await (await fetch(`${base}/api/v1/report`)).json()) as {
+    system: { date_time: string };
+  };
+  const offset = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'Europe/Amsterdam',
+    timeZoneName: 'longOffset',
+  })
+    .formatToParts(new Date(Date.parse(clock.date_time)))
+    .find((part) => part.type === 'timeZoneName')!
+    .value.replace('GMT', '');
+  assert.ok(clock.date_time.endsWith(offset), `${clock.date_time} in Europe/Amsterdam (${offset})`);
   await waitForModbus(base);
   const client = await connectClient(modbusPort);
   try {
