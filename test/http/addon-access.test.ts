@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
+import { registerBackupRoutes } from '../../src/http/routes/backup.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { send, sendJsonBody } from './http-client.js';
@@ -32,7 +33,10 @@ async function withAddonServer(
       METER_GATEWAY_SYSTEM_PASSWORD: PASSWORD,
       ...env,
     },
-    routes: (router, ctx) => registerCoreRoutes(router, ctx),
+    routes: (router, ctx) => {
+      registerCoreRoutes(router, ctx);
+      registerBackupRoutes(router, ctx);
+    },
   });
   try {
     await fn(server);
@@ -142,4 +146,31 @@ test('the health check answers from this host without a password; from elsewhere
     assert.equal(await getFrom(port, '127.0.0.2', '/api/v1/health', {}), 401);
     assert.equal((await send(baseUrl, 'GET', '/api/v1/system')).status, 401, 'only the health path is open');
   });
+});
+
+test('a backup restore leaves locked settings as the add-on options say and restores the rest', async () => {
+  await withAddonServer(
+    {
+      ...ADDON,
+      METER_GATEWAY_ADDON_LOCKED: 'services.modbus.enable',
+      METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'false',
+    },
+    async ({ baseUrl, ctx }) => {
+      const auth = { Authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` };
+      const restored = await sendJsonBody(
+        baseUrl,
+        'POST',
+        '/api/v1/backup',
+        {
+          format: 'meter-gateway-settings',
+          version: 1,
+          settings: { system: { name: 'restored' }, services: { modbus: { enable: true } } },
+        },
+        auth,
+      );
+      assert.equal(restored.status, 200, restored.text);
+      assert.equal(ctx.config.config.system.name, 'restored');
+      assert.equal(ctx.config.config.services.modbus.enable, false, 'the locked setting stays');
+    },
+  );
 });
