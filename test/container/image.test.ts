@@ -44,7 +44,7 @@ function npmCacheDir(): string {
 }
 
 test(
-  'the Dockerfile builds on a stand-in base; the image serves the API as a non-root user, passes its health check and keeps state in /data across containers',
+  'the Dockerfile builds on a stand-in base; the image serves the API as a non-root user, passes its health check, keeps state in /data across containers, serves Modbus through a published port and is unhealthy when Modbus cannot listen',
   { timeout: 1_500_000 },
   async (t) => {
     const tools = ['podman', 'runc', 'debootstrap'].filter((name) => !hasCommand(name));
