@@ -9,7 +9,7 @@
 # As a Home Assistant add-on (config.yaml beside this file) the Supervisor passes BUILD_FROM from
 # build.yaml, the same Node image for the device's architecture, and RUN_AS=root: the Supervisor
 # mounts the add-on's /data owned by root.
-ARG BUILD_FROM=node:22-bookworm-slim
+ARG BUILD_FROM=docker.io/library/node:22-bookworm-slim
 FROM ${BUILD_FROM} AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
@@ -35,14 +35,19 @@ COPY --from=build /build/dist/src dist/src
 COPY LICENSE ./
 COPY scripts/container-entrypoint.sh /usr/local/bin/meter-gateway-entrypoint
 
+# Modbus TCP on 5020: the non-root user cannot bind ports below 1024; publish it as 502
+# (-p 502:5020). TZ: the zone of daily totals, history days and schedules (default UTC).
 ENV NODE_ENV=production \
     MALLOC_MMAP_THRESHOLD_=16384 \
-    METER_GATEWAY_HTTP_PORT=8080
+    METER_GATEWAY_HTTP_PORT=8080 \
+    METER_GATEWAY_SERVICES_MODBUS_PORT=5020
 # HTTP API and web interface; Modbus TCP slave (services.modbus.port); raw telegram proxy.
-EXPOSE 8080 502 2000
+EXPOSE 8080 5020 2000
 VOLUME /data
 USER ${RUN_AS}
-# Healthy while the API answers; 401 counts (system.protection on), the server is up.
+# Healthy while the API answers and no enabled output failed to listen (GET /api/v1/health, open
+# to this host; the output that failed is named in the health log: podman/docker inspect).
+# `podman build` keeps HEALTHCHECK only with --format docker (the OCI image format has none).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.METER_GATEWAY_HTTP_PORT || 8080) + '/api/v1/system').then((r) => process.exit(r.ok || r.status === 401 ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/src/health-check.js"]
 ENTRYPOINT ["/usr/local/bin/meter-gateway-entrypoint"]

@@ -53,7 +53,11 @@ async function main(): Promise<void> {
   // The file holds the HTTP and MQTT passwords: readable by the daemon's user only.
   writeFileSync(values.out, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   const broker = options.mqtt_url ? 'the configured broker' : mqtt ? `${mqtt.host}:${mqtt.port}` : 'none';
-  process.stderr.write(`add-on: config written, MQTT broker ${broker}\n`);
+  // The Supervisor sets TZ to Home Assistant's time zone in every add-on's environment.
+  const zone = process.env.TZ ?? 'UTC (TZ not set)';
+  const locked = String((config.addon as { locked: string }).locked).replaceAll(',', ', ');
+  process.stderr.write(`add-on: config written, MQTT broker ${broker}, time zone ${zone}\n`);
+  process.stderr.write(`add-on: settings locked by the options: ${locked}\n`);
 }
 
 main().catch((error: unknown) => {

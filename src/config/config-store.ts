@@ -163,18 +163,35 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       problems,
       recovery,
     );
+    store.lockedPaths = lockedPathsOf(
+      merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
+    );
     store.effective = store.compose(base);
     store.adminTree = base;
     return store;
   }
 
   private adminTree: Record<string, unknown> = {};
+  private lockedPaths: ReadonlySet<string> = new Set();
+
+  /**
+   * Setting paths the Home Assistant add-on's options set (addon.locked while addon.enable): their
+   * admin-file value wins over stored settings, and API writes that change them are refused
+   * (docs/architecture.md#add-on-options).
+   */
+  get locked(): ReadonlySet<string> {
+    return this.lockedPaths;
+  }
 
   private compose(base: Record<string, unknown>): AppConfig {
     const tree = merge(structuredClone(this.defaults), structuredClone(base));
     for (const file of STATE_FILES) {
       const overlay = this.overlays.get(file);
       if (overlay) merge(tree, overlay);
+    }
+    for (const path of this.lockedPaths) {
+      const fixed = getPath(base, path);
+      if (fixed !== undefined) setPath(tree, path, structuredClone(fixed));
     }
     merge(tree, this.pinned);
     return deepFreeze(tree) as unknown as AppConfig;
@@ -204,6 +221,17 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     return checkTree(candidate, false).filter((issue) => changes.has(issue.field));
   }
 
+  /** Writes that would change a locked path: refused, naming the path (its value stays). */
+  private lockedIssues(changes: ReadonlyMap<string, unknown>): ValidationIssue[] {
+    return [...changes]
+      .filter(([path, value]) => this.lockedPaths.has(path) && !isDeepStrictEqual(this.get(path), value))
+      .map(([path]) => ({
+        field: path,
+        message: "set by the Home Assistant add-on's options; change it in the add-on's Configuration page",
+        locked: true,
+      }));
+  }
+
   /**
    * Validates and applies API writes (leaf path -> value), persists the touched state files
    * atomically, then emits `change`. Nothing is written when any value is invalid. Validation,
@@ -215,6 +243,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     for (const path of changes.keys()) {
       if (!stateFileOf(path)) issues.push({ field: path, message: 'not writable through the API' });
     }
+    issues.push(...this.lockedIssues(changes));
     if (issues.length > 0) return { ok: false, issues };
     const candidate = this.candidate(changes);
     const found = this.schemaIssues(changes, candidate);
@@ -247,6 +276,21 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     }
     return { ok: true, changed: changed.map(([path]) => path), settled };
   }
+}
+
+/** The add-on's paths (addon.locked) when running as an add-on; a path that is no API setting fails the load. */
+function lockedPathsOf(tree: Record<string, unknown>): Set<string> {
+  if (getPath(tree, 'addon.enable') !== true) return new Set();
+  const paths = String(getPath(tree, 'addon.locked') ?? '')
+    .split(',')
+    .filter((path) => path !== '');
+  const wrong = paths.filter((path) => stateFileOf(path) === undefined);
+  if (wrong.length > 0)
+    throw new ConfigError(
+      'addon.locked',
+      wrong.map((path) => ({ field: 'addon.locked', message: 'not a setting the API writes', value: path })),
+    );
+  return new Set(paths);
 }
 
 /**

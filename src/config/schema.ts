@@ -350,6 +350,28 @@ export const DAEMON_SCHEMA = {
     ),
     retention_days: int(31, 1, 3650, 'Days of CSV files kept by services.sd (older ones are deleted).'),
   },
+  // Home Assistant add-on (docs/architecture.md#add-on-options); the add-on's start writes these.
+  addon: {
+    enable: bool(
+      false,
+      'Running as a Home Assistant add-on: requests from addon.ingress_proxy with X-Ingress-Path are signed in by Home Assistant.',
+    ),
+    locked: text(
+      '',
+      4096,
+      'Comma-separated setting paths the add-on options set: the settings API refuses to change them.',
+      {
+        pattern: /^([a-z0-9_.]+(,[a-z0-9_.]+)*)?$/,
+        patternText: 'empty or setting paths separated by commas',
+      },
+    ),
+    ingress_proxy: text(
+      '172.30.32.2',
+      15,
+      "Source address of the Supervisor's ingress proxy (its fixed address on the add-on network); only tests change it.",
+      { pattern: DOTTED_QUAD, patternText: 'an IPv4 address' },
+    ),
+  },
   device: {
     id: text(
       '',

@@ -10,6 +10,8 @@ export interface ValidationIssue {
   value?: unknown;
   /** The format owner's own wording of the whole problem, used by start-up errors. */
   summary?: string;
+  /** The path is locked by the Home Assistant add-on's options (docs/architecture.md#add-on-options). */
+  locked?: true;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

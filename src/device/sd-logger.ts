@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
-import { localDateTime } from '../reading/time-format.js';
+import { localDateTime, offsetSuffix } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import { deleteExpiredCsvFiles } from './csv-retention.js';
 import { sdCardRoot } from './sd-card.js';
 
 /**
- * CSV columns: local time, meter status, tariff, one column per quantity of the table (its key, in
+ * CSV columns: local time with its UTC offset (ISO 8601, 2026-10-25T02:30:00+01:00), meter status, tariff, one column per quantity of the table (its key, in
  * the table's unit), and the first M-Bus channel's cumulative volume. A value the meter did not
  * send, or any value while the reading is stale, is an empty field.
  */
@@ -89,8 +89,8 @@ export class SdLogger implements Output<SdSettings> {
 
   /** Appends one row for now; public so tests can drive it without waiting for the interval. */
   writeRow(): void {
-    const now = this.context.now();
-    const stamp = localDateTime(new Date(now));
+    const now = new Date(this.context.now());
+    const stamp = localDateTime(now);
     const date = stamp.slice(0, 10);
     if (date !== this.retentionDate) {
       this.retentionDate = date;
@@ -98,7 +98,8 @@ export class SdLogger implements Output<SdSettings> {
     }
     try {
       const fd = this.fileFor(date);
-      writeSync(fd, `${csvRow(this.rowValues(stamp))}\n`);
+      // The local time with its UTC offset: the repeated hour of a DST change stays unambiguous.
+      writeSync(fd, `${csvRow(this.rowValues(stamp + offsetSuffix(now)))}\n`);
       fdatasyncSync(fd);
       this.rows += 1;
       this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });

@@ -91,6 +91,23 @@ export const METER_SCHEMA: JsonSchema = {
   },
 };
 
+/** GET /api/v1/health, also /api/v1/system's `health` (not a field of the device). */
+export const HEALTH_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status', 'failed'],
+  properties: {
+    status: { type: 'string', enum: ['ok', 'failing'] },
+    failed: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['output', 'error'],
+        properties: { output: string, error: string },
+      },
+    },
+  },
+};
+
 export const SYSTEM_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['device', 'meter', 'wifi', 'ethernet', 'sd_card', 'services', 'counters'],
@@ -157,9 +174,19 @@ export const SYSTEM_SCHEMA: JsonSchema = {
     access: {
       type: 'object',
       description: 'password protection (not a field of the device)',
-      required: ['protection', 'password_set'],
-      properties: { protection: { type: 'boolean' }, password_set: { type: 'boolean' } },
+      required: ['protection', 'password_set', 'addon', 'locked'],
+      properties: {
+        protection: { type: 'boolean' },
+        password_set: { type: 'boolean' },
+        addon: { type: 'boolean', description: 'running as a Home Assistant add-on' },
+        locked: {
+          type: 'array',
+          items: string,
+          description: "setting paths locked by the add-on's options (writes changing them: 409)",
+        },
+      },
     },
+    health: HEALTH_SCHEMA,
     runtime: {
       type: 'object',
       description: 'this process (not a field of the device)',

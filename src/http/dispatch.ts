@@ -4,6 +4,8 @@ import type { AppConfig } from '../config/types.js';
 import type { Authenticator } from './auth.js';
 import { DEFAULT_JSON_LIMIT, readJsonBody } from './body.js';
 import { HttpError } from './errors.js';
+import { isLocalHealthCheck } from './health.js';
+import { isIngressRequest } from './ingress-trust.js';
 import { foreignOriginReason } from './origin-check.js';
 import { sendError } from './respond.js';
 import type { ApiRequest, Route, Router } from './router.js';
@@ -108,7 +110,7 @@ export function createRequestHandler(
         ctx.logger.debug(`http: ${raw.method} ${pathForLog(raw.url)} refused: ${foreign}`);
         throw new HttpError(404, 'not_found', 'not found');
       }
-      if (config.system.protection) {
+      if (config.system.protection && !signedInElsewhere(raw, config)) {
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {
           // Repeated failures: the answer is held back, never given sooner.
@@ -143,6 +145,17 @@ export function createRequestHandler(
       answer(raw, response, error);
     }
   };
+}
+
+/**
+ * Requests that need no password of ours: Home Assistant's ingress (it signed the user in) and the
+ * local health check (docs/architecture.md#auth).
+ */
+function signedInElsewhere(raw: IncomingMessage, config: AppConfig): boolean {
+  if (isIngressRequest(raw, config)) return true;
+  const target = raw.url ?? '/';
+  const q = target.indexOf('?');
+  return isLocalHealthCheck(raw, q < 0 ? target : target.slice(0, q));
 }
 
 /**

@@ -13,8 +13,20 @@ function answerField(issue: ValidationIssue): Pick<ValidationIssue, 'field' | 'm
   return 'value' in issue ? { field, message, value: issue.value } : { field, message };
 }
 
-/** 400 validation_failed naming every violated field (details.fields: [{field, message, value}]). */
+/**
+ * 400 validation_failed naming every violated field (details.fields: [{field, message, value}]);
+ * 409 conflict (details.locked) when every field is locked by the add-on's options (docs/architecture.md#add-on-options).
+ */
 export function validationError(issues: readonly ValidationIssue[]): HttpError {
+  if (issues.length > 0 && issues.every((issue) => issue.locked)) {
+    const fields = issues.map((issue) => issue.field);
+    return new HttpError(
+      409,
+      'conflict',
+      `locked by the Home Assistant add-on's options: ${fields.join(', ')}`,
+      { fields: issues.map(answerField), locked: fields },
+    );
+  }
   return new HttpError(
     400,
     'validation_failed',

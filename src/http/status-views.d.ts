@@ -65,7 +65,8 @@ export interface SystemView {
   services: Record<string, ServiceStatusView>;
   counters: Record<string, number>;
   runtime: RuntimeView;
-  access: { protection: boolean; password_set: boolean };
+  /** `locked`: setting paths the Home Assistant add-on's options lock. */
+  access: { protection: boolean; password_set: boolean; addon?: boolean; locked?: string[] };
 }
 
 /** GET /api/v1/backup, and the body POST /api/v1/backup restores from. */

@@ -1,38 +1,26 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { addonConfig, ADDON_HTTP_PORT, type AddonOptions } from '../../src/addon/options.js';
+import {
+  addonConfig,
+  ADDON_HTTP_PORT,
+  ADDON_MODBUS_PORT,
+  type AddonOptions,
+} from '../../src/addon/options.js';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { PROFILE_NAMES } from '../../src/modbus/profiles/catalogue.js';
-import { repoRoot, requirePeer } from '../helpers/environment.js';
+import { repoRoot } from '../helpers/environment.js';
+import { readYamlFile } from '../helpers/yaml.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
 
-/** Debian's python3 with PyYAML: a real YAML parser for the add-on files. */
-const PYTHON = '/usr/bin/python3';
-
-function hasPyYaml(): boolean {
-  return spawnSync(PYTHON, ['-c', 'import yaml'], { stdio: 'ignore' }).status === 0;
-}
-
 function readYaml(t: TestContext, name: string): Record<string, unknown> | undefined {
-  if (!requirePeer(t, existsSync(PYTHON) && hasPyYaml(), `${PYTHON} with PyYAML (python3-yaml)`))
-    return undefined;
-  const json = execFileSync(
-    PYTHON,
-    [
-      '-c',
-      'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))',
-      join(repoRoot, name),
-    ],
-    { encoding: 'utf8' },
-  );
-  return JSON.parse(json) as Record<string, unknown>;
+  return readYamlFile(t, join(repoRoot, name));
 }
 
 /** Add-on architectures the Supervisor knows (add-on configuration reference, `arch`). */
@@ -71,7 +59,7 @@ test('config.yaml has the keys, types and option schema Home Assistant requires 
   assert.match(config.slug as string, /^[a-z0-9_]+$/);
   assert.ok(Array.isArray(config.arch) && config.arch.length > 0);
   for (const arch of config.arch as unknown[]) assert.ok(ARCHES.includes(arch as string), String(arch));
-  assert.deepEqual([...(config.arch as string[])].sort(), ['aarch64', 'amd64', 'armv7']);
+  assert.deepEqual([...(config.arch as string[])].sort(), ['aarch64', 'amd64']);
   assert.ok(STARTUP.includes(config.startup as string));
   assert.ok(['auto', 'manual'].includes(config.boot as string));
   for (const flag of ['uart', 'ingress', 'hassio_api']) assert.equal(config[flag], true, flag);
@@ -85,7 +73,7 @@ test('config.yaml has the keys, types and option schema Home Assistant requires 
   }
   assert.equal(config.ingress_port, ADDON_HTTP_PORT);
   assert.equal(ports[`${ADDON_HTTP_PORT}/tcp`], null, 'the HTTP port is offered, off by default');
-  assert.equal(ports['502/tcp'], 502);
+  assert.equal(ports[`${ADDON_MODBUS_PORT}/tcp`], 502, 'Modbus inside on 5020, on the host on 502');
 
   const options = config.options as Record<string, unknown>;
   const schema = config.schema as Record<string, string>;
@@ -97,9 +85,9 @@ test('config.yaml has the keys, types and option schema Home Assistant requires 
     assert.ok(type.endsWith('?') || key in options, `required option ${key} has no default`);
   }
   // The lists offer exactly what the daemon accepts.
-  assert.deepEqual(schema.modbus_profile, `list(${PROFILE_NAMES.join('|')})`);
-  assert.deepEqual(schema.modbus_rtu_profile!.slice(5, -1).split('|').sort(), [...PROFILE_NAMES].sort());
-  assert.equal(schema.log_level, 'list(error|warn|info|debug)');
+  assert.deepEqual(schema.modbus_profile, `list(${PROFILE_NAMES.join('|')})?`);
+  assert.deepEqual(schema.modbus_rtu_profile!.slice(5, -2).split('|').sort(), [...PROFILE_NAMES].sort());
+  assert.equal(schema.log_level, 'list(error|warn|info|debug)?');
 });
 
 test('build.yaml gives a BUILD_FROM for every architecture and the Dockerfile builds on it', (t) => {
@@ -205,4 +193,65 @@ test('the add-on start writes the config file (owner-only) from /data/options.js
   assert.equal(statSync(out).mode & 0o777, 0o600);
   assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), addonConfig(EVERY_OPTION, undefined, undefined));
   assert.match(result.stderr, /MQTT broker the configured broker/);
+});
+
+test('only the options the user set are written and locked; the Modbus port is always the add-on’s', () => {
+  const config = addonConfig(
+    { protection: true, password: 'p', modbus_enable: true, log_level: 'warn' },
+    undefined,
+    undefined,
+  );
+  assert.equal(
+    (config.meter as unknown) ?? 'unset',
+    'unset',
+    'meter_source unset: meter.source left to the web interface',
+  );
+  assert.deepEqual((config.addon as { locked: string }).locked.split(',').sort(), [
+    'services.modbus.enable',
+    'services.modbus.port',
+    'system.password',
+    'system.protection',
+  ]);
+  assert.equal((config.addon as { enable: boolean }).enable, true);
+  assert.equal((config.services as { modbus: { port: number } }).modbus.port, ADDON_MODBUS_PORT);
+});
+
+test('a locked option wins over a value stored through the web interface; an unlocked stored value stays', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-addon-lock-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'config.json');
+  const stateDir = join(dir, 'state');
+  // Before: no option set, the user turned Modbus off and chose a meter in the web interface.
+  writeFileSync(file, JSON.stringify(addonConfig({}, undefined, undefined)));
+  const before = ConfigStore.load({ configFile: file, stateDir, env: {} });
+  const stored = before.apply(
+    new Map<string, unknown>([
+      ['services.modbus.enable', false],
+      ['meter.source', 'tcp://192.0.2.7:8088'],
+    ]),
+  );
+  assert.ok(stored.ok);
+  // Then the user sets modbus_enable in the add-on's Configuration page and restarts the add-on.
+  writeFileSync(file, JSON.stringify(addonConfig({ modbus_enable: true }, undefined, undefined)));
+  const after = ConfigStore.load({ configFile: file, stateDir, env: {} });
+  assert.equal(after.config.services.modbus.enable, true, 'the add-on option wins');
+  assert.equal(
+    after.config.meter.source,
+    'tcp://192.0.2.7:8088',
+    'the unlocked setting keeps the stored value',
+  );
+  const refused = after.apply(new Map([['services.modbus.enable', false]]));
+  assert.ok(!refused.ok);
+  assert.deepEqual(
+    refused.issues.map((issue) => [issue.field, issue.locked]),
+    [['services.modbus.enable', true]],
+  );
+  assert.ok(after.apply(new Map([['meter.source', 'simulator']])).ok);
+});
+
+test('addon.locked naming a path the API does not write stops the start with an error', (t) => {
+  assert.throws(
+    () => loadDaemonConfig(t, { addon: { enable: true, locked: 'http.port' } }),
+    /addon\.locked: not a setting the API writes: value was "http\.port"/,
+  );
 });

@@ -6,6 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hasCommand, repoRoot, requirePeer } from '../helpers/environment.js';
+import { closeClient, connectClient, readWords } from '../modbus/clients.js';
 import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
 
 const IMAGE = 'localhost/meter-gateway:test';
@@ -43,7 +44,7 @@ function npmCacheDir(): string {
 }
 
 test(
-  'the Dockerfile builds on a stand-in base; the image serves the API as a non-root user, passes its health check and keeps state in /data across containers',
+  'the Dockerfile builds on a stand-in base; the image serves the API as a non-root user, passes its health check, keeps state in /data across containers, serves Modbus through a published port and is unhealthy when Modbus cannot listen',
   { timeout: 1_500_000 },
   async (t) => {
     const tools = ['podman', 'runc', 'debootstrap'].filter((name) => !hasCommand(name));
@@ -149,5 +150,91 @@ test(
     assert.equal(again.device.id, system.device.id);
     assert.equal(again.device.name, 'container-state');
     await podman.exec(['healthcheck', 'run', 'mg-second']);
+    await podman.exec(['rm', '--force', '--time', '10', 'mg-second']);
+
+    await modbusThroughPublishedPort(podman);
   },
 );
+
+/**
+ * Modbus TCP through a published port, as the README runs it (`-p <host>:5020`): the daemon, not
+ * root, listens on 5020 inside and an inverter reads the host's port. Then the same image with
+ * Modbus forced onto 502 inside: the listener fails (EACCES), the health check fails and names the
+ * output, and /api/v1/system says which one. TZ set for the container is the daemon's zone.
+ */
+async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
+  const [httpPort, modbusPort] = [await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${httpPort}`;
+  const publish = (name: string, env: string[]) =>
+    podman.exec([
+      'run',
+      '--detach',
+      '--name',
+      name,
+      '--publish',
+      `127.0.0.1:${httpPort}:8080`,
+      '--publish',
+      `127.0.0.1:${modbusPort}:5020`,
+      '--env',
+      'METER_GATEWAY_SERVICES_BROADCAST=false',
+      '--env',
+      'METER_GATEWAY_SERVICES_MODBUS_ENABLE=true',
+      ...env.flatMap((value) => ['--env', value]),
+      IMAGE,
+    ]);
+  await publish('mg-modbus', ['TZ=Europe/Amsterdam']);
+  await waitForApi(`${base}/api/v1/report`, 'mg-modbus', podman);
+  // TZ reaches the daemon: local times carry Amsterdam's offset (Node's own zone data, no tzdata).
+  const { system: clock } = (await (await fetch(`${base}/api/v1/report`)).json()) as {
+    system: { date_time: string };
+  };
+  const offset = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'Europe/Amsterdam',
+    timeZoneName: 'longOffset',
+  })
+    .formatToParts(new Date(Date.parse(clock.date_time)))
+    .find((part) => part.type === 'timeZoneName')!
+    .value.replace('GMT', '');
+  assert.ok(clock.date_time.endsWith(offset), `${clock.date_time} in Europe/Amsterdam (${offset})`);
+  await waitForModbus(base);
+  const client = await connectClient(modbusPort);
+  try {
+    // Input register 0 of the whatwatt layout: the first value set, read through the published port.
+    const words = await readWords(client, 0, 10);
+    assert.equal(words.length, 20);
+  } finally {
+    await closeClient(client);
+  }
+  await podman.exec(['healthcheck', 'run', 'mg-modbus']);
+  await podman.exec(['rm', '--force', '--time', '10', 'mg-modbus']);
+
+  await publish('mg-modbus-502', ['METER_GATEWAY_SERVICES_MODBUS_PORT=502']);
+  await waitForApi(`${base}/api/v1/report`, 'mg-modbus-502', podman);
+  const system = (await (await fetch(`${base}/api/v1/system`)).json()) as {
+    health: { status: string; failed: { output: string; error: string }[] };
+  };
+  assert.equal(system.health.status, 'failing');
+  assert.deepEqual(
+    system.health.failed.map((entry) => entry.output),
+    ['modbus'],
+  );
+  assert.match(system.health.failed[0]!.error, /EACCES/);
+  await assert.rejects(podman.exec(['healthcheck', 'run', 'mg-modbus-502']), /unhealthy|exit status 1/);
+  const log = await podman
+    .exec(['exec', 'mg-modbus-502', 'node', 'dist/src/health-check.js'])
+    .catch((error: Error) => error.message);
+  assert.match(log, /unhealthy: output failed: modbus \(.*EACCES.*\)/);
+  await podman.exec(['rm', '--force', '--time', '10', 'mg-modbus-502']);
+}
+
+/** Until /api/v1/system shows the Modbus slave running (it starts after the API). */
+async function waitForModbus(base: string): Promise<void> {
+  for (;;) {
+    const system = (await (await fetch(`${base}/api/v1/system`)).json()) as {
+      services: { modbus?: { state: string } };
+    };
+    if (system.services.modbus?.state === 'running') return;
+    if (system.services.modbus?.state === 'error') throw new Error(JSON.stringify(system.services.modbus));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -134,3 +134,29 @@ test('a full or read-only SD card is the error state; the logger goes on and rec
     await h.close();
   }
 });
+
+test('rows carry the UTC offset: the repeated hour when DST ends is two distinct times (Europe/Amsterdam)', async () => {
+  const h = await startHttpContext({ clockFrozen: true });
+  try {
+    const logger = new SdLogger(h.ctx, h.ctx.logger);
+    const loggerOutput = runOutput(h.ctx, logger);
+    await loggerOutput.start();
+    assert.ok(h.ctx.config.apply(new Map<string, unknown>([['services.sd.enable', true]])).ok);
+    // 2026-10-25: clocks go back from 03:00 CEST (+02:00) to 02:00 CET (+01:00).
+    h.clock.advance(Date.parse('2026-10-25T00:30:00Z') - h.clock.now());
+    logger.writeRow();
+    h.clock.advance(3_600_000);
+    logger.writeRow();
+    await loggerOutput.stop();
+    const lines = readFileSync(join(h.stateDir, 'sd', '2026-10-25.csv'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    assert.equal(lines[0]!.split(',')[0], 'date_time', 'the column keeps its name');
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(',')[0]),
+      ['2026-10-25T02:30:00+02:00', '2026-10-25T02:30:00+01:00'],
+    );
+  } finally {
+    await h.close();
+  }
+});

@@ -15,8 +15,13 @@ export const repoRoot: string = (() => {
   return dir;
 })();
 
-/** The capture corpus beside the project (recorded public captures; never copied into the repo). */
-export const corpusDir: string = resolve(repoRoot, '..', 'shared', 'corpus');
+/**
+ * The capture corpus beside the project (recorded public captures; never copied into the repo):
+ * ../shared/corpus, or TEST_CORPUS_DIR (a missing folder shows how the corpus tests skip).
+ */
+export const corpusDir: string = resolve(
+  process.env.TEST_CORPUS_DIR ?? resolve(repoRoot, '..', 'shared', 'corpus'),
+);
 
 export const inCi: boolean = process.env.CI === 'true';
 

@@ -111,6 +111,8 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     async (request, response) => {
       const { changes, issues } = restoreWrites(settingsOfFile(request.body));
       if (issues.length > 0) throw validationError(issues);
+      // The add-on's options win over a backup too (docs/architecture.md#add-on-options).
+      for (const path of ctx.config.locked) changes.delete(path);
       const result = ctx.config.apply(changes);
       await throwUnlessApplied(result);
       if (result.ok) ctx.logger.info(`settings restored from a backup: ${result.changed.length} changed`);

@@ -6,8 +6,9 @@ import { detectInstallRoot } from '../../device/update/release-layout.js';
 import { localDateTime } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
 import type { MeterView, SystemView } from '../../reading/reading-views.js';
-import { SYSTEM_SCHEMA } from '../api-schemas.js';
+import { HEALTH_SCHEMA, SYSTEM_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
+import { HEALTH_PATH, healthOf } from '../health.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 import type { AddressView, RuntimeView } from '../status-views.js';
@@ -57,7 +58,15 @@ export function systemInfo(
     // Not a field of the device: this process, for the web page's Info view.
     runtime: runtimeInfo(),
     // Not a field of the device: whether a password is stored (the page's first-run hint).
-    access: { protection: config.system.protection, password_set: config.system.password !== '' },
+    access: {
+      protection: config.system.protection,
+      password_set: config.system.password !== '',
+      // Home Assistant add-on: the setting paths its options lock (docs/architecture.md#add-on-options).
+      addon: config.addon.enable,
+      locked: [...ctx.config.locked],
+    },
+    // Not a field of the device: which enabled output failed to listen (docs/architecture.md#health).
+    health: healthOf(ctx.services.snapshot()),
   };
 }
 
@@ -130,6 +139,23 @@ export function registerSystemRoutes(
   wifiInfo: WifiInfoSource,
   ethernetInfo: () => Promise<EthernetInfo>,
 ): void {
+  router.add(
+    'GET',
+    HEALTH_PATH,
+    (_request, response) => {
+      const health = healthOf(ctx.services.snapshot());
+      sendJson(response, health.status === 'ok' ? 200 : 503, health);
+    },
+    {
+      doc: {
+        summary: 'Health: which enabled output failed to listen (no password from this host)',
+        responses: {
+          200: { description: 'healthy', schema: HEALTH_SCHEMA },
+          503: { description: 'an enabled output failed', schema: HEALTH_SCHEMA },
+        },
+      },
+    },
+  );
   router.add(
     'GET',
     '/api/v1/system',

@@ -3,6 +3,8 @@ import type { MeterSettingsView } from '../../http/settings-views.js';
 import type { ProbeResultView } from '../../meter/probe/probe-view.js';
 import type { MqttSettingsView } from '../../mqtt/settings-view.js';
 import type { SettingsChoices } from '../page-contract.js';
+import type { SystemView } from '../../http/status-views.js';
+import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
 import { configPath } from './fields.js';
 import { bindSettingsForm, clearIssues, setStatus, showFailure } from './forms.js';
@@ -167,6 +169,10 @@ export function bindSettings(): Record<string, Loader[]> {
   bindWifi(wifiForm, wifi);
   const discovery = bindSettingsForm(form('form-mqtt-discovery'));
   const eth = bindSettingsForm(form('form-eth'));
+  // Settings the add-on's options set are shown locked (the API refuses changes to them).
+  void api<SystemView>('GET', '/api/v1/system')
+    .then((system) => markLocked(system.access.locked ?? []))
+    .catch(() => undefined);
   return {
     system: [system],
     services: [services],

@@ -1,0 +1,26 @@
+/*
+ * Settings the Home Assistant add-on's options lock (GET /api/v1/system access.locked): their
+ * fields are disabled and marked, so the page never offers a change the API refuses with 409.
+ */
+import { configPath } from './fields.js';
+
+const NOTE = 'locked by the add-on options';
+
+/** Disables and marks every settings field whose config path is locked. */
+export function markLocked(locked: readonly string[]): void {
+  if (locked.length === 0) return;
+  const paths = new Set(locked);
+  for (const form of document.querySelectorAll<HTMLFormElement>('form[data-strip]')) {
+    const strip = form.dataset.strip ?? '';
+    const controls = form.querySelectorAll<HTMLInputElement>('input[name], select[name], textarea[name]');
+    for (const control of controls) {
+      if (!paths.has(configPath(strip, control.name)) || control.disabled) continue;
+      control.disabled = true;
+      control.title = `${NOTE}: change it in the add-on's Configuration page`;
+      const note = document.createElement('small');
+      note.className = 'locked-note muted';
+      note.textContent = ` (${NOTE})`;
+      (control.closest('label') ?? control).after(note);
+    }
+  }
+}
