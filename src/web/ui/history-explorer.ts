@@ -2,6 +2,7 @@ import type uPlot from 'uplot';
 import type { HistoryView } from '../../history/history-view.js';
 import { api, ApiError, element, pageRelative } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
+import { showBarCosts, showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime, type TimeStyle } from './format.js';
 import {
   carryDay,
@@ -117,6 +118,15 @@ export class HistoryExplorer {
     const recorded = bars.filter((bar) => bar.net !== null).length;
     note.textContent = recorded === 0 ? 'No energy recorded in this period.' : '';
     this.draw(period, bars);
+    showCostTotals(element('explore-cost'), answer.costs);
+    const ends = [...bars.slice(1).map((bar) => bar.t), period.to];
+    const costBars = bars.map((bar, i) => ({
+      ...bar,
+      from: bar.t,
+      to: ends[i]!,
+      label: formatTime(bar.t, TICKS[period.view]),
+    }));
+    showBarCosts(element<HTMLDetailsElement>('explore-bar-costs'), costBars, answer.points, answer.costs);
     box.dataset.from = String(period.from / 1000);
   }
 

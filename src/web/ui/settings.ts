@@ -4,6 +4,7 @@ import type { ProbeResultView } from '../../meter/probe/probe-view.js';
 import type { MqttSettingsView } from '../../mqtt/settings-view.js';
 import type { SettingsChoices } from '../page-contract.js';
 import { api, element } from './api.js';
+import { buildCostForm, syncCostForm } from './cost-settings.js';
 import { configPath } from './fields.js';
 import { bindSettingsForm, clearIssues, setStatus, showFailure } from './forms.js';
 
@@ -138,6 +139,8 @@ async function addChoices(): Promise<void> {
 
 /** Binds every settings form; returns the loaders of each tab. */
 export function bindSettings(): Record<string, Loader[]> {
+  const costForm = form('form-costs');
+  buildCostForm(costForm);
   // The selects get their options before a form is filled, or the saved value would find none.
   const choicesAdded = addChoices();
   const afterChoices =
@@ -148,6 +151,7 @@ export function bindSettings(): Record<string, Loader[]> {
     };
   const system = bindSettingsForm(form('form-system'));
   const services = afterChoices(bindSettingsForm(form('form-services')));
+  const costs = afterChoices(bindSettingsForm(costForm, () => syncCostForm(costForm)));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
     secretNote('meter-key-state', [['Encryption key', (data as MeterSettingsView).key_len]]),
   );
@@ -169,7 +173,7 @@ export function bindSettings(): Record<string, Loader[]> {
   const eth = bindSettingsForm(form('form-eth'));
   return {
     system: [system],
-    services: [services],
+    services: [services, costs],
     meter: [meter],
     mqtt: [mqtt, discovery],
     wifi: [wifi],
