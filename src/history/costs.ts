@@ -161,7 +161,7 @@ export function costTotals(
   const standing = standingCharge(settings.standing_charge, fromMs, toMs);
   const charge = capacity?.chargeFor(fromMs, toMs) ?? null;
   return {
-    currency: settings.currency,
+    currency: settings.currency || 'EUR',
     import: roundMoney(imported),
     export: roundMoney(exported),
     standing: roundMoney(standing),
