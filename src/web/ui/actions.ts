@@ -1,9 +1,4 @@
-import type {
-  ActionDefinition,
-  ActionsDefinition,
-  ActionsRecent,
-  ActionStatusRecord,
-} from '../../actions/actions-api.js';
+import type { ActionDefinition, ActionsDefinition } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
 import { ConstantsEditor } from './action-constants.js';
 import {
@@ -14,7 +9,8 @@ import {
   placeIssues,
 } from './action-issues.js';
 import { requestEditor, requestOf, type PickerGroup, type RequestContext } from './action-requests.js';
-import { describeCode, describeRun, isRunning } from './action-result.js';
+import { renderActionList, renderResults, runAction } from './action-list.js';
+import { describeRun } from './action-result.js';
 import { TriggerEditor } from './action-trigger.js';
 import { api, ApiError, element } from './api.js';
 import type { FieldIssue } from './fields.js';
@@ -29,42 +25,6 @@ import { ACTION_STRINGS } from './strings-actions.js';
  * API takes it; messages (the form's checks and the server's 400 details) appear next to the field.
  * GET answering 404 not_found means no definition yet.
  */
-
-/** Pause between two looks at a running action's status. */
-const RUN_POLL_MS = 250;
-
-function cell(row: HTMLTableRowElement, text: string): void {
-  row.insertCell().textContent = text;
-}
-
-function triggerText(action: ActionDefinition): string {
-  const parts: string[] = [];
-  if (action.schedule) parts.push(`schedule ${action.schedule}`);
-  const when = action.when;
-  if (when) {
-    const threshold = when.above !== undefined ? `> ${when.above}` : `< ${when.below}`;
-    parts.push(`when ${when.value} ${threshold} for ${when.for ?? 0} s`);
-  }
-  return parts.join('; ') || 'call only';
-}
-
-function requestsText(action: ActionDefinition): string {
-  return (action.requests ?? [])
-    .map((request) =>
-      request.http
-        ? `${request.http.method ?? 'GET'} ${request.http.url}`
-        : `FC ${request.modbus!.func} ${request.modbus!.host}:${request.modbus!.address}`,
-    )
-    .join(', ');
-}
-
-function button(label: string, onClick: () => void): HTMLButtonElement {
-  const made = document.createElement('button');
-  made.type = 'button';
-  made.textContent = label;
-  made.addEventListener('click', onClick);
-  return made;
-}
 
 class ActionsPage {
   private readonly form = element<HTMLFormElement>('form-action');
@@ -194,31 +154,16 @@ class ActionsPage {
   }
 
   private renderList(): void {
-    this.list.replaceChildren();
-    const actions = this.definition.actions ?? [];
-    if (actions.length === 0) this.list.insertRow().insertCell().textContent = ACTION_STRINGS.noActions;
-    for (const action of actions) {
-      const row = this.list.insertRow();
-      row.dataset.action = action.id;
-      cell(row, action.id);
-      cell(row, action.enable === false ? 'off' : 'on');
-      cell(row, triggerText(action));
-      cell(row, requestsText(action));
-      row.insertCell().append(
-        button(ACTION_STRINGS.run.button, () => void this.runNow(action.id, this.card)),
-        button('Edit', () => this.edit(action)),
-      );
-    }
+    renderActionList(
+      this.list,
+      this.definition.actions ?? [],
+      (id) => void this.runNow(id, this.card),
+      (action) => this.edit(action),
+    );
   }
 
   private async refreshResults(): Promise<void> {
-    const recent = await api<ActionsRecent>('GET', '/api/v1/actions/recent');
-    this.results.replaceChildren();
-    for (const status of recent.statuses) {
-      const row = this.results.insertRow();
-      const { text } = describeCode(status.code, this.choices);
-      for (const part of [String(status.id), status.action_id, text, `${status.exe_time} s`]) cell(row, part);
-    }
+    await renderResults(this.results, this.choices);
   }
 
   /** Calls the action, follows its status until it is no longer running, and shows the result. */
@@ -229,13 +174,7 @@ class ActionsPage {
     };
     show(ACTION_STRINGS.run.running, 'busy');
     try {
-      const path = `/api/v1/actions/call?id=${encodeURIComponent(id)}`;
-      const { status_ids: ids } = await api<{ status_ids: number[] }>('POST', path);
-      let record: ActionStatusRecord | undefined;
-      do {
-        await new Promise((resolve) => setTimeout(resolve, RUN_POLL_MS));
-        [record] = await api<ActionStatusRecord[]>('GET', `/api/v1/actions/status?id=${ids.join(',')}`);
-      } while (isRunning(record, this.choices));
+      const record = await runAction(id, this.choices);
       const result = record ? describeRun(record, this.choices) : { ok: false, text: '' };
       show(result.text, result.ok ? 'ok' : 'error');
       if (output && record) output.dataset.code = String(record.code);
