@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeCode } from '../../src/web/ui/action-result.js';
-import { cronOf, presetOf } from '../../src/web/ui/action-trigger.js';
+import { cronOf, presetOf } from '../../src/web/ui/schedule-presets.js';
 import { actionsChoices } from '../../src/web/actions-choices.js';
 import { CODE } from '../../src/actions/status-codes.js';
 
