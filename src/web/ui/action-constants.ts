@@ -51,14 +51,15 @@ export class ConstantsEditor {
     typeSelect.value = type;
     const valueInput = textInput('const.value');
     const yesNo = selectOf('const.bool', [
-      ['true', 'yes'],
-      ['false', 'no'],
+      ['true', S.yes],
+      ['false', S.no],
     ]);
     const sync = () => {
       valueInput.type = typeSelect.value === 'number' ? 'number' : 'text';
       valueInput.step = 'any';
-      valueInput.hidden = typeSelect.value === 'boolean';
-      yesNo.hidden = typeSelect.value !== 'boolean';
+      // The forms' display rules win over the hidden attribute.
+      valueInput.style.display = typeSelect.value === 'boolean' ? 'none' : '';
+      yesNo.style.display = typeSelect.value === 'boolean' ? '' : 'none';
       for (const control of [nameInput, valueInput, yesNo])
         control.dataset.field = `const.${nameInput.value.trim()}`;
     };

@@ -50,7 +50,12 @@ export function renderActionList(
   onEdit: (action: ActionDefinition) => void,
 ): void {
   list.replaceChildren();
-  if (actions.length === 0) list.insertRow().insertCell().textContent = ACTION_STRINGS.noActions;
+  if (actions.length === 0) {
+    const empty = list.insertRow().insertCell();
+    empty.colSpan = 5;
+    empty.className = 'muted';
+    empty.textContent = ACTION_STRINGS.noActions;
+  }
   for (const action of actions) {
     const row = list.insertRow();
     row.dataset.action = action.id;

@@ -60,7 +60,7 @@ export class TriggerEditor {
     const whenLegend = document.createElement('legend');
     whenLegend.textContent = S.when.legend;
     const threshold = labelled(S.when.threshold, this.threshold);
-    threshold.append(this.unit);
+    threshold.insertBefore(this.unit, this.threshold);
     this.whenFields.push(
       labelled(S.when.quantity, this.quantity),
       labelled(S.when.kind, this.above),
@@ -81,7 +81,7 @@ export class TriggerEditor {
     showLabel(this.cron.parentElement!, kind === 'custom');
     for (const field of this.whenFields) showLabel(field, this.whenOn.checked);
     const chosen = this.choices.quantities.find((q) => (q.live ?? q.name) === this.quantity.value);
-    this.unit.textContent = chosen ? ` ${chosen.unit}` : '';
+    this.unit.textContent = chosen ? `(${chosen.unit})` : '';
   }
 
   set(action: ActionDefinition | undefined): void {
@@ -92,7 +92,8 @@ export class TriggerEditor {
     this.cron.value = action?.schedule ?? '';
     const when = action?.when;
     this.whenOn.checked = when !== undefined;
-    const quantity = this.choices.quantities.find((q) => q.live === when?.value || q.name === when?.value);
+    const quantity =
+      when && this.choices.quantities.find((q) => q.live === when.value || q.name === when.value);
     this.quantity.value = quantity
       ? (quantity.live ?? quantity.name)
       : (this.quantity.options[0]?.value ?? '');

@@ -32,6 +32,8 @@ export const ACTION_STRINGS = {
     value: 'Value',
     type: 'Type',
     types: { text: 'text', number: 'number', boolean: 'yes / no' },
+    yes: 'yes',
+    no: 'no',
     add: 'Add constant',
     remove: 'Remove',
     empty: 'No constants yet.',
