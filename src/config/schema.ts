@@ -1,3 +1,4 @@
+import { COSTS_SCHEMA } from './costs-schema.js';
 import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
 
 /**
@@ -93,6 +94,7 @@ export const SETTINGS_SCHEMA = {
     report_interval: int(30, 1, 3600, 'MQTT and cloud publishing period in seconds (1..3600).'),
     log: bool(false, 'Additional rotating log file in the SD card folder (sd_log.directory).'),
     meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
+    costs: COSTS_SCHEMA,
     sd: {
       enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),

@@ -29,9 +29,18 @@ function powerCells(power: PowerView | null): string[] {
   return [cell(power?.min), cell(power?.mean), cell(power?.max)];
 }
 
+/** With costs on (services.costs.enable), two more columns in the currency: import paid, export received. */
+export function costColumns(currency: string): string[] {
+  const unit = currency.toLowerCase();
+  return [`import_cost_${unit}`, `export_credit_${unit}`];
+}
+
 export function historyCsv(view: HistoryView): string {
-  const lines = [HISTORY_CSV_COLUMNS.join(',')];
+  const header: string[] = [...HISTORY_CSV_COLUMNS];
+  if (view.costs) header.push(...costColumns(view.costs.currency));
+  const lines = [header.join(',')];
   for (const point of view.points) {
+    const costs = view.costs ? [cell(point.cost?.import), cell(point.cost?.export)] : [];
     lines.push(
       [
         dateTimes(point.t * 1000).date_time,
@@ -41,6 +50,7 @@ export function historyCsv(view: HistoryView): string {
         ...powerCells(point.p_out),
         cell(point.e_in),
         cell(point.e_out),
+        ...costs,
       ].join(','),
     );
   }

@@ -18,6 +18,26 @@ export interface PointView {
   p_out: PowerView | null;
   e_in: number | null;
   e_out: number | null;
+  /** Money of the bucket (services.costs on): import paid, export received; null where unknown. */
+  cost?: CostView;
+}
+
+export interface CostView {
+  import: number | null;
+  export: number | null;
+}
+
+/** Costs of the points that start inside the range (services.costs on), in `currency`. */
+export interface CostTotalsView {
+  currency: string;
+  import: number;
+  export: number;
+  /** The monthly standing charge's share of the range. */
+  standing: number;
+  /** A capacity charge on the peak demand, when a module provides one; else null. */
+  capacity: number | null;
+  /** import - export + standing + capacity. */
+  total: number;
 }
 
 /** The answer of GET /api/v1/history: the resolution, the range in Unix seconds and its points. */
@@ -26,6 +46,7 @@ export interface HistoryView {
   from: number;
   to: number;
   points: PointView[];
+  costs?: CostTotalsView;
 }
 
 /**

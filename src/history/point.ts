@@ -26,6 +26,9 @@ export interface HistoryPoint {
   eIn: number | null;
   /** Exported energy in the bucket (kWh, from E_Out); null when no delta could be taken. */
   eOut: number | null;
+  /** Readings whose tariff register (0-0:96.14.0) said 1, and 2; absent: none (costs by tariff). */
+  nT1?: number;
+  nT2?: number;
 }
 
 /** One reading as the history sees it: powers and the energy deltas since the previous reading. */
@@ -34,6 +37,12 @@ export interface HistorySample {
   pOut?: number;
   eIn?: number;
   eOut?: number;
+  /** The meter's active tariff (1-based), when it sends one. */
+  tariff?: number;
+}
+
+function addCount(point: HistoryPoint, key: 'nT1' | 'nT2', count: number | undefined): void {
+  if (count) point[key] = (point[key] ?? 0) + count;
 }
 
 export function emptyPoint(t: number): HistoryPoint {
@@ -72,6 +81,10 @@ export function addSample(point: HistoryPoint, sample: HistorySample): HistoryPo
   const pOut = sample.pOut === undefined ? point.pOut : addPower(point.pOut, sample.pOut);
   if (pIn) next.pIn = pIn;
   if (pOut) next.pOut = pOut;
+  addCount(next, 'nT1', point.nT1);
+  addCount(next, 'nT2', point.nT2);
+  if (sample.tariff === 1) addCount(next, 'nT1', 1);
+  if (sample.tariff === 2) addCount(next, 'nT2', 1);
   return next;
 }
 
@@ -90,6 +103,10 @@ export function mergePoints(a: HistoryPoint, b: HistoryPoint, t = a.t): HistoryP
   const pOut = mergePower(a.pOut, b.pOut);
   if (pIn) merged.pIn = pIn;
   if (pOut) merged.pOut = pOut;
+  for (const key of ['nT1', 'nT2'] as const) {
+    addCount(merged, key, a[key]);
+    addCount(merged, key, b[key]);
+  }
   return merged;
 }
 

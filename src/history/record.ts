@@ -5,11 +5,13 @@ import type { HistoryPoint, PowerStats } from './point.js';
  * Fixed-size record of one history point, little-endian, 96 bytes:
  *
  *   0 f64 t (bucket start, Unix s)     8 u32 n (readings)     12 u32 import power samples
- *  16 u32 export power samples        20 u32 0 (reserved)
+ *  16 u32 export power samples        20 u32 readings in tariff 1 (0-0:96.14.0 = 1)
  *  24 f64 import min   32 f64 import sum   40 f64 import max
  *  48 f64 export min   56 f64 export sum   64 f64 export max
  *  72 f64 imported kWh (NaN = none)   80 f64 exported kWh (NaN = none)
- *  88 u32 0 (reserved)                92 u32 CRC-32 of bytes 0..91
+ *  88 u32 readings in tariff 2        92 u32 CRC-32 of bytes 0..91
+ *
+ * The tariff counts were reserved zeros before; a record without them reads as no tariff known.
  *
  * A slot that was never written is all zero bytes; anything else whose checksum or fields do not
  * hold (a write torn by a power cut) is corrupt and ignored.
@@ -30,6 +32,8 @@ export function encodeRecord(point: HistoryPoint, buffer = Buffer.alloc(RECORD_S
   record.writeUInt32LE(point.n, 8);
   record.writeUInt32LE(point.pIn?.n ?? 0, 12);
   record.writeUInt32LE(point.pOut?.n ?? 0, 16);
+  record.writeUInt32LE(point.nT1 ?? 0, 20);
+  record.writeUInt32LE(point.nT2 ?? 0, 88);
   writePower(record, 24, point.pIn);
   writePower(record, 48, point.pOut);
   record.writeDoubleLE(point.eIn ?? Number.NaN, 72);
@@ -75,6 +79,10 @@ export function decodeRecord(buffer: Buffer, at = 0): DecodedRecord {
     eIn: Number.isNaN(eIn) ? null : eIn,
     eOut: Number.isNaN(eOut) ? null : eOut,
   };
+  const nT1 = record.readUInt32LE(20);
+  const nT2 = record.readUInt32LE(88);
+  if (nT1 > 0) point.nT1 = nT1;
+  if (nT2 > 0) point.nT2 = nT2;
   const pIn = readPower(record, record.readUInt32LE(12), 24);
   const pOut = readPower(record, record.readUInt32LE(16), 48);
   if (pIn) point.pIn = pIn;

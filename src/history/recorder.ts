@@ -165,6 +165,7 @@ export class HistoryRecorder implements Service {
       pOut: value(OBIS.pOut),
       eIn: this.imported.next(value(OBIS.eIn), at),
       eOut: this.exported.next(value(OBIS.eOut), at),
+      tariff: reading.tariff,
     });
   }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../http/errors.js';
 import type { Router } from '../http/router.js';
+import { registerActionsChoicesRoute } from './actions-choices.js';
 import { registerChoicesRoute } from './settings-choices.js';
 import { loadStaticAssets, type StaticAsset } from './static-assets.js';
 
@@ -95,6 +96,7 @@ export function registerWebRoutes(
   assets: readonly StaticAsset[] = loadStaticAssets(),
 ): void {
   registerChoicesRoute(router);
+  registerActionsChoicesRoute(router);
   if (!assets.some((asset) => asset.urlPath === '/')) {
     ctx.logger.warn('web interface files not found (run npm run build); GET / answers 503');
     router.add('GET', '/', () => {

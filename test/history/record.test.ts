@@ -73,3 +73,13 @@ test('the ring header names format, record size, capacity and bucket length, wit
   assert.equal(header.readUInt32LE(60), crc32(header, 0, 60));
   assert.equal(TIERS['15m'].capacity, 0x89a0);
 });
+
+test('the tariff reading counts round-trip in the formerly reserved words; zero reads as none', () => {
+  const point = { t: 1_764_000_000, n: 900, eIn: 0.5, eOut: null, nT1: 450, nT2: 449 };
+  const record = encodeRecord(point);
+  assert.equal(record.readUInt32LE(20), 450);
+  assert.equal(record.readUInt32LE(88), 449);
+  assert.deepEqual(decodeRecord(record), { kind: 'point', point });
+  const without = decodeRecord(encodeRecord({ t: 1_764_000_000, n: 1, eIn: null, eOut: null }));
+  assert.deepEqual(without, { kind: 'point', point: { t: 1_764_000_000, n: 1, eIn: null, eOut: null } });
+});

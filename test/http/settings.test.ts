@@ -51,6 +51,13 @@ const DEFAULT_SETTINGS = {
       direction: 'import_positive',
     },
     berry: { auto_run: false, run_delay: 300 },
+    costs: {
+      enable: false,
+      currency: 'EUR',
+      import: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '' },
+      export: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '' },
+      standing_charge: 0,
+    },
   },
 };
 
@@ -101,6 +108,7 @@ const POST_RESET = {
   services: {
     ...DEFAULT_SETTINGS.services,
     broadcast: false,
+    costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
   },
 };
 

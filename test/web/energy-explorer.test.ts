@@ -94,9 +94,26 @@ test('the explorer steps to the previous day, shows the API sum of its kWh, and 
     .locator(`#explorer[data-from="${new Date(year, 0, 1).getTime() / 1000}"]`)
     .waitFor({ timeout: 15_000 });
   assert.equal(await page.locator('#explore-title').textContent(), String(year));
+  // Year -> Month keeps the month, Month -> Day the day the user was on (yesterday), not the 1st.
+  const yesterday = new Date(from * 1000);
+  await page.locator('#explorer [data-view="month"]').click();
+  const monthStart = new Date(yesterday.getFullYear(), yesterday.getMonth(), 1).getTime() / 1000;
+  await page.locator(`#explorer[data-from="${monthStart}"]`).waitFor({ timeout: 15_000 });
   await page.locator('#explorer [data-view="day"]').click();
-  await page.locator(`#explorer[data-from="${new Date(year, 0, 1).getTime() / 1000}"]`).waitFor();
-  await page.locator('#explore-date').fill(new Date(from * 1000).toLocaleDateString('sv-SE'));
+  await page.locator(`#explorer[data-from="${from}"]`).waitFor({ timeout: 15_000 });
+  assert.equal(await page.locator('#explore-date').inputValue(), yesterday.toLocaleDateString('sv-SE'));
+  assert.equal(await page.locator('#explore-import').textContent(), sum('e_in').toFixed(3));
+  // A month step keeps the day of the month (clamped to the month's length) when going back to Day.
+  await page.locator('#explorer [data-view="month"]').click();
+  await page.locator(`#explorer[data-from="${monthStart}"]`).waitFor({ timeout: 15_000 });
+  await page.locator('#explore-prev').click();
+  const earlier = new Date(yesterday.getFullYear(), yesterday.getMonth() - 1, 1);
+  const lastDay = new Date(earlier.getFullYear(), earlier.getMonth() + 1, 0).getDate();
+  const kept = new Date(earlier.getFullYear(), earlier.getMonth(), Math.min(yesterday.getDate(), lastDay));
+  await page.locator(`#explorer[data-from="${earlier.getTime() / 1000}"]`).waitFor({ timeout: 15_000 });
+  await page.locator('#explorer [data-view="day"]').click();
+  await page.locator(`#explorer[data-from="${kept.getTime() / 1000}"]`).waitFor({ timeout: 15_000 });
+  await page.locator('#explore-date').fill(yesterday.toLocaleDateString('sv-SE'));
   await page.locator(`#explorer[data-from="${from}"]`).waitFor({ timeout: 15_000 });
   assert.equal(await page.locator('#explore-import').textContent(), sum('e_in').toFixed(3));
   assert.deepEqual(pageErrors, []);

@@ -6,6 +6,7 @@ import type { PointView } from '../../src/history/history-view.js';
 import { decimalsOfStep, formatNumber, formatSigned, formatTime } from '../../src/web/ui/format.js';
 import { netPower } from '../../src/web/ui/net-power.js';
 import {
+  carryDay,
   dateInputValue,
   dateOfInput,
   energyBars,
@@ -163,4 +164,27 @@ test('the date picker value and the history query of a period', () => {
     historyQuery(day, 'csv'),
     `/api/v1/history?from=${from}&to=${from + 86_399}&resolution=15m&format=csv`,
   );
+});
+
+test('carryDay keeps the day across view changes and steps, clamped to the month and to today', () => {
+  const today = new Date(local('2026-11-26T15:00'));
+  const on = (text: string) => new Date(local(text));
+  const carried = (day: string, view: 'day' | 'week' | 'month' | 'year', steps: number) =>
+    dateInputValue(carryDay(on(day), stepPeriod(periodOf(view, on(day)), steps), today).getTime());
+  // Inside the shown period: unchanged (Month -> Day goes back to the 15th, not the 1st).
+  assert.equal(
+    dateInputValue(carryDay(on('2026-11-15T12:00'), periodOf('month', today), today).getTime()),
+    '2026-11-15',
+  );
+  assert.equal(carried('2026-11-15T12:00', 'month', -1), '2026-10-15');
+  assert.equal(carried('2026-03-31T12:00', 'month', -1), '2026-02-28', 'clamped to February');
+  assert.equal(carried('2024-03-31T12:00', 'month', -1), '2024-02-29', 'leap year');
+  // Year steps keep month and day; 29 Feb of a leap year becomes 28 Feb.
+  assert.equal(carried('2025-11-15T12:00', 'year', -1), '2024-11-15');
+  assert.equal(carried('2024-02-29T12:00', 'year', 1), '2025-02-28');
+  // Never into the future: a year step onto this year stops at today.
+  assert.equal(carried('2025-12-20T12:00', 'year', 1), '2026-11-26');
+  // Week steps keep the weekday (a Wednesday), day steps move the day.
+  assert.equal(carried('2026-11-18T12:00', 'week', -1), '2026-11-11');
+  assert.equal(carried('2026-11-18T12:00', 'day', -1), '2026-11-17');
 });

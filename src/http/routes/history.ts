@@ -6,6 +6,8 @@ import { COMMON_HEADERS, sendJson } from '../respond.js';
 import type { JsonSchema, Router } from '../router.js';
 import { HISTORY_CSV_COLUMNS, historyCsv, historyCsvName } from '../../history/history-csv.js';
 import type { HistoryView, RecentView } from '../../history/history-view.js';
+import type { CapacityChargeContributor } from '../../history/costs.js';
+import { withCosts } from '../../history/history-costs.js';
 import { pointView } from '../../history/point.js';
 import { parseHistoryQuery } from '../../history/query-params.js';
 import type { HistoryRecorder } from '../../history/recorder.js';
@@ -49,7 +51,33 @@ export const HISTORY_SCHEMA: JsonSchema = {
           p_out: power,
           e_in: energy,
           e_out: energy,
+          cost: {
+            type: 'object',
+            description:
+              'money of the bucket in costs.currency (services.costs.enable only); null where unknown',
+            required: ['import', 'export'],
+            additionalProperties: false,
+            properties: { import: { type: ['number', 'null'] }, export: { type: ['number', 'null'] } },
+          },
         },
+      },
+    },
+    costs: {
+      type: 'object',
+      description:
+        'services.costs.enable only: totals of the points starting inside the range and the standing charge of the range (docs/architecture.md#costs)',
+      required: ['currency', 'import', 'export', 'standing', 'capacity', 'total'],
+      additionalProperties: false,
+      properties: {
+        currency: { type: 'string' },
+        import: number,
+        export: number,
+        standing: number,
+        capacity: {
+          type: ['number', 'null'],
+          description: 'capacity charge on the peak demand, when a module provides one',
+        },
+        total: { type: 'number', description: 'import - export + standing + capacity' },
       },
     },
   },
@@ -108,6 +136,8 @@ export function registerHistoryRoutes(
   ctx: AppContext,
   recorder: HistoryRecorder,
   recent: RecentPower,
+  /** The capacity charge's source (a peak guard), once one exists. */
+  capacity?: CapacityChargeContributor,
 ): void {
   router.add(
     'GET',
@@ -126,12 +156,15 @@ export function registerHistoryRoutes(
       }
       const points = await recorder.query(query.resolution, query.from, query.to);
       if (!points) throw new HttpError(503, 'service_unavailable', 'the history store is not running');
-      const answer: HistoryView = {
+      let answer: HistoryView = {
         resolution: query.resolution,
         from: Math.floor(query.from / 1000),
         to: Math.floor(query.to / 1000),
         points: points.map(pointView),
       };
+      const costs = ctx.config.config.services.costs;
+      if (costs.enable)
+        answer = await withCosts(answer, costs, points, (...args) => recorder.query(...args), capacity);
       if (format === 'csv') sendCsv(response, answer);
       else sendJson(response, 200, answer);
     },
@@ -153,7 +186,7 @@ export function registerHistoryRoutes(
           format: {
             type: 'string',
             enum: FORMATS,
-            description: `json (default) or csv: a download (Content-Disposition attachment), a header line and one line per point, columns ${HISTORY_CSV_COLUMNS.join(', ')}; time is ISO 8601 with the local offset, an empty cell a null`,
+            description: `json (default) or csv: a download (Content-Disposition attachment), a header line and one line per point, columns ${HISTORY_CSV_COLUMNS.join(', ')} (with services.costs.enable also import_cost_<currency>, export_credit_<currency>); time is ISO 8601 with the local offset, an empty cell a null`,
           },
         },
         responses: {

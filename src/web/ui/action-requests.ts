@@ -1,10 +1,27 @@
 import type { ActionRequest } from '../../actions/actions-api.js';
+import type { ActionsChoices } from '../page-contract.js';
+import { ACTION_STRINGS } from './strings-actions.js';
 
 /**
  * The request editors of the Actions page: one fieldset per request, HTTP (url, method, headers
  * one "Name: value" per line, payload, timeout) or Modbus (host, port, unit, function, address,
- * type, value, timeout), read back into the device's request objects.
+ * type, value, timeout), read back into the device's request objects. The lists (methods, function
+ * codes, value types) and the timeout's limits come from the server's choices; each fieldset has a
+ * picker that inserts a `${variable}` (measured values with label and unit, constants, the other
+ * template variables) into its last focused text field.
  */
+
+/** One group of the value picker: its title and [variable name, shown text] entries. */
+export interface PickerGroup {
+  title: string;
+  entries: Array<[name: string, text: string]>;
+}
+
+export interface RequestContext {
+  choices: ActionsChoices;
+  /** The picker's groups, asked each time it opens (constants change while the form is open). */
+  pickerGroups: () => PickerGroup[];
+}
 
 type Field = {
   name: string;
@@ -38,13 +55,20 @@ const MODBUS_FIELDS: Field[] = [
   { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
 ];
 
-function control(field: Field, value: unknown): HTMLElement {
+function optionsOf(field: Field, choices: ActionsChoices): string[] {
+  if (field.name === 'method') return choices.http_methods;
+  if (field.name === 'func') return choices.modbus_funcs.map(String);
+  if (field.name === 'type') return choices.value_types;
+  return field.options ?? [];
+}
+
+function control(field: Field, value: unknown, choices: ActionsChoices): HTMLElement {
   const label = document.createElement('label');
   label.textContent = field.label;
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   if (field.kind === 'select') {
     input = document.createElement('select');
-    for (const option of field.options ?? []) input.add(new Option(option, option));
+    for (const option of optionsOf(field, choices)) input.add(new Option(option, option));
   } else if (field.kind === 'textarea') {
     input = document.createElement('textarea');
     input.rows = 2;
@@ -52,6 +76,10 @@ function control(field: Field, value: unknown): HTMLElement {
     input = document.createElement('input');
     input.type = field.kind === 'number' ? 'number' : 'text';
     if (field.kind === 'number') input.step = 'any';
+    if (field.name === 'timeout') {
+      input.min = String(choices.limits.timeoutSeconds.min);
+      input.max = String(choices.limits.timeoutSeconds.max);
+    }
   }
   input.dataset.field = field.name;
   if (field.placeholder && !(input instanceof HTMLSelectElement)) input.placeholder = field.placeholder;
@@ -60,8 +88,56 @@ function control(field: Field, value: unknown): HTMLElement {
   return label;
 }
 
+/** Puts `${name}` at the cursor of a text field. */
+function insertAt(field: HTMLInputElement | HTMLTextAreaElement, name: string): void {
+  const text = `\${${name}}`;
+  const start = field.selectionStart ?? field.value.length;
+  const end = field.selectionEnd ?? start;
+  field.value = field.value.slice(0, start) + text + field.value.slice(end);
+  field.focus();
+  field.setSelectionRange(start + text.length, start + text.length);
+}
+
+/** The "Insert a value" select of a request fieldset. */
+function picker(fieldset: HTMLFieldSetElement, context: RequestContext): HTMLElement {
+  const S = ACTION_STRINGS.picker;
+  const select = document.createElement('select');
+  select.className = 'value-picker';
+  select.setAttribute('aria-label', S.label);
+  const fill = () => {
+    select.replaceChildren(new Option(S.placeholder, ''));
+    for (const group of context.pickerGroups()) {
+      if (group.entries.length === 0) continue;
+      const element = document.createElement('optgroup');
+      element.label = group.title;
+      for (const [name, text] of group.entries) element.append(new Option(text, name));
+      select.append(element);
+    }
+  };
+  fill();
+  select.addEventListener('focus', fill);
+  let target: HTMLInputElement | HTMLTextAreaElement | undefined;
+  fieldset.addEventListener('focusin', (event) => {
+    const field = event.target;
+    if ((field instanceof HTMLInputElement && field.type === 'text') || field instanceof HTMLTextAreaElement)
+      target = field;
+  });
+  select.addEventListener('change', () => {
+    const name = select.value;
+    select.value = '';
+    const field =
+      target ??
+      fieldset.querySelector<HTMLInputElement>('[data-field=payload], [data-field=value]') ??
+      undefined;
+    if (name && field) insertAt(field, name);
+  });
+  const label = document.createElement('label');
+  label.append(S.label, ' ', select);
+  return label;
+}
+
 /** A fieldset editing one request; `remove` takes it out of the list. */
-export function requestEditor(request: ActionRequest): HTMLFieldSetElement {
+export function requestEditor(request: ActionRequest, context: RequestContext): HTMLFieldSetElement {
   const kind = request.modbus ? 'modbus' : 'http';
   const fieldset = document.createElement('fieldset');
   fieldset.className = 'action-request';
@@ -70,18 +146,36 @@ export function requestEditor(request: ActionRequest): HTMLFieldSetElement {
   legend.textContent = kind === 'http' ? 'HTTP request' : 'Modbus write';
   fieldset.append(legend);
   const values: Record<string, unknown> = { ...(request.http ?? request.modbus ?? {}) };
-  if (kind === 'http' && request.http?.headers)
+  if (kind === 'http' && request.http?.headers) {
+    // Write-only header values come back as `<name>_len` (their length): shown as kept, sent back as given.
+    const kept = Object.entries(request.http.headers).filter(([name, value]) => isKeptSecret(name, value));
+    if (kept.length > 0) fieldset.dataset.keptHeaders = JSON.stringify(Object.fromEntries(kept));
     values.headers = Object.entries(request.http.headers)
+      .filter(([name, value]) => !isKeptSecret(name, value))
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n');
+  }
   for (const field of kind === 'http' ? HTTP_FIELDS : MODBUS_FIELDS)
-    fieldset.append(control(field, values[field.name]));
+    fieldset.append(control(field, values[field.name], context.choices));
+  if (kind === 'http' && fieldset.dataset.keptHeaders) {
+    const note = document.createElement('small');
+    note.className = 'muted kept-headers';
+    note.textContent = Object.keys(JSON.parse(fieldset.dataset.keptHeaders) as object)
+      .map((name) => `${name.slice(0, -4)}: ••• (${ACTION_STRINGS.keptHeader})`)
+      .join(', ');
+    fieldset.append(note);
+  }
+  fieldset.append(picker(fieldset, context));
   const remove = document.createElement('button');
   remove.type = 'button';
   remove.textContent = 'Remove request';
   remove.addEventListener('click', () => fieldset.remove());
   fieldset.append(remove);
   return fieldset;
+}
+
+function isKeptSecret(name: string, value: unknown): boolean {
+  return name.endsWith('_len') && typeof value === 'number';
 }
 
 function headersOf(text: string): Record<string, string> {
@@ -117,7 +211,13 @@ export function requestOf(fieldset: HTMLFieldSetElement): ActionRequest {
   }
   const http = { url: read.url ?? '' };
   put(http, 'method', read.method);
-  const headers = headersOf(read.headers ?? '');
+  const headers: Record<string, unknown> = {
+    ...(JSON.parse(fieldset.dataset.keptHeaders ?? '{}') as object),
+    ...headersOf(read.headers ?? ''),
+  };
+  // A header typed again replaces the kept one.
+  for (const name of Object.keys(headers))
+    if (headers[`${name}_len`] !== undefined) delete headers[`${name}_len`];
   if (Object.keys(headers).length > 0) put(http, 'headers', headers);
   put(http, 'payload', read.payload);
   put(http, 'timeout', number('timeout'));

@@ -1,240 +1,281 @@
-import type {
-  ActionDefinition,
-  ActionsDefinition,
-  ActionsRecent,
-  ActionStatusRecord,
-} from '../../actions/actions-api.js';
-import { requestEditor, requestOf } from './action-requests.js';
+import type { ActionDefinition, ActionsDefinition } from '../../actions/actions-api.js';
+import type { ActionsChoices } from '../page-contract.js';
+import { ConstantsEditor } from './action-constants.js';
+import {
+  actionIssues,
+  clearFieldIssues,
+  constantIssues,
+  controlFinder,
+  placeIssues,
+} from './action-issues.js';
+import { requestEditor, requestOf, type PickerGroup, type RequestContext } from './action-requests.js';
+import { renderActionList, renderResults, runAction } from './action-list.js';
+import { describeRun } from './action-result.js';
+import { TriggerEditor } from './action-trigger.js';
 import { api, ApiError, element } from './api.js';
+import type { FieldIssue } from './fields.js';
 import { setStatus } from './forms.js';
+import { ACTION_STRINGS } from './strings-actions.js';
 
 /**
  * The Actions page (GET/POST /api/v1/actions, POST /api/v1/actions/call, GET .../status and
- * .../recent): the list of actions with "Run now", a form for one action (triggers and requests),
- * the constants, and the last results. Saving posts the whole definition, as the API takes it.
+ * .../recent): the list of actions with "Run now", a form for one action built from the server's
+ * choices (schedule presets, a condition on a measured value, HTTP and Modbus requests with a value
+ * picker), the constants as rows, and the last results. Saving posts the whole definition, as the
+ * API takes it; messages (the form's checks and the server's 400 details) appear next to the field.
+ * GET answering 404 not_found means no definition yet.
  */
-
-/** Pause between two looks at a running action's status. */
-const RUN_POLL_MS = 250;
-
-function cell(row: HTMLTableRowElement, text: string): void {
-  row.insertCell().textContent = text;
-}
-
-function triggerText(action: ActionDefinition): string {
-  const parts: string[] = [];
-  if (action.schedule) parts.push(`schedule ${action.schedule}`);
-  const when = action.when;
-  if (when) {
-    const threshold = when.above !== undefined ? `> ${when.above}` : `< ${when.below}`;
-    parts.push(`when ${when.value} ${threshold} for ${when.for ?? 0} s`);
-  }
-  return parts.join('; ') || 'call only';
-}
-
-function requestsText(action: ActionDefinition): string {
-  return (action.requests ?? [])
-    .map((request) =>
-      request.http
-        ? `${request.http.method ?? 'GET'} ${request.http.url}`
-        : `FC ${request.modbus!.func} ${request.modbus!.host}:${request.modbus!.address}`,
-    )
-    .join(', ');
-}
-
-function button(label: string, onClick: () => void): HTMLButtonElement {
-  const made = document.createElement('button');
-  made.type = 'button';
-  made.textContent = label;
-  made.addEventListener('click', onClick);
-  return made;
-}
 
 class ActionsPage {
   private readonly form = element<HTMLFormElement>('form-action');
   private readonly list = element<HTMLTableSectionElement>('actions-list');
   private readonly results = element<HTMLTableSectionElement>('actions-results');
   private readonly requests = element('action-requests');
-  private readonly constants = element<HTMLTextAreaElement>('actions-const');
   private readonly card = element('actions-card');
+  private readonly constBox = element('actions-const');
+  private readonly runResult = element<HTMLOutputElement>('action-run-result');
   private definition: ActionsDefinition = { const: {}, actions: [] };
-  /** Id of the stored action the form edits; undefined for a new one. */
   private editing: string | undefined;
+  private variables: string[] = [];
+
+  constructor(
+    private readonly choices: ActionsChoices,
+    private readonly trigger: TriggerEditor,
+    private readonly constants: ConstantsEditor,
+  ) {}
+
+  private get context(): RequestContext {
+    return { choices: this.choices, pickerGroups: () => this.pickerGroups() };
+  }
 
   bind(): void {
+    this.form.noValidate = true;
+    const limits = this.choices.limits;
+    this.input('id').maxLength = limits.idLength;
+    Object.assign(this.input('min_interval'), { min: '0', max: String(limits.minIntervalSeconds) });
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
-      this.saveAction();
+      void this.saveAction();
     });
     element('action-delete').addEventListener('click', () => this.deleteAction());
     element('action-new').addEventListener('click', () => this.edit(undefined));
     element('action-add-http').addEventListener('click', () =>
-      this.requests.append(requestEditor({ http: { url: '' } })),
+      this.requests.append(requestEditor({ http: { url: '' } }, this.context)),
     );
     element('action-add-modbus').addEventListener('click', () =>
-      this.requests.append(requestEditor({ modbus: { host: '', func: 6, address: 0, value: '' } })),
+      this.requests.append(
+        requestEditor({ modbus: { host: '', func: 6, address: 0, value: '' } }, this.context),
+      ),
     );
-    element('actions-const-save').addEventListener('click', () => this.saveConstants());
+    element('action-run').textContent = ACTION_STRINGS.run.button;
+    element('action-run').addEventListener('click', () => void this.runFromForm());
+    element('actions-const-save').addEventListener('click', () => void this.saveConstants());
     this.edit(undefined);
   }
 
   async load(): Promise<void> {
     try {
-      this.definition = await this.fetchDefinition();
-      this.constants.value = JSON.stringify(this.definition.const ?? {}, null, 2);
+      this.definition = await this.readDefinition();
+      this.constants.set(this.definition.const);
       this.renderList();
       await this.refreshResults();
       setStatus(this.card, '');
     } catch (error) {
-      const needsLicense = error instanceof ApiError && error.key === 'license_required';
-      const text = needsLicense ? 'Actions need a PLUS or PRO license.' : (error as Error).message;
-      setStatus(this.card, text, 'error');
+      const license = error instanceof ApiError && error.key === 'license_required';
+      setStatus(
+        this.card,
+        license ? 'Actions need a PLUS or PRO license.' : (error as Error).message,
+        'error',
+      );
+    }
+    if (this.variables.length === 0) {
+      const pairs = await api<Array<Record<string, string>>>('GET', '/api/v1/variables').catch(() => []);
+      this.variables = pairs.flatMap((pair) => Object.keys(pair));
     }
   }
 
-  /** The stored definition; the device's 404 `not_found` means none is set (an empty one). */
-  private async fetchDefinition(): Promise<ActionsDefinition> {
+  /** The stored definition; a 404 not_found is none yet (an empty one). */
+  private async readDefinition(): Promise<ActionsDefinition> {
     try {
       return await api<ActionsDefinition>('GET', '/api/v1/actions');
     } catch (error) {
-      if (error instanceof ApiError && error.key === 'not_found') return { const: {}, actions: [] };
+      if (error instanceof ApiError && error.status === 404 && error.key === 'not_found')
+        return { const: {}, actions: [] };
       throw error;
     }
   }
 
-  private input(name: string): HTMLInputElement & HTMLSelectElement {
-    return this.form.querySelector<HTMLInputElement & HTMLSelectElement>(`[name="${name}"]`)!;
+  private pickerGroups(): PickerGroup[] {
+    const S = ACTION_STRINGS.picker;
+    const quantities = this.choices.quantities.map((q): [string, string] => [
+      q.name,
+      `${q.label} (${q.unit})`,
+    ]);
+    const known = new Set(quantities.map(([name]) => name));
+    return [
+      { title: S.quantities, entries: quantities },
+      { title: S.constants, entries: this.constants.names().map((name) => [`const.${name}`, name]) },
+      {
+        title: S.other,
+        entries: this.variables.filter((name) => !known.has(name)).map((name) => [name, name]),
+      },
+    ];
+  }
+
+  private input(name: string): HTMLInputElement {
+    return this.form.querySelector<HTMLInputElement>(`[name="${name}"]`)!;
   }
 
   private edit(action: ActionDefinition | undefined): void {
     this.editing = action?.id;
-    const when = action?.when;
     this.input('id').value = action?.id ?? '';
     this.input('enable').checked = action?.enable !== false;
-    this.input('schedule').value = action?.schedule ?? '';
-    this.input('when.value').value = when?.value ?? '';
-    this.input('when.kind').value = when?.below !== undefined ? 'below' : 'above';
-    this.input('when.threshold').value = String(when?.above ?? when?.below ?? '');
-    this.input('when.for').value = String(when?.for ?? '');
     this.input('min_interval').value = String(action?.min_interval ?? '');
-    this.requests.replaceChildren(...(action?.requests ?? []).map(requestEditor));
+    this.trigger.set(action);
+    this.requests.replaceChildren(
+      ...(action?.requests ?? []).map((request) => requestEditor(request, this.context)),
+    );
+    this.runResult.textContent = '';
+    clearFieldIssues(this.form);
     setStatus(this.form, '');
   }
 
   private actionOfForm(): ActionDefinition {
-    const text = (name: string) => this.input(name).value.trim();
-    const action: ActionDefinition = { id: text('id'), enable: this.input('enable').checked };
-    if (text('schedule')) action.schedule = text('schedule');
-    if (text('when.value')) {
-      const threshold = Number(text('when.threshold'));
-      action.when = {
-        value: text('when.value'),
-        [text('when.kind')]: threshold,
-        for: Number(text('when.for') || 0),
-      };
-    }
-    if (text('min_interval')) action.min_interval = Number(text('min_interval'));
+    const action: ActionDefinition = {
+      id: this.input('id').value.trim(),
+      enable: this.input('enable').checked,
+    };
+    Object.assign(action, this.trigger.read());
+    const interval = this.input('min_interval').value.trim();
+    if (interval) action.min_interval = Number(interval);
     const editors = this.requests.querySelectorAll<HTMLFieldSetElement>('fieldset.action-request');
     action.requests = [...editors].map(requestOf);
     return action;
   }
 
   private renderList(): void {
-    this.list.replaceChildren();
-    for (const action of this.definition.actions ?? []) {
-      const row = this.list.insertRow();
-      row.dataset.action = action.id;
-      cell(row, action.id);
-      cell(row, action.enable === false ? 'off' : 'on');
-      cell(row, triggerText(action));
-      cell(row, requestsText(action));
-      row.insertCell().append(
-        button('Run now', () => void this.runNow(action.id)),
-        button('Edit', () => this.edit(action)),
-      );
-    }
+    renderActionList(
+      this.list,
+      this.definition.actions ?? [],
+      (id) => void this.runNow(id, this.card),
+      (action) => this.edit(action),
+    );
   }
 
   private async refreshResults(): Promise<void> {
-    const recent = await api<ActionsRecent>('GET', '/api/v1/actions/recent');
-    this.results.replaceChildren();
-    for (const status of recent.statuses) {
-      const row = this.results.insertRow();
-      for (const text of [String(status.id), status.action_id, String(status.code), `${status.exe_time} s`])
-        cell(row, text);
-    }
+    await renderResults(this.results, this.choices);
   }
 
-  /** Calls the action, follows its status until it has a code, and shows it. */
-  private async runNow(id: string): Promise<void> {
-    setStatus(this.card, `Running ${id}…`, 'busy');
+  /** Calls the action, follows its status until it is no longer running, and shows the result. */
+  private async runNow(id: string, where: HTMLElement, output?: HTMLOutputElement): Promise<void> {
+    const show = (text: string, kind: 'ok' | 'error' | 'busy') => {
+      setStatus(where, `${id}: ${text}`, kind);
+      if (output) Object.assign(output, { textContent: text, className: `form-status ${kind}` });
+    };
+    show(ACTION_STRINGS.run.running, 'busy');
     try {
-      const path = `/api/v1/actions/call?id=${encodeURIComponent(id)}`;
-      const { status_ids: ids } = await api<{ status_ids: number[] }>('POST', path);
-      let record: ActionStatusRecord | undefined;
-      do {
-        await new Promise((resolve) => setTimeout(resolve, RUN_POLL_MS));
-        [record] = await api<ActionStatusRecord[]>('GET', `/api/v1/actions/status?id=${ids.join(',')}`);
-      } while (record && record.code === -1);
-      // Success: 1 for a Modbus write, 2xx for HTTP (docs/architecture.md#actions).
-      const ok = record !== undefined && (record.code === 1 || (record.code >= 200 && record.code < 300));
-      setStatus(
-        this.card,
-        `Action ${id}: code ${record?.code} in ${record?.exe_time} s`,
-        ok ? 'ok' : 'error',
-      );
+      const record = await runAction(id, this.choices);
+      const result = record ? describeRun(record, this.choices) : { ok: false, text: '' };
+      show(result.text, result.ok ? 'ok' : 'error');
+      if (output && record) output.dataset.code = String(record.code);
       await this.refreshResults();
     } catch (error) {
-      setStatus(this.card, `Action ${id}: ${(error as Error).message}`, 'error');
+      show((error as Error).message, 'error');
     }
   }
 
-  private async save(next: ActionsDefinition): Promise<void> {
+  private async runFromForm(): Promise<void> {
+    const stored = (this.definition.actions ?? []).find((action) => action.id === this.editing);
+    const unchanged = stored && JSON.stringify(this.actionOfForm()) === JSON.stringify(stored);
+    if (!unchanged && !(await this.saveAction())) {
+      this.runResult.textContent = ACTION_STRINGS.run.unsaved;
+      return;
+    }
+    await this.runNow(this.editing!, this.form, this.runResult);
+  }
+
+  /** Shows issues next to their fields (the edited action's index names them); the rest in the status. */
+  private showIssues(issues: readonly FieldIssue[], index: number, fallback: string): void {
+    clearFieldIssues(this.form);
+    clearFieldIssues(this.constBox);
+    const find = controlFinder(this.form, this.constBox, index, () => this.trigger.scheduleControl());
+    const unplaced = placeIssues(issues, find);
+    const rest = unplaced.map((issue) => `${issue.field}: ${issue.message}`);
+    setStatus(
+      this.form,
+      rest.length === 0 ? ACTION_STRINGS.checks.fix : [fallback, ...rest].join(' — '),
+      'error',
+    );
+  }
+
+  /** Posts the whole definition; true when stored. */
+  private async save(next: ActionsDefinition, index: number, local: FieldIssue[]): Promise<boolean> {
+    if (local.length > 0) {
+      this.showIssues(local, index, '');
+      return false;
+    }
     setStatus(this.form, 'Saving…', 'busy');
     try {
       this.definition = await api<ActionsDefinition>('POST', '/api/v1/actions', next);
       this.renderList();
+      clearFieldIssues(this.form);
+      clearFieldIssues(this.constBox);
       setStatus(this.form, 'Saved.');
+      return true;
     } catch (error) {
-      const fields =
-        error instanceof ApiError ? error.fields.map((issue) => `${issue.field}: ${issue.message}`) : [];
-      setStatus(this.form, [(error as Error).message, ...fields].join(' — '), 'error');
+      if (error instanceof ApiError) this.showIssues(error.fields, index, error.message);
+      else setStatus(this.form, (error as Error).message, 'error');
+      return false;
     }
   }
 
-  /** The form's action in place of the one it edits (or appended), then the whole definition saved. */
-  private saveAction(): void {
+  /** The form's action in place of the one it edits (or appended), and the constants rows, saved. */
+  private async saveAction(): Promise<boolean> {
     const action = this.actionOfForm();
     const stored = this.definition.actions ?? [];
     const at = stored.findIndex((entry) => entry.id === this.editing);
     const actions = stored.filter((entry) => entry.id !== (this.editing ?? action.id));
-    actions.splice(at < 0 ? actions.length : at, 0, action);
-    this.editing = action.id;
-    void this.save({ ...this.definition, actions });
+    const index = at < 0 ? actions.length : at;
+    actions.splice(index, 0, action);
+    const constants = this.constants.read();
+    const local = [
+      ...actionIssues(action, index, this.choices),
+      ...constantIssues(this.constants.names(), constants, this.choices),
+    ];
+    const saved = await this.save({ const: constants, actions }, index, local);
+    if (saved) this.editing = action.id;
+    return saved;
   }
 
   private deleteAction(): void {
     const id = this.editing;
     if (id === undefined || !confirm(`Delete action ${id}?`)) return;
     const actions = (this.definition.actions ?? []).filter((entry) => entry.id !== id);
-    void this.save({ ...this.definition, actions }).then(() => this.edit(undefined));
+    void this.save({ ...this.definition, actions }, -1, []).then(() => this.edit(undefined));
   }
 
-  private saveConstants(): void {
-    let constants: ActionsDefinition['const'];
-    try {
-      constants = JSON.parse(this.constants.value || '{}') as ActionsDefinition['const'];
-    } catch (error) {
-      setStatus(this.form, `Constants are not valid JSON: ${(error as Error).message}`, 'error');
-      return;
-    }
-    void this.save({ ...this.definition, const: constants });
+  private async saveConstants(): Promise<void> {
+    const constants = this.constants.read();
+    const local = constantIssues(this.constants.names(), constants, this.choices);
+    await this.save({ ...this.definition, const: constants }, -1, local);
   }
 }
 
-/** Binds the page's controls; returns its loader (called each time the page is shown). */
+/** Binds the page's controls once the server's choices arrived; returns its loader. */
 export function bindActions(): () => Promise<void> {
-  const page = new ActionsPage();
-  page.bind();
-  return () => page.load();
+  let page: Promise<ActionsPage> | undefined;
+  const ready = async (): Promise<ActionsPage> => {
+    const choices = await api<ActionsChoices>('GET', '/api/v1/actions/choices');
+    const made = new ActionsPage(
+      choices,
+      new TriggerEditor(element('action-trigger'), choices),
+      new ConstantsEditor(element('actions-const')),
+    );
+    made.bind();
+    return made;
+  };
+  return async () => {
+    page ??= ready();
+    await (await page).load();
+  };
 }

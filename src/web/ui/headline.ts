@@ -1,6 +1,7 @@
 import type { HistoryView } from '../../history/history-view.js';
 import type { LivePayload } from '../../reading/reading-views.js';
 import { api, element } from './api.js';
+import { showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime } from './format.js';
 import { netPower } from './net-power.js';
 import { historyQuery, periodOf, periodTotals } from './periods.js';
@@ -43,6 +44,7 @@ export class Headline {
       const totals = periodTotals(today, answer.points);
       element('today-in').textContent = formatNumber(totals.e_in, 3);
       element('today-out').textContent = formatNumber(totals.e_out, 3);
+      showCostTotals(element('today-cost'), answer.costs);
       note.textContent = `as of ${formatTime(Date.now(), 'minutes')}`;
     } catch (error) {
       note.textContent = `History not available: ${(error as Error).message}`;

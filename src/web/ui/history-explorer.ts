@@ -2,8 +2,10 @@ import type uPlot from 'uplot';
 import type { HistoryView } from '../../history/history-view.js';
 import { api, ApiError, element, pageRelative } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
+import { showBarCosts, showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime, type TimeStyle } from './format.js';
 import {
+  carryDay,
   dateInputValue,
   dateOfInput,
   energyBars,
@@ -57,6 +59,8 @@ function powerLine(totals: PeriodTotals): string {
  */
 export class HistoryExplorer {
   private period: Period = periodOf('day', new Date());
+  /** The day the user is on: kept across view changes and carried along by steps. */
+  private day = new Date();
   private chart: uPlot | undefined;
   private request = 0;
 
@@ -64,14 +68,17 @@ export class HistoryExplorer {
     for (const button of document.querySelectorAll<HTMLButtonElement>('#explorer [data-view]')) {
       button.addEventListener('click', () => {
         const view = button.dataset.view as PeriodView;
-        if (PERIOD_VIEWS.includes(view)) void this.show(periodOf(view, new Date(this.period.from)));
+        if (PERIOD_VIEWS.includes(view)) void this.show(periodOf(view, this.day));
       });
     }
     element('explore-prev').addEventListener('click', () => void this.show(stepPeriod(this.period, -1)));
     element('explore-next').addEventListener('click', () => void this.show(stepPeriod(this.period, 1)));
     element<HTMLInputElement>('explore-date').addEventListener('change', (event) => {
       const date = dateOfInput((event.target as HTMLInputElement).value);
-      if (date) void this.show(periodOf(this.period.view, date));
+      if (date) {
+        this.day = date;
+        void this.show(periodOf(this.period.view, date));
+      }
     });
   }
 
@@ -82,13 +89,14 @@ export class HistoryExplorer {
 
   private async show(period: Period): Promise<void> {
     this.period = period;
+    this.day = carryDay(this.day, period, new Date());
     const request = ++this.request;
     const box = element('explorer');
     box.removeAttribute('data-from');
     for (const button of box.querySelectorAll<HTMLButtonElement>('[data-view]'))
       button.classList.toggle('active', button.dataset.view === period.view);
     element('explore-title').textContent = title(period);
-    element<HTMLInputElement>('explore-date').value = dateInputValue(period.from);
+    element<HTMLInputElement>('explore-date').value = dateInputValue(this.day.getTime());
     element<HTMLButtonElement>('explore-next').disabled = period.to > Date.now();
     const csv = element<HTMLAnchorElement>('explore-csv');
     csv.href = pageRelative(historyQuery(period, 'csv'));
@@ -110,6 +118,15 @@ export class HistoryExplorer {
     const recorded = bars.filter((bar) => bar.net !== null).length;
     note.textContent = recorded === 0 ? 'No energy recorded in this period.' : '';
     this.draw(period, bars);
+    showCostTotals(element('explore-cost'), answer.costs);
+    const ends = [...bars.slice(1).map((bar) => bar.t), period.to];
+    const costBars = bars.map((bar, i) => ({
+      ...bar,
+      from: bar.t,
+      to: ends[i]!,
+      label: formatTime(bar.t, TICKS[period.view]),
+    }));
+    showBarCosts(element<HTMLDetailsElement>('explore-bar-costs'), costBars, answer.points, answer.costs);
     box.dataset.from = String(period.from / 1000);
   }
 

@@ -41,6 +41,30 @@ export function periodOf(view: PeriodView, anchor: Date): Period {
   }
 }
 
+function daysInMonth(year: number, month: number): number {
+  return new Date(year, month + 1, 0).getDate();
+}
+
+/**
+ * The day the explorer is on, carried into `period` (just shown after a step or a view change):
+ * unchanged when it lies inside; otherwise the same day of the month in the period's month (month
+ * view) or the same month and day in its year (year view), clamped to the month's last day (31 Mar
+ * -> 28/29 Feb) and to `today`; the same weekday in week view; the day itself in day view.
+ */
+export function carryDay(day: Date, period: Period, today: Date): Date {
+  if (day.getTime() >= period.from && day.getTime() < period.to) return day;
+  const start = new Date(period.from);
+  const year = start.getFullYear();
+  const month = period.view === 'year' ? day.getMonth() : start.getMonth();
+  const weekday = (day.getDay() + 6) % 7;
+  const date =
+    period.view === 'month' || period.view === 'year'
+      ? Math.min(day.getDate(), daysInMonth(year, month))
+      : start.getDate() + (period.view === 'week' ? weekday : 0);
+  const carried = new Date(year, month, date, 12);
+  return carried.getTime() > today.getTime() ? today : carried;
+}
+
 /** The period `steps` periods after (negative: before) `period`. */
 export function stepPeriod(period: Period, steps: number): Period {
   const start = new Date(period.from);

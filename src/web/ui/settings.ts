@@ -6,6 +6,7 @@ import type { SettingsChoices } from '../page-contract.js';
 import type { SystemView } from '../../http/status-views.js';
 import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
+import { buildCostForm, syncCostForm } from './cost-settings.js';
 import { configPath } from './fields.js';
 import { bindSettingsForm, clearIssues, setStatus, showFailure } from './forms.js';
 
@@ -140,6 +141,8 @@ async function addChoices(): Promise<void> {
 
 /** Binds every settings form; returns the loaders of each tab. */
 export function bindSettings(): Record<string, Loader[]> {
+  const costForm = form('form-costs');
+  buildCostForm(costForm);
   // The selects get their options before a form is filled, or the saved value would find none.
   const choicesAdded = addChoices();
   const afterChoices =
@@ -150,6 +153,7 @@ export function bindSettings(): Record<string, Loader[]> {
     };
   const system = bindSettingsForm(form('form-system'));
   const services = afterChoices(bindSettingsForm(form('form-services')));
+  const costs = afterChoices(bindSettingsForm(costForm, () => syncCostForm(costForm)));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
     secretNote('meter-key-state', [['Encryption key', (data as MeterSettingsView).key_len]]),
   );
@@ -175,7 +179,7 @@ export function bindSettings(): Record<string, Loader[]> {
     .catch(() => undefined);
   return {
     system: [system],
-    services: [services],
+    services: [services, costs],
     meter: [meter],
     mqtt: [mqtt, discovery],
     wifi: [wifi],

@@ -1,0 +1,71 @@
+import { bucketCost, costTotals, roundMoney, sumCosts } from './costs.js';
+import type { CapacityChargeContributor, CostSettings, PointCost } from './costs.js';
+import type { HistoryView } from './history-view.js';
+import type { HistoryPoint } from './point.js';
+import { TIERS, type Resolution } from './tiers.js';
+
+/** Reads the points of a tier overlapping [fromMs, toMs] (the recorder's query). */
+export type TierQuery = (
+  resolution: Resolution,
+  fromMs: number,
+  toMs: number,
+) => Promise<HistoryPoint[] | undefined>;
+
+function needsQuarters(settings: CostSettings): boolean {
+  return settings.import.mode !== 'fixed' || settings.export.mode !== 'fixed';
+}
+
+/**
+ * The cost of each point (docs/architecture.md#costs). Daily points are priced from their day's
+ * 15-minute buckets when the prices depend on the time or the tariff (the 15-minute tier keeps a
+ * year); a day without them is priced from the daily point itself (a time-of-use price: unknown).
+ */
+export async function pointCosts(
+  settings: CostSettings,
+  resolution: Resolution,
+  points: readonly HistoryPoint[],
+  query: TierQuery,
+): Promise<PointCost[]> {
+  const tier = TIERS[resolution];
+  const own = (point: HistoryPoint) => bucketCost(settings, point, tier.endOf(point.t));
+  if (resolution !== '1d' || !needsQuarters(settings) || points.length === 0) return points.map(own);
+  const day = TIERS['1d'];
+  const from = points[0]!.t * 1000;
+  const to = day.endOf(points[points.length - 1]!.t) * 1000 - 1;
+  const byDay = new Map<number, PointCost[]>();
+  for (const quarter of (await query('15m', from, to)) ?? []) {
+    const start = day.bucketOf(quarter.t * 1000);
+    const list = byDay.get(start) ?? [];
+    list.push(bucketCost(settings, quarter, TIERS['15m'].endOf(quarter.t)));
+    byDay.set(start, list);
+  }
+  return points.map((point) => {
+    const quarters = byDay.get(point.t);
+    return quarters ? sumCosts(quarters) : own(point);
+  });
+}
+
+/**
+ * The history answer with costs: `cost` on every point and `costs`, the totals of the points that
+ * start inside [view.from, view.to] with the standing charge of [from, to + 1 s).
+ */
+export async function withCosts(
+  view: HistoryView,
+  settings: CostSettings,
+  points: readonly HistoryPoint[],
+  query: TierQuery,
+  capacity?: CapacityChargeContributor,
+): Promise<HistoryView> {
+  const resolution = view.resolution as Resolution;
+  const costs = await pointCosts(settings, resolution, points, query);
+  const round = (value: number | null) => (value === null ? null : roundMoney(value));
+  const inside = costs.filter((_, i) => points[i]!.t >= view.from && points[i]!.t <= view.to);
+  return {
+    ...view,
+    points: view.points.map((point, i) => ({
+      ...point,
+      cost: { import: round(costs[i]!.import), export: round(costs[i]!.export) },
+    })),
+    costs: costTotals(settings, inside, view.from * 1000, (view.to + 1) * 1000, capacity),
+  };
+}

@@ -1,0 +1,140 @@
+import type { ActionDefinition, WhenCondition } from '../../actions/actions-api.js';
+import type { ActionsChoices } from '../page-contract.js';
+import { labelled, selectOf, showLabel, textInput } from './controls.js';
+import { cronOf, presetOf, type ScheduleKind } from './schedule-presets.js';
+import { ACTION_STRINGS } from './strings-actions.js';
+
+const S = ACTION_STRINGS;
+
+/**
+ * The trigger part of the Actions form: a schedule from presets (every day / Monday to Friday at a
+ * time, every N minutes) or a cron expression, and the `when` condition built from the quantity
+ * table (value, above/below, threshold in the value's unit, for N seconds). Reads and writes the
+ * action's `schedule` and `when` fields.
+ */
+
+export class TriggerEditor {
+  private readonly kind: HTMLSelectElement;
+  private readonly time = textInput('schedule.time', 'time');
+  private readonly minutes = textInput('schedule.minutes', 'number');
+  private readonly cron = textInput('schedule');
+  private readonly whenOn = textInput('when.enable', 'checkbox');
+  private readonly quantity: HTMLSelectElement;
+  private readonly above = selectOf('when.kind', [
+    ['above', S.when.above],
+    ['below', S.when.below],
+  ]);
+  private readonly threshold = textInput('when.threshold', 'number');
+  private readonly unit = document.createElement('span');
+  private readonly seconds = textInput('when.for', 'number');
+  private readonly whenFields: HTMLElement[] = [];
+
+  constructor(
+    container: HTMLElement,
+    private readonly choices: ActionsChoices,
+  ) {
+    const kinds = Object.entries(S.schedule.kinds) as Array<[string, string]>;
+    this.kind = selectOf('schedule.kind', kinds);
+    this.minutes.min = '1';
+    this.minutes.max = '59';
+    this.minutes.step = '1';
+    this.seconds.min = '0';
+    this.seconds.max = String(choices.limits.forSeconds);
+    this.cron.placeholder = '0 7 * * 1-5';
+    this.quantity = selectOf(
+      'when.value',
+      choices.quantities.map((q) => [q.live ?? q.name, `${q.label} (${q.unit})`]),
+    );
+    this.unit.className = 'unit';
+    const schedule = document.createElement('fieldset');
+    const legend = document.createElement('legend');
+    legend.textContent = S.schedule.legend;
+    schedule.append(
+      legend,
+      labelled(S.schedule.kind, this.kind),
+      labelled(S.schedule.time, this.time),
+      labelled(S.schedule.minutes, this.minutes),
+      labelled(S.schedule.cron, this.cron),
+    );
+    const when = document.createElement('fieldset');
+    const whenLegend = document.createElement('legend');
+    whenLegend.textContent = S.when.legend;
+    const threshold = labelled(S.when.threshold, this.threshold);
+    threshold.insertBefore(this.unit, this.threshold);
+    this.whenFields.push(
+      labelled(S.when.quantity, this.quantity),
+      labelled(S.when.kind, this.above),
+      threshold,
+      labelled(S.when.for, this.seconds),
+    );
+    when.append(whenLegend, labelled(S.when.enable, this.whenOn, 'check'), ...this.whenFields);
+    container.replaceChildren(schedule, when);
+    for (const control of [this.kind, this.whenOn, this.quantity])
+      control.addEventListener('change', () => this.sync());
+  }
+
+  /** Shows the fields the chosen schedule kind and condition need, and the quantity's unit. */
+  private sync(): void {
+    const kind = this.kind.value as ScheduleKind;
+    showLabel(this.time.parentElement!, kind === 'daily' || kind === 'weekdays');
+    showLabel(this.minutes.parentElement!, kind === 'every');
+    showLabel(this.cron.parentElement!, kind === 'custom');
+    for (const field of this.whenFields) showLabel(field, this.whenOn.checked);
+    const chosen = this.choices.quantities.find((q) => (q.live ?? q.name) === this.quantity.value);
+    this.unit.textContent = chosen ? `(${chosen.unit})` : '';
+  }
+
+  set(action: ActionDefinition | undefined): void {
+    const preset = presetOf(action?.schedule);
+    this.kind.value = preset.kind;
+    this.time.value = preset.time ?? '';
+    this.minutes.value = preset.minutes === undefined ? '' : String(preset.minutes);
+    this.cron.value = action?.schedule ?? '';
+    const when = action?.when;
+    this.whenOn.checked = when !== undefined;
+    const quantity =
+      when && this.choices.quantities.find((q) => q.live === when.value || q.name === when.value);
+    this.quantity.value = quantity
+      ? (quantity.live ?? quantity.name)
+      : (this.quantity.options[0]?.value ?? '');
+    this.above.value = when?.below !== undefined ? 'below' : 'above';
+    this.threshold.value = String(when?.above ?? when?.below ?? '');
+    this.seconds.value = String(when?.for ?? '');
+    this.sync();
+  }
+
+  /** The action's `schedule` and `when` as the form describes them (numbers unparsed when empty). */
+  read(): { schedule?: string; when?: WhenCondition } {
+    const out: { schedule?: string; when?: WhenCondition } = {};
+    const schedule = cronOf(
+      this.kind.value as ScheduleKind,
+      this.time.value,
+      this.minutes.value,
+      this.cron.value,
+    );
+    if (schedule !== undefined) out.schedule = schedule;
+    if (this.whenOn.checked) {
+      const number = (input: HTMLInputElement) =>
+        input.value.trim() === '' ? Number.NaN : Number(input.value);
+      out.when = {
+        value: this.quantity.value,
+        [this.above.value]: number(this.threshold),
+        for: number(this.seconds),
+      };
+      if (this.seconds.value.trim() === '') out.when.for = 0;
+    }
+    return out;
+  }
+
+  /** The visible control an issue of `schedule` belongs to. */
+  scheduleControl(): HTMLElement {
+    const kind = this.kind.value as ScheduleKind;
+    return kind === 'custom'
+      ? this.cron
+      : kind === 'every'
+        ? this.minutes
+        : kind === 'none'
+          ? this.kind
+          : this.time;
+  }
+}

@@ -1,0 +1,96 @@
+import { COST_STRINGS as S } from './strings-costs.js';
+
+/**
+ * The settings form of services.costs (docs/architecture.md#costs), built from the strings module:
+ * prices of import and export (a fixed price, T1/T2 by the meter's tariff register, or a
+ * time-of-use table) and the monthly standing charge. The mode selects get their values from the
+ * schema (data-choices); only the fields of the chosen mode are shown. The server validates.
+ */
+
+const MODE_FIELDS: Record<string, string[]> = {
+  fixed: ['price'],
+  tariff: ['t1', 't2'],
+  time_of_use: ['time_of_use'],
+};
+
+function labelled(text: string, control: HTMLElement, className?: string): HTMLLabelElement {
+  const label = document.createElement('label');
+  if (className) label.className = className;
+  if (control instanceof HTMLInputElement && control.type === 'checkbox') label.append(control, ` ${text}`);
+  else label.append(text, ' ', control);
+  return label;
+}
+
+function input(name: string, type: 'text' | 'number' | 'checkbox'): HTMLInputElement {
+  const made = document.createElement('input');
+  made.name = name;
+  made.type = type;
+  if (type === 'number') made.step = 'any';
+  return made;
+}
+
+function pricesFieldset(direction: 'import' | 'export'): HTMLFieldSetElement {
+  const base = `services.costs.${direction}`;
+  const fieldset = document.createElement('fieldset');
+  fieldset.dataset.prices = direction;
+  const legend = document.createElement('legend');
+  legend.textContent = direction === 'import' ? S.importLegend : S.exportLegend;
+  const mode = document.createElement('select');
+  mode.name = `${base}.mode`;
+  mode.dataset.choices = '';
+  fieldset.append(legend, labelled(S.mode, mode));
+  const fields: Array<[string, string, 'number' | 'text']> = [
+    ['price', S.price, 'number'],
+    ['t1', S.t1, 'number'],
+    ['t2', S.t2, 'number'],
+    ['time_of_use', S.timeOfUse, 'text'],
+  ];
+  for (const [key, text, type] of fields) {
+    const control = input(`${base}.${key}`, type);
+    if (key === 'time_of_use') control.placeholder = S.timeOfUseHint;
+    const label = labelled(text, control);
+    label.dataset.priceField = key;
+    fieldset.append(label);
+  }
+  mode.addEventListener('change', () => showModeFields(fieldset));
+  return fieldset;
+}
+
+/** Shows the fields of the fieldset's chosen price mode only. */
+function showModeFields(fieldset: HTMLFieldSetElement): void {
+  const mode = fieldset.querySelector<HTMLSelectElement>('select')!.value;
+  for (const label of fieldset.querySelectorAll<HTMLLabelElement>('[data-price-field]')) {
+    const shown = (MODE_FIELDS[mode] ?? []).includes(label.dataset.priceField!);
+    label.hidden = !shown;
+    // The settings forms lay labels out with display rules that win over the hidden attribute.
+    label.style.display = shown ? '' : 'none';
+  }
+}
+
+/** Fills the (empty) costs form with its fields. */
+export function buildCostForm(form: HTMLFormElement): void {
+  const title = document.createElement('h2');
+  title.textContent = S.settingsTitle;
+  const footer = document.createElement('footer');
+  const save = document.createElement('button');
+  save.type = 'submit';
+  save.textContent = S.save;
+  const status = document.createElement('output');
+  status.className = 'form-status';
+  footer.append(save, status);
+  form.append(
+    title,
+    labelled(S.enable, input('services.costs.enable', 'checkbox'), 'check'),
+    labelled(S.currency, input('services.costs.currency', 'text')),
+    pricesFieldset('import'),
+    pricesFieldset('export'),
+    labelled(S.standing, input('services.costs.standing_charge', 'number')),
+    footer,
+  );
+}
+
+/** After the form was filled: the fields of each chosen mode. */
+export function syncCostForm(form: HTMLFormElement): void {
+  for (const fieldset of form.querySelectorAll<HTMLFieldSetElement>('fieldset[data-prices]'))
+    showModeFields(fieldset);
+}

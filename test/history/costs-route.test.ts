@@ -1,0 +1,128 @@
+// Costs in GET /api/v1/history (JSON and CSV) for a known day of history built in the test, the
+// settings API and the environment setting services.costs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HistoryPoint } from '../../src/history/point.js';
+import { HistoryRecorder } from '../../src/history/recorder.js';
+import { RecentPower } from '../../src/history/recent-power.js';
+import { RingFile } from '../../src/history/ring-file.js';
+import { TIERS, type Resolution } from '../../src/history/tiers.js';
+import { registerHistoryRoutes } from '../../src/http/routes/history.js';
+import { registerSettingsRoutes } from '../../src/http/routes/settings.js';
+import { startHttpContext } from '../helpers/http-context.js';
+import { send } from '../http/http-client.js';
+import { setClock } from './history-fixture.js';
+
+process.env.TZ = 'Europe/Amsterdam';
+
+const at = (text: string) => new Date(text).getTime() / 1000;
+const DAY = at('2026-11-25T00:00');
+const NEXT = at('2026-11-26T00:00');
+
+/** 25 Nov 2026: three quarter hours (T1, T2, half and half) and the day they roll up to. */
+const QUARTERS: HistoryPoint[] = [
+  { t: at('2026-11-25T06:00'), n: 900, eIn: 1, eOut: 0, nT1: 900 },
+  { t: at('2026-11-25T12:00'), n: 900, eIn: 0.5, eOut: 2, nT2: 900 },
+  { t: at('2026-11-25T21:45'), n: 900, eIn: 0.25, eOut: 0, nT1: 450, nT2: 450 },
+];
+const DAY_POINT: HistoryPoint = { t: DAY, n: 2700, eIn: 1.75, eOut: 2, nT1: 1350, nT2: 1350 };
+
+async function seed(stateDir: string, resolution: Resolution, points: HistoryPoint[]): Promise<void> {
+  mkdirSync(join(stateDir, 'history'), { recursive: true });
+  const { ring } = await RingFile.open(
+    join(stateDir, 'history', `${resolution}.ring`),
+    TIERS[resolution],
+    DAY * 1000,
+  );
+  for (const point of points) await ring.write(point);
+  await ring.close();
+}
+
+const ENV = {
+  METER_GATEWAY_SERVICES_COSTS_ENABLE: 'true',
+  METER_GATEWAY_SERVICES_COSTS_IMPORT_MODE: 'tariff',
+  METER_GATEWAY_SERVICES_COSTS_IMPORT_T1: '0.2',
+  METER_GATEWAY_SERVICES_COSTS_IMPORT_T2: '0.3',
+  METER_GATEWAY_SERVICES_COSTS_EXPORT_PRICE: '0.08',
+  METER_GATEWAY_SERVICES_COSTS_STANDING_CHARGE: '30',
+};
+
+test('history costs of a known day equal the hand computation, in JSON, daily points and CSV', async () => {
+  let recorder: HistoryRecorder | undefined;
+  let recent: RecentPower | undefined;
+  const h = await startHttpContext({
+    env: ENV,
+    routes: (router, ctx) => {
+      recorder = new HistoryRecorder(ctx, ctx.logger);
+      recent = new RecentPower(ctx);
+      registerHistoryRoutes(router, ctx, recorder, recent);
+      registerSettingsRoutes(router, ctx);
+    },
+  });
+  try {
+    setClock(h, Date.parse('2026-11-26T11:00:30Z'));
+    await seed(h.stateDir, '15m', QUARTERS);
+    await seed(h.stateDir, '1d', [DAY_POINT]);
+    await recorder!.start();
+    const day = `from=${DAY}&to=${NEXT - 1}`;
+    const quarters = (await send(h.baseUrl, 'GET', `/api/v1/history?${day}&resolution=15m`)).json();
+    // Import 1 × 0.2 + 0.5 × 0.3 + 0.25 × (0.2 + 0.3) / 2 = 0.4125; export 2 × 0.08; 30 / 30 days.
+    assert.deepEqual(
+      quarters.points.map((point: { cost: unknown }) => point.cost),
+      [
+        { import: 0.2, export: 0 },
+        { import: 0.15, export: 0.16 },
+        { import: 0.0625, export: 0 },
+      ],
+    );
+    const expected = {
+      currency: 'EUR',
+      import: 0.4125,
+      export: 0.16,
+      standing: 1,
+      capacity: null,
+      total: 1.2525,
+    };
+    assert.deepEqual(quarters.costs, expected);
+    // The daily point is priced from its quarter hours: the same money.
+    const daily = (await send(h.baseUrl, 'GET', `/api/v1/history?${day}&resolution=1d`)).json();
+    assert.deepEqual(daily.points[0].cost, { import: 0.4125, export: 0.16 });
+    assert.deepEqual(daily.costs, expected);
+
+    const csv = (await send(h.baseUrl, 'GET', `/api/v1/history?${day}&resolution=15m&format=csv`)).text;
+    const lines = csv.split('\r\n');
+    assert.equal(
+      lines[0],
+      'time,t,readings,p_in_min_kw,p_in_mean_kw,p_in_max_kw,p_out_min_kw,p_out_mean_kw,p_out_max_kw,e_in_kwh,e_out_kwh,import_cost_eur,export_credit_eur',
+    );
+    assert.equal(lines[2], `2026-11-25T12:00:00+01:00,${QUARTERS[1]!.t},900,,,,,,,0.5,2,0.15,0.16`);
+
+    // The settings API mirrors the schema: a bad table is refused by its field name, a good one applies.
+    const put = (body: unknown) =>
+      send(h.baseUrl, 'PUT', '/api/v1/settings', {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const bad = await put({
+      services: { costs: { import: { mode: 'time_of_use', time_of_use: '07:10=0.3' } } },
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.text, /services\.costs\.import\.time_of_use/);
+    const good = await put({
+      services: {
+        costs: { currency: 'CHF', import: { mode: 'time_of_use', time_of_use: '07:00=0.32 22:00=0.21' } },
+      },
+    });
+    assert.equal(good.status, 200, good.text);
+    assert.equal(good.json().services.costs.import.time_of_use, '07:00=0.32 22:00=0.21');
+    // 06:00 at the day's last entry 0.21, 12:00 and 21:45 at 0.32: 0.21 + 0.16 + 0.08.
+    const tou = (await send(h.baseUrl, 'GET', `/api/v1/history?${day}&resolution=1d`)).json();
+    assert.deepEqual(tou.costs, { ...expected, currency: 'CHF', import: 0.45, total: 1.29 });
+  } finally {
+    await recent!.stop();
+    await recorder!.stop();
+    await h.close();
+  }
+});
