@@ -50,6 +50,7 @@ const DEFAULT_SETTINGS = {
       profile: 'sdm630',
       direction: 'import_positive',
     },
+    metrics: { enable: true, public: false, process: false },
     berry: { auto_run: false, run_delay: 300 },
   },
 };
