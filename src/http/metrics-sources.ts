@@ -22,7 +22,12 @@ export interface MetricsOutputs {
 
 /** The primary meter alone: id `main` (docs/architecture.md#prometheus-metrics). */
 export function primaryMeter(ctx: AppContext): () => Iterable<MeteredSource> {
-  const main: MeteredSource = { id: 'main', name: ctx.config.config.system.name, role: 'grid', store: ctx.store };
+  const main: MeteredSource = {
+    id: 'main',
+    name: ctx.config.config.system.name,
+    role: 'grid',
+    store: ctx.store,
+  };
   return () => {
     main.name = ctx.config.config.system.name;
     return [main];
@@ -48,13 +53,23 @@ export function metricsSourcesOf(
       ...(mqtt && {
         mqtt: () => {
           const status = mqtt.linkStatus();
-          return status && { connected: status.state === 'connected', published: status.published, failed: status.failed };
+          return (
+            status && {
+              connected: status.state === 'connected',
+              published: status.published,
+              failed: status.failed,
+            }
+          );
         },
       }),
       modbus: () => {
         const servers: ModbusServerView[] = [];
         if (modbus?.listeningPort !== undefined)
-          servers.push({ server: 'tcp', requests: modbus.slave.requests, exceptions: modbus.slave.exceptionCodes });
+          servers.push({
+            server: 'tcp',
+            requests: modbus.slave.requests,
+            exceptions: modbus.slave.exceptionCodes,
+          });
         const rtu = modbusRtu?.counters;
         if (modbusRtu && rtu && ctx.services.get('modbus_rtu')?.state === 'running')
           servers.push({ server: 'rtu', requests: rtu.requests, exceptions: modbusRtu.exceptionCodes });

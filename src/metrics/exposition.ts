@@ -1,4 +1,11 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric, type RegistryContentType } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Registry,
+  type Metric,
+  type RegistryContentType,
+} from 'prom-client';
 import type { MetricsCollector } from './collector.js';
 import type { FamilySpec } from './families.js';
 import type { Sample, Samples } from './meter-samples.js';
@@ -37,8 +44,12 @@ class FormatSet {
     if (!this.process) {
       const registry = registryOf(this.contentType);
       collectDefaultMetrics({ register: registry });
-      // The registry's entries are the metric instances themselves (its typings say MetricObject).
-      this.process = registry.getMetricsAsArray() as unknown as Metric[];
+      // The registry's entries are the metric instances themselves (its typings say MetricObject). The
+      // gauges prom-client names nodejs_active_*_total are left out: `_total` belongs to counters only.
+      this.process = (registry.getMetricsAsArray() as unknown as Metric[]).filter(
+        (metric) =>
+          !(metric instanceof Gauge && (metric as unknown as { name: string }).name.endsWith('_total')),
+      );
     }
     return this.process;
   }
@@ -89,7 +100,8 @@ export class MetricsExposition {
   private setOf(format: ExpositionFormat): FormatSet {
     let set = this.sets.get(format);
     if (!set) {
-      const type = format === 'openmetrics' ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE;
+      const type =
+        format === 'openmetrics' ? Registry.OPENMETRICS_CONTENT_TYPE : Registry.PROMETHEUS_CONTENT_TYPE;
       set = new FormatSet(type, this.collector.families, () => this.samples);
       this.sets.set(format, set);
     }

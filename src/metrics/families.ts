@@ -76,7 +76,8 @@ function familyName(quantity: Quantity, unit: string, counter: boolean): string 
 
 function helpOf(quantity: Quantity, symbol: string): string {
   const name = quantity.name.replace(/ (L[123]|T[12])$/, '');
-  if (PHASES.has(quantity.reportPath[quantity.reportPath.length - 1]!)) return `${name} per phase (${symbol})`;
+  if (PHASES.has(quantity.reportPath[quantity.reportPath.length - 1]!))
+    return `${name} per phase (${symbol})`;
   return `${name} (${symbol}, OBIS 1-0:${quantity.obis})`;
 }
 

@@ -112,7 +112,7 @@ export function gatewaySamples(samples: Samples, sources: GatewaySources): void 
   }
   for (const server of sources.modbus?.() ?? []) {
     addSample(samples, G.modbusRequests, { server: server.server }, server.requests);
-    for (const [code, count] of server.exceptions)
+    for (const [code, count] of [...server.exceptions].sort(([a], [b]) => a - b))
       addSample(samples, G.modbusExceptions, { server: server.server, code: String(code) }, count);
   }
   if (sources.sseClients) addSample(samples, G.sseClients, {}, sources.sseClients());

@@ -12,7 +12,12 @@ export interface Sample {
 /** Samples of one scrape by family name. */
 export type Samples = Map<string, Sample[]>;
 
-export function addSample(samples: Samples, family: FamilySpec, labels: Record<string, string>, value: number): void {
+export function addSample(
+  samples: Samples,
+  family: FamilySpec,
+  labels: Record<string, string>,
+  value: number,
+): void {
   if (!Number.isFinite(value)) return;
   let list = samples.get(family.name);
   if (!list) samples.set(family.name, (list = []));
@@ -95,7 +100,12 @@ function instantaneousSamples(samples: Samples, meter: string, reading: Reading)
     if (series.counter) continue;
     const value = values.get(series.obis);
     if (!value) continue;
-    addSample(samples, series.family, series.phase ? { meter, phase: series.phase } : { meter }, scaled(value.value, series.factor));
+    addSample(
+      samples,
+      series.family,
+      series.phase ? { meter, phase: series.phase } : { meter },
+      scaled(value.value, series.factor),
+    );
   }
   for (const { phase, signed, positive, negative } of SIGNED) {
     const value = signedPower(values.get(signed), values.get(positive), values.get(negative));
@@ -127,7 +137,12 @@ function totalSamples(samples: Samples, meter: string, reading: Reading, fresh: 
 }
 
 /** Tariff registers x.y.1 .. x.y.9 as `tariff` labels; the x.y.0 total only when there is none. */
-function tariffSamples(samples: Samples, meter: string, reading: Reading, group: (typeof TARIFF_GROUPS)[number]): void {
+function tariffSamples(
+  samples: Samples,
+  meter: string,
+  reading: Reading,
+  group: (typeof TARIFF_GROUPS)[number],
+): void {
   let tariffs = 0;
   for (let e = 1; e <= 9; e++) {
     const value = reading.values.get(`${group.prefix}.${e}`);

@@ -58,7 +58,8 @@ export function registerMetricsRoute(router: Router, ctx: AppContext, sources: C
     METRICS_PATH,
     async (request, response) => {
       const settings = ctx.config.config.services.metrics;
-      if (!settings.enable) throw new HttpError(404, 'not_found', 'metrics are off (services.metrics.enable)');
+      if (!settings.enable)
+        throw new HttpError(404, 'not_found', 'metrics are off (services.metrics.enable)');
       const format = formatOf(request.raw.headers.accept);
       const { contentType, body } = await (await exposition()).render(format, settings.process);
       response.writeHead(200, {
@@ -77,7 +78,9 @@ export function registerMetricsRoute(router: Router, ctx: AppContext, sources: C
             description: 'the metrics of every meter and of the gateway',
             contentType: 'text/plain; version=0.0.4; charset=utf-8',
             schema: { type: 'string' },
-            alternatives: { 'application/openmetrics-text; version=1.0.0; charset=utf-8': { type: 'string' } },
+            alternatives: {
+              'application/openmetrics-text; version=1.0.0; charset=utf-8': { type: 'string' },
+            },
           },
           404: { description: 'metrics are off (not_found)', schema: ERROR_REF },
         },
