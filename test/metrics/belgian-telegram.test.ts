@@ -5,44 +5,7 @@ import { dsmrToReading } from '../../src/meter/dsmr/to-reading.js';
 import { MetricsCollector } from '../../src/metrics/collector.js';
 import { MetricsExposition } from '../../src/metrics/exposition.js';
 import { ReadingStore } from '../../src/reading/store.js';
-
-/**
- * A real telegram of a Belgian Fluvius meter (three phases, exporting 4.331 kW, no gas), as a user posted it
- * in dsmrreader/dsmr-reader issue #1414 (https://github.com/dsmrreader/dsmr-reader/issues/1414, 2021-07-03),
- * with CR LF line ends restored: its CRC-16/ARC F0F7 verifies, so the bytes are the meter's.
- */
-const TELEGRAM = [
-  '/FLU5\\253769484_A',
-  '',
-  '0-0:96.1.4(50215)',
-  '0-0:96.1.1(3153414733313030303932383637)',
-  '0-0:1.0.0(210703145113S)',
-  '1-0:1.8.1(002158.457*kWh)',
-  '1-0:1.8.2(003549.240*kWh)',
-  '1-0:2.8.1(006144.366*kWh)',
-  '1-0:2.8.2(002495.000*kWh)',
-  '0-0:96.14.0(0002)',
-  '1-0:1.7.0(00.000*kW)',
-  '1-0:2.7.0(04.331*kW)',
-  '1-0:21.7.0(00.000*kW)',
-  '1-0:41.7.0(00.000*kW)',
-  '1-0:61.7.0(00.000*kW)',
-  '1-0:22.7.0(02.133*kW)',
-  '1-0:42.7.0(00.000*kW)',
-  '1-0:62.7.0(02.197*kW)',
-  '1-0:32.7.0(234.6*V)',
-  '1-0:52.7.0(000.0*V)',
-  '1-0:72.7.0(235.0*V)',
-  '1-0:31.7.0(009.19*A)',
-  '1-0:51.7.0(015.87*A)',
-  '1-0:71.7.0(009.39*A)',
-  '0-0:96.3.10(1)',
-  '0-0:17.0.0(999.9*kW)',
-  '1-0:31.4.0(999*A)',
-  '0-0:96.13.0()',
-  '!F0F7',
-  '',
-].join('\r\n');
+import { TELEGRAM } from './belgian-telegram.js';
 
 const RECEIVED_AT = Date.UTC(2021, 6, 3, 12, 51, 13);
 
