@@ -102,6 +102,7 @@ const POST_RESET = {
   services: {
     ...DEFAULT_SETTINGS.services,
     broadcast: false,
+    metrics: { enable: false, public: false, process: false },
   },
 };
 
