@@ -1,5 +1,6 @@
 // `npm run bench:rss`: resident memory of the real daemon process (VmRSS), with the default config
-// (simulator + HTTP, what `npm start` runs) and with every output on and in use. Targets
+// (simulator + HTTP, what `npm start` runs), the same scraped by Prometheus (/metrics every second), and
+// with every output on and in use (/metrics scraped too). Targets
 // (docs/architecture.md#performance): <= 65 MB default, <= 85 MB every output (median). Loopback
 // only; bounded in time.
 // The daemon starts as the service starts it: the node arguments the launcher gives the app and the
@@ -65,6 +66,8 @@ async function startMosquitto(): Promise<{ url: string; stop: () => void } | und
 interface Load {
   modbusPort?: number;
   proxyPort?: number;
+  /** Scrape /metrics every second (a Prometheus at scrape_interval 1s). */
+  metrics?: boolean;
 }
 
 /** Keeps the outputs busy: report polls, one SSE client, Modbus polls, a meter proxy reader. */
@@ -79,6 +82,16 @@ function startLoad(httpPort: number, load: Load): () => void {
       );
     }, 200),
   );
+  if (load.metrics) {
+    timers.push(
+      setInterval(() => {
+        fetch(`http://127.0.0.1:${httpPort}/metrics`).then(
+          (r) => r.arrayBuffer(),
+          () => undefined,
+        );
+      }, 1000),
+    );
+  }
   const sse = new AbortController();
   fetch(`http://127.0.0.1:${httpPort}/api/v1/live`, { signal: sse.signal })
     .then(async (r) => {
@@ -173,6 +186,7 @@ console.log(
     }`,
 );
 console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}));
+console.log(await measure('default config + /metrics scraped every second', {}, { metrics: true }));
 // The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
 // second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).
 const actions = {
@@ -234,6 +248,7 @@ console.log(
   await measure(`every output on${broker ? '' : ' (no mosquitto here: MQTT off)'}`, everything, {
     modbusPort,
     proxyPort,
+    metrics: true,
   }),
 );
 broker?.stop();
