@@ -120,7 +120,38 @@ function startLoad(httpPort: number, load: Load): () => void {
   };
 }
 
-async function measure(name: string, env: Record<string, string>, load: Load): Promise<string> {
+interface Phase {
+  median: number;
+  max: number;
+  anonymousMedian: number;
+}
+
+/** SAMPLE_S samples at 1 s of the process's resident and anonymous memory, under `load`. */
+async function samplePhase(pid: number, httpPort: number, load: Load): Promise<Phase> {
+  const stopLoad = startLoad(httpPort, load);
+  const samples: number[] = [];
+  const anonymous: number[] = [];
+  for (let s = 0; s < SAMPLE_S; s++) {
+    await sleep(1000);
+    samples.push(rssKb(pid) / 1024);
+    anonymous.push(anonymousKb(pid) / 1024);
+  }
+  stopLoad();
+  samples.sort((a, b) => a - b);
+  anonymous.sort((a, b) => a - b);
+  const middle = Math.floor(samples.length / 2);
+  return { median: samples[middle]!, max: samples[samples.length - 1]!, anonymousMedian: anonymous[middle]! };
+}
+
+function formatPhase(name: string, phase: Phase): string {
+  return `${name.padEnd(44)} median ${phase.median.toFixed(1).padStart(6)} MB   max ${phase.max.toFixed(1).padStart(6)} MB   anonymous median ${phase.anonymousMedian.toFixed(1).padStart(6)} MB`;
+}
+
+/**
+ * One daemon under `load`; with `then`, the same process is sampled again under that load, so the
+ * difference is what the added load costs without the spread between two processes.
+ */
+async function measure(name: string, env: Record<string, string>, load: Load, then?: Load): Promise<string> {
   const state = mkdtempSync(join(tmpdir(), 'rss-state-'));
   const httpPort = await freePort();
   const child: ChildProcess = spawn(
@@ -146,24 +177,14 @@ async function measure(name: string, env: Record<string, string>, load: Load): P
     },
   );
   await sleep(WARM_S * 1000);
-  const stopLoad = startLoad(httpPort, load);
-  const samples: number[] = [];
-  const anonymous: number[] = [];
-  for (let s = 0; s < SAMPLE_S; s++) {
-    await sleep(1000);
-    samples.push(rssKb(child.pid!) / 1024);
-    anonymous.push(anonymousKb(child.pid!) / 1024);
-  }
-  stopLoad();
+  const first = await samplePhase(child.pid!, httpPort, load);
+  const second = then ? await samplePhase(child.pid!, httpPort, { ...load, ...then }) : undefined;
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   rmSync(state, { recursive: true, force: true });
-  samples.sort((a, b) => a - b);
-  const median = samples[Math.floor(samples.length / 2)]!;
-  const max = samples[samples.length - 1]!;
-  anonymous.sort((a, b) => a - b);
-  const anonymousMedian = anonymous[Math.floor(anonymous.length / 2)]!;
-  return `${name.padEnd(44)} median ${median.toFixed(1).padStart(6)} MB   max ${max.toFixed(1).padStart(6)} MB   anonymous median ${anonymousMedian.toFixed(1).padStart(6)} MB`;
+  if (!second) return formatPhase(name, first);
+  const delta = (second.median - first.median).toFixed(1);
+  return `${formatPhase(name, first)}\n${formatPhase('  then /metrics scraped every second', second)}   added ${delta} MB`;
 }
 
 const sink = createHttpServer((request, response) => {
@@ -185,8 +206,7 @@ console.log(
         .join(' ') || 'no unit environment (BARE=1)'
     }`,
 );
-console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}));
-console.log(await measure('default config + /metrics scraped every second', {}, { metrics: true }));
+console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}, { metrics: true }));
 // The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
 // second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).
 const actions = {
