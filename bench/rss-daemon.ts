@@ -81,6 +81,8 @@ export interface Load {
   proxyPort?: number;
   /** SSE clients on /api/v1/live (1 unless set). */
   sseClients?: number;
+  /** Scrape /metrics every second (a Prometheus at scrape_interval 1s). */
+  metrics?: boolean;
 }
 
 function pollModbus(port: number): { socket: ReturnType<typeof connect>; timer: NodeJS.Timeout } {
@@ -105,6 +107,16 @@ export function startLoad(httpPort: number, load: Load): () => void {
       );
     }, 200),
   );
+  if (load.metrics) {
+    timers.push(
+      setInterval(() => {
+        fetch(`http://127.0.0.1:${httpPort}/metrics`).then(
+          (r) => r.arrayBuffer(),
+          () => undefined,
+        );
+      }, 1000),
+    );
+  }
   const sse = new AbortController();
   for (let n = 0; n < (load.sseClients ?? 1); n++) {
     fetch(`http://127.0.0.1:${httpPort}/api/v1/live`, { signal: sse.signal })

@@ -1,5 +1,6 @@
 // `npm run bench:rss`: resident memory of the real daemon process (VmRSS), with the default config
-// (simulator + HTTP, what `npm start` runs) and with every output on and in use. Targets
+// (simulator + HTTP, what `npm start` runs), the same scraped by Prometheus (/metrics every second), and
+// with every output on and in use (/metrics scraped too). Targets
 // (docs/architecture.md#performance): <= 65 MB default, <= 85 MB every output (median). Loopback
 // only; bounded in time.
 // The daemon starts as the service starts it: the node arguments the launcher gives the app and the
@@ -24,25 +25,46 @@ import { soak } from './rss-soak.js';
 const WARM_S = Number(process.env.WARM_S ?? 5);
 const SAMPLE_S = Number(process.env.SAMPLE_S ?? 20);
 
-async function measure(name: string, env: Record<string, string>, load: Load): Promise<string> {
-  const daemon = await startDaemon(env);
-  await sleep(WARM_S * 1000);
-  const stopLoad = startLoad(daemon.httpPort, load);
+interface Phase {
+  median: number;
+  max: number;
+  anonymousMedian: number;
+}
+
+/** SAMPLE_S samples at 1 s of the process's resident and anonymous memory, under `load`. */
+async function samplePhase(pid: number, httpPort: number, load: Load): Promise<Phase> {
+  const stopLoad = startLoad(httpPort, load);
   const samples: number[] = [];
   const anonymous: number[] = [];
   for (let s = 0; s < SAMPLE_S; s++) {
     await sleep(1000);
-    samples.push(rssKb(daemon.child.pid!) / 1024);
-    anonymous.push(anonymousKb(daemon.child.pid!) / 1024);
+    samples.push(rssKb(pid) / 1024);
+    anonymous.push(anonymousKb(pid) / 1024);
   }
   stopLoad();
-  await daemon.stop();
   samples.sort((a, b) => a - b);
-  const median = samples[Math.floor(samples.length / 2)]!;
-  const max = samples[samples.length - 1]!;
   anonymous.sort((a, b) => a - b);
-  const anonymousMedian = anonymous[Math.floor(anonymous.length / 2)]!;
-  return `${name.padEnd(44)} median ${median.toFixed(1).padStart(6)} MB   max ${max.toFixed(1).padStart(6)} MB   anonymous median ${anonymousMedian.toFixed(1).padStart(6)} MB`;
+  const middle = Math.floor(samples.length / 2);
+  return { median: samples[middle]!, max: samples[samples.length - 1]!, anonymousMedian: anonymous[middle]! };
+}
+
+function formatPhase(name: string, phase: Phase): string {
+  return `${name.padEnd(44)} median ${phase.median.toFixed(1).padStart(6)} MB   max ${phase.max.toFixed(1).padStart(6)} MB   anonymous median ${phase.anonymousMedian.toFixed(1).padStart(6)} MB`;
+}
+
+/**
+ * One daemon under `load`; with `then`, the same process is sampled again under that load, so the
+ * difference is what the added load costs without the spread between two processes.
+ */
+async function measure(name: string, env: Record<string, string>, load: Load, then?: Load): Promise<string> {
+  const daemon = await startDaemon(env);
+  await sleep(WARM_S * 1000);
+  const first = await samplePhase(daemon.child.pid!, daemon.httpPort, load);
+  const second = then ? await samplePhase(daemon.child.pid!, daemon.httpPort, { ...load, ...then }) : undefined;
+  await daemon.stop();
+  if (!second) return formatPhase(name, first);
+  const delta = (second.median - first.median).toFixed(1);
+  return `${formatPhase(name, first)}\n${formatPhase('  then /metrics scraped every second', second)}   added ${delta} MB`;
 }
 
 async function table(): Promise<void> {
@@ -53,7 +75,7 @@ async function table(): Promise<void> {
     `daemon resident memory (VmRSS), node ${process.version}: ${WARM_S} s warm-up, ${SAMPLE_S} samples at 1 s under load`,
   );
   console.log(describeStart());
-  console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}));
+  console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}, { metrics: true }));
   // The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
   // second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).
   const actions = {
@@ -104,6 +126,7 @@ async function table(): Promise<void> {
     await measure(`every output on${broker ? '' : ' (no mosquitto here: MQTT off)'}`, everything, {
       modbusPort,
       proxyPort,
+      metrics: true,
     }),
   );
   broker?.stop();

@@ -6,6 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { formatD0Bench, runD0Bench } from './d0-parse.js';
 import { formatDsmrBench, runDsmrBench } from './dsmr-parse.js';
 import { formatSmlBench, runSmlBench } from './sml-parse.js';
+import { runMetricsBench } from './metrics-scrape.js';
 
 const [load1] = loadavg();
 console.log(
@@ -17,6 +18,9 @@ console.log('\nSML (beside npm smartmeter-obis)');
 console.log(formatSmlBench(await runSmlBench()));
 console.log('\nIEC 62056-21 / D0 (beside npm smartmeter-obis)');
 console.log(formatD0Bench(await runD0Bench()));
+
+console.log('\n/metrics scrape (collect + prom-client rendering)');
+console.log(await runMetricsBench());
 
 console.log('');
 await import('./modbus-freshness.js');

@@ -37,6 +37,8 @@ import { createModbusRtuService } from './modbus/rtu-service.js';
 import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
+import { registerMetricsRoute } from './http/routes/metrics.js';
+import { metricsSourcesOf, primaryMeter } from './http/metrics-sources.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
 import { RecentPower } from './history/recent-power.js';
@@ -212,6 +214,12 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const history = new HistoryRecorder(context, log('history'));
   const recentPower = new RecentPower(context);
   registerHistoryRoutes(router, context, history, recentPower);
+  const modbus = createModbusService(context);
+  const modbusRtu = createModbusRtuService(context);
+  // The primary meter until the meter registry is wired in; the peak guard adds its contributor here.
+  const meters = primaryMeter(context);
+  const metricsOutputs = { mqtt, modbus, modbusRtu, live: core.live, actions };
+  registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
     output(new LogFile(context)),
@@ -221,8 +229,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     createHttpService(context, router),
     output(core.live),
     output(createMeterInput(context, log('meter'))),
-    output(createModbusService(context)),
-    output(createModbusRtuService(context)),
+    output(modbus),
+    output(modbusRtu),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),

@@ -137,6 +137,14 @@ export const SETTINGS_SCHEMA = {
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },
+    metrics: {
+      enable: bool(true, 'Prometheus metrics at GET /metrics (text format, OpenMetrics on request).'),
+      public: bool(
+        false,
+        'GET /metrics without authentication even while system.protection is on (trusted LAN).',
+      ),
+      process: bool(false, 'Add the Node.js process metrics (CPU, memory, event loop) to /metrics.'),
+    },
     berry: {
       auto_run: bool(false, 'Run the user script (scripting.file) run_delay seconds after start.'),
       run_delay: int(300, 60, 86400, 'Delay before the user script starts, seconds (60..86400).'),

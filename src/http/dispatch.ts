@@ -79,6 +79,14 @@ function matchRoute(router: Router, method: string, path: string, config: AppCon
   return match;
 }
 
+/** Whether the request goes to a route that is open without authentication under the current config. */
+function isOpenRoute(router: Router, raw: IncomingMessage, config: AppConfig): boolean {
+  const url = raw.url ?? '/';
+  const q = url.indexOf('?');
+  const match = router.match(raw.method ?? 'GET', q < 0 ? url : url.slice(0, q));
+  return match !== undefined && !isMethodList(match) && match.options.open?.(config) === true;
+}
+
 function isMethodList(match: Route | readonly string[]): match is readonly string[] {
   return Array.isArray(match);
 }
@@ -110,7 +118,11 @@ export function createRequestHandler(
         ctx.logger.debug(`http: ${raw.method} ${pathForLog(raw.url)} refused: ${foreign}`);
         throw new HttpError(404, 'not_found', 'not found');
       }
-      if (config.system.protection && !signedInElsewhere(raw, config)) {
+      if (
+        config.system.protection &&
+        !signedInElsewhere(raw, config) &&
+        !isOpenRoute(router, raw, config)
+      ) {
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {
           // Repeated failures: the answer is held back, never given sooner.

@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** A request after routing: parsed URL and, for JSON routes, the parsed body. */
@@ -54,6 +55,11 @@ export interface RouteOptions {
    * (docs/architecture.md#license).
    */
   license?: 'PLUS';
+  /**
+   * Open without authentication while system.protection is on, when this says so for the current
+   * config (a setting such as services.metrics.public); only ever on an exact path.
+   */
+  open?: (config: AppConfig) => boolean;
   doc?: RouteDoc;
 }
 

@@ -48,6 +48,12 @@ export function isException(reply: Buffer, header: number): boolean {
   return (reply[header]! & 0x80) !== 0;
 }
 
+/** Counts an exception reply under its exception code, the byte after the function code (§7). */
+export function countException(counts: Map<number, number>, reply: Buffer, header: number): void {
+  const code = reply[header + 1]!;
+  counts.set(code, (counts.get(code) ?? 0) + 1);
+}
+
 /**
  * Answers the request PDU at buf[offset .. offset + length) from `space`: a fresh buffer with
  * `header` bytes free in front of the reply PDU and `trailer` bytes after it for the framing.

@@ -92,6 +92,11 @@ export class ModbusRtuService implements Output<RtuView> {
     return reopen ? this.apply(true) : this.reconciling;
   }
 
+  /** Exception replies of the running slave by exception code (metrics); empty while none runs. */
+  get exceptionCodes(): ReadonlyMap<number, number> {
+    return this.slave?.exceptionCodes ?? new Map();
+  }
+
   /** The slave's counters (tests, status). */
   get counters(): { requests: number; exceptions: number; badFrames: number; otherUnit: number } {
     const slave = this.slave;

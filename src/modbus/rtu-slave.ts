@@ -1,5 +1,5 @@
 import { crc16Modbus } from '../checksum/crc16.js';
-import { answerPdu, isException, type RegisterSpace } from './pdu.js';
+import { answerPdu, countException, isException, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus RTU slave framing (Modbus over Serial Line Specification V1.02, §2.5.1):
@@ -87,6 +87,8 @@ export class RtuSlave {
   /** Requests of this slave answered (exception replies included). */
   requests = 0;
   exceptions = 0;
+  /** Exception replies by exception code (Modbus Application Protocol 1.1b3 §7). */
+  readonly exceptionCodes = new Map<number, number>();
   /** Frames discarded for a wrong CRC or a length no request can have. */
   badFrames = 0;
   /** Valid frames for another unit id (or broadcast), ignored. */
@@ -238,7 +240,10 @@ export class RtuSlave {
   private answer(frame: Buffer): void {
     this.requests += 1;
     const reply = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
-    if (isException(reply, 1)) this.exceptions += 1;
+    if (isException(reply, 1)) {
+      this.exceptions += 1;
+      countException(this.exceptionCodes, reply, 1);
+    }
     reply[0] = this.unitId;
     this.outbox.push(sealFrame(reply));
     this.armTurnaround();

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { answerPdu, isException, type RegisterSpace } from './pdu.js';
+import { answerPdu, countException, isException, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus TCP slave for function codes 03 and 04 (./pdu.ts) over any byte stream.
@@ -49,6 +49,8 @@ export class ModbusSlave {
   requests = 0;
   /** Exception replies sent. */
   exceptions = 0;
+  /** Exception replies by exception code (Modbus Application Protocol 1.1b3 §7). */
+  readonly exceptionCodes = new Map<number, number>();
   /** Connections closed for an invalid MBAP header. */
   protocolErrors = 0;
   /** Connections refused because the cap was reached with every connection busy. */
@@ -116,7 +118,10 @@ export class ModbusSlave {
     this.requests += 1;
     // length counts the unit id and the PDU.
     const reply = answerPdu(this.space, buf, offset + 7, length - 1, MBAP_BYTES, 0);
-    if (isException(reply, MBAP_BYTES)) this.exceptions += 1;
+    if (isException(reply, MBAP_BYTES)) {
+      this.exceptions += 1;
+      countException(this.exceptionCodes, reply, MBAP_BYTES);
+    }
     // MBAP: transaction id echoed, protocol 0, length = unit id + PDU (at most 254), unit id echoed.
     reply[0] = buf[offset]!;
     reply[1] = buf[offset + 1]!;

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { Output, OutputView } from '../output.js';
 import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
+import type { LinkStatus } from './broker-link.js';
 import { HomeAssistantFeed } from './ha-feed.js';
 import { LinkSupervisor, MQTT_SERVICE } from './link-supervisor.js';
 import { TemplatePublisher, type MqttView } from './template-publisher.js';
@@ -10,7 +11,11 @@ export { configurationUrlOf } from './ha-feed.js';
 export { MQTT_SERVICE } from './link-supervisor.js';
 export type { MqttView } from './template-publisher.js';
 
-export type MqttService = Output<MqttView> & { reconnectNow(): void };
+export type MqttService = Output<MqttView> & {
+  reconnectNow(): void;
+  /** The broker link's state and counters while a link exists (MQTT on), for the metrics. */
+  linkStatus(): LinkStatus | undefined;
+};
 
 /** Whether two views differ in what the link and discovery are built from (not the interval). */
 function linkSettingsDiffer(a: OutputView<MqttView>, b: OutputView<MqttView>): boolean {
@@ -76,6 +81,9 @@ export function createMqttService(ctx: AppContext, pressAction?: (actionId: stri
       ctx.store.off('meter', onMeter);
       supervisor.view = undefined;
       await supervisor.apply(false);
+    },
+    linkStatus() {
+      return supervisor.link?.status();
     },
     reconnectNow() {
       if (running && supervisor.view) void supervisor.apply(true);

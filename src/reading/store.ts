@@ -100,6 +100,15 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     return this.staleView.view;
   }
 
+  /**
+   * The last valid reading, fresh or stale (undefined before the first one). Only for outputs that keep
+   * counters at their last value while the meter is silent (docs/architecture.md#staleness); everything
+   * instantaneous reads `latest`.
+   */
+  get lastReading(): Reading | undefined {
+    return this.latestReading;
+  }
+
   /** Id of the latest report: increments with every reading (report.id). */
   get reportId(): number {
     return this.reportCounter;

@@ -32,7 +32,15 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'context', members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts'] },
   {
     name: 'domain',
-    members: ['src/meter/', 'src/history/', 'src/modbus/', 'src/mqtt/', 'src/device/', 'src/actions/'],
+    members: [
+      'src/meter/',
+      'src/history/',
+      'src/modbus/',
+      'src/mqtt/',
+      'src/device/',
+      'src/actions/',
+      'src/metrics/',
+    ],
   },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
@@ -49,6 +57,7 @@ const forbidden: readonly { from: string; to: string; reason: string }[] = [
   { from: 'src/mqtt/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
   { from: 'src/device/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
   { from: 'src/actions/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  { from: 'src/metrics/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
 ];
 
 /** Browser code, compiled on its own: it may share only types with the server side. */

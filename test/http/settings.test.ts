@@ -50,6 +50,7 @@ const DEFAULT_SETTINGS = {
       profile: 'sdm630',
       direction: 'import_positive',
     },
+    metrics: { enable: true, public: false, process: false },
     berry: { auto_run: false, run_delay: 300 },
     costs: {
       enable: false,
@@ -109,6 +110,7 @@ const POST_RESET = {
     ...DEFAULT_SETTINGS.services,
     broadcast: false,
     costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
+    metrics: { enable: false, public: false, process: false },
   },
 };
 

@@ -38,7 +38,11 @@ export async function setUp(
 /** The fields of GET /api/v1/settings and /api/v1/mqtt/settings the tests read. */
 export interface SettingsView {
   system: { name: string };
-  services: { report_interval: number; sd: { enable: boolean } };
+  services: {
+    report_interval: number;
+    sd: { enable: boolean };
+    metrics: { enable: boolean; public: boolean; process: boolean };
+  };
 }
 export interface MqttView {
   url: string;

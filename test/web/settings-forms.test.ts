@@ -25,11 +25,13 @@ test('settings saved in the forms are what GET /api/v1/settings and /api/v1/mqtt
   await valueWhere(page, '#form-services input[name="services.report_interval"]', 'is', '30');
   await interval.fill('45');
   await page.locator('#form-services input[name="services.sd.enable"]').check();
+  await page.locator('#form-services input[name="services.metrics.public"]').check();
   await page.locator('#form-services button[type=submit]').click();
   await page.locator('#form-services .form-status', { hasText: 'Saved.' }).waitFor();
   const services = (await settingsOf(daemon.baseUrl)).services;
   assert.equal(services.report_interval, 45);
   assert.equal(services.sd.enable, true);
+  assert.deepEqual(services.metrics, { enable: true, public: true, process: false });
   assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'Kitchen meter');
 
   // The meter emulation: the TCP slave's register map and the RTU slave's line.

@@ -1,0 +1,180 @@
+import type { MeterState } from '../reading/meter-state.js';
+import type { MbusReading, ObisValue, Reading } from '../reading/reading.js';
+import type { MeterCounters } from '../reading/store.js';
+import { METER_FAMILIES as F, QUANTITY_SERIES, TARIFF_GROUPS, type FamilySpec } from './families.js';
+
+/** One sample: labels (label name -> value) and value. No timestamp: Prometheus stamps a scrape itself. */
+export interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** Samples of one scrape by family name. */
+export type Samples = Map<string, Sample[]>;
+
+export function addSample(
+  samples: Samples,
+  family: FamilySpec,
+  labels: Record<string, string>,
+  value: number,
+): void {
+  if (!Number.isFinite(value)) return;
+  let list = samples.get(family.name);
+  if (!list) samples.set(family.name, (list = []));
+  list.push({ labels, value });
+}
+
+/** What the collector reads of one meter; the reading store has all of it. */
+export interface MeterStoreView {
+  latestAt(now: number): Reading | undefined;
+  meterAt(now: number): MeterState;
+  readonly lastReading: Reading | undefined;
+  readonly counters: MeterCounters;
+}
+
+/** A meter as the wiring hands it to the collector: its id (the `meter` label), name, role and store. */
+export interface MeteredSource {
+  id: string;
+  name?: string;
+  role?: string;
+  store: MeterStoreView;
+}
+
+/** Powers of a signed quantity: the meter's own signed value, else import - export (both in kW). */
+const SIGNED: ReadonlyArray<{ phase?: string; signed: string; positive: string; negative: string }> = [
+  { signed: '16.7.0', positive: '1.7.0', negative: '2.7.0' },
+  { phase: 'l1', signed: '36.7.0', positive: '21.7.0', negative: '22.7.0' },
+  { phase: 'l2', signed: '56.7.0', positive: '41.7.0', negative: '42.7.0' },
+  { phase: 'l3', signed: '76.7.0', positive: '61.7.0', negative: '62.7.0' },
+];
+
+/**
+ * Samples of one meter at `now` (docs/architecture.md#staleness): `meter_up` 0 and no instantaneous series
+ * while stale; counters (energy, M-Bus readings, frame counts) keep the value of the last valid reading.
+ */
+export function meterSamples(samples: Samples, source: MeteredSource, now: number): void {
+  const { store } = source;
+  const meter = source.id;
+  const fresh = store.latestAt(now);
+  const last = store.lastReading;
+  const state = store.meterAt(now);
+  addSample(samples, F.info, infoLabels(source, state), 1);
+  addSample(samples, F.up, { meter }, fresh ? 1 : 0);
+  if (last) addSample(samples, F.lastReading, { meter }, last.receivedAt / 1000);
+  counterSamples(samples, meter, store.counters);
+  if (fresh) instantaneousSamples(samples, meter, fresh);
+  if (last) totalSamples(samples, meter, last, fresh !== undefined);
+}
+
+function infoLabels(source: MeteredSource, state: MeterState): Record<string, string> {
+  const { identity } = state;
+  return {
+    meter: source.id,
+    name: source.name ?? '',
+    role: source.role ?? '',
+    protocol: state.protocol ?? '',
+    interface: state.interface,
+    vendor: identity.vendor ?? identity.prefix ?? '',
+    model: identity.model ?? '',
+    serial: identity.id ?? '',
+  };
+}
+
+function counterSamples(samples: Samples, meter: string, counters: MeterCounters): void {
+  addSample(samples, F.frames, { meter }, counters.framesOk);
+  addSample(samples, F.frameErrors, { meter, reason: 'crc' }, counters.crcErrors);
+  addSample(samples, F.frameErrors, { meter, reason: 'parse' }, counters.parseErrors);
+  addSample(samples, F.frameErrors, { meter, reason: 'overflow' }, counters.overflows);
+  addSample(samples, F.frameErrors, { meter, reason: 'encryption' }, counters.encryptionErrors);
+  addSample(samples, F.bytes, { meter }, counters.bytes);
+}
+
+/** Base unit value, rounded to 15 significant digits so 0.1 kW reads 100, not 100.00000000000001. */
+function scaled(value: number, factor: number): number {
+  return factor === 1 ? value : Number.parseFloat((value * factor).toPrecision(15));
+}
+
+function instantaneousSamples(samples: Samples, meter: string, reading: Reading): void {
+  const values = reading.values;
+  for (const series of QUANTITY_SERIES) {
+    if (series.counter) continue;
+    const value = values.get(series.obis);
+    if (!value) continue;
+    addSample(
+      samples,
+      series.family,
+      series.phase ? { meter, phase: series.phase } : { meter },
+      scaled(value.value, series.factor),
+    );
+  }
+  for (const { phase, signed, positive, negative } of SIGNED) {
+    const value = signedPower(values.get(signed), values.get(positive), values.get(negative));
+    if (value === undefined) continue;
+    if (phase) addSample(samples, F.phaseActivePower, { meter, phase }, scaled(value, 1e3));
+    else addSample(samples, F.activePower, { meter }, scaled(value, 1e3));
+  }
+  const frequency = values.get('14.7.0');
+  if (frequency) addSample(samples, F.frequency, { meter }, frequency.value);
+  if (reading.tariff !== undefined) addSample(samples, F.tariff, { meter }, reading.tariff);
+  for (const group of TARIFF_GROUPS) if (!group.counter) tariffSamples(samples, meter, reading, group);
+}
+
+function signedPower(signed?: ObisValue, positive?: ObisValue, negative?: ObisValue): number | undefined {
+  if (signed) return signed.value;
+  if (!positive && !negative) return undefined;
+  return (positive?.value ?? 0) - (negative?.value ?? 0);
+}
+
+/** Counters of the last valid reading (fresh or not) and the M-Bus channels. */
+function totalSamples(samples: Samples, meter: string, reading: Reading, fresh: boolean): void {
+  for (const series of QUANTITY_SERIES) {
+    if (!series.counter) continue;
+    const value = reading.values.get(series.obis);
+    if (value) addSample(samples, series.family, { meter }, scaled(value.value, series.factor));
+  }
+  for (const group of TARIFF_GROUPS) if (group.counter) tariffSamples(samples, meter, reading, group);
+  for (const channel of reading.mbus) mbusSamples(samples, meter, channel, fresh);
+}
+
+/** Tariff registers x.y.1 .. x.y.9 as `tariff` labels; the x.y.0 total only when there is none. */
+function tariffSamples(
+  samples: Samples,
+  meter: string,
+  reading: Reading,
+  group: (typeof TARIFF_GROUPS)[number],
+): void {
+  let tariffs = 0;
+  for (let e = 1; e <= 9; e++) {
+    const value = reading.values.get(`${group.prefix}.${e}`);
+    if (!value) continue;
+    tariffs += 1;
+    addSample(samples, group.family, { meter, tariff: String(e) }, scaled(value.value, group.factor));
+  }
+  if (tariffs > 0) return;
+  const total = reading.values.get(`${group.prefix}.0`);
+  if (total) addSample(samples, group.family, { meter }, scaled(total.value, group.factor));
+}
+
+/** M-Bus device types (EN 13757-3 table 3): 3 gas; 6, 7, 0x15, 0x16 water; 4, 0x0C heat. */
+const GAS = new Set([3]);
+const WATER = new Set([6, 7, 0x15, 0x16]);
+const HEAT = new Set([4, 0x0c]);
+/** Heat in joules: 1 GJ = 1e9 J, 1 kWh = 3.6e6 J, 1 MWh = 3.6e9 J. */
+const HEAT_FACTORS: Record<string, number> = { GJ: 1e9, kWh: 3.6e6, MWh: 3.6e9 };
+
+function mbusSamples(samples: Samples, meter: string, channel: MbusReading, fresh: boolean): void {
+  const labels = { meter, channel: String(channel.bus) };
+  if (fresh)
+    addSample(
+      samples,
+      F.mbusInfo,
+      { ...labels, device_type: String(channel.deviceType ?? ''), device_id: channel.meterId ?? '' },
+      1,
+    );
+  const { cumulative, unit, deviceType } = channel;
+  if (cumulative === undefined || deviceType === undefined) return;
+  if (GAS.has(deviceType) && unit === 'm3') addSample(samples, F.gas, labels, cumulative);
+  else if (WATER.has(deviceType) && unit === 'm3') addSample(samples, F.water, labels, cumulative);
+  else if (HEAT.has(deviceType) && unit !== undefined && HEAT_FACTORS[unit] !== undefined)
+    addSample(samples, F.heat, labels, scaled(cumulative, HEAT_FACTORS[unit]!));
+}
