@@ -60,7 +60,9 @@ async function measure(name: string, env: Record<string, string>, load: Load, th
   const daemon = await startDaemon(env);
   await sleep(WARM_S * 1000);
   const first = await samplePhase(daemon.child.pid!, daemon.httpPort, load);
-  const second = then ? await samplePhase(daemon.child.pid!, daemon.httpPort, { ...load, ...then }) : undefined;
+  const second = then
+    ? await samplePhase(daemon.child.pid!, daemon.httpPort, { ...load, ...then })
+    : undefined;
   await daemon.stop();
   if (!second) return formatPhase(name, first);
   const delta = (second.median - first.median).toFixed(1);

@@ -118,11 +118,7 @@ export function createRequestHandler(
         ctx.logger.debug(`http: ${raw.method} ${pathForLog(raw.url)} refused: ${foreign}`);
         throw new HttpError(404, 'not_found', 'not found');
       }
-      if (
-        config.system.protection &&
-        !signedInElsewhere(raw, config) &&
-        !isOpenRoute(router, raw, config)
-      ) {
+      if (config.system.protection && !signedInElsewhere(raw, config) && !isOpenRoute(router, raw, config)) {
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {
           // Repeated failures: the answer is held back, never given sooner.
