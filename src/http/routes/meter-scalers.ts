@@ -23,10 +23,10 @@ const SCALER_LIST = {
   },
 };
 
-function store(ctx: AppContext, scalers: unknown, response: ServerResponse): void {
+async function store(ctx: AppContext, scalers: unknown, response: ServerResponse): Promise<void> {
   const issues = scalerIssues(scalers);
   if (issues.length > 0) throw validationError(issues);
-  throwUnlessApplied(ctx.config.apply(new Map([['meter.scalers', scalers]])));
+  await throwUnlessApplied(ctx.config.apply(new Map([['meter.scalers', scalers]])));
   sendJson(response, 200, ctx.config.config.meter.scalers);
 }
 
