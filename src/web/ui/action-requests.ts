@@ -1,4 +1,5 @@
 import type { ActionRequest } from '../../actions/actions-api.js';
+import { t, type MessageKey } from './i18n/i18n.js';
 
 /**
  * The request editors of the Actions page: one fieldset per request, HTTP (url, method, headers
@@ -8,39 +9,39 @@ import type { ActionRequest } from '../../actions/actions-api.js';
 
 type Field = {
   name: string;
-  label: string;
+  label: MessageKey;
   kind?: 'number' | 'textarea' | 'select';
   options?: string[];
   placeholder?: string;
 };
 
 const HTTP_FIELDS: Field[] = [
-  { name: 'url', label: 'URL', placeholder: 'http://plug.local/relay/0?turn=on' },
-  { name: 'method', label: 'Method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
-  { name: 'headers', label: 'Headers (Name: value per line)', kind: 'textarea' },
-  { name: 'payload', label: 'Payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
-  { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
+  { name: 'url', label: 'actions.url', placeholder: 'http://plug.local/relay/0?turn=on' },
+  { name: 'method', label: 'actions.method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
+  { name: 'headers', label: 'actions.headers', kind: 'textarea' },
+  { name: 'payload', label: 'actions.payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
+  { name: 'timeout', label: 'actions.timeout', kind: 'number' },
 ];
 
 const MODBUS_FIELDS: Field[] = [
-  { name: 'host', label: 'Host' },
-  { name: 'port', label: 'Port', kind: 'number', placeholder: '502' },
-  { name: 'unit_id', label: 'Unit id', kind: 'number', placeholder: '1' },
-  { name: 'func', label: 'Function', kind: 'select', options: ['5', '6', '15', '16'] },
-  { name: 'address', label: 'Address', kind: 'number' },
+  { name: 'host', label: 'actions.host' },
+  { name: 'port', label: 'settings.port', kind: 'number', placeholder: '502' },
+  { name: 'unit_id', label: 'settings.unit_id', kind: 'number', placeholder: '1' },
+  { name: 'func', label: 'actions.function', kind: 'select', options: ['5', '6', '15', '16'] },
+  { name: 'address', label: 'settings.address', kind: 'number' },
   {
     name: 'type',
-    label: 'Type',
+    label: 'modbus.type',
     kind: 'select',
     options: ['short', 'hex', 'int', 'long', 'float', 'double'],
   },
-  { name: 'value', label: 'Value' },
-  { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
+  { name: 'value', label: 'actions.value' },
+  { name: 'timeout', label: 'actions.timeout', kind: 'number' },
 ];
 
 function control(field: Field, value: unknown): HTMLElement {
   const label = document.createElement('label');
-  label.textContent = field.label;
+  label.textContent = t(field.label);
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   if (field.kind === 'select') {
     input = document.createElement('select');
@@ -67,7 +68,7 @@ export function requestEditor(request: ActionRequest): HTMLFieldSetElement {
   fieldset.className = 'action-request';
   fieldset.dataset.kind = kind;
   const legend = document.createElement('legend');
-  legend.textContent = kind === 'http' ? 'HTTP request' : 'Modbus write';
+  legend.textContent = t(kind === 'http' ? 'actions.http_request' : 'actions.modbus_write');
   fieldset.append(legend);
   const values: Record<string, unknown> = { ...(request.http ?? request.modbus ?? {}) };
   if (kind === 'http' && request.http?.headers)
@@ -78,7 +79,7 @@ export function requestEditor(request: ActionRequest): HTMLFieldSetElement {
     fieldset.append(control(field, values[field.name]));
   const remove = document.createElement('button');
   remove.type = 'button';
-  remove.textContent = 'Remove request';
+  remove.textContent = t('actions.remove_request');
   remove.addEventListener('click', () => fieldset.remove());
   fieldset.append(remove);
   return fieldset;

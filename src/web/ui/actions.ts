@@ -7,6 +7,7 @@ import type {
 import { requestEditor, requestOf } from './action-requests.js';
 import { api, ApiError, element } from './api.js';
 import { setStatus } from './forms.js';
+import { t, type MessageKey } from './i18n/i18n.js';
 
 /**
  * The Actions page (GET/POST /api/v1/actions, POST /api/v1/actions/call, GET .../status and
@@ -23,13 +24,13 @@ function cell(row: HTMLTableRowElement, text: string): void {
 
 function triggerText(action: ActionDefinition): string {
   const parts: string[] = [];
-  if (action.schedule) parts.push(`schedule ${action.schedule}`);
+  if (action.schedule) parts.push(t('actions.trigger_schedule', { cron: action.schedule }));
   const when = action.when;
   if (when) {
     const threshold = when.above !== undefined ? `> ${when.above}` : `< ${when.below}`;
-    parts.push(`when ${when.value} ${threshold} for ${when.for ?? 0} s`);
+    parts.push(t('actions.trigger_when', { value: when.value, threshold, seconds: when.for ?? 0 }));
   }
-  return parts.join('; ') || 'call only';
+  return parts.join('; ') || t('actions.call_only');
 }
 
 function requestsText(action: ActionDefinition): string {
@@ -42,10 +43,10 @@ function requestsText(action: ActionDefinition): string {
     .join(', ');
 }
 
-function button(label: string, onClick: () => void): HTMLButtonElement {
+function button(label: MessageKey, onClick: () => void): HTMLButtonElement {
   const made = document.createElement('button');
   made.type = 'button';
-  made.textContent = label;
+  made.textContent = t(label);
   made.addEventListener('click', onClick);
   return made;
 }
@@ -87,7 +88,7 @@ class ActionsPage {
       setStatus(this.card, '');
     } catch (error) {
       const needsLicense = error instanceof ApiError && error.status === 404;
-      const text = needsLicense ? 'Actions need a PLUS or PRO license.' : (error as Error).message;
+      const text = needsLicense ? t('actions.needs_license') : (error as Error).message;
       setStatus(this.card, text, 'error');
     }
   }
@@ -135,12 +136,12 @@ class ActionsPage {
       const row = this.list.insertRow();
       row.dataset.action = action.id;
       cell(row, action.id);
-      cell(row, action.enable === false ? 'off' : 'on');
+      cell(row, t(action.enable === false ? 'actions.off' : 'actions.on'));
       cell(row, triggerText(action));
       cell(row, requestsText(action));
       row.insertCell().append(
-        button('Run now', () => void this.runNow(action.id)),
-        button('Edit', () => this.edit(action)),
+        button('actions.run_now', () => void this.runNow(action.id)),
+        button('actions.edit', () => this.edit(action)),
       );
     }
   }
@@ -157,7 +158,7 @@ class ActionsPage {
 
   /** Calls the action, follows its status until it has a code, and shows it. */
   private async runNow(id: string): Promise<void> {
-    setStatus(this.card, `Running ${id}…`, 'busy');
+    setStatus(this.card, t('actions.running', { id }), 'busy');
     try {
       const path = `/api/v1/actions/call?id=${encodeURIComponent(id)}`;
       const { status_ids: ids } = await api<{ status_ids: number[] }>('POST', path);
@@ -169,21 +170,21 @@ class ActionsPage {
       const ok = record !== undefined && record.code >= 0 && record.code < 300;
       setStatus(
         this.card,
-        `Action ${id}: code ${record?.code} in ${record?.exe_time} s`,
+        t('actions.result', { id, code: String(record?.code), seconds: String(record?.exe_time) }),
         ok ? 'ok' : 'error',
       );
       await this.refreshResults();
     } catch (error) {
-      setStatus(this.card, `Action ${id}: ${(error as Error).message}`, 'error');
+      setStatus(this.card, t('actions.failed', { id, message: (error as Error).message }), 'error');
     }
   }
 
   private async save(next: ActionsDefinition): Promise<void> {
-    setStatus(this.form, 'Saving…', 'busy');
+    setStatus(this.form, t('common.saving'), 'busy');
     try {
       this.definition = await api<ActionsDefinition>('POST', '/api/v1/actions', next);
       this.renderList();
-      setStatus(this.form, 'Saved.');
+      setStatus(this.form, t('common.saved'));
     } catch (error) {
       const fields =
         error instanceof ApiError ? error.fields.map((issue) => `${issue.field}: ${issue.message}`) : [];
@@ -204,7 +205,7 @@ class ActionsPage {
 
   private deleteAction(): void {
     const id = this.editing;
-    if (id === undefined || !confirm(`Delete action ${id}?`)) return;
+    if (id === undefined || !confirm(t('actions.confirm_delete', { id }))) return;
     const actions = (this.definition.actions ?? []).filter((entry) => entry.id !== id);
     void this.save({ ...this.definition, actions }).then(() => this.edit(undefined));
   }
@@ -214,7 +215,7 @@ class ActionsPage {
     try {
       constants = JSON.parse(this.constants.value || '{}') as ActionsDefinition['const'];
     } catch (error) {
-      setStatus(this.form, `Constants are not valid JSON: ${(error as Error).message}`, 'error');
+      setStatus(this.form, t('actions.constants_not_json', { message: (error as Error).message }), 'error');
       return;
     }
     void this.save({ ...this.definition, const: constants });
