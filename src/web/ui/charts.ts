@@ -117,6 +117,7 @@ export function createChart(
     ],
     series: [
       {
+        label: t('chart.time'),
         value: (_chart, x) =>
           x === null ? '—' : formatTime(x * 1000, style() === 'minutes' ? 'seconds' : style()),
       },

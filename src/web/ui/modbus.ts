@@ -16,7 +16,7 @@ function showTable(table: HTMLTableElement, view: ModbusTableView): void {
     'modbus.unit',
     'modbus.type',
     'modbus.scale',
-    'modbus.id',
+    'common.id',
   ];
   const headRow = head.insertRow();
   for (const title of titles)
@@ -38,8 +38,9 @@ function showTable(table: HTMLTableElement, view: ModbusTableView): void {
       const scale = row.type === 'padding' || row.type === 'bytes' ? '' : `×10^${row.scaler}`;
       for (const text of [String(row.address), hex(row.address), row.name, row.unit, row.type, scale, row.id])
         line.insertCell().textContent = text;
-      // The register's name is the layout's own (the device specification's English term).
+      // The register's name and id are the layout's own (the device specification's terms).
       line.cells[2]!.translate = false;
+      line.cells[6]!.translate = false;
     }
   }
 }

@@ -142,7 +142,9 @@ async function addChoices(): Promise<void> {
     for (const select of selects) {
       const path = configPath(select.form?.dataset.strip ?? '', select.name);
       const list = choices[path] ?? [];
-      select.replaceChildren(...list.map((choice) => new Option(choice.label, choice.value)));
+      select.replaceChildren(
+        ...list.map((choice) => new Option(tOr(`choice.${choice.value}`, choice.label), choice.value)),
+      );
     }
   } catch (error) {
     for (const select of selects) if (select.form) showFailure(select.form, error);

@@ -93,6 +93,7 @@ export const pages: Translation<typeof english> = {
   'meter_status.NOT RECOGNIZED': 'NICHT ERKANNT',
   'meter_status.ENCRYPTION KEY': 'SCHLÜSSEL FALSCH',
   'meter_status.KEY REQUIRED': 'SCHLÜSSEL NÖTIG',
+  'chart.time': 'Zeit',
   'chart.l1_net': 'L1 netto',
   'chart.l2_net': 'L2 netto',
   'chart.l3_net': 'L3 netto',

@@ -148,7 +148,7 @@ export const settings: Translation<typeof english> = {
   'modbus.unit': 'Einheit',
   'modbus.type': 'Typ',
   'modbus.scale': 'Skala',
-  'modbus.id': 'ID',
+  'common.id': 'ID',
   'modbus.set_caption': 'Gruppe ab {start} ({hex}), Wortfolge {order}',
   'modbus.default_in_use':
     'Die Standardbelegung (die der Spezifikation) ist aktiv, siehe unten. Bearbeiten und speichern ergibt eine eigene Belegung.',
@@ -173,4 +173,11 @@ export const settings: Translation<typeof english> = {
   'settings.confirm_restore':
     'Alle hier gemachten Einstellungen (Netzwerk, MQTT, Modbus, Passwörter) löschen und mit den Werkseinstellungen neu starten?',
   'settings.restore_done': 'Werkseinstellungen wiederhergestellt; startet neu…',
+  'choice.whatwatt': 'whatwatt (Belegung des Geräts)',
+  'choice.sunspec': 'SunSpec-Zähler (Modell 203)',
+  'choice.import_positive': 'Bezug positiv',
+  'choice.export_positive': 'Einspeisung positiv',
+  'choice.none': 'keine',
+  'choice.even': 'gerade',
+  'choice.odd': 'ungerade',
 };

@@ -90,6 +90,7 @@ export const pages = {
   'meter_status.NOT RECOGNIZED': 'NOT RECOGNIZED',
   'meter_status.ENCRYPTION KEY': 'ENCRYPTION KEY',
   'meter_status.KEY REQUIRED': 'KEY REQUIRED',
+  'chart.time': 'Time',
   'chart.l1_net': 'L1 net',
   'chart.l2_net': 'L2 net',
   'chart.l3_net': 'L3 net',

@@ -145,7 +145,7 @@ export const settings = {
   'modbus.unit': 'Unit',
   'modbus.type': 'Type',
   'modbus.scale': 'Scale',
-  'modbus.id': 'Id',
+  'common.id': 'Id',
   'modbus.set_caption': 'Set from {start} ({hex}), word order {order}',
   'modbus.default_in_use':
     "The default layout (the specification's) is in use, shown below. Edit it and save to use a custom layout.",
@@ -170,4 +170,11 @@ export const settings = {
   'settings.confirm_restore':
     'Delete every setting made here (network, MQTT, Modbus, passwords) and restart with the factory settings?',
   'settings.restore_done': 'Factory settings restored; restarting…',
+  'choice.whatwatt': 'whatwatt (the device layout)',
+  'choice.sunspec': 'SunSpec meter (model 203)',
+  'choice.import_positive': 'import positive',
+  'choice.export_positive': 'export positive',
+  'choice.none': 'none',
+  'choice.even': 'even',
+  'choice.odd': 'odd',
 };

@@ -148,7 +148,7 @@ export const settings: Translation<typeof english> = {
   'modbus.unit': 'Unité',
   'modbus.type': 'Type',
   'modbus.scale': 'Échelle',
-  'modbus.id': 'Id',
+  'common.id': 'Id',
   'modbus.set_caption': 'Groupe à partir de {start} ({hex}), ordre des mots {order}',
   'modbus.default_in_use':
     'La disposition par défaut (celle de la spécification) est utilisée, ci-dessous. Modifiez-la et enregistrez pour une disposition personnalisée.',
@@ -173,4 +173,11 @@ export const settings: Translation<typeof english> = {
   'settings.confirm_restore':
     'Supprimer tous les paramètres faits ici (réseau, MQTT, Modbus, mots de passe) et redémarrer avec les réglages d’usine ?',
   'settings.restore_done': 'Réglages d’usine rétablis ; redémarrage…',
+  'choice.whatwatt': 'whatwatt (disposition de l’appareil)',
+  'choice.sunspec': 'Compteur SunSpec (modèle 203)',
+  'choice.import_positive': 'prélèvement positif',
+  'choice.export_positive': 'injection positive',
+  'choice.none': 'aucune',
+  'choice.even': 'paire',
+  'choice.odd': 'impaire',
 };

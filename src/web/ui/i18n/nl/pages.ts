@@ -93,6 +93,7 @@ export const pages: Translation<typeof english> = {
   'meter_status.NOT RECOGNIZED': 'NIET HERKEND',
   'meter_status.ENCRYPTION KEY': 'SLEUTEL ONJUIST',
   'meter_status.KEY REQUIRED': 'SLEUTEL NODIG',
+  'chart.time': 'Tijd',
   'chart.l1_net': 'L1 netto',
   'chart.l2_net': 'L2 netto',
   'chart.l3_net': 'L3 netto',

@@ -148,7 +148,7 @@ export const settings: Translation<typeof english> = {
   'modbus.unit': 'Eenheid',
   'modbus.type': 'Type',
   'modbus.scale': 'Schaal',
-  'modbus.id': 'Id',
+  'common.id': 'Id',
   'modbus.set_caption': 'Groep vanaf {start} ({hex}), woordvolgorde {order}',
   'modbus.default_in_use':
     'De standaardindeling (die van de specificatie) is in gebruik, hieronder. Bewerk en bewaar haar voor een eigen indeling.',
@@ -173,4 +173,11 @@ export const settings: Translation<typeof english> = {
   'settings.confirm_restore':
     'Alle hier gemaakte instellingen (netwerk, MQTT, Modbus, wachtwoorden) verwijderen en herstarten met de fabrieksinstellingen?',
   'settings.restore_done': 'Fabrieksinstellingen hersteld; herstarten…',
+  'choice.whatwatt': 'whatwatt (indeling van het apparaat)',
+  'choice.sunspec': 'SunSpec-meter (model 203)',
+  'choice.import_positive': 'afname positief',
+  'choice.export_positive': 'teruglevering positief',
+  'choice.none': 'geen',
+  'choice.even': 'even',
+  'choice.odd': 'oneven',
 };
