@@ -6,6 +6,7 @@
  * See docs/architecture.md#web-interface-theme.
  */
 
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- merges into the DOM library's Window
 interface Window {
   /** Stores a choice (light, dark, auto) and applies it; the theme menu calls it. */
   meterGatewayTheme: { choose(choice: string): void; choice(): string };
