@@ -26,7 +26,7 @@ export const ENGLISH_WORDS = new Set(
 function templatePattern(text: string): RegExp | undefined {
   if (!text.includes('{')) return undefined;
   const literal = text.replace(/\{\w+\}/g, '');
-  if ((literal.match(/\p{L}/gu) ?? []).length < 6) return undefined; // too little to recognise
+  if ((literal.match(/\p{L}/gu) ?? []).length < 4) return undefined; // too little to recognise
   const parts = text.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${parts.join('.+?')}$`, 's');
 }
