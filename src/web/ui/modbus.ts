@@ -39,7 +39,10 @@ function showTable(table: HTMLTableElement, view: ModbusTableView): void {
       const texts = [String(row.address), hex(row.address), row.name, row.unit, row.type, scale, row.id];
       // data-label: the column's title, which a phone shows before the value (style.css reflows rows).
       texts.forEach((text, column) =>
-        Object.assign(line.insertCell(), { textContent: text }).setAttribute('data-label', t(titles[column]!)),
+        Object.assign(line.insertCell(), { textContent: text }).setAttribute(
+          'data-label',
+          t(titles[column]!),
+        ),
       );
       // The register's name and id are the layout's own (the device specification's terms).
       line.cells[2]!.translate = false;

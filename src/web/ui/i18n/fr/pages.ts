@@ -93,7 +93,7 @@ export const pages: Translation<typeof english> = {
   'meter_status.NOT RECOGNIZED': 'NON RECONNU',
   'meter_status.ENCRYPTION KEY': 'CLÉ INCORRECTE',
   'meter_status.KEY REQUIRED': 'CLÉ REQUISE',
-  'chart.time': 'Heure',
+  'chart.time': 'Temps',
   'chart.l1_net': 'L1 net',
   'chart.l2_net': 'L2 net',
   'chart.l3_net': 'L3 net',

@@ -6,7 +6,7 @@ export const actions: Translation<typeof english> = {
   'actions.http_requests_and_modbus_writes':
     'HTTP-verzoeken en Modbus-schrijfopdrachten die de gateway uitvoert op aanroep, volgens een schema (cron, lokale tijd) of wanneer een live meetwaarde boven of onder een drempel blijft.',
   'actions.enabled': 'Actief',
-  'actions.trigger': 'Aanleiding',
+  'actions.trigger': 'Trigger',
   'actions.requests': 'Verzoeken',
   'actions.action': 'Actie',
   'actions.schedule_cron_optional_seconds_field': 'Schema (cron, secondenveld optioneel)',
