@@ -64,10 +64,11 @@ export function currentLocale(): string {
 
 /**
  * The text of `key` in the chosen language, `{name}` placeholders replaced by `params`. A key the
- * catalogue lacks cannot be written (MessageKey); English stands in should a value be empty.
+ * catalogue lacks cannot be written (MessageKey); English stands in should a value be empty, and
+ * the key itself for a key no catalogue has (a mistyped data-i18n), so the page still starts.
  */
 export function t(key: MessageKey, params: Record<string, string | number> = {}): string {
-  const text = messages[key] || en[key];
+  const text = messages[key] || en[key] || key;
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
