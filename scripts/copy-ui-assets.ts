@@ -23,6 +23,7 @@ const uplot = dirname(createRequire(import.meta.url).resolve('uplot/package.json
 const copies: Array<[from: string, to: string]> = [
   [join(source, 'index.html'), join(target, 'index.html')],
   [join(source, 'style.css'), join(target, 'style.css')],
+  [join(source, 'theme.css'), join(target, 'theme.css')],
   [join(uplot, 'dist', 'uPlot.iife.min.js'), join(target, 'vendor', 'uplot.min.js')],
   [join(uplot, 'dist', 'uPlot.min.css'), join(target, 'vendor', 'uplot.min.css')],
   [join(uplot, 'LICENSE'), join(target, 'vendor', 'uplot.LICENSE')],

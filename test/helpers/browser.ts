@@ -31,7 +31,15 @@ export interface TestBrowser {
 
 /** Headless Chromium with a fresh profile (user-data-dir), removed again on close. */
 export async function launchBrowser(
-  options: { httpCredentials?: { username: string; password: string }; width?: number; height?: number } = {},
+  options: {
+    httpCredentials?: { username: string; password: string };
+    width?: number;
+    height?: number;
+    /** navigator.language(s) and Accept-Language, e.g. 'de-CH'. */
+    locale?: string;
+    /** prefers-color-scheme as the page sees it. */
+    colorScheme?: 'light' | 'dark';
+  } = {},
 ): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'mg-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -40,6 +48,8 @@ export async function launchBrowser(
     args: CHROMIUM_ARGS,
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     ...(options.httpCredentials ? { httpCredentials: options.httpCredentials } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
+    ...(options.colorScheme ? { colorScheme: options.colorScheme } : {}),
   });
   return {
     context,

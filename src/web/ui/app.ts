@@ -12,11 +12,16 @@ import { bindLogView, showLog } from './log-view.js';
 import { bindPortPicker } from './serial-ports.js';
 import { startStatus } from './status.js';
 import { showFirstRunHint } from './first-run.js';
+import { startLanguage } from './i18n/load.js';
+import { bindPreferences } from './preferences.js';
 
 /**
  * The single-page app: hash routes #/dashboard, #/history, #/actions, #/files, #/settings/<tab>. The dashboard's live
  * stream runs from the start, so its chart has the last minutes whichever page is open.
+ * The language's catalogue is loaded and the static page translated before anything is bound.
  */
+await startLanguage();
+bindPreferences();
 const loaders = bindSettings();
 loaders.modbus = [bindModbus()];
 bindMaintenance();

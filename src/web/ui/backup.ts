@@ -1,5 +1,6 @@
 import type { SettingsBackup } from '../../http/status-views.js';
 import { api, ApiError, element, pageRelative } from './api.js';
+import { t } from './i18n/i18n.js';
 
 /**
  * The settings backup on the maintenance tab: a download link (secrets only when ticked, and the
@@ -11,7 +12,7 @@ export function bindBackup(): void {
   const status = element('backup-status');
   const update = () => {
     link.href = pageRelative(`/api/v1/backup${secrets.checked ? '?secrets=true' : ''}`);
-    link.textContent = secrets.checked ? 'Download settings with passwords and keys' : 'Download settings';
+    link.textContent = t(secrets.checked ? 'settings.download_with_secrets' : 'settings.download_settings');
     link.classList.toggle('danger', secrets.checked);
   };
   secrets.addEventListener('change', update);
@@ -20,10 +21,10 @@ export function bindBackup(): void {
   element('backup-restore').addEventListener('click', () => {
     const file = element<HTMLInputElement>('backup-file').files?.[0];
     if (!file) {
-      status.textContent = 'Choose a settings file first.';
+      status.textContent = t('settings.choose_backup');
       return;
     }
-    status.textContent = 'Restoring…';
+    status.textContent = t('settings.restoring');
     void file
       .text()
       .then((text) => {
@@ -31,19 +32,22 @@ export function bindBackup(): void {
         try {
           backup = JSON.parse(text) as SettingsBackup;
         } catch {
-          throw new Error(`${file.name} is not JSON`);
+          throw new Error(t('settings.not_json_file', { name: file.name }));
         }
         return api<{ restored: number; changed: string[] }>('POST', '/api/v1/backup', backup);
       })
       .then((answer) => {
-        status.textContent = `Restored: ${answer.changed.length} of ${answer.restored} settings changed.`;
+        status.textContent = t('settings.restored', {
+          changed: answer.changed.length,
+          total: answer.restored,
+        });
       })
       .catch((error: unknown) => {
         const fields =
           error instanceof ApiError
             ? error.fields.map((issue) => `${issue.field}: ${issue.message}`).join('; ')
             : '';
-        status.textContent = `Not restored, nothing changed: ${fields || (error as Error).message}`;
+        status.textContent = t('settings.not_restored', { message: fields || (error as Error).message });
       });
   });
 }

@@ -1,5 +1,7 @@
 import type uPlot from 'uplot';
 import { decimalsOfStep, formatNumber, formatTime, type TimeStyle } from './format.js';
+import { t, type MessageKey } from './i18n/i18n.js';
+import { timeAxisLabels } from './time-axis.js';
 
 declare global {
   interface Window {
@@ -10,27 +12,33 @@ declare global {
 
 export type ChartData = uPlot.AlignedData;
 
+/** Series colours: the theme's CSS variables (theme.css), read on every draw. */
 export const COLORS = {
-  import: '#d9480f',
-  importMax: '#f59f00',
-  export: '#2b8a3e',
-  l1: '#1c7ed6',
-  l2: '#7048e8',
-  l3: '#0c8599',
-  net: '#1c63c7',
-};
+  import: '--import',
+  importMax: '--import-max',
+  export: '--export',
+  l1: '--l1',
+  l2: '--l2',
+  l3: '--l3',
+  net: '--net',
+} as const;
 
-/** A colour of the page's theme (style.css variables, light or dark by the OS setting). */
-export function themeColor(name: string, fallback: string): string {
+/** Area fills under the import and export lines (theme.css). */
+export const FILLS = { import: '--import-fill', export: '--export-fill' } as const;
+
+/** A colour of the page's theme (theme.css variables, light or dark). */
+export function themeColor(name: string, fallback = '#888'): string {
   const value = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
   return value || fallback;
 }
 
 export interface SeriesSpec {
-  label: string;
+  label: MessageKey;
+  /** CSS variable of the line (and bar) colour. */
   stroke: string;
   bars?: boolean;
   dash?: number[];
+  /** CSS variable of the area fill. */
   fill?: string;
 }
 
@@ -41,10 +49,29 @@ function widthOf(container: HTMLElement): number {
 /** The time axis's span (Unix seconds), asked again on every redraw. */
 export type TimeSpan = () => [from: number, to: number];
 
+function seriesOf(spec: SeriesSpec, bars: uPlot.Series.PathBuilder | undefined): uPlot.Series {
+  const color = () => themeColor(spec.stroke);
+  const line: uPlot.Series = {
+    label: t(spec.label),
+    stroke: color,
+    width: 1.5,
+    value: (_chart, value) => formatNumber(value, 3),
+  };
+  if (spec.dash) line.dash = spec.dash;
+  if (spec.fill) line.fill = () => themeColor(spec.fill!);
+  if (spec.bars && bars) {
+    line.paths = bars;
+    line.fill = color;
+    line.points = { show: false };
+  }
+  return line;
+}
+
 /**
  * A time-series chart (x in Unix seconds) over `span` that follows its container's width. Bars for
- * per-day energy, lines otherwise. Time ticks in the page's one time format (`ticks`, asked on
- * every redraw when a function), axes and grid in the theme's colours.
+ * per-day energy, lines otherwise. Time ticks in the page's locale, labelled by the tick step
+ * (time-axis.ts; the labels drawn are also in the container's data-x-labels); axes, grid and series
+ * in the theme's colours, redrawn when the theme changes.
  */
 export function createChart(
   container: HTMLElement,
@@ -57,9 +84,8 @@ export function createChart(
   const style = typeof ticks === 'function' ? ticks : () => ticks;
   const UPlot = window.uPlot;
   const bars = UPlot.paths.bars?.({ size: [0.7, 40] });
-  // Asked on every draw, so a chart follows the OS switching between light and dark.
-  const text = () => themeColor('--muted', '#687083');
-  const grid = { stroke: () => themeColor('--line', '#dde2ea'), width: 1 };
+  const text = () => themeColor('--muted');
+  const grid = { stroke: () => themeColor('--line'), width: 1 };
   const options: uPlot.Options = {
     width: widthOf(container),
     height: 240,
@@ -72,7 +98,12 @@ export function createChart(
         ticks: grid,
         // Room for a 12-hour label ("12:00 AM") between two ticks, also on a phone.
         space: 80,
-        values: (_chart, splits) => splits.map((t) => formatTime(t * 1000, style())),
+        values: (_chart, splits, _axis, _space, incr) => {
+          const [from, to] = span();
+          const labels = timeAxisLabels(splits, incr, style(), to - from);
+          container.dataset.xLabels = JSON.stringify(labels);
+          return labels;
+        },
       },
       {
         label: unit,
@@ -86,32 +117,16 @@ export function createChart(
     ],
     series: [
       {
-        value: (_chart, t) =>
-          t === null ? '—' : formatTime(t * 1000, style() === 'minutes' ? 'seconds' : style()),
+        label: t('chart.time'),
+        value: (_chart, x) =>
+          x === null ? '—' : formatTime(x * 1000, style() === 'minutes' ? 'seconds' : style()),
       },
-      ...series.map((spec) => {
-        const line: uPlot.Series = {
-          label: spec.label,
-          stroke: spec.stroke,
-          width: 1.5,
-          value: (_chart, value) => formatNumber(value, 3),
-        };
-        if (spec.dash) line.dash = spec.dash;
-        if (spec.fill) line.fill = spec.fill;
-        if (spec.bars && bars) {
-          line.paths = bars;
-          line.fill = spec.stroke;
-          line.points = { show: false };
-        }
-        return line;
-      }),
+      ...series.map((spec) => seriesOf(spec, bars)),
     ],
   };
   container.replaceChildren();
   const chart = new UPlot(options, data, container);
-  window
-    .matchMedia('(prefers-color-scheme: dark)')
-    .addEventListener('change', () => chart.redraw(false, true));
+  window.addEventListener('themechange', () => chart.redraw(false, true));
   new ResizeObserver(() => {
     const width = widthOf(container);
     if (width !== chart.width) chart.setSize({ width, height: 240 });

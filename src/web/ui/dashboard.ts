@@ -2,6 +2,7 @@ import type { LivePayload, SystemView } from '../../reading/reading-views.js';
 import { api, element, pageRelative } from './api.js';
 import { formatTime, decimalsOf, formatNumber } from './format.js';
 import { LiveChart } from './live-chart.js';
+import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import { Headline } from './headline.js';
 
 /** meter.timeout's default: a reading older than this is stale even while the meter status says OK. */
@@ -9,22 +10,22 @@ const MIN_STALE_MS = 10_000;
 const SYSTEM_POLL_MS = 3_000;
 
 /** Rows of the per-phase and energy tables: label and the live keys of its cells. */
-const PHASE_ROWS: Array<[label: string, keys: string[]]> = [
-  ['Import kW', ['P_P1_In', 'P_P2_In', 'P_P3_In']],
-  ['Export kW', ['P_P1_Out', 'P_P2_Out', 'P_P3_Out']],
-  ['Voltage V', ['V_P1', 'V_P2', 'V_P3']],
-  ['Current A', ['I_P1', 'I_P2', 'I_P3']],
+const PHASE_ROWS: Array<[label: MessageKey, keys: string[]]> = [
+  ['dashboard.row_import_kw', ['P_P1_In', 'P_P2_In', 'P_P3_In']],
+  ['dashboard.row_export_kw', ['P_P1_Out', 'P_P2_Out', 'P_P3_Out']],
+  ['dashboard.row_voltage', ['V_P1', 'V_P2', 'V_P3']],
+  ['dashboard.row_current', ['I_P1', 'I_P2', 'I_P3']],
 ];
-const ENERGY_ROWS: Array<[label: string, keys: string[]]> = [
-  ['Import', ['E_In', 'E_In_T1', 'E_In_T2']],
-  ['Export', ['E_Out', 'E_Out_T1', 'E_Out_T2']],
+const ENERGY_ROWS: Array<[label: MessageKey, keys: string[]]> = [
+  ['common.import', ['E_In', 'E_In_T1', 'E_In_T2']],
+  ['common.export', ['E_Out', 'E_Out_T1', 'E_Out_T2']],
 ];
 
-function fillTable(body: HTMLElement, rows: Array<[label: string, keys: string[]]>): void {
+function fillTable(body: HTMLElement, rows: Array<[label: MessageKey, keys: string[]]>): void {
   for (const [label, keys] of rows) {
     const row = document.createElement('tr');
     const head = document.createElement('th');
-    head.textContent = label;
+    head.textContent = t(label);
     row.append(head);
     for (const key of keys) {
       const cell = document.createElement('td');
@@ -42,13 +43,13 @@ function readingTime(payload: LivePayload): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-const IDENTITY_FIELDS: Array<[key: string, label: string]> = [
-  ['interface', 'Interface'],
-  ['protocol', 'Protocol'],
-  ['protocol_version', 'Version'],
-  ['vendor', 'Vendor'],
-  ['model', 'Model'],
-  ['id', 'Meter id'],
+const IDENTITY_FIELDS: Array<[key: string, label: MessageKey]> = [
+  ['interface', 'dashboard.interface'],
+  ['protocol', 'dashboard.protocol'],
+  ['protocol_version', 'common.version'],
+  ['vendor', 'dashboard.vendor'],
+  ['model', 'common.model'],
+  ['id', 'dashboard.meter_id'],
 ];
 
 /**
@@ -123,10 +124,10 @@ export class Dashboard {
     };
     for (const [key, label] of IDENTITY_FIELDS) {
       const value = system.meter[key];
-      add(label, value === undefined ? undefined : String(value));
+      add(t(label), value === undefined ? undefined : String(value));
     }
-    add('Gateway id', system.device.id);
-    add('Firmware', system.device.firmware);
+    add(t('dashboard.gateway_id'), system.device.id);
+    add(t('dashboard.firmware'), system.device.firmware);
   }
 
   private onLive(payload: LivePayload): void {
@@ -156,10 +157,18 @@ export class Dashboard {
       const item = document.createElement('li');
       const captured = volume.DT === undefined ? Number.NaN : Date.parse(volume.DT);
       const at = Number.isFinite(captured) ? formatTime(captured, 'stamp') : volume.DT;
-      item.textContent = `bus ${volume.Bus ?? '?'} ${volume.M_ID ?? ''}: ${formatNumber(volume.Cum, 3)} m³${at ? ` (${at})` : ''}`;
+      item.textContent = t('dashboard.volume', {
+        bus: volume.Bus ?? '?',
+        id: volume.M_ID ?? '',
+        value: formatNumber(volume.Cum, 3),
+        at: at ? ` (${at})` : '',
+      });
       list.append(item);
     }
-    if (list.childElementCount === 0) list.innerHTML = '<li>no M-Bus meter</li>';
+    if (list.childElementCount === 0)
+      list.append(
+        Object.assign(document.createElement('li'), { textContent: t('dashboard.no_m_bus_meter') }),
+      );
   }
 
   /** Greys out the readings and names the reason when they are not current. */
@@ -169,22 +178,22 @@ export class Dashboard {
     const statusOk = this.meterStatus === 'OK';
     const current = this.connected && statusOk && age < staleAfter;
     const badge = element('meter-status');
-    badge.textContent = this.meterStatus || 'unknown';
+    const status = this.meterStatus
+      ? tOr(`meter_status.${this.meterStatus}`, this.meterStatus)
+      : t('dashboard.unknown');
+    badge.textContent = status;
     badge.className = `badge ${statusOk ? 'ok' : 'off'}`;
     const connection = element('connection');
-    connection.textContent = this.connected ? 'connected' : 'not connected';
+    connection.textContent = t(this.connected ? 'nav.connected' : 'nav.not_connected');
     connection.className = `badge ${this.connected ? 'ok' : 'off'}`;
     document.body.classList.toggle('stale', !current);
     const banner = element('stale-banner');
     banner.hidden = current;
     if (current) return;
-    const since = this.lastEventAt
-      ? ` The values shown are from ${this.lastReadingTime} and are not current.`
-      : '';
-    if (!this.connected) banner.textContent = `Not connected to the gateway; reconnecting.${since}`;
-    else if (!this.lastEventAt)
-      banner.textContent = `No data: no reading has arrived yet (meter status ${this.meterStatus || 'unknown'}).`;
-    else if (!statusOk) banner.textContent = `Meter status ${this.meterStatus || 'unknown'}.${since}`;
-    else banner.textContent = `No reading for ${Math.round(age / 1000)} s.${since}`;
+    const since = this.lastEventAt ? ` ${t('dashboard.stale_since', { time: this.lastReadingTime })}` : '';
+    if (!this.connected) banner.textContent = t('dashboard.not_connected') + since;
+    else if (!this.lastEventAt) banner.textContent = t('dashboard.no_data_yet', { status });
+    else if (!statusOk) banner.textContent = t('dashboard.meter_status', { status }) + since;
+    else banner.textContent = t('dashboard.no_reading_for', { seconds: Math.round(age / 1000) }) + since;
   }
 }

@@ -1,5 +1,7 @@
 import type { DirectoryEntry, DirectoryListing } from '../../http/sdcard-contract.js';
 import { api, element, pageRelative } from './api.js';
+import { formatNumber, formatTime } from './format.js';
+import { t } from './i18n/i18n.js';
 
 /** The folder the page shows, relative to the SD card folder: '' or 'archive/'. */
 let folder = '';
@@ -14,7 +16,7 @@ export function sizeText(bytes: number): string {
     value /= 1000;
     unit++;
   }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  return `${formatNumber(value, 1)} ${units[unit]}`;
 }
 
 function encodedPath(relative: string): string {
@@ -54,13 +56,13 @@ function deleteButton(entry: DirectoryEntry): HTMLButtonElement {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'danger';
-  button.textContent = 'Delete';
+  button.textContent = t('files.delete');
   button.addEventListener('click', () => {
-    const what = entry.type === 'dir' ? `the folder ${entry.name} and everything in it` : entry.name;
-    if (!confirm(`Delete ${what}?`)) return;
+    const question = entry.type === 'dir' ? 'files.confirm_delete_folder' : 'files.confirm_delete';
+    if (!confirm(t(question, { name: entry.name }))) return;
     api('DELETE', `/sdcard/${encodedPath(folder + entry.name)}`)
-      .then(() => showFiles(`Deleted ${entry.name}.`))
-      .catch((error: unknown) => say(`Not deleted: ${(error as Error).message}`));
+      .then(() => showFiles(t('files.deleted', { name: entry.name })))
+      .catch((error: unknown) => say(t('files.not_deleted', { message: (error as Error).message })));
   });
   return button;
 }
@@ -75,7 +77,7 @@ function render(listing: DirectoryListing): void {
     row.dataset.name = entry.name;
     cell(row, nameCell(entry));
     cell(row, entry.type === 'dir' ? '' : sizeText(entry.size), 'number');
-    cell(row, new Date(entry.modified).toLocaleString());
+    cell(row, formatTime(Date.parse(entry.modified), 'full'));
     cell(row, deleteButton(entry));
   }
   element('files-empty').hidden = listing.files.length > 0;
@@ -87,7 +89,7 @@ export async function showFiles(note = ''): Promise<void> {
     render(await api<DirectoryListing>('GET', `/sdcard/${encodedPath(folder)}`));
     say(note);
   } catch (error) {
-    say(`Cannot list the SD card: ${(error as Error).message}`);
+    say(t('files.list_failed', { message: (error as Error).message }));
   }
 }
 

@@ -1,17 +1,34 @@
+import { currentLocale } from './i18n/i18n.js';
+
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
 /**
- * Numbers as the dashboard shows them; a value the meter did not send is a dash. A value that rounds
- * to zero is shown without its sign (never "-0.000").
+ * Numbers as the page shows them, in the chosen language's locale (decimal comma in de, fr, nl)
+ * without thousands separators, so a column of meter totals reads alike in every language; a value
+ * the meter did not send is a dash. A value that rounds to zero is shown without its sign (never
+ * "-0.000"). `locale` only for tests.
  */
-export function formatNumber(value: unknown, decimals: number): string {
+export function formatNumber(value: unknown, decimals: number, locale: string = currentLocale()): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—';
-  const text = value.toFixed(decimals);
-  return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text;
+  const key = `${locale}|${decimals}`;
+  let format = numberFormats.get(key);
+  if (!format) {
+    format = new Intl.NumberFormat(locale, {
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+      useGrouping: false,
+    });
+    numberFormats.set(key, format);
+  }
+  const rounded = Number(value.toFixed(decimals));
+  return format.format(rounded === 0 ? 0 : value);
 }
 
 /** A signed number (the net power, import minus export): "+" before a positive value, zero unsigned. */
-export function formatSigned(value: unknown, decimals: number): string {
-  const text = formatNumber(value, decimals);
-  return text === '—' || text.startsWith('-') || Number(text) === 0 ? text : `+${text}`;
+export function formatSigned(value: unknown, decimals: number, locale?: string): string {
+  const text = formatNumber(value, decimals, locale);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return text;
+  return Number(value.toFixed(decimals)) > 0 ? `+${text}` : text;
 }
 
 /** Decimals that show a chart's tick step exactly (0.0005 -> 4, 0.25 -> 2, 20 -> 0; at most 6). */
@@ -33,10 +50,10 @@ export function decimalsOf(key: string): number {
 }
 
 /**
- * The one time format of the page: the browser's locale through Intl (24 h where the locale uses
- * it); `locale` only for tests, the page passes none.
+ * The one time format of the page: the chosen language's locale through Intl (24 h where the
+ * locale uses it); `locale` only for tests, the page passes none.
  */
-export type TimeStyle = 'seconds' | 'minutes' | 'day' | 'weekday' | 'month' | 'date' | 'stamp';
+export type TimeStyle = 'seconds' | 'minutes' | 'day' | 'weekday' | 'month' | 'date' | 'stamp' | 'full';
 
 const STYLES: Record<TimeStyle, Intl.DateTimeFormatOptions> = {
   seconds: { hour: '2-digit', minute: '2-digit', second: '2-digit' },
@@ -46,12 +63,13 @@ const STYLES: Record<TimeStyle, Intl.DateTimeFormatOptions> = {
   month: { month: 'short' },
   date: { weekday: 'short', day: 'numeric', month: 'long', year: 'numeric' },
   stamp: { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' },
+  full: { dateStyle: 'short', timeStyle: 'medium' },
 };
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-export function formatTime(ms: number, style: TimeStyle, locale?: string): string {
-  const key = `${locale ?? ''}|${style}`;
+export function formatTime(ms: number, style: TimeStyle, locale: string = currentLocale()): string {
+  const key = `${locale}|${style}`;
   let formatter = formatters.get(key);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat(locale, STYLES[style]);

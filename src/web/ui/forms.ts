@@ -1,5 +1,6 @@
 import { api, ApiError } from './api.js';
 import { fieldNameOf, setAt, valueAt, type FieldIssue } from './fields.js';
+import { t } from './i18n/i18n.js';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -97,11 +98,11 @@ export function showFailure(form: HTMLFormElement, error: unknown, strip = ''): 
     setStatus(
       form,
       fieldsPlaced && extra.length === 0
-        ? 'Please correct the marked fields.'
+        ? t('settings.correct_fields')
         : [error.message, ...extra].join('; '),
       'error',
     );
-  } else setStatus(form, `Request failed: ${(error as Error).message}`, 'error');
+  } else setStatus(form, t('settings.request_failed', { message: (error as Error).message }), 'error');
 }
 
 /**
@@ -123,12 +124,12 @@ export function bindSettingsForm(
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    setStatus(form, 'Saving…', 'busy');
+    setStatus(form, t('common.saving'), 'busy');
     api<unknown>('PUT', endpoint, collectForm(form))
       .then((data) => {
         clearIssues(form);
         show(data);
-        setStatus(form, 'Saved.');
+        setStatus(form, t('common.saved'));
       })
       .catch((error: unknown) => showFailure(form, error, strip));
   });

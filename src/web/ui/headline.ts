@@ -4,6 +4,7 @@ import { api, element } from './api.js';
 import { showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime } from './format.js';
 import { netPower } from './net-power.js';
+import { t } from './i18n/i18n.js';
 import { historyQuery, periodOf, periodTotals } from './periods.js';
 
 const TODAY_POLL_MS = 30_000;
@@ -23,17 +24,14 @@ export class Headline {
     const net = netPower(payload);
     const out = element('net-power');
     out.textContent = formatSigned(net, 3);
-    const shown = net === undefined ? 0 : Number(formatNumber(net, 3));
+    // The sign of the value as shown (rounded to the watt): -0.0004 kW reads as balanced.
+    const shown = net === undefined ? 0 : Math.round(net * 1000);
     out.className = shown > 0 ? 'importing' : shown < 0 ? 'exporting' : '';
     out.dataset.kw = net === undefined ? '' : String(net);
     element('net-direction').textContent =
       net === undefined
-        ? 'the meter sends no active power'
-        : shown > 0
-          ? 'importing from the grid'
-          : shown < 0
-            ? 'exporting to the grid'
-            : 'balanced';
+        ? t('dashboard.no_active_power')
+        : t(shown > 0 ? 'dashboard.importing' : shown < 0 ? 'dashboard.exporting' : 'dashboard.balanced');
   }
 
   private async pollToday(): Promise<void> {
@@ -45,9 +43,9 @@ export class Headline {
       element('today-in').textContent = formatNumber(totals.e_in, 3);
       element('today-out').textContent = formatNumber(totals.e_out, 3);
       showCostTotals(element('today-cost'), answer.costs);
-      note.textContent = `as of ${formatTime(Date.now(), 'minutes')}`;
+      note.textContent = t('dashboard.as_of', { time: formatTime(Date.now(), 'minutes') });
     } catch (error) {
-      note.textContent = `History not available: ${(error as Error).message}`;
+      note.textContent = t('dashboard.history_unavailable', { message: (error as Error).message });
     }
   }
 }

@@ -4,6 +4,7 @@ import { api, ApiError, element, pageRelative } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
 import { showBarCosts, showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime, type TimeStyle } from './format.js';
+import { currentLocale, t } from './i18n/i18n.js';
 import {
   carryDay,
   dateInputValue,
@@ -20,9 +21,9 @@ import {
 } from './periods.js';
 
 const SERIES: SeriesSpec[] = [
-  { label: 'Import kWh', stroke: COLORS.import, bars: true },
-  { label: 'Export kWh', stroke: COLORS.export, bars: true },
-  { label: 'Net kWh', stroke: COLORS.net },
+  { label: 'chart.import_kwh', stroke: COLORS.import, bars: true },
+  { label: 'chart.export_kwh', stroke: COLORS.export, bars: true },
+  { label: 'chart.net_kwh', stroke: COLORS.net },
 ];
 
 /** Tick labels and the period's title by view, in the page's one (Intl) time format. */
@@ -36,19 +37,24 @@ function title(period: Period): string {
     case 'week':
       return `${formatTime(period.from, 'day')} – ${formatTime(to, 'day')} ${new Date(to).getFullYear()}`;
     case 'month':
-      return new Intl.DateTimeFormat(undefined, { month: 'long', year: 'numeric' }).format(period.from);
+      return new Intl.DateTimeFormat(currentLocale(), { month: 'long', year: 'numeric' }).format(period.from);
     case 'year':
       return String(new Date(period.from).getFullYear());
   }
 }
 
 function powerLine(totals: PeriodTotals): string {
-  const part = (name: string, stats: PeriodTotals['p_in']) =>
+  const part = (name: 'history.import_power' | 'history.export_power', stats: PeriodTotals['p_in']) =>
     stats
-      ? `${name} min ${formatNumber(stats.min, 3)} / mean ${formatNumber(stats.mean, 3)} / max ${formatNumber(stats.max, 3)} kW`
+      ? t(name, {
+          min: formatNumber(stats.min, 3),
+          mean: formatNumber(stats.mean, 3),
+          max: formatNumber(stats.max, 3),
+        })
       : '';
-  const parts = [part('Import power', totals.p_in), part('Export power', totals.p_out)].filter(Boolean);
-  return parts.length ? `${parts.join(' · ')} (${totals.readings} readings)` : '';
+  const parts = [part('history.import_power', totals.p_in), part('history.export_power', totals.p_out)];
+  const shown = parts.filter(Boolean);
+  return shown.length ? t('history.readings', { parts: shown.join(' · '), count: totals.readings }) : '';
 }
 
 /**
@@ -108,15 +114,15 @@ export class HistoryExplorer {
       if (request !== this.request) return;
       note.textContent =
         error instanceof ApiError && error.status === 404
-          ? 'History is not available on this gateway.'
-          : `History could not be read: ${(error as Error).message}`;
+          ? t('history.not_available')
+          : t('history.read_failed', { message: (error as Error).message });
       return;
     }
     if (request !== this.request) return;
     this.showTotals(period, periodTotals(period, answer.points));
     const bars = energyBars(period, answer.points);
     const recorded = bars.filter((bar) => bar.net !== null).length;
-    note.textContent = recorded === 0 ? 'No energy recorded in this period.' : '';
+    note.textContent = recorded === 0 ? t('history.no_energy') : '';
     this.draw(period, bars);
     showCostTotals(element('explore-cost'), answer.costs);
     const ends = [...bars.slice(1).map((bar) => bar.t), period.to];

@@ -1,7 +1,8 @@
 import type uPlot from 'uplot';
 import type { HistoryView, PointView } from '../../history/history-view.js';
 import { api, ApiError, element } from './api.js';
-import { COLORS, createChart, type SeriesSpec } from './charts.js';
+import { COLORS, createChart, FILLS, type SeriesSpec } from './charts.js';
+import { t } from './i18n/i18n.js';
 import { formatNumber, type TimeStyle } from './format.js';
 
 interface RangeView {
@@ -39,13 +40,13 @@ const RANGES: readonly RangeView[] = [
 ];
 
 const POWER_SERIES: SeriesSpec[] = [
-  { label: 'Import mean', stroke: COLORS.import, fill: 'rgba(217,72,15,0.08)' },
-  { label: 'Import max', stroke: COLORS.importMax, dash: [3, 3] },
-  { label: 'Export mean', stroke: COLORS.export, fill: 'rgba(43,138,62,0.08)' },
+  { label: 'chart.import_mean', stroke: COLORS.import, fill: FILLS.import },
+  { label: 'chart.import_max', stroke: COLORS.importMax, dash: [3, 3] },
+  { label: 'chart.export_mean', stroke: COLORS.export, fill: FILLS.export },
 ];
 const ENERGY_SERIES: SeriesSpec[] = [
-  { label: 'Import', stroke: COLORS.import, bars: true },
-  { label: 'Export', stroke: COLORS.export, bars: true },
+  { label: 'common.import', stroke: COLORS.import, bars: true },
+  { label: 'common.export', stroke: COLORS.export, bars: true },
 ];
 
 const charts = new Map<string, uPlot>();
@@ -86,15 +87,20 @@ async function showRange(range: RangeView, now: Date): Promise<void> {
   } catch (error) {
     note.textContent =
       error instanceof ApiError && error.status === 404
-        ? 'History is not available on this gateway.'
-        : `History could not be read: ${(error as Error).message}`;
+        ? t('history.not_available')
+        : t('history.read_failed', { message: (error as Error).message });
     return;
   }
   const points = answer.points;
   note.textContent =
     points.length === 0
-      ? 'No data recorded in this period yet.'
-      : `${points.length} ${points.length === 1 ? 'point' : 'points'} of ${answer.resolution}; energy import ${formatNumber(total(points, 'e_in'), 3)} kWh, export ${formatNumber(total(points, 'e_out'), 3)} kWh.`;
+      ? t('history.no_data_yet')
+      : t(points.length === 1 ? 'history.summary_one' : 'history.summary', {
+          count: points.length,
+          resolution: answer.resolution,
+          in: formatNumber(total(points, 'e_in'), 3),
+          out: formatNumber(total(points, 'e_out'), 3),
+        });
   note.dataset.points = String(points.length);
   const data = columnsOf(points, range.kind);
   spans.set(range.id, [answer.from, answer.to]);

@@ -1,9 +1,12 @@
 import type { SystemView } from '../../http/status-views.js';
 import { api, element } from './api.js';
+import { formatNumber, formatTime } from './format.js';
+import { t, tOr } from './i18n/i18n.js';
 
 /** Seconds as "2 d 3 h 4 min" (seconds only below a minute). */
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${Math.round(seconds)} s`;
+  // Unit symbols (d, h, min, s) read alike in the page's four languages.
   const days = Math.floor(seconds / 86_400);
   const hours = Math.floor((seconds % 86_400) / 3_600);
   const minutes = Math.floor((seconds % 3_600) / 60);
@@ -13,14 +16,14 @@ export function formatDuration(seconds: number): string {
 }
 
 function megabytes(bytes: number): string {
-  return `${(bytes / 1_048_576).toFixed(1)} MB`;
+  return `${formatNumber(bytes / 1_048_576, 1)} MB`;
 }
 
 function fillFacts(list: HTMLElement, facts: Array<[label: string, value: string]>): void {
   list.replaceChildren();
   for (const [label, value] of facts) {
     const term = document.createElement('dt');
-    term.textContent = label;
+    term.textContent = tOr(`info.fact.${label}`, label);
     const detail = document.createElement('dd');
     detail.textContent = value;
     detail.dataset.fact = label;
@@ -41,14 +44,18 @@ function show(system: SystemView): void {
     ['License', device.license.type],
     ['Uptime', formatDuration(runtime.uptime_s)],
     ['Since boot', formatDuration(device.time_since_boot)],
-    ['Addresses', addresses.length > 0 ? addresses.join(', ') : 'none'],
+    ['Addresses', addresses.length > 0 ? addresses.join(', ') : t('info.none')],
     ['Memory (RSS)', megabytes(runtime.memory.rss_bytes)],
     ['Heap used', megabytes(runtime.memory.heap_used_bytes)],
     ['Node.js', runtime.node],
   ]);
+  // Counters by the daemon's own name (info.counter.<name> where the catalogue has one).
   fillFacts(
     element('info-counters'),
-    Object.entries(system.counters).map(([name, value]) => [name.replaceAll('_', ' '), String(value)]),
+    Object.entries(system.counters).map(([name, value]) => [
+      tOr(`info.counter.${name}`, name.replaceAll('_', ' ')),
+      String(value),
+    ]),
   );
 }
 
@@ -57,8 +64,8 @@ export async function showInfo(): Promise<void> {
   const note = element('info-status');
   try {
     show(await api<SystemView>('GET', '/api/v1/system'));
-    note.textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    note.textContent = t('info.updated', { time: formatTime(Date.now(), 'seconds') });
   } catch (error) {
-    note.textContent = `Could not load: ${(error as Error).message}`;
+    note.textContent = t('info.load_failed', { message: (error as Error).message });
   }
 }

@@ -2,7 +2,7 @@ import type uPlot from 'uplot';
 import type { HistoryView, RecentPoint, RecentView } from '../../history/history-view.js';
 import type { LivePayload } from '../../reading/reading-views.js';
 import { api, element } from './api.js';
-import { COLORS, createChart } from './charts.js';
+import { COLORS, createChart, FILLS } from './charts.js';
 
 /** The rolling chart shows this many seconds. */
 export const WINDOW_S = 300;
@@ -81,11 +81,11 @@ export class LiveChart {
     this.chart = createChart(
       element('live-chart'),
       [
-        { label: 'Import', stroke: COLORS.import, fill: 'rgba(217,72,15,0.08)' },
-        { label: 'Export', stroke: COLORS.export, fill: 'rgba(43,138,62,0.08)' },
-        { label: 'L1 net', stroke: COLORS.l1, dash: [4, 3] },
-        { label: 'L2 net', stroke: COLORS.l2, dash: [4, 3] },
-        { label: 'L3 net', stroke: COLORS.l3, dash: [4, 3] },
+        { label: 'common.import', stroke: COLORS.import, fill: FILLS.import },
+        { label: 'common.export', stroke: COLORS.export, fill: FILLS.export },
+        { label: 'chart.l1_net', stroke: COLORS.l1, dash: [4, 3] },
+        { label: 'chart.l2_net', stroke: COLORS.l2, dash: [4, 3] },
+        { label: 'chart.l3_net', stroke: COLORS.l3, dash: [4, 3] },
       ],
       data,
       'kW',

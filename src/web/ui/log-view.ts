@@ -1,14 +1,18 @@
 import type { LogLineView, LogView } from '../../http/status-views.js';
 import { api, element } from './api.js';
+import { formatTime } from './format.js';
+import { t } from './i18n/i18n.js';
 
 function lineItem(line: LogLineView): HTMLLIElement {
   const item = document.createElement('li');
   item.className = `log-${line.level}`;
   item.dataset.level = line.level;
-  const time = new Date(line.time).toLocaleString();
+  const time = formatTime(Date.parse(line.time), 'full');
   const where = line.component ? `[${line.component}] ` : '';
   const fields = line.fields ? ` ${JSON.stringify(line.fields)}` : '';
   item.textContent = `${time} ${line.level}: ${where}${line.message}${fields}`;
+  // The daemon's log lines, as it writes them.
+  item.translate = false;
   return item;
 }
 
@@ -21,9 +25,9 @@ export async function showLog(): Promise<void> {
     const list = element('log-lines');
     list.replaceChildren(...view.lines.map(lineItem));
     list.scrollTop = list.scrollHeight;
-    status.textContent = `${view.lines.length} lines (the daemon keeps the last ${view.capacity})`;
+    status.textContent = t('info.log_lines', { count: view.lines.length, capacity: view.capacity });
   } catch (error) {
-    status.textContent = `Could not load the log: ${(error as Error).message}`;
+    status.textContent = t('info.log_failed', { message: (error as Error).message });
   }
 }
 

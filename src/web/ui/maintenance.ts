@@ -1,4 +1,5 @@
 import { errorOf, api, element, pageRelative } from './api.js';
+import { t, type MessageKey } from './i18n/i18n.js';
 
 function say(id: string, text: string): void {
   element(id).textContent = text;
@@ -12,20 +13,20 @@ function upload(file: File): void {
   progress.value = 0;
   request.upload.onprogress = (event) => {
     if (event.lengthComputable) progress.value = event.loaded / event.total;
-    say('firmware-status', `Uploading ${Math.round(progress.value * 100)} %`);
+    say('firmware-status', t('settings.uploading', { percent: Math.round(progress.value * 100) }));
   };
-  request.upload.onload = () => say('firmware-status', 'Uploaded; the gateway verifies the bundle…');
+  request.upload.onload = () => say('firmware-status', t('settings.uploaded'));
   request.onload = () => {
     if (request.status === 200) {
-      say('firmware-status', `${request.responseText.trim()}. The page reloads when the gateway is back.`);
+      say('firmware-status', `${request.responseText.trim()}. ${t('settings.reload_when_back')}`);
       waitForRestart();
       return;
     }
     void errorOf(new Response(request.responseText, { status: request.status })).then((error) =>
-      say('firmware-status', `Refused (HTTP ${request.status}): ${error.message}`),
+      say('firmware-status', t('settings.refused', { status: request.status, message: error.message })),
     );
   };
-  request.onerror = () => say('firmware-status', 'Upload failed: the connection was lost.');
+  request.onerror = () => say('firmware-status', t('settings.upload_lost'));
   const body = new FormData();
   body.append('file', file, file.name);
   request.open('POST', pageRelative('/load'));
@@ -45,11 +46,11 @@ function waitForRestart(): void {
   setTimeout(poll, 2_000);
 }
 
-function restartAction(path: string, question: string, done: string): void {
-  if (!confirm(question)) return;
+function restartAction(path: string, question: MessageKey, done: MessageKey): void {
+  if (!confirm(t(question))) return;
   api('POST', path)
     .then(() => {
-      say('maintenance-status', done);
+      say('maintenance-status', t(done));
       waitForRestart();
     })
     .catch((error: unknown) => say('maintenance-status', (error as Error).message));
@@ -58,17 +59,13 @@ function restartAction(path: string, question: string, done: string): void {
 export function bindMaintenance(): void {
   element('firmware-upload').addEventListener('click', () => {
     const file = element<HTMLInputElement>('firmware-file').files?.[0];
-    if (!file) return say('firmware-status', 'Choose a release bundle (.bin) first.');
+    if (!file) return say('firmware-status', t('settings.choose_bundle'));
     upload(file);
   });
   element('reboot').addEventListener('click', () =>
-    restartAction('/api/v1/reboot', 'Restart the gateway now?', 'Restarting…'),
+    restartAction('/api/v1/reboot', 'settings.confirm_reboot', 'settings.restarting'),
   );
   element('restore').addEventListener('click', () =>
-    restartAction(
-      '/api/v1/restore',
-      'Delete every setting made here (network, MQTT, Modbus, passwords) and restart with the factory settings?',
-      'Factory settings restored; restarting…',
-    ),
+    restartAction('/api/v1/restore', 'settings.confirm_restore', 'settings.restore_done'),
   );
 }

@@ -1,6 +1,7 @@
 import type { ModbusTableView } from '../../modbus/register-table-view.js';
 import { api, ApiError, element } from './api.js';
 import { clearIssues, setStatus, showFailure } from './forms.js';
+import { t, type MessageKey } from './i18n/i18n.js';
 
 const hex = (address: number): string => `0x${address.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -8,23 +9,44 @@ const hex = (address: number): string => `0x${address.toString(16).toUpperCase()
 function showTable(table: HTMLTableElement, view: ModbusTableView): void {
   const head = table.createTHead();
   head.replaceChildren();
-  const titles = ['Address', 'Hex', 'Name', 'Unit', 'Type', 'Scale', 'Id'];
+  const titles: MessageKey[] = [
+    'settings.address',
+    'modbus.hex',
+    'common.name',
+    'modbus.unit',
+    'modbus.type',
+    'modbus.scale',
+    'common.id',
+  ];
   const headRow = head.insertRow();
   for (const title of titles)
-    headRow.append(Object.assign(document.createElement('th'), { textContent: title }));
+    headRow.append(Object.assign(document.createElement('th'), { textContent: t(title), scope: 'col' }));
   for (const body of [...table.tBodies]) body.remove();
   for (const set of view.sets) {
     const body = table.createTBody();
     const caption = body.insertRow().insertCell();
     caption.colSpan = titles.length;
     caption.className = 'muted';
-    caption.textContent = `Set from ${set.start_address} (${hex(set.start_address)}), word order ${set.word_order}`;
+    caption.textContent = t('modbus.set_caption', {
+      start: set.start_address,
+      hex: hex(set.start_address),
+      order: set.word_order,
+    });
     for (const row of set.rows) {
       const line = body.insertRow();
       line.dataset.id = row.id;
       const scale = row.type === 'padding' || row.type === 'bytes' ? '' : `×10^${row.scaler}`;
-      for (const text of [String(row.address), hex(row.address), row.name, row.unit, row.type, scale, row.id])
-        line.insertCell().textContent = text;
+      const texts = [String(row.address), hex(row.address), row.name, row.unit, row.type, scale, row.id];
+      // data-label: the column's title, which a phone shows before the value (style.css reflows rows).
+      texts.forEach((text, column) =>
+        Object.assign(line.insertCell(), { textContent: text }).setAttribute(
+          'data-label',
+          t(titles[column]!),
+        ),
+      );
+      // The register's name and id are the layout's own (the device specification's terms).
+      line.cells[2]!.translate = false;
+      line.cells[6]!.translate = false;
     }
   }
 }
@@ -66,9 +88,7 @@ export function bindModbus(): () => Promise<void> {
       const layout = await api<unknown>('GET', usingDefault ? '/api/v1/modbus/default' : '/api/v1/modbus');
       editor.value = JSON.stringify(layout, null, 2);
       showTable(table, view);
-      state.textContent = usingDefault
-        ? "The default layout (the specification's) is in use, shown below. Edit it and save to use a custom layout."
-        : 'A custom layout is in use.';
+      state.textContent = t(usingDefault ? 'modbus.default_in_use' : 'modbus.custom_in_use');
       setStatus(form, '');
     } catch (error) {
       showFailure(form, error);
@@ -82,20 +102,20 @@ export function bindModbus(): () => Promise<void> {
       layout = JSON.parse(editor.value);
     } catch (error) {
       issues.replaceChildren();
-      setStatus(form, `Not valid JSON: ${(error as Error).message}`, 'error');
+      setStatus(form, t('modbus.not_json', { message: (error as Error).message }), 'error');
       return;
     }
-    setStatus(form, 'Saving…', 'busy');
+    setStatus(form, t('common.saving'), 'busy');
     api<unknown>('POST', '/api/v1/modbus', layout)
       .then(() => load())
-      .then(() => setStatus(form, 'Saved.'))
+      .then(() => setStatus(form, t('common.saved')))
       .catch(showIssues);
   });
   element('modbus-reset').addEventListener('click', () => {
-    if (!confirm('Delete the custom layout and serve the default one?')) return;
+    if (!confirm(t('modbus.confirm_reset'))) return;
     api('DELETE', '/api/v1/modbus')
       .then(() => load())
-      .then(() => setStatus(form, 'Default layout restored.'))
+      .then(() => setStatus(form, t('modbus.reset_done')))
       .catch(showIssues);
   });
   element('modbus-addresses').addEventListener('click', () => {

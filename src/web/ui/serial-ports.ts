@@ -1,11 +1,12 @@
 import type { SerialPortView } from '../../http/status-views.js';
 import { api, element } from './api.js';
+import { t, type MessageKey } from './i18n/i18n.js';
 
-const KIND_LABELS: Record<SerialPortView['kind'], string> = {
-  'by-id': 'USB adapter',
-  usb: 'USB serial',
-  acm: 'USB modem (CDC ACM)',
-  uart: 'on-board UART',
+const KIND_LABELS: Record<SerialPortView['kind'], MessageKey> = {
+  'by-id': 'settings.port_usb_adapter',
+  usb: 'settings.port_usb_serial',
+  acm: 'settings.port_acm',
+  uart: 'settings.port_uart',
 };
 
 /**
@@ -22,19 +23,21 @@ export function bindPortPicker(): () => Promise<void> {
   return async () => {
     try {
       const { ports } = await api<{ ports: SerialPortView[] }>('GET', '/api/v1/serial/ports');
-      const head = new Option(ports.length === 0 ? 'no serial port found' : 'pick a port found…', '');
+      const head = new Option(t(ports.length === 0 ? 'settings.no_port_found' : 'settings.pick_port'), '');
       picker.replaceChildren(
         head,
         ...ports.map(
           (port) =>
             new Option(
-              `${port.path} (${KIND_LABELS[port.kind]}${port.target ? ` → ${port.target}` : ''})`,
+              `${port.path} (${t(KIND_LABELS[port.kind])}${port.target ? ` → ${port.target}` : ''})`,
               port.path,
             ),
         ),
       );
     } catch (error) {
-      picker.replaceChildren(new Option(`port list unavailable: ${(error as Error).message}`, ''));
+      picker.replaceChildren(
+        new Option(t('settings.port_list_failed', { message: (error as Error).message }), ''),
+      );
     }
   };
 }

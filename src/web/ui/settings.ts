@@ -8,6 +8,8 @@ import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
 import { buildCostForm, syncCostForm } from './cost-settings.js';
 import { configPath } from './fields.js';
+import { formatNumber } from './format.js';
+import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import { bindSettingsForm, clearIssues, setStatus, showFailure } from './forms.js';
 
 type Loader = () => Promise<void>;
@@ -16,9 +18,12 @@ function form(id: string): HTMLFormElement {
   return element<HTMLFormElement>(id);
 }
 
-function secretNote(id: string, parts: Array<[label: string, length: unknown]>): void {
+function secretNote(id: string, parts: Array<[label: MessageKey, length: unknown]>): void {
   element(id).textContent = parts
-    .map(([label, length]) => `${label}: ${typeof length === 'number' && length > 0 ? 'set' : 'not set'}`)
+    .map(
+      ([label, length]) =>
+        `${t(label)}: ${t(typeof length === 'number' && length > 0 ? 'settings.secret_set' : 'settings.secret_not_set')}`,
+    )
     .join(' · ');
 }
 
@@ -40,20 +45,28 @@ function showProbe(answer: ProbeResultView): void {
   const box = element('probe-result');
   box.replaceChildren();
   const head = document.createElement('p');
-  head.textContent = `${answer.status}${answer.meterProtocol ? `: ${answer.meterProtocol}` : ''}${answer.error ? ` (${answer.error})` : ''} after ${(answer.elapsedMs / 1000).toFixed(1)} s`;
+  head.textContent = t('settings.probe_result', {
+    outcome: `${answer.status}${answer.meterProtocol ? `: ${answer.meterProtocol}` : ''}${answer.error ? ` (${answer.error})` : ''}`,
+    seconds: formatNumber(answer.elapsedMs / 1000, 1),
+  });
   box.append(head);
   const list = document.createElement('ul');
   for (const step of answer.steps) {
     const item = document.createElement('li');
-    item.textContent = `${step.label} at ${step.line}: ${step.outcome}, ${step.bytes} bytes`;
+    item.textContent = t('settings.probe_step', {
+      label: step.label,
+      line: step.line,
+      outcome: tOr(`probe.${step.outcome}`, step.outcome),
+      bytes: step.bytes,
+    });
     list.append(item);
   }
   box.append(list);
-  if (answer.encrypted) box.append('Telegrams are encrypted: set the encryption key. ');
+  if (answer.encrypted) box.append(`${t('settings.probe_encrypted')} `);
   if (answer.source) {
     const use = document.createElement('button');
     use.type = 'button';
-    use.textContent = `Use ${answer.source}`;
+    use.textContent = t('settings.use_source', { source: answer.source });
     use.addEventListener('click', () => {
       form('form-meter').querySelector<HTMLInputElement>('input[name=source]')!.value = answer.source!;
     });
@@ -67,7 +80,7 @@ function bindProbe(): void {
   probe.addEventListener('submit', (event) => {
     event.preventDefault();
     clearIssues(probe);
-    setStatus(probe, 'Probing (up to 30 s)…', 'busy');
+    setStatus(probe, t('settings.probing'), 'busy');
     const device = probe.querySelector<HTMLInputElement>('input[name=device]')!.value.trim();
     api<ProbeResultView>('POST', '/api/v1/meter/probe', { device })
       .then((answer) => {
@@ -82,11 +95,11 @@ function scanRow(table: HTMLTableElement, entry: ScanEntry, station: HTMLFormEle
   const row = table.insertRow();
   row.insertCell().textContent = entry.ssid;
   row.insertCell().textContent = `${entry.signal} % (${entry.rssi} dBm)`;
-  row.insertCell().textContent = `channel ${entry.channel}`;
+  row.insertCell().textContent = t('settings.channel', { channel: entry.channel });
   row.insertCell().textContent = entry.auth_mode;
   const pick = document.createElement('button');
   pick.type = 'button';
-  pick.textContent = 'Use';
+  pick.textContent = t('settings.use');
   pick.addEventListener('click', () => {
     station.querySelector<HTMLInputElement>('input[name=name]')!.value = entry.ssid;
     station.querySelector<HTMLInputElement>('input[name=enable]')!.checked = true;
@@ -98,23 +111,23 @@ function scanRow(table: HTMLTableElement, entry: ScanEntry, station: HTMLFormEle
 function bindWifi(station: HTMLFormElement, reload: Loader): void {
   element('wifi-scan').addEventListener('click', () => {
     const status = element('wifi-scan-status');
-    status.textContent = 'Scanning…';
+    status.textContent = t('settings.scanning');
     api<ScanEntry[]>('GET', '/api/v1/wifi/scan')
       .then((entries) => {
-        status.textContent = entries.length === 0 ? 'No networks found (or no Wi-Fi hardware).' : '';
+        status.textContent = entries.length === 0 ? t('settings.no_networks') : '';
         const table = element<HTMLTableElement>('wifi-networks');
         table.replaceChildren();
         for (const entry of entries) scanRow(table, entry, station);
       })
       .catch((error: unknown) => {
-        status.textContent = `Scan failed: ${(error as Error).message}`;
+        status.textContent = t('settings.scan_failed', { message: (error as Error).message });
       });
   });
   element('wifi-forget').addEventListener('click', () => {
-    if (!confirm('Forget the Wi-Fi network and disable the Wi-Fi client?')) return;
+    if (!confirm(t('settings.confirm_forget'))) return;
     api('DELETE', '/api/v1/wifi/sta/settings')
       .then(() => reload())
-      .then(() => setStatus(station, 'Forgotten.'))
+      .then(() => setStatus(station, t('settings.forgotten')))
       .catch((error: unknown) => showFailure(station, error, 'wifi.sta.'));
   });
 }
@@ -132,7 +145,9 @@ async function addChoices(): Promise<void> {
     for (const select of selects) {
       const path = configPath(select.form?.dataset.strip ?? '', select.name);
       const list = choices[path] ?? [];
-      select.replaceChildren(...list.map((choice) => new Option(choice.label, choice.value)));
+      select.replaceChildren(
+        ...list.map((choice) => new Option(tOr(`choice.${choice.value}`, choice.label), choice.value)),
+      );
     }
   } catch (error) {
     for (const select of selects) if (select.form) showFailure(select.form, error);
@@ -155,15 +170,15 @@ export function bindSettings(): Record<string, Loader[]> {
   const services = afterChoices(bindSettingsForm(form('form-services')));
   const costs = afterChoices(bindSettingsForm(costForm, () => syncCostForm(costForm)));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
-    secretNote('meter-key-state', [['Encryption key', (data as MeterSettingsView).key_len]]),
+    secretNote('meter-key-state', [['settings.encryption_key', (data as MeterSettingsView).key_len]]),
   );
   const mqttForm = form('form-mqtt');
   const mqtt = bindSettingsForm(mqttForm, (data) => {
     const view = data as MqttSettingsView;
     secretNote('mqtt-secret-state', [
-      ['Password', view.password_len],
-      ['Client key', view.client.key_len],
-      ['Key passphrase', view.client.key_password_len],
+      ['settings.password', view.password_len],
+      ['settings.client_key', view.client.key_len],
+      ['settings.key_passphrase', view.client.key_password_len],
     ]);
   });
   bindPemUploads(mqttForm);

@@ -1,5 +1,6 @@
 import type { ServiceStatusView, SystemView } from '../../http/status-views.js';
 import { api } from './api.js';
+import { t, tOr, type MessageKey } from './i18n/i18n.js';
 
 /**
  * Service states where the user looks: every element with `data-status="meter mqtt ..."` shows
@@ -9,28 +10,28 @@ import { api } from './api.js';
 
 const POLL_MS = 2_000;
 
-const LABELS: Record<string, string> = {
-  meter: 'Meter source',
-  mqtt: 'MQTT broker',
-  modbus: 'Modbus TCP slave',
-  modbus_rtu: 'Modbus RTU slave',
-  cloud: 'Cloud push',
+const LABELS: Record<string, MessageKey> = {
+  meter: 'settings.meter_source',
+  mqtt: 'status.mqtt_broker',
+  modbus: 'settings.modbus_tcp_slave',
+  modbus_rtu: 'settings.modbus_rtu_slave',
+  cloud: 'settings.cloud_push',
 };
 
 /** Counters shown after the state, by service line key, in this order. */
-const COUNTERS: Array<[key: string, label: string]> = [
+const COUNTERS: Array<[key: string, label: MessageKey | '']> = [
   ['source', ''],
   ['broker', ''],
-  ['port', 'port'],
+  ['port', 'status.port'],
   ['device', ''],
   ['line', ''],
-  ['connections', 'clients'],
-  ['requests', 'requests'],
-  ['exceptions', 'errors'],
-  ['bad_frames', 'bad frames'],
-  ['published', 'published'],
-  ['failed', 'failed'],
-  ['queued', 'queued'],
+  ['connections', 'status.clients'],
+  ['requests', 'status.requests'],
+  ['exceptions', 'status.errors'],
+  ['bad_frames', 'status.bad_frames'],
+  ['published', 'status.published'],
+  ['failed', 'status.failed'],
+  ['queued', 'status.queued'],
 ];
 
 const GOOD = new Set(['connected', 'open', 'running', 'listening']);
@@ -53,10 +54,10 @@ function detailOf(status: ServiceStatusView): string {
   for (const [key, label] of COUNTERS) {
     const value = status[key];
     if (typeof value === 'number' || (typeof value === 'string' && value !== ''))
-      parts.push(label ? `${label} ${value}` : String(value));
+      parts.push(label ? `${t(label)} ${value}` : String(value));
   }
   if (typeof status.retry_in_ms === 'number')
-    parts.push(`next try in ${Math.ceil(status.retry_in_ms / 1000)} s`);
+    parts.push(t('status.next_try', { seconds: Math.ceil(status.retry_in_ms / 1000) }));
   if (typeof status.reason === 'string') parts.push(status.reason);
   return parts.join(' · ');
 }
@@ -69,7 +70,7 @@ function cloudErrors(status: ServiceStatusView): string[] {
     if (target.error) errors.push(`${name}: ${target.error}`);
   }
   for (const name of (status.without_url ?? []) as string[]) {
-    errors.push(`${name} is switched on but has no URL (cloud.${name}.url in the configuration file)`);
+    errors.push(t('status.cloud_without_url', { name }));
   }
   return errors;
 }
@@ -78,15 +79,19 @@ function serviceLine(name: string, status: ServiceStatusView | undefined): HTMLE
   const line = document.createElement('div');
   line.className = 'status-line';
   line.dataset.service = name;
-  line.append(span('status-name', LABELS[name] ?? name));
+  const label = LABELS[name];
+  line.append(span('status-name', label ? t(label) : name));
   const state = status?.state ?? 'off';
-  line.append(span(badgeClass(state), state));
+  const badge = span(badgeClass(state), tOr(`state.${state}`, state));
+  badge.dataset.state = state;
+  line.append(badge);
   if (!status) return line;
   const detail = detailOf(status);
-  if (detail) line.append(span('status-detail muted', detail));
+  // Counters, addresses and the daemon's own reasons and errors: shown as the daemon words them.
+  if (detail) line.append(Object.assign(span('status-detail muted', detail), { translate: false }));
   const errors = typeof status.error === 'string' ? [status.error] : [];
   if (name === 'cloud') errors.push(...cloudErrors(status));
-  for (const error of errors) line.append(span('status-error', error));
+  for (const error of errors) line.append(Object.assign(span('status-error', error), { translate: false }));
   return line;
 }
 
@@ -115,7 +120,7 @@ function markUrlNotes(system: SystemView): void {
   const missing = (system.services.cloud?.url_missing ?? []) as string[];
   for (const note of document.querySelectorAll<HTMLElement>('[data-url-note]')) {
     const name = note.dataset.urlNote!;
-    note.textContent = missing.includes(name) ? ` (needs cloud.${name}.url in the configuration file)` : '';
+    note.textContent = missing.includes(name) ? ` ${t('status.needs_url', { name })}` : '';
   }
 }
 
@@ -129,7 +134,9 @@ export async function refreshStatus(): Promise<void> {
     markUrlNotes(system);
   } catch (error) {
     for (const container of containers) {
-      container.replaceChildren(span('status-error', `Status unavailable: ${(error as Error).message}`));
+      container.replaceChildren(
+        span('status-error', t('status.unavailable', { message: (error as Error).message })),
+      );
     }
   }
 }

@@ -1,0 +1,12 @@
+import { actions } from './actions.js';
+import { pages } from './pages.js';
+import { settings } from './settings.js';
+
+/**
+ * The English catalogue: the reference every other language is typed against (a key missing or
+ * extra there is a compile error). A new text: add its key to the English part of its page, then
+ * the same key to that part in de/, fr/ and nl/ (the compiler lists the files that still lack it).
+ */
+export const en = { ...pages, ...settings, ...actions };
+
+export type MessageKey = keyof typeof en;

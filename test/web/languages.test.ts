@@ -1,0 +1,104 @@
+// Every page in German, French and Dutch, in real Chromium: no visible English left outside the
+// catalogue, the browser's language chosen, the menu's override kept, numbers in the locale.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { de } from '../../src/web/ui/i18n/de/index.js';
+import { fr } from '../../src/web/ui/i18n/fr/index.js';
+import { nl } from '../../src/web/ui/i18n/nl/index.js';
+import type { Messages } from '../../src/web/ui/i18n/i18n.js';
+import { collectVisibleText } from './i18n/visible-text.js';
+import { englishLeft } from './i18n/english-left.js';
+import { PAGES } from './i18n/pages.js';
+import { eventsAbove } from './page-rig.js';
+
+const LANGUAGES: Array<[locale: string, catalogue: Messages]> = [
+  ['de-DE', de],
+  ['fr-BE', fr],
+  ['nl-NL', nl],
+];
+
+async function daemonFor(t: { after(fn: () => Promise<void>): void }): Promise<ListeningDaemon> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'mg-languages-'));
+  // PLUS: the Actions page lists and edits actions instead of naming the licence it needs.
+  const daemon = await startDaemonProcess(stateDir, { METER_GATEWAY_LICENSE_TYPE: 'PLUS' });
+  t.after(async () => {
+    await daemon.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  return daemon;
+}
+
+/** Opens a page by its route and lets its requests (status, settings, history) answer. */
+async function open(page: Page, baseUrl: string, route: string): Promise<void> {
+  await page.goto(`${baseUrl}/#/${route}`);
+  await page.locator('html[lang]:not([lang="en"])').waitFor();
+  await page.waitForTimeout(1_000);
+}
+
+for (const [locale, catalogue] of LANGUAGES) {
+  test(`every page in ${locale} shows no English text outside the catalogue`, async (t) => {
+    if (!requireChromium(t)) return;
+    const daemon = await daemonFor(t);
+    const failures: string[] = [];
+    const browser = await launchBrowser({ locale });
+    try {
+      const page = await browser.context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await page.goto(`${daemon.baseUrl}/`);
+      await eventsAbove(page, 1);
+      for (const route of PAGES) {
+        await open(page, daemon.baseUrl, route);
+        const texts = await page.evaluate(collectVisibleText);
+        assert.ok(texts.length >= 8, `${locale} #/${route}: only ${texts.length} texts collected`);
+        const findings = englishLeft(texts, catalogue);
+        t.diagnostic(`${locale} #/${route}: ${texts.length} texts, ${findings.length} English`);
+        for (const finding of findings) {
+          failures.push(`${locale} #/${route}: "${finding.text}" (${finding.why})`);
+          t.diagnostic(failures.at(-1)!);
+        }
+      }
+      assert.deepEqual(errors, []);
+    } finally {
+      await browser.close();
+    }
+    assert.deepEqual(failures, []);
+  });
+}
+
+test('the browser language decides, the menu overrides and is remembered, numbers follow the locale', async (t) => {
+  if (!requireChromium(t)) return;
+  const daemon = await daemonFor(t);
+  const browser = await launchBrowser({ locale: 'de-DE' });
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  await page.goto(`${daemon.baseUrl}/`);
+  await page.locator('html[lang="de"]').waitFor();
+  assert.equal(await page.locator('nav a[data-page="dashboard"]').textContent(), 'Übersicht');
+  await eventsAbove(page, 1);
+  // German decimal comma, three decimals of kW; the chart's clock labels in 24-hour time.
+  assert.match((await page.locator('#p-in').textContent()) ?? '', /^\d+,\d{3}$/);
+  const labels = JSON.parse((await page.locator('#live-chart').getAttribute('data-x-labels')) ?? '[]');
+  assert.ok(
+    labels.length > 0 && labels.every((label: string) => /^(\d\d:\d\d(:\d\d)?)?$/.test(label)),
+    labels,
+  );
+
+  await Promise.all([page.waitForEvent('load'), page.selectOption('#language-choice', 'fr')]);
+  await page.locator('html[lang="fr"]').waitFor();
+  assert.equal(await page.locator('nav a[data-page="dashboard"]').textContent(), 'Tableau de bord');
+  await page.goto(`${daemon.baseUrl}/#/history`);
+  await page.locator('html[lang="fr"]').waitFor();
+  assert.equal(await page.locator('#explorer [data-view="week"]').textContent(), 'Semaine');
+  assert.equal(await page.locator('#language-choice').inputValue(), 'fr');
+
+  await Promise.all([page.waitForEvent('load'), page.selectOption('#language-choice', 'en')]);
+  await page.locator('html[lang="en"]').waitFor();
+  assert.equal(await page.locator('#explorer [data-view="week"]').textContent(), 'Week');
+});
