@@ -126,3 +126,28 @@ test('history costs of a known day equal the hand computation, in JSON, daily po
     await h.close();
   }
 });
+
+test('readings count into their tariff: a quarter hour read 4 times in T1 and once in T2 costs that share', async () => {
+  const { withRecorders, feed } = await import('./history-fixture.js');
+  const { bucketCost } = await import('../../src/history/costs.js');
+  const start = Date.parse('2026-11-25T09:00:00Z');
+  await withRecorders(start, async (h, first) => {
+    await first.recorder.start();
+    // 4 kWh over the quarter hour: the first reading only sets the registers' baseline.
+    const readings: Array<[number, number, number]> = [
+      [0, 100, 1],
+      [200, 101, 1],
+      [400, 102, 1],
+      [600, 103, 1],
+      [800, 104, 2],
+    ];
+    for (const [seconds, eIn, tariff] of readings)
+      feed(h, first.ctx, start + seconds * 1000, { pIn: 1, eIn, eOut: 0, tariff });
+    const [point] = (await first.recorder.query('15m', start, start + 899_000))!;
+    assert.deepEqual([point!.n, point!.nT1, point!.nT2, point!.eIn], [5, 4, 1, 4]);
+    const prices = { mode: 'tariff' as const, price: 0, t1: 0.2, t2: 0.3, time_of_use: '' };
+    const settings = { enable: true, currency: 'EUR', import: prices, export: prices, standing_charge: 0 };
+    // 4 kWh × (4/5 × 0.2 + 1/5 × 0.3) = 0.88
+    assert.equal(Math.round(bucketCost(settings, point!, point!.t + 900).import! * 1e9) / 1e9, 0.88);
+  });
+});

@@ -10,6 +10,8 @@ export interface MeterValues {
   eIn?: number;
   eOut?: number;
   id?: string;
+  /** The tariff register (0-0:96.14.0), when the meter sends it. */
+  tariff?: number;
 }
 
 export function meterReading(receivedAt: number, values: MeterValues): Reading {
@@ -24,6 +26,7 @@ export function meterReading(receivedAt: number, values: MeterValues): Reading {
     identity: { id: values.id ?? 'E0047000123456789' },
     values: valuesOf(entries),
     mbus: [],
+    ...(values.tariff === undefined ? {} : { tariff: values.tariff }),
   };
 }
 

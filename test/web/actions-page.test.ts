@@ -139,3 +139,45 @@ test('a refused connection is shown by the code table; a 404 for the definition 
   assert.equal(await page.locator('#actions-status').textContent(), '');
   assert.deepEqual(pageErrors, []);
 });
+
+test('a Modbus write made with the form is stored as the API takes it and shown again when edited', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/actions`);
+  const form = page.locator('#form-action');
+  await form.locator('[name="when.value"]').waitFor({ state: 'attached' });
+  await form.locator('[name=id]').fill('sg_ready');
+  await form.locator('[name="schedule.kind"]').selectOption('every');
+  await form.locator('[name="schedule.minutes"]').fill('15');
+  await form.locator('[name=min_interval]').fill('900');
+  await page.locator('#action-add-modbus').click();
+  const write = form.locator('fieldset.action-request').first();
+  assert.equal(await write.locator('[data-field=port]').getAttribute('placeholder'), '502');
+  await write.locator('[data-field=host]').fill('127.0.0.2');
+  await write.locator('[data-field=func]').selectOption('16');
+  await write.locator('[data-field=address]').fill('4000');
+  await write.locator('[data-field=type]').selectOption('float');
+  await write.locator('[data-field=value]').fill('2.5');
+  await write.locator('[data-field=timeout]').fill('600');
+  await form.locator('#action-save').click();
+  // The timeout's limit is the server's (choices), checked before posting.
+  await form.locator('.field-error[data-field="actions[0].requests[0].modbus.timeout"]').waitFor();
+  await write.locator('[data-field=timeout]').fill('');
+  await form.locator('#action-save').click();
+  await form.locator('output.form-status', { hasText: 'Saved.' }).waitFor();
+  const stored = await jsonOf<Stored>(`${daemon.baseUrl}/api/v1/actions`);
+  assert.deepEqual(stored.actions, [
+    {
+      id: 'sg_ready',
+      enable: true,
+      schedule: '*/15 * * * *',
+      min_interval: 900,
+      requests: [{ modbus: { host: '127.0.0.2', func: 16, address: 4000, value: '2.5', type: 'float' } }],
+    },
+  ]);
+  await form.locator('#action-new').click();
+  await page.locator('#actions-list tr[data-action=sg_ready] button', { hasText: 'Edit' }).click();
+  assert.equal(await form.locator('[name="schedule.minutes"]').inputValue(), '15');
+  assert.equal(await write.locator('[data-field=type]').inputValue(), 'float');
+  assert.deepEqual(pageErrors, []);
+});

@@ -41,8 +41,8 @@ const HTTP_FIELDS: Field[] = [
 
 const MODBUS_FIELDS: Field[] = [
   { name: 'host', label: 'Host' },
-  { name: 'port', label: 'Port', kind: 'number', placeholder: '502' },
-  { name: 'unit_id', label: 'Unit id', kind: 'number', placeholder: '1' },
+  { name: 'port', label: 'Port', kind: 'number' },
+  { name: 'unit_id', label: 'Unit id', kind: 'number' },
   { name: 'func', label: 'Function', kind: 'select', options: ['5', '6', '15', '16'] },
   { name: 'address', label: 'Address', kind: 'number' },
   {
@@ -82,7 +82,14 @@ function control(field: Field, value: unknown, choices: ActionsChoices): HTMLEle
     }
   }
   input.dataset.field = field.name;
-  if (field.placeholder && !(input instanceof HTMLSelectElement)) input.placeholder = field.placeholder;
+  // The server's defaults for what is left empty.
+  const placeholder =
+    field.name === 'port'
+      ? String(choices.defaults.modbusPort)
+      : field.name === 'unit_id'
+        ? String(choices.defaults.unitId)
+        : field.placeholder;
+  if (placeholder && !(input instanceof HTMLSelectElement)) input.placeholder = placeholder;
   if (value !== undefined && value !== null) input.value = String(value);
   label.append(input);
   return label;
