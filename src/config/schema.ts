@@ -1,5 +1,6 @@
 import { COSTS_SCHEMA } from './costs-schema.js';
 import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
+import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js';
 
 /**
  * The one convict schema: the settings API tree of the whatwatt Go API (docs/architecture.md#configuration) with its constraints and defaults, the Wi-Fi
@@ -347,8 +348,8 @@ export const DAEMON_SCHEMA = {
       15,
       'Wired interface that /api/v1/eth/settings configures (NetworkManager).',
       {
-        pattern: /^[A-Za-z0-9_.-]{1,15}$/,
-        patternText: 'an interface name (1..15 letters, digits, _ . -)',
+        pattern: INTERFACE_NAME_PATTERN,
+        patternText: INTERFACE_NAME_RULE,
       },
     ),
   },

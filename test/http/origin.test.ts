@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 
@@ -120,16 +121,20 @@ test('a cross-site form post is refused, with or without an Origin header', () =
 
 test('the own origin (address, localhost, host name, .local name), the ingress origin and no Origin get 200', () =>
   withServer(async (h) => {
-    const own = [
-      `http://127.0.0.1:${h.port}`,
-      `http://localhost:${h.port}`,
-      'http://meter-gateway',
-      'http://meter-gateway.local',
-      'http://METER-GATEWAY.local.',
+    // Origin and the Host header as a browser sends them for a page of the device at that address.
+    const own: [origin: string | undefined, host?: string][] = [
+      [undefined],
+      [`http://127.0.0.1:${h.port}`],
+      [`http://localhost:${h.port}`, `localhost:${h.port}`],
+      ['http://meter-gateway', 'meter-gateway'],
+      ['http://meter-gateway.local', 'meter-gateway.local'],
+      ['http://METER-GATEWAY.local.', 'METER-GATEWAY.local.'],
+      [`http://meter-gateway.local:${h.port}`, `meter-gateway.local:${h.port}`],
     ];
-    for (const origin of [undefined, ...own]) {
+    for (const [origin, host] of own) {
       for (const [method, path, headers, body] of REQUESTS) {
-        const reply = await ask(h, method, path, { ...headers, ...(origin ? { Origin: origin } : {}) }, body);
+        const sent = { ...headers, ...(origin ? { Origin: origin } : {}), ...(host ? { Host: host } : {}) };
+        const reply = await ask(h, method, path, sent, body);
         assert.equal(reply.status, 200, `${method} ${path} from ${origin ?? 'no origin'}: ${reply.body}`);
         assert.deepEqual(corsHeaders(reply.headers), []);
       }
@@ -162,12 +167,74 @@ test('the own origin (address, localhost, host name, .local name), the ingress o
 test('with a changed host name the new name and its .local name are the own origin', () =>
   withServer(async (h) => {
     assert.equal(h.ctx.config.apply(new Map([['system.host_name', 'kitchen-meter']])).ok, true);
+    const at = (name: string) => ({ Origin: `http://${name}:${h.port}`, Host: `${name}:${h.port}` });
+    assert.equal((await ask(h, 'GET', '/api/v1/system', at('kitchen-meter.local'))).status, 200);
+    assert.equal((await ask(h, 'GET', '/api/v1/system', at('meter-gateway.local'))).status, 404);
+  }));
+
+test('an own host name on another port or scheme is foreign: the Origin must be the address the request came in on', () =>
+  withServer(async (h) => {
+    const put = (headers: Record<string, string>) =>
+      ask(
+        h,
+        'PUT',
+        '/api/v1/settings',
+        { ...json, ...headers },
+        JSON.stringify({ system: { name: 'changed' } }),
+      );
+    const foreign: Record<string, string>[] = [
+      { Origin: 'http://localhost:3000' },
+      { Origin: 'http://127.0.0.1:3000' },
+      { Origin: `https://127.0.0.1:${h.port}` },
+      { Origin: 'http://meter-gateway.local:3000', Host: `meter-gateway.local:${h.port}` },
+      { Origin: 'http://meter-gateway.local', Host: `meter-gateway.local:${h.port}` },
+      { Origin: `http://meter-gateway.local:${h.port}`, Host: 'meter-gateway.local' },
+    ];
+    for (const headers of foreign) {
+      const reply = await put(headers);
+      assert.equal(reply.status, 404, JSON.stringify(headers));
+    }
+    assert.equal(h.ctx.config.config.system.name, 'meter-gateway', 'no write went through');
+    // Behind a proxy that terminates TLS the page's scheme is https, and the proxy says so.
+    const proxied = await put({
+      Origin: 'https://meter-gateway.local',
+      Host: 'meter-gateway.local',
+      'X-Forwarded-Proto': 'https',
+    });
+    assert.equal(proxied.status, 200, proxied.body);
+  }));
+
+test('localhost origins are foreign unless the daemon listens on loopback only', async () => {
+  const h = await startHttpContext({
+    env: { METER_GATEWAY_HTTP_HOST: '0.0.0.0' },
+    routes: (router, ctx) => registerCoreRoutes(router, ctx),
+  });
+  try {
+    const at = (authority: string) => ({ Origin: `http://${authority}`, Host: authority });
+    for (const authority of [`localhost:${h.port}`, `127.0.0.1:${h.port}`, `app.localhost:${h.port}`]) {
+      const reply = await ask(h, 'PUT', '/api/v1/settings', { ...json, ...at(authority) }, '{}');
+      assert.equal(reply.status, 404, authority);
+    }
+    // The device's own host name still works on the port it listens on; without Origin, everything does.
     assert.equal(
-      (await ask(h, 'GET', '/api/v1/system', { Origin: 'http://kitchen-meter.local' })).status,
+      (await ask(h, 'PUT', '/api/v1/settings', { ...json, ...at(`meter-gateway:${h.port}`) }, '{}')).status,
       200,
     );
-    assert.equal(
-      (await ask(h, 'GET', '/api/v1/system', { Origin: 'http://meter-gateway.local' })).status,
-      404,
-    );
-  }));
+    assert.equal((await ask(h, 'PUT', '/api/v1/settings', json, '{}')).status, 200);
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address && address.family === 'IPv4' && !address.internal);
+    if (lan) {
+      const reply = await ask(
+        h,
+        'PUT',
+        '/api/v1/settings',
+        { ...json, ...at(`${lan.address}:${h.port}`) },
+        '{}',
+      );
+      assert.equal(reply.status, 200, `the LAN address ${lan.address}`);
+    }
+  } finally {
+    await h.close();
+  }
+});

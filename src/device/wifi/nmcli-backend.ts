@@ -1,3 +1,4 @@
+import { INTERFACE_NAME_PATTERN } from '../../config/interface-name.js';
 import type { EthernetSettings, WifiStationSettings } from '../../config/types.js';
 import type { EthernetInfo } from './ethernet-info.js';
 import { NmcliEthernet } from './nmcli-ethernet.js';
@@ -255,12 +256,16 @@ export class NmcliWifiBackend implements WifiBackend {
   private async devices(): Promise<DeviceStatus[]> {
     const fields = ['DEVICE', 'TYPE', 'STATE', 'CONNECTION'];
     const output = await this.options.run(['-t', '-f', fields.join(','), 'device', 'status']);
-    return parseTerseRecords(output, fields).records.map((r) => ({
-      device: r.DEVICE!,
-      type: r.TYPE!,
-      state: r.STATE!,
-      connection: r.CONNECTION!,
-    }));
+    // A device name goes back to nmcli as an argument: one that is not an interface name as the
+    // config accepts it (one starting with '-' would read as an option) is not used.
+    return parseTerseRecords(output, fields)
+      .records.filter((r) => INTERFACE_NAME_PATTERN.test(r.DEVICE ?? ''))
+      .map((r) => ({
+        device: r.DEVICE!,
+        type: r.TYPE!,
+        state: r.STATE!,
+        connection: r.CONNECTION!,
+      }));
   }
 
   private async profileExists(): Promise<boolean> {
