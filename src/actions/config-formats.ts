@@ -19,7 +19,9 @@ const ACTIONS_DEFINITION: ConfigFormat = {
     const issues = definitionIssues(value);
     if (issues.length > 0) {
       const text = issues.map((issue) => `${issue.field || 'definition'}: ${issue.message}`).join('; ');
-      throw new FormatError('invalid-actions', `must be null or a valid actions definition: ${text}`);
+      throw new FormatError('invalid-actions', `must be null or a valid actions definition: ${text}`, {
+        parts: issues,
+      });
     }
   },
   describe: () => 'actions definition {const, actions} or null',

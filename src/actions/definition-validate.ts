@@ -1,3 +1,4 @@
+import { cronProblem } from '../config/cron.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { QUANTITIES, templateName, type Quantity } from '../reading/quantities.js';
 import {
@@ -16,8 +17,7 @@ import { unknownVariables } from './variables.js';
 /**
  * The structural check of an actions definition (the OpenAPI `ActionsDefinition` plus the
  * gateway's triggers): every problem as an issue naming its field (`actions[0].requests[1].modbus.func`).
- * Cron expressions are checked by node-cron itself, separately (cron-check.ts), since it loads
- * only when a definition has a schedule.
+ * Cron expressions are checked by node-cron itself, loaded only when a definition has a schedule.
  */
 
 type Record_ = Record<string, unknown>;
@@ -187,6 +187,10 @@ function checkAction(
     issues.add(`${field}.enable`, 'must be a boolean', action.enable);
   if (action.schedule !== undefined && (typeof action.schedule !== 'string' || action.schedule.trim() === ''))
     issues.add(`${field}.schedule`, 'must be a cron expression', action.schedule);
+  else if (action.schedule !== undefined) {
+    const problem = cronProblem(action.schedule as string);
+    if (problem) issues.add(`${field}.schedule`, problem, action.schedule);
+  }
   if (action.when !== undefined) checkWhen(issues, `${field}.when`, action.when);
   checkNumber(issues, `${field}.min_interval`, action.min_interval, 0, LIMITS.minIntervalSeconds);
   const { requests } = action;

@@ -4,7 +4,8 @@ import { formatNamed } from './formats.js';
 import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
 import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
 import type { AppConfig } from './types.js';
-import { checkTree, schemaDefaults, type ValidationIssue } from './validation.js';
+import { ruleIssues, type ConfigRule } from './rules.js';
+import { checkTree, isWithin, schemaDefaults, type ValidationIssue } from './validation.js';
 
 export type { ValidationIssue } from './validation.js';
 
@@ -130,6 +131,11 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const envIssues = checkTree(env.tree, true);
     if (envIssues.length > 0) throw new ConfigError('environment', envIssues);
     if (options.stateDir) setPath(env.tree, 'paths.state', options.stateDir);
+    startupRuleCheck(
+      merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
+      env.tree,
+      options,
+    );
 
     const stateDir = String(
       getPath(merge(structuredClone(defaults), merge(structuredClone(base), env.tree)), 'paths.state'),
@@ -158,9 +164,40 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       problems,
       recovery,
     );
-    store.effective = store.compose(base);
     store.adminTree = base;
+    store.effective = store.compose(base);
+    store.dropOverlaysBreakingRules(problems);
     return store;
+  }
+
+  /**
+   * A state file whose values break a rule together with the rest (docs/architecture.md#configuration)
+   * is moved aside like a file that breaks the schema, so start-up never blocks on it.
+   */
+  private dropOverlaysBreakingRules(problems: StateFileProblem[]): void {
+    for (;;) {
+      const found = ruleIssues(this.effective as unknown as Record<string, unknown>);
+      if (found.length === 0) return;
+      const file = this.overlayBehind(found[0]!.rule, found[0]!.issue);
+      if (!file) return;
+      const reason = found.map(({ issue }) => `${issue.field}: ${issue.message}`).join('; ');
+      problems.push(this.stateDirectory.moveAside(file, reason));
+      this.overlays.delete(file);
+      this.effective = this.compose(this.adminTree);
+    }
+  }
+
+  /** The state file holding the issue's field, else one holding any key the rule reads. */
+  private overlayBehind(rule: ConfigRule, issue: ValidationIssue): StateFileName | undefined {
+    const holds = (overlay: Record<string, unknown>, path: string) =>
+      [...LEAVES.keys()].some(
+        (leaf) => (isWithin(leaf, path) || isWithin(path, leaf)) && getPath(overlay, leaf) !== undefined,
+      );
+    const files = [...this.overlays];
+    return (
+      files.find(([, overlay]) => holds(overlay, issue.field))?.[0] ??
+      files.find(([, overlay]) => rule.watches.some((path) => holds(overlay, path)))?.[0]
+    );
   }
 
   private adminTree: Record<string, unknown> = {};
@@ -196,7 +233,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     changes: ReadonlyMap<string, unknown>,
     candidate = this.candidate(changes),
   ): ValidationIssue[] {
-    return checkTree(candidate, false).filter((issue) => changes.has(issue.field));
+    return checkTree(candidate, false).filter((issue) =>
+      [...changes.keys()].some((path) => isWithin(issue.field, path)),
+    );
   }
 
   /**
@@ -213,6 +252,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const found = this.schemaIssues(changes, candidate);
     found.push(...protectionIssues(candidate, changes));
     if (found.length > 0) return { ok: false, issues: found };
+    // The rules between keys run on a candidate whose every value has its type and limits.
+    const broken = ruleIssues(candidate, changes.keys()).map((rule) => rule.issue);
+    if (broken.length > 0) return { ok: false, issues: broken };
 
     const changed = [...changes].filter(
       ([path, value]) => !isDeepStrictEqual(getPath(this.effective, path), value),
@@ -240,6 +282,26 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     }
     return { ok: true, changed: changed.map(([path]) => path), failed };
   }
+}
+
+/**
+ * The rules between keys over defaults < admin file < environment: a break is a start-up error
+ * naming the key, attributed to the environment when it sets the key, else to the admin's file.
+ */
+function startupRuleCheck(
+  tree: Record<string, unknown>,
+  envTree: Record<string, unknown>,
+  options: LoadOptions,
+): void {
+  const issues = ruleIssues(tree).map((found) => found.issue);
+  if (issues.length === 0) return;
+  const fromEnv = (issue: ValidationIssue) =>
+    [...LEAVES.keys()].some(
+      (leaf) =>
+        (isWithin(issue.field, leaf) || isWithin(leaf, issue.field)) && getPath(envTree, leaf) !== undefined,
+    );
+  const source = issues.some(fromEnv) ? 'environment' : (options.configFile ?? 'defaults');
+  throw new ConfigError(source, source === 'environment' ? issues.filter(fromEnv) : issues);
 }
 
 /**

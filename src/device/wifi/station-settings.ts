@@ -1,4 +1,4 @@
-import { checkTree, type ValidationIssue } from '../../config/validation.js';
+import type { ValidationIssue } from '../../config/validation.js';
 import { leavesUnder } from '../../config/paths.js';
 import type { WifiStationSettings } from '../../config/types.js';
 
@@ -36,60 +36,15 @@ export function defaultStation(): WifiStationSettings {
   ) as unknown as WifiStationSettings;
 }
 
-/** Prefix length of a contiguous dotted-quad netmask (255.255.255.0 -> 24), else undefined. */
-export function prefixLengthOf(netmask: string): number | undefined {
-  const octets = netmask.split('.').map(Number);
-  if (octets.length !== 4 || octets.some((octet) => !Number.isInteger(octet) || octet < 0 || octet > 255)) {
-    return undefined;
-  }
-  const bits = octets.reduce((value, octet) => value * 256 + octet, 0);
-  const prefix = 32 - Math.log2(2 ** 32 - bits);
-  return Number.isInteger(prefix) && prefix >= 1 && prefix <= 32 ? prefix : undefined;
-}
-
-/**
- * WPA passphrase rule (IEEE 802.11i, Annex J of IEEE 802.11-2020): 8..63 printable ASCII characters
- * (0x20..0x7E), or the 256-bit PSK itself as 64 hex digits. Empty means an open network.
- */
-function passwordIssue(password: string): string | undefined {
-  if (password === '') return undefined;
-  if (password.length === 64)
-    return /^[0-9A-Fa-f]{64}$/.test(password)
-      ? undefined
-      : 'a 64-character password must be 64 hex digits (the PSK)';
-  if (password.length < 8 || password.length > 63)
-    return 'must be 8..63 characters, 64 hex digits, or empty for an open network';
-  return /^[\x20-\x7e]+$/.test(password) ? undefined : 'must be printable ASCII characters';
-}
-
-function crossFieldIssues(station: WifiStationSettings): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (station.enable && station.name === '')
-    issues.push({ field: 'name', message: 'required when enable is true' });
-  const password = passwordIssue(station.password);
-  if (password) issues.push({ field: 'password', message: password });
-  if (station.static_ip) {
-    for (const field of ['ip', 'netmask', 'gateway', 'dns'] as const) {
-      if (station[field] === '')
-        issues.push({ field, message: 'required when static_ip is true', value: '' });
-    }
-    if (station.netmask !== '' && prefixLengthOf(station.netmask) === undefined) {
-      issues.push({
-        field: 'netmask',
-        message: 'must be a contiguous netmask such as 255.255.255.0',
-        value: station.netmask,
-      });
-    }
-  }
-  return issues;
-}
+export { prefixLengthOf } from '../../config/network-rules.js';
 
 export type StationResult =
   { ok: true; station: WifiStationSettings } | { ok: false; issues: ValidationIssue[] };
 
 /**
- * Merges a request body over `base` (the current settings for PUT, the defaults for POST) and
- * validates the result: field types and limits by the config schema, then the rules between fields.
+ * Merges a request body over `base` (the current settings for PUT, the defaults for POST). The
+ * values are checked where every writer's are, by ConfigStore.apply: the schema's types and limits,
+ * then the station's rules and the static-address rule shared with Ethernet (config/network-rules.ts).
  */
 export function stationFromRequest(body: unknown, base: WifiStationSettings): StationResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -105,11 +60,5 @@ export function stationFromRequest(body: unknown, base: WifiStationSettings): St
     if (Object.hasOwn(body, field))
       (station as Record<string, unknown>)[field] = (body as Record<string, unknown>)[field];
   }
-  const schemaIssues = checkTree({ wifi: { sta: station } }, false).map((issue) => ({
-    ...issue,
-    field: issue.field.replace(/^wifi\.sta\./, ''),
-  }));
-  if (schemaIssues.length > 0) return { ok: false, issues: schemaIssues };
-  const issues = crossFieldIssues(station);
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, station };
+  return { ok: true, station };
 }

@@ -2,8 +2,6 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { ActionsOutput } from '../../actions/actions-output.js';
 import { LIMITS, type ActionsDefinition } from '../../actions/definition.js';
-import { definitionIssues } from '../../actions/definition-validate.js';
-import { cronProblem } from '../../actions/triggers.js';
 import type { ValidationIssue } from '../../config/validation.js';
 import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -25,24 +23,20 @@ function queryIssue(parameter: string, message: string, value: unknown): HttpErr
   return validationError([{ field: parameter, message, value }]);
 }
 
-async function scheduleIssues(definition: ActionsDefinition): Promise<ValidationIssue[]> {
-  const issues: ValidationIssue[] = [];
-  for (const [index, action] of (definition.actions ?? []).entries()) {
-    if (action.schedule === undefined) continue;
-    const problem = await cronProblem(action.schedule);
-    if (problem)
-      issues.push({ field: `actions[${index}].schedule`, message: problem, value: action.schedule });
-  }
-  return issues;
+/** The definition's issues as the route's body names them (`actions[0].schedule`). */
+function definitionError(issues: readonly ValidationIssue[]): HttpError {
+  return validationError(
+    issues.map((issue) => ({ ...issue, field: issue.field.replace(/^actions\.definition\.?/, '') })),
+  );
 }
 
-async function postDefinition(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
-  const issues = definitionIssues(request.body);
-  if (issues.length > 0) throw validationError(issues);
+/** Every check is the config's (the actions-definition format), as for a restore or the admin's file. */
+function postDefinition(ctx: AppContext, request: ApiRequest, response: ServerResponse): void {
+  // null is the stored "no definition" (DELETE), never a definition a client posts.
+  if (request.body === null)
+    throw definitionError([{ field: '', message: 'must be a JSON object {const, actions}', value: null }]);
   const definition = request.body as ActionsDefinition;
-  const cronIssues = await scheduleIssues(definition);
-  if (cronIssues.length > 0) throw validationError(cronIssues);
-  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])));
+  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])), definitionError);
   sendJson(response, 200, definition);
 }
 
