@@ -21,6 +21,13 @@ import { unknownVariables } from './variables.js';
  */
 
 type Record_ = Record<string, unknown>;
+
+/**
+ * Names an id or key may not take (docs/architecture.md#actions): they are the special properties of
+ * every JavaScript object, so a client library or script keeping actions in a plain object would
+ * lose them. The gateway itself keys by Map or own properties only.
+ */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const isObject = (value: unknown): value is Record_ =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -96,6 +103,7 @@ function checkHttp(
     const at = `${field}.headers.${name}`;
     // RFC 9110 §5.1: a field name is a token; §5.5: CR and LF never appear in a field value.
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) issues.add(at, 'header name must be an RFC 9110 token');
+    else if (RESERVED_NAMES.has(name)) issues.add(at, 'is a reserved name');
     if (typeof value !== 'string') issues.add(at, 'must be a string', value);
     else if (/[\r\n\0]/.test(value)) issues.add(at, 'must not contain CR, LF or NUL', value);
     else checkText(issues, at, value, constants);
@@ -181,6 +189,7 @@ function checkAction(
     issues.add(`${field}.id`, `must be a string of 1..${LIMITS.idLength} characters`, id);
   else if (!/^[A-Za-z0-9_.-]+$/.test(id))
     issues.add(`${field}.id`, 'may hold letters, digits, _ . - only', id);
+  else if (RESERVED_NAMES.has(id)) issues.add(`${field}.id`, 'is a reserved name', id);
   else if (seen.has(id)) issues.add(`${field}.id`, 'is used by another action', id);
   else seen.add(id);
   if (action.enable !== undefined && typeof action.enable !== 'boolean')
@@ -212,6 +221,7 @@ function checkConstants(issues: Issues, constants: unknown): Record<string, Cons
   for (const [name, value] of Object.entries(constants)) {
     if (!/^[A-Za-z0-9_]+$/.test(name) || name.length > LIMITS.constNameLength)
       issues.add(`const.${name}`, `name must be 1..${LIMITS.constNameLength} letters, digits or _`);
+    else if (RESERVED_NAMES.has(name)) issues.add(`const.${name}`, 'is a reserved name');
     const kind = typeof value;
     if (value !== null && kind !== 'string' && kind !== 'number' && kind !== 'boolean')
       issues.add(`const.${name}`, 'must be a string, number or boolean', value);

@@ -82,15 +82,26 @@ function readAdminFile(path: string): Record<string, unknown> {
   }
 }
 
-/** Deep merge of plain objects; arrays and scalars replace. */
-function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Deep merge of the schema's sections; a leaf's value (scalar, array, or an object such as the
+ * actions definition) replaces the one below it whole. Keys are defined as own properties, so a
+ * key such as `__proto__` in a file is a name like any other (the schema check reports it).
+ */
+function merge(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+  prefix = '',
+): Record<string, unknown> {
   for (const [key, value] of Object.entries(source)) {
-    const current = target[key];
-    if (isPlainObject(value) && isPlainObject(current)) merge(current, value);
-    else target[key] = structuredClone(value);
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const current = Object.hasOwn(target, key) ? target[key] : undefined;
+    if (!LEAVES.has(path) && isPlainObject(value) && isPlainObject(current)) merge(current, value, path);
+    else Object.defineProperty(target, key, { value: structuredClone(value), ...OWN });
   }
   return target;
 }
+
+const OWN = { writable: true, enumerable: true, configurable: true } as const;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

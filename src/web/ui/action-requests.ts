@@ -84,14 +84,15 @@ export function requestEditor(request: ActionRequest): HTMLFieldSetElement {
   return fieldset;
 }
 
+/** Headers typed one per line; own properties from entries, so any name typed is kept and sent. */
 function headersOf(text: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = new Map<string, string>();
   for (const line of text.split('\n')) {
     const colon = line.indexOf(':');
     if (line.trim() === '' || colon < 1) continue;
-    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    headers.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
-  return headers;
+  return Object.fromEntries(headers);
 }
 
 /** The request a fieldset describes; empty optional fields are left out. */
