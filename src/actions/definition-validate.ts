@@ -9,8 +9,10 @@ import {
   VALUE_TYPES,
   type ActionsDefinition,
   type ConstValue,
+  type HttpRequestDefinition,
   type ValueType,
 } from './definition.js';
+import { isSecretHeader } from './secret-headers.js';
 import { payloadFor } from './value-encoding.js';
 import { unknownVariables } from './variables.js';
 
@@ -68,11 +70,16 @@ function checkText(
   field: string,
   value: unknown,
   constants: Record<string, ConstValue>,
+  echo = true,
 ): void {
-  if (typeof value !== 'string') return issues.add(field, 'must be a string', value);
+  if (typeof value !== 'string') return issues.add(field, 'must be a string', echo ? value : undefined);
   const unknown = unknownVariables(value, constants);
   if (unknown.length > 0)
-    issues.add(field, `unknown variable ${unknown.map((name) => `\${${name}}`).join(', ')}`, value);
+    issues.add(
+      field,
+      `unknown variable ${unknown.map((name) => `\${${name}}`).join(', ')}`,
+      echo ? value : undefined,
+    );
 }
 
 function checkHttp(
@@ -81,7 +88,16 @@ function checkHttp(
   http: Record_,
   constants: Record<string, ConstValue>,
 ): void {
-  issues.keys(field, http, ['url', 'method', 'payload', 'headers', 'timeout']);
+  issues.keys(field, http, [
+    'url',
+    'method',
+    'payload',
+    'headers',
+    'timeout',
+    'secret_headers',
+    'secret_headers_len',
+  ]);
+  checkSecretNames(issues, `${field}.secret_headers`, http.secret_headers);
   if (typeof http.url !== 'string' || http.url === '')
     issues.add(`${field}.url`, 'must be a non-empty string', http.url);
   else {
@@ -104,10 +120,23 @@ function checkHttp(
     // RFC 9110 §5.1: a field name is a token; §5.5: CR and LF never appear in a field value.
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) issues.add(at, 'header name must be an RFC 9110 token');
     else if (RESERVED_NAMES.has(name)) issues.add(at, 'is a reserved name');
-    if (typeof value !== 'string') issues.add(at, 'must be a string', value);
-    else if (/[\r\n\0]/.test(value)) issues.add(at, 'must not contain CR, LF or NUL', value);
-    else checkText(issues, at, value, constants);
+    // A secret header's value is never echoed in an error (secret-headers.ts).
+    const shown = isSecretHeader(name, http as unknown as HttpRequestDefinition) ? undefined : value;
+    if (typeof value !== 'string') issues.add(at, 'must be a string', shown);
+    else if (/[\r\n\0]/.test(value)) issues.add(at, 'must not contain CR, LF or NUL', shown);
+    else checkText(issues, at, value, constants, shown !== undefined);
   }
+}
+
+/** `secret_headers`: header names (RFC 9110 tokens); `secret_headers_len` is GET's and ignored. */
+function checkSecretNames(issues: Issues, field: string, names: unknown): void {
+  if (names === undefined) return;
+  if (!Array.isArray(names) || names.length > LIMITS.headers)
+    return issues.add(field, `must be an array of at most ${LIMITS.headers} header names`, names);
+  names.forEach((name, index) => {
+    if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || RESERVED_NAMES.has(name))
+      issues.add(`${field}[${index}]`, 'must be a header name (an RFC 9110 token)', name);
+  });
 }
 
 function checkModbus(

@@ -6,7 +6,7 @@ import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js'
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'modbus-power-direction', 'meter-source', 'actions-definition') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets') are registered by their owners at wiring time.
  */
 
 const int = (def: number, min: number, max: number, doc: string) => ({
@@ -254,6 +254,13 @@ export const ACTIONS_SCHEMA = {
     format: 'actions-definition' as const,
     default: null,
     nullable: true as const,
+  },
+  header_secrets: {
+    doc: "Values of the secret headers of the actions' HTTP requests, by action id, request index and header name (write-only; GET /api/v1/actions shows secret_headers_len).",
+    format: 'actions-header-secrets' as const,
+    default: {},
+    sensitive: true,
+    secret: true as const,
   },
 };
 

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { ActionsOutput } from '../../actions/actions-output.js';
 import { LIMITS, type ActionsDefinition } from '../../actions/definition.js';
+import { secretHeadersView, splitSecretHeaders } from '../../actions/secret-headers.js';
 import type { ValidationIssue } from '../../config/validation.js';
 import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -35,13 +36,34 @@ function postDefinition(ctx: AppContext, request: ApiRequest, response: ServerRe
   // null is the stored "no definition" (DELETE), never a definition a client posts.
   if (request.body === null)
     throw definitionError([{ field: '', message: 'must be a JSON object {const, actions}', value: null }]);
-  const definition = request.body as ActionsDefinition;
-  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])), definitionError);
-  sendJson(response, 200, definition);
+  // The body as sent is checked first, so a problem is named where the client wrote it (a secret
+  // header's value included); then the secret values go to the secrets (secret-headers.ts).
+  const sent = ctx.config.schemaIssues(new Map([['actions.definition', request.body]]));
+  if (sent.length > 0) throw definitionError(sent);
+  const { definition, secrets } = splitSecretHeaders(
+    request.body as ActionsDefinition,
+    ctx.config.config.actions.header_secrets,
+  );
+  const changes = new Map<string, unknown>([
+    ['actions.definition', definition],
+    ['actions.header_secrets', secrets],
+  ]);
+  throwUnlessApplied(ctx.config.apply(changes), definitionError);
+  sendJson(response, 200, definitionView(ctx) ?? EMPTY);
+}
+
+/** The stored definition as GET shows it: secret header values replaced by their lengths. */
+function definitionView(ctx: AppContext): ActionsDefinition | null {
+  const { definition, header_secrets: secrets } = ctx.config.config.actions;
+  return definition === null ? null : secretHeadersView(definition, secrets);
 }
 
 function deleteDefinition(ctx: AppContext, response: ServerResponse): void {
-  throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', null]])));
+  const changes = new Map<string, unknown>([
+    ['actions.definition', null],
+    ['actions.header_secrets', {}],
+  ]);
+  throwUnlessApplied(ctx.config.apply(changes));
   sendNoContent(response);
 }
 
@@ -92,18 +114,13 @@ const DEFINITION = { type: 'object', properties: { const: { type: 'object' }, ac
 
 export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
   const license = 'PLUS' as const;
-  router.add(
-    'GET',
-    PATH,
-    (_request, response) => sendJson(response, 200, ctx.config.config.actions.definition ?? EMPTY),
-    {
-      license,
-      doc: {
-        summary: 'The actions definition',
-        responses: { 200: { description: 'definition', schema: DEFINITION } },
-      },
+  router.add('GET', PATH, (_request, response) => sendJson(response, 200, definitionView(ctx) ?? EMPTY), {
+    license,
+    doc: {
+      summary: 'The actions definition',
+      responses: { 200: { description: 'definition', schema: DEFINITION } },
     },
-  );
+  });
   router.add('POST', PATH, (request, response) => postDefinition(ctx, request, response), {
     license,
     body: 'json',
