@@ -2,7 +2,7 @@ import type { ActionRequest } from '../../actions/actions-api.js';
 
 /**
  * The request editors of the Actions page: one fieldset per request, HTTP (url, method, headers
- * one "Name: value" per line, payload, timeout) or Modbus (host, port, unit, function, address,
+ * one "Name: value" per line, the names of secret headers, payload, timeout) or Modbus (host, port, unit, function, address,
  * type, value, timeout), read back into the device's request objects.
  */
 
@@ -18,6 +18,12 @@ const HTTP_FIELDS: Field[] = [
   { name: 'url', label: 'URL', placeholder: 'http://plug.local/relay/0?turn=on' },
   { name: 'method', label: 'Method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
   { name: 'headers', label: 'Headers (Name: value per line)', kind: 'textarea' },
+  {
+    name: 'secret_headers',
+    label:
+      'Secret headers (names; Authorization, Cookie, X-Api-Key always are; a stored value stays unless typed above)',
+    placeholder: 'X-Auth-Token',
+  },
   { name: 'payload', label: 'Payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
   { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
 ];
@@ -74,6 +80,8 @@ export function requestEditor(request: ActionRequest): HTMLFieldSetElement {
     values.headers = Object.entries(request.http.headers)
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n');
+  // Secret values are never shown (GET gives their lengths); their names keep the stored values.
+  if (kind === 'http') values.secret_headers = (request.http?.secret_headers ?? []).join(', ');
   for (const field of kind === 'http' ? HTTP_FIELDS : MODBUS_FIELDS)
     fieldset.append(control(field, values[field.name]));
   const remove = document.createElement('button');
@@ -120,6 +128,11 @@ export function requestOf(fieldset: HTMLFieldSetElement): ActionRequest {
   put(http, 'method', read.method);
   const headers = headersOf(read.headers ?? '');
   if (Object.keys(headers).length > 0) put(http, 'headers', headers);
+  const secret = (read.secret_headers ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (secret.length > 0) put(http, 'secret_headers', secret);
   put(http, 'payload', read.payload);
   put(http, 'timeout', number('timeout'));
   return { http: http as ActionRequest['http'] & object };
