@@ -4,27 +4,14 @@ import { formatNamed } from './formats.js';
 import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
 import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
 import type { AppConfig } from './types.js';
-import { ruleIssues, type ConfigRule } from './rules.js';
+import { ConfigError } from './config-error.js';
+import { overlayBehind, startupRuleCheck } from './rule-sources.js';
+import { ruleIssues } from './rules.js';
 import { checkTree, isWithin, schemaDefaults, type ValidationIssue } from './validation.js';
 
+export { ConfigError } from './config-error.js';
+
 export type { ValidationIssue } from './validation.js';
-
-/** Start-up configuration error: exit code 1 with a message naming key, value and rule. */
-export class ConfigError extends Error {
-  constructor(
-    readonly source: string,
-    readonly issues: readonly ValidationIssue[],
-  ) {
-    super(issues.map((issue) => `${source}: ${issueLine(issue)}`).join('\n'));
-    this.name = 'ConfigError';
-  }
-}
-
-function issueLine(issue: ValidationIssue): string {
-  if (issue.summary !== undefined) return issue.summary;
-  const value = issue.value !== undefined ? `: value was ${JSON.stringify(issue.value)}` : '';
-  return `${issue.field}: ${issue.message}${value}`;
-}
 
 export interface LoadOptions {
   configFile?: string;
@@ -189,26 +176,13 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     for (;;) {
       const found = ruleIssues(this.effective as unknown as Record<string, unknown>);
       if (found.length === 0) return;
-      const file = this.overlayBehind(found[0]!.rule, found[0]!.issue);
+      const file = overlayBehind(this.overlays, found[0]!.rule, found[0]!.issue);
       if (!file) return;
       const reason = found.map(({ issue }) => `${issue.field}: ${issue.message}`).join('; ');
       problems.push(this.stateDirectory.moveAside(file, reason));
       this.overlays.delete(file);
       this.effective = this.compose(this.adminTree);
     }
-  }
-
-  /** The state file holding the issue's field, else one holding any key the rule reads. */
-  private overlayBehind(rule: ConfigRule, issue: ValidationIssue): StateFileName | undefined {
-    const holds = (overlay: Record<string, unknown>, path: string) =>
-      [...LEAVES.keys()].some(
-        (leaf) => (isWithin(leaf, path) || isWithin(path, leaf)) && getPath(overlay, leaf) !== undefined,
-      );
-    const files = [...this.overlays];
-    return (
-      files.find(([, overlay]) => holds(overlay, issue.field))?.[0] ??
-      files.find(([, overlay]) => rule.watches.some((path) => holds(overlay, path)))?.[0]
-    );
   }
 
   private adminTree: Record<string, unknown> = {};
@@ -293,26 +267,6 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     }
     return { ok: true, changed: changed.map(([path]) => path), failed };
   }
-}
-
-/**
- * The rules between keys over defaults < admin file < environment: a break is a start-up error
- * naming the key, attributed to the environment when it sets the key, else to the admin's file.
- */
-function startupRuleCheck(
-  tree: Record<string, unknown>,
-  envTree: Record<string, unknown>,
-  options: LoadOptions,
-): void {
-  const issues = ruleIssues(tree).map((found) => found.issue);
-  if (issues.length === 0) return;
-  const fromEnv = (issue: ValidationIssue) =>
-    [...LEAVES.keys()].some(
-      (leaf) =>
-        (isWithin(issue.field, leaf) || isWithin(leaf, issue.field)) && getPath(envTree, leaf) !== undefined,
-    );
-  const source = issues.some(fromEnv) ? 'environment' : (options.configFile ?? 'defaults');
-  throw new ConfigError(source, source === 'environment' ? issues.filter(fromEnv) : issues);
 }
 
 /**
