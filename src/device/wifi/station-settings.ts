@@ -1,6 +1,6 @@
 import type { ValidationIssue } from '../../config/validation.js';
-import { leavesUnder } from '../../config/paths.js';
 import type { WifiStationSettings } from '../../config/types.js';
+import { mergeBody, sectionDefaults } from './interface-body.js';
 
 /** Writable fields of the Wi-Fi station (client) settings object. */
 export const STATION_FIELDS = [
@@ -31,9 +31,7 @@ export function stationResponse(station: WifiStationSettings): StationResponse {
 
 /** Schema defaults of the station (what POST starts from and DELETE restores). */
 export function defaultStation(): WifiStationSettings {
-  return Object.fromEntries(
-    leavesUnder('wifi.sta').map((leaf) => [leaf.path.slice('wifi.sta.'.length), leaf.default]),
-  ) as unknown as WifiStationSettings;
+  return sectionDefaults<WifiStationSettings>('wifi.sta');
 }
 
 export { prefixLengthOf } from '../../config/network-rules.js';
@@ -41,24 +39,8 @@ export { prefixLengthOf } from '../../config/network-rules.js';
 export type StationResult =
   { ok: true; station: WifiStationSettings } | { ok: false; issues: ValidationIssue[] };
 
-/**
- * Merges a request body over `base` (the current settings for PUT, the defaults for POST). The
- * values are checked where every writer's are, by ConfigStore.apply: the schema's types and limits,
- * then the station's rules and the static-address rule shared with Ethernet (config/network-rules.ts).
- */
+/** The body merged over `base`; its values are checked by ConfigStore.apply (interface-body.ts). */
 export function stationFromRequest(body: unknown, base: WifiStationSettings): StationResult {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    return { ok: false, issues: [{ field: '', message: 'body must be a JSON object of station settings' }] };
-  }
-  const unknown = Object.keys(body).filter(
-    (key) => !(STATION_FIELDS as readonly string[]).includes(key) && !READ_ONLY_FIELDS.has(key),
-  );
-  if (unknown.length > 0)
-    return { ok: false, issues: unknown.map((field) => ({ field, message: 'unknown field' })) };
-  const station = { ...base };
-  for (const field of STATION_FIELDS) {
-    if (Object.hasOwn(body, field))
-      (station as Record<string, unknown>)[field] = (body as Record<string, unknown>)[field];
-  }
-  return { ok: true, station };
+  const result = mergeBody(body, base, STATION_FIELDS, 'station settings', READ_ONLY_FIELDS);
+  return result.ok ? { ok: true, station: result.value } : result;
 }
