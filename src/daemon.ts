@@ -30,6 +30,7 @@ import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
 import { registerActionFormats } from './actions/config-formats.js';
+import { registerMqttRules } from './mqtt/config-rules.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -49,11 +50,12 @@ import { runOutput, type Output } from './output.js';
 import type { Service } from './service.js';
 import { notifySystemd } from './systemd-notify.js';
 
-/** The config formats the outputs and the meter own; registered before the first config load. */
+/** The config formats and rules the outputs and the meter own; registered before the first config load. */
 export function registerConfigFormats(): void {
   registerModbusFormats();
   registerMeterFormats();
   registerActionFormats();
+  registerMqttRules();
 }
 
 export interface DaemonOptions extends LoadOptions {

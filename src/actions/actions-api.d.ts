@@ -13,6 +13,14 @@ export interface HttpRequestDefinition {
   method?: HttpMethod;
   payload?: string;
   headers?: Record<string, string>;
+  /**
+   * Headers whose values are secret besides Authorization, Proxy-Authorization, Cookie and
+   * X-Api-Key (docs/architecture.md#actions). Stored: the names of the secret headers, whose
+   * values live with the secrets; listed without a value in `headers`: the stored value stays.
+   */
+  secret_headers?: string[];
+  /** GET only: the length of each secret header's stored value (ignored on POST). */
+  secret_headers_len?: Record<string, number>;
   /** Seconds for the whole exchange. */
   timeout?: number;
 }

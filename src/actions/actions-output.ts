@@ -5,6 +5,7 @@ import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ActionsServiceStatus } from './actions-api.js';
 import type { ActionsDefinition } from './definition.js';
+import { withSecretHeaders } from './secret-headers.js';
 import { ActionRunner, type CallResult } from './runner.js';
 import { Schedules, WhenWatcher } from './triggers.js';
 
@@ -44,7 +45,9 @@ export class ActionsOutput implements Output<ActionsSlice> {
   }
 
   select(config: AppConfig): ActionsSlice {
-    return { definition: config.actions.definition };
+    const { definition, header_secrets: secrets } = config.actions;
+    // The runner sends the secret header values the definition names (secret-headers.ts).
+    return { definition: definition === null ? null : withSecretHeaders(definition, secrets) };
   }
 
   async reconcile(view: OutputView<ActionsSlice>): Promise<void> {

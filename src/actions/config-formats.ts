@@ -1,11 +1,14 @@
 import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
 import type { ActionsDefinition } from './definition.js';
 import { definitionIssues } from './definition-validate.js';
+import type { HeaderSecrets } from './secret-headers.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
     /** The actions definition as the API stored it (checked by definitionIssues). */
     'actions-definition': ActionsDefinition;
+    /** The secret header values of the actions (secret-headers.ts). */
+    'actions-header-secrets': HeaderSecrets;
   }
 }
 
@@ -19,7 +22,9 @@ const ACTIONS_DEFINITION: ConfigFormat = {
     const issues = definitionIssues(value);
     if (issues.length > 0) {
       const text = issues.map((issue) => `${issue.field || 'definition'}: ${issue.message}`).join('; ');
-      throw new FormatError('invalid-actions', `must be null or a valid actions definition: ${text}`);
+      throw new FormatError('invalid-actions', `must be null or a valid actions definition: ${text}`, {
+        parts: issues,
+      });
     }
   },
   describe: () => 'actions definition {const, actions} or null',
@@ -32,7 +37,40 @@ const ACTIONS_DEFINITION: ConfigFormat = {
   },
 };
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Where a stored secret-headers value breaks its shape (never echoing a value), or undefined. */
+function headerSecretsProblem(value: unknown): string | undefined {
+  if (!isObject(value)) return 'must be an object {action id: {request index: {header: value}}}';
+  for (const [id, requests] of Object.entries(value)) {
+    if (!isObject(requests)) return `${id}: must be an object by request index`;
+    for (const [index, headers] of Object.entries(requests)) {
+      if (!/^\d{1,2}$/.test(index) || !isObject(headers))
+        return `${id}.${index}: must be headers by request index`;
+      for (const [name, text] of Object.entries(headers)) {
+        // RFC 9110 §5.1 (a field name is a token), §5.5 (no CR, LF or NUL in a value).
+        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+          return `${id}.${index}: a header name must be a token`;
+        if (typeof text !== 'string' || /[\r\n\0]/.test(text) || text.length > 4096)
+          return `${id}.${index}.${name}: must be a string of at most 4096 characters without CR, LF or NUL`;
+      }
+    }
+  }
+  return undefined;
+}
+
+const HEADER_SECRETS: ConfigFormat = {
+  name: 'actions-header-secrets',
+  validate(value) {
+    const problem = headerSecretsProblem(value);
+    if (problem !== undefined) throw new FormatError('invalid-header-secrets', problem);
+  },
+  describe: () => 'secret header values {action id: {request index: {header: value}}}',
+  fromEnv: ACTIONS_DEFINITION.fromEnv!,
+};
+
 /** Registers the actions format of the config schema; the daemon calls it before the config loads. */
 export function registerActionFormats(): void {
-  registerFormats([ACTIONS_DEFINITION]);
+  registerFormats([ACTIONS_DEFINITION, HEADER_SECRETS]);
 }

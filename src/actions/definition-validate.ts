@@ -1,3 +1,4 @@
+import { cronProblem } from '../config/cron.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { QUANTITIES, templateName, type Quantity } from '../reading/quantities.js';
 import {
@@ -8,19 +9,27 @@ import {
   VALUE_TYPES,
   type ActionsDefinition,
   type ConstValue,
+  type HttpRequestDefinition,
   type ValueType,
 } from './definition.js';
+import { isSecretHeader } from './secret-headers.js';
 import { payloadFor } from './value-encoding.js';
 import { unknownVariables } from './variables.js';
 
 /**
  * The structural check of an actions definition (the OpenAPI `ActionsDefinition` plus the
  * gateway's triggers): every problem as an issue naming its field (`actions[0].requests[1].modbus.func`).
- * Cron expressions are checked by node-cron itself, separately (cron-check.ts), since it loads
- * only when a definition has a schedule.
+ * Cron expressions are checked by node-cron itself, loaded only when a definition has a schedule.
  */
 
 type Record_ = Record<string, unknown>;
+
+/**
+ * Names an id or key may not take (docs/architecture.md#actions): they are the special properties of
+ * every JavaScript object, so a client library or script keeping actions in a plain object would
+ * lose them. The gateway itself keys by Map or own properties only.
+ */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 const isObject = (value: unknown): value is Record_ =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -61,11 +70,16 @@ function checkText(
   field: string,
   value: unknown,
   constants: Record<string, ConstValue>,
+  echo = true,
 ): void {
-  if (typeof value !== 'string') return issues.add(field, 'must be a string', value);
+  if (typeof value !== 'string') return issues.add(field, 'must be a string', echo ? value : undefined);
   const unknown = unknownVariables(value, constants);
   if (unknown.length > 0)
-    issues.add(field, `unknown variable ${unknown.map((name) => `\${${name}}`).join(', ')}`, value);
+    issues.add(
+      field,
+      `unknown variable ${unknown.map((name) => `\${${name}}`).join(', ')}`,
+      echo ? value : undefined,
+    );
 }
 
 function checkHttp(
@@ -74,7 +88,16 @@ function checkHttp(
   http: Record_,
   constants: Record<string, ConstValue>,
 ): void {
-  issues.keys(field, http, ['url', 'method', 'payload', 'headers', 'timeout']);
+  issues.keys(field, http, [
+    'url',
+    'method',
+    'payload',
+    'headers',
+    'timeout',
+    'secret_headers',
+    'secret_headers_len',
+  ]);
+  checkSecretNames(issues, `${field}.secret_headers`, http.secret_headers);
   if (typeof http.url !== 'string' || http.url === '')
     issues.add(`${field}.url`, 'must be a non-empty string', http.url);
   else {
@@ -96,14 +119,28 @@ function checkHttp(
     const at = `${field}.headers.${name}`;
     // RFC 9110 §5.1: a field name is a token; §5.5: CR and LF never appear in a field value.
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) issues.add(at, 'header name must be an RFC 9110 token');
-    if (typeof value !== 'string') issues.add(at, 'must be a string', value);
-    else if (/[\r\n\0]/.test(value)) issues.add(at, 'must not contain CR, LF or NUL', value);
-    else checkText(issues, at, value, constants);
+    else if (RESERVED_NAMES.has(name)) issues.add(at, 'is a reserved name');
+    // A secret header's value is never echoed in an error (secret-headers.ts).
+    const shown = isSecretHeader(name, http as unknown as HttpRequestDefinition) ? undefined : value;
+    if (typeof value !== 'string') issues.add(at, 'must be a string', shown);
+    else if (/[\r\n\0]/.test(value)) issues.add(at, 'must not contain CR, LF or NUL', shown);
+    else checkText(issues, at, value, constants, shown !== undefined);
   }
 }
 
 /** A Modbus target host: a name or an IPv4 / IPv6 address. */
 export const MODBUS_HOST = /^[A-Za-z0-9.:[\]-]{1,255}$/;
+
+/** `secret_headers`: header names (RFC 9110 tokens); `secret_headers_len` is GET's and ignored. */
+function checkSecretNames(issues: Issues, field: string, names: unknown): void {
+  if (names === undefined) return;
+  if (!Array.isArray(names) || names.length > LIMITS.headers)
+    return issues.add(field, `must be an array of at most ${LIMITS.headers} header names`, names);
+  names.forEach((name, index) => {
+    if (typeof name !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || RESERVED_NAMES.has(name))
+      issues.add(`${field}[${index}]`, 'must be a header name (an RFC 9110 token)', name);
+  });
+}
 
 function checkModbus(
   issues: Issues,
@@ -187,12 +224,17 @@ function checkAction(
     issues.add(`${field}.id`, `must be a string of 1..${LIMITS.idLength} characters`, id);
   else if (!/^[A-Za-z0-9_.-]+$/.test(id))
     issues.add(`${field}.id`, 'may hold letters, digits, _ . - only', id);
+  else if (RESERVED_NAMES.has(id)) issues.add(`${field}.id`, 'is a reserved name', id);
   else if (seen.has(id)) issues.add(`${field}.id`, 'is used by another action', id);
   else seen.add(id);
   if (action.enable !== undefined && typeof action.enable !== 'boolean')
     issues.add(`${field}.enable`, 'must be a boolean', action.enable);
   if (action.schedule !== undefined && (typeof action.schedule !== 'string' || action.schedule.trim() === ''))
     issues.add(`${field}.schedule`, 'must be a cron expression', action.schedule);
+  else if (action.schedule !== undefined) {
+    const problem = cronProblem(action.schedule as string);
+    if (problem) issues.add(`${field}.schedule`, problem, action.schedule);
+  }
   if (action.when !== undefined) checkWhen(issues, `${field}.when`, action.when);
   checkNumber(issues, `${field}.min_interval`, action.min_interval, 0, LIMITS.minIntervalSeconds);
   const { requests } = action;
@@ -214,6 +256,7 @@ function checkConstants(issues: Issues, constants: unknown): Record<string, Cons
   for (const [name, value] of Object.entries(constants)) {
     if (!/^[A-Za-z0-9_]+$/.test(name) || name.length > LIMITS.constNameLength)
       issues.add(`const.${name}`, `name must be 1..${LIMITS.constNameLength} letters, digits or _`);
+    else if (RESERVED_NAMES.has(name)) issues.add(`const.${name}`, 'is a reserved name');
     const kind = typeof value;
     if (value !== null && kind !== 'string' && kind !== 'number' && kind !== 'boolean')
       issues.add(`const.${name}`, 'must be a string, number or boolean', value);

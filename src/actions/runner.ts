@@ -63,11 +63,14 @@ export class ActionRunner {
     return this.definition.actions?.find((action) => action.id === id);
   }
 
+  /** Counters by action id: own properties defined from entries, so no id can reach a prototype. */
   countersOf(): Record<string, ActionCounters> {
-    const view: Record<string, ActionCounters> = {};
-    for (const action of this.definition.actions ?? [])
-      view[action.id] = { ...(this.counters.get(action.id) ?? { runs: 0, ok: 0, failed: 0 }) };
-    return view;
+    return Object.fromEntries(
+      (this.definition.actions ?? []).map((action) => [
+        action.id,
+        { ...(this.counters.get(action.id) ?? { runs: 0, ok: 0, failed: 0 }) },
+      ]),
+    );
   }
 
   /** Starts a run of `id` (API call, HA button, trigger), or says why not. */
@@ -133,13 +136,12 @@ export class ActionRunner {
   private runRequest(request: ActionRequest, variables: ReadonlyMap<string, TemplateValue>): Promise<number> {
     if (request.http) {
       const { http } = request;
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(http.headers ?? {})) {
-        const rendered = substitute(value, variables);
-        // RFC 9110 §5.5: a substituted value must not smuggle a line break into the request.
-        if (/[\r\n\0]/.test(rendered)) return Promise.resolve(CODE.invalid);
-        headers[name] = rendered;
-      }
+      const rendered = Object.entries(http.headers ?? {}).map(
+        ([name, value]) => [name, substitute(value, variables)] as const,
+      );
+      // RFC 9110 §5.5: a substituted value must not smuggle a line break into the request.
+      if (rendered.some(([, value]) => /[\r\n\0]/.test(value))) return Promise.resolve(CODE.invalid);
+      const headers: Record<string, string> = Object.fromEntries(rendered);
       return runHttpRequest(
         {
           ...http,

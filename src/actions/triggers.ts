@@ -1,5 +1,6 @@
 import type { ScheduledTask } from 'node-cron';
 import type { AppContext } from '../context.js';
+import { nodeCron } from '../config/cron.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
 import { isEnabled, type ActionDefinition, type WhenCondition } from './definition.js';
@@ -7,12 +8,6 @@ import { quantityOf } from './definition-validate.js';
 
 /** What a trigger asks for: a run of the action, named for the log. */
 export type Fire = (actionId: string, trigger: string) => void;
-
-/** Node-cron's check of an expression, loading node-cron; undefined when it is valid. */
-export async function cronProblem(expression: string): Promise<string | undefined> {
-  const cron = await import('node-cron');
-  return cron.validate(expression) ? undefined : 'is not a cron expression node-cron accepts';
-}
 
 /**
  * `schedule` triggers: one node-cron task per enabled action with a schedule, in the process's time
@@ -28,7 +23,7 @@ export class Schedules {
     await this.clear();
     const scheduled = actions.filter((action) => isEnabled(action) && action.schedule !== undefined);
     if (scheduled.length === 0) return;
-    const cron = await import('node-cron');
+    const cron = nodeCron();
     for (const action of scheduled) {
       if (!cron.validate(action.schedule!)) {
         this.log.error(

@@ -4,26 +4,14 @@ import { formatNamed } from './formats.js';
 import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
 import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
 import type { AppConfig } from './types.js';
-import { checkTree, schemaDefaults, type ValidationIssue } from './validation.js';
+import { ConfigError } from './config-error.js';
+import { overlayBehind, startupRuleCheck } from './rule-sources.js';
+import { ruleIssues } from './rules.js';
+import { checkTree, isWithin, schemaDefaults, type ValidationIssue } from './validation.js';
+
+export { ConfigError } from './config-error.js';
 
 export type { ValidationIssue } from './validation.js';
-
-/** Start-up configuration error: exit code 1 with a message naming key, value and rule. */
-export class ConfigError extends Error {
-  constructor(
-    readonly source: string,
-    readonly issues: readonly ValidationIssue[],
-  ) {
-    super(issues.map((issue) => `${source}: ${issueLine(issue)}`).join('\n'));
-    this.name = 'ConfigError';
-  }
-}
-
-function issueLine(issue: ValidationIssue): string {
-  if (issue.summary !== undefined) return issue.summary;
-  const value = issue.value !== undefined ? `: value was ${JSON.stringify(issue.value)}` : '';
-  return `${issue.field}: ${issue.message}${value}`;
-}
 
 export interface LoadOptions {
   configFile?: string;
@@ -86,15 +74,26 @@ function readAdminFile(path: string): Record<string, unknown> {
   }
 }
 
-/** Deep merge of plain objects; arrays and scalars replace. */
-function merge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Deep merge of the schema's sections; a leaf's value (scalar, array, or an object such as the
+ * actions definition) replaces the one below it whole. Keys are defined as own properties, so a
+ * key such as `__proto__` in a file is a name like any other (the schema check reports it).
+ */
+function merge(
+  target: Record<string, unknown>,
+  source: Record<string, unknown>,
+  prefix = '',
+): Record<string, unknown> {
   for (const [key, value] of Object.entries(source)) {
-    const current = target[key];
-    if (isPlainObject(value) && isPlainObject(current)) merge(current, value);
-    else target[key] = structuredClone(value);
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const current = Object.hasOwn(target, key) ? target[key] : undefined;
+    if (!LEAVES.has(path) && isPlainObject(value) && isPlainObject(current)) merge(current, value, path);
+    else Object.defineProperty(target, key, { value: structuredClone(value), ...OWN });
   }
   return target;
 }
+
+const OWN = { writable: true, enumerable: true, configurable: true } as const;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -135,6 +134,11 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const envIssues = checkTree(env.tree, true);
     if (envIssues.length > 0) throw new ConfigError('environment', envIssues);
     if (options.stateDir) setPath(env.tree, 'paths.state', options.stateDir);
+    startupRuleCheck(
+      merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
+      env.tree,
+      options,
+    );
 
     const stateDir = String(
       getPath(merge(structuredClone(defaults), merge(structuredClone(base), env.tree)), 'paths.state'),
@@ -166,9 +170,27 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     store.lockedPaths = lockedPathsOf(
       merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
     );
-    store.effective = store.compose(base);
     store.adminTree = base;
+    store.effective = store.compose(base);
+    store.dropOverlaysBreakingRules(problems);
     return store;
+  }
+
+  /**
+   * A state file whose values break a rule together with the rest (docs/architecture.md#configuration)
+   * is moved aside like a file that breaks the schema, so start-up never blocks on it.
+   */
+  private dropOverlaysBreakingRules(problems: StateFileProblem[]): void {
+    for (;;) {
+      const found = ruleIssues(this.effective as unknown as Record<string, unknown>);
+      if (found.length === 0) return;
+      const file = overlayBehind(this.overlays, found[0]!.rule, found[0]!.issue);
+      if (!file) return;
+      const reason = found.map(({ issue }) => `${issue.field}: ${issue.message}`).join('; ');
+      problems.push(this.stateDirectory.moveAside(file, reason));
+      this.overlays.delete(file);
+      this.effective = this.compose(this.adminTree);
+    }
   }
 
   private adminTree: Record<string, unknown> = {};
@@ -218,7 +240,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     changes: ReadonlyMap<string, unknown>,
     candidate = this.candidate(changes),
   ): ValidationIssue[] {
-    return checkTree(candidate, false).filter((issue) => changes.has(issue.field));
+    return checkTree(candidate, false).filter((issue) =>
+      [...changes.keys()].some((path) => isWithin(issue.field, path)),
+    );
   }
 
   /** Writes that would change a locked path: refused, naming the path (its value stays). */
@@ -249,6 +273,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const found = this.schemaIssues(changes, candidate);
     found.push(...protectionIssues(candidate, changes));
     if (found.length > 0) return { ok: false, issues: found };
+    // The rules between keys run on a candidate whose every value has its type and limits.
+    const broken = ruleIssues(candidate, changes.keys()).map((rule) => rule.issue);
+    if (broken.length > 0) return { ok: false, issues: broken };
 
     const changed = [...changes].filter(
       ([path, value]) => !isDeepStrictEqual(getPath(this.effective, path), value),

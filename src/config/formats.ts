@@ -46,7 +46,12 @@ export class FormatError extends Error {
   constructor(
     readonly reason: string,
     message: string,
-    readonly details: { shownValue?: unknown; summary?: string } = {},
+    readonly details: {
+      shownValue?: unknown;
+      summary?: string;
+      /** Problems inside a structured value, each naming its field below the leaf (`actions[0].id`). */
+      parts?: readonly { field: string; message: string; value?: unknown }[];
+    } = {},
   ) {
     super(message);
     this.name = 'FormatError';

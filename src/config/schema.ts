@@ -8,7 +8,7 @@ import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'modbus-power-direction', 'meter-source', 'actions-definition') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets') are registered by their owners at wiring time.
  */
 
 const int = (def: number, min: number, max: number, doc: string) => ({
@@ -153,6 +153,22 @@ export const SETTINGS_SCHEMA = {
   },
 };
 
+/**
+ * The static IPv4 settings of a network interface, one declaration for the Wi-Fi station and
+ * Ethernet (their rules: config/network-rules.ts). `which` names the interface in the docs.
+ */
+function staticAddresses(which: '' | 'Ethernet ') {
+  const quad = (doc: string) =>
+    text('', 15, doc, { pattern: DOTTED_QUAD, patternText: 'a dotted-quad IPv4 address' });
+  return {
+    static_ip: bool(false, `Use ip, netmask, gateway and dns instead of DHCP${which ? ' on Ethernet' : ''}.`),
+    ip: quad(`Static ${which}IPv4 address (dotted quad).`),
+    netmask: quad(`Static ${which}netmask (dotted quad, contiguous).`),
+    gateway: quad(`Static ${which}gateway (dotted quad, another host of the subnet).`),
+    dns: quad(`Static ${which}DNS server (dotted quad).`),
+  };
+}
+
 export const WIFI_SCHEMA = {
   sta: {
     enable: bool(false, 'Wi-Fi station (client) enabled.'),
@@ -160,23 +176,7 @@ export const WIFI_SCHEMA = {
     password: secret(64, 'Wi-Fi password, 8..64 characters or empty for open networks (write-only).', {
       minLength: 8,
     }),
-    static_ip: bool(false, 'Use ip, netmask, gateway and dns instead of DHCP.'),
-    ip: text('', 15, 'Static IPv4 address (dotted quad).', {
-      pattern: DOTTED_QUAD,
-      patternText: 'a dotted-quad IPv4 address',
-    }),
-    netmask: text('', 15, 'Static netmask (dotted quad).', {
-      pattern: DOTTED_QUAD,
-      patternText: 'a dotted-quad IPv4 address',
-    }),
-    gateway: text('', 15, 'Static gateway (dotted quad).', {
-      pattern: DOTTED_QUAD,
-      patternText: 'a dotted-quad IPv4 address',
-    }),
-    dns: text('', 15, 'Static DNS server (dotted quad).', {
-      pattern: DOTTED_QUAD,
-      patternText: 'a dotted-quad IPv4 address',
-    }),
+    ...staticAddresses(''),
     max_power: num(20, 0, 21, 'Maximum transmit power in dBm (0..21, steps of 0.5).', 0.5),
   },
 };
@@ -184,23 +184,7 @@ export const WIFI_SCHEMA = {
 /** The wired connection (GET/PUT/POST /api/v1/eth/settings), applied like the Wi-Fi station. */
 export const ETH_SCHEMA = {
   enable: bool(true, 'Ethernet enabled (false: the wired interface is disconnected).'),
-  static_ip: bool(false, 'Use ip, netmask, gateway and dns instead of DHCP on Ethernet.'),
-  ip: text('', 15, 'Static Ethernet IPv4 address (dotted quad).', {
-    pattern: DOTTED_QUAD,
-    patternText: 'a dotted-quad IPv4 address',
-  }),
-  netmask: text('', 15, 'Static Ethernet netmask (dotted quad).', {
-    pattern: DOTTED_QUAD,
-    patternText: 'a dotted-quad IPv4 address',
-  }),
-  gateway: text('', 15, 'Static Ethernet gateway (dotted quad, inside the subnet).', {
-    pattern: DOTTED_QUAD,
-    patternText: 'a dotted-quad IPv4 address',
-  }),
-  dns: text('', 15, 'Static Ethernet DNS server (dotted quad).', {
-    pattern: DOTTED_QUAD,
-    patternText: 'a dotted-quad IPv4 address',
-  }),
+  ...staticAddresses('Ethernet '),
 };
 
 export const MQTT_SCHEMA = {
@@ -265,6 +249,13 @@ export const ACTIONS_SCHEMA = {
     format: 'actions-definition' as const,
     default: null,
     nullable: true as const,
+  },
+  header_secrets: {
+    doc: "Values of the secret headers of the actions' HTTP requests, by action id, request index and header name (write-only; GET /api/v1/actions shows secret_headers_len).",
+    format: 'actions-header-secrets' as const,
+    default: {},
+    sensitive: true,
+    secret: true as const,
   },
 };
 

@@ -1,7 +1,12 @@
 import convict from 'convict';
 import { FormatError, formatNamed } from './formats.js';
 import { getPath, LEAVES, type LeafInfo } from './paths.js';
+import { ruleIssues } from './rules.js';
+// The network rules belong to config/ itself: registered with the first import of the checker.
+import './network-rules.js';
 import { SCHEMA } from './schema.js';
+
+type FormatErrorParts = NonNullable<FormatError['details']['parts']>;
 
 /** One violated rule: the key, the rule, and the value (omitted for secrets). */
 export interface ValidationIssue {
@@ -14,6 +19,11 @@ export interface ValidationIssue {
   locked?: true;
 }
 
+/** Whether `field` is `path` or lies inside it (`actions.definition.actions[0].id` in `actions.definition`). */
+export function isWithin(field: string, path: string): boolean {
+  return field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[`);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -22,8 +32,28 @@ function isLeaf(node: unknown): boolean {
   return isPlainObject(node) && 'format' in node && 'default' in node;
 }
 
+/**
+ * Runs the leaf's format on a value: every problem the FormatError names, each with its field (the
+ * leaf, or a field inside a structured value such as `actions.definition.actions[0].schedule`).
+ */
+export function leafIssues(leaf: LeafInfo, value: unknown): ValidationIssue[] {
+  const issue = checkLeaf(leaf, value);
+  if (!issue) return [];
+  if (!issue.parts || issue.parts.length === 0) return [issue];
+  return issue.parts.map((part) => {
+    const field =
+      part.field === '' ? leaf.path : `${leaf.path}${part.field.startsWith('[') ? '' : '.'}${part.field}`;
+    return leaf.secret || !('value' in part)
+      ? { field, message: part.message }
+      : { field, message: part.message, value: part.value };
+  });
+}
+
 /** Runs the leaf's format on a value; the FormatError it throws becomes the issue. */
-export function checkLeaf(leaf: LeafInfo, value: unknown): ValidationIssue | undefined {
+export function checkLeaf(
+  leaf: LeafInfo,
+  value: unknown,
+): (ValidationIssue & { parts?: FormatErrorParts }) | undefined {
   if (value === null && leaf.schema.nullable === true) return undefined;
   const format = formatNamed(leaf.format);
   if (!format) {
@@ -34,9 +64,13 @@ export function checkLeaf(leaf: LeafInfo, value: unknown): ValidationIssue | und
     return undefined;
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;
-    const issue: ValidationIssue = { field: leaf.path, message: error.message };
+    const issue: ValidationIssue & { parts?: FormatErrorParts } = {
+      field: leaf.path,
+      message: error.message,
+    };
     if (!leaf.secret) issue.value = 'shownValue' in error.details ? error.details.shownValue : value;
     if (error.details.summary !== undefined) issue.summary = error.details.summary;
+    if (error.details.parts !== undefined) issue.parts = error.details.parts;
     return issue;
   }
 }
@@ -73,11 +107,19 @@ export function checkTree(tree: Record<string, unknown>, strict: boolean): Valid
   for (const leaf of LEAVES.values()) {
     const value = getPath(tree, leaf.path);
     if (value === undefined) continue;
-    const issue = checkLeaf(leaf, value);
-    if (issue) issues.push(issue);
+    issues.push(...leafIssues(leaf, value));
   }
   issues.push(...structureIssues(tree, SCHEMA as unknown as Record<string, unknown>, '', strict));
   return issues;
+}
+
+/**
+ * Every problem of a whole configuration tree, as a write would find it: the schema first, then
+ * (on a tree whose every value has its type and limits) the rules between keys.
+ */
+export function checkWhole(tree: Record<string, unknown>): ValidationIssue[] {
+  const issues = checkTree(tree, false);
+  return issues.length > 0 ? issues : ruleIssues(tree).map((found) => found.issue);
 }
 
 /**
@@ -95,7 +137,7 @@ export function schemaDefaults(): Record<string, unknown> {
     SCHEMA as unknown as convict.Schema<Record<string, unknown>>,
   );
   const defaults = instance.getProperties();
-  const issues = checkTree(defaults, true);
+  const issues = [...checkTree(defaults, true), ...ruleIssues(defaults).map((found) => found.issue)];
   if (issues.length > 0) {
     throw new Error(`schema defaults break their own rules: ${issues.map((i) => i.field).join(', ')}`);
   }

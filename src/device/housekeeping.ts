@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ScheduledTask } from 'node-cron';
+import { nodeCron } from '../config/cron.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { localDateTime } from '../reading/time-format.js';
@@ -76,7 +77,7 @@ export class Housekeeping implements Output<string> {
    */
   private async schedule(): Promise<void> {
     if (this.task || !this.jobs.some((job) => job.needed())) return;
-    const cron = await import('node-cron');
+    const cron = nodeCron();
     if (this.task || this.stopped) return;
     const task = cron.schedule(AT_LOCAL_MIDNIGHT, () => this.due(), {
       name: 'housekeeping',

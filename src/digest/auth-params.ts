@@ -124,7 +124,14 @@ export function parseChallenges(header: string): Challenge[] {
     header,
     (name, value) => {
       const current = challenges[challenges.length - 1];
-      if (current) current.params[name] = value;
+      // A server names the parameters: defined as own properties, so `__proto__` is just a name.
+      if (current)
+        Object.defineProperty(current.params, name, {
+          value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
       return true;
     },
     (scheme) => challenges.push({ scheme, params: {} }),

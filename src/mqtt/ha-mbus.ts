@@ -6,7 +6,8 @@ export const MBUS_GAS = 0x03;
 export const MBUS_WATER: ReadonlySet<number> = new Set([0x06, 0x07, 0x15, 0x16]);
 export const MBUS_HEAT: ReadonlySet<number> = new Set([0x04, 0x0c]);
 
-const HA_ENERGY_UNITS: Record<string, string> = { GJ: 'GJ', MJ: 'MJ', kWh: 'kWh', MWh: 'MWh' };
+// A set, not an object: the unit comes from the meter, and `constructor` must not find Object's.
+const HA_ENERGY_UNITS: ReadonlySet<string> = new Set(['GJ', 'MJ', 'kWh', 'MWh']);
 
 /** The sensor of an M-Bus channel with a cumulative value: gas, water or volume in m³, heat in energy units. */
 export function mbusEntity(channel: MbusReading): HaEntity | undefined {
@@ -26,7 +27,8 @@ export function mbusEntity(channel: MbusReading): HaEntity | undefined {
       unit: 'm³',
     };
   }
-  const energyUnit = channel.unit !== undefined ? HA_ENERGY_UNITS[channel.unit] : undefined;
+  const energyUnit =
+    channel.unit !== undefined && HA_ENERGY_UNITS.has(channel.unit) ? channel.unit : undefined;
   if (energyUnit && (type === undefined || MBUS_HEAT.has(type))) {
     return {
       key,

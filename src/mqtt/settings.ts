@@ -1,9 +1,6 @@
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import type { ValidationIssue } from '../config/config-store.js';
 import { LEAVES } from '../config/paths.js';
 import type { MqttSettings } from '../config/types.js';
-import { parseBrokerUrl } from './connection-options.js';
-import { topicNameProblem } from './topic-name.js';
 import type { MqttSettingsView } from './settings-view.js';
 
 /**
@@ -99,10 +96,10 @@ function collectFields(
 /**
  * The configuration changes (`mqtt.<field>` -> value) of a POST (replace: absent fields return to
  * their defaults, except secrets, which GET never shows and which stay unless sent) or a PUT
- * (merge), after the checks convict cannot make: the broker URL, the topic, and PEM material
- * parsed by node:crypto. Types and lengths are left to ConfigStore.apply (the schema).
+ * (merge). Every check of the values (types and limits by the schema, the broker URL, the topic
+ * and the PEM material by the MQTT rules, config-rules.ts) is ConfigStore.apply's, as for every writer.
  */
-export function settingsChanges(body: unknown, mode: WriteMode, current: MqttSettings): SettingsChanges {
+export function settingsChanges(body: unknown, mode: WriteMode): SettingsChanges {
   if (!isPlainObject(body)) return { ok: false, issues: [{ field: '', message: 'must be a JSON object' }] };
   const given = new Map<Field, unknown>();
   const issues: ValidationIssue[] = [];
@@ -114,116 +111,9 @@ export function settingsChanges(body: unknown, mode: WriteMode, current: MqttSet
       if (!given.has(field) && !SECRETS.has(field)) given.set(field, LEAVES.get(`mqtt.${field}`)!.default);
     }
   }
-  const effective = (field: Field): unknown =>
-    given.has(field) ? given.get(field) : currentValue(current, field);
-  issues.push(...urlIssues(effective('url'), effective('enable')));
-  issues.push(...topicIssues(given.get('publish.topic')));
-  issues.push(...pemIssues(given, effective));
-  if (issues.length > 0) return { ok: false, issues };
   return {
     ok: true,
     changes: new Map([...given].map(([field, value]) => [`mqtt.${field}`, value])),
     ignored,
   };
-}
-
-function currentValue(settings: MqttSettings, field: Field): unknown {
-  let node: unknown = settings;
-  for (const key of field.split('.')) node = (node as Record<string, unknown>)[key];
-  return node;
-}
-
-function urlIssues(url: unknown, enable: unknown): ValidationIssue[] {
-  if (typeof url !== 'string') return [];
-  if (url === '')
-    return enable === true ? [{ field: 'url', message: 'is required when enable is true' }] : [];
-  const parsed = parseBrokerUrl(url);
-  // The value is not echoed: a rejected URL may carry user:password@.
-  return parsed.ok ? [] : [{ field: 'url', message: parsed.reason }];
-}
-
-function topicIssues(topic: unknown): ValidationIssue[] {
-  if (typeof topic !== 'string') return [];
-  const problem = topicNameProblem(topic);
-  return problem === undefined ? [] : [{ field: 'publish.topic', message: problem, value: topic }];
-}
-
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-function certificateIssue(field: Field, pem: string): ValidationIssue | undefined {
-  const blocks = pem.match(PEM_CERTIFICATE);
-  if (!blocks)
-    return {
-      field,
-      message: 'is not a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)',
-    };
-  for (const block of blocks) {
-    try {
-      new X509Certificate(block);
-    } catch (error) {
-      return { field, message: `is not a valid X.509 certificate: ${(error as Error).message}` };
-    }
-  }
-  return undefined;
-}
-
-function keyIssue(pem: string, passphrase: string): { key?: KeyObject; issue?: ValidationIssue } {
-  if (!pem.includes('-----BEGIN'))
-    return { issue: { field: 'client.key', message: 'is not a PEM private key' } };
-  // PKCS#8 "ENCRYPTED PRIVATE KEY" (RFC 5958 §3) or a legacy OpenSSL key with "Proc-Type: 4,ENCRYPTED".
-  const encrypted =
-    pem.includes('-----BEGIN ENCRYPTED PRIVATE KEY-----') || pem.includes('Proc-Type: 4,ENCRYPTED');
-  if (encrypted && passphrase === '') {
-    return { issue: { field: 'client.key_password', message: 'is required: client.key is encrypted' } };
-  }
-  try {
-    return {
-      key: createPrivateKey({ key: pem, format: 'pem', ...(passphrase !== '' ? { passphrase } : {}) }),
-    };
-  } catch (error) {
-    const message = (error as Error).message;
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (encrypted || /passphrase|decrypt/i.test(message) || code === 'ERR_MISSING_PASSPHRASE') {
-      return { issue: { field: 'client.key_password', message: `does not decrypt client.key: ${message}` } };
-    }
-    return { issue: { field: 'client.key', message: `is not a valid PEM private key: ${message}` } };
-  }
-}
-
-function pemIssues(given: Map<Field, unknown>, effective: (field: Field) => unknown): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  for (const field of ['broker.certificate', 'client.certificate'] as const) {
-    const value = given.get(field);
-    if (typeof value !== 'string' || value === '') continue;
-    const issue = certificateIssue(field, value);
-    if (issue) issues.push(issue);
-  }
-  if (!['client.certificate', 'client.key', 'client.key_password'].some((field) => given.has(field as Field)))
-    return issues;
-  const certificate = effective('client.certificate');
-  const key = effective('client.key');
-  const passphrase = effective('client.key_password');
-  if (typeof certificate !== 'string' || typeof key !== 'string' || typeof passphrase !== 'string')
-    return issues;
-  if ((certificate === '') !== (key === '')) {
-    const missing = certificate === '' ? 'client.certificate' : 'client.key';
-    return [...issues, { field: missing, message: 'client.certificate and client.key are needed together' }];
-  }
-  if (key === '' || issues.length > 0) return issues;
-  const parsed = keyIssue(key, passphrase);
-  if (parsed.issue) return [...issues, parsed.issue];
-  let matches: boolean;
-  try {
-    matches = new X509Certificate(certificate).checkPrivateKey(parsed.key!);
-  } catch (error) {
-    return [
-      ...issues,
-      {
-        field: 'client.certificate',
-        message: `is not a valid X.509 certificate: ${(error as Error).message}`,
-      },
-    ];
-  }
-  if (!matches) issues.push({ field: 'client.key', message: 'does not belong to client.certificate' });
-  return issues;
 }

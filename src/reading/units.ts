@@ -5,39 +5,42 @@ import type { ObisValue } from './reading.js';
  * kvar, kVA, kWh, kvarh, V, A). Meters send W/Wh (SML, Austrian DSMR), kVAr/kVArh (Swedish HAN), dm3
  * (gas on some DSMR meters); everything is converted once, here.
  */
-const CONVERSIONS: Record<string, { unit: string; factor: number }> = {
-  w: { unit: 'kW', factor: 1e-3 },
-  kw: { unit: 'kW', factor: 1 },
-  mw: { unit: 'kW', factor: 1e3 },
-  wh: { unit: 'kWh', factor: 1e-3 },
-  kwh: { unit: 'kWh', factor: 1 },
-  mwh: { unit: 'kWh', factor: 1e3 },
-  var: { unit: 'kvar', factor: 1e-3 },
-  kvar: { unit: 'kvar', factor: 1 },
-  varh: { unit: 'kvarh', factor: 1e-3 },
-  kvarh: { unit: 'kvarh', factor: 1 },
-  va: { unit: 'kVA', factor: 1e-3 },
-  kva: { unit: 'kVA', factor: 1 },
-  vah: { unit: 'kVAh', factor: 1e-3 },
-  kvah: { unit: 'kVAh', factor: 1 },
-  v: { unit: 'V', factor: 1 },
-  kv: { unit: 'V', factor: 1e3 },
-  a: { unit: 'A', factor: 1 },
-  ma: { unit: 'A', factor: 1e-3 },
-  hz: { unit: 'Hz', factor: 1 },
-  m3: { unit: 'm3', factor: 1 },
-  dm3: { unit: 'm3', factor: 1e-3 },
-  l: { unit: 'm3', factor: 1e-3 },
-  gj: { unit: 'GJ', factor: 1 },
-  '': { unit: '', factor: 1 },
-};
+// A Map: the unit text comes from the meter, and `constructor` must not find Object's.
+const CONVERSIONS: ReadonlyMap<string, { unit: string; factor: number }> = new Map(
+  Object.entries({
+    w: { unit: 'kW', factor: 1e-3 },
+    kw: { unit: 'kW', factor: 1 },
+    mw: { unit: 'kW', factor: 1e3 },
+    wh: { unit: 'kWh', factor: 1e-3 },
+    kwh: { unit: 'kWh', factor: 1 },
+    mwh: { unit: 'kWh', factor: 1e3 },
+    var: { unit: 'kvar', factor: 1e-3 },
+    kvar: { unit: 'kvar', factor: 1 },
+    varh: { unit: 'kvarh', factor: 1e-3 },
+    kvarh: { unit: 'kvarh', factor: 1 },
+    va: { unit: 'kVA', factor: 1e-3 },
+    kva: { unit: 'kVA', factor: 1 },
+    vah: { unit: 'kVAh', factor: 1e-3 },
+    kvah: { unit: 'kVAh', factor: 1 },
+    v: { unit: 'V', factor: 1 },
+    kv: { unit: 'V', factor: 1e3 },
+    a: { unit: 'A', factor: 1 },
+    ma: { unit: 'A', factor: 1e-3 },
+    hz: { unit: 'Hz', factor: 1 },
+    m3: { unit: 'm3', factor: 1 },
+    dm3: { unit: 'm3', factor: 1e-3 },
+    l: { unit: 'm3', factor: 1e-3 },
+    gj: { unit: 'GJ', factor: 1 },
+    '': { unit: '', factor: 1 },
+  }),
+);
 
 /**
  * Converts a value in the unit a meter sent into the canonical unit. Unknown units are kept as sent
  * (the value is still shown, just not converted). Rounds away binary noise from the scaling.
  */
 export function toCanonical(value: number, unit: string | undefined): ObisValue {
-  const conversion = CONVERSIONS[(unit ?? '').trim().toLowerCase()];
+  const conversion = CONVERSIONS.get((unit ?? '').trim().toLowerCase());
   if (!conversion) return { value, unit: unit ?? '' };
   if (conversion.factor === 1) return { value, unit: conversion.unit };
   return { value: roundSignificant(value * conversion.factor), unit: conversion.unit };

@@ -16,7 +16,7 @@ import {
   ssidOf,
   type ScanEntry,
 } from './scan-entry.js';
-import { prefixLengthOf } from './station-settings.js';
+import { prefixLengthOf } from '../../config/network-rules.js';
 
 /** The NetworkManager connection profile this daemon owns; other profiles are left alone. */
 export const STATION_PROFILE = 'meter-gateway-sta';

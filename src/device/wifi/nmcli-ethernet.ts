@@ -4,7 +4,7 @@ import { carrierUp } from './ethernet-link.js';
 import { netmaskOf, NO_ETHERNET, type EthernetInfo } from './ethernet-info.js';
 import { NMCLI_EXIT, NmcliError, type NmcliRunner } from './nmcli.js';
 import { splitTerseLine } from './nmcli-terse.js';
-import { prefixLengthOf } from './station-settings.js';
+import { prefixLengthOf } from '../../config/network-rules.js';
 
 /** The NetworkManager wired profile this daemon owns; the system's own profiles are left alone. */
 export const ETHERNET_PROFILE = 'meter-gateway-eth';

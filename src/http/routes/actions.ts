@@ -2,8 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { ActionsOutput } from '../../actions/actions-output.js';
 import { LIMITS, type ActionsDefinition } from '../../actions/definition.js';
-import { definitionIssues } from '../../actions/definition-validate.js';
-import { cronProblem } from '../../actions/triggers.js';
+import { secretHeadersView, splitSecretHeaders } from '../../actions/secret-headers.js';
 import type { ValidationIssue } from '../../config/validation.js';
 import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
@@ -24,29 +23,46 @@ function queryIssue(parameter: string, message: string, value: unknown): HttpErr
   return validationError([{ field: parameter, message, value }]);
 }
 
-async function scheduleIssues(definition: ActionsDefinition): Promise<ValidationIssue[]> {
-  const issues: ValidationIssue[] = [];
-  for (const [index, action] of (definition.actions ?? []).entries()) {
-    if (action.schedule === undefined) continue;
-    const problem = await cronProblem(action.schedule);
-    if (problem)
-      issues.push({ field: `actions[${index}].schedule`, message: problem, value: action.schedule });
-  }
-  return issues;
+/** The definition's issues as the route's body names them (`actions[0].schedule`). */
+function definitionError(issues: readonly ValidationIssue[]): HttpError {
+  return validationError(
+    issues.map((issue) => ({ ...issue, field: issue.field.replace(/^actions\.definition\.?/, '') })),
+  );
 }
 
+/** Every check is the config's (the actions-definition format), as for a restore or the admin's file. */
 async function postDefinition(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
-  const issues = definitionIssues(request.body);
-  if (issues.length > 0) throw validationError(issues);
-  const definition = request.body as ActionsDefinition;
-  const cronIssues = await scheduleIssues(definition);
-  if (cronIssues.length > 0) throw validationError(cronIssues);
-  await throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', definition]])));
-  sendJson(response, 200, definition);
+  // null is the stored "no definition" (DELETE), never a definition a client posts.
+  if (request.body === null)
+    throw definitionError([{ field: '', message: 'must be a JSON object {const, actions}', value: null }]);
+  // The body as sent is checked first, so a problem is named where the client wrote it (a secret
+  // header's value included); then the secret values go to the secrets (secret-headers.ts).
+  const sent = ctx.config.schemaIssues(new Map([['actions.definition', request.body]]));
+  if (sent.length > 0) throw definitionError(sent);
+  const { definition, secrets } = splitSecretHeaders(
+    request.body as ActionsDefinition,
+    ctx.config.config.actions.header_secrets,
+  );
+  const changes = new Map<string, unknown>([
+    ['actions.definition', definition],
+    ['actions.header_secrets', secrets],
+  ]);
+  await throwUnlessApplied(ctx.config.apply(changes), definitionError);
+  sendJson(response, 200, definitionView(ctx));
+}
+
+/** The stored definition as GET shows it: secret header values replaced by their lengths. */
+function definitionView(ctx: AppContext): ActionsDefinition | null {
+  const { definition, header_secrets: secrets } = ctx.config.config.actions;
+  return definition === null ? null : secretHeadersView(definition, secrets);
 }
 
 async function deleteDefinition(ctx: AppContext, response: ServerResponse): Promise<void> {
-  await throwUnlessApplied(ctx.config.apply(new Map([['actions.definition', null]])));
+  const changes = new Map<string, unknown>([
+    ['actions.definition', null],
+    ['actions.header_secrets', {}],
+  ]);
+  await throwUnlessApplied(ctx.config.apply(changes));
   sendNoContent(response);
 }
 
@@ -71,10 +87,10 @@ function callAction(actions: ActionsOutput, request: ApiRequest, response: Serve
 }
 
 /** The device's GET /actions: 404 when no definition is set or it was deleted ("Actions Definition"). */
+/** The device answers 404 while no definition is set (none yet, or after DELETE). */
 function getDefinition(ctx: AppContext, response: ServerResponse): void {
-  const definition = ctx.config.config.actions.definition;
-  if (definition === null || definition === undefined)
-    throw new HttpError(404, 'not_found', 'no actions definition is set');
+  const definition = definitionView(ctx);
+  if (definition === null) throw new HttpError(404, 'not_found', 'no actions definition is set');
   sendJson(response, 200, definition);
 }
 

@@ -1,4 +1,6 @@
 import type { AppContext } from '../../context.js';
+import type { ActionsDefinition } from '../../actions/definition.js';
+import { splitSecretHeaders, type HeaderSecrets } from '../../actions/secret-headers.js';
 import { getPath, LEAVES, setPath, stateFileOf } from '../../config/paths.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import { ERROR_REF } from '../api-schemas.js';
@@ -26,6 +28,10 @@ export function settingsBackup(ctx: AppContext, withSecrets: boolean): SettingsB
     if (stateFileOf(leaf.path) === undefined || (leaf.secret && !withSecrets)) continue;
     setPath(settings, leaf.path, structuredClone(getPath(ctx.config.config, leaf.path)));
   }
+  // A definition's secret header values (one the admin's file wrote inline included) go with the secrets.
+  const definition = getPath(settings, 'actions.definition') as ActionsDefinition | null | undefined;
+  if (definition && !withSecrets)
+    setPath(settings, 'actions.definition', splitSecretHeaders(definition, {}).definition);
   return {
     format: FORMAT,
     version: 1,
@@ -62,6 +68,27 @@ function restoreWrites(settings: Record<string, unknown>): {
   };
   walk(settings, '');
   return { changes, issues };
+}
+
+/**
+ * A restored definition keeps no secret header value in `actions.json`: values written inline go to
+ * `actions.header_secrets`, and a header the definition names without a value takes the file's
+ * value when the file holds secrets, else the stored one (a backup without secrets keeps them).
+ */
+function separateHeaderSecrets(ctx: AppContext, changes: Map<string, unknown>): void {
+  const definition = changes.get('actions.definition');
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) return;
+  // A definition that breaks its format is left as it is, for the check to name its fields.
+  if (ctx.config.schemaIssues(new Map([['actions.definition', definition]])).length > 0) return;
+  const given = changes.get('actions.header_secrets');
+  const known =
+    given !== undefined && ctx.config.schemaIssues(new Map([['actions.header_secrets', given]])).length === 0;
+  const split = splitSecretHeaders(
+    definition as ActionsDefinition,
+    known ? (given as HeaderSecrets) : ctx.config.config.actions.header_secrets,
+  );
+  changes.set('actions.definition', split.definition);
+  if (given === undefined || known) changes.set('actions.header_secrets', split.secrets);
 }
 
 function badFile(field: string, message: string): HttpError {
@@ -113,6 +140,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       if (issues.length > 0) throw validationError(issues);
       // The add-on's options win over a backup too (docs/architecture.md#add-on-options).
       for (const path of ctx.config.locked) changes.delete(path);
+      separateHeaderSecrets(ctx, changes);
       const result = ctx.config.apply(changes);
       await throwUnlessApplied(result);
       if (result.ok) ctx.logger.info(`settings restored from a backup: ${result.changed.length} changed`);

@@ -15,7 +15,9 @@ import { throwUnlessApplied } from '../section-writes.js';
 
 const PATH = '/api/v1/eth/settings';
 
-function validationError(issues: readonly ValidationIssue[]): HttpError {
+/** Fields named as the body names them (the config's `eth.` removed). */
+function validationError(found: readonly ValidationIssue[]): HttpError {
+  const issues = found.map((issue) => ({ ...issue, field: issue.field.replace(/^eth\./, '') }));
   const summary = issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; ');
   return new HttpError(400, 'validation_failed', `invalid Ethernet settings: ${summary}`, { fields: issues });
 }

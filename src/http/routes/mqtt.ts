@@ -31,7 +31,7 @@ export function registerMqttRoutes(
   publisher: { reconnectNow(): void },
 ): void {
   const write = (mode: WriteMode) => async (request: ApiRequest, response: ServerResponse) => {
-    const parsed = settingsChanges(request.body, mode, ctx.config.config.mqtt);
+    const parsed = settingsChanges(request.body, mode);
     if (!parsed.ok) throw validationError(parsed.issues);
     await throwUnlessApplied(ctx.config.apply(parsed.changes), validationError);
     if (mode === 'replace') publisher.reconnectNow();

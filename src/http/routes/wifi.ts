@@ -17,7 +17,9 @@ const SCAN_PATH = '/api/v1/wifi/scan';
 const STATION_PATH = '/api/v1/wifi/sta/settings';
 const WPS_PATH = '/api/v1/wifi/wps';
 
-function validationError(issues: readonly ValidationIssue[]): HttpError {
+/** Fields named as the body names them (the config's `wifi.sta.` removed). */
+function validationError(found: readonly ValidationIssue[]): HttpError {
+  const issues = found.map((issue) => ({ ...issue, field: issue.field.replace(/^wifi\.sta\./, '') }));
   const summary = issues.map((issue) => `${issue.field || 'body'}: ${issue.message}`).join('; ');
   return new HttpError(400, 'validation_failed', `invalid Wi-Fi station settings: ${summary}`, {
     fields: issues,

@@ -4,10 +4,10 @@ import { ACTION_STRINGS } from './strings-actions.js';
 
 /**
  * The request editors of the Actions page: one fieldset per request, HTTP (url, method, headers
- * one "Name: value" per line, payload, timeout) or Modbus (host, port, unit, function, address,
- * type, value, timeout), read back into the device's request objects. The lists (methods, function
- * codes, value types) and the timeout's limits come from the server's choices; each fieldset has a
- * picker that inserts a `${variable}` (measured values with label and unit, constants, the other
+ * one "Name: value" per line, the names of secret headers, payload, timeout) or Modbus (host, port,
+ * unit, function, address, type, value, timeout), read back into the device's request objects. The
+ * lists (methods, function codes, value types) and the timeout's limits come from the server's
+ * choices; each fieldset has a picker that inserts a `${variable}` (measured values with label and unit, constants, the other
  * template variables) into its last focused text field.
  */
 
@@ -35,6 +35,12 @@ const HTTP_FIELDS: Field[] = [
   { name: 'url', label: 'URL', placeholder: 'http://plug.local/relay/0?turn=on' },
   { name: 'method', label: 'Method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
   { name: 'headers', label: 'Headers (Name: value per line)', kind: 'textarea' },
+  {
+    name: 'secret_headers',
+    label:
+      'Secret headers (names; Authorization, Cookie, X-Api-Key always are; a stored value stays unless typed above)',
+    placeholder: 'X-Auth-Token',
+  },
   { name: 'payload', label: 'Payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
   { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
 ];
@@ -153,25 +159,14 @@ export function requestEditor(request: ActionRequest, context: RequestContext): 
   legend.textContent = kind === 'http' ? 'HTTP request' : 'Modbus write';
   fieldset.append(legend);
   const values: Record<string, unknown> = { ...(request.http ?? request.modbus ?? {}) };
-  if (kind === 'http' && request.http?.headers) {
-    // Write-only header values come back as `<name>_len` (their length): shown as kept, sent back as given.
-    const kept = Object.entries(request.http.headers).filter(([name, value]) => isKeptSecret(name, value));
-    if (kept.length > 0) fieldset.dataset.keptHeaders = JSON.stringify(Object.fromEntries(kept));
+  if (kind === 'http' && request.http?.headers)
     values.headers = Object.entries(request.http.headers)
-      .filter(([name, value]) => !isKeptSecret(name, value))
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n');
-  }
+  // Secret values are never shown (GET gives their lengths); their names keep the stored values.
+  if (kind === 'http') values.secret_headers = (request.http?.secret_headers ?? []).join(', ');
   for (const field of kind === 'http' ? HTTP_FIELDS : MODBUS_FIELDS)
     fieldset.append(control(field, values[field.name], context.choices));
-  if (kind === 'http' && fieldset.dataset.keptHeaders) {
-    const note = document.createElement('small');
-    note.className = 'muted kept-headers';
-    note.textContent = Object.keys(JSON.parse(fieldset.dataset.keptHeaders) as object)
-      .map((name) => `${name.slice(0, -4)}: ••• (${ACTION_STRINGS.keptHeader})`)
-      .join(', ');
-    fieldset.append(note);
-  }
   fieldset.append(picker(fieldset, context));
   const remove = document.createElement('button');
   remove.type = 'button';
@@ -181,18 +176,15 @@ export function requestEditor(request: ActionRequest, context: RequestContext): 
   return fieldset;
 }
 
-function isKeptSecret(name: string, value: unknown): boolean {
-  return name.endsWith('_len') && typeof value === 'number';
-}
-
+/** Headers typed one per line; own properties from entries, so any name typed is kept and sent. */
 function headersOf(text: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers = new Map<string, string>();
   for (const line of text.split('\n')) {
     const colon = line.indexOf(':');
     if (line.trim() === '' || colon < 1) continue;
-    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    headers.set(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
   }
-  return headers;
+  return Object.fromEntries(headers);
 }
 
 /** The request a fieldset describes; empty optional fields are left out. */
@@ -218,14 +210,13 @@ export function requestOf(fieldset: HTMLFieldSetElement): ActionRequest {
   }
   const http = { url: read.url ?? '' };
   put(http, 'method', read.method);
-  const headers: Record<string, unknown> = {
-    ...(JSON.parse(fieldset.dataset.keptHeaders ?? '{}') as object),
-    ...headersOf(read.headers ?? ''),
-  };
-  // A header typed again replaces the kept one.
-  for (const name of Object.keys(headers))
-    if (headers[`${name}_len`] !== undefined) delete headers[`${name}_len`];
+  const headers = headersOf(read.headers ?? '');
   if (Object.keys(headers).length > 0) put(http, 'headers', headers);
+  const secret = (read.secret_headers ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (secret.length > 0) put(http, 'secret_headers', secret);
   put(http, 'payload', read.payload);
   put(http, 'timeout', number('timeout'));
   return { http: http as ActionRequest['http'] & object };

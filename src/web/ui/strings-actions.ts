@@ -67,7 +67,6 @@ export const ACTION_STRINGS = {
     } as Record<string, string>,
   },
   noActions: 'No actions yet.',
-  keptHeader: 'kept; type the header again to replace it',
   checks: {
     required: 'is required',
     idLength: (max: number) => `must be 1..${max} characters`,
