@@ -96,14 +96,19 @@ test('a 300 MB answer is read up to the limit and the request aborted there', as
   }
 });
 
-test('a short answer is read whole and not counted as cut', async () => {
+test('a short answer is read whole and not counted as cut, with a body, without one, and for a GET', async () => {
   const server = createServer((_request, response) => response.end('{"ok":true}'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { got } = await import('got');
     const { port } = server.address() as AddressInfo;
-    const answer = await boundedRequest(got, `http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' });
-    assert.deepEqual([answer.statusCode, answer.cut, answer.body.toString()], [200, false, '{"ok":true}']);
+    for (const options of [{ method: 'POST' as const, body: 'x' }, { method: 'POST' as const }, {}]) {
+      const answer = await boundedRequest(got, `http://127.0.0.1:${port}/`, {
+        ...options,
+        timeout: { request: 5000 },
+      });
+      assert.deepEqual([answer.statusCode, answer.cut, answer.body.toString()], [200, false, '{"ok":true}']);
+    }
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
