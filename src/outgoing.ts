@@ -61,6 +61,9 @@ export function boundedRequest(
       followRedirect: false,
       throwHttpErrors: false,
     });
+    // In stream mode got sends the request body that is written to the stream: a request without
+    // one (a POST with no payload too) is ended here, or it would never go out.
+    if (options.body === undefined && options.json === undefined && options.form === undefined) stream.end();
     const chunks: Buffer[] = [];
     let size = 0;
     let answer: Omit<BoundedAnswer, 'body' | 'cut'> | undefined;

@@ -42,14 +42,17 @@ async function hugePeer(
   const waiters: ((bytes: number) => void)[] = [];
   const chunk = Buffer.alloc(64 * 1024, 'x');
   const server: Server = createServer((request, response) => {
-    if (request.url === '/api/v1/report') {
+    // Of an event stream's gateway, the report is as long as the stream (the remote transport reads both).
+    const report = request.url === '/api/v1/report';
+    if (report && !prefix) {
       response.writeHead(404).end();
       return;
     }
     let written = 0;
-    response.writeHead(status, { 'content-type': contentType });
-    if (prefix) written += Buffer.byteLength(prefix);
-    response.write(prefix);
+    response.writeHead(status, { 'content-type': report ? 'application/json' : contentType });
+    const start = report ? '{"report":"' : prefix;
+    written += Buffer.byteLength(start);
+    response.write(start);
     const pump = (): void => {
       while (written < HUGE && !response.destroyed) {
         written += chunk.length;
@@ -96,14 +99,19 @@ test('a 300 MB answer is read up to the limit and the request aborted there', as
   }
 });
 
-test('a short answer is read whole and not counted as cut', async () => {
+test('a short answer is read whole and not counted as cut, with a body, without one, and for a GET', async () => {
   const server = createServer((_request, response) => response.end('{"ok":true}'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { got } = await import('got');
     const { port } = server.address() as AddressInfo;
-    const answer = await boundedRequest(got, `http://127.0.0.1:${port}/`, { method: 'POST', body: 'x' });
-    assert.deepEqual([answer.statusCode, answer.cut, answer.body.toString()], [200, false, '{"ok":true}']);
+    for (const options of [{ method: 'POST' as const, body: 'x' }, { method: 'POST' as const }, {}]) {
+      const answer = await boundedRequest(got, `http://127.0.0.1:${port}/`, {
+        ...options,
+        timeout: { request: 5000 },
+      });
+      assert.deepEqual([answer.statusCode, answer.cut, answer.body.toString()], [200, false, '{"ok":true}']);
+    }
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -125,20 +133,23 @@ test('a cloud push rejected with a 300 MB answer keeps its start for the log and
   }
 });
 
-test('a remote live stream whose event never ends is counted as an overflow and closed', async () => {
+test('a remote gateway whose report and live event never end: both counted as overflows, the stream closed', async () => {
   const peer = await hugePeer(200, 'text/event-stream', 'event: live\ndata: ');
   const transport = new RemoteTransport(`${peer.url}/api/v1/live`, { username: '', password: '' });
   try {
     const rejected: MeterDataError[] = [];
     transport.on('reject', (error) => rejected.push(error));
     const closedWith = new Promise<Error | undefined>((resolve) => transport.once('close', resolve));
+    const reportClosed = peer.closed();
     const peerClosed = peer.closed();
     await transport.open();
+    assert.ok((await reportClosed) < 32 * 1024 * 1024, 'the report was cut');
     const reason = await closedWith;
     assert.match(String(reason?.message), /longer than/);
     assert.deepEqual(
       rejected.map((error) => error.kind),
-      ['overflow'],
+      ['overflow', 'overflow'],
+      'the report and the event',
     );
     const sent = await peerClosed;
     assert.ok(sent < 32 * 1024 * 1024, `the peer wrote ${sent} bytes`);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { EventSource, FetchLike } from 'eventsource';
-import { boundedEventStreamFetch, OUTGOING_EVENT_LIMIT } from '../../outgoing.js';
+import { boundedEventStreamFetch, OUTGOING_BODY_LIMIT, OUTGOING_EVENT_LIMIT } from '../../outgoing.js';
 import { MeterDataError } from '../decoder.js';
 import { authenticatingFetch, type Credentials } from './http-auth.js';
 import { readingFromLive, remoteMeterOf, type RemoteMeter } from './live-reading.js';
@@ -87,11 +87,16 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
   private async readRemoteMeter(): Promise<RemoteMeter | undefined> {
     try {
       const { getJson } = await import('./authenticated-get.js');
-      const { status, body } = await getJson(
+      const { status, body, cut } = await getJson(
         new URL('report', this.url),
         this.credentials,
         REPORT_TIMEOUT_MS,
       );
+      if (cut)
+        this.emit(
+          'reject',
+          new MeterDataError('overflow', `remote report longer than ${OUTGOING_BODY_LIMIT} bytes`),
+        );
       return status === 200 ? remoteMeterOf(body) : undefined;
     } catch {
       return undefined;
