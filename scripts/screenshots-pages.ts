@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { launchBrowser } from '../test/helpers/browser.js';
 import { startDaemonProcess } from '../test/helpers/daemon-process.js';
 import { repoRoot } from '../test/helpers/environment.js';
-import { PAGES } from '../test/web/i18n/pages.js';
+import { PAGES } from '../test/helpers/ui-pages.js';
 
 const out = resolve(process.argv[2] ?? join(repoRoot, '.tmp', 'screenshots'));
 mkdirSync(out, { recursive: true });

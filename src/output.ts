@@ -63,7 +63,8 @@ export class ReconcileQueue {
   private active: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
-  constructor(private readonly run: () => Promise<void>) {}
+  /** `run` answers a promise only when the reconcile has work left after it returns. */
+  constructor(private readonly run: () => void | Promise<void>) {}
 
   /** Resolves when a run that started after this call has finished; rejects when that run failed. */
   request(): Promise<void> {
@@ -81,8 +82,16 @@ export class ReconcileQueue {
     while (this.active || this.queued) await (this.queued ?? this.active)!.then(noop, noop);
   }
 
+  /** A synchronous reconcile is over when it returns, so the next request may start at once. */
   private begin(): Promise<void> {
-    const running = this.run().finally(() => {
+    let answer: void | Promise<void>;
+    try {
+      answer = this.run();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (!(answer instanceof Promise)) return Promise.resolve();
+    const running = answer.finally(() => {
       if (this.active === running) this.active = undefined;
     });
     this.active = running;
@@ -102,21 +111,29 @@ export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>): Servic
   const watches: readonly string[] = output.license ? [...output.watches, 'license.type'] : output.watches;
   // The state shown while the last reconcile failed, and the one it replaced.
   let failure: { shown: ServiceStatus; before: ServiceStatus | undefined } | undefined;
-  const queue = new ReconcileQueue(async () => {
-    try {
-      await output.reconcile(viewOf(output, ctx.config.config));
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      const before = ctx.services.get(output.name);
-      const shown = { ...before, state: 'error', error: reason };
-      failure = { shown, before: failure?.before ?? before };
-      ctx.services.set(output.name, shown);
-      throw error;
-    }
-    // Success: the error state goes, unless the output has reported a state of its own since.
+  const failed = (error: unknown): never => {
+    const reason = error instanceof Error ? error.message : String(error);
+    const before = ctx.services.get(output.name);
+    const shown = { ...before, state: 'error', error: reason };
+    failure = { shown, before: failure?.before ?? before };
+    ctx.services.set(output.name, shown);
+    throw error;
+  };
+  // Success: the error state goes, unless the output has reported a state of its own since.
+  const succeeded = (): void => {
     if (failure && ctx.services.get(output.name) === failure.shown && failure.before)
       ctx.services.set(output.name, failure.before);
     failure = undefined;
+  };
+  const queue = new ReconcileQueue(() => {
+    let answer: void | Promise<void>;
+    try {
+      answer = output.reconcile(viewOf(output, ctx.config.config));
+    } catch (error) {
+      return failed(error);
+    }
+    if (answer instanceof Promise) return answer.then(succeeded, failed);
+    succeeded();
   });
   const onChange = (paths: readonly string[]): Promise<void> | undefined =>
     paths.some((path) => watchesPath(watches, path)) ? queue.request() : undefined;

@@ -7,6 +7,7 @@ import type { Reading } from '../../src/reading/reading.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 import { recordingServer, startActionsRig } from './rig.js';
+import { nodeCron } from '../../src/config/cron.js';
 
 test(
   'a schedule with a seconds field runs the action every second until it is disabled',
@@ -43,7 +44,8 @@ test(
 test('two definitions written back to back leave one cron task per schedule, not one per write', async () => {
   const target = await recordingServer(200);
   const rig = await startActionsRig();
-  const cron = await import('node-cron');
+  // The scheduler's own node-cron instance, whose registry holds the tasks it made.
+  const cron = nodeCron();
   const ours = () => [...cron.getTasks().values()].filter((task) => task.name === 'action burst');
   try {
     const action = (minute: number) => ({

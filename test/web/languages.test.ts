@@ -14,7 +14,7 @@ import { nl } from '../../src/web/ui/i18n/nl/index.js';
 import type { Messages } from '../../src/web/ui/i18n/i18n.js';
 import { collectVisibleText } from './i18n/visible-text.js';
 import { englishLeft } from './i18n/english-left.js';
-import { PAGES } from './i18n/pages.js';
+import { PAGES } from '../helpers/ui-pages.js';
 import { eventsAbove } from './page-rig.js';
 
 const LANGUAGES: Array<[locale: string, catalogue: Messages]> = [

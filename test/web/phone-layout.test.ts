@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { requireChromium } from '../helpers/browser.js';
-import { PAGES } from './i18n/pages.js';
+import { PAGES } from '../helpers/ui-pages.js';
 import { setUp } from './page-rig.js';
 
 const PHONE = { width: 390, height: 844 };
