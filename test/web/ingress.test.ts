@@ -25,7 +25,12 @@ interface IngressProxy {
  * headers, and streams the answers (the live SSE stream included). `/` is a page that shows the
  * add-on in a frame, as the Home Assistant panel does.
  */
-async function startIngressProxy(t: TestContext, target: string): Promise<IngressProxy> {
+async function startIngressProxy(
+  t: TestContext,
+  target: string,
+  /** The address the proxy connects from (the Supervisor's own, where the daemon trusts it). */
+  localAddress?: string,
+): Promise<IngressProxy> {
   const upstream = new URL(target);
   const forwarded: string[] = [];
   const strays: string[] = [];
@@ -50,6 +55,7 @@ async function startIngressProxy(t: TestContext, target: string): Promise<Ingres
       {
         host: upstream.hostname,
         port: upstream.port,
+        ...(localAddress ? { localAddress } : {}),
         method: req.method,
         path: inner,
         headers: {
@@ -146,4 +152,45 @@ test('the page may be framed by its own origin behind ingress only', async (t) =
   const viaIngress = await fetch(`${daemon.baseUrl}/`, { headers: { 'X-Ingress-Path': PREFIX } });
   assert.match(viaIngress.headers.get('content-security-policy') ?? '', /frame-ancestors 'self'/);
   await viaIngress.body?.cancel();
+});
+
+test('with protection on, the panel through ingress asks for no password; the same page opened directly is refused with a challenge', async (t) => {
+  if (!requireChromium(t)) return;
+  // 127.0.0.2 stands in for the Supervisor's address on the add-on network (addon.ingress_proxy).
+  const { daemon, page, pageErrors } = await setUp(t, {
+    METER_GATEWAY_SYSTEM_PROTECTION: 'true',
+    METER_GATEWAY_SYSTEM_PASSWORD: 'panel-secret',
+    METER_GATEWAY_ADDON_ENABLE: 'true',
+    METER_GATEWAY_ADDON_INGRESS_PROXY: '127.0.0.2',
+  });
+  const proxy = await startIngressProxy(t, daemon.baseUrl, '127.0.0.2');
+  const challenges: string[] = [];
+  page.on('response', (answer) => {
+    if (answer.status() === 401) challenges.push(answer.url());
+  });
+
+  assert.equal((await page.goto(`${proxy.url}/`))?.status(), 200);
+  const frame = await ingressFrame(page);
+  await frame.waitForLoadState('load');
+  await frame.waitForFunction(
+    () =>
+      Number((globalThis as unknown as FrameGlobal).document.querySelector('#live-count')?.textContent) > 2,
+    undefined,
+    { timeout: 15_000 },
+  );
+  assert.deepEqual(challenges, [], 'no request through ingress was asked for a password');
+  assert.ok(proxy.forwarded.includes('GET /api/v1/system'));
+
+  // Opened directly (not from the Supervisor's address), the daemon asks for its password: the
+  // browser meets the challenge with no credentials to give (headless Chromium's failed prompt).
+  await assert.rejects(page.goto(`${daemon.baseUrl}/`), /ERR_INVALID_AUTH_CREDENTIALS/);
+  const direct = await fetch(`${daemon.baseUrl}/api/v1/system`);
+  assert.equal(direct.status, 401);
+  assert.match(String(direct.headers.get('www-authenticate')), /^(Digest|Basic) /);
+  // Forged ingress headers from another address change nothing.
+  const forged = await fetch(`${daemon.baseUrl}/api/v1/system`, {
+    headers: { 'X-Ingress-Path': PREFIX, 'X-Remote-User-Id': 'admin' },
+  });
+  assert.equal(forged.status, 401);
+  assert.deepEqual(pageErrors, []);
 });
