@@ -4,7 +4,7 @@ import { formatNamed } from './formats.js';
 import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
 import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
 import type { AppConfig } from './types.js';
-import { checkTree, schemaDefaults, type ValidationIssue } from './validation.js';
+import { checkTree, schemaDefaults, treeRuleIssues, type ValidationIssue } from './validation.js';
 
 export type { ValidationIssue } from './validation.js';
 
@@ -160,6 +160,8 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     );
     store.effective = store.compose(base);
     store.adminTree = base;
+    const ruleIssues = treeRuleIssues(store.effective as unknown as Record<string, unknown>);
+    if (ruleIssues.length > 0) throw new ConfigError(options.configFile ?? 'configuration', ruleIssues);
     return store;
   }
 
@@ -212,6 +214,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const candidate = this.candidate(changes);
     const found = this.schemaIssues(changes, candidate);
     found.push(...protectionIssues(candidate, changes));
+    found.push(...newRuleIssues(this.effective, candidate));
     if (found.length > 0) return { ok: false, issues: found };
 
     const changed = [...changes].filter(
@@ -259,6 +262,14 @@ function protectionIssues(
       message: 'a password is required while system.protection is on (set both in one request)',
     },
   ];
+}
+
+/** Issues of the tree rules that a write would introduce (those of the current tree are not its fault). */
+function newRuleIssues(current: AppConfig, candidate: Record<string, unknown>): ValidationIssue[] {
+  const before = new Set(
+    treeRuleIssues(current as unknown as Record<string, unknown>).map((issue) => issue.message),
+  );
+  return treeRuleIssues(candidate).filter((issue) => !before.has(issue.message));
 }
 
 function unsetPath(tree: Record<string, unknown>, path: string): void {

@@ -277,6 +277,13 @@ export const METER_SCHEMA = {
   },
 };
 
+/** Further meters beside the primary (docs/architecture.md#several-meters); `meters-list` is the meter's format. */
+export const METERS_LEAF = {
+  doc: 'Further meters: polled {id, name, role, source, timeout} and virtual {id, name, role, expression}; ids match ^[a-z][a-z0-9_]{0,31}$, "main" is the primary.',
+  format: 'meters-list' as const,
+  default: [] as unknown[],
+};
+
 /** Daemon-only keys (docs/architecture.md#configuration): never part of the settings API. */
 export const DAEMON_SCHEMA = {
   http: {
@@ -369,6 +376,7 @@ export const SCHEMA = {
   mqtt: MQTT_SCHEMA,
   modbus: MODBUS_SCHEMA,
   meter: METER_SCHEMA,
+  meters: METERS_LEAF,
   actions: ACTIONS_SCHEMA,
   ...DAEMON_SCHEMA,
 };

@@ -99,3 +99,18 @@ export function schemaDefaults(): Record<string, unknown> {
   }
   return defaults;
 }
+
+/** A rule over several keys of the whole effective tree (a format sees one value only). */
+export type TreeRule = (tree: Readonly<Record<string, unknown>>) => ValidationIssue[];
+
+const treeRules = new Map<string, TreeRule>();
+
+/** Registers a rule over the effective configuration; the same name twice replaces it. */
+export function registerTreeRule(name: string, rule: TreeRule): void {
+  treeRules.set(name, rule);
+}
+
+/** What the registered tree rules find in an effective (complete) configuration tree. */
+export function treeRuleIssues(tree: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  return [...treeRules.values()].flatMap((rule) => rule(tree));
+}

@@ -5,6 +5,7 @@ import {
   stringSchema,
   type ConfigFormat,
 } from '../config/formats.js';
+import { registerMetersFormats } from './meters-format.js';
 import { parseSource, redactSource, SourceError } from './source.js';
 
 declare module '../config/formats.js' {
@@ -42,4 +43,5 @@ const METER_SOURCE: ConfigFormat = {
 /** Registers the meter's formats of the config schema; the daemon calls it before the config loads. */
 export function registerMeterFormats(): void {
   registerFormats([METER_SOURCE]);
+  registerMetersFormats();
 }

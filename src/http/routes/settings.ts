@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { ApiRequest, JsonSchema, Router } from '../router.js';
-import { getPath, setPath } from '../../config/paths.js';
+import { getPath, setPath, type LeafInfo } from '../../config/paths.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import {
   bodyPaths,
@@ -27,7 +27,13 @@ import { throwUnlessApplied, withIgnored } from '../section-writes.js';
  * through the config store (listeners of its `change` event react, e.g. the Digest realm follows
  * system.host_name on the next request).
  */
-export const SETTINGS_SECTION = sectionOf('', ['system', 'services']);
+export const SETTINGS_SECTION = sectionOf('', ['system', 'services', 'meters']);
+
+/** POST (replace): an omitted `meters` keeps the meters, as a device client never sends them. */
+function omittedOnReplace(ctx: AppContext): (leaf: LeafInfo) => unknown {
+  return (leaf) =>
+    leaf.path === 'meters' ? structuredClone(ctx.config.config.meters) : emptiedOnReplace(leaf);
+}
 
 /**
  * services.cloud.* as the device names them (its OpenAPI `Settings` schema) -> the keys of this
@@ -42,6 +48,8 @@ const DEVICE_CLOUD_NAMES: ReadonlyArray<[device: string, own: string]> = [
 function settingsView(config: unknown): Record<string, unknown> {
   const view = sectionView(SETTINGS_SECTION, config);
   for (const [device, own] of DEVICE_CLOUD_NAMES) setPath(view, device, getPath(view, own));
+  // The device's settings object as its clients know it while no further meter is configured.
+  if (Array.isArray(view.meters) && view.meters.length === 0) delete view.meters;
   return view;
 }
 
@@ -72,6 +80,7 @@ function settingsViewSchema(): JsonSchema {
     (cloud.required as string[]).push(name);
   }
   properties(schema).details = IGNORED_DETAILS_SCHEMA;
+  schema.required = (schema.required as string[] | undefined)?.filter((name) => name !== 'meters');
   return schema;
 }
 
@@ -90,7 +99,7 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
   const write =
     (mode: WriteMode) => async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
       const renamed = ownNames(request.body);
-      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, emptiedOnReplace);
+      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, omittedOnReplace(ctx));
       issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
       throwUnlessApplied(writeSection(ctx.config, changes, issues));
