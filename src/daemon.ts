@@ -8,6 +8,7 @@ import { registerMqttDiscoveryRoutes } from './http/routes/mqtt-discovery.js';
 import { registerSerialPortsRoute } from './http/routes/serial-ports.js';
 import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
+import { createMetersInput } from './meter/meters-input.js';
 import { interfaceOfSource } from './meter/source.js';
 import { CloudPush } from './device/cloud-push.js';
 import { LogFile } from './device/log-file.js';
@@ -221,6 +222,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     createHttpService(context, router),
     output(core.live),
     output(createMeterInput(context, log('meter'))),
+    output(createMetersInput(context, log('meters'))),
     output(createModbusService(context)),
     output(createModbusRtuService(context)),
     output(mqtt),
