@@ -26,6 +26,7 @@ import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
 import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from './device/housekeeping.js';
 import { registerCoreRoutes } from './http/routes/core.js';
+import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
@@ -194,6 +195,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
         await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));
     },
   });
+  registerMetersRoutes(router, context, core);
   registerWifiRoutes(router, context, wifi);
   registerEthernetRoutes(router, context, wifi);
   registerSdCardRoutes(router, context);
