@@ -28,6 +28,7 @@ interface MeterRow {
 
 const round = (value: number) => Number(value.toPrecision(10));
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers of several shapes
 async function json(baseUrl: string, path: string): Promise<any> {
   const reply = await send(baseUrl, 'GET', path);
   assert.equal(reply.status, 200, `${path}: ${reply.text}`);
