@@ -107,6 +107,41 @@ function startLoad(httpPort: number, load: Load): () => void {
   };
 }
 
+/**
+ * The default config plus four further meters (docs/architecture.md#several-meters): three SDM630
+ * meters served by pymodbus on one RS485 bus (a socat pty pair, units 1..3) and one virtual meter;
+ * the per-meter cost against the default row. Target: each extra polled meter <= 3 MB.
+ */
+async function severalMeters(defaultRow: string): Promise<string> {
+  const name = 'default config + 4 meters (3 Modbus on one bus, 1 virtual)';
+  const { Rs485Bus } = await import('../test/meters/rs485-bus-rig.js').catch(() => ({ Rs485Bus: undefined }));
+  if (!Rs485Bus || spawnSync('sh', ['-c', 'command -v socat']).status !== 0)
+    return `${name.padEnd(44)} skipped (needs socat and the test build)`;
+  const bus = new Rs485Bus();
+  try {
+    await bus.start([1, 2, 3]);
+  } catch (error) {
+    await bus.stop().catch(() => undefined);
+    return `${name.padEnd(44)} skipped (${(error as Error).message.split('\n')[0]})`;
+  }
+  const source = (unit: number) =>
+    `modbus-rtu:${bus.hostPath}?unit=${unit}&profile=sdm630&baud=9600&interval=1`;
+  const meters = [
+    ...[1, 2, 3].map((unit) => ({
+      id: `m${unit}`,
+      name: `Meter ${unit}`,
+      role: 'other',
+      source: source(unit),
+    })),
+    { id: 'house', name: 'House', role: 'consumer', expression: 'main - m1 - m2 - m3' },
+  ];
+  const row = await measure(name, { METER_GATEWAY_METERS: JSON.stringify(meters) }, {});
+  await bus.stop();
+  const median = (text: string) => Number(/median\s+([\d.]+) MB/.exec(text)?.[1]);
+  const perMeter = (median(row) - median(defaultRow)) / 4;
+  return `${row}\n${''.padEnd(44)} per further meter: ${perMeter.toFixed(2)} MB (target <= 3 MB)`;
+}
+
 async function measure(name: string, env: Record<string, string>, load: Load): Promise<string> {
   const state = mkdtempSync(join(tmpdir(), 'rss-state-'));
   const httpPort = await freePort();
@@ -172,7 +207,9 @@ console.log(
         .join(' ') || 'no unit environment (BARE=1)'
     }`,
 );
-console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}));
+const defaultRow = await measure('default config (simulator + HTTP + mDNS)', {}, {});
+console.log(defaultRow);
+console.log(await severalMeters(defaultRow));
 // The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
 // second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).
 const actions = {
