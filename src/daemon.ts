@@ -41,6 +41,7 @@ import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
+import { MetersHistory } from './history/meters-history.js';
 import { RecentPower } from './history/recent-power.js';
 import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
@@ -214,12 +215,14 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerWebRoutes(router, context);
   const history = new HistoryRecorder(context, log('history'));
   const recentPower = new RecentPower(context);
-  registerHistoryRoutes(router, context, history, recentPower);
+  const metersHistory = new MetersHistory(context, log('history'), history);
+  registerHistoryRoutes(router, context, history, recentPower, (id) => metersHistory.recorderOf(id));
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
     output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
     history,
+    metersHistory,
     recentPower,
     createHttpService(context, router),
     output(core.live),
