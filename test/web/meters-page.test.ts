@@ -1,0 +1,56 @@
+// The Meters page in headless Chromium on the real daemon: the overview of every meter and the
+// energy-flow card, fed by GET /api/v1/meters.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { requireChromium } from '../helpers/browser.js';
+import { waitFor } from '../helpers/wait.js';
+import { setUp } from './page-rig.js';
+
+const METERS = [
+  { id: 'pv', name: 'PV inverter', role: 'pv', source: 'simulator' },
+  { id: 'ev', name: 'Wallbox', role: 'ev', source: 'simulator' },
+  { id: 'house', name: 'House', role: 'consumer', expression: 'main - ev' },
+];
+
+test('the Meters page lists every meter with its status and power and shows the energy flow', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t, { METER_GATEWAY_METERS: JSON.stringify(METERS) });
+  await page.goto(`${daemon.baseUrl}/#/meters`);
+  const rows = await waitFor(
+    'four meters OK on the page',
+    async () =>
+      page.locator('#meters-table tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          id: tr.getAttribute('data-meter'),
+          cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+        })),
+      ),
+    (found) => found.length === 4 && found.every((row) => row.cells[2] === 'OK'),
+  );
+  assert.deepEqual(
+    rows.map((row) => [row.id, row.cells[0], row.cells[1]]),
+    [
+      ['main', 'Main meter', 'Grid'],
+      ['pv', 'PV inverter', 'PV'],
+      ['ev', 'Wallbox', 'EV'],
+      ['house', 'House (virtual)', 'Consumer'],
+    ],
+  );
+  for (const row of rows) assert.match(row.cells[3] ?? '', /^-?\d+\.\d{3}$/, `${row.id} power`);
+  const flow = await waitFor(
+    'the energy-flow card',
+    () =>
+      page
+        .locator('#energy-flow dd')
+        .evaluateAll((dds) =>
+          Object.fromEntries(
+            dds.map((dd) => [dd.getAttribute('data-flow'), Number.parseFloat(dd.textContent ?? '')]),
+          ),
+        ),
+    (found) => ['grid', 'pv', 'ev', 'house'].every((key) => Number.isFinite(found[key])),
+  );
+  assert.equal(await page.locator('#energy-flow').isVisible(), true);
+  // The house is the balance of the others, all from one snapshot of the meters.
+  assert.ok(Math.abs(flow.house! - (flow.grid! + flow.pv! - flow.ev!)) < 0.0025, JSON.stringify(flow));
+  assert.deepEqual(pageErrors, []);
+});
