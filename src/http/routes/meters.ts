@@ -8,6 +8,7 @@ import { HttpError } from '../errors.js';
 import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
 import type { ApiRequest, JsonSchema, Router } from '../router.js';
 import { LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterTestRoute } from './meter-test.js';
 
 /**
  * The meters of the daemon (docs/architecture.md#several-meters): GET /api/v1/meters lists them;
@@ -154,6 +155,7 @@ export function registerMetersRoutes(
   options: LiveHubOptions = {},
 ): void {
   const hubs = new MeterLiveHubs(ctx, core.live, options);
+  registerMeterTestRoute(router, ctx);
   router.add(
     'GET',
     '/api/v1/meters',
