@@ -54,3 +54,52 @@ test('the Meters page lists every meter with its status and power and shows the 
   assert.ok(Math.abs(flow.house! - (flow.grid! + flow.pv! - flow.ev!)) < 0.0025, JSON.stringify(flow));
   assert.deepEqual(pageErrors, []);
 });
+
+test('Settings: add a meter, test its source (first reading shown), save; a duplicate id is refused and nothing stored', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const form = page.locator('#form-meters');
+  await form.locator('#meters-add').click();
+  const row = form.locator('.meter-entry').nth(0);
+  await row.locator('[name=id]').fill('pv');
+  await row.locator('[name=name]').fill('PV inverter');
+  await row.locator('[name=role]').selectOption('pv');
+  await row.locator('[name=what]').fill('simulator');
+  await row.getByRole('button', { name: 'Test this source' }).click();
+  await waitFor(
+    'the first reading shown',
+    () => row.locator('.meter-test').textContent(),
+    (text) => /^first reading: status OK, power -?\d+\.\d{3} kW$/.test(text ?? ''),
+  );
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'saved',
+    () => form.locator('.form-status').textContent(),
+    (text) => text === 'saved',
+  );
+  const listed = await waitFor(
+    'pv in the meters list',
+    async () => (await (await fetch(`${daemon.baseUrl}/api/v1/meters`)).json()) as Array<{ id: string }>,
+    (found) => found.some((meter) => meter.id === 'pv'),
+  );
+  assert.deepEqual(
+    listed.map((meter) => meter.id),
+    ['main', 'pv'],
+  );
+  // A second row with the same id: the API's 400 names the field, and nothing is stored.
+  await form.locator('#meters-add').click();
+  const second = form.locator('.meter-entry').nth(1);
+  await second.locator('[name=id]').fill('pv');
+  await second.locator('[name=name]').fill('Again');
+  await second.locator('[name=what]').fill('simulator');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'the refusal shown',
+    () => form.locator('.form-status').textContent(),
+    (text) => /meters/.test(text ?? '') && text !== 'saved',
+  );
+  const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as { meters: unknown[] };
+  assert.equal(settings.meters.length, 1);
+  assert.deepEqual(pageErrors, []);
+});

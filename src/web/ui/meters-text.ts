@@ -18,3 +18,20 @@ export const METERS_TEXT = {
   flow: { grid: 'Grid', pv: 'PV', battery: 'Battery', ev: 'EV', house: 'House' } as Record<string, string>,
   failed: 'Meters could not be read: ',
 };
+
+/** The text of the meters editor in Settings > Meter. */
+export const METERS_SETTINGS_TEXT = {
+  id: 'Id',
+  name: 'Name',
+  role: 'Role',
+  kind: { polled: 'polled (source)', virtual: 'virtual (expression)' } as Record<string, string>,
+  source: 'Source URI',
+  expression: 'Expression, e.g. main - ev',
+  timeout: 'Timeout (s)',
+  test: 'Test this source',
+  testing: 'testing…',
+  remove: 'Remove',
+  saved: 'saved',
+  firstReading: (status: string, power: string) => `first reading: status ${status}, power ${power} kW`,
+  failedTest: (status: string, error: string) => `no reading: ${status}, ${error}`,
+};
