@@ -52,6 +52,19 @@ test('the Meters page lists every meter with its status and power and shows the 
   assert.equal(await page.locator('#energy-flow').isVisible(), true);
   // The house is the balance of the others, all from one snapshot of the meters.
   assert.ok(Math.abs(flow.house! - (flow.grid! + flow.pv! - flow.ev!)) < 0.0025, JSON.stringify(flow));
+
+  // The history page's meter chooser: every meter; choosing one asks its history and CSV.
+  await page.goto(`${daemon.baseUrl}/#/history`);
+  const chooser = page.locator('#explore-meter');
+  await waitFor(
+    'the chooser filled',
+    () => chooser.locator('option').count(),
+    (n) => n === 4,
+  );
+  const asked = page.waitForRequest((request) => /\/api\/v1\/history\?.*meter=pv/.test(request.url()));
+  await chooser.selectOption('pv');
+  await asked;
+  assert.match((await page.locator('#explore-csv').getAttribute('href')) ?? '', /meter=pv&format=csv/);
   assert.deepEqual(pageErrors, []);
 });
 
