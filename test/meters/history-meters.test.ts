@@ -18,23 +18,24 @@ const NOW = Date.UTC(2026, 0, 15, 10, 30, 30);
 
 test('?meter=pv answers the PV meter history from its own ring files; main stays the default; unknown ids are a 404', async (t) => {
   let metersHistory: MetersHistory | undefined;
+  let main: HistoryRecorder | undefined;
   const h = await startHttpContext({
     clockFrozen: true,
     routes: (router, ctx) => {
-      const main = new HistoryRecorder(ctx, ctx.logger);
+      main = new HistoryRecorder(ctx, ctx.logger);
       metersHistory = new MetersHistory(ctx, ctx.logger, main);
       registerHistoryRoutes(router, ctx, main, new RecentPower(ctx), (id) => metersHistory!.recorderOf(id));
       t.after(async () => {
         await metersHistory!.stop();
-        await main.stop();
+        await main!.stop();
       });
-      void main.start();
     },
   });
   t.after(() => h.close());
   setClock(h, NOW);
   const pv = new ReadingStore({ staleAfterMs: 60_000, meterInterface: 'RS485', now: h.clock.now });
   t.after(() => pv.close());
+  await main!.start();
   await metersHistory!.start();
   h.ctx.meters.add({ id: 'pv', name: 'PV', role: 'pv', kind: 'polled', store: pv, source: () => 'x' });
   await waitFor('the pv recorder to follow its store', () => pv.listenerCount('reading') > 0);

@@ -123,7 +123,8 @@ test(
         `# unit ${unit} with unit 2 dead: ${gaps.length} intervals, mean ${mean.toFixed(0)} ms, max ${Math.max(...gaps)} ms`,
       );
       assert.ok(mean < 1150, `unit ${unit} mean interval ${mean} ms`);
-      assert.ok(Math.max(...gaps) < 2100, `unit ${unit} longest interval ${Math.max(...gaps)} ms`);
+      // A poll queued behind a dead unit's 1 s response timeout comes up to that much later.
+      assert.ok(Math.max(...gaps) < 2500, `unit ${unit} longest interval ${Math.max(...gaps)} ms`);
       assert.equal(
         store(unit).counters.parseErrors + store(unit).counters.crcErrors,
         0,
