@@ -41,6 +41,8 @@ export class HomeAssistantFeed {
   private actionIds = '[]';
   /** The further meters' states and availability (./ha-meters.ts). */
   private meters: MetersStatePublisher | undefined;
+  /** mqtt.discovery.state_interval in ms, as last configured. */
+  private stateIntervalMs = 0;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
@@ -78,7 +80,7 @@ export class HomeAssistantFeed {
     this.meters = new MetersStatePublisher(
       this.ctx,
       link,
-      () => settings.mqtt.discovery.state_interval * 1000,
+      () => this.stateIntervalMs,
       () => {
         if (link.connected) discovery.onConnect();
       },
@@ -132,6 +134,7 @@ export class HomeAssistantFeed {
   }
 
   private settingsOf(settings: MqttView): DiscoverySettings {
+    this.stateIntervalMs = settings.mqtt.discovery.state_interval * 1000;
     const device: DeviceInfo = {
       systemId: this.ctx.system.id,
       name: settings.systemName,
