@@ -7,6 +7,7 @@
 // unit's Environment= lines (systemd/meter-gateway.service), under the bench's own port settings.
 // GATEWAY_ROOT=DIR measures another build (e.g. an older checkout) with the same load; NODE_FLAGS="..."
 // adds V8 / node flags (e.g. --max-semi-space-size=1); BARE=1 leaves out the unit's environment.
+import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   anonymousKb,
@@ -69,6 +70,41 @@ async function measure(name: string, env: Record<string, string>, load: Load, th
   return `${formatPhase(name, first)}\n${formatPhase('  then /metrics scraped every second', second)}   added ${delta} MB`;
 }
 
+/**
+ * The default config plus four further meters (docs/architecture.md#several-meters): three SDM630
+ * meters served by pymodbus on one RS485 bus (a socat pty pair, units 1..3) and one virtual meter;
+ * the per-meter cost against the default row. Target: each extra polled meter <= 3 MB.
+ */
+async function severalMeters(defaultRow: string): Promise<string> {
+  const name = 'default config + 4 meters (3 Modbus on one bus, 1 virtual)';
+  const { Rs485Bus } = await import('../test/meters/rs485-bus-rig.js').catch(() => ({ Rs485Bus: undefined }));
+  if (!Rs485Bus || spawnSync('sh', ['-c', 'command -v socat']).status !== 0)
+    return `${name.padEnd(44)} skipped (needs socat and the test build)`;
+  const bus = new Rs485Bus();
+  try {
+    await bus.start([1, 2, 3]);
+  } catch (error) {
+    await bus.stop().catch(() => undefined);
+    return `${name.padEnd(44)} skipped (${(error as Error).message.split('\n')[0]})`;
+  }
+  const source = (unit: number) =>
+    `modbus-rtu:${bus.hostPath}?unit=${unit}&profile=sdm630&baud=9600&interval=1`;
+  const meters = [
+    ...[1, 2, 3].map((unit) => ({
+      id: `m${unit}`,
+      name: `Meter ${unit}`,
+      role: 'other',
+      source: source(unit),
+    })),
+    { id: 'house', name: 'House', role: 'consumer', expression: 'main - m1 - m2 - m3' },
+  ];
+  const row = await measure(name, { METER_GATEWAY_METERS: JSON.stringify(meters) }, {});
+  await bus.stop();
+  const median = (text: string) => Number(/median\s+([\d.]+) MB/.exec(text)?.[1]);
+  const perMeter = (median(row) - median(defaultRow)) / 4;
+  return `${row}\n${''.padEnd(44)} per further meter: ${perMeter.toFixed(2)} MB (target <= 3 MB)`;
+}
+
 async function table(): Promise<void> {
   const sink = await startSink();
   const sinkPort = sink.port;
@@ -77,7 +113,9 @@ async function table(): Promise<void> {
     `daemon resident memory (VmRSS), node ${process.version}: ${WARM_S} s warm-up, ${SAMPLE_S} samples at 1 s under load`,
   );
   console.log(describeStart());
-  console.log(await measure('default config (simulator + HTTP + mDNS)', {}, {}, { metrics: true }));
+  const defaultRow = await measure('default config (simulator + HTTP + mDNS)', {}, {}, { metrics: true });
+  console.log(defaultRow);
+  console.log(await severalMeters(defaultRow));
   // The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
   // second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).
   const actions = {

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
 import type { MeterInterface } from './reading/reading.js';
 import { ReadingStore } from './reading/store.js';
+import { MeterRegistry } from './reading/meter-registry.js';
 import type { TemplateInput } from './reading/template-variables.js';
 import { readSystemId, resolveSystemId } from './system-id.js';
 import { VERSION } from './version.js';
@@ -77,6 +78,8 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
 export interface AppContext {
   config: ConfigStore;
   store: ReadingStore;
+  /** Every meter by id: the primary (`main`, whose store is `store`) and `meters[]` (docs/architecture.md#several-meters). */
+  meters: MeterRegistry;
   logger: Logger;
   system: SystemFacts;
   services: ServiceStates;
@@ -112,12 +115,21 @@ export interface AppContextOptions extends LoadOptions {
 export function createAppContext(options: AppContextOptions = {}): AppContext {
   const config = options.config ?? ConfigStore.load(options);
   const now = options.now ?? Date.now;
+  const store = new ReadingStore({
+    staleAfterMs: options.staleAfterMs ?? config.config.meter.timeout * 1000,
+    meterInterface: options.meterInterface ?? 'SIMULATOR',
+    now,
+  });
   return {
     config,
-    store: new ReadingStore({
-      staleAfterMs: options.staleAfterMs ?? config.config.meter.timeout * 1000,
-      meterInterface: options.meterInterface ?? 'SIMULATOR',
-      now,
+    store,
+    meters: new MeterRegistry({
+      id: 'main',
+      name: 'Main meter',
+      role: 'grid',
+      kind: 'primary',
+      store,
+      source: () => config.config.meter.source,
     }),
     logger: options.logger ?? createLogger(config.config.log.level),
     system: {

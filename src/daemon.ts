@@ -8,6 +8,7 @@ import { registerMqttDiscoveryRoutes } from './http/routes/mqtt-discovery.js';
 import { registerSerialPortsRoute } from './http/routes/serial-ports.js';
 import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
+import { createMetersInput } from './meter/meters-input.js';
 import { interfaceOfSource } from './meter/source.js';
 import { CloudPush } from './device/cloud-push.js';
 import { LogFile } from './device/log-file.js';
@@ -25,6 +26,7 @@ import { ScriptRunner } from './device/scripting.js';
 import { SdLogger } from './device/sd-logger.js';
 import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from './device/housekeeping.js';
 import { registerCoreRoutes } from './http/routes/core.js';
+import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
@@ -39,9 +41,10 @@ import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
-import { metricsSourcesOf, primaryMeter } from './http/metrics-sources.js';
+import { metricsSourcesOf } from './http/metrics-sources.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
+import { MetersHistory } from './history/meters-history.js';
 import { RecentPower } from './history/recent-power.js';
 import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
@@ -197,6 +200,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
         await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));
     },
   });
+  registerMetersRoutes(router, context, core);
   registerWifiRoutes(router, context, wifi);
   registerEthernetRoutes(router, context);
   registerSdCardRoutes(router, context);
@@ -215,11 +219,12 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerWebRoutes(router, context);
   const history = new HistoryRecorder(context, log('history'));
   const recentPower = new RecentPower(context);
-  registerHistoryRoutes(router, context, history, recentPower);
+  const metersHistory = new MetersHistory(context, log('history'), history);
+  registerHistoryRoutes(router, context, history, recentPower, (id) => metersHistory.recorderOf(id));
   const modbus = createModbusService(context);
   const modbusRtu = createModbusRtuService(context);
-  // The primary meter until the meter registry is wired in; the peak guard adds its contributor here.
-  const meters = primaryMeter(context);
+  // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
+  const meters = () => context.meters.forMetrics();
   const metricsOutputs = { mqtt, modbus, modbusRtu, live: core.live, actions };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
@@ -227,10 +232,12 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
     history,
+    metersHistory,
     recentPower,
     createHttpService(context, router),
     output(core.live),
     output(createMeterInput(context, log('meter'))),
+    output(createMetersInput(context, log('meters'))),
     output(modbus),
     output(modbusRtu),
     output(mqtt),

@@ -49,6 +49,8 @@ export interface WhenCondition {
   above?: number;
   below?: number;
   for?: number;
+  /** The meter whose quantity is watched: `main` (default) or an id of `meters` (docs/architecture.md#several-meters). */
+  meter?: string;
 }
 
 export interface ActionDefinition {

@@ -8,6 +8,7 @@ import type { ActionsDefinition } from './definition.js';
 import { withSecretHeaders } from './secret-headers.js';
 import { ActionRunner, type CallResult } from './runner.js';
 import { Schedules, WhenWatcher } from './triggers.js';
+import { FurtherMeterWatch } from './meter-watch.js';
 
 export const ACTIONS_SERVICE = 'actions';
 
@@ -42,7 +43,15 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.runner = new ActionRunner(ctx, log, () => this.publishStatus());
     this.schedules = new Schedules(log);
     this.when = new WhenWatcher(ctx);
+    this.further = new FurtherMeterWatch(
+      ctx,
+      (reading, meter) => this.when.onReading(reading, this.fire, this.mayFire, meter),
+      (meter) => this.when.onStale(meter),
+    );
   }
+
+  /** `when` conditions on further meters (./meter-watch.ts). */
+  private readonly further: FurtherMeterWatch;
 
   select(config: AppConfig): ActionsSlice {
     const { definition, header_secrets: secrets } = config.actions;
@@ -58,6 +67,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.runner.use(definition ?? {}, definition !== null);
     this.when.apply(actions);
     this.watchStore(this.when.watching);
+    this.further.watch(this.when.meters);
     for (const id of this.lastTriggered.keys()) if (!this.runner.actionOf(id)) this.lastTriggered.delete(id);
     this.publishStatus();
     await this.schedules.apply(actions, this.fire);
@@ -78,6 +88,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
   async stop(): Promise<void> {
     this.started = false;
     this.watchStore(false);
+    this.further.watch(new Set());
     await this.schedules.clear();
     await this.runner.stop();
     this.publishStatus();

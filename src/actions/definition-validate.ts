@@ -196,7 +196,12 @@ function checkRequest(
 
 function checkWhen(issues: Issues, field: string, when: unknown): void {
   if (!isObject(when)) return issues.add(field, 'must be an object {value, above|below, for}', when);
-  issues.keys(field, when, ['value', 'above', 'below', 'for']);
+  issues.keys(field, when, ['value', 'above', 'below', 'for', 'meter']);
+  if (
+    when.meter !== undefined &&
+    (typeof when.meter !== 'string' || !/^[a-z][a-z0-9_]{0,31}$/.test(when.meter))
+  )
+    issues.add(`${field}.meter`, 'must be a meter id: main or an id of meters', when.meter);
   if (typeof when.value !== 'string' || !quantityOf(when.value))
     issues.add(
       `${field}.value`,

@@ -50,6 +50,8 @@ export class Schedules {
 interface WhenState {
   action: ActionDefinition & { when: WhenCondition };
   obis: string;
+  /** The meter watched (docs/architecture.md#several-meters). */
+  meter: string;
   /** When the condition became true without interruption (ms), or undefined. */
   holdSince: number | undefined;
   /** False after a fire until the condition is false again: one fire per crossing. */
@@ -65,7 +67,7 @@ interface WhenState {
 export class WhenWatcher {
   private states: WhenState[] = [];
   /** When the last reading came (ms), to see a stale gap even when no stale event came in between. */
-  private lastReadingAt: number | undefined;
+  private readonly lastReadingAt = new Map<string, number>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -77,6 +79,7 @@ export class WhenWatcher {
       const state: WhenState = {
         action: action as WhenState['action'],
         obis: quantity.obis,
+        meter: action.when.meter ?? 'main',
         holdSince: undefined,
         armed: true,
       };
@@ -88,15 +91,23 @@ export class WhenWatcher {
     return this.states.length > 0;
   }
 
-  /** A fresh reading: each condition is held, broken or due. */
-  onReading(reading: Reading, fire: Fire, mayFire: (actionId: string) => boolean): void {
-    const fresh = this.ctx.store.meter.status === 'OK';
+  /** The meters the conditions watch. */
+  get meters(): Set<string> {
+    return new Set(this.states.map((state) => state.meter));
+  }
+
+  /** A fresh reading of `meter`: each of its conditions is held, broken or due. */
+  onReading(reading: Reading, fire: Fire, mayFire: (actionId: string) => boolean, meter = 'main'): void {
+    const store = this.ctx.meters.get(meter)?.store ?? this.ctx.store;
+    const fresh = store.meter.status === 'OK';
     const now = this.ctx.now();
     // A gap longer than meter.timeout was stale data (docs/architecture.md#staleness): holds break.
     const staleAfterMs = this.ctx.config.config.meter.timeout * 1000;
-    if (this.lastReadingAt !== undefined && now - this.lastReadingAt > staleAfterMs) this.onStale();
-    this.lastReadingAt = now;
+    const last = this.lastReadingAt.get(meter);
+    if (last !== undefined && now - last > staleAfterMs) this.onStale(meter);
+    this.lastReadingAt.set(meter, now);
     for (const state of this.states) {
+      if (state.meter !== meter) continue;
       const value = fresh ? reading.values.get(state.obis)?.value : undefined;
       if (value === undefined || !Number.isFinite(value)) {
         // Unknown is not a crossing: the hold breaks, a fired condition stays fired.
@@ -116,9 +127,9 @@ export class WhenWatcher {
     }
   }
 
-  /** The meter went stale (or changed status): every hold is broken. */
-  onStale(): void {
-    for (const state of this.states) state.holdSince = undefined;
+  /** The meter went stale (or changed status): every hold on it is broken. */
+  onStale(meter = 'main'): void {
+    for (const state of this.states) if (state.meter === meter) state.holdSince = undefined;
   }
 }
 

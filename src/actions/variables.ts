@@ -15,6 +15,20 @@ import type { ConstValue } from './definition.js';
 /** Variables whose names are only known at run time: wifi facts and M-Bus channels. */
 const DYNAMIC_NAMES = [/^wifi\.[A-Za-z0-9_.]+$/, /^vol\[\d+\]\.(bus|meter_id|date_time|cumulative)$/];
 
+/**
+ * Any meter's variables (docs/architecture.md#several-meters): `meters.<id>.<name>` with every
+ * template variable name of a reading (`meters.pv.2_7_0`, `meters.pv.power.out`, `meters.pv.meter.status`)
+ * and the short names `power_in`, `power_out`, `energy_in`, `energy_out`. The primary keeps the
+ * device's names and is also `meters.main.<name>`.
+ */
+const METER_VARIABLE = /^meters\.([a-z][a-z0-9_]{0,31})\.(.+)$/;
+const SHORT_NAMES: ReadonlyArray<[string, string]> = [
+  ['power_in', 'power.in'],
+  ['power_out', 'power.out'],
+  ['energy_in', 'energy.in'],
+  ['energy_out', 'energy.out'],
+];
+
 /** Every template variable a reading can give (the names of an empty reading's variables). */
 const TEMPLATE_NAMES: ReadonlySet<string> = new Set(
   buildTemplateVariables({
@@ -33,6 +47,8 @@ export function unknownVariables(text: string, constants: Readonly<Record<string
   return compileTemplate(text).names.filter((name) => {
     if (name.startsWith('const.')) return !Object.hasOwn(constants, name.slice('const.'.length));
     if (Object.hasOwn(constants, name)) return false;
+    const meter = METER_VARIABLE.exec(name);
+    if (meter) return !TEMPLATE_NAMES.has(meter[2]!) && !SHORT_NAMES.some(([short]) => short === meter[2]);
     return !TEMPLATE_NAMES.has(name) && !DYNAMIC_NAMES.some((pattern) => pattern.test(name));
   });
 }
@@ -46,7 +62,25 @@ export function runVariables(
   ctx: AppContext,
   constants: Readonly<Record<string, ConstValue>>,
 ): Map<string, TemplateValue> {
-  const variables = buildTemplateVariables(templateInputOf(ctx));
+  const input = templateInputOf(ctx);
+  const variables = buildTemplateVariables(input);
+  for (const meter of ctx.meters.list()) {
+    const own =
+      meter.kind === 'primary'
+        ? new Map(variables)
+        : buildTemplateVariables({
+            ...input,
+            reading: meter.store.latest,
+            meter: meter.store.meter,
+            convFactor: undefined,
+          });
+    for (const [name, value] of own) {
+      if (!name.startsWith('sys.') && !name.startsWith('wifi.'))
+        variables.set(`meters.${meter.id}.${name}`, value);
+    }
+    for (const [short, long] of SHORT_NAMES)
+      variables.set(`meters.${meter.id}.${short}`, own.get(long) ?? null);
+  }
   for (const [name, value] of Object.entries(constants)) {
     variables.set(`const.${name}`, constValue(value));
     variables.set(name, constValue(value));

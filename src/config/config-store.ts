@@ -339,6 +339,7 @@ function protectionIssues(
   ];
 }
 
+/** Issues of the tree rules that a write would introduce (those of the current tree are not its fault). */
 function unsetPath(tree: Record<string, unknown>, path: string): void {
   const keys = path.split('.');
   const parent = getPath(tree, keys.slice(0, -1).join('.'));

@@ -53,6 +53,8 @@ const API_ROOTS: Record<string, StateFileName> = {
   mqtt: 'mqtt',
   modbus: 'modbus',
   meter: 'meter',
+  // Further meters (docs/architecture.md#several-meters) are stored beside the primary's settings.
+  meters: 'meter',
   actions: 'actions',
 };
 

@@ -113,6 +113,11 @@ export const SETTINGS_SCHEMA = {
         'import_positive',
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
+      units: {
+        doc: 'Unit id -> meter id the TCP slave serves, e.g. {"1": "main", "2": "pv"}; with only the default every unit id reads main, otherwise an unmapped unit id answers exception 0x0B.',
+        format: 'modbus-unit-map' as const,
+        default: { '1': 'main' } as Record<string, string>,
+      },
     },
     modbus_rtu: {
       enable: bool(
@@ -127,6 +132,11 @@ export const SETTINGS_SCHEMA = {
       parity: oneOf('none', ['none', 'even', 'odd'], 'RTU parity.'),
       stop_bits: int(1, 1, 2, 'RTU stop bits (1 or 2).'),
       unit_id: int(1, 1, 247, 'RTU unit id (slave address 1..247); requests for other ids are ignored.'),
+      meter: owned(
+        'meter-id',
+        'main',
+        'Meter the RTU slave emulates: main (the primary) or an id of meters.',
+      ),
       profile: owned(
         'modbus-profile',
         'sdm630',
@@ -284,6 +294,13 @@ export const METER_SCHEMA = {
   },
 };
 
+/** Further meters beside the primary (docs/architecture.md#several-meters); `meters-list` is the meter's format. */
+export const METERS_LEAF = {
+  doc: 'Further meters: polled {id, name, role, source, timeout} and virtual {id, name, role, expression}; ids match ^[a-z][a-z0-9_]{0,31}$, "main" is the primary.',
+  format: 'meters-list' as const,
+  default: [] as unknown[],
+};
+
 /** Daemon-only keys (docs/architecture.md#configuration): never part of the settings API. */
 export const DAEMON_SCHEMA = {
   http: {
@@ -398,6 +415,7 @@ export const SCHEMA = {
   mqtt: MQTT_SCHEMA,
   modbus: MODBUS_SCHEMA,
   meter: METER_SCHEMA,
+  meters: METERS_LEAF,
   actions: ACTIONS_SCHEMA,
   ...DAEMON_SCHEMA,
 };

@@ -63,5 +63,5 @@ export function historyCsvName(view: HistoryView): string {
     dateTimes(seconds * 1000)
       .date_time_local.slice(0, 16)
       .replace(':', '');
-  return `history-${view.resolution}-${stamp(view.from)}-${stamp(view.to)}.csv`;
+  return `history-${view.meter !== undefined ? `${view.meter}-` : ''}${view.resolution}-${stamp(view.from)}-${stamp(view.to)}.csv`;
 }

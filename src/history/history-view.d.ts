@@ -42,6 +42,8 @@ export interface CostTotalsView {
 
 /** The answer of GET /api/v1/history: the resolution, the range in Unix seconds and its points. */
 export interface HistoryView {
+  /** The meter asked for with `?meter=` when it is not the primary (docs/architecture.md#several-meters). */
+  meter?: string;
   resolution: string;
   from: number;
   to: number;

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import type { Reading } from '../reading/reading.js';
+import type { ReadingStore } from '../reading/store.js';
 import type { Service } from '../service.js';
 import { OpenBuckets } from './open-buckets.js';
 import { mergePoints, type HistoryPoint } from './point.js';
@@ -55,10 +56,20 @@ export class HistoryRecorder implements Service {
   constructor(
     private readonly context: AppContext,
     private readonly logger: Logger,
+    /**
+     * A further meter's history (docs/architecture.md#several-meters): its store, and its own ring
+     * files under `<state>/history/meters/<id>/`; absent: the primary's, as before.
+     */
+    private readonly meter?: { id: string; store: ReadingStore },
   ) {}
 
+  private get store(): ReadingStore {
+    return this.meter?.store ?? this.context.store;
+  }
+
   get directory(): string {
-    return join(this.context.config.config.paths.state, 'history');
+    const base = join(this.context.config.config.paths.state, 'history');
+    return this.meter ? join(base, 'meters', this.meter.id) : base;
   }
 
   async start(): Promise<void> {
@@ -88,13 +99,13 @@ export class HistoryRecorder implements Service {
       await Promise.all(Object.values(opened).map((ring) => ring.close()));
       throw error;
     }
-    this.context.store.on('reading', this.onReading);
+    this.store.on('reading', this.onReading);
     this.scheduleTick();
     this.report('running');
   }
 
   async stop(): Promise<void> {
-    this.context.store.off('reading', this.onReading);
+    this.store.off('reading', this.onReading);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.rings) return;
@@ -148,7 +159,7 @@ export class HistoryRecorder implements Service {
   }
 
   private record(reading: Reading): void {
-    if (!this.rings || this.context.store.meter.status !== 'OK') return;
+    if (!this.rings || this.store.meter.status !== 'OK') return;
     const id = reading.identity.id;
     if (id !== undefined && id !== '') {
       // Another meter: its registers have nothing to do with the previous one's.
@@ -208,7 +219,7 @@ export class HistoryRecorder implements Service {
   }
 
   private report(state: string, error?: string): void {
-    this.context.services.set('history', {
+    this.context.services.set(this.meter ? `history:${this.meter.id}` : 'history', {
       state,
       ...(error === undefined ? {} : { error }),
       // Relative to the state directory: the status is public (/api/v1/system), the box's layout is not.

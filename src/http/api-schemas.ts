@@ -79,9 +79,9 @@ export const METER_SCHEMA: JsonSchema = {
     status: { type: 'string', enum: [...METER_STATUSES] },
     interface: {
       type: 'string',
-      enum: ['P1', 'OPTICAL', 'TTL', 'RS485', 'TCP', 'FILE', 'SIMULATOR', 'REMOTE'],
+      enum: ['P1', 'OPTICAL', 'TTL', 'RS485', 'TCP', 'FILE', 'SIMULATOR', 'REMOTE', 'VIRTUAL'],
     },
-    protocol: { type: 'string', enum: ['DSMR', 'SML', 'IEC62056-21', 'MODBUS'] },
+    protocol: { type: 'string', enum: ['DSMR', 'SML', 'IEC62056-21', 'MODBUS', 'VIRTUAL'] },
     protocol_version: string,
     id: string,
     model: string,

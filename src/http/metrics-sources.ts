@@ -20,23 +20,9 @@ export interface MetricsOutputs {
   contributors?: readonly MetricsContributor[];
 }
 
-/** The primary meter alone: id `main` (docs/architecture.md#prometheus-metrics). */
-export function primaryMeter(ctx: AppContext): () => Iterable<MeteredSource> {
-  const main: MeteredSource = {
-    id: 'main',
-    name: ctx.config.config.system.name,
-    role: 'grid',
-    store: ctx.store,
-  };
-  return () => {
-    main.name = ctx.config.config.system.name;
-    return [main];
-  };
-}
-
 /**
  * What the collector reads, adapted from the outputs: read at scrape time, never copied per reading.
- * `meters` is the meter registry's list (the primary meter until several meters are wired in).
+ * `meters` is the meter registry's list, read at every scrape.
  */
 export function metricsSourcesOf(
   ctx: AppContext,

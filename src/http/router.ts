@@ -85,6 +85,8 @@ export class Router {
   private readonly routes = new Map<string, Map<string, Route>>();
   /** Prefixes (the path without its tail parameter) of tail routes, longest first. */
   private tails: string[] = [];
+  /** Paths with one-segment parameters (`/api/v1/meters/{id}/report`), as patterns. */
+  private readonly segmentRoutes: Array<{ pattern: RegExp; path: string }> = [];
 
   add(method: string, path: string, handler: RouteHandler, options: RouteOptions = {}): this {
     let byMethod = this.routes.get(path);
@@ -94,6 +96,10 @@ export class Router {
       if (path.endsWith(TAIL_PARAMETER)) {
         this.tails.push(path.slice(0, -TAIL_PARAMETER.length));
         this.tails.sort((a, b) => b.length - a.length);
+      } else if (/\{[a-z_]+\}/.test(path)) {
+        // A `{name}` segment matches one path segment; the handler reads it from `request.path`.
+        const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[a-z_]+\\?\}/g, '[^/]+');
+        this.segmentRoutes.push({ pattern: new RegExp(`^${escaped}$`), path });
       }
     }
     if (byMethod.has(method)) throw new Error(`route ${method} ${path} registered twice`);
@@ -108,8 +114,9 @@ export class Router {
 
   /** The route, or the allowed methods (405), or undefined (404). HEAD falls back to GET. */
   match(method: string, path: string): RouteMatch {
-    const tail = this.routes.has(path) ? undefined : this.tails.find((prefix) => path.startsWith(prefix));
-    const byMethod = this.routes.get(tail === undefined ? path : tail + TAIL_PARAMETER);
+    const exact = this.routes.has(path) ? path : this.segmentRoutes.find((r) => r.pattern.test(path))?.path;
+    const tail = exact !== undefined ? undefined : this.tails.find((prefix) => path.startsWith(prefix));
+    const byMethod = this.routes.get(tail === undefined ? (exact ?? path) : tail + TAIL_PARAMETER);
     if (!byMethod) return undefined;
     const route = byMethod.get(method) ?? (method === 'HEAD' ? byMethod.get('GET') : undefined);
     return route ?? [...byMethod.keys()];

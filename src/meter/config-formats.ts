@@ -6,6 +6,7 @@ import {
   type ConfigFormat,
 } from '../config/formats.js';
 import { scalerIssues, type MeterScaler } from './scalers.js';
+import { registerMetersFormats } from './meters-format.js';
 import { parseSource, redactSource, SourceError } from './source.js';
 
 declare module '../config/formats.js' {
@@ -75,4 +76,5 @@ const METER_SCALERS: ConfigFormat = {
 /** Registers the meter's formats of the config schema; the daemon calls it before the config loads. */
 export function registerMeterFormats(): void {
   registerFormats([METER_SOURCE, METER_SCALERS]);
+  registerMetersFormats();
 }

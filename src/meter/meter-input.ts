@@ -2,6 +2,7 @@ import { Backoff, RECONNECT_CAP_MS, realRetryTimer, type RetryTimer } from '../b
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
+import type { ReadingStore } from '../reading/store.js';
 import type { AppConfig, MeterSettings } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import { AutoDecoder } from './auto-decoder.js';
@@ -12,6 +13,16 @@ import type { SerialSource } from './transport/serial.js';
 import { createTransport, type MeterLink } from './transport/factory.js';
 import { createDecoder, type DecoderOptions } from './protocols.js';
 import { interfaceOfSource, parseSource, type MeterSource } from './source.js';
+
+/**
+ * What one meter input reads for: the store it feeds, its settings and its line in the services
+ * status. The primary meter's are the context store, `meter.*` and `meter`.
+ */
+export interface MeterBinding {
+  store: ReadingStore;
+  settings: () => MeterSettings;
+  service: string;
+}
 
 /** Silence on an open link after which it is closed and reopened (serialport reports no close when the far end dies). */
 const WATCHDOG_FACTOR = 3;
@@ -44,11 +55,25 @@ export class MeterInput implements Output<MeterSettings> {
   private validSinceOpen = false;
   private rejectionsLogged = 0;
 
+  private readonly binding: MeterBinding;
+
   constructor(
     private readonly context: AppContext,
     private readonly logger: Logger,
     private readonly retryTimer: RetryTimer = realRetryTimer,
-  ) {}
+    binding?: MeterBinding,
+  ) {
+    this.binding = binding ?? {
+      store: context.store,
+      settings: () => context.config.config.meter,
+      service: 'meter',
+    };
+  }
+
+  /** The store this input feeds: the primary's, or a further meter's (docs/architecture.md#several-meters). */
+  private get store(): ReadingStore {
+    return this.binding.store;
+  }
 
   select(config: AppConfig): MeterSettings {
     return config.meter;
@@ -62,7 +87,7 @@ export class MeterInput implements Output<MeterSettings> {
     this.running = false;
     this.applied = undefined;
     await this.disconnect();
-    this.context.services.set('meter', { state: 'stopped' });
+    this.context.services.set(this.binding.service, { state: 'stopped' });
   }
 
   /** Opens the link on the first call; reopens it whenever a meter.* setting changed. */
@@ -88,8 +113,8 @@ export class MeterInput implements Output<MeterSettings> {
     this.logger.info(`meter settings changed, reopening ${sourceText}`);
     await this.disconnect();
     this.detection.forget();
-    this.context.store.sourceChanged();
-    this.context.store.setInterface(interfaceOfSource(sourceText));
+    this.store.sourceChanged();
+    this.store.setInterface(interfaceOfSource(sourceText));
     this.backoff.reset();
     await this.connect();
   }
@@ -97,7 +122,7 @@ export class MeterInput implements Output<MeterSettings> {
   private async connect(): Promise<void> {
     if (!this.running || !this.source) return;
     const generation = this.generation;
-    const meter = this.context.config.config.meter;
+    const meter = this.binding.settings();
     const options: DecoderOptions = meter.encryption_key ? { encryptionKey: meter.encryption_key } : {};
     const source = await this.resolveSource(this.source, options);
     if (!source || generation !== this.generation) return;
@@ -105,10 +130,8 @@ export class MeterInput implements Output<MeterSettings> {
     try {
       link = await createTransport(source, meter, this.context.now);
     } catch (error) {
-      this.context.store.sourceFailed('NOT CONNECTED');
-      this.scheduleReconnect(
-        `cannot open ${this.context.config.config.meter.source}: ${(error as Error).message}`,
-      );
+      this.store.sourceFailed('NOT CONNECTED');
+      this.scheduleReconnect(`cannot open ${this.binding.settings().source}: ${(error as Error).message}`);
       return;
     }
     if (generation !== this.generation) return;
@@ -121,7 +144,7 @@ export class MeterInput implements Output<MeterSettings> {
       if (this.link !== link) return;
       this.link = undefined;
       link.transport.removeAllListeners();
-      this.context.store.sourceFailed('NOT CONNECTED');
+      this.store.sourceFailed('NOT CONNECTED');
       this.scheduleReconnect(`cannot open ${link.transport.description}: ${(error as Error).message}`);
       return;
     }
@@ -133,9 +156,9 @@ export class MeterInput implements Output<MeterSettings> {
     }
     this.validSinceOpen = false;
     this.logger.info(`opened ${link.transport.description}`);
-    this.context.services.set('meter', { state: 'open', source: link.transport.description });
-    if (this.context.store.isStale()) {
-      this.context.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
+    this.context.services.set(this.binding.service, { state: 'open', source: link.transport.description });
+    if (this.store.isStale()) {
+      this.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
     }
     this.armWatchdog();
   }
@@ -148,7 +171,7 @@ export class MeterInput implements Output<MeterSettings> {
     }
     link.transport.on('raw', (chunk) => {
       this.armWatchdog();
-      this.context.store.receiveBytes(chunk);
+      this.store.receiveBytes(chunk);
     });
     link.transport.on('reading', (reading) => {
       this.armWatchdog();
@@ -170,7 +193,7 @@ export class MeterInput implements Output<MeterSettings> {
     if (source.kind !== 'serial' || source.protocol !== 'auto') return source;
     const cached = this.detection.cached(source);
     if (cached) return cached;
-    this.context.store.setStatus('RECOGNITION');
+    this.store.setStatus('RECOGNITION');
     void this.detect(source, options);
     return undefined;
   }
@@ -181,11 +204,11 @@ export class MeterInput implements Output<MeterSettings> {
     if (generation !== this.generation || !this.running) return;
     if (outcome.kind === 'found') {
       this.logger.info(`detected ${outcome.probe.meterProtocol}: meter.source ${outcome.probe.source}`);
-      this.context.store.setInterface(interfaceOfSource(outcome.probe.source ?? ''));
+      this.store.setInterface(interfaceOfSource(outcome.probe.source ?? ''));
       await this.connect();
       return;
     }
-    this.context.store.sourceFailed(outcome.kind === 'absent' ? 'NOT CONNECTED' : 'NOT RECOGNIZED');
+    this.store.sourceFailed(outcome.kind === 'absent' ? 'NOT CONNECTED' : 'NOT RECOGNIZED');
     this.scheduleReconnect(outcome.reason);
   }
 
@@ -197,7 +220,7 @@ export class MeterInput implements Output<MeterSettings> {
 
   private onData(chunk: Buffer): void {
     this.armWatchdog();
-    this.context.store.receiveBytes(chunk);
+    this.store.receiveBytes(chunk);
     const decoder = this.decoder;
     if (!decoder) return;
     let results: DecodeResult[];
@@ -206,7 +229,7 @@ export class MeterInput implements Output<MeterSettings> {
     } catch (error) {
       // Decoders return errors as results; anything thrown is a defect, counted and contained here.
       decoder.reset();
-      this.context.store.reject('parse');
+      this.store.reject('parse');
       this.logger.error(`decoder failed: ${(error as Error).stack ?? String(error)}`);
       return;
     }
@@ -214,9 +237,9 @@ export class MeterInput implements Output<MeterSettings> {
     if (
       decoder instanceof AutoDecoder &&
       decoder.unrecognized &&
-      this.context.store.meter.status !== 'NOT RECOGNIZED'
+      this.store.meter.status !== 'NOT RECOGNIZED'
     ) {
-      this.context.store.setStatus('NOT RECOGNIZED');
+      this.store.setStatus('NOT RECOGNIZED');
     }
   }
 
@@ -231,16 +254,14 @@ export class MeterInput implements Output<MeterSettings> {
     this.backoff.reset();
     this.validSinceOpen = true;
     // After the parser, before the store (docs/architecture.md#meter-scalers).
-    this.context.store.ingest(applyScalers(reading, this.context.config.config.meter.scalers));
+    this.store.ingest(applyScalers(reading, this.binding.settings().scalers));
   }
 
   private rejectFrame(error: MeterDataError): void {
-    this.context.store.reject(error.kind);
+    this.store.reject(error.kind);
     this.showLastError(`${error.kind}: ${error.message}`);
     if (error.kind === 'encryption') {
-      this.context.store.setStatus(
-        this.context.config.config.meter.encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED',
-      );
+      this.store.setStatus(this.binding.settings().encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED');
     }
     this.rejectionsLogged += 1;
     const level = this.rejectionsLogged <= 5 || this.rejectionsLogged % 100 === 0 ? 'warn' : 'debug';
@@ -250,11 +271,11 @@ export class MeterInput implements Output<MeterSettings> {
     );
   }
 
-  /** `services.meter.error` in /api/v1/system: the latest rejection of any source, set when it changes. */
+  /** `services.<meter>.error` in /api/v1/system: the latest rejection of any source, set when it changes. */
   private showLastError(text: string): void {
-    const current = this.context.services.get('meter');
+    const current = this.context.services.get(this.binding.service);
     if (!current || current.error === text) return;
-    this.context.services.set('meter', { ...current, error: text });
+    this.context.services.set(this.binding.service, { ...current, error: text });
   }
 
   /** The link closed: NOT CONNECTED, or NO DATA when the watchdog closed an open but silent link. */
@@ -265,7 +286,7 @@ export class MeterInput implements Output<MeterSettings> {
     link.transport.removeAllListeners();
     // A detected serial setting that never produced a valid frame is probed again next time.
     if (!this.validSinceOpen) this.detection.forget();
-    this.context.store.sourceFailed(silent ? 'NO DATA' : 'NOT CONNECTED');
+    this.store.sourceFailed(silent ? 'NO DATA' : 'NOT CONNECTED');
     this.scheduleReconnect(`${link.transport.description} closed${reason ? `: ${reason.message}` : ''}`);
   }
 
@@ -274,7 +295,7 @@ export class MeterInput implements Output<MeterSettings> {
     const delay = this.backoff.next();
     this.logger.warn(`${why}; retrying in ${Math.round(delay / 100) / 10} s`);
     // The cause where the user looks (/api/v1/system services.meter, the dashboard's banner).
-    this.context.services.set('meter', { state: 'retrying', error: why, retry_in_ms: delay });
+    this.context.services.set(this.binding.service, { state: 'retrying', error: why, retry_in_ms: delay });
     this.cancelReconnect = this.retryTimer(() => {
       this.cancelReconnect = undefined;
       void this.connect();
@@ -282,7 +303,7 @@ export class MeterInput implements Output<MeterSettings> {
   }
 
   private armWatchdog(): void {
-    const silenceMs = this.context.config.config.meter.timeout * 1000 * WATCHDOG_FACTOR;
+    const silenceMs = this.binding.settings().timeout * 1000 * WATCHDOG_FACTOR;
     if (this.watchdog) {
       this.watchdog.refresh();
       return;

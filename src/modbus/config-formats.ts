@@ -2,6 +2,7 @@ import { choiceFormat, FormatError, registerFormats, type ConfigFormat } from '.
 import { describeIssues, validateLayout } from './layout-validate.js';
 import { PROFILE_NAMES, type ProfileName } from './profiles/catalogue.js';
 import { POWER_DIRECTIONS, type PowerDirection } from './profiles/grid-values.js';
+import { registerUnitMapFormats } from './unit-map.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
@@ -46,4 +47,5 @@ const POWER_DIRECTION = choiceFormat('modbus-power-direction', () => POWER_DIREC
 /** Registers the Modbus formats of the config schema; the daemon calls it before the config loads. */
 export function registerModbusFormats(): void {
   registerFormats([MODBUS_LAYOUT, MODBUS_PROFILE, POWER_DIRECTION]);
+  registerUnitMapFormats();
 }

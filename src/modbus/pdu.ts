@@ -94,3 +94,11 @@ function exceptionReply(functionCode: number, code: number, header: number, trai
   reply[header + 1] = code;
   return reply;
 }
+
+/** Exception 0x0B, gateway target device failed to respond (Modbus Application Protocol 1.1b3 §7). */
+export const GATEWAY_TARGET_FAILED = 0x0b;
+
+/** The exception reply for a request this gateway has no target for (an unmapped unit id). */
+export function noTargetReply(buf: Buffer, offset: number, header: number, trailer: number): Buffer {
+  return exceptionReply(buf[offset]!, GATEWAY_TARGET_FAILED, header, trailer);
+}

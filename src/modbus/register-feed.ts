@@ -7,6 +7,7 @@ import type { RegisterSpace } from './pdu.js';
 import { METER_PROFILES, type ProfileName } from './profiles/catalogue.js';
 import { gridValues, type GridValues, type PowerDirection, type SlaveLine } from './profiles/grid-values.js';
 import type { ValueSource } from './register-ids.js';
+import type { ReadingStore } from '../reading/store.js';
 import { BlockSpace, inputImageSpace } from './register-space.js';
 
 /**
@@ -50,7 +51,13 @@ export class RegisterFeed {
     private readonly owner: string,
     /** Called after the profile changed, with the new space. */
     private readonly onSpace: (space: RegisterSpace) => void,
-  ) {}
+    /** The meter whose readings it serves; the primary's store when absent (docs/architecture.md#several-meters). */
+    store?: ReadingStore,
+  ) {
+    this.store = store ?? ctx.store;
+  }
+
+  readonly store: ReadingStore;
 
   get space(): RegisterSpace {
     return this.profileSpace ?? this.imageSpace;
@@ -64,8 +71,8 @@ export class RegisterFeed {
   start(settings: FeedSettings): void {
     if (!this.running) {
       this.running = true;
-      this.ctx.store.subscribe(this.owner, 'reading', this.rebuildNow);
-      this.ctx.store.subscribe(this.owner, 'meter', this.rebuildNow);
+      this.store.subscribe(this.owner, 'reading', this.rebuildNow);
+      this.store.subscribe(this.owner, 'meter', this.rebuildNow);
     }
     this.configure(settings);
   }
@@ -74,8 +81,8 @@ export class RegisterFeed {
   stop(): void {
     if (!this.running) return;
     this.running = false;
-    this.ctx.store.off('reading', this.rebuildNow);
-    this.ctx.store.off('meter', this.rebuildNow);
+    this.store.off('reading', this.rebuildNow);
+    this.store.off('meter', this.rebuildNow);
     this.stopClock();
   }
 
@@ -104,7 +111,8 @@ export class RegisterFeed {
       this.image.rebuild(this.valueSource());
       return;
     }
-    const { store, system, config } = this.ctx;
+    const { system, config } = this.ctx;
+    const store = this.store;
     const values = gridValues({
       reading: store.latest,
       identity: store.meter.identity,
@@ -119,7 +127,8 @@ export class RegisterFeed {
   }
 
   private valueSource(): ValueSource {
-    const { store, system, config } = this.ctx;
+    const { system, config } = this.ctx;
+    const store = this.store;
     return {
       reading: store.latest,
       identity: store.meter.identity,

@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import type { SlaveLine } from './profiles/grid-values.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
+import { ReadingStore } from '../reading/store.js';
 import { RtuSlave, interFrameMs } from './rtu-slave.js';
 
 /** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
@@ -32,7 +33,8 @@ export class ModbusRtuService implements Output<RtuView> {
   readonly required = false;
   readonly watches = ['services.modbus_rtu', 'modbus.layout', 'modbus.nominal_frequency'] as const;
   readonly license = 'PLUS';
-  readonly feed: RegisterFeed;
+  /** Rebuilt when services.modbus_rtu.meter names another meter (or its meter restarted). */
+  feed: RegisterFeed;
   private slave: RtuSlave | undefined;
   private link: SerialLink | undefined;
   private started = false;
@@ -44,11 +46,45 @@ export class ModbusRtuService implements Output<RtuView> {
   private view: OutputView<RtuView> | undefined;
 
   constructor(private readonly ctx: AppContext) {
-    this.feed = new RegisterFeed(ctx, 'modbus_rtu', (space) => {
-      if (this.slave) this.slave.space = space;
-    });
+    this.feed = this.feedFor(ctx.config.config.services.modbus_rtu.meter);
+    // The emulated meter restarted or went: the slave follows it onto its new store.
+    const follow = (meter: { id: string }) => {
+      if (meter.id === this.settings().meter && this.view) this.reconcile(this.view).catch(() => undefined);
+    };
+    ctx.meters.subscribe('modbus_rtu', 'added', follow);
+    ctx.meters.subscribe('modbus_rtu', 'removed', follow);
     this.report('stopped');
   }
+
+  /**
+   * The feed of the meter the slave emulates (docs/architecture.md#modbus-unit-map); a meter that is
+   * not running serves the profile's "no data" values from a store that never gets a reading.
+   */
+  private feedFor(meterId: string): RegisterFeed {
+    this.boundTo = { id: meterId, store: this.ctx.meters.get(meterId)?.store };
+    const store =
+      this.ctx.meters.get(meterId)?.store ?? new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485' });
+    return new RegisterFeed(
+      this.ctx,
+      'modbus_rtu',
+      (space) => {
+        if (this.slave) this.slave.space = space;
+      },
+      store,
+    );
+  }
+
+  /** A new meter to emulate: the old feed stops, the new one starts when the port (re)opens. */
+  private rebindFeed(): void {
+    const id = this.settings().meter;
+    const store = this.ctx.meters.get(id)?.store;
+    if (id === this.boundTo.id && store === this.boundTo.store) return;
+    this.feed.stop();
+    this.feed = this.feedFor(id);
+  }
+
+  /** The meter id and registered store the feed was made for (no store: the meter was not running). */
+  private boundTo: { id: string; store: ReadingStore | undefined } = { id: '', store: undefined };
 
   select(config: AppConfig): RtuView {
     return {
@@ -74,6 +110,12 @@ export class ModbusRtuService implements Output<RtuView> {
   reconcile(view: OutputView<RtuView>): Promise<void> {
     const before = this.view;
     this.view = view;
+    const rebound = this.feed;
+    this.rebindFeed();
+    if (rebound !== this.feed && before) {
+      this.feed.configure(this.feedSettings());
+      return this.apply(true);
+    }
     if (!before) {
       this.feed.configure(this.feedSettings());
       return this.apply();

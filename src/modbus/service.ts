@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ModbusSlave } from './slave.js';
+import { UnitFeeds } from './unit-feeds.js';
 
 export interface ModbusServiceOptions {
   /** Address to listen on instead of modbus_tcp.host (tests bind to loopback). */
@@ -22,6 +23,8 @@ interface ModbusSettings {
   convFactor: number;
   /** The frequency served while the meter sends none (modbus.nominal_frequency). */
   nominalFrequency: number;
+  /** Unit id -> meter id (services.modbus.units). */
+  units: Record<string, string>;
 }
 
 /**
@@ -59,8 +62,11 @@ export class ModbusService implements Output<ModbusSettings> {
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
     });
+    this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space);
     this.report('stopped');
   }
+
+  private readonly units: UnitFeeds;
 
   /** The whatwatt layout image (input registers 0..9998). */
   get image(): RegisterFeed['image'] {
@@ -82,6 +88,7 @@ export class ModbusService implements Output<ModbusSettings> {
       layout: config.modbus.layout,
       convFactor: config.meter.conv_factor,
       nominalFrequency: config.modbus.nominal_frequency,
+      units: config.services.modbus.units,
     };
   }
 
@@ -107,6 +114,9 @@ export class ModbusService implements Output<ModbusSettings> {
       this.feed.configure(this.feedSettings());
     else if (was.convFactor !== now.convFactor || was.nominalFrequency !== now.nominalFrequency)
       this.feed.rebuild();
+    const unitsChanged = JSON.stringify(was?.units) !== JSON.stringify(now.units);
+    if (this.server && (unitsChanged || was?.profile !== now.profile || was.direction !== now.direction))
+      this.units.configure(now.units, this.feedSettings());
     if (was && was.enable === now.enable && was.port === now.port && before.blocked === view.blocked)
       return this.reconciling;
     return this.applyListener();
@@ -137,6 +147,7 @@ export class ModbusService implements Output<ModbusSettings> {
     try {
       await this.listen(wanted);
       this.feed.start(this.feedSettings());
+      this.units.configure(slice!.units, this.feedSettings());
       const where = `${this.listenHost() ?? 'every interface'} port ${wanted}`;
       this.ctx.logger.info(`Modbus TCP slave listening on ${where} (profile ${this.feed.profile})`);
       this.report('running');
@@ -173,6 +184,7 @@ export class ModbusService implements Output<ModbusSettings> {
     this.server = undefined;
     this.port = undefined;
     this.feed.stop();
+    this.units.configure(this.view?.slice.units ?? {}, undefined);
     this.slave.disconnectAll();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }

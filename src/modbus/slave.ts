@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { answerPdu, countException, isException, type RegisterSpace } from './pdu.js';
+import { answerPdu, countException, isException, noTargetReply, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus TCP slave for function codes 03 and 04 (./pdu.ts) over any byte stream.
@@ -59,6 +59,11 @@ export class ModbusSlave {
   evicted = 0;
   /** Replaced when the profile changes; the next request reads the new map. */
   space: RegisterSpace;
+  /**
+   * The unit-id map (docs/architecture.md#modbus-unit-map): the space of a unit id, undefined for an
+   * unmapped one (exception 0x0B). Unset: every unit id reads `space`.
+   */
+  unitSpace: ((unitId: number) => RegisterSpace | undefined) | undefined;
   private readonly maxConnections: number;
   private readonly idleTimeoutMs: number;
   private readonly open = new Map<Duplex, Connection>();
@@ -117,7 +122,10 @@ export class ModbusSlave {
   answer(buf: Buffer, offset: number, length: number): Buffer {
     this.requests += 1;
     // length counts the unit id and the PDU.
-    const reply = answerPdu(this.space, buf, offset + 7, length - 1, MBAP_BYTES, 0);
+    const space = this.unitSpace ? this.unitSpace(buf[offset + 6]!) : this.space;
+    const reply = space
+      ? answerPdu(space, buf, offset + 7, length - 1, MBAP_BYTES, 0)
+      : noTargetReply(buf, offset + 7, MBAP_BYTES, 0);
     if (isException(reply, MBAP_BYTES)) {
       this.exceptions += 1;
       countException(this.exceptionCodes, reply, MBAP_BYTES);

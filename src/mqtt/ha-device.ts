@@ -79,6 +79,15 @@ export function deviceBlock(
     });
     return block;
   }
+  if ('meter' in owner) {
+    // A further meter: a device of its own, linked to the gateway.
+    return {
+      identifiers: [`${gateway}-meter-${owner.meter}`],
+      name: owner.name,
+      model: owner.role,
+      via_device: gateway,
+    };
+  }
   const { mbus: bus } = owner;
   const channel = meters.mbus.find((candidate) => candidate.bus === bus);
   const block: Record<string, unknown> = {

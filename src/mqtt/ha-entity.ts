@@ -5,8 +5,12 @@ import type { HaStateClass } from '../reading/quantities.js';
  * (./ha-entities.ts builds the configs; docs/architecture.md#home-assistant-discovery).
  */
 
-/** The HA device an entity belongs to: the electricity meter, an M-Bus channel's meter, the gateway. */
-export type EntityDevice = 'meter' | 'gateway' | { mbus: number };
+/**
+ * The HA device an entity belongs to: the electricity meter, an M-Bus channel's meter, the gateway,
+ * or a further meter of `meters` (docs/architecture.md#several-meters).
+ */
+export type EntityDevice =
+  'meter' | 'gateway' | { mbus: number } | { meter: string; name: string; role: string };
 
 /** HA MQTT discovery components this gateway announces (the `<component>` of the config topic). */
 export type HaComponent = 'sensor' | 'binary_sensor' | 'button';

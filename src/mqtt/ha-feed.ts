@@ -11,6 +11,7 @@ import type { DiscoverySettings, HomeAssistantDiscovery } from './discovery.js';
 import type { DeviceInfo } from './ha-entities.js';
 import type { MqttView } from './template-publisher.js';
 import { actionButtonsContributor } from './action-buttons.js';
+import { metersContributor, MetersStatePublisher } from './ha-meters.js';
 
 /** The discovery module, loaded with the MQTT client when MQTT is first switched on. */
 export type DiscoveryModule = typeof discoveryModule;
@@ -38,6 +39,10 @@ export class HomeAssistantFeed {
   private lastStatus: string | undefined;
   private link: BrokerLink | undefined;
   private actionIds = '[]';
+  /** The further meters' states and availability (./ha-meters.ts). */
+  private meters: MetersStatePublisher | undefined;
+  /** mqtt.discovery.state_interval in ms, as last configured. */
+  private stateIntervalMs = 0;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
@@ -58,7 +63,11 @@ export class HomeAssistantFeed {
       {
         latest: () => this.ctx.store.latest,
         meterStatus: () => this.ctx.store.meter.status,
-        contributors: [module.gatewayContributor(facts), ...this.actionButtons()],
+        contributors: [
+          module.gatewayContributor(facts),
+          ...this.actionButtons(),
+          metersContributor(this.ctx),
+        ],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
           link.publish({ topic: discovery.topics.diagnostics, payload, qos: 1, retain: true }, 'drop');
@@ -68,6 +77,14 @@ export class HomeAssistantFeed {
     link.on('message', (name, payload, retained) => discovery.onMessage(name, payload, retained));
     this.discovery = discovery;
     this.link = link;
+    this.meters = new MetersStatePublisher(
+      this.ctx,
+      link,
+      () => this.stateIntervalMs,
+      () => {
+        if (link.connected) discovery.onConnect();
+      },
+    );
     this.actionIds = JSON.stringify(this.enabledActionIds());
   }
 
@@ -75,6 +92,8 @@ export class HomeAssistantFeed {
   detach(): ReturnType<HomeAssistantDiscovery['farewell']> {
     const discovery = this.discovery;
     this.discovery = undefined;
+    this.meters?.stop();
+    this.meters = undefined;
     discovery?.stop();
     this.link = undefined;
     return discovery?.farewell();
@@ -115,6 +134,7 @@ export class HomeAssistantFeed {
   }
 
   private settingsOf(settings: MqttView): DiscoverySettings {
+    this.stateIntervalMs = settings.mqtt.discovery.state_interval * 1000;
     const device: DeviceInfo = {
       systemId: this.ctx.system.id,
       name: settings.systemName,

@@ -8,9 +8,11 @@
  * hand a Reading to the store, so outputs never see meter-specific units.
  */
 
-export type MeterProtocol = 'DSMR' | 'SML' | 'IEC62056-21' | 'MODBUS';
+/** VIRTUAL: a virtual meter's reading, computed from other meters (docs/architecture.md#several-meters). */
+export type MeterProtocol = 'DSMR' | 'SML' | 'IEC62056-21' | 'MODBUS' | 'VIRTUAL';
 
-export type MeterInterface = 'P1' | 'OPTICAL' | 'TTL' | 'RS485' | 'TCP' | 'FILE' | 'SIMULATOR' | 'REMOTE';
+export type MeterInterface =
+  'P1' | 'OPTICAL' | 'TTL' | 'RS485' | 'TCP' | 'FILE' | 'SIMULATOR' | 'REMOTE' | 'VIRTUAL';
 
 /** Identity of the meter as far as the protocol reveals it (the report's `meter` object). */
 export interface MeterIdentity {

@@ -185,6 +185,16 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     this.updateMeter({ status });
   }
 
+  /**
+   * The latest reading stops being current now, not after `staleAfterMs`: a virtual meter whose
+   * term went stale (docs/architecture.md#staleness) must not pass its last sum off as current.
+   */
+  expire(): void {
+    if (this.lastValidAt === undefined) return;
+    this.lastValidAt = undefined;
+    this.updateMeter({ status: 'NO DATA' });
+  }
+
   /** New meter settings: the next attempt is a first one again (RECOGNITION shows). */
   sourceChanged(): void {
     this.retrying = false;

@@ -41,6 +41,7 @@ test('defaults follow the device API and docs/architecture.md', () => {
     port: 502,
     profile: 'whatwatt',
     direction: 'import_positive',
+    units: { '1': 'main' },
   });
   assert.deepEqual(c.services.modbus_rtu, {
     enable: false,
@@ -49,9 +50,11 @@ test('defaults follow the device API and docs/architecture.md', () => {
     parity: 'none',
     stop_bits: 1,
     unit_id: 1,
+    meter: 'main',
     profile: 'sdm630',
     direction: 'import_positive',
   });
+  assert.deepEqual(c.meters, []);
   assert.equal(c.services.broadcast, true);
   assert.equal(c.system.protection, false);
   assert.equal(c.meter.source, 'simulator');

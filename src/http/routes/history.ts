@@ -136,6 +136,8 @@ export function registerHistoryRoutes(
   ctx: AppContext,
   recorder: HistoryRecorder,
   recent: RecentPower,
+  /** The history of a meter by id (`?meter=`, docs/architecture.md#several-meters); absent: main only. */
+  recorderOf: (id: string) => HistoryRecorder | undefined = (id) => (id === 'main' ? recorder : undefined),
   /** The capacity charge's source (a peak guard), once one exists. */
   capacity?: CapacityChargeContributor,
 ): void {
@@ -154,9 +156,24 @@ export function registerHistoryRoutes(
           fields: issues,
         });
       }
-      const points = await recorder.query(query.resolution, query.from, query.to);
+      const meter = request.query.get('meter') ?? 'main';
+      const chosen = recorderOf(meter);
+      if (!chosen) {
+        const known = ctx.meters.ids();
+        throw new HttpError(
+          404,
+          'not_found',
+          `unknown meter ${JSON.stringify(meter)}; known: ${known.join(', ')}`,
+          {
+            meter,
+            known,
+          },
+        );
+      }
+      const points = await chosen.query(query.resolution, query.from, query.to);
       if (!points) throw new HttpError(503, 'service_unavailable', 'the history store is not running');
       let answer: HistoryView = {
+        ...(meter !== 'main' ? { meter } : {}),
         resolution: query.resolution,
         from: Math.floor(query.from / 1000),
         to: Math.floor(query.to / 1000),
@@ -183,6 +200,7 @@ export function registerHistoryRoutes(
             description:
               'auto (default): 1m for spans up to 48 h, 15m up to 31 days, 1d beyond; the next coarser one when from is older than the finer tier keeps (48 h, 366 days)',
           },
+          meter: { type: 'string', description: 'meter id (GET /api/v1/meters); default main, the primary' },
           format: {
             type: 'string',
             enum: FORMATS,

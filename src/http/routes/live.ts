@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { Output, OutputView } from '../../output.js';
 import { buildLivePayload } from '../../reading/live.js';
 import type { Reading } from '../../reading/reading.js';
+import type { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { COMMON_HEADERS } from '../respond.js';
@@ -17,6 +18,8 @@ export interface LiveHubOptions {
   keepAliveMs?: number;
   /** A client with more than this many bytes not yet taken by its socket is dropped, never waited for. */
   maxBufferedBytes?: number;
+  /** The store the hub streams; the primary's (context store) when absent (docs/architecture.md#several-meters). */
+  store?: ReadingStore;
 }
 
 const SSE_HEADERS: readonly string[] = [
@@ -69,7 +72,10 @@ export class LiveHub implements Output<boolean> {
   ) {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024;
+    this.store = options.store ?? ctx.store;
   }
+
+  private readonly store: ReadingStore;
 
   async start(): Promise<void> {}
 
@@ -124,7 +130,7 @@ export class LiveHub implements Output<boolean> {
       onShutdown: () => response.end(),
     };
     this.add(client);
-    const latest = this.ctx.store.latest;
+    const latest = this.store.latest;
     if (latest) this.write(client, this.eventOf(latest));
     else response.flushHeaders();
   }
@@ -136,7 +142,7 @@ export class LiveHub implements Output<boolean> {
 
   private add(client: LiveClient): void {
     if (this.clients.size === 0) {
-      this.ctx.store.subscribe('live', 'reading', this.onReading);
+      this.store.subscribe('live', 'reading', this.onReading);
       this.keepAliveTimer = setInterval(() => this.broadcast(KEEP_ALIVE), this.keepAliveMs);
       this.keepAliveTimer.unref();
     }
@@ -149,7 +155,7 @@ export class LiveHub implements Output<boolean> {
     if (!this.clients.delete(client)) return;
     client.shutdown?.removeEventListener('abort', client.onShutdown);
     if (this.clients.size === 0) {
-      this.ctx.store.off('reading', this.onReading);
+      this.store.off('reading', this.onReading);
       clearInterval(this.keepAliveTimer);
       this.keepAliveTimer = undefined;
     }

@@ -20,6 +20,13 @@ function operationId(route: Route): string {
   );
 }
 
+/** Names of the one-segment parameters of a path (`/api/v1/meters/{id}/report` -> id). */
+function segmentParameters(path: string): string[] {
+  return [...path.matchAll(/\{([a-z_]+)\}(?=\/|$)/g)]
+    .map((match) => match[1]!)
+    .filter((name) => `{${name}}` !== TAIL_PARAMETER || !path.endsWith(TAIL_PARAMETER));
+}
+
 function operation(route: Route): Record<string, unknown> {
   const doc = route.options.doc;
   const responses: Record<string, unknown> = {};
@@ -65,6 +72,14 @@ function operation(route: Route): Record<string, unknown> {
       schema: { type: 'string' },
     });
   }
+  for (const name of segmentParameters(route.path))
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      description: `the ${name}`,
+      schema: { type: 'string' },
+    });
   for (const [name, schema] of Object.entries(doc?.query ?? {}))
     parameters.push({ name, in: 'query', required: false, schema });
   if (parameters.length > 0) op.parameters = parameters;

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { ApiRequest, JsonSchema, Router } from '../router.js';
-import { getPath, setPath } from '../../config/paths.js';
+import { getPath, LEAVES, setPath, type LeafInfo } from '../../config/paths.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import {
   bodyPaths,
@@ -27,7 +27,32 @@ import { throwUnlessApplied, withIgnored } from '../section-writes.js';
  * through the config store (listeners of its `change` event react, e.g. the Digest realm follows
  * system.host_name on the next request).
  */
-export const SETTINGS_SECTION = sectionOf('', ['system', 'services']);
+export const SETTINGS_SECTION = sectionOf('', ['system', 'services', 'meters']);
+
+/**
+ * Settings of several meters (docs/architecture.md#several-meters) that the device does not have:
+ * POST (replace) keeps them when omitted, as a device client never sends them, and GET shows them
+ * only when they differ from their defaults, so the device's settings object stays as its clients
+ * know it.
+ */
+const MULTI_METER_PATHS = ['meters', 'services.modbus.units', 'services.modbus_rtu.meter'];
+
+function omittedOnReplace(ctx: AppContext): (leaf: LeafInfo) => unknown {
+  return (leaf) =>
+    MULTI_METER_PATHS.includes(leaf.path)
+      ? structuredClone(getPath(ctx.config.config, leaf.path))
+      : emptiedOnReplace(leaf);
+}
+
+function withoutDefaults(view: Record<string, unknown>): void {
+  for (const path of MULTI_METER_PATHS) {
+    const keys = path.split('.');
+    const parent = keys.length === 1 ? view : getPath(view, keys.slice(0, -1).join('.'));
+    const leaf = LEAVES.get(path);
+    if (leaf && JSON.stringify(getPath(view, path)) === JSON.stringify(leaf.default))
+      delete (parent as Record<string, unknown>)[keys.at(-1)!];
+  }
+}
 
 /**
  * services.cloud.* as the device names them (its OpenAPI `Settings` schema) -> the keys of this
@@ -42,6 +67,7 @@ const DEVICE_CLOUD_NAMES: ReadonlyArray<[device: string, own: string]> = [
 function settingsView(config: unknown): Record<string, unknown> {
   const view = sectionView(SETTINGS_SECTION, config);
   for (const [device, own] of DEVICE_CLOUD_NAMES) setPath(view, device, getPath(view, own));
+  withoutDefaults(view);
   return view;
 }
 
@@ -72,6 +98,12 @@ function settingsViewSchema(): JsonSchema {
     (cloud.required as string[]).push(name);
   }
   properties(schema).details = IGNORED_DETAILS_SCHEMA;
+  for (const path of MULTI_METER_PATHS) {
+    const keys = path.split('.');
+    let node = schema;
+    for (const key of keys.slice(0, -1)) node = properties(node)[key]!;
+    node.required = (node.required as string[] | undefined)?.filter((name) => name !== keys.at(-1));
+  }
   return schema;
 }
 
@@ -90,7 +122,7 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
   const write =
     (mode: WriteMode) => async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
       const renamed = ownNames(request.body);
-      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, emptiedOnReplace);
+      const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, omittedOnReplace(ctx));
       issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
       await throwUnlessApplied(writeSection(ctx.config, changes, issues));

@@ -1,9 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
+import type { MeasuredValues } from '../../modbus/profiles/quantities.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
 import { createMeterReader, type MeterReader, type RegisterClient } from './meter-reader.js';
+import { joinRtuBus, type BusClient, type BusLease } from './rtu-bus.js';
 import { readingFromRegisters } from './to-reading.js';
 
 /** How long a request waits for the meter's reply before it counts as a timeout. */
@@ -66,6 +68,8 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     otherErrors: 0,
   };
   private client: ModbusClient | undefined;
+  /** `modbus-rtu:`: this meter's place on the RS485 bus of its device path, shared with other units. */
+  private lease: BusLease | undefined;
   private readonly reader: MeterReader;
   private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
   private timer: NodeJS.Timeout | undefined;
@@ -85,19 +89,22 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
   }
 
   async open(): Promise<void> {
-    const client = await newClient();
-    client.on('error', () => undefined); // port errors surface as failed requests or 'close'
     const source = this.source;
     if (source.kind === 'modbus-rtu') {
-      await client.connectRTUBuffered(source.path, {
-        baudRate: source.baudRate,
-        parity: source.parity,
-        stopBits: source.stopBits,
-        dataBits: 8,
-      });
-    } else {
-      await client.connectTCP(source.host, { port: source.port });
+      // One opener per device path: every unit on the bus shares one link (docs/architecture.md#shared-rs485-bus).
+      this.lease = await joinRtuBus(
+        source,
+        async () => (await newClient()) as unknown as BusClient,
+        RESPONSE_TIMEOUT_MS,
+        (reason) => this.lost(reason),
+      );
+      this.closed = false;
+      this.schedule(0);
+      return;
     }
+    const client = await newClient();
+    client.on('error', () => undefined); // socket errors surface as failed requests or 'close'
+    await client.connectTCP(source.host, { port: source.port });
     client.setID(source.unitId);
     client.setTimeout(RESPONSE_TIMEOUT_MS);
     client.on('close', () => this.lost(new Error('port closed')));
@@ -110,6 +117,9 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    const lease = this.lease;
+    this.lease = undefined;
+    await lease?.release();
     const client = this.client;
     this.client = undefined;
     if (!client) return;
@@ -130,18 +140,29 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     this.timer = setTimeout(() => void this.poll(), delayMs);
   }
 
-  private async poll(): Promise<void> {
+  /** One poll's reads: through the bus lease on RS485, directly on the TCP client. */
+  private read(): Promise<MeasuredValues> | undefined {
+    if (this.lease) return this.lease.transact(this.source.unitId, (client) => this.reader.read(client));
     const client = this.client;
-    if (!client || this.closed) return;
+    return client ? this.reader.read(client) : undefined;
+  }
+
+  private async poll(): Promise<void> {
+    if (this.closed) return;
+    const pending = this.read();
+    if (!pending) return;
     this.counters.polls += 1;
+    const started = this.now();
     let delay = this.source.intervalMs;
     try {
-      const measured = await this.reader.read(client);
+      const measured = await pending;
       if (this.closed) return;
       if (measured.power === undefined && measured['phasePower.0'] === undefined)
         throw new MeterDataError('parse', 'the meter map decoded to no power value');
       this.counters.readings += 1;
       this.backoff.reset();
+      // Start to start: waiting for the bus or a slow reply does not stretch the cadence.
+      delay = Math.max(0, this.source.intervalMs - (this.now() - started));
       this.emit('reading', readingFromRegisters(measured, this.reader.identity, this.now()));
     } catch (error) {
       if (this.closed) return;

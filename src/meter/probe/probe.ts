@@ -69,10 +69,13 @@ export const PROBE_BUDGET_MS = 29_000;
 
 export type { ProbeStepReport } from './probe-view.js';
 
+/** What a probe can find: every protocol but a virtual meter's. */
+type ProbedProtocol = Exclude<MeterProtocol, 'VIRTUAL'>;
+
 /** The probe's answer (probe-view.d.ts) with this code's own types for its parts. */
 export interface ProbeResult extends ProbeResultView {
   protocol?: ConcreteProtocol;
-  meterProtocol?: MeterProtocol;
+  meterProtocol?: ProbedProtocol;
   line?: LineSettings;
   identity?: MeterIdentity;
   steps: ProbeStepReport[];
@@ -93,7 +96,7 @@ export interface StepFinding {
   /** The byte protocol found; absent for a Modbus meter, which has its own source (`source`). */
   protocol?: ConcreteProtocol;
   source?: string;
-  meterProtocol: MeterProtocol;
+  meterProtocol: ProbedProtocol;
   identity: MeterIdentity;
   encrypted?: boolean;
 }
@@ -114,9 +117,13 @@ function findingOf(
 ): StepFinding | undefined {
   for (const result of results) {
     if (result.ok)
-      return { protocol, meterProtocol: result.reading.protocol, identity: result.reading.identity };
+      return {
+        protocol,
+        meterProtocol: result.reading.protocol as ProbedProtocol,
+        identity: result.reading.identity,
+      };
     if (result.error.kind === 'encryption')
-      return { protocol, meterProtocol: decoder.protocol, identity: {}, encrypted: true };
+      return { protocol, meterProtocol: decoder.protocol as ProbedProtocol, identity: {}, encrypted: true };
   }
   return undefined;
 }

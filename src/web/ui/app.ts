@@ -8,6 +8,8 @@ import { bindModbus } from './modbus.js';
 import { bindSettings } from './settings.js';
 import { bindBackup } from './backup.js';
 import { showInfo } from './info.js';
+import { showMeters } from './meters.js';
+import { bindMetersSettings } from './meters-settings.js';
 import { bindLogView, showLog } from './log-view.js';
 import { bindPortPicker } from './serial-ports.js';
 import { startStatus } from './status.js';
@@ -25,7 +27,7 @@ bindPreferences();
 const loaders = bindSettings();
 loaders.modbus = [bindModbus()];
 bindMaintenance();
-loaders.meter = [...(loaders.meter ?? []), bindPortPicker()];
+loaders.meter = [...(loaders.meter ?? []), bindPortPicker(), bindMetersSettings()];
 bindBackup();
 bindLogView();
 bindFiles();
@@ -37,7 +39,7 @@ const loadActions = bindActions();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
-  const known = ['dashboard', 'history', 'actions', 'files', 'settings', 'info'].includes(page)
+  const known = ['dashboard', 'meters', 'history', 'actions', 'files', 'settings', 'info'].includes(page)
     ? page
     : 'dashboard';
   for (const section of document.querySelectorAll<HTMLElement>('section.page')) {
@@ -51,6 +53,7 @@ function route(): void {
   if (known === 'info') void showInfo().then(showLog);
   if (known === 'actions') void loadActions();
   if (known === 'files') void showFiles();
+  if (known === 'meters') showMeters();
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;

@@ -63,6 +63,16 @@ function powerLine(totals: PeriodTotals): string {
  * previous / next / date picker navigation and the shown period as a CSV download from the history
  * API. Month and year bars are sums of the daily tier's points, day bars of the 15-minute tier's.
  */
+/** The history page's meter chooser: every meter, hidden while there is only the primary. */
+async function fillMeterChooser(chooser: HTMLSelectElement): Promise<void> {
+  const meters = await api<Array<{ id: string; name: string }>>('GET', '/api/v1/meters').catch(() => []);
+  const chosen = chooser.value || 'main';
+  chooser.replaceChildren(
+    ...meters.map((meter) => new Option(meter.name, meter.id, false, meter.id === chosen)),
+  );
+  chooser.hidden = meters.length <= 1;
+}
+
 export class HistoryExplorer {
   private period: Period = periodOf('day', new Date());
   /** The day the user is on: kept across view changes and carried along by steps. */
@@ -77,6 +87,7 @@ export class HistoryExplorer {
         if (PERIOD_VIEWS.includes(view)) void this.show(periodOf(view, this.day));
       });
     }
+    element('explore-meter').addEventListener('change', () => void this.show(this.period));
     element('explore-prev').addEventListener('click', () => void this.show(stepPeriod(this.period, -1)));
     element('explore-next').addEventListener('click', () => void this.show(stepPeriod(this.period, 1)));
     element<HTMLInputElement>('explore-date').addEventListener('change', (event) => {
@@ -90,7 +101,13 @@ export class HistoryExplorer {
 
   /** Shows the current period again (opening the page: its data may have grown). */
   async refresh(): Promise<void> {
+    await fillMeterChooser(element<HTMLSelectElement>('explore-meter'));
     await this.show(this.period);
+  }
+
+  /** The meter the chooser names (the primary when there is no other). */
+  private get meter(): string {
+    return element<HTMLSelectElement>('explore-meter').value || 'main';
   }
 
   private async show(period: Period): Promise<void> {
@@ -105,11 +122,11 @@ export class HistoryExplorer {
     element<HTMLInputElement>('explore-date').value = dateInputValue(this.day.getTime());
     element<HTMLButtonElement>('explore-next').disabled = period.to > Date.now();
     const csv = element<HTMLAnchorElement>('explore-csv');
-    csv.href = pageRelative(historyQuery(period, 'csv'));
+    csv.href = pageRelative(historyQuery(period, 'csv', this.meter));
     const note = element('explore-note');
     let answer: HistoryView;
     try {
-      answer = await api<HistoryView>('GET', historyQuery(period));
+      answer = await api<HistoryView>('GET', historyQuery(period, undefined, this.meter));
     } catch (error) {
       if (request !== this.request) return;
       note.textContent =

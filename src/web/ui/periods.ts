@@ -191,8 +191,10 @@ export function dateOfInput(value: string): Date | undefined {
 }
 
 /** The history API query of a period: its tier, from its start to the last second before its end. */
-export function historyQuery(period: Period, format?: 'csv'): string {
+export function historyQuery(period: Period, format?: 'csv', meter = 'main'): string {
   const from = Math.floor(period.from / 1000);
   const to = Math.floor(period.to / 1000) - 1;
-  return `/api/v1/history?from=${from}&to=${to}&resolution=${period.resolution}${format ? `&format=${format}` : ''}`;
+  // The primary's query stays as before; another meter is named (docs/architecture.md#several-meters).
+  const which = meter === 'main' ? '' : `&meter=${encodeURIComponent(meter)}`;
+  return `/api/v1/history?from=${from}&to=${to}&resolution=${period.resolution}${which}${format ? `&format=${format}` : ''}`;
 }

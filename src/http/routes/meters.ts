@@ -1,0 +1,226 @@
+import type { AppContext } from '../../context.js';
+import { parseSource } from '../../meter/source.js';
+import type { MeterHandle } from '../../reading/meter-registry.js';
+import type { ReportCache } from '../../reading/report-cache.js';
+import { buildReport } from '../../reading/report.js';
+import { ERROR_REF, REPORT_SCHEMA } from '../api-schemas.js';
+import { HttpError } from '../errors.js';
+import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
+import type { ApiRequest, JsonSchema, Router } from '../router.js';
+import { LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterTestRoute } from './meter-test.js';
+
+/**
+ * The meters of the daemon (docs/architecture.md#several-meters): GET /api/v1/meters lists them;
+ * /api/v1/meters/{id}/report and /live give one meter's report and live stream in the shapes of
+ * /api/v1/report and /api/v1/live. `main` answers exactly what those answer.
+ */
+
+const NUMBER_OR_NULL = { type: ['number', 'null'] };
+
+const METER_LIST_SCHEMA: JsonSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['id', 'name', 'role', 'kind', 'source_kind', 'status', 'last_reading', 'counters'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      role: { type: 'string', enum: ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consumer', 'other'] },
+      kind: { type: 'string', enum: ['primary', 'polled', 'virtual'] },
+      source_kind: { type: 'string' },
+      expression: { type: 'string' },
+      status: { type: 'string' },
+      interface: { type: 'string' },
+      last_reading: {
+        type: ['string', 'null'],
+        description: 'ISO 8601 UTC time of the latest fresh reading',
+      },
+      power_in: NUMBER_OR_NULL,
+      power_out: NUMBER_OR_NULL,
+      energy_in: NUMBER_OR_NULL,
+      energy_out: NUMBER_OR_NULL,
+      counters: {
+        type: 'object',
+        properties: {
+          frames_ok: { type: 'integer' },
+          crc_errors: { type: 'integer' },
+          parse_errors: { type: 'integer' },
+          overflows: { type: 'integer' },
+          encryption_errors: { type: 'integer' },
+        },
+      },
+    },
+  },
+};
+
+/** The kind of a source URI (simulator, serial, tcp, file, remote, modbus-rtu, modbus-tcp). */
+function sourceKind(meter: MeterHandle): string {
+  const source = meter.source();
+  if (source === undefined) return 'virtual';
+  try {
+    return parseSource(source).kind;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function meterView(meter: MeterHandle, now: number): Record<string, unknown> {
+  const { store } = meter;
+  const reading = store.latestAt(now);
+  const state = store.meterAt(now);
+  const value = (obis: string) => reading?.values.get(obis)?.value ?? null;
+  const counters = store.counters;
+  return {
+    id: meter.id,
+    name: meter.name,
+    role: meter.role,
+    kind: meter.kind,
+    source_kind: sourceKind(meter),
+    ...(meter.expression !== undefined ? { expression: meter.expression } : {}),
+    status: state.status,
+    interface: state.interface,
+    last_reading: reading ? new Date(reading.receivedAt).toISOString() : null,
+    power_in: value('1.7.0'),
+    power_out: value('2.7.0'),
+    energy_in: value('1.8.0'),
+    energy_out: value('2.8.0'),
+    counters: {
+      frames_ok: counters.framesOk,
+      crc_errors: counters.crcErrors,
+      parse_errors: counters.parseErrors,
+      overflows: counters.overflows,
+      encryption_errors: counters.encryptionErrors,
+    },
+  };
+}
+
+/** The meter a path names, or a 404 naming the known ids. */
+export function meterOf(ctx: AppContext, id: string): MeterHandle {
+  const meter = ctx.meters.get(id);
+  if (meter) return meter;
+  const known = ctx.meters.ids();
+  throw new HttpError(404, 'not_found', `unknown meter ${JSON.stringify(id)}; known: ${known.join(', ')}`, {
+    meter: id,
+    known,
+  });
+}
+
+function idOf(request: ApiRequest): string {
+  const segment = request.path.split('/')[4] ?? '';
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Live hubs of the further meters, made on first use and ended with their meter. */
+class MeterLiveHubs {
+  private readonly hubs = new Map<string, { store: unknown; hub: LiveHub }>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly main: LiveHub,
+    private readonly options: LiveHubOptions,
+  ) {
+    ctx.meters.subscribe('meters live', 'removed', (meter) => this.end(meter.id));
+    ctx.config.subscribe('meters live', 'change', (paths) => {
+      if (!paths.includes('system.protection')) return;
+      const protection = ctx.config.config.system.protection;
+      for (const { hub } of this.hubs.values()) hub.reconcile({ slice: protection });
+    });
+  }
+
+  of(meter: MeterHandle): LiveHub {
+    if (meter.kind === 'primary') return this.main;
+    const known = this.hubs.get(meter.id);
+    if (known?.store === meter.store) return known.hub;
+    this.end(meter.id);
+    const hub = new LiveHub(this.ctx, { ...this.options, store: meter.store });
+    this.hubs.set(meter.id, { store: meter.store, hub });
+    return hub;
+  }
+
+  private end(id: string): void {
+    this.hubs.get(id)?.hub.closeAll();
+    this.hubs.delete(id);
+  }
+}
+
+export function registerMetersRoutes(
+  router: Router,
+  ctx: AppContext,
+  core: { report: ReportCache; live: LiveHub },
+  options: LiveHubOptions = {},
+): void {
+  const hubs = new MeterLiveHubs(ctx, core.live, options);
+  registerMeterTestRoute(router, ctx);
+  router.add(
+    'GET',
+    '/api/v1/meters',
+    (_request, response) => {
+      const now = ctx.now();
+      sendJson(
+        response,
+        200,
+        ctx.meters.list().map((meter) => meterView(meter, now)),
+      );
+    },
+    {
+      doc: {
+        summary: 'Every meter: id, name, role, source kind, status, last reading, error counters',
+        responses: { 200: { description: 'meters, the primary (main) first', schema: METER_LIST_SCHEMA } },
+      },
+    },
+  );
+  const notFound = {
+    description: 'unknown meter id (not_found, details.known lists the ids)',
+    schema: ERROR_REF,
+  };
+  router.add(
+    'GET',
+    '/api/v1/meters/{id}/report',
+    (request, response) => {
+      const meter = meterOf(ctx, idOf(request));
+      if (meter.kind === 'primary') {
+        const { body } = core.report.get();
+        return sendJsonText(response, 200, body, jsonHeaders(body.length));
+      }
+      const now = ctx.now();
+      const { store } = meter;
+      const report = buildReport({
+        reading: store.latestAt(now),
+        reportId: store.reportId,
+        interval: store.interval,
+        meter: store.meterAt(now),
+        system: ctx.system,
+        convFactor: undefined,
+        now,
+      });
+      sendJson(response, 200, report);
+    },
+    {
+      license: 'PLUS',
+      doc: {
+        summary: "One meter's report, in the shape of /api/v1/report",
+        responses: { 200: { description: 'report envelope', schema: REPORT_SCHEMA }, 404: notFound },
+      },
+    },
+  );
+  router.add(
+    'GET',
+    '/api/v1/meters/{id}/live',
+    (request, response) => hubs.of(meterOf(ctx, idOf(request))).connect(request, response),
+    {
+      doc: {
+        summary: "One meter's live measurements (Server-Sent Events, `event: live`), as /api/v1/live",
+        responses: {
+          200: { description: 'event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
+          404: notFound,
+          503: { description: 'too many live clients (service_unavailable)', schema: ERROR_REF },
+        },
+      },
+    },
+  );
+}

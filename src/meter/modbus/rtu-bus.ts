@@ -1,0 +1,209 @@
+import type { RegisterClient } from './meter-reader.js';
+
+/** The line of one RS485 bus: every unit on it shares these settings. */
+export interface BusLine {
+  path: string;
+  baudRate: number;
+  parity: 'none' | 'even' | 'odd';
+  stopBits: number;
+}
+
+/** What the bus needs of modbus-serial's client. */
+export type BusClient = RegisterClient & {
+  setID(id: number): void;
+  setTimeout(ms: number): void;
+  close(callback: () => void): void;
+  on(event: 'close', listener: () => void): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  removeAllListeners(): void;
+  connectRTUBuffered(
+    path: string,
+    options: { baudRate: number; parity: 'none' | 'even' | 'odd'; stopBits: number; dataBits: number },
+  ): Promise<void>;
+};
+
+/**
+ * The RTU inter-frame silence t3.5 in ms (Modbus over Serial Line V1.02 §2.5.1.1): 3.5 character
+ * times of 11 bits each, and a fixed 1.75 ms above 19200 baud.
+ */
+export function interFrameSilenceMs(baudRate: number): number {
+  return baudRate > 19200 ? 1.75 : (3.5 * 11 * 1000) / baudRate;
+}
+
+/** One meter's use of a bus. `lost` is called when the port goes away under it. */
+export interface BusLease {
+  /** Reads of one unit, run when it is this lease's turn; every request keeps the silence. */
+  transact<T>(unitId: number, work: (client: RegisterClient) => Promise<T>): Promise<T>;
+  release(): Promise<void>;
+}
+
+interface Job {
+  unitId: number;
+  work: (client: RegisterClient) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+const CLOSE_WAIT_MS = 2000;
+
+/**
+ * One RS485 bus shared by several `modbus-rtu:` meters (docs/architecture.md#shared-rs485-bus):
+ * opened by its first user, closed by its last; transactions strictly one at a time, first asked
+ * first served (each meter has at most one waiting, so the order is a fair round robin), with the
+ * inter-frame silence before every request.
+ */
+class RtuBus {
+  private client: BusClient | undefined;
+  private opening: Promise<void> | undefined;
+  private readonly lostHandlers = new Set<(reason: Error) => void>();
+  private readonly queue: Job[] = [];
+  private busy = false;
+  /** When the last reply (or timeout) ended, for the silence before the next request. */
+  private lastEnd = 0;
+  private readonly silenceMs: number;
+
+  constructor(
+    readonly line: BusLine,
+    private readonly newClient: () => Promise<BusClient>,
+    private readonly responseTimeoutMs: number,
+    private readonly forget: (bus: RtuBus) => void,
+  ) {
+    this.silenceMs = interFrameSilenceMs(line.baudRate);
+  }
+
+  async join(lost: (reason: Error) => void): Promise<BusLease> {
+    this.lostHandlers.add(lost);
+    try {
+      this.opening ??= this.open();
+      await this.opening;
+    } catch (error) {
+      this.lostHandlers.delete(lost);
+      throw error;
+    }
+    let released = false;
+    return {
+      transact: <T>(unitId: number, work: (client: RegisterClient) => Promise<T>) =>
+        new Promise<T>((resolve, reject) => {
+          if (released || !this.client) return reject(new Error('Port Not Open'));
+          this.queue.push({ unitId, work, resolve: resolve as (value: unknown) => void, reject });
+          this.next();
+        }),
+      release: async () => {
+        if (released) return;
+        released = true;
+        this.lostHandlers.delete(lost);
+        if (this.lostHandlers.size === 0) await this.close();
+      },
+    };
+  }
+
+  private async open(): Promise<void> {
+    const client = await this.newClient();
+    client.on('error', () => undefined); // port errors surface as failed requests or 'close'
+    try {
+      await client.connectRTUBuffered(this.line.path, {
+        baudRate: this.line.baudRate,
+        parity: this.line.parity,
+        stopBits: this.line.stopBits,
+        dataBits: 8,
+      });
+    } catch (error) {
+      this.forget(this);
+      throw error;
+    }
+    client.setTimeout(this.responseTimeoutMs);
+    client.on('close', () => this.lose(new Error('port closed')));
+    this.client = client;
+  }
+
+  private next(): void {
+    if (this.busy) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    const client = this.client;
+    if (!client) {
+      job.reject(new Error('Port Not Open'));
+      return this.next();
+    }
+    this.busy = true;
+    client.setID(job.unitId);
+    job
+      .work(this.silentClient(client))
+      .then(job.resolve, job.reject)
+      .finally(() => {
+        this.busy = false;
+        this.next();
+      });
+  }
+
+  /** The client with the inter-frame silence kept before each request. */
+  private silentClient(client: BusClient): RegisterClient {
+    const request = async <T>(send: () => Promise<T>): Promise<T> => {
+      const wait = this.lastEnd + this.silenceMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
+      try {
+        return await send();
+      } finally {
+        this.lastEnd = performance.now();
+      }
+    };
+    return {
+      readInputRegisters: (address, length) => request(() => client.readInputRegisters(address, length)),
+      readHoldingRegisters: (address, length) => request(() => client.readHoldingRegisters(address, length)),
+    };
+  }
+
+  private lose(reason: Error): void {
+    const handlers = [...this.lostHandlers];
+    this.lostHandlers.clear();
+    void this.close();
+    for (const lost of handlers) lost(reason);
+  }
+
+  private async close(): Promise<void> {
+    this.forget(this);
+    const client = this.client;
+    this.client = undefined;
+    for (const job of this.queue.splice(0)) job.reject(new Error('Port Not Open'));
+    if (!client) return;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    await new Promise<void>((resolve) => {
+      const giveUp = setTimeout(resolve, CLOSE_WAIT_MS);
+      client.close(() => {
+        clearTimeout(giveUp);
+        resolve();
+      });
+    });
+  }
+}
+
+/**
+ * The open buses by device path. A serial device has one opener in this process, whichever meter
+ * asks first, so the table lives as long as the process, like the devices it stands for.
+ */
+const buses = new Map<string, RtuBus>();
+
+/**
+ * Joins the bus on `line.path`, opening it when this is its first user. A bus already open with
+ * other line settings is refused (the configuration refuses it first).
+ */
+export async function joinRtuBus(
+  line: BusLine,
+  newClient: () => Promise<BusClient>,
+  responseTimeoutMs: number,
+  lost: (reason: Error) => void,
+): Promise<BusLease> {
+  let bus = buses.get(line.path);
+  if (bus) {
+    const open = bus.line;
+    if (open.baudRate !== line.baudRate || open.parity !== line.parity || open.stopBits !== line.stopBits)
+      throw new Error(`${line.path} is already open with other line settings (${open.baudRate} baud)`);
+  } else {
+    bus = new RtuBus(line, newClient, responseTimeoutMs, (gone) => {
+      if (buses.get(gone.line.path) === gone) buses.delete(gone.line.path);
+    });
+    buses.set(line.path, bus);
+  }
+  return bus.join(lost);
+}

@@ -1,0 +1,149 @@
+import type { SerialPortView } from '../../http/status-views.js';
+import { api, ApiError, element } from './api.js';
+import { METERS_SETTINGS_TEXT as TEXT, METERS_TEXT } from './meters-text.js';
+
+/**
+ * Settings > Meter, further meters (docs/architecture.md#several-meters): add, edit and remove
+ * entries of `meters`, saved with PUT /api/v1/settings; a polled meter's "test this source" asks
+ * POST /api/v1/meters/test and shows its first reading or the exact error. The serial ports found
+ * are offered as source suggestions.
+ */
+
+interface Entry {
+  id: string;
+  name: string;
+  role: string;
+  source?: string;
+  timeout?: number;
+  expression?: string;
+}
+
+interface TestAnswer {
+  ok: boolean;
+  status?: string;
+  error?: string;
+  meter?: { status: string };
+  report?: {
+    instantaneous_power?: { active?: { positive?: { total?: number }; negative?: { total?: number } } };
+  };
+}
+
+function input(name: string, value: string, placeholder: string, type = 'text'): HTMLInputElement {
+  const field = document.createElement('input');
+  field.name = name;
+  field.type = type;
+  field.value = value;
+  field.placeholder = placeholder;
+  field.title = placeholder;
+  return field;
+}
+
+function select(name: string, options: Record<string, string>, value: string): HTMLSelectElement {
+  const field = document.createElement('select');
+  field.name = name;
+  field.append(
+    ...Object.entries(options).map(([key, label]) => new Option(label, key, false, key === value)),
+  );
+  return field;
+}
+
+function button(text: string, onClick: () => void): HTMLButtonElement {
+  const made = document.createElement('button');
+  made.type = 'button';
+  made.textContent = text;
+  made.addEventListener('click', onClick);
+  return made;
+}
+
+function rowOf(entry: Entry): HTMLElement {
+  const row = document.createElement('fieldset');
+  row.className = 'meter-entry';
+  const virtual = entry.expression !== undefined;
+  const kind = select('kind', TEXT.kind, virtual ? 'virtual' : 'polled');
+  const what = input('what', entry.expression ?? entry.source ?? '', virtual ? TEXT.expression : TEXT.source);
+  what.setAttribute('list', 'meters-ports');
+  const timeout = input(
+    'timeout',
+    entry.timeout === undefined ? '' : String(entry.timeout),
+    TEXT.timeout,
+    'number',
+  );
+  const result = document.createElement('output');
+  result.className = 'meter-test';
+  kind.addEventListener('change', () => {
+    what.placeholder = kind.value === 'virtual' ? TEXT.expression : TEXT.source;
+    timeout.disabled = kind.value === 'virtual';
+  });
+  timeout.disabled = virtual;
+  row.append(
+    input('id', entry.id, TEXT.id),
+    input('name', entry.name, TEXT.name),
+    select('role', METERS_TEXT.role, entry.role),
+    kind,
+    what,
+    timeout,
+    button(TEXT.test, () => void testSource(what.value, kind.value, result)),
+    button(TEXT.remove, () => row.remove()),
+    result,
+  );
+  return row;
+}
+
+async function testSource(source: string, kind: string, result: HTMLOutputElement): Promise<void> {
+  if (kind === 'virtual') return;
+  result.textContent = TEXT.testing;
+  try {
+    const answer = await api<TestAnswer>('POST', '/api/v1/meters/test', { source, wait: 10 });
+    const active = answer.report?.instantaneous_power?.active;
+    const power = (active?.positive?.total ?? 0) - (active?.negative?.total ?? 0);
+    result.textContent = answer.ok
+      ? TEXT.firstReading(answer.meter?.status ?? '', power.toFixed(3))
+      : TEXT.failedTest(answer.status ?? '', answer.error ?? '');
+  } catch (error) {
+    result.textContent = (error as Error).message;
+  }
+}
+
+function entryOf(row: HTMLElement): Entry {
+  const value = (name: string) =>
+    row.querySelector<HTMLInputElement | HTMLSelectElement>(`[name=${name}]`)!.value;
+  const entry: Entry = { id: value('id'), name: value('name'), role: value('role') };
+  if (value('kind') === 'virtual') return { ...entry, expression: value('what') };
+  const timeout = value('timeout');
+  return { ...entry, source: value('what'), ...(timeout === '' ? {} : { timeout: Number(timeout) }) };
+}
+
+/** Binds the editor; returns the loader the meter tab runs when it opens. */
+export function bindMetersSettings(): () => Promise<void> {
+  const form = element<HTMLFormElement>('form-meters');
+  const rows = element('meters-rows');
+  const status = form.querySelector<HTMLOutputElement>('.form-status')!;
+  element('meters-add').addEventListener('click', () =>
+    rows.append(rowOf({ id: '', name: '', role: 'pv', source: '' })),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const meters = [...rows.querySelectorAll<HTMLElement>('.meter-entry')].map(entryOf);
+    status.textContent = '';
+    api('PUT', '/api/v1/settings', { meters })
+      .then(() => (status.textContent = TEXT.saved))
+      .catch((error: Error) => {
+        // The API names the entry and field (`meters[1].id: "pv" is already the id of meters[0]`).
+        const fields = error instanceof ApiError ? error.fields.map((issue) => issue.message) : [];
+        status.textContent = fields.length > 0 ? fields.join('; ') : error.message;
+      });
+  });
+  return async () => {
+    const [settings, ports] = await Promise.all([
+      api<{ meters?: Entry[] }>('GET', '/api/v1/settings'),
+      api<{ ports: SerialPortView[] }>('GET', '/api/v1/serial/ports').catch(() => ({ ports: [] })),
+    ]);
+    rows.replaceChildren(...(settings.meters ?? []).map(rowOf));
+    element('meters-ports').replaceChildren(
+      ...ports.ports.flatMap((port) => [
+        new Option(`modbus-rtu:${port.path}?unit=1&profile=sdm630`),
+        new Option(`serial:${port.path}?protocol=auto`),
+      ]),
+    );
+  };
+}

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { registerMeterTestRoute } from '../../src/http/routes/meter-test.js';
+import { startHttpContext } from '../helpers/http-context.js';
+import { send } from '../http/http-client.js';
+
+/** "Test this source": the first reading in the report's shape, or the exact error; nothing stored. */
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('POST /api/v1/meters/test: a working source answers its first reading, a dead one its error, a bad one a 400', async (t) => {
+  const h = await startHttpContext({
+    env: { METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2' },
+    routes: (router, ctx) => registerMeterTestRoute(router, ctx),
+  });
+  t.after(() => h.close());
+  const post = (body: unknown) =>
+    send(h.baseUrl, 'POST', '/api/v1/meters/test', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const good = (await post({ source: 'simulator', wait: 5 })).json();
+  assert.equal(good.ok, true);
+  assert.equal(good.meter.status, 'OK');
+  assert.equal(typeof good.report.instantaneous_power.active.positive.total, 'number');
+  const port = await closedPort();
+  const dead = (await post({ source: `tcp://127.0.0.1:${port}?protocol=dsmr`, wait: 2 })).json();
+  assert.equal(dead.ok, false);
+  assert.equal(dead.status, 'NOT CONNECTED');
+  assert.match(dead.error, /ECONNREFUSED/);
+  const bad = await post({ source: 'modbus-rtu:/dev/ttyUSB0?unit=0' });
+  assert.equal(bad.status, 400);
+  assert.match(bad.text, /unit must be/);
+  assert.deepEqual(h.ctx.config.config.meters, [], 'nothing stored');
+});

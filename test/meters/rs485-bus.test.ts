@@ -1,0 +1,135 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createAppContext } from '../../src/context.js';
+import { registerConfigFormats } from '../../src/daemon.js';
+import { MetersInput } from '../../src/meter/meters-input.js';
+import { interFrameSilenceMs } from '../../src/meter/modbus/rtu-bus.js';
+import { runOutput } from '../../src/output.js';
+import type { ReadingStore } from '../../src/reading/store.js';
+import { requireCommand, requirePeer } from '../helpers/environment.js';
+import { linesLogger } from '../helpers/log-lines.js';
+import { waitFor } from '../helpers/wait.js';
+import { tempDir } from '../meter/transport/meter-input-harness.js';
+import { hasPymodbus } from '../modbus/rtu-rig.js';
+import { Rs485Bus, unitValues } from './rs485-bus-rig.js';
+
+registerConfigFormats();
+
+/**
+ * Three Modbus meters on one RS485 bus (three independent pymodbus servers behind one pty pair):
+ * one opener, one request at a time with the inter-frame silence, a fair share for every unit,
+ * and a dead unit that costs the others nothing but its own attempts.
+ */
+
+function times(store: ReadingStore): number[] {
+  const at: number[] = [];
+  store.on('reading', (reading) => at.push(reading.receivedAt));
+  return at;
+}
+
+function intervals(at: readonly number[]): number[] {
+  return at.slice(1).map((time, i) => time - at[i]!);
+}
+
+test('the RTU silence is 3.5 character times of 11 bits, 1.75 ms above 19200 baud', () => {
+  assert.equal(interFrameSilenceMs(9600).toFixed(3), '4.010');
+  assert.equal(interFrameSilenceMs(19200).toFixed(3), '2.005');
+  assert.equal(interFrameSilenceMs(38400), 1.75);
+});
+
+test(
+  'three units on one bus: each reads its own meter; a dead unit goes NO DATA alone while the others keep their 1 s cadence',
+  { timeout: 90_000 },
+  async (t) => {
+    if (!requireCommand(t, 'socat') || !requirePeer(t, await hasPymodbus(), 'python3-pymodbus')) return;
+    const bus = new Rs485Bus();
+    await bus.start([1, 2, 3]);
+    const dir = tempDir('mg-bus-meters-');
+    const source = (unit: number) =>
+      `modbus-rtu:${bus.hostPath}?unit=${unit}&profile=sdm630&baud=9600&interval=1`;
+    const ctx = createAppContext({
+      env: {
+        METER_GATEWAY_METERS: JSON.stringify(
+          [1, 2, 3].map((unit) => ({
+            id: `m${unit}`,
+            name: `Meter ${unit}`,
+            role: 'other',
+            source: source(unit),
+            timeout: 3,
+          })),
+        ),
+      },
+      stateDir: dir,
+      logger: linesLogger([], 'error'),
+    });
+    const meters = runOutput(ctx, new MetersInput(ctx, ctx.logger));
+    t.after(async () => {
+      await meters.stop();
+      await bus.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await meters.start();
+    const store = (unit: number) => ctx.meters.get(`m${unit}`)!.store;
+    await waitFor('all three units to read', () =>
+      [1, 2, 3].every((unit) => store(unit).latest !== undefined),
+    );
+    for (const unit of [1, 2, 3]) {
+      const values = unitValues(unit);
+      const reading = store(unit).latest!;
+      // SDM630 30053 total W and 30073 import kWh, as the peer serves them (W -> kW).
+      assert.equal(
+        reading.values.get('1.7.0')?.value,
+        Number((values[0x34]! / 1000).toPrecision(10)),
+        `unit ${unit} power`,
+      );
+      assert.equal(
+        reading.values.get('1.8.0')?.value,
+        Number(values[0x48]!.toPrecision(10)),
+        `unit ${unit} import`,
+      );
+      assert.equal(
+        reading.values.get('32.7.0')?.value,
+        Number(values[0]!.toPrecision(10)),
+        `unit ${unit} V L1`,
+      );
+    }
+    const live = [1, 3].map((unit) => times(store(unit)));
+    await sleep(4000);
+    // One request at a time, with the silence: never a request before the previous reply ended + t3.5.
+    assert.ok(
+      bus.traffic.shortestSilenceMs >= interFrameSilenceMs(9600),
+      `silence ${bus.traffic.shortestSilenceMs} ms`,
+    );
+    const served = [1, 2, 3].map((unit) => bus.traffic.requests.filter(([, id]) => id === unit).length);
+    assert.ok(Math.max(...served) - Math.min(...served) <= 3, `fair share of requests: ${served.join(', ')}`);
+
+    await bus.stopUnit(2);
+    const stoppedAt = performance.now();
+    const from = live.map((at) => at.length);
+    await waitFor('unit 2 to be NO DATA', () => store(2).meter.status === 'NO DATA');
+    assert.equal(store(2).latest, undefined);
+    await sleep(8000);
+    // Unit 2 was still tried (and timed out) meanwhile: the others' cadence held through its attempts.
+    const attempts = bus.traffic.requests.filter(([at, id]) => id === 2 && at > stoppedAt).length;
+    console.log(`# unit 2 attempts while dead: ${attempts}`);
+    assert.ok(attempts >= 2, `unit 2 attempts while dead: ${attempts}`);
+    for (const [k, unit] of [1, 3].entries()) {
+      assert.equal(store(unit).meter.status, 'OK', `unit ${unit} stays OK`);
+      const gaps = intervals(live[k]!.slice(from[k]! - 1));
+      const mean = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+      console.log(
+        `# unit ${unit} with unit 2 dead: ${gaps.length} intervals, mean ${mean.toFixed(0)} ms, max ${Math.max(...gaps)} ms`,
+      );
+      assert.ok(mean < 1150, `unit ${unit} mean interval ${mean} ms`);
+      // A poll queued behind a dead unit's 1 s response timeout comes up to that much later.
+      assert.ok(Math.max(...gaps) < 2500, `unit ${unit} longest interval ${Math.max(...gaps)} ms`);
+      assert.equal(
+        store(unit).counters.parseErrors + store(unit).counters.crcErrors,
+        0,
+        `no errors counted on unit ${unit}`,
+      );
+    }
+  },
+);

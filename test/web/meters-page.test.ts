@@ -1,0 +1,118 @@
+// The Meters page in headless Chromium on the real daemon: the overview of every meter and the
+// energy-flow card, fed by GET /api/v1/meters.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { requireChromium } from '../helpers/browser.js';
+import { waitFor } from '../helpers/wait.js';
+import { setUp } from './page-rig.js';
+
+const METERS = [
+  { id: 'pv', name: 'PV inverter', role: 'pv', source: 'simulator' },
+  { id: 'ev', name: 'Wallbox', role: 'ev', source: 'simulator' },
+  { id: 'house', name: 'House', role: 'consumer', expression: 'main - ev' },
+];
+
+test('the Meters page lists every meter with its status and power and shows the energy flow', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t, { METER_GATEWAY_METERS: JSON.stringify(METERS) });
+  await page.goto(`${daemon.baseUrl}/#/meters`);
+  const rows = await waitFor(
+    'four meters OK on the page',
+    async () =>
+      page.locator('#meters-table tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          id: tr.getAttribute('data-meter'),
+          cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+        })),
+      ),
+    (found) => found.length === 4 && found.every((row) => row.cells[2] === 'OK'),
+  );
+  assert.deepEqual(
+    rows.map((row) => [row.id, row.cells[0], row.cells[1]]),
+    [
+      ['main', 'Main meter', 'Grid'],
+      ['pv', 'PV inverter', 'PV'],
+      ['ev', 'Wallbox', 'EV'],
+      ['house', 'House (virtual)', 'Consumer'],
+    ],
+  );
+  for (const row of rows) assert.match(row.cells[3] ?? '', /^-?\d+\.\d{3}$/, `${row.id} power`);
+  const flow = await waitFor(
+    'the energy-flow card',
+    () =>
+      page
+        .locator('#energy-flow dd')
+        .evaluateAll((dds) =>
+          Object.fromEntries(
+            dds.map((dd) => [dd.getAttribute('data-flow'), Number.parseFloat(dd.textContent ?? '')]),
+          ),
+        ),
+    (found) => ['grid', 'pv', 'ev', 'house'].every((key) => Number.isFinite(found[key])),
+  );
+  assert.equal(await page.locator('#energy-flow').isVisible(), true);
+  // The house is the balance of the others, all from one snapshot of the meters.
+  assert.ok(Math.abs(flow.house! - (flow.grid! + flow.pv! - flow.ev!)) < 0.0025, JSON.stringify(flow));
+
+  // The history page's meter chooser: every meter; choosing one asks its history and CSV.
+  await page.goto(`${daemon.baseUrl}/#/history`);
+  const chooser = page.locator('#explore-meter');
+  await waitFor(
+    'the chooser filled',
+    () => chooser.locator('option').count(),
+    (n) => n === 4,
+  );
+  const asked = page.waitForRequest((request) => /\/api\/v1\/history\?.*meter=pv/.test(request.url()));
+  await chooser.selectOption('pv');
+  await asked;
+  assert.match((await page.locator('#explore-csv').getAttribute('href')) ?? '', /meter=pv&format=csv/);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('Settings: add a meter, test its source (first reading shown), save; a duplicate id is refused and nothing stored', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const form = page.locator('#form-meters');
+  await form.locator('#meters-add').click();
+  const row = form.locator('.meter-entry').nth(0);
+  await row.locator('[name=id]').fill('pv');
+  await row.locator('[name=name]').fill('PV inverter');
+  await row.locator('[name=role]').selectOption('pv');
+  await row.locator('[name=what]').fill('simulator');
+  await row.getByRole('button', { name: 'Test this source' }).click();
+  await waitFor(
+    'the first reading shown',
+    () => row.locator('.meter-test').textContent(),
+    (text) => /^first reading: status OK, power -?\d+\.\d{3} kW$/.test(text ?? ''),
+  );
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'saved',
+    () => form.locator('.form-status').textContent(),
+    (text) => text === 'saved',
+  );
+  const listed = await waitFor(
+    'pv in the meters list',
+    async () => (await (await fetch(`${daemon.baseUrl}/api/v1/meters`)).json()) as Array<{ id: string }>,
+    (found) => found.some((meter) => meter.id === 'pv'),
+  );
+  assert.deepEqual(
+    listed.map((meter) => meter.id),
+    ['main', 'pv'],
+  );
+  // A second row with the same id: the API's 400 names the field, and nothing is stored.
+  await form.locator('#meters-add').click();
+  const second = form.locator('.meter-entry').nth(1);
+  await second.locator('[name=id]').fill('pv');
+  await second.locator('[name=name]').fill('Again');
+  await second.locator('[name=what]').fill('simulator');
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'the refusal shown',
+    () => form.locator('.form-status').textContent(),
+    (text) => /meters/.test(text ?? '') && text !== 'saved',
+  );
+  const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as { meters: unknown[] };
+  assert.equal(settings.meters.length, 1);
+  assert.deepEqual(pageErrors, []);
+});
