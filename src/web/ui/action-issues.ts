@@ -1,9 +1,21 @@
 import type { ActionDefinition, ConstValue } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
 import type { FieldIssue } from './fields.js';
-import { ACTION_STRINGS } from './strings-actions.js';
+import { t } from './i18n/i18n.js';
 
-const C = ACTION_STRINGS.checks;
+/** The checks' messages in the page's language. */
+const C = {
+  required: () => t('action_check.required'),
+  number: () => t('action_check.number'),
+  integer: () => t('action_check.integer'),
+  url: () => t('action_check.url'),
+  time: () => t('action_check.time'),
+  idChars: () => t('action_check.id_chars'),
+  idLength: (max: number) => t('action_check.id_length', { max }),
+  range: (min: number, max: number) => t('action_check.range', { min, max }),
+  constName: (max: number) => t('action_check.const_name', { max }),
+  tooMany: (max: number) => t('action_check.too_many', { max }),
+};
 
 /**
  * The Actions form's own checks before it posts (with the limits the server sends, so the form and
@@ -12,8 +24,8 @@ const C = ACTION_STRINGS.checks;
  */
 
 function numberIssue(value: unknown, min: number, max: number, integer = false): string | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return C.number;
-  if (integer && !Number.isInteger(value)) return C.integer;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return C.number();
+  if (integer && !Number.isInteger(value)) return C.integer();
   return value < min || value > max ? C.range(min, max) : undefined;
 }
 
@@ -28,12 +40,12 @@ function requestIssues(action: ActionDefinition, at: string, choices: ActionsCho
     if (timeoutIssue) issues.push({ field: `${base}.${kind}.timeout`, message: timeoutIssue });
     if (request.http) {
       const url = request.http.url.trim();
-      if (url === '') issues.push({ field: `${base}.http.url`, message: C.required });
+      if (url === '') issues.push({ field: `${base}.http.url`, message: C.required() });
       else if (!url.startsWith('${') && !/^https?:\/\//i.test(url))
-        issues.push({ field: `${base}.http.url`, message: C.url });
+        issues.push({ field: `${base}.http.url`, message: C.url() });
     }
     if (request.modbus && request.modbus.host.trim() === '')
-      issues.push({ field: `${base}.modbus.host`, message: C.required });
+      issues.push({ field: `${base}.modbus.host`, message: C.required() });
   });
   if ((action.requests ?? []).length > choices.limits.requestsPerAction)
     issues.push({ field: `${at}.requests`, message: C.tooMany(choices.limits.requestsPerAction) });
@@ -45,11 +57,11 @@ export function actionIssues(action: ActionDefinition, index: number, choices: A
   const at = `actions[${index}]`;
   const issues: FieldIssue[] = [];
   const { limits } = choices;
-  if (action.id === '') issues.push({ field: `${at}.id`, message: C.required });
+  if (action.id === '') issues.push({ field: `${at}.id`, message: C.required() });
   else if (action.id.length > limits.idLength)
     issues.push({ field: `${at}.id`, message: C.idLength(limits.idLength) });
-  else if (!/^[A-Za-z0-9_.-]+$/.test(action.id)) issues.push({ field: `${at}.id`, message: C.idChars });
-  if (action.schedule === '') issues.push({ field: `${at}.schedule`, message: C.time });
+  else if (!/^[A-Za-z0-9_.-]+$/.test(action.id)) issues.push({ field: `${at}.id`, message: C.idChars() });
+  if (action.schedule === '') issues.push({ field: `${at}.schedule`, message: C.time() });
   const every = /^\*\/(.*?) \*/.exec(action.schedule ?? '');
   if (every) {
     const issue = numberIssue(every[1] === '' ? Number.NaN : Number(every[1]), 1, 59, true);
@@ -59,7 +71,7 @@ export function actionIssues(action: ActionDefinition, index: number, choices: A
     const threshold = action.when.above ?? action.when.below;
     const kind = action.when.above !== undefined ? 'above' : 'below';
     if (typeof threshold !== 'number' || !Number.isFinite(threshold))
-      issues.push({ field: `${at}.when.${kind}`, message: C.number });
+      issues.push({ field: `${at}.when.${kind}`, message: C.number() });
     const seconds = numberIssue(action.when.for, 0, limits.forSeconds);
     if (seconds) issues.push({ field: `${at}.when.for`, message: seconds });
   }
@@ -82,11 +94,11 @@ export function constantIssues(
     if (!/^[A-Za-z0-9_]+$/.test(name) || name.length > max)
       issues.push({ field: `const.${name}`, message: C.constName(max) });
     else if (names.indexOf(name) !== i)
-      issues.push({ field: `const.${name}`, message: ACTION_STRINGS.constants.duplicate });
+      issues.push({ field: `const.${name}`, message: t('action_form.duplicate') });
   });
   for (const [name, value] of Object.entries(constants))
     if (typeof value === 'number' && !Number.isFinite(value))
-      issues.push({ field: `const.${name}`, message: C.number });
+      issues.push({ field: `const.${name}`, message: C.number() });
   return issues;
 }
 

@@ -1,16 +1,18 @@
 import type { CostTotalsView, PointView } from '../../history/history-view.js';
-import { COST_STRINGS as S } from './strings-costs.js';
+import { formatNumber } from './format.js';
+import { currentLocale, t } from './i18n/i18n.js';
 
 /**
  * Showing the money the history API computed (services.costs): totals and per-bar sums. The page
  * never prices energy itself; it only adds up the API's `cost` fields (docs/architecture.md#costs).
  */
 
-export function formatMoney(value: number, currency: string): string {
+/** An amount in the page's locale (CHF 1.25, 1,25 €); a currency Intl does not know: "1,25 XYZ". */
+export function formatMoney(value: number, currency: string, locale: string = currentLocale()): string {
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(value);
+    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value);
   } catch {
-    return `${value.toFixed(2)} ${currency}`;
+    return `${formatNumber(value, 2, locale)} ${currency}`;
   }
 }
 
@@ -18,12 +20,12 @@ export function formatMoney(value: number, currency: string): string {
 export function costLine(totals: CostTotalsView): string {
   const money = (value: number) => formatMoney(value, totals.currency);
   const parts = [
-    `${S.importCost} ${money(totals.import)}`,
-    `${S.exportCredit} ${money(totals.export)}`,
-    `${S.standingShare} ${money(totals.standing)}`,
+    `${t('costs.import')} ${money(totals.import)}`,
+    `${t('costs.export_credit')} ${money(totals.export)}`,
+    `${t('costs.standing_share')} ${money(totals.standing)}`,
   ];
-  if (totals.capacity !== null) parts.push(`${S.capacity} ${money(totals.capacity)}`);
-  parts.push(`${S.total} ${money(totals.total)}`);
+  if (totals.capacity !== null) parts.push(`${t('costs.capacity')} ${money(totals.capacity)}`);
+  parts.push(`${t('costs.total')} ${money(totals.total)}`);
   return parts.join(' · ');
 }
 
@@ -71,13 +73,15 @@ export function showBarCosts(
   const body = details.querySelector('tbody')!;
   body.replaceChildren();
   if (!totals) return;
-  details.querySelector('summary')!.textContent = S.perSlot;
+  details.querySelector('summary')!.textContent = t('costs.per_bar');
   details.querySelector('thead tr')!.replaceChildren(
-    ...[S.slot, S.energy, `${S.cost} (${totals.currency})`].map((text) => {
-      const cell = document.createElement('th');
-      cell.textContent = text;
-      return cell;
-    }),
+    ...[t('history.period'), t('costs.energy'), t('costs.cost', { currency: totals.currency })].map(
+      (text) => {
+        const cell = document.createElement('th');
+        cell.textContent = text;
+        return cell;
+      },
+    ),
   );
   for (const bar of bars) {
     const cost = costOfSlot(points, bar.from, bar.to);
@@ -85,7 +89,7 @@ export function showBarCosts(
     const row = body.insertRow();
     row.dataset.from = String(bar.from / 1000);
     row.insertCell().textContent = bar.label;
-    row.insertCell().textContent = `${(bar.e_in ?? 0).toFixed(3)} / ${(bar.e_out ?? 0).toFixed(3)}`;
+    row.insertCell().textContent = `${formatNumber(bar.e_in ?? 0, 3)} / ${formatNumber(bar.e_out ?? 0, 3)}`;
     const cell = row.insertCell();
     cell.textContent = cost === null ? '—' : formatMoney(cost, totals.currency);
     if (cost !== null) cell.dataset.cost = String(Math.round(cost * 1e6) / 1e6);
