@@ -139,8 +139,15 @@ export function clearFieldIssues(root: HTMLElement): void {
   }
 }
 
-/** Puts each issue's message next to its control; returns the ones no control was found for. */
-export function placeIssues(issues: readonly FieldIssue[], find: ControlFinder): FieldIssue[] {
+/**
+ * Puts each issue's message next to its control; returns the ones no control was found for. The
+ * server's messages (`fromServer`) are its own English words, marked translate="no".
+ */
+export function placeIssues(
+  issues: readonly FieldIssue[],
+  find: ControlFinder,
+  fromServer = false,
+): FieldIssue[] {
   const unplaced: FieldIssue[] = [];
   for (const issue of issues) {
     const control = find(issue.field);
@@ -154,6 +161,7 @@ export function placeIssues(issues: readonly FieldIssue[], find: ControlFinder):
     note.className = 'field-error';
     note.dataset.field = issue.field;
     note.textContent = issue.message;
+    note.translate = !fromServer;
     control.insertAdjacentElement('afterend', note);
   }
   return unplaced;

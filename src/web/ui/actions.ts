@@ -193,11 +193,16 @@ class ActionsPage {
   }
 
   /** Shows issues next to their fields (the edited action's index names them); the rest in the status. */
-  private showIssues(issues: readonly FieldIssue[], index: number, fallback: string): void {
+  private showIssues(
+    issues: readonly FieldIssue[],
+    index: number,
+    fallback: string,
+    fromServer = false,
+  ): void {
     clearFieldIssues(this.form);
     clearFieldIssues(this.constBox);
     const find = controlFinder(this.form, this.constBox, index, () => this.trigger.scheduleControl());
-    const unplaced = placeIssues(issues, find);
+    const unplaced = placeIssues(issues, find, fromServer);
     const rest = unplaced.map((issue) => `${issue.field}: ${issue.message}`);
     setStatus(
       this.form,
@@ -221,7 +226,7 @@ class ActionsPage {
       setStatus(this.form, t('common.saved'));
       return true;
     } catch (error) {
-      if (error instanceof ApiError) this.showIssues(error.fields, index, error.message);
+      if (error instanceof ApiError) this.showIssues(error.fields, index, error.message, true);
       else setStatus(this.form, (error as Error).message, 'error');
       return false;
     }

@@ -33,11 +33,18 @@ async function exerciseActions(page: Page): Promise<void> {
   await form.locator('fieldset.action-request [data-field=url]').fill('http://127.0.0.1:9/relay');
   await form.locator('fieldset.action-request [data-field=host]').fill('127.0.0.1');
   await form.locator('fieldset.action-request [data-field=port]').fill('1');
+  await form.locator('fieldset.action-request [data-field=value]').fill('1');
   await form.locator('#action-save').click();
   await form.locator('.field-error[data-field="actions[0].id"]').waitFor();
   await form.locator('[name=id]').fill('plug');
+  await form.locator('#action-save').click();
+  await page
+    .locator('#actions-list tr[data-action=plug]')
+    .waitFor({ timeout: 10_000 })
+    .catch(async () => {
+      throw new Error(`not saved: ${await form.locator('output.form-status').first().textContent()}`);
+    });
   await form.locator('#action-run').click();
   await form.locator('#action-run-result[data-code]').waitFor({ timeout: 15_000 });
-  await page.locator('#actions-list tr[data-action=plug]').waitFor();
   await page.locator('#actions-results tr').first().waitFor();
 }
