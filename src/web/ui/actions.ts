@@ -1,13 +1,8 @@
 import type { ActionDefinition, ActionsDefinition } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
 import { ConstantsEditor } from './action-constants.js';
-import {
-  actionIssues,
-  clearFieldIssues,
-  constantIssues,
-  controlFinder,
-  placeIssues,
-} from './action-issues.js';
+import { actionIssues, constantIssues } from './action-checks.js';
+import { clearFieldIssues, controlFinder, placeIssues } from './action-issues.js';
 import { requestEditor, requestOf, type PickerGroup, type RequestContext } from './action-requests.js';
 import { renderActionList, renderResults, runAction } from './action-list.js';
 import { describeRun } from './action-result.js';

@@ -1,20 +1,11 @@
 import type { CostTotalsView, PointView } from '../../history/history-view.js';
-import { formatNumber } from './format.js';
-import { currentLocale, t } from './i18n/i18n.js';
+import { formatMoney, formatNumber } from './format.js';
+import { t } from './i18n/i18n.js';
 
 /**
  * Showing the money the history API computed (services.costs): totals and per-bar sums. The page
  * never prices energy itself; it only adds up the API's `cost` fields (docs/architecture.md#costs).
  */
-
-/** An amount in the page's locale (CHF 1.25, 1,25 €); a currency Intl does not know: "1,25 XYZ". */
-export function formatMoney(value: number, currency: string, locale: string = currentLocale()): string {
-  try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value);
-  } catch {
-    return `${formatNumber(value, 2, locale)} ${currency}`;
-  }
-}
 
 /** "Import €0.41 · Export credit €0.16 · Standing charge €1.00 · Total €1.25" (capacity when given). */
 export function costLine(totals: CostTotalsView): string {
