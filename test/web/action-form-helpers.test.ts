@@ -1,7 +1,14 @@
 // The Actions form's DOM-free helpers (schedule presets, the code table in words), run in node.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeCode } from '../../src/web/ui/action-result.js';
+import { describeCode, describeRun } from '../../src/web/ui/action-result.js';
+import { actionIssues } from '../../src/web/ui/action-checks.js';
+import { formatMoney } from '../../src/web/ui/format.js';
+import { quantityName } from '../../src/web/ui/quantity-names.js';
+import { useLanguage } from '../../src/web/ui/i18n/i18n.js';
+import { en } from '../../src/web/ui/i18n/en/index.js';
+import { de } from '../../src/web/ui/i18n/de/index.js';
+import { fr } from '../../src/web/ui/i18n/fr/index.js';
 import { cronOf, presetOf } from '../../src/web/ui/schedule-presets.js';
 import { actionsChoices } from '../../src/web/actions-choices.js';
 import { CODE } from '../../src/actions/status-codes.js';
@@ -37,4 +44,39 @@ test('status codes in words follow the server code table, HTTP statuses by its s
   // The limits the form checks are the definition's.
   assert.equal(choices.limits.idLength, 15);
   assert.ok(choices.quantities.some((q) => q.live === 'P_Out' && q.unit === 'kW' && q.name === '2_7_0'));
+});
+
+test('in another language the run result, the checks, the quantity names and money are translated', () => {
+  const choices = actionsChoices();
+  useLanguage('fr', fr, 'fr-BE');
+  try {
+    assert.deepEqual(
+      describeRun({ id: 1, action_id: 'plug', code: 200, exe_time: 0.0123 } as never, choices),
+      {
+        ok: true,
+        text: 'Réussi — statut HTTP 200 en 0,012 s',
+      },
+    );
+    const issues = actionIssues({ id: '', enable: true, min_interval: 1e9 }, 0, choices);
+    assert.deepEqual(
+      issues.map((issue) => issue.message),
+      ['est obligatoire', `doit être entre 0 et ${choices.limits.minIntervalSeconds}`],
+    );
+    assert.equal(quantityName('Active power import L2'), 'Puissance active prélevée L2');
+    assert.equal(quantityName('Energy export T1'), 'Énergie injectée T1');
+    assert.equal(quantityName('Something new'), 'Something new');
+    assert.match(formatMoney(1.25, 'EUR'), /^1,25\s€$/);
+    assert.match(formatMoney(1.25, 'XYZ1'), /^1,25 XYZ1$/);
+  } finally {
+    useLanguage('en', en);
+  }
+  assert.match(formatMoney(1.25, 'CHF'), /^CHF\s1\.25$/);
+  // Every quantity the server's table names has a German name.
+  useLanguage('de', de, 'de-DE');
+  try {
+    for (const quantity of choices.quantities)
+      assert.notEqual(quantityName(quantity.label), quantity.label, quantity.label);
+  } finally {
+    useLanguage('en', en);
+  }
 });

@@ -14,6 +14,7 @@ import { nl } from '../../src/web/ui/i18n/nl/index.js';
 import type { Messages } from '../../src/web/ui/i18n/i18n.js';
 import { collectVisibleText } from './i18n/visible-text.js';
 import { englishLeft } from './i18n/english-left.js';
+import { exercise } from './i18n/exercise.js';
 import { PAGES } from '../helpers/ui-pages.js';
 import { eventsAbove } from './page-rig.js';
 
@@ -55,14 +56,18 @@ for (const [locale, catalogue] of LANGUAGES) {
       await eventsAbove(page, 1);
       for (const route of PAGES) {
         await open(page, daemon.baseUrl, route);
-        const texts = await page.evaluate(collectVisibleText);
-        assert.ok(texts.length >= 8, `${locale} #/${route}: only ${texts.length} texts collected`);
-        const findings = englishLeft(texts, catalogue);
-        t.diagnostic(`${locale} #/${route}: ${texts.length} texts, ${findings.length} English`);
-        for (const finding of findings) {
-          failures.push(`${locale} #/${route}: "${finding.text}" (${finding.why})`);
-          t.diagnostic(failures.at(-1)!);
-        }
+        const check = async (stage: string) => {
+          const texts = await page.evaluate(collectVisibleText);
+          assert.ok(texts.length >= 8, `${locale} #/${route}${stage}: only ${texts.length} texts collected`);
+          const findings = englishLeft(texts, catalogue);
+          t.diagnostic(`${locale} #/${route}${stage}: ${texts.length} texts, ${findings.length} English`);
+          for (const finding of findings) {
+            failures.push(`${locale} #/${route}${stage}: "${finding.text}" (${finding.why})`);
+            t.diagnostic(failures.at(-1)!);
+          }
+        };
+        await check('');
+        if (await exercise(page, route)) await check(' (after input)');
       }
       assert.deepEqual(errors, []);
     } finally {

@@ -1,10 +1,10 @@
 import type { ConstValue } from '../../actions/actions-api.js';
 import { buttonOf, selectOf, textInput } from './controls.js';
-import { ACTION_STRINGS } from './strings-actions.js';
+import { t } from './i18n/i18n.js';
 
-const S = ACTION_STRINGS.constants;
+const TYPES = ['text', 'number', 'boolean'] as const;
 
-type ConstType = keyof typeof S.types;
+type ConstType = (typeof TYPES)[number];
 
 /**
  * The constants of the actions definition as rows (name, type, value; add and remove), read back
@@ -19,11 +19,12 @@ export class ConstantsEditor {
     const table = document.createElement('table');
     table.id = 'actions-const-rows';
     const head = table.createTHead().insertRow();
-    for (const text of [S.name, S.type, S.value, '']) head.insertCell().textContent = text;
+    for (const text of [t('common.name'), t('action_form.type'), t('actions.value'), ''])
+      head.insertCell().textContent = text;
     table.append(this.rows);
     this.empty.className = 'muted';
-    this.empty.textContent = S.empty;
-    const add = buttonOf(S.add, () => this.addRow('', 'text', ''));
+    this.empty.textContent = t('action_form.no_constants');
+    const add = buttonOf(t('action_form.add_constant'), () => this.addRow('', 'text', ''));
     add.id = 'actions-const-add';
     container.replaceChildren(table, this.empty, add);
   }
@@ -47,12 +48,15 @@ export class ConstantsEditor {
     row.className = 'const-row';
     const nameInput = textInput('const.name');
     nameInput.value = name;
-    const typeSelect = selectOf('const.type', Object.entries(S.types) as Array<[string, string]>);
+    const typeSelect = selectOf(
+      'const.type',
+      TYPES.map((kind): [string, string] => [kind, t(`action_form.type_${kind}`)]),
+    );
     typeSelect.value = type;
     const valueInput = textInput('const.value');
     const yesNo = selectOf('const.bool', [
-      ['true', S.yes],
-      ['false', S.no],
+      ['true', t('action_form.yes')],
+      ['false', t('action_form.no')],
     ]);
     const sync = () => {
       valueInput.type = typeSelect.value === 'number' ? 'number' : 'text';
@@ -71,7 +75,7 @@ export class ConstantsEditor {
     row.insertCell().append(typeSelect);
     row.insertCell().append(valueInput, yesNo);
     row.insertCell().append(
-      buttonOf(S.remove, () => {
+      buttonOf(t('action_form.remove'), () => {
         row.remove();
         this.syncEmpty();
       }),

@@ -1,94 +1,9 @@
-import type { ActionDefinition, ConstValue } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
 import type { FieldIssue } from './fields.js';
-import { ACTION_STRINGS } from './strings-actions.js';
-
-const C = ACTION_STRINGS.checks;
 
 /**
- * The Actions form's own checks before it posts (with the limits the server sends, so the form and
- * the server agree), and the placing of every message, the form's or the server's 400 `details`,
- * next to the field it names (`actions[2].requests[0].http.url`, `const.token`).
+ * The placing of every message of the Actions form, the form's own (action-checks.ts) or the
+ * server's 400 `details`, next to the field it names (`actions[2].requests[0].http.url`, `const.token`).
  */
-
-function numberIssue(value: unknown, min: number, max: number, integer = false): string | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return C.number;
-  if (integer && !Number.isInteger(value)) return C.integer;
-  return value < min || value > max ? C.range(min, max) : undefined;
-}
-
-function requestIssues(action: ActionDefinition, at: string, choices: ActionsChoices): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const { min, max } = choices.limits.timeoutSeconds;
-  (action.requests ?? []).forEach((request, j) => {
-    const base = `${at}.requests[${j}]`;
-    const timeout = request.http?.timeout ?? request.modbus?.timeout;
-    const kind = request.http ? 'http' : 'modbus';
-    const timeoutIssue = timeout === undefined ? undefined : numberIssue(timeout, min, max);
-    if (timeoutIssue) issues.push({ field: `${base}.${kind}.timeout`, message: timeoutIssue });
-    if (request.http) {
-      const url = request.http.url.trim();
-      if (url === '') issues.push({ field: `${base}.http.url`, message: C.required });
-      else if (!url.startsWith('${') && !/^https?:\/\//i.test(url))
-        issues.push({ field: `${base}.http.url`, message: C.url });
-    }
-    if (request.modbus && request.modbus.host.trim() === '')
-      issues.push({ field: `${base}.modbus.host`, message: C.required });
-  });
-  if ((action.requests ?? []).length > choices.limits.requestsPerAction)
-    issues.push({ field: `${at}.requests`, message: C.tooMany(choices.limits.requestsPerAction) });
-  return issues;
-}
-
-/** Problems of the action at `index` the form can see itself, named like the server names them. */
-export function actionIssues(action: ActionDefinition, index: number, choices: ActionsChoices): FieldIssue[] {
-  const at = `actions[${index}]`;
-  const issues: FieldIssue[] = [];
-  const { limits } = choices;
-  if (action.id === '') issues.push({ field: `${at}.id`, message: C.required });
-  else if (action.id.length > limits.idLength)
-    issues.push({ field: `${at}.id`, message: C.idLength(limits.idLength) });
-  else if (!/^[A-Za-z0-9_.-]+$/.test(action.id)) issues.push({ field: `${at}.id`, message: C.idChars });
-  if (action.schedule === '') issues.push({ field: `${at}.schedule`, message: C.time });
-  const every = /^\*\/(.*?) \*/.exec(action.schedule ?? '');
-  if (every) {
-    const issue = numberIssue(every[1] === '' ? Number.NaN : Number(every[1]), 1, 59, true);
-    if (issue) issues.push({ field: `${at}.schedule`, message: issue });
-  }
-  if (action.when) {
-    const threshold = action.when.above ?? action.when.below;
-    const kind = action.when.above !== undefined ? 'above' : 'below';
-    if (typeof threshold !== 'number' || !Number.isFinite(threshold))
-      issues.push({ field: `${at}.when.${kind}`, message: C.number });
-    const seconds = numberIssue(action.when.for, 0, limits.forSeconds);
-    if (seconds) issues.push({ field: `${at}.when.for`, message: seconds });
-  }
-  if (action.min_interval !== undefined) {
-    const issue = numberIssue(action.min_interval, 0, limits.minIntervalSeconds);
-    if (issue) issues.push({ field: `${at}.min_interval`, message: issue });
-  }
-  return [...issues, ...requestIssues(action, at, choices)];
-}
-
-/** Problems of the constants rows: names, duplicates, numbers that are not. */
-export function constantIssues(
-  names: readonly string[],
-  constants: Record<string, ConstValue>,
-  choices: ActionsChoices,
-): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  const max = choices.limits.constNameLength;
-  names.forEach((name, i) => {
-    if (!/^[A-Za-z0-9_]+$/.test(name) || name.length > max)
-      issues.push({ field: `const.${name}`, message: C.constName(max) });
-    else if (names.indexOf(name) !== i)
-      issues.push({ field: `const.${name}`, message: ACTION_STRINGS.constants.duplicate });
-  });
-  for (const [name, value] of Object.entries(constants))
-    if (typeof value === 'number' && !Number.isFinite(value))
-      issues.push({ field: `const.${name}`, message: C.number });
-  return issues;
-}
 
 /** Finds the control an issue's field names; `schedule` asks the trigger editor which one shows. */
 export type ControlFinder = (field: string) => HTMLElement | null;
@@ -127,8 +42,15 @@ export function clearFieldIssues(root: HTMLElement): void {
   }
 }
 
-/** Puts each issue's message next to its control; returns the ones no control was found for. */
-export function placeIssues(issues: readonly FieldIssue[], find: ControlFinder): FieldIssue[] {
+/**
+ * Puts each issue's message next to its control; returns the ones no control was found for. The
+ * server's messages (`fromServer`) are its own English words, marked translate="no".
+ */
+export function placeIssues(
+  issues: readonly FieldIssue[],
+  find: ControlFinder,
+  fromServer = false,
+): FieldIssue[] {
   const unplaced: FieldIssue[] = [];
   for (const issue of issues) {
     const control = find(issue.field);
@@ -142,6 +64,7 @@ export function placeIssues(issues: readonly FieldIssue[], find: ControlFinder):
     note.className = 'field-error';
     note.dataset.field = issue.field;
     note.textContent = issue.message;
+    note.translate = !fromServer;
     control.insertAdjacentElement('afterend', note);
   }
   return unplaced;

@@ -1,8 +1,8 @@
 import type { ActionDefinition, ActionsRecent, ActionStatusRecord } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
-import { describeCode, isRunning } from './action-result.js';
+import { describeCode, isRunning, seconds } from './action-result.js';
 import { api } from './api.js';
-import { ACTION_STRINGS } from './strings-actions.js';
+import { t } from './i18n/i18n.js';
 
 /** The Actions page's tables (the actions, the last results) and the run of one action. */
 
@@ -15,13 +15,13 @@ export function cell(row: HTMLTableRowElement, text: string): void {
 
 function triggerText(action: ActionDefinition): string {
   const parts: string[] = [];
-  if (action.schedule) parts.push(`schedule ${action.schedule}`);
+  if (action.schedule) parts.push(t('actions.trigger_schedule', { cron: action.schedule }));
   const when = action.when;
   if (when) {
     const threshold = when.above !== undefined ? `> ${when.above}` : `< ${when.below}`;
-    parts.push(`when ${when.value} ${threshold} for ${when.for ?? 0} s`);
+    parts.push(t('actions.trigger_when', { value: when.value, threshold, seconds: when.for ?? 0 }));
   }
-  return parts.join('; ') || 'call only';
+  return parts.join('; ') || t('actions.call_only');
 }
 
 function requestsText(action: ActionDefinition): string {
@@ -54,18 +54,18 @@ export function renderActionList(
     const empty = list.insertRow().insertCell();
     empty.colSpan = 5;
     empty.className = 'muted';
-    empty.textContent = ACTION_STRINGS.noActions;
+    empty.textContent = t('action_form.no_actions');
   }
   for (const action of actions) {
     const row = list.insertRow();
     row.dataset.action = action.id;
     cell(row, action.id);
-    cell(row, action.enable === false ? 'off' : 'on');
+    cell(row, t(action.enable === false ? 'actions.off' : 'actions.on'));
     cell(row, triggerText(action));
     cell(row, requestsText(action));
     row.insertCell().append(
-      button(ACTION_STRINGS.run.button, () => onRun(action.id)),
-      button('Edit', () => onEdit(action)),
+      button(t('actions.run_now'), () => onRun(action.id)),
+      button(t('actions.edit'), () => onEdit(action)),
     );
   }
 }
@@ -80,7 +80,7 @@ export async function renderResults(
   for (const status of recent.statuses) {
     const row = results.insertRow();
     const { text } = describeCode(status.code, choices);
-    for (const part of [String(status.id), status.action_id, text, `${status.exe_time} s`]) cell(row, part);
+    for (const part of [String(status.id), status.action_id, text, seconds(status.exe_time)]) cell(row, part);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ActionRequest } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
-import { ACTION_STRINGS } from './strings-actions.js';
+import { t, type MessageKey } from './i18n/i18n.js';
 
 /**
  * The request editors of the Actions page: one fieldset per request, HTTP (url, method, headers
@@ -25,40 +25,39 @@ export interface RequestContext {
 
 type Field = {
   name: string;
-  label: string;
+  label: MessageKey;
   kind?: 'number' | 'textarea' | 'select';
   options?: string[];
   placeholder?: string;
 };
 
 const HTTP_FIELDS: Field[] = [
-  { name: 'url', label: 'URL', placeholder: 'http://plug.local/relay/0?turn=on' },
-  { name: 'method', label: 'Method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
-  { name: 'headers', label: 'Headers (Name: value per line)', kind: 'textarea' },
+  { name: 'url', label: 'actions.url', placeholder: 'http://plug.local/relay/0?turn=on' },
+  { name: 'method', label: 'actions.method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
+  { name: 'headers', label: 'actions.headers', kind: 'textarea' },
   {
     name: 'secret_headers',
-    label:
-      'Secret headers (names; Authorization, Cookie, X-Api-Key always are; a stored value stays unless typed above)',
+    label: 'action_form.secret_headers',
     placeholder: 'X-Auth-Token',
   },
-  { name: 'payload', label: 'Payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
-  { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
+  { name: 'payload', label: 'actions.payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
+  { name: 'timeout', label: 'actions.timeout', kind: 'number' },
 ];
 
 const MODBUS_FIELDS: Field[] = [
-  { name: 'host', label: 'Host' },
-  { name: 'port', label: 'Port', kind: 'number' },
-  { name: 'unit_id', label: 'Unit id', kind: 'number' },
-  { name: 'func', label: 'Function', kind: 'select', options: ['5', '6', '15', '16'] },
-  { name: 'address', label: 'Address', kind: 'number' },
+  { name: 'host', label: 'actions.host' },
+  { name: 'port', label: 'settings.port', kind: 'number' },
+  { name: 'unit_id', label: 'settings.unit_id', kind: 'number' },
+  { name: 'func', label: 'actions.function', kind: 'select', options: ['5', '6', '15', '16'] },
+  { name: 'address', label: 'settings.address', kind: 'number' },
   {
     name: 'type',
-    label: 'Type',
+    label: 'modbus.type',
     kind: 'select',
     options: ['short', 'hex', 'int', 'long', 'float', 'double'],
   },
-  { name: 'value', label: 'Value' },
-  { name: 'timeout', label: 'Timeout (s)', kind: 'number' },
+  { name: 'value', label: 'actions.value' },
+  { name: 'timeout', label: 'actions.timeout', kind: 'number' },
 ];
 
 function optionsOf(field: Field, choices: ActionsChoices): string[] {
@@ -70,7 +69,7 @@ function optionsOf(field: Field, choices: ActionsChoices): string[] {
 
 function control(field: Field, value: unknown, choices: ActionsChoices): HTMLElement {
   const label = document.createElement('label');
-  label.textContent = field.label;
+  label.textContent = t(field.label);
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   if (field.kind === 'select') {
     input = document.createElement('select');
@@ -113,12 +112,11 @@ function insertAt(field: HTMLInputElement | HTMLTextAreaElement, name: string): 
 
 /** The "Insert a value" select of a request fieldset. */
 function picker(fieldset: HTMLFieldSetElement, context: RequestContext): HTMLElement {
-  const S = ACTION_STRINGS.picker;
   const select = document.createElement('select');
   select.className = 'value-picker';
-  select.setAttribute('aria-label', S.label);
+  select.setAttribute('aria-label', t('action_form.insert_value'));
   const fill = () => {
-    select.replaceChildren(new Option(S.placeholder, ''));
+    select.replaceChildren(new Option(t('action_form.insert_value_placeholder'), ''));
     for (const group of context.pickerGroups()) {
       if (group.entries.length === 0) continue;
       const element = document.createElement('optgroup');
@@ -145,7 +143,7 @@ function picker(fieldset: HTMLFieldSetElement, context: RequestContext): HTMLEle
     if (name && field) insertAt(field, name);
   });
   const label = document.createElement('label');
-  label.append(S.label, ' ', select);
+  label.append(t('action_form.insert_value'), ' ', select);
   return label;
 }
 
@@ -156,7 +154,7 @@ export function requestEditor(request: ActionRequest, context: RequestContext): 
   fieldset.className = 'action-request';
   fieldset.dataset.kind = kind;
   const legend = document.createElement('legend');
-  legend.textContent = kind === 'http' ? 'HTTP request' : 'Modbus write';
+  legend.textContent = t(kind === 'http' ? 'actions.http_request' : 'actions.modbus_write');
   fieldset.append(legend);
   const values: Record<string, unknown> = { ...(request.http ?? request.modbus ?? {}) };
   if (kind === 'http' && request.http?.headers)
@@ -170,7 +168,7 @@ export function requestEditor(request: ActionRequest, context: RequestContext): 
   fieldset.append(picker(fieldset, context));
   const remove = document.createElement('button');
   remove.type = 'button';
-  remove.textContent = 'Remove request';
+  remove.textContent = t('actions.remove_request');
   remove.addEventListener('click', () => fieldset.remove());
   fieldset.append(remove);
   return fieldset;

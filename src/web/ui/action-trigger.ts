@@ -1,10 +1,9 @@
 import type { ActionDefinition, WhenCondition } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
 import { labelled, selectOf, showLabel, textInput } from './controls.js';
-import { cronOf, presetOf, type ScheduleKind } from './schedule-presets.js';
-import { ACTION_STRINGS } from './strings-actions.js';
-
-const S = ACTION_STRINGS;
+import { t } from './i18n/i18n.js';
+import { quantityName } from './quantity-names.js';
+import { cronOf, presetOf, SCHEDULE_KINDS, type ScheduleKind } from './schedule-presets.js';
 
 /**
  * The trigger part of the Actions form: a schedule from presets (every day / Monday to Friday at a
@@ -21,8 +20,8 @@ export class TriggerEditor {
   private readonly whenOn = textInput('when.enable', 'checkbox');
   private readonly quantity: HTMLSelectElement;
   private readonly above = selectOf('when.kind', [
-    ['above', S.when.above],
-    ['below', S.when.below],
+    ['above', t('actions.above')],
+    ['below', t('actions.below')],
   ]);
   private readonly threshold = textInput('when.threshold', 'number');
   private readonly unit = document.createElement('span');
@@ -33,7 +32,7 @@ export class TriggerEditor {
     container: HTMLElement,
     private readonly choices: ActionsChoices,
   ) {
-    const kinds = Object.entries(S.schedule.kinds) as Array<[string, string]>;
+    const kinds = SCHEDULE_KINDS.map((kind): [string, string] => [kind, t(`action_form.kind_${kind}`)]);
     this.kind = selectOf('schedule.kind', kinds);
     this.minutes.min = '1';
     this.minutes.max = '59';
@@ -43,31 +42,31 @@ export class TriggerEditor {
     this.cron.placeholder = '0 7 * * 1-5';
     this.quantity = selectOf(
       'when.value',
-      choices.quantities.map((q) => [q.live ?? q.name, `${q.label} (${q.unit})`]),
+      choices.quantities.map((q) => [q.live ?? q.name, `${quantityName(q.label)} (${q.unit})`]),
     );
     this.unit.className = 'unit';
     const schedule = document.createElement('fieldset');
     const legend = document.createElement('legend');
-    legend.textContent = S.schedule.legend;
+    legend.textContent = t('action_form.schedule');
     schedule.append(
       legend,
-      labelled(S.schedule.kind, this.kind),
-      labelled(S.schedule.time, this.time),
-      labelled(S.schedule.minutes, this.minutes),
-      labelled(S.schedule.cron, this.cron),
+      labelled(t('action_form.run'), this.kind),
+      labelled(t('actions.time'), this.time),
+      labelled(t('action_form.minutes'), this.minutes),
+      labelled(t('action_form.cron'), this.cron),
     );
     const when = document.createElement('fieldset');
     const whenLegend = document.createElement('legend');
-    whenLegend.textContent = S.when.legend;
-    const threshold = labelled(S.when.threshold, this.threshold);
+    whenLegend.textContent = t('actions.condition');
+    const threshold = labelled(t('actions.threshold'), this.threshold);
     threshold.insertBefore(this.unit, this.threshold);
     this.whenFields.push(
-      labelled(S.when.quantity, this.quantity),
-      labelled(S.when.kind, this.above),
+      labelled(t('actions.value'), this.quantity),
+      labelled(t('action_form.when_is'), this.above),
       threshold,
-      labelled(S.when.for, this.seconds),
+      labelled(t('action_form.for_at_least'), this.seconds),
     );
-    when.append(whenLegend, labelled(S.when.enable, this.whenOn, 'check'), ...this.whenFields);
+    when.append(whenLegend, labelled(t('action_form.when_enable'), this.whenOn, 'check'), ...this.whenFields);
     container.replaceChildren(schedule, when);
     for (const control of [this.kind, this.whenOn, this.quantity])
       control.addEventListener('change', () => this.sync());

@@ -1,13 +1,8 @@
 import type { ActionDefinition, ActionsDefinition } from '../../actions/actions-api.js';
 import type { ActionsChoices } from '../page-contract.js';
 import { ConstantsEditor } from './action-constants.js';
-import {
-  actionIssues,
-  clearFieldIssues,
-  constantIssues,
-  controlFinder,
-  placeIssues,
-} from './action-issues.js';
+import { actionIssues, constantIssues } from './action-checks.js';
+import { clearFieldIssues, controlFinder, placeIssues } from './action-issues.js';
 import { requestEditor, requestOf, type PickerGroup, type RequestContext } from './action-requests.js';
 import { renderActionList, renderResults, runAction } from './action-list.js';
 import { describeRun } from './action-result.js';
@@ -15,7 +10,8 @@ import { TriggerEditor } from './action-trigger.js';
 import { api, ApiError, element } from './api.js';
 import type { FieldIssue } from './fields.js';
 import { setStatus } from './forms.js';
-import { ACTION_STRINGS } from './strings-actions.js';
+import { t } from './i18n/i18n.js';
+import { quantityName } from './quantity-names.js';
 
 /**
  * The Actions page (GET/POST /api/v1/actions, POST /api/v1/actions/call, GET .../status and
@@ -67,7 +63,6 @@ class ActionsPage {
         requestEditor({ modbus: { host: '', func: 6, address: 0, value: '' } }, this.context),
       ),
     );
-    element('action-run').textContent = ACTION_STRINGS.run.button;
     element('action-run').addEventListener('click', () => void this.runFromForm());
     element('actions-const-save').addEventListener('click', () => void this.saveConstants());
     this.edit(undefined);
@@ -82,11 +77,7 @@ class ActionsPage {
       setStatus(this.card, '');
     } catch (error) {
       const license = error instanceof ApiError && error.key === 'license_required';
-      setStatus(
-        this.card,
-        license ? 'Actions need a PLUS or PRO license.' : (error as Error).message,
-        'error',
-      );
+      setStatus(this.card, license ? t('actions.needs_license') : (error as Error).message, 'error');
     }
     if (this.variables.length === 0) {
       const pairs = await api<Array<Record<string, string>>>('GET', '/api/v1/variables').catch(() => []);
@@ -106,17 +97,19 @@ class ActionsPage {
   }
 
   private pickerGroups(): PickerGroup[] {
-    const S = ACTION_STRINGS.picker;
     const quantities = this.choices.quantities.map((q): [string, string] => [
       q.name,
-      `${q.label} (${q.unit})`,
+      `${quantityName(q.label)} (${q.unit})`,
     ]);
     const known = new Set(quantities.map(([name]) => name));
     return [
-      { title: S.quantities, entries: quantities },
-      { title: S.constants, entries: this.constants.names().map((name) => [`const.${name}`, name]) },
+      { title: t('action_form.measured_values'), entries: quantities },
       {
-        title: S.other,
+        title: t('actions.constants'),
+        entries: this.constants.names().map((name) => [`const.${name}`, name]),
+      },
+      {
+        title: t('action_form.other_variables'),
         entries: this.variables.filter((name) => !known.has(name)).map((name) => [name, name]),
       },
     ];
@@ -172,7 +165,7 @@ class ActionsPage {
       setStatus(where, `${id}: ${text}`, kind);
       if (output) Object.assign(output, { textContent: text, className: `form-status ${kind}` });
     };
-    show(ACTION_STRINGS.run.running, 'busy');
+    show(t('action_form.running'), 'busy');
     try {
       const record = await runAction(id, this.choices);
       const result = record ? describeRun(record, this.choices) : { ok: false, text: '' };
@@ -188,22 +181,27 @@ class ActionsPage {
     const stored = (this.definition.actions ?? []).find((action) => action.id === this.editing);
     const unchanged = stored && JSON.stringify(this.actionOfForm()) === JSON.stringify(stored);
     if (!unchanged && !(await this.saveAction())) {
-      this.runResult.textContent = ACTION_STRINGS.run.unsaved;
+      this.runResult.textContent = t('action_form.unsaved');
       return;
     }
     await this.runNow(this.editing!, this.form, this.runResult);
   }
 
   /** Shows issues next to their fields (the edited action's index names them); the rest in the status. */
-  private showIssues(issues: readonly FieldIssue[], index: number, fallback: string): void {
+  private showIssues(
+    issues: readonly FieldIssue[],
+    index: number,
+    fallback: string,
+    fromServer = false,
+  ): void {
     clearFieldIssues(this.form);
     clearFieldIssues(this.constBox);
     const find = controlFinder(this.form, this.constBox, index, () => this.trigger.scheduleControl());
-    const unplaced = placeIssues(issues, find);
+    const unplaced = placeIssues(issues, find, fromServer);
     const rest = unplaced.map((issue) => `${issue.field}: ${issue.message}`);
     setStatus(
       this.form,
-      rest.length === 0 ? ACTION_STRINGS.checks.fix : [fallback, ...rest].join(' — '),
+      rest.length === 0 ? t('action_check.fix') : [fallback, ...rest].join(' — '),
       'error',
     );
   }
@@ -214,16 +212,16 @@ class ActionsPage {
       this.showIssues(local, index, '');
       return false;
     }
-    setStatus(this.form, 'Saving…', 'busy');
+    setStatus(this.form, t('common.saving'), 'busy');
     try {
       this.definition = await api<ActionsDefinition>('POST', '/api/v1/actions', next);
       this.renderList();
       clearFieldIssues(this.form);
       clearFieldIssues(this.constBox);
-      setStatus(this.form, 'Saved.');
+      setStatus(this.form, t('common.saved'));
       return true;
     } catch (error) {
-      if (error instanceof ApiError) this.showIssues(error.fields, index, error.message);
+      if (error instanceof ApiError) this.showIssues(error.fields, index, error.message, true);
       else setStatus(this.form, (error as Error).message, 'error');
       return false;
     }
@@ -249,7 +247,7 @@ class ActionsPage {
 
   private deleteAction(): void {
     const id = this.editing;
-    if (id === undefined || !confirm(`Delete action ${id}?`)) return;
+    if (id === undefined || !confirm(t('actions.confirm_delete', { id }))) return;
     const actions = (this.definition.actions ?? []).filter((entry) => entry.id !== id);
     void this.save({ ...this.definition, actions }, -1, []).then(() => this.edit(undefined));
   }

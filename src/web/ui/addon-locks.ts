@@ -3,8 +3,7 @@
  * fields are disabled and marked, so the page never offers a change the API refuses with 409.
  */
 import { configPath } from './fields.js';
-
-const NOTE = 'locked by the add-on options';
+import { t } from './i18n/i18n.js';
 
 /** Disables and marks every settings field whose config path is locked. */
 export function markLocked(locked: readonly string[]): void {
@@ -16,10 +15,10 @@ export function markLocked(locked: readonly string[]): void {
     for (const control of controls) {
       if (!paths.has(configPath(strip, control.name)) || control.disabled) continue;
       control.disabled = true;
-      control.title = `${NOTE}: change it in the add-on's Configuration page`;
+      control.title = t('settings.locked_title');
       const note = document.createElement('small');
       note.className = 'locked-note muted';
-      note.textContent = ` (${NOTE})`;
+      note.textContent = ` (${t('settings.locked')})`;
       (control.closest('label') ?? control).after(note);
     }
   }

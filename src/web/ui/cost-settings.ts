@@ -1,7 +1,7 @@
-import { COST_STRINGS as S } from './strings-costs.js';
+import { t } from './i18n/i18n.js';
 
 /**
- * The settings form of services.costs (docs/architecture.md#costs), built from the strings module:
+ * The settings form of services.costs (docs/architecture.md#costs), built from the catalogue:
  * prices of import and export (a fixed price, T1/T2 by the meter's tariff register, or a
  * time-of-use table) and the monthly standing charge. The mode selects get their values from the
  * schema (data-choices); only the fields of the chosen mode are shown. The server validates.
@@ -34,20 +34,20 @@ function pricesFieldset(direction: 'import' | 'export'): HTMLFieldSetElement {
   const fieldset = document.createElement('fieldset');
   fieldset.dataset.prices = direction;
   const legend = document.createElement('legend');
-  legend.textContent = direction === 'import' ? S.importLegend : S.exportLegend;
+  legend.textContent = t(direction === 'import' ? 'costs.import_price' : 'costs.export_price');
   const mode = document.createElement('select');
   mode.name = `${base}.mode`;
   mode.dataset.choices = '';
-  fieldset.append(legend, labelled(S.mode, mode));
+  fieldset.append(legend, labelled(t('costs.price_by'), mode));
   const fields: Array<[string, string, 'number' | 'text']> = [
-    ['price', S.price, 'number'],
-    ['t1', S.t1, 'number'],
-    ['t2', S.t2, 'number'],
-    ['time_of_use', S.timeOfUse, 'text'],
+    ['price', t('costs.price'), 'number'],
+    ['t1', t('costs.t1'), 'number'],
+    ['t2', t('costs.t2'), 'number'],
+    ['time_of_use', t('costs.time_of_use'), 'text'],
   ];
   for (const [key, text, type] of fields) {
     const control = input(`${base}.${key}`, type);
-    if (key === 'time_of_use') control.placeholder = S.timeOfUseHint;
+    if (key === 'time_of_use') control.placeholder = t('costs.time_of_use_hint');
     const label = labelled(text, control);
     label.dataset.priceField = key;
     fieldset.append(label);
@@ -70,21 +70,21 @@ function showModeFields(fieldset: HTMLFieldSetElement): void {
 /** Fills the (empty) costs form with its fields. */
 export function buildCostForm(form: HTMLFormElement): void {
   const title = document.createElement('h2');
-  title.textContent = S.settingsTitle;
+  title.textContent = t('costs.title');
   const footer = document.createElement('footer');
   const save = document.createElement('button');
   save.type = 'submit';
-  save.textContent = S.save;
+  save.textContent = t('settings.save');
   const status = document.createElement('output');
   status.className = 'form-status';
   footer.append(save, status);
   form.append(
     title,
-    labelled(S.enable, input('services.costs.enable', 'checkbox'), 'check'),
-    labelled(S.currency, input('services.costs.currency', 'text')),
+    labelled(t('costs.enable'), input('services.costs.enable', 'checkbox'), 'check'),
+    labelled(t('costs.currency'), input('services.costs.currency', 'text')),
     pricesFieldset('import'),
     pricesFieldset('export'),
-    labelled(S.standing, input('services.costs.standing_charge', 'number')),
+    labelled(t('costs.standing'), input('services.costs.standing_charge', 'number')),
     footer,
   );
 }

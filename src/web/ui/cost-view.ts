@@ -1,29 +1,22 @@
 import type { CostTotalsView, PointView } from '../../history/history-view.js';
-import { COST_STRINGS as S } from './strings-costs.js';
+import { formatMoney, formatNumber } from './format.js';
+import { t } from './i18n/i18n.js';
 
 /**
  * Showing the money the history API computed (services.costs): totals and per-bar sums. The page
  * never prices energy itself; it only adds up the API's `cost` fields (docs/architecture.md#costs).
  */
 
-export function formatMoney(value: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(value);
-  } catch {
-    return `${value.toFixed(2)} ${currency}`;
-  }
-}
-
 /** "Import €0.41 · Export credit €0.16 · Standing charge €1.00 · Total €1.25" (capacity when given). */
 export function costLine(totals: CostTotalsView): string {
   const money = (value: number) => formatMoney(value, totals.currency);
   const parts = [
-    `${S.importCost} ${money(totals.import)}`,
-    `${S.exportCredit} ${money(totals.export)}`,
-    `${S.standingShare} ${money(totals.standing)}`,
+    `${t('costs.import')} ${money(totals.import)}`,
+    `${t('costs.export_credit')} ${money(totals.export)}`,
+    `${t('costs.standing_share')} ${money(totals.standing)}`,
   ];
-  if (totals.capacity !== null) parts.push(`${S.capacity} ${money(totals.capacity)}`);
-  parts.push(`${S.total} ${money(totals.total)}`);
+  if (totals.capacity !== null) parts.push(`${t('costs.capacity')} ${money(totals.capacity)}`);
+  parts.push(`${t('costs.total')} ${money(totals.total)}`);
   return parts.join(' · ');
 }
 
@@ -71,13 +64,15 @@ export function showBarCosts(
   const body = details.querySelector('tbody')!;
   body.replaceChildren();
   if (!totals) return;
-  details.querySelector('summary')!.textContent = S.perSlot;
+  details.querySelector('summary')!.textContent = t('costs.per_bar');
   details.querySelector('thead tr')!.replaceChildren(
-    ...[S.slot, S.energy, `${S.cost} (${totals.currency})`].map((text) => {
-      const cell = document.createElement('th');
-      cell.textContent = text;
-      return cell;
-    }),
+    ...[t('history.period'), t('costs.energy'), t('costs.cost', { currency: totals.currency })].map(
+      (text) => {
+        const cell = document.createElement('th');
+        cell.textContent = text;
+        return cell;
+      },
+    ),
   );
   for (const bar of bars) {
     const cost = costOfSlot(points, bar.from, bar.to);
@@ -85,7 +80,7 @@ export function showBarCosts(
     const row = body.insertRow();
     row.dataset.from = String(bar.from / 1000);
     row.insertCell().textContent = bar.label;
-    row.insertCell().textContent = `${(bar.e_in ?? 0).toFixed(3)} / ${(bar.e_out ?? 0).toFixed(3)}`;
+    row.insertCell().textContent = `${formatNumber(bar.e_in ?? 0, 3)} / ${formatNumber(bar.e_out ?? 0, 3)}`;
     const cell = row.insertCell();
     cell.textContent = cost === null ? '—' : formatMoney(cost, totals.currency);
     if (cost !== null) cell.dataset.cost = String(Math.round(cost * 1e6) / 1e6);

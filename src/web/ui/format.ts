@@ -24,6 +24,15 @@ export function formatNumber(value: unknown, decimals: number, locale: string = 
   return format.format(rounded === 0 ? 0 : value);
 }
 
+/** An amount in the page's locale (CHF 1.25, 1,25 €); a currency Intl does not know: "1,25 XYZ1". */
+export function formatMoney(value: number, currency: string, locale: string = currentLocale()): string {
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency }).format(value);
+  } catch {
+    return `${formatNumber(value, 2, locale)} ${currency}`;
+  }
+}
+
 /** A signed number (the net power, import minus export): "+" before a positive value, zero unsigned. */
 export function formatSigned(value: unknown, decimals: number, locale?: string): string {
   const text = formatNumber(value, decimals, locale);

@@ -1,11 +1,12 @@
-import { ACTION_STRINGS } from './strings-actions.js';
-
 /**
  * The Actions form's schedule presets and the cron expressions they stand for (node-cron's five
  * fields, local time); DOM-free, tested in node.
  */
 
-export type ScheduleKind = keyof typeof ACTION_STRINGS.schedule.kinds;
+/** The schedule kinds in the order the form offers them. */
+export const SCHEDULE_KINDS = ['none', 'daily', 'weekdays', 'every', 'custom'] as const;
+
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 /** A cron expression as one of the presets, or `custom`. */
 export function presetOf(cron: string | undefined): { kind: ScheduleKind; time?: string; minutes?: number } {

@@ -173,6 +173,13 @@ export const settings: Translation<typeof english> = {
   'settings.confirm_restore':
     'Alle hier gemachten Einstellungen (Netzwerk, MQTT, Modbus, Passwörter) löschen und mit den Werkseinstellungen neu starten?',
   'settings.restore_done': 'Werkseinstellungen wiederhergestellt; startet neu…',
+  'settings.prometheus_metrics': 'Prometheus-Metriken (/metrics)',
+  'settings.metrics_endpoint': 'Metrik-Endpunkt',
+  'settings.metrics_public': 'Ohne Passwort (vertrauenswürdiges LAN)',
+  'settings.metrics_process': 'Prozessmetriken von Node.js',
+  'settings.locked': 'durch die Add-on-Optionen gesperrt',
+  'settings.locked_title':
+    'durch die Add-on-Optionen gesperrt: auf der Seite „Konfiguration“ des Add-ons ändern',
   'choice.whatwatt': 'whatwatt (Belegung des Geräts)',
   'choice.sunspec': 'SunSpec-Zähler (Modell 203)',
   'choice.import_positive': 'Bezug positiv',

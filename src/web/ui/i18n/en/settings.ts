@@ -170,6 +170,12 @@ export const settings = {
   'settings.confirm_restore':
     'Delete every setting made here (network, MQTT, Modbus, passwords) and restart with the factory settings?',
   'settings.restore_done': 'Factory settings restored; restarting…',
+  'settings.prometheus_metrics': 'Prometheus metrics (/metrics)',
+  'settings.metrics_endpoint': 'Metrics endpoint',
+  'settings.metrics_public': 'Without password (trusted LAN)',
+  'settings.metrics_process': 'Node.js process metrics',
+  'settings.locked': 'locked by the add-on options',
+  'settings.locked_title': "locked by the add-on options: change it in the add-on's Configuration page",
   'choice.whatwatt': 'whatwatt (the device layout)',
   'choice.sunspec': 'SunSpec meter (model 203)',
   'choice.import_positive': 'import positive',

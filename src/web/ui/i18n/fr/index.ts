@@ -1,6 +1,8 @@
 import type { Messages } from '../i18n.js';
 import { actions } from './actions.js';
+import { actionsForm } from './actions-form.js';
+import { costs } from './costs.js';
 import { pages } from './pages.js';
 import { settings } from './settings.js';
 
-export const fr: Messages = { ...pages, ...settings, ...actions };
+export const fr: Messages = { ...pages, ...settings, ...actions, ...actionsForm, ...costs };

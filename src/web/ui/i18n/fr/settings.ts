@@ -173,6 +173,13 @@ export const settings: Translation<typeof english> = {
   'settings.confirm_restore':
     'Supprimer tous les paramètres faits ici (réseau, MQTT, Modbus, mots de passe) et redémarrer avec les réglages d’usine ?',
   'settings.restore_done': 'Réglages d’usine rétablis ; redémarrage…',
+  'settings.prometheus_metrics': 'Métriques Prometheus (/metrics)',
+  'settings.metrics_endpoint': 'Point d’accès des métriques',
+  'settings.metrics_public': 'Sans mot de passe (réseau local de confiance)',
+  'settings.metrics_process': 'Métriques du processus Node.js',
+  'settings.locked': 'verrouillé par les options de l’add-on',
+  'settings.locked_title':
+    'verrouillé par les options de l’add-on : à modifier dans la page « Configuration » de l’add-on',
   'choice.whatwatt': 'whatwatt (disposition de l’appareil)',
   'choice.sunspec': 'Compteur SunSpec (modèle 203)',
   'choice.import_positive': 'prélèvement positif',

@@ -173,6 +173,13 @@ export const settings: Translation<typeof english> = {
   'settings.confirm_restore':
     'Alle hier gemaakte instellingen (netwerk, MQTT, Modbus, wachtwoorden) verwijderen en herstarten met de fabrieksinstellingen?',
   'settings.restore_done': 'Fabrieksinstellingen hersteld; herstarten…',
+  'settings.prometheus_metrics': 'Prometheus-metrieken (/metrics)',
+  'settings.metrics_endpoint': 'Metriek-endpoint',
+  'settings.metrics_public': 'Zonder wachtwoord (vertrouwd LAN)',
+  'settings.metrics_process': 'Procesmetrieken van Node.js',
+  'settings.locked': 'vergrendeld door de opties van de add-on',
+  'settings.locked_title':
+    'vergrendeld door de opties van de add-on: wijzig dit op de pagina ‘Configuratie’ van de add-on',
   'choice.whatwatt': 'whatwatt (indeling van het apparaat)',
   'choice.sunspec': 'SunSpec-meter (model 203)',
   'choice.import_positive': 'afname positief',
