@@ -1,5 +1,5 @@
 import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
-import { registerRules } from '../config/rules.js';
+import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { getPath } from '../config/paths.js';
 import {
@@ -249,8 +249,14 @@ function primaryPortIssues(tree: Readonly<Record<string, unknown>>): ValidationI
   return problems.map((message) => ({ field: 'meters', message, value: meters }));
 }
 
+const PORTS_RULE: ConfigRule = {
+  name: 'meters-ports',
+  watches: ['meter.source', 'meters'],
+  check: primaryPortIssues,
+};
+
 /** Registers `meters-list`; the daemon calls it before the config loads. */
 export function registerMetersFormats(): void {
   registerFormats([METERS_LIST]);
-  registerRules([{ name: 'meters-ports', watches: ['meter.source', 'meters'], check: primaryPortIssues }]);
+  registerRules([PORTS_RULE]);
 }
