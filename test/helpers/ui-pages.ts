@@ -1,6 +1,7 @@
 /** Every page of the interface, by its hash route (the settings one per tab). */
 export const PAGES = [
   'dashboard',
+  'meters',
   'history',
   'actions',
   'files',

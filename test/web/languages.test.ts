@@ -24,10 +24,19 @@ const LANGUAGES: Array<[locale: string, catalogue: Messages]> = [
   ['nl-NL', nl],
 ];
 
+const METERS = [
+  { id: 'pv', name: 'PV', role: 'pv', source: 'simulator' },
+  { id: 'house', name: 'House', role: 'consumer', expression: 'main' },
+];
+
 async function daemonFor(t: { after(fn: () => Promise<void>): void }): Promise<ListeningDaemon> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-languages-'));
-  // PLUS: the Actions page lists and edits actions instead of naming the licence it needs.
-  const daemon = await startDaemonProcess(stateDir, { METER_GATEWAY_LICENSE_TYPE: 'PLUS' });
+  // PLUS: the Actions page lists and edits actions instead of naming the licence it needs. Further
+  // meters: the Meters page, its energy-flow card and the meters editor show their texts.
+  const daemon = await startDaemonProcess(stateDir, {
+    METER_GATEWAY_LICENSE_TYPE: 'PLUS',
+    METER_GATEWAY_METERS: JSON.stringify(METERS),
+  });
   t.after(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });
@@ -40,6 +49,18 @@ async function open(page: Page, baseUrl: string, route: string): Promise<void> {
   await page.goto(`${baseUrl}/#/${route}`);
   await page.locator('html[lang]:not([lang="en"])').waitFor();
   await page.waitForTimeout(1_000);
+}
+
+/** The Meters page names roles, virtual meters and flows in the language, numbers in its locale. */
+async function checkMetersPage(page: Page, catalogue: Messages, locale: string): Promise<void> {
+  const house = await page.locator('#meters-table tr[data-meter="house"] td').allTextContents();
+  assert.equal(house[0], catalogue['meters.virtual_name'].replace('{name}', 'House'), locale);
+  assert.equal(house[1], catalogue['meters.role_consumer'], locale);
+  assert.match(house[3] ?? '', /^-?\d+,\d{3}$/, `${locale}: power in the locale`);
+  const pv = await page.locator('#meters-table tr[data-meter="pv"] td').nth(1).textContent();
+  assert.equal(pv, catalogue['meters.role_pv'], locale);
+  const flows = await page.locator('#energy-flow dt').allTextContents();
+  assert.ok(flows.includes(catalogue['meters.flow_house']), `${locale}: ${flows.join(', ')}`);
 }
 
 for (const [locale, catalogue] of LANGUAGES) {
@@ -68,6 +89,7 @@ for (const [locale, catalogue] of LANGUAGES) {
         };
         await check('');
         if (await exercise(page, route)) await check(' (after input)');
+        if (route === 'meters') await checkMetersPage(page, catalogue, locale);
       }
       assert.deepEqual(errors, []);
     } finally {

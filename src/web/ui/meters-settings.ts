@@ -1,6 +1,8 @@
 import type { SerialPortView } from '../../http/status-views.js';
 import { api, ApiError, element } from './api.js';
-import { METERS_SETTINGS_TEXT as TEXT, METERS_TEXT } from './meters-text.js';
+import { formatNumber } from './format.js';
+import { t } from './i18n/i18n.js';
+import { roleName } from './meters.js';
 
 /**
  * Settings > Meter, further meters (docs/architecture.md#several-meters): add, edit and remove
@@ -55,35 +57,50 @@ function button(text: string, onClick: () => void): HTMLButtonElement {
   return made;
 }
 
+const ROLES = ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consumer', 'other'];
+
+/** The role choices in the page's language (value: the role the config names). */
+function roleOptions(): Record<string, string> {
+  return Object.fromEntries(ROLES.map((role) => [role, roleName(role)]));
+}
+
 function rowOf(entry: Entry): HTMLElement {
   const row = document.createElement('fieldset');
   row.className = 'meter-entry';
   const virtual = entry.expression !== undefined;
-  const kind = select('kind', TEXT.kind, virtual ? 'virtual' : 'polled');
-  const what = input('what', entry.expression ?? entry.source ?? '', virtual ? TEXT.expression : TEXT.source);
+  const kind = select(
+    'kind',
+    { polled: t('meters.kind_polled'), virtual: t('meters.kind_virtual') },
+    virtual ? 'virtual' : 'polled',
+  );
+  const what = input(
+    'what',
+    entry.expression ?? entry.source ?? '',
+    virtual ? t('meters.expression') : t('meters.source'),
+  );
   what.setAttribute('list', 'meters-ports');
   const timeout = input(
     'timeout',
     entry.timeout === undefined ? '' : String(entry.timeout),
-    TEXT.timeout,
+    t('meters.timeout'),
     'number',
   );
   const result = document.createElement('output');
   result.className = 'meter-test';
   kind.addEventListener('change', () => {
-    what.placeholder = kind.value === 'virtual' ? TEXT.expression : TEXT.source;
+    what.placeholder = kind.value === 'virtual' ? t('meters.expression') : t('meters.source');
     timeout.disabled = kind.value === 'virtual';
   });
   timeout.disabled = virtual;
   row.append(
-    input('id', entry.id, TEXT.id),
-    input('name', entry.name, TEXT.name),
-    select('role', METERS_TEXT.role, entry.role),
+    input('id', entry.id, t('meters.id')),
+    input('name', entry.name, t('meters.name')),
+    select('role', roleOptions(), entry.role),
     kind,
     what,
     timeout,
-    button(TEXT.test, () => void testSource(what.value, kind.value, result)),
-    button(TEXT.remove, () => row.remove()),
+    button(t('meters.test'), () => void testSource(what.value, kind.value, result)),
+    button(t('meters.remove'), () => row.remove()),
     result,
   );
   return row;
@@ -91,14 +108,14 @@ function rowOf(entry: Entry): HTMLElement {
 
 async function testSource(source: string, kind: string, result: HTMLOutputElement): Promise<void> {
   if (kind === 'virtual') return;
-  result.textContent = TEXT.testing;
+  result.textContent = t('meters.testing');
   try {
     const answer = await api<TestAnswer>('POST', '/api/v1/meters/test', { source, wait: 10 });
     const active = answer.report?.instantaneous_power?.active;
     const power = (active?.positive?.total ?? 0) - (active?.negative?.total ?? 0);
     result.textContent = answer.ok
-      ? TEXT.firstReading(answer.meter?.status ?? '', power.toFixed(3))
-      : TEXT.failedTest(answer.status ?? '', answer.error ?? '');
+      ? t('meters.first_reading', { status: answer.meter?.status ?? '', power: formatNumber(power, 3) })
+      : t('meters.no_reading', { status: answer.status ?? '', error: answer.error ?? '' });
   } catch (error) {
     result.textContent = (error as Error).message;
   }
@@ -126,7 +143,7 @@ export function bindMetersSettings(): () => Promise<void> {
     const meters = [...rows.querySelectorAll<HTMLElement>('.meter-entry')].map(entryOf);
     status.textContent = '';
     api('PUT', '/api/v1/settings', { meters })
-      .then(() => (status.textContent = TEXT.saved))
+      .then(() => (status.textContent = t('meters.saved')))
       .catch((error: Error) => {
         // The API names the entry and field (`meters[1].id: "pv" is already the id of meters[0]`).
         const fields = error instanceof ApiError ? error.fields.map((issue) => issue.message) : [];

@@ -1,5 +1,6 @@
 import { api } from './api.js';
-import { METERS_TEXT as TEXT } from './meters-text.js';
+import { formatNumber } from './format.js';
+import { t, tOr } from './i18n/i18n.js';
 
 /**
  * The Meters page (docs/architecture.md#several-meters): every meter with its power, status and
@@ -36,8 +37,14 @@ function cell(text: string, className?: string): HTMLTableCellElement {
   return td;
 }
 
+/** kW or kWh with three decimals in the page's locale; a dash for no value. */
 function kw(value: number | null): string {
-  return value === null ? TEXT.noData : value.toFixed(3);
+  return formatNumber(value, 3);
+}
+
+/** A role's display name (grid, pv, …); a role this page does not know shows as it is. */
+export function roleName(role: string): string {
+  return tOr(`meters.role_${role}`, role);
 }
 
 /** kWh in and out since local midnight, from the meter's daily history bucket. */
@@ -69,15 +76,15 @@ async function renderTable(rows: readonly MeterRow[]): Promise<void> {
     ...rows.map((row, k) => {
       const tr = document.createElement('tr');
       tr.dataset.meter = row.id;
-      const name = row.kind === 'virtual' ? `${row.name} (${TEXT.virtual})` : row.name;
+      const name = row.kind === 'virtual' ? t('meters.virtual_name', { name: row.name }) : row.name;
       const [dayIn, dayOut] = days[k]!;
       tr.append(
         cell(name),
-        cell(TEXT.role[row.role] ?? row.role),
+        cell(roleName(row.role)),
         cell(row.status, row.status === 'OK' ? 'ok' : 'warn'),
         cell(kw(net(row)), 'power'),
-        cell(dayIn === null ? TEXT.noData : dayIn.toFixed(3)),
-        cell(dayOut === null ? TEXT.noData : dayOut.toFixed(3)),
+        cell(kw(dayIn)),
+        cell(kw(dayOut)),
       );
       return tr;
     }),
@@ -126,7 +133,7 @@ function renderFlow(rows: readonly MeterRow[]): void {
   list.replaceChildren(
     ...Object.entries(flows).flatMap(([key, value]) => {
       const dt = document.createElement('dt');
-      dt.textContent = TEXT.flow[key] ?? key;
+      dt.textContent = tOr(`meters.flow_${key}`, key);
       const dd = document.createElement('dd');
       dd.dataset.flow = key;
       dd.textContent = `${kw(value)} kW`;
@@ -145,7 +152,7 @@ async function refresh(): Promise<void> {
   } catch (failure) {
     if (error) {
       error.hidden = false;
-      error.textContent = TEXT.failed + (failure as Error).message;
+      error.textContent = t('meters.failed', { error: (failure as Error).message });
     }
   }
 }

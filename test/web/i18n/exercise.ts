@@ -5,7 +5,8 @@ import type { Page } from 'playwright-core';
  * on the Actions page a schedule, a condition, a constant, an HTTP request and a Modbus write, the
  * form's own messages (a save without an id), the saved action's row and the result of a run whose
  * requests are refused (loopback port 9 and Modbus on 127.0.0.1:1); on the services tab the
- * time-of-use price field.
+ * time-of-use price field; on the Meters page the rows and the energy-flow card of the further
+ * meters; in the meters editor a new row and the result of "Test this source" on a polled meter.
  */
 export async function exercise(page: Page, route: string): Promise<boolean> {
   if (route === 'actions') {
@@ -16,7 +17,35 @@ export async function exercise(page: Page, route: string): Promise<boolean> {
     await page.locator('#form-costs [name="services.costs.import.mode"]').selectOption('time_of_use');
     return true;
   }
+  if (route === 'meters') {
+    await page.locator('#meters-table tbody tr[data-meter="house"]').waitFor({ timeout: 10_000 });
+    await page.locator('#energy-flow dd[data-flow="house"]').waitFor({ timeout: 10_000 });
+    return true;
+  }
+  if (route === 'settings/meter') {
+    await exerciseMetersEditor(page);
+    return true;
+  }
   return false;
+}
+
+async function exerciseMetersEditor(page: Page): Promise<void> {
+  const polled = page.locator('#meters-rows fieldset.meter-entry').first();
+  await polled.locator('[name=id]').waitFor({ timeout: 10_000 });
+  await polled.locator('button').first().click();
+  // The answer replaces "testing…" with the first reading (or the error) of the source.
+  await page.waitForFunction(
+    () => {
+      const doc = (
+        globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }
+      ).document;
+      const text = doc.querySelector('#meters-rows output.meter-test')?.textContent ?? '';
+      return /\d/.test(text);
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
+  await page.locator('#meters-add').click();
 }
 
 async function exerciseActions(page: Page): Promise<void> {

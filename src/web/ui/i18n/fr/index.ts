@@ -2,7 +2,8 @@ import type { Messages } from '../i18n.js';
 import { actions } from './actions.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
+import { meters } from './meters.js';
 import { pages } from './pages.js';
 import { settings } from './settings.js';
 
-export const fr: Messages = { ...pages, ...settings, ...actions, ...actionsForm, ...costs };
+export const fr: Messages = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters };
