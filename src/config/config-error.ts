@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './validation.js';
+import type { ValidationIssue } from './validation-issue.js';
 
 /** Start-up configuration error: exit code 1 with a message naming key, value and rule. */
 export class ConfigError extends Error {

@@ -1,6 +1,6 @@
 import { getPath } from './paths.js';
 import { registerRules, type ConfigRule } from './rules.js';
-import type { ValidationIssue } from './validation.js';
+import type { ValidationIssue } from './validation-issue.js';
 
 /**
  * The rules of the network settings (docs/architecture.md#configuration): one static-IPv4 check

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './validation.js';
+import type { ValidationIssue } from './validation-issue.js';
 
 /**
  * Rules over several keys, or checks a format cannot make alone (docs/architecture.md#configuration):

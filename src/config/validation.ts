@@ -8,16 +8,9 @@ import { SCHEMA } from './schema.js';
 
 type FormatErrorParts = NonNullable<FormatError['details']['parts']>;
 
-/** One violated rule: the key, the rule, and the value (omitted for secrets). */
-export interface ValidationIssue {
-  field: string;
-  message: string;
-  value?: unknown;
-  /** The format owner's own wording of the whole problem, used by start-up errors. */
-  summary?: string;
-  /** The path is locked by the Home Assistant add-on's options (docs/architecture.md#add-on-options). */
-  locked?: true;
-}
+import type { ValidationIssue } from './validation-issue.js';
+
+export type { ValidationIssue } from './validation-issue.js';
 
 /** Whether `field` is `path` or lies inside it (`actions.definition.actions[0].id` in `actions.definition`). */
 export function isWithin(field: string, path: string): boolean {
