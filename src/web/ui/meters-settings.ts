@@ -135,9 +135,8 @@ export function bindMetersSettings(): () => Promise<void> {
   const form = element<HTMLFormElement>('form-meters');
   const rows = element('meters-rows');
   const status = form.querySelector<HTMLOutputElement>('.form-status')!;
-  element('meters-add').addEventListener('click', () =>
-    rows.append(rowOf({ id: '', name: '', role: 'pv', source: '' })),
-  );
+  const add = element<HTMLButtonElement>('meters-add');
+  add.addEventListener('click', () => rows.append(rowOf({ id: '', name: '', role: 'pv', source: '' })));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const meters = [...rows.querySelectorAll<HTMLElement>('.meter-entry')].map(entryOf);
@@ -151,11 +150,14 @@ export function bindMetersSettings(): () => Promise<void> {
       });
   });
   return async () => {
+    // A row added while the stored list is still loading would be replaced by it: no adding until then.
+    add.disabled = true;
     const [settings, ports] = await Promise.all([
       api<{ meters?: Entry[] }>('GET', '/api/v1/settings'),
       api<{ ports: SerialPortView[] }>('GET', '/api/v1/serial/ports').catch(() => ({ ports: [] })),
     ]);
     rows.replaceChildren(...(settings.meters ?? []).map(rowOf));
+    add.disabled = false;
     element('meters-ports').replaceChildren(
       ...ports.ports.flatMap((port) => [
         new Option(`modbus-rtu:${port.path}?unit=1&profile=sdm630`),
