@@ -33,6 +33,7 @@ import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
 import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
+import { registerPeakConfig } from './peak/config-rules.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -59,6 +60,7 @@ export function registerConfigFormats(): void {
   registerMeterFormats();
   registerActionFormats();
   registerMqttRules();
+  registerPeakConfig();
 }
 
 export interface DaemonOptions extends LoadOptions {
