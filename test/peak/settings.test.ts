@@ -53,7 +53,7 @@ test('the peak guard is off by default and a valid guard with two stages is stor
     assert.equal(before.services.peak_guard.enabled, false);
     assert.equal(before.services.peak_guard.model, 'be_quarter');
     const reply = await put(baseUrl, { enabled: true, limit_kw: 4, stages: [EV, BOILER] });
-    assert.equal(reply.status, 200, reply.body);
+    assert.equal(reply.status, 200, reply.text);
     assert.deepEqual((stored() as { stages: unknown }).stages, [EV, BOILER]);
   }));
 
@@ -100,7 +100,7 @@ for (const [what, peak, field] of BAD) {
     withServer(async (baseUrl, stored) => {
       const before = JSON.stringify(stored());
       const reply = await put(baseUrl, { enabled: true, ...peak });
-      assert.equal(reply.status, 400, reply.body);
+      assert.equal(reply.status, 400, reply.text);
       const body = reply.json();
       const fields = body.details.fields.map((issue: { field: string }) => issue.field);
       assert.ok(fields.includes(field), `${JSON.stringify(fields)} names ${field}`);
