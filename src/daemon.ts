@@ -34,6 +34,7 @@ import { registerModbusFormats } from './modbus/config-formats.js';
 import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
+import { PeakGuard } from './peak/peak-guard.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -211,6 +212,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerModbusRoutes(router, context);
   const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
+  const peak = new PeakGuard(context, log('peak'), actions);
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -248,6 +250,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new CloudPush(context, log('cloud'))),
     output(new ScriptRunner(context, log('script'))),
     output(actions),
+    output(peak),
     output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(
