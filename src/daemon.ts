@@ -35,6 +35,7 @@ import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
+import { registerPeakRoutes } from './http/routes/peak.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -213,6 +214,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
   const peak = new PeakGuard(context, log('peak'), actions);
+  registerPeakRoutes(router, context, peak);
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);

@@ -14,6 +14,13 @@ import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { recordingServer } from '../actions/rig.js';
 
+interface PeakAnswer {
+  shed: { id: string }[];
+  window: { start: string };
+  running_kw: number;
+  last_reading: string;
+}
+
 /** A meter on TCP: one telegram a second to every connection, 15 kW import integrated into A+. */
 async function tcpMeter() {
   const state: HouseholdState = {
@@ -87,6 +94,7 @@ test(
     try {
       const first = await startDaemonProcess(state, env);
       await waitFor('the shed call', paths, (list) => list.length > 0, { deadlineMs: 30_000 });
+      const before = (await (await fetch(`${first.baseUrl}/api/v1/peak`)).json()) as PeakAnswer;
       first.child.kill('SIGKILL');
       await first.exited;
       const stored = JSON.parse(readFileSync(join(state, 'peak-guard.json'), 'utf8'));
@@ -101,6 +109,20 @@ test(
       });
       assert.deepEqual(paths(), ['/ev/off']);
       assert.doesNotMatch(second.output(), /shed ev/);
+      // Still reported shed, and the running value continues from the window's counter at its start:
+      // 15 kW for the seconds between the two answers' readings, ±0.05 kW.
+      const after = (await (await fetch(`${second.baseUrl}/api/v1/peak`)).json()) as PeakAnswer;
+      assert.deepEqual(
+        after.shed.map((shed) => shed.id),
+        ['ev'],
+      );
+      assert.equal(after.window.start, before.window.start);
+      const seconds = (Date.parse(after.last_reading) - Date.parse(before.last_reading)) / 1000;
+      const expected = before.running_kw + (15 * seconds) / 900;
+      assert.ok(
+        Math.abs(after.running_kw - expected) <= 0.05,
+        `running ${after.running_kw}, expected ${expected}`,
+      );
       const again = JSON.parse(readFileSync(join(state, 'peak-guard.json'), 'utf8'));
       assert.deepEqual(
         again.shed.map((shed: { id: string }) => shed.id),
