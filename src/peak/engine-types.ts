@@ -51,6 +51,8 @@ export interface PeakEvent {
 export interface PeakStep {
   calls: PeakCall[];
   events: PeakEvent[];
+  /** The window this step closed (the last one, after a gap), if any. */
+  closed?: { start: number; end: number; kw: number };
 }
 
 export interface ShedStage {

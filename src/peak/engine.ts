@@ -70,6 +70,7 @@ export class PeakEngine {
     this.power.add(reading.at, reading.importKw);
     for (const closed of this.tracker.add(reading.at, reading.importKwh)) {
       this.state.lastWindow = closed;
+      out.closed = closed;
       if (this.months.record({ at: closed.start, kw: closed.kw }))
         out.events.push({ type: 'new_month_peak', at: closed.end, kw: closed.kw });
     }

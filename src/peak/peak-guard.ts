@@ -9,6 +9,7 @@ import { PeakEngine } from './engine.js';
 import type { PeakEvent, PeakSettings, PeakSnapshot, PeakStep } from './engine-types.js';
 import { normalizeStages } from './stages.js';
 import { PeakStateFile } from './state-file.js';
+import { MeterDemand } from './meter-demand.js';
 
 export const PEAK_SERVICE = 'peak_guard';
 const LOCK_OWNER = 'peak guard';
@@ -55,6 +56,8 @@ export class PeakGuard
   private timer: NodeJS.Timeout | undefined;
   private readonly file: PeakStateFile;
   private started = false;
+  /** The meter's own demand registers (Belgian P1), beside the computed values. */
+  readonly meterDemand = new MeterDemand();
 
   constructor(
     private readonly ctx: AppContext,
@@ -144,7 +147,11 @@ export class PeakGuard
       if (kw !== undefined) meters[stage.meter] = kw;
     }
     const at = this.ctx.now();
-    this.apply(engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters }));
+    const lastAverage = this.meterDemand.update(reading);
+    const step = engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters });
+    const closed = step.closed;
+    if (closed) this.meterDemand.compare(closed.kw, lastAverage);
+    this.apply(step);
   };
 
   /** State first (atomically), then the calls: a crash between them never repeats a call. */

@@ -15,8 +15,12 @@ export interface PeakView {
   [key: string]: unknown;
 }
 
-export function peakView(snapshot: PeakSnapshot | { state: 'off' }, model: string): PeakView {
-  if (!('window' in snapshot)) return { state: 'off', model };
+export function peakView(
+  snapshot: PeakSnapshot | { state: 'off' },
+  model: string,
+  meter: Record<string, unknown> | null = null,
+): PeakView {
+  if (!('window' in snapshot)) return { state: 'off', model, meter };
   const q = snapshot.quantities;
   const window = snapshot.window;
   return {
@@ -56,13 +60,20 @@ export function peakView(snapshot: PeakSnapshot | { state: 'off' }, model: strin
       kw: kw(snapshot.last_window.kw),
     },
     last_reading: snapshot.last_reading_at === null ? null : localIso(snapshot.last_reading_at),
+    meter,
   };
 }
 
-export function peakHistoryView(months: readonly MonthRecord[], count: number) {
+export function peakHistoryView(
+  months: readonly MonthRecord[],
+  count: number,
+  meterMonth: (month: string) => { kw: number; at: string } | undefined = () => undefined,
+) {
   return {
     months: months.slice(-count).map((month) => ({
       month: month.month,
+      meter_kw: meterMonth(month.month)?.kw ?? null,
+      meter_at: meterMonth(month.month)?.at ?? null,
       peak_kw: kw(month.top[0]?.kw),
       peak_at: month.top[0] ? localIso(month.top[0].at) : null,
       top: month.top.map((window) => ({ start: localIso(window.at), kw: kw(window.kw) })),
@@ -93,6 +104,11 @@ export const PEAK_SCHEMA = {
     shed: { type: 'array', items: { type: 'object' } },
     last_window: { type: ['object', 'null'] },
     last_reading: { type: ['string', 'null'] },
+    meter: {
+      type: ['object', 'null'],
+      description:
+        "the meter's own registers where it sends them (Belgian P1: 1-0:1.4.0, 1-0:1.6.0, 0-0:98.1.0) and the count of closed windows that differ from 1.4.0",
+    },
   },
 };
 

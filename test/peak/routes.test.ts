@@ -111,6 +111,8 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
     assert.deepEqual(history.months, [
       {
         month: '2026-11',
+        meter_kw: null,
+        meter_at: null,
         peak_kw: 3.94,
         peak_at: '2026-11-25T18:00:00+01:00',
         // 17:59:01–18:00 at 3 kW (59 s × 3 kW / 900 s) is all the guard saw of the 17:45 window.

@@ -34,12 +34,13 @@ function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>)
     const send = (event: string, data: unknown) => {
       if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    const onUpdate = (snapshot: PeakSnapshot) => send('peak', peakView(snapshot, model()));
+    const onUpdate = (snapshot: PeakSnapshot) =>
+      send('peak', peakView(snapshot, model(), guard.meterDemand.view()));
     const onEvent = (event: PeakEvent) =>
       send('peak_event', { ...event, at: new Date(event.at).toISOString() });
     response.writeHead(200, SSE_HEADERS);
     clients.add(response);
-    send('peak', peakView(guard.snapshot(), model()));
+    send('peak', peakView(guard.snapshot(), model(), guard.meterDemand.view()));
     guard.on('update', onUpdate);
     guard.on('event', onEvent);
     const close = () => {
@@ -59,7 +60,11 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
     'GET',
     '/api/v1/peak',
     (_request, response) =>
-      sendJson(response, 200, peakView(guard.snapshot(), ctx.config.config.services.peak_guard.model)),
+      sendJson(
+        response,
+        200,
+        peakView(guard.snapshot(), ctx.config.config.services.peak_guard.model, guard.meterDemand.view()),
+      ),
     {
       doc: {
         summary:
@@ -80,7 +85,11 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
         throw new HttpError(400, 'validation_failed', 'invalid query parameters: months', {
           fields: [{ field: 'months', message: `must be an integer 1..${MONTHS_KEPT}`, value: text }],
         });
-      sendJson(response, 200, peakHistoryView(guard.months(), months));
+      sendJson(
+        response,
+        200,
+        peakHistoryView(guard.months(), months, (month) => guard.meterDemand.monthOf(month)),
+      );
     },
     {
       doc: {
