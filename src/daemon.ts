@@ -36,6 +36,7 @@ import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
+import { bindPeakSource, peakCapacityCharge, peakMetrics } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -215,6 +216,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerActionsRoutes(router, context, actions);
   const peak = new PeakGuard(context, log('peak'), actions);
   registerPeakRoutes(router, context, peak);
+  bindPeakSource(peak);
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -226,12 +228,26 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const history = new HistoryRecorder(context, log('history'));
   const recentPower = new RecentPower(context);
   const metersHistory = new MetersHistory(context, log('history'), history);
-  registerHistoryRoutes(router, context, history, recentPower, (id) => metersHistory.recorderOf(id));
+  registerHistoryRoutes(
+    router,
+    context,
+    history,
+    recentPower,
+    (id) => metersHistory.recorderOf(id),
+    peakCapacityCharge(() => peak),
+  );
   const modbus = createModbusService(context);
   const modbusRtu = createModbusRtuService(context);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
   const meters = () => context.meters.forMetrics();
-  const metricsOutputs = { mqtt, modbus, modbusRtu, live: core.live, actions };
+  const metricsOutputs = {
+    mqtt,
+    modbus,
+    modbusRtu,
+    live: core.live,
+    actions,
+    contributors: [peakMetrics(() => peak)],
+  };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [

@@ -3,6 +3,8 @@ import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { stageListProblems, type PeakStage } from './stages.js';
+import { addVariableSource } from '../actions/variables.js';
+import { PEAK_VARIABLE_SOURCE } from './contributors.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
@@ -139,8 +141,9 @@ const RULES: ConfigRule[] = [
   },
 ];
 
-/** Registers the stage format and the rules; the daemon calls it before the config loads. */
+/** Registers the stage format, the rules and the `peak.*` action variables; before the config loads. */
 export function registerPeakConfig(): void {
   registerFormats([PEAK_STAGES]);
   registerRules(RULES);
+  addVariableSource(PEAK_VARIABLE_SOURCE);
 }

@@ -126,6 +126,10 @@ export class PeakGuard
     return this.slice?.settings;
   }
 
+  get enabled(): boolean {
+    return this.engine !== undefined;
+  }
+
   tick(): void {
     if (this.engine) this.apply(this.engine.tick(this.ctx.now()));
   }
