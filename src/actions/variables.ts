@@ -58,6 +58,16 @@ export function addVariableSource(source: VariableSource): void {
   if (!sources.includes(source)) sources.push(source);
 }
 
+/** The number a source variable has now (a `when` on `peak.predicted_kw`), or undefined when no source names it. */
+export function sourceNumber(name: string): (() => number | undefined) | undefined {
+  const source = sources.find((candidate) => candidate.names.includes(name));
+  if (!source) return undefined;
+  return () => {
+    const value = source.values().get(name);
+    return typeof value === 'number' ? value : undefined;
+  };
+}
+
 /** Placeholder names in `text` that are neither a constant nor a template variable. */
 export function unknownVariables(text: string, constants: Readonly<Record<string, ConstValue>>): string[] {
   return compileTemplate(text).names.filter((name) => {

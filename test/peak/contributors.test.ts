@@ -11,6 +11,8 @@ import {
 import { unknownVariables } from '../../src/actions/variables.js';
 import { Simulation, BELGIUM } from './simulate.js';
 import { recordingServer, startActionsRig } from '../actions/rig.js';
+import { valuesOf } from '../../src/reading/reading.js';
+import { quietPeriod, waitFor } from '../helpers/wait.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -98,4 +100,66 @@ test('the capacity charge: rolling average × price / 12 per month, prorated; nu
   const half = charge.chargeFor(at('2026-11-01T00:00'), at('2026-11-16T00:00'))!;
   assert.ok(Math.abs(half - (3.75 * 40.4) / 12 / 2) < 1e-9);
   assert.equal(peakCapacityCharge(() => ({ ...source, enabled: false })).chargeFor(0, 1), null);
+});
+
+test('a when condition on peak.predicted_kw fires once when the prediction crosses its threshold', async () => {
+  const target = await recordingServer(200);
+  const rig = await startActionsRig();
+  let predicted: number | null = 3;
+  bindPeakSource({
+    snapshot: () =>
+      ({ ...belgianSource().snapshot(), quantities: { predicted_kw: predicted } }) as ReturnType<
+        PeakSource['snapshot']
+      >,
+    months: () => [],
+    settings: BELGIUM,
+    enabled: true,
+  });
+  const reading = () => {
+    rig.clock.advance(1000);
+    rig.ctx.store.ingest({
+      receivedAt: rig.clock.now(),
+      protocol: 'DSMR',
+      identity: {},
+      values: valuesOf({ '1.7.0': [1, 'kW'] }),
+      mbus: [],
+    });
+  };
+  try {
+    rig.clock.freeze();
+    const answer = await rig.post({
+      actions: [
+        {
+          id: 'slow_ev',
+          when: { value: 'peak.predicted_kw', above: 5, for: 0 },
+          requests: [{ http: { url: `${target.url}/slow?p=\${peak.predicted_kw}` } }],
+        },
+      ],
+    });
+    assert.equal(answer.status, 200, await answer.text());
+    reading();
+    await quietPeriod(100);
+    assert.equal(target.requests.length, 0);
+    predicted = 5.667;
+    reading();
+    await waitFor(
+      'the when trigger',
+      () => target.requests.length,
+      (count) => count === 1,
+    );
+    reading();
+    await quietPeriod(100);
+    assert.deepEqual(
+      target.requests.map((request) => request.url),
+      ['/slow?p=5.667'],
+    );
+    const bad = await rig.post({
+      actions: [{ id: 'x', when: { value: 'peak.nope', above: 1 }, requests: [] }],
+    });
+    assert.equal(bad.status, 400);
+  } finally {
+    bindPeakSource(undefined);
+    await rig.close();
+    await target.close();
+  }
 });
