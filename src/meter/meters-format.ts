@@ -249,8 +249,15 @@ function primaryPortIssues(tree: Readonly<Record<string, unknown>>): ValidationI
   return problems.map((message) => ({ field: 'meters', message, value: meters }));
 }
 
+/** One rule object, so registering the formats twice (as tests do) stays a no-op. */
+const METERS_PORTS_RULE = {
+  name: 'meters-ports',
+  watches: ['meter.source', 'meters'],
+  check: primaryPortIssues,
+};
+
 /** Registers `meters-list`; the daemon calls it before the config loads. */
 export function registerMetersFormats(): void {
   registerFormats([METERS_LIST]);
-  registerRules([{ name: 'meters-ports', watches: ['meter.source', 'meters'], check: primaryPortIssues }]);
+  registerRules([METERS_PORTS_RULE]);
 }

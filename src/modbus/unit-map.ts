@@ -90,14 +90,15 @@ function unknownMeterIssues(tree: Readonly<Record<string, unknown>>): Validation
   return issues;
 }
 
+/** One rule object, so registering the Modbus formats twice (as tests do) stays a no-op. */
+const UNIT_METERS_RULE = {
+  name: 'modbus-unit-meters',
+  watches: ['services.modbus.units', 'services.modbus_rtu.meter', 'meters'],
+  check: unknownMeterIssues,
+};
+
 /** Registers the unit map's formats and rule; part of the Modbus formats. */
 export function registerUnitMapFormats(): void {
   registerFormats([UNIT_MAP, METER_ID]);
-  registerRules([
-    {
-      name: 'modbus-unit-meters',
-      watches: ['services.modbus.units', 'services.modbus_rtu.meter', 'meters'],
-      check: unknownMeterIssues,
-    },
-  ]);
+  registerRules([UNIT_METERS_RULE]);
 }

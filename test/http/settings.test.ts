@@ -128,6 +128,8 @@ const POST_RESET = {
     ...DEFAULT_SETTINGS.services,
     broadcast: false,
     costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
+    // An empty meter id: the guard watches the primary.
+    peak_guard: { ...DEFAULT_SETTINGS.services.peak_guard, meter: '' },
     metrics: { enable: false, public: false, process: false },
   },
 };
