@@ -33,6 +33,10 @@ import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
 import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
+import { registerPeakConfig } from './peak/config-rules.js';
+import { PeakGuard } from './peak/peak-guard.js';
+import { registerPeakRoutes } from './http/routes/peak.js';
+import { bindPeakSource, peakCapacityCharge, peakMetrics } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -59,6 +63,7 @@ export function registerConfigFormats(): void {
   registerMeterFormats();
   registerActionFormats();
   registerMqttRules();
+  registerPeakConfig();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -209,6 +214,9 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerModbusRoutes(router, context);
   const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
+  const peak = new PeakGuard(context, log('peak'), actions);
+  registerPeakRoutes(router, context, peak);
+  bindPeakSource(peak);
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -220,12 +228,26 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const history = new HistoryRecorder(context, log('history'));
   const recentPower = new RecentPower(context);
   const metersHistory = new MetersHistory(context, log('history'), history);
-  registerHistoryRoutes(router, context, history, recentPower, (id) => metersHistory.recorderOf(id));
+  registerHistoryRoutes(
+    router,
+    context,
+    history,
+    recentPower,
+    (id) => metersHistory.recorderOf(id),
+    peakCapacityCharge(() => peak),
+  );
   const modbus = createModbusService(context);
   const modbusRtu = createModbusRtuService(context);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
   const meters = () => context.meters.forMetrics();
-  const metricsOutputs = { mqtt, modbus, modbusRtu, live: core.live, actions };
+  const metricsOutputs = {
+    mqtt,
+    modbus,
+    modbusRtu,
+    live: core.live,
+    actions,
+    contributors: [peakMetrics(() => peak)],
+  };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
@@ -246,6 +268,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new CloudPush(context, log('cloud'))),
     output(new ScriptRunner(context, log('script'))),
     output(actions),
+    output(peak),
     output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(

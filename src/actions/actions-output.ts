@@ -35,6 +35,8 @@ export class ActionsOutput implements Output<ActionsSlice> {
   private view: OutputView<ActionsSlice> | undefined;
   private started = false;
   private subscribed = false;
+  /** Actions whose triggers are suppressed, by the owner of the lock (the peak guard's stages). */
+  private readonly locks = new Map<string, ReadonlySet<string>>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -94,6 +96,20 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.publishStatus();
   }
 
+  /**
+   * Suppresses the `when` and `schedule` triggers of `ids` while `owner` holds them (an empty set
+   * releases them); calls through `call` still run (docs/architecture.md#peak-guard).
+   */
+  lock(owner: string, ids: ReadonlySet<string>): void {
+    if (ids.size === 0) this.locks.delete(owner);
+    else this.locks.set(owner, ids);
+  }
+
+  private lockOwner(id: string): string | undefined {
+    for (const [owner, ids] of this.locks) if (ids.has(id)) return owner;
+    return undefined;
+  }
+
   /** Whether a trigger may run the action now (its min_interval since the last triggered run is over). */
   private readonly mayFire = (id: string): boolean => {
     const minInterval = this.runner.actionOf(id)?.min_interval ?? 0;
@@ -103,6 +119,11 @@ export class ActionsOutput implements Output<ActionsSlice> {
 
   /** A schedule or a condition asks for a run. */
   private readonly fire = (id: string, trigger: string): void => {
+    const owner = this.lockOwner(id);
+    if (owner !== undefined) {
+      this.log.info(`action ${id} (${trigger}) suppressed: locked by ${owner}`);
+      return;
+    }
     if (!this.mayFire(id)) {
       this.log.info(`action ${id} (${trigger}) skipped: min_interval not over`);
       return;

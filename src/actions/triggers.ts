@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
 import { isEnabled, type ActionDefinition, type WhenCondition } from './definition.js';
 import { quantityOf } from './definition-validate.js';
+import { sourceNumber } from './variables.js';
 
 /** What a trigger asks for: a run of the action, named for the log. */
 export type Fire = (actionId: string, trigger: string) => void;
@@ -56,6 +57,8 @@ interface WhenState {
   holdSince: number | undefined;
   /** False after a fire until the condition is false again: one fire per crossing. */
   armed: boolean;
+  /** A value from a variable source (`peak.*`) instead of the reading's `obis`. */
+  read?: () => number | undefined;
 }
 
 /**
@@ -75,10 +78,12 @@ export class WhenWatcher {
     this.states = actions.flatMap((action) => {
       if (!isEnabled(action) || action.when === undefined) return [];
       const quantity = quantityOf(action.when.value);
-      if (!quantity) return [];
+      const read = quantity ? undefined : sourceNumber(action.when.value);
+      if (!quantity && !read) return [];
       const state: WhenState = {
         action: action as WhenState['action'],
-        obis: quantity.obis,
+        obis: quantity?.obis ?? '',
+        ...(read ? { read } : {}),
         meter: action.when.meter ?? 'main',
         holdSince: undefined,
         armed: true,
@@ -108,7 +113,7 @@ export class WhenWatcher {
     this.lastReadingAt.set(meter, now);
     for (const state of this.states) {
       if (state.meter !== meter) continue;
-      const value = fresh ? reading.values.get(state.obis)?.value : undefined;
+      const value = !fresh ? undefined : state.read ? state.read() : reading.values.get(state.obis)?.value;
       if (value === undefined || !Number.isFinite(value)) {
         // Unknown is not a crossing: the hold breaks, a fired condition stays fired.
         state.holdSince = undefined;

@@ -42,11 +42,38 @@ const TEMPLATE_NAMES: ReadonlySet<string> = new Set(
   }).keys(),
 );
 
+/**
+ * Variables a domain module adds to every run (the peak guard's `peak.*`): fixed names, known to
+ * the definition check from the start, and values read at the time of a run.
+ */
+export interface VariableSource {
+  readonly names: readonly string[];
+  values(): ReadonlyMap<string, TemplateValue>;
+}
+
+const sources: VariableSource[] = [];
+
+/** Adds a variable source (at wiring time); the same source twice is a no-op. */
+export function addVariableSource(source: VariableSource): void {
+  if (!sources.includes(source)) sources.push(source);
+}
+
+/** The number a source variable has now (a `when` on `peak.predicted_kw`), or undefined when no source names it. */
+export function sourceNumber(name: string): (() => number | undefined) | undefined {
+  const source = sources.find((candidate) => candidate.names.includes(name));
+  if (!source) return undefined;
+  return () => {
+    const value = source.values().get(name);
+    return typeof value === 'number' ? value : undefined;
+  };
+}
+
 /** Placeholder names in `text` that are neither a constant nor a template variable. */
 export function unknownVariables(text: string, constants: Readonly<Record<string, ConstValue>>): string[] {
   return compileTemplate(text).names.filter((name) => {
     if (name.startsWith('const.')) return !Object.hasOwn(constants, name.slice('const.'.length));
     if (Object.hasOwn(constants, name)) return false;
+    if (sources.some((source) => source.names.includes(name))) return false;
     const meter = METER_VARIABLE.exec(name);
     if (meter) return !TEMPLATE_NAMES.has(meter[2]!) && !SHORT_NAMES.some(([short]) => short === meter[2]);
     return !TEMPLATE_NAMES.has(name) && !DYNAMIC_NAMES.some((pattern) => pattern.test(name));
@@ -81,6 +108,7 @@ export function runVariables(
     for (const [short, long] of SHORT_NAMES)
       variables.set(`meters.${meter.id}.${short}`, own.get(long) ?? null);
   }
+  for (const source of sources) for (const [name, value] of source.values()) variables.set(name, value);
   for (const [name, value] of Object.entries(constants)) {
     variables.set(`const.${name}`, constValue(value));
     variables.set(name, constValue(value));

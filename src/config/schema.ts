@@ -1,4 +1,5 @@
 import { COSTS_SCHEMA } from './costs-schema.js';
+import { PEAK_GUARD_SCHEMA } from './peak-schema.js';
 import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
 import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js';
 
@@ -8,7 +9,7 @@ import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets', 'peak-stages') are registered by their owners at wiring time.
  */
 
 const int = (def: number, min: number, max: number, doc: string) => ({
@@ -96,6 +97,7 @@ export const SETTINGS_SCHEMA = {
     log: bool(false, 'Additional rotating log file in the SD card folder (sd_log.directory).'),
     meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
     costs: COSTS_SCHEMA,
+    peak_guard: PEAK_GUARD_SCHEMA,
     sd: {
       enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),

@@ -51,6 +51,16 @@ export interface ObisValue {
   unit: string;
 }
 
+/**
+ * Belgian maximum demand (eMUCS P1): the time of this month's peak (1-0:1.6.0, whose value is
+ * `values['1.6.0']`) and the monthly peaks of 0-0:98.1.0, each with the start of its month.
+ * Times are ISO 8601 with the offset; an entry the meter left empty has no time or value.
+ */
+export interface DemandRegisters {
+  monthPeakAt?: string;
+  months?: { month?: string; at?: string; kw?: number }[];
+}
+
 export interface Reading {
   /** Monotonic-safe wall clock time at which the frame completed (ms since epoch). */
   receivedAt: number;
@@ -67,6 +77,8 @@ export interface Reading {
   scalers?: ReadonlyMap<string, number>;
   /** Active tariff (0-0:96.14.0), 1-based, when sent. */
   tariff?: number;
+  /** Maximum demand registers with their times, where the meter sends them (Belgian P1). */
+  demand?: DemandRegisters;
   mbus: readonly MbusReading[];
 }
 

@@ -40,6 +40,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
       'src/device/',
       'src/actions/',
       'src/metrics/',
+      'src/peak/',
     ],
   },
   { name: 'http', members: ['src/http/'] },
@@ -58,6 +59,7 @@ const forbidden: readonly { from: string; to: string; reason: string }[] = [
   { from: 'src/device/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
   { from: 'src/actions/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
   { from: 'src/metrics/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  { from: 'src/peak/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
 ];
 
 /** Browser code, compiled on its own: it may share only types with the server side. */

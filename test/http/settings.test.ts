@@ -59,6 +59,24 @@ const DEFAULT_SETTINGS = {
       export: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '' },
       standing_charge: 0,
     },
+    peak_guard: {
+      enabled: false,
+      model: 'be_quarter',
+      window_s: 900,
+      meter: 'main',
+      limit_kw: 4,
+      mode: 'fixed',
+      warn_margin_kw: 0.3,
+      margin_kw: 0.1,
+      floor_kw: 2.5,
+      arm_after_s: 60,
+      step_delay_s: 30,
+      hysteresis_kw: 0.3,
+      hold_s: 60,
+      on_stale: 'hold',
+      eur_per_kw_year: 40.4,
+      stages: [],
+    },
   },
 };
 
@@ -110,6 +128,8 @@ const POST_RESET = {
     ...DEFAULT_SETTINGS.services,
     broadcast: false,
     costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
+    // An empty meter id: the guard watches the primary.
+    peak_guard: { ...DEFAULT_SETTINGS.services.peak_guard, meter: '' },
     metrics: { enable: false, public: false, process: false },
   },
 };

@@ -1,7 +1,8 @@
 import { QUANTITY_BY_OBIS } from '../../reading/quantities.js';
-import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
+import type { DemandRegisters, MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
 import { identifierText, MbusChannels, mbusCodeKind, type ObjectReference } from './mbus-channels.js';
-import type { DsmrHeader, DsmrTelegram, DsmrValue } from './telegram.js';
+import type { DsmrHeader, DsmrObject, DsmrTelegram, DsmrValue } from './telegram.js';
+import { readDsmrProfile } from './profile.js';
 import { conversionOf, convert, type Conversion } from '../../reading/units.js';
 import { isShortNumber } from './values.js';
 import { vendorOfFlag } from './vendors.js';
@@ -27,6 +28,7 @@ class GeneralObjects {
   version: readonly DsmrValue[] | undefined = undefined;
   belgianVersion: readonly DsmrValue[] | undefined = undefined;
   logicalName: readonly DsmrValue[] | undefined = undefined;
+  demandHistory: readonly DsmrValue[] | undefined = undefined;
 }
 
 /** What a data object is to the Reading; depends on its OBIS reference only. */
@@ -40,6 +42,8 @@ const GENERAL_ROLES: ReadonlyMap<string, keyof GeneralObjects> = new Map([
   ['96.1.0', 'serialNumber'],
   ['96.1.4', 'belgianVersion'],
   ['42.0.0', 'logicalName'],
+  // Belgian eMUCS P1: the 13 monthly maximum demands (profile of 1-0:1.6.0 time and value).
+  ['98.1.0', 'demandHistory'],
 ]);
 
 export function readingRoleOf(medium: number, channel: number, code: string): ReadingRole {
@@ -72,11 +76,14 @@ export class DsmrReadingBuilder {
   readonly values = new Map<string, ObisValue>();
   private readonly channels = new MbusChannels();
   private readonly general = new GeneralObjects();
+  /** 1-0:1.6.0(time)(value): the time of this month's maximum demand. */
+  private monthPeakAt: string | undefined;
 
   /** One data object: its reference (channel, code) and values, and its role (readingRoleOf). */
   add(role: ReadingRole, object: ObjectReference, values: readonly DsmrValue[]): void {
     if (role === 'electricity') {
       if (this.values.has(object.code)) return;
+      if (object.code === '1.6.0') this.monthPeakAt = values.find((value) => value.timestamp)?.timestamp;
       for (const measured of values) {
         if (measured.value === undefined) continue;
         this.addElectricityValue(object.code, measured.value, measured.unit);
@@ -106,8 +113,38 @@ export class DsmrReadingBuilder {
     if (clock !== undefined) reading.meterTime = clock;
     const tariff = general.tariff?.[0]?.raw;
     if (tariff !== undefined && isShortNumber(tariff, 4)) reading.tariff = Number(tariff);
+    const demand = demandOf(this.monthPeakAt, general.demandHistory);
+    if (demand) reading.demand = demand;
     return reading;
   }
+}
+
+/** The maximum demand registers: 1-0:1.6.0's time and the 0-0:98.1.0 months (empty `(0)()`: none). */
+function demandOf(
+  monthPeakAt: string | undefined,
+  history: readonly DsmrValue[] | undefined,
+): DemandRegisters | undefined {
+  if (monthPeakAt === undefined && history === undefined) return undefined;
+  const demand: DemandRegisters = {};
+  if (monthPeakAt !== undefined) demand.monthPeakAt = monthPeakAt;
+  const profile = history && readDsmrProfile({ values: [...history] } as DsmrObject);
+  if (profile) {
+    demand.months = profile.entries.map((entry) => {
+      const [at, value] = entry.values;
+      const month: NonNullable<DemandRegisters['months']>[number] = {};
+      if (entry.timestamp !== undefined) month.month = entry.timestamp;
+      if (at?.timestamp !== undefined) month.at = at.timestamp;
+      const kw =
+        value?.value === undefined
+          ? undefined
+          : value.unit?.toLowerCase() === 'w'
+            ? value.value / 1000
+            : value.value;
+      if (kw !== undefined) month.kw = kw;
+      return month;
+    });
+  }
+  return demand;
 }
 
 function identityOf(header: DsmrHeader, general: GeneralObjects): MeterIdentity {

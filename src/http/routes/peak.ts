@@ -1,0 +1,117 @@
+import type { ServerResponse } from 'node:http';
+import type { AppContext } from '../../context.js';
+import type { PeakEvent, PeakSnapshot } from '../../peak/engine-types.js';
+import type { PeakGuard } from '../../peak/peak-guard.js';
+import { PEAK_HISTORY_SCHEMA, PEAK_SCHEMA, peakHistoryView, peakView } from '../../peak/view.js';
+import { MONTHS_KEPT } from '../../peak/months.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { HttpError } from '../errors.js';
+import { COMMON_HEADERS, sendJson } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+
+/**
+ * The peak guard's endpoints (docs/architecture.md#peak-guard): its state, its month peaks, and
+ * a Server-Sent Events stream of both (`event: peak` on every reading, `event: peak_event` for
+ * warnings, sheds, restores ...). /api/v1/live stays as the device sends it.
+ */
+
+const SSE_HEADERS = [
+  'Content-Type',
+  'text/event-stream; charset=utf-8',
+  ...COMMON_HEADERS,
+  'Connection',
+  'keep-alive',
+  'X-Accel-Buffering',
+  'no',
+];
+const MAX_STREAM_CLIENTS = 16;
+
+function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>) {
+  return (request: ApiRequest, response: ServerResponse): void => {
+    if (clients.size >= MAX_STREAM_CLIENTS)
+      throw new HttpError(503, 'service_unavailable', `at most ${MAX_STREAM_CLIENTS} peak stream clients`);
+    const model = () => ctx.config.config.services.peak_guard.model;
+    const send = (event: string, data: unknown) => {
+      if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const onUpdate = (snapshot: PeakSnapshot) =>
+      send('peak', peakView(snapshot, model(), guard.meterDemand.view()));
+    const onEvent = (event: PeakEvent) =>
+      send('peak_event', { ...event, at: new Date(event.at).toISOString() });
+    response.writeHead(200, SSE_HEADERS);
+    clients.add(response);
+    send('peak', peakView(guard.snapshot(), model(), guard.meterDemand.view()));
+    guard.on('update', onUpdate);
+    guard.on('event', onEvent);
+    const close = () => {
+      guard.off('update', onUpdate);
+      guard.off('event', onEvent);
+      clients.delete(response);
+      if (!response.writableEnded) response.end();
+    };
+    request.raw.on('close', close);
+    request.shutdown?.addEventListener('abort', close, { once: true });
+  };
+}
+
+export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): void {
+  const clients = new Set<ServerResponse>();
+  router.add(
+    'GET',
+    '/api/v1/peak',
+    (_request, response) =>
+      sendJson(
+        response,
+        200,
+        peakView(guard.snapshot(), ctx.config.config.services.peak_guard.model, guard.meterDemand.view()),
+      ),
+    {
+      doc: {
+        summary:
+          'Capacity-tariff peak guard: the demand window, running/average/predicted/allowed power, headroom, limit, month peak, rolling average, shed stages, marginal cost',
+        responses: {
+          200: { description: 'peak guard state (state off while disabled)', schema: PEAK_SCHEMA },
+        },
+      },
+    },
+  );
+  router.add(
+    'GET',
+    '/api/v1/peak/history',
+    (request, response) => {
+      const text = request.query.get('months') ?? String(MONTHS_KEPT);
+      const months = Number(text);
+      if (!/^\d{1,2}$/.test(text) || months < 1 || months > MONTHS_KEPT)
+        throw new HttpError(400, 'validation_failed', 'invalid query parameters: months', {
+          fields: [{ field: 'months', message: `must be an integer 1..${MONTHS_KEPT}`, value: text }],
+        });
+      sendJson(
+        response,
+        200,
+        peakHistoryView(guard.months(), months, (month) => guard.meterDemand.monthOf(month)),
+      );
+    },
+    {
+      doc: {
+        summary: 'Month peaks of the peak guard with the top windows of each month, newest last',
+        query: {
+          months: { type: 'integer', minimum: 1, maximum: MONTHS_KEPT, description: 'months (default 13)' },
+        },
+        responses: {
+          200: { description: 'month peaks', schema: PEAK_HISTORY_SCHEMA },
+          400: { description: 'invalid months (validation_failed, details.fields)', schema: ERROR_REF },
+        },
+      },
+    },
+  );
+  router.add('GET', '/api/v1/peak/stream', stream(ctx, guard, clients), {
+    doc: {
+      summary:
+        'The peak guard as Server-Sent Events: `event: peak` (as GET /api/v1/peak) on every reading, `event: peak_event` for warning, shed, restore, ineffective, unavoidable, new_month_peak',
+      responses: {
+        200: { description: 'event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
+        503: { description: 'too many stream clients (service_unavailable)', schema: ERROR_REF },
+      },
+    },
+  });
+}

@@ -1,0 +1,149 @@
+import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { getPath } from '../config/paths.js';
+import { registerRules, type ConfigRule } from '../config/rules.js';
+import type { ValidationIssue } from '../config/validation.js';
+import { stageListProblems, type PeakStage } from './stages.js';
+import { addVariableSource } from '../actions/variables.js';
+import { PEAK_VARIABLE_SOURCE } from './contributors.js';
+
+declare module '../config/formats.js' {
+  interface FormatTypes {
+    /** services.peak_guard.stages (stages.ts). */
+    'peak-stages': PeakStage[];
+  }
+}
+
+/**
+ * The peak guard's settings rules (docs/architecture.md#peak-guard): the stage list's shape and
+ * unique ids (a format), and, over two keys, the stages against the actions definition: every
+ * shed, restore and lock names a defined action, and no stage locks, directly or through other
+ * stages, its own shed or restore action (a cycle of locks would keep a load off for good).
+ */
+
+const PEAK_STAGES: ConfigFormat = {
+  name: 'peak-stages',
+  validate(value) {
+    const parts = stageListProblems(value);
+    if (parts.length > 0)
+      throw new FormatError(
+        'invalid-stages',
+        parts.map((part) => `${part.field}: ${part.message}`).join('; '),
+        {
+          parts,
+        },
+      );
+  },
+  describe: () => 'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks}',
+  jsonSchema: () => ({ type: 'array', items: { type: 'object' } }),
+  fromEnv(text) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  },
+};
+
+const STAGES = 'services.peak_guard.stages';
+
+function actionIds(tree: Record<string, unknown>): Set<string> {
+  const definition = getPath(tree, 'actions.definition') as { actions?: { id?: unknown }[] } | null;
+  const ids = (definition?.actions ?? []).map((action) => action.id);
+  return new Set(ids.filter((id): id is string => typeof id === 'string'));
+}
+
+function unknownActionIssues(stages: readonly PeakStage[], known: ReadonlySet<string>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  stages.forEach((stage, index) => {
+    const named: [string, string][] = [
+      ['shed', stage.shed],
+      ['restore', stage.restore],
+      ...(stage.locks ?? []).map((lock, at): [string, string] => [`locks[${at}]`, lock]),
+    ];
+    for (const [key, id] of named) {
+      if (!known.has(id))
+        issues.push({
+          field: `${STAGES}[${index}].${key}`,
+          message: `names unknown action "${id}"`,
+          value: id,
+        });
+    }
+  });
+  return issues;
+}
+
+/** Stage a depends on stage b when a locks b's shed or restore action; a cycle is an issue. */
+export function lockCycle(stages: readonly PeakStage[]): number[] | undefined {
+  const edges = stages.map((stage) =>
+    stages.flatMap((other, index) =>
+      (stage.locks ?? []).some((lock) => lock === other.shed || lock === other.restore) ? [index] : [],
+    ),
+  );
+  const done = new Set<number>();
+  const walk = (index: number, path: number[]): number[] | undefined => {
+    const loop = path.indexOf(index);
+    if (loop >= 0) return [...path.slice(loop), index];
+    if (done.has(index)) return undefined;
+    for (const next of edges[index]!) {
+      const found = walk(next, [...path, index]);
+      if (found) return found;
+    }
+    done.add(index);
+    return undefined;
+  };
+  for (let index = 0; index < stages.length; index++) {
+    const found = walk(index, []);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function stageIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const stages = getPath(tree, STAGES);
+  if (!Array.isArray(stages) || stageListProblems(stages).length > 0) return [];
+  const list = stages as PeakStage[];
+  const issues = unknownActionIssues(list, actionIds(tree));
+  const cycle = lockCycle(list);
+  if (cycle) {
+    const names = cycle.map((index) => list[index]!.id).join(' -> ');
+    issues.push({
+      field: `${STAGES}[${cycle[0]}].locks`,
+      message: `stages lock each other's actions in a cycle: ${names}`,
+    });
+  }
+  return issues;
+}
+
+function marginIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const warn = getPath(tree, 'services.peak_guard.warn_margin_kw') as number;
+  const margin = getPath(tree, 'services.peak_guard.margin_kw') as number;
+  const limit = getPath(tree, 'services.peak_guard.limit_kw') as number;
+  const issues: ValidationIssue[] = [];
+  if (warn >= limit || margin >= limit)
+    issues.push({
+      field: 'services.peak_guard.limit_kw',
+      message: 'must exceed warn_margin_kw and margin_kw',
+      value: limit,
+    });
+  return issues;
+}
+
+const RULES: ConfigRule[] = [
+  { name: 'peak-guard stages and actions', watches: [STAGES, 'actions.definition'], check: stageIssues },
+  {
+    name: 'peak-guard margins',
+    watches: [
+      'services.peak_guard.limit_kw',
+      'services.peak_guard.warn_margin_kw',
+      'services.peak_guard.margin_kw',
+    ],
+    check: marginIssues,
+  },
+];
+
+/** Registers the stage format, the rules and the `peak.*` action variables; before the config loads. */
+export function registerPeakConfig(): void {
+  registerFormats([PEAK_STAGES]);
+  registerRules(RULES);
+  addVariableSource(PEAK_VARIABLE_SOURCE);
+}

@@ -1,0 +1,137 @@
+import type { VariableSource } from '../actions/variables.js';
+import type { CapacityChargeContributor } from '../history/costs.js';
+import type { MetricsContributor } from '../metrics/gateway-samples.js';
+import type { FamilySpec } from '../metrics/families.js';
+import type { TemplateValue } from '../reading/template-variables.js';
+import type { PeakSettings, PeakSnapshot } from './engine-types.js';
+import { MonthPeaks, type MonthRecord } from './months.js';
+
+/**
+ * What the peak guard gives other modules (docs/architecture.md#peak-guard): the `peak.*`
+ * template variables of actions, its series on /metrics and the capacity charge of the costs.
+ */
+export interface PeakSource {
+  snapshot(): PeakSnapshot | { state: 'off' };
+  months(): MonthRecord[];
+  readonly settings: PeakSettings | undefined;
+  readonly enabled: boolean;
+}
+
+const round = (value: number | null | undefined): TemplateValue =>
+  value === null || value === undefined ? null : Math.round(value * 1000) / 1000;
+
+export const PEAK_VARIABLES = [
+  'peak.running_kw',
+  'peak.predicted_kw',
+  'peak.allowed_kw',
+  'peak.headroom_kw',
+  'peak.month_kw',
+  'peak.state',
+] as const;
+
+let bound: PeakSource | undefined;
+
+/** The running guard the `peak.*` variables read (wiring time; undefined: variables are null). */
+export function bindPeakSource(source: PeakSource | undefined): void {
+  bound = source;
+}
+
+/** `peak.running_kw` ... `peak.state` for an action's url, headers, payload (null while unknown). */
+export function peakVariables(source: () => PeakSource | undefined): VariableSource {
+  return {
+    names: PEAK_VARIABLES,
+    values() {
+      const snapshot = source()?.snapshot() ?? { state: 'off' as const };
+      const q = 'quantities' in snapshot ? snapshot.quantities : null;
+      const month = 'month_peak' in snapshot ? snapshot.month_peak?.kw : null;
+      return new Map<string, TemplateValue>([
+        ['peak.running_kw', round(q?.running_kw)],
+        ['peak.predicted_kw', round(q?.predicted_kw)],
+        ['peak.allowed_kw', round(q?.allowed_kw)],
+        ['peak.headroom_kw', round(q?.headroom_kw)],
+        ['peak.month_kw', round(month)],
+        ['peak.state', snapshot.state],
+      ]);
+    },
+  };
+}
+
+const gauge = (name: string, help: string, labels: string[] = []): FamilySpec => ({
+  name,
+  help,
+  type: 'gauge',
+  labels,
+});
+
+const FAMILIES = {
+  running: gauge('meter_gateway_peak_running_watts', 'Demand of the current window so far (running value)'),
+  predicted: gauge('meter_gateway_peak_predicted_watts', 'Predicted demand of the current window'),
+  month: gauge('meter_gateway_peak_month_watts', "This month's highest closed window"),
+  rolling: gauge(
+    'meter_gateway_peak_rolling_watts',
+    'Mean of the floored monthly peaks of the last 12 months',
+  ),
+  shed: gauge('meter_gateway_peak_shed_stages', 'Stages the peak guard holds shed'),
+  state: gauge('meter_gateway_peak_state', 'The peak guard state: 1 for the current one', ['state']),
+};
+
+/** The guard's series on /metrics, in watts; nothing while it is off. */
+export function peakMetrics(source: () => PeakSource | undefined): MetricsContributor {
+  return {
+    families: Object.values(FAMILIES),
+    collect(add) {
+      const snapshot = source()?.snapshot();
+      if (!snapshot || !('window' in snapshot)) return;
+      const q = snapshot.quantities;
+      if (q) {
+        add(FAMILIES.running, {}, q.running_kw * 1000);
+        add(FAMILIES.predicted, {}, q.predicted_kw * 1000);
+      }
+      if (snapshot.month_peak) add(FAMILIES.month, {}, snapshot.month_peak.kw * 1000);
+      add(FAMILIES.rolling, {}, snapshot.rolling.kw * 1000);
+      add(FAMILIES.shed, {}, snapshot.shed.length);
+      add(FAMILIES.state, { state: snapshot.state }, 1);
+    },
+  };
+}
+
+/** Start of the local month after `ms`. */
+function nextMonth(ms: number): number {
+  const date = new Date(ms);
+  return new Date(date.getFullYear(), date.getMonth() + 1, 1).getTime();
+}
+
+function monthStart(ms: number): number {
+  const date = new Date(ms);
+  return new Date(date.getFullYear(), date.getMonth(), 1).getTime();
+}
+
+/**
+ * The capacity charge of [from, to): for each local month it overlaps, the rolling average at
+ * that month × eur_per_kw_year / 12 × the share of the month covered. Null while the guard is off
+ * or has no month recorded.
+ */
+export function peakCapacityCharge(source: () => PeakSource | undefined): CapacityChargeContributor {
+  return {
+    chargeFor(fromMs, toMs) {
+      const guard = source();
+      const settings = guard?.settings;
+      if (!guard?.enabled || !settings) return null;
+      const records = guard.months();
+      if (records.length === 0) return null;
+      const peaks = new MonthPeaks(records);
+      let charge = 0;
+      for (let start = monthStart(fromMs); start < toMs; start = nextMonth(start)) {
+        const end = nextMonth(start);
+        const covered = Math.min(end, toMs) - Math.max(start, fromMs);
+        if (covered <= 0) continue;
+        const rolling = peaks.rolling(start, settings.floor_kw).kw;
+        charge += ((rolling * settings.eur_per_kw_year) / 12) * (covered / (end - start));
+      }
+      return charge;
+    },
+  };
+}
+
+/** The variable source registered with the actions before the config loads (names checked there). */
+export const PEAK_VARIABLE_SOURCE = peakVariables(() => bound);

@@ -1,0 +1,94 @@
+import type { MonthRecord } from './months.js';
+import type { WindowQuantities } from './quantities.js';
+import type { PeakStage } from './stages.js';
+import type { TrackerState } from './window-tracker.js';
+
+/** The settings the engine reads (services.peak_guard). */
+export interface PeakSettings {
+  model: 'be_quarter' | 'no_top3_days' | 'se_max_hour' | 'custom';
+  window_s: number;
+  limit_kw: number;
+  mode: 'fixed' | 'follow_month_peak' | 'keep_step' | 'keep_average';
+  warn_margin_kw: number;
+  margin_kw: number;
+  floor_kw: number;
+  arm_after_s: number;
+  step_delay_s: number;
+  hysteresis_kw: number;
+  hold_s: number;
+  on_stale: 'hold' | 'restore_all';
+  eur_per_kw_year: number;
+  stages: PeakStage[];
+}
+
+export type PeakState = 'off' | 'idle' | 'warning' | 'shedding' | 'over_limit' | 'stale';
+
+/** One reading of the guarded meter: time (ms), A+ (kWh), import power (kW), sub-meter powers. */
+export interface PeakReading {
+  at: number;
+  importKwh: number;
+  importKw: number;
+  meters?: Readonly<Record<string, number>>;
+}
+
+/** An action the engine asks to run. */
+export interface PeakCall {
+  kind: 'shed' | 'restore';
+  stage: string;
+  action: string;
+  at: number;
+}
+
+export type PeakEventType = 'warning' | 'shed' | 'restore' | 'ineffective' | 'unavoidable' | 'new_month_peak';
+
+export interface PeakEvent {
+  type: PeakEventType;
+  at: number;
+  stage?: string;
+  kw?: number;
+}
+
+export interface PeakStep {
+  calls: PeakCall[];
+  events: PeakEvent[];
+  /** The window this step closed (the last one, after a gap), if any. */
+  closed?: { start: number; end: number; kw: number };
+}
+
+export interface ShedStage {
+  id: string;
+  /** When the shed call went out, ms. */
+  since: number;
+  /** The power the relief is measured against (sub-meter or import), kW. */
+  beforeKw: number;
+  /** Whether the relief was checked after step_delay_s. */
+  checked: boolean;
+}
+
+/** What survives a restart (written atomically by the service). */
+export interface PeakPersisted {
+  version: 1;
+  tracker?: TrackerState;
+  shed: ShedStage[];
+  restoredAt: Record<string, number>;
+  lastStepAt?: number;
+  ineffective: string[];
+  ineffectiveWindow?: number;
+  unavoidableWindow?: number;
+  months: MonthRecord[];
+  lastWindow?: { start: number; end: number; kw: number };
+}
+
+export interface PeakSnapshot {
+  state: PeakState;
+  window: { start: number; end: number; seconds: number } | null;
+  quantities: WindowQuantities | null;
+  limit_kw: number;
+  effective_limit_kw: number;
+  month_peak: { kw: number; at: number } | null;
+  rolling: { kw: number; months: { month: string; kw: number }[] };
+  marginal_eur: number;
+  shed: { id: string; since: number; ineffective: boolean }[];
+  last_window: { start: number; end: number; kw: number } | null;
+  last_reading_at: number | null;
+}

@@ -1,0 +1,247 @@
+import type {
+  PeakCall,
+  PeakEvent,
+  PeakPersisted,
+  PeakReading,
+  PeakSettings,
+  PeakSnapshot,
+  PeakState,
+  PeakStep,
+  ShedStage,
+} from './engine-types.js';
+import { marginalEur, MonthPeaks } from './months.js';
+import { PowerMean, windowQuantities, type WindowQuantities } from './quantities.js';
+import type { PeakStage } from './stages.js';
+import { WindowTracker } from './window-tracker.js';
+
+/**
+ * The peak guard's state machine (docs/architecture.md#peak-guard), pure: readings and the time
+ * go in, the actions to call and the events come out. Escalate when the predicted demand passes
+ * L − margin, the window is armed and step_delay_s passed; a stage that relieved less than half
+ * its relief_kw within step_delay_s is ineffective and the next one goes; nothing left: one
+ * `unavoidable` per window. Restore newest first only when the window with the stage back stays
+ * L − hysteresis below for hold_s (also at a window start: no blanket restore). Stale data never
+ * escalates, and restores only with on_stale = restore_all.
+ */
+
+export function windowSeconds(settings: Pick<PeakSettings, 'model' | 'window_s'>): number {
+  if (settings.model === 'be_quarter') return 900;
+  return settings.model === 'custom' ? settings.window_s : 3600;
+}
+
+const step = (): PeakStep => ({ calls: [], events: [] });
+
+export class PeakEngine {
+  private readonly tracker: WindowTracker;
+  private readonly power = new PowerMean(30);
+  private readonly months: MonthPeaks;
+  private state: PeakPersisted;
+  private quantities: WindowQuantities | null = null;
+  private lastReadingAt: number | null = null;
+  private lastMeters: Readonly<Record<string, number>> = {};
+  private warning = false;
+  private stale = false;
+  private holdSince: number | undefined;
+
+  constructor(
+    private readonly settings: PeakSettings,
+    private readonly staleAfterMs: number,
+    persisted?: PeakPersisted,
+  ) {
+    this.state = persisted
+      ? structuredClone(persisted)
+      : { version: 1, shed: [], restoredAt: {}, ineffective: [], months: [] };
+    this.tracker = new WindowTracker(windowSeconds(settings), this.state.tracker);
+    this.months = new MonthPeaks(this.state.months);
+  }
+
+  /** The limit in force: never below the month's billed peak with follow_month_peak. */
+  effectiveLimit(at: number): number {
+    const { limit_kw: limit, mode, floor_kw: floor } = this.settings;
+    if (mode !== 'follow_month_peak') return limit;
+    return Math.max(limit, floor, this.months.peakOf(at)?.kw ?? 0);
+  }
+
+  reading(reading: PeakReading): PeakStep {
+    const out = step();
+    this.stale = false;
+    this.lastReadingAt = reading.at;
+    this.lastMeters = reading.meters ?? {};
+    this.power.add(reading.at, reading.importKw);
+    for (const closed of this.tracker.add(reading.at, reading.importKwh)) {
+      this.state.lastWindow = closed;
+      out.closed = closed;
+      if (this.months.record({ at: closed.start, kw: closed.kw }))
+        out.events.push({ type: 'new_month_peak', at: closed.end, kw: closed.kw });
+    }
+    const window = this.tracker.current!;
+    if (this.state.ineffectiveWindow !== window.start) {
+      this.state.ineffective = [];
+      this.state.ineffectiveWindow = window.start;
+    }
+    const limit = this.effectiveLimit(reading.at);
+    const q = windowQuantities(
+      window,
+      reading.at,
+      this.tracker.energyKwh,
+      this.power.mean(reading.at),
+      limit,
+    );
+    this.quantities = q;
+    const warning = q.predicted_kw >= limit - this.settings.warn_margin_kw;
+    if (warning && !this.warning) out.events.push({ type: 'warning', at: reading.at, kw: q.predicted_kw });
+    this.warning = warning;
+    this.checkRelief(reading.at, out);
+    if (q.predicted_kw > limit - this.settings.margin_kw) this.escalate(reading.at, window.start, out);
+    else this.considerRestore(reading.at, q, limit, out);
+    this.persist();
+    return out;
+  }
+
+  /** Time passing without readings: stale after the meter's timeout. */
+  tick(at: number): PeakStep {
+    const out = step();
+    if (this.lastReadingAt === null || at - this.lastReadingAt <= this.staleAfterMs || this.stale) return out;
+    this.stale = true;
+    this.holdSince = undefined;
+    if (this.settings.on_stale === 'restore_all') return this.restoreAll(at);
+    return out;
+  }
+
+  /** Restores every shed stage, newest first (guard disabled, or stale with restore_all). */
+  restoreAll(at: number): PeakStep {
+    const out = step();
+    while (this.state.shed.length > 0) this.restoreNewest(at, out);
+    this.persist();
+    return out;
+  }
+
+  persisted(): PeakPersisted {
+    return structuredClone(this.state);
+  }
+
+  get currentState(): PeakState {
+    if (this.stale) return 'stale';
+    const window = this.tracker.current;
+    if (window && this.state.unavoidableWindow === window.start && this.overMargin()) return 'over_limit';
+    if (this.state.shed.length > 0) return 'shedding';
+    return this.warning ? 'warning' : 'idle';
+  }
+
+  snapshot(at: number): PeakSnapshot {
+    const window = this.tracker.current;
+    const peak = this.months.peakOf(at);
+    const q = this.quantities;
+    return {
+      state: this.currentState,
+      window: window ?? null,
+      quantities: q,
+      limit_kw: this.settings.limit_kw,
+      effective_limit_kw: this.effectiveLimit(at),
+      month_peak: peak ? { kw: peak.kw, at: peak.at } : null,
+      rolling: this.months.rolling(at, this.settings.floor_kw),
+      marginal_eur: q
+        ? marginalEur(q.predicted_kw, peak?.kw, this.settings.floor_kw, this.settings.eur_per_kw_year)
+        : 0,
+      shed: this.state.shed.map((shed) => ({
+        id: shed.id,
+        since: shed.since,
+        ineffective: this.state.ineffective.includes(shed.id),
+      })),
+      last_window: this.state.lastWindow ?? null,
+      last_reading_at: this.lastReadingAt,
+    };
+  }
+
+  monthRecords() {
+    return this.months.list();
+  }
+
+  private overMargin(): boolean {
+    const q = this.quantities;
+    return (
+      q !== null && q.predicted_kw > this.effectiveLimit(this.lastReadingAt ?? 0) - this.settings.margin_kw
+    );
+  }
+
+  private stage(id: string): PeakStage | undefined {
+    return this.settings.stages.find((stage) => stage.id === id);
+  }
+
+  /** The power a stage's relief is measured on: its sub-meter, else the import (30 s mean). */
+  private reliefBase(stage: PeakStage): number {
+    if (stage.meter !== undefined && this.lastMeters[stage.meter] !== undefined)
+      return this.lastMeters[stage.meter]!;
+    return this.quantities?.p_now_kw ?? 0;
+  }
+
+  private checkRelief(at: number, out: PeakStep): void {
+    for (const shed of this.state.shed) {
+      const stage = this.stage(shed.id);
+      if (shed.checked || !stage || at - shed.since < this.settings.step_delay_s * 1000) continue;
+      shed.checked = true;
+      if (shed.beforeKw - this.reliefBase(stage) < stage.relief_kw / 2) {
+        this.state.ineffective.push(stage.id);
+        out.events.push({ type: 'ineffective', at, stage: stage.id });
+      }
+    }
+  }
+
+  private escalate(at: number, windowStart: number, out: PeakStep): void {
+    this.holdSince = undefined;
+    const { arm_after_s: arm, step_delay_s: delay } = this.settings;
+    if (at - windowStart < arm * 1000) return;
+    if (this.state.lastStepAt !== undefined && at - this.state.lastStepAt < delay * 1000) return;
+    const shedIds = new Set(this.state.shed.map((shed) => shed.id));
+    const next = this.settings.stages.find((stage) => !shedIds.has(stage.id));
+    if (!next) {
+      if (this.state.unavoidableWindow === windowStart) return;
+      this.state.unavoidableWindow = windowStart;
+      out.events.push({ type: 'unavoidable', at, kw: this.quantities?.predicted_kw });
+      return;
+    }
+    const restored = this.state.restoredAt[next.id];
+    if (restored !== undefined && at - restored < next.min_on_s * 1000) return;
+    const shed: ShedStage = { id: next.id, since: at, beforeKw: this.reliefBase(next), checked: false };
+    this.state.shed.push(shed);
+    this.state.lastStepAt = at;
+    out.calls.push({ kind: 'shed', stage: next.id, action: next.shed, at });
+    out.events.push({ type: 'shed', at, stage: next.id });
+  }
+
+  private considerRestore(at: number, q: WindowQuantities, limit: number, out: PeakStep): void {
+    const newest = this.state.shed.at(-1);
+    const stage = newest && this.stage(newest.id);
+    if (!newest || !stage) {
+      this.holdSince = undefined;
+      return;
+    }
+    const W = q.elapsed_s + q.remaining_s;
+    const back = q.running_kw + ((q.p_now_kw + stage.relief_kw) * q.remaining_s) / W;
+    if (back > limit - this.settings.hysteresis_kw) {
+      this.holdSince = undefined;
+      return;
+    }
+    this.holdSince ??= at;
+    if (at - this.holdSince < this.settings.hold_s * 1000) return;
+    if (at - newest.since < stage.min_off_s * 1000) return;
+    this.restoreNewest(at, out);
+    this.holdSince = undefined;
+  }
+
+  private restoreNewest(at: number, out: PeakStep): void {
+    const shed = this.state.shed.pop();
+    if (!shed) return;
+    const stage = this.stage(shed.id);
+    this.state.restoredAt[shed.id] = at;
+    if (stage) out.calls.push({ kind: 'restore', stage: shed.id, action: stage.restore, at });
+    out.events.push({ type: 'restore', at, stage: shed.id });
+  }
+
+  private persist(): void {
+    this.state.tracker = this.tracker.snapshot();
+    this.state.months = this.months.list();
+  }
+}
+
+export type { PeakCall, PeakEvent };

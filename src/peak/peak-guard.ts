@@ -1,0 +1,186 @@
+import { EventEmitter } from 'node:events';
+import type { AppConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import type { Output, OutputView } from '../output.js';
+import type { Reading } from '../reading/reading.js';
+import type { ReadingStore } from '../reading/store.js';
+import { PeakEngine } from './engine.js';
+import type { PeakEvent, PeakSettings, PeakSnapshot, PeakStep } from './engine-types.js';
+import { normalizeStages } from './stages.js';
+import { PeakStateFile } from './state-file.js';
+import { MeterDemand } from './meter-demand.js';
+
+export const PEAK_SERVICE = 'peak_guard';
+const LOCK_OWNER = 'peak guard';
+
+/** What the guard needs of the actions engine: calls, and trigger locks. */
+export interface PeakActions {
+  call(id: string, trigger: string): { ok: boolean; reason?: string };
+  lock(owner: string, ids: ReadonlySet<string>): void;
+}
+
+export interface PeakSlice {
+  enabled: boolean;
+  meter: string;
+  settings: PeakSettings;
+  timeoutS: number;
+}
+
+/** The import counter A+ (1.8.0, else the sum of the tariff registers) and power (1.7.0). */
+function importOf(reading: Reading): { kwh: number; kw: number } | undefined {
+  const total = reading.values.get('1.8.0')?.value;
+  const t1 = reading.values.get('1.8.1')?.value;
+  const t2 = reading.values.get('1.8.2')?.value;
+  const kwh = total ?? (t1 !== undefined && t2 !== undefined ? t1 + t2 : undefined);
+  const kw = reading.values.get('1.7.0')?.value;
+  return kwh === undefined || kw === undefined ? undefined : { kwh, kw };
+}
+
+/**
+ * The peak guard as an output (docs/architecture.md#peak-guard): feeds the guarded meter's
+ * readings and the clock to the engine, persists its state before each call, runs the stages'
+ * shed and restore actions, locks the triggers of the shed stages' `locks`, and tells the API
+ * (snapshot, `update` and `event` events).
+ */
+export class PeakGuard
+  extends EventEmitter<{ update: [PeakSnapshot]; event: [PeakEvent] }>
+  implements Output<PeakSlice>
+{
+  readonly name = PEAK_SERVICE;
+  readonly required = false;
+  readonly watches = ['services.peak_guard', 'meter.timeout'] as const;
+  private engine: PeakEngine | undefined;
+  private slice: PeakSlice | undefined;
+  private store: ReadingStore | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly file: PeakStateFile;
+  private started = false;
+  /** The meter's own demand registers (Belgian P1), beside the computed values. */
+  readonly meterDemand = new MeterDemand();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: Logger,
+    private readonly actions: PeakActions,
+  ) {
+    super();
+    this.setMaxListeners(0);
+    this.file = new PeakStateFile(ctx.config.stateDirectory.dir);
+  }
+
+  select(config: AppConfig): PeakSlice {
+    const peak = config.services.peak_guard;
+    const { enabled, meter, ...rest } = peak;
+    const settings = { ...rest, stages: normalizeStages(peak.stages) } as PeakSettings;
+    return { enabled, meter, settings, timeoutS: config.meter.timeout };
+  }
+
+  reconcile(view: OutputView<PeakSlice>): void {
+    this.slice = view.slice;
+    if (!this.started) return;
+    this.watch(undefined);
+    const persisted = this.engine?.persisted() ?? this.file.load();
+    this.engine = new PeakEngine(view.slice.settings, view.slice.timeoutS * 1000, persisted);
+    if (!view.slice.enabled) {
+      // Disabling the guard restores everything, newest first.
+      if ((persisted?.shed.length ?? 0) > 0) this.apply(this.engine.restoreAll(this.ctx.now()));
+      this.engine = undefined;
+      this.actions.lock(LOCK_OWNER, new Set());
+      this.ctx.services.set(PEAK_SERVICE, { state: 'disabled' });
+      return;
+    }
+    this.applyLocks();
+    this.watch(this.ctx.meters.get(view.slice.meter)?.store ?? this.ctx.store);
+    this.ctx.services.set(PEAK_SERVICE, { state: 'running' });
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.ctx.config.stateDirectory.ensure();
+    if (this.slice) this.reconcile({ slice: this.slice });
+    this.timer = setInterval(() => this.tick(), 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.watch(undefined);
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.engine) this.file.save(this.engine.persisted());
+    this.engine = undefined;
+  }
+
+  /** The guard's view for the API; `off` while disabled. */
+  snapshot(): PeakSnapshot | { state: 'off' } {
+    return this.engine ? this.engine.snapshot(this.ctx.now()) : { state: 'off' };
+  }
+
+  /** Month records (peaks and top windows) of the engine or, while off, of the state file. */
+  months() {
+    return this.engine?.monthRecords() ?? this.file.load()?.months ?? [];
+  }
+
+  get settings(): PeakSettings | undefined {
+    return this.slice?.settings;
+  }
+
+  get enabled(): boolean {
+    return this.engine !== undefined;
+  }
+
+  tick(): void {
+    if (this.engine) this.apply(this.engine.tick(this.ctx.now()));
+  }
+
+  private watch(store: ReadingStore | undefined): void {
+    if (this.store) this.store.off('reading', this.onReading);
+    this.store = store;
+    if (store) store.subscribe(PEAK_SERVICE, 'reading', this.onReading);
+  }
+
+  private readonly onReading = (reading: Reading): void => {
+    const engine = this.engine;
+    const measured = importOf(reading);
+    if (!engine || !measured) return;
+    const meters: Record<string, number> = {};
+    for (const stage of this.slice?.settings.stages ?? []) {
+      if (stage.meter === undefined) continue;
+      const kw = this.ctx.meters.get(stage.meter)?.store.latest?.values.get('1.7.0')?.value;
+      if (kw !== undefined) meters[stage.meter] = kw;
+    }
+    const at = this.ctx.now();
+    const lastAverage = this.meterDemand.update(reading);
+    const step = engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters });
+    const closed = step.closed;
+    if (closed) this.meterDemand.compare(closed.kw, lastAverage);
+    this.apply(step);
+  };
+
+  /** State first (atomically), then the calls: a crash between them never repeats a call. */
+  private apply(step: PeakStep): void {
+    if (this.engine) this.file.save(this.engine.persisted());
+    for (const call of step.calls) {
+      const result = this.actions.call(call.action, `peak guard ${call.kind} ${call.stage}`);
+      if (!result.ok)
+        this.log.warn(
+          `peak guard: ${call.kind} ${call.stage}: action ${call.action} not started: ${result.reason}`,
+        );
+    }
+    for (const event of step.events) {
+      if (event.type !== 'warning')
+        this.log.info(`peak guard: ${event.type}${event.stage ? ` ${event.stage}` : ''}`);
+      this.emit('event', event);
+    }
+    if (step.calls.length > 0) this.applyLocks();
+    if (this.engine) this.emit('update', this.engine.snapshot(this.ctx.now()));
+  }
+
+  private applyLocks(): void {
+    const shed = new Set(this.engine?.snapshot(this.ctx.now()).shed.map((stage) => stage.id) ?? []);
+    const stages = this.slice?.settings.stages ?? [];
+    const locked = new Set(stages.filter((stage) => shed.has(stage.id)).flatMap((stage) => stage.locks));
+    this.actions.lock(LOCK_OWNER, locked);
+  }
+}

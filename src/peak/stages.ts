@@ -1,0 +1,98 @@
+/**
+ * The stages of the peak guard (docs/architecture.md#peak-guard): each one an action that sheds a
+ * load, an action that restores it, the relief it is expected to give and the actions whose
+ * triggers it locks while shed. Shape checks here; the checks against the actions definition are
+ * the config rule in config-rules.ts.
+ */
+
+export interface PeakStage {
+  id: string;
+  /** Action id run to shed the load. */
+  shed: string;
+  /** Action id run to restore it. */
+  restore: string;
+  relief_kw: number;
+  /** Sub-meter measuring the load, when there is one. */
+  meter?: string;
+  min_on_s: number;
+  min_off_s: number;
+  /** Actions whose `when`/`schedule` triggers are suppressed while the stage is shed. */
+  locks: string[];
+}
+
+export interface StageProblem {
+  field: string;
+  message: string;
+  value?: unknown;
+}
+
+export const MAX_STAGES = 16;
+const ID = /^[A-Za-z0-9_-]{1,15}$/;
+const KEYS = new Set(['id', 'shed', 'restore', 'relief_kw', 'meter', 'min_on_s', 'min_off_s', 'locks']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function numberProblem(value: unknown, min: number, max: number, integer: boolean): string | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
+  if (integer && !Number.isInteger(value)) return 'must be an integer';
+  if (value < min || value > max) return `must be in ${min}..${max}`;
+  return undefined;
+}
+
+function stageProblems(stage: unknown, at: string): StageProblem[] {
+  if (!isObject(stage)) return [{ field: at, message: 'must be an object' }];
+  const problems: StageProblem[] = [];
+  const add = (key: string, message: string) =>
+    problems.push({ field: `${at}.${key}`, message, value: stage[key] });
+  for (const key of Object.keys(stage)) if (!KEYS.has(key)) add(key, 'unknown key');
+  for (const key of ['id', 'shed', 'restore']) {
+    if (typeof stage[key] !== 'string' || !ID.test(stage[key] as string))
+      add(key, 'must be an id of 1..15 letters, digits, "_" or "-"');
+  }
+  const relief = numberProblem(stage.relief_kw, 0.01, 1000, false);
+  if (relief) add('relief_kw', relief);
+  for (const key of ['min_on_s', 'min_off_s']) {
+    const problem = stage[key] === undefined ? undefined : numberProblem(stage[key], 0, 86_400, true);
+    if (problem) add(key, problem);
+  }
+  if (
+    stage.meter !== undefined &&
+    (typeof stage.meter !== 'string' || !/^[a-z][a-z0-9_]{0,31}$/.test(stage.meter))
+  )
+    add('meter', 'must be a meter id');
+  const locks = stage.locks ?? [];
+  if (!Array.isArray(locks) || locks.some((lock) => typeof lock !== 'string' || !ID.test(lock)))
+    add('locks', 'must be a list of action ids');
+  return problems;
+}
+
+/** Every problem of a stage list on its own, each naming its field (`[1].id`). */
+export function stageListProblems(value: unknown): StageProblem[] {
+  if (!Array.isArray(value)) return [{ field: '', message: 'must be a list of stages' }];
+  if (value.length > MAX_STAGES) return [{ field: '', message: `at most ${MAX_STAGES} stages` }];
+  const problems = value.flatMap((stage, index) => stageProblems(stage, `[${index}]`));
+  if (problems.length > 0) return problems;
+  const seen = new Map<string, number>();
+  (value as PeakStage[]).forEach((stage, index) => {
+    const first = seen.get(stage.id);
+    if (first !== undefined)
+      problems.push({
+        field: `[${index}].id`,
+        message: `stage "${stage.id}" is listed twice (also stages[${first}])`,
+        value: stage.id,
+      });
+    else seen.set(stage.id, index);
+  });
+  return problems;
+}
+
+/** A stage list with its defaults filled in (min_on_s, min_off_s 0; locks []). */
+export function normalizeStages(value: readonly PeakStage[]): PeakStage[] {
+  return value.map((stage) => ({
+    ...stage,
+    min_on_s: stage.min_on_s ?? 0,
+    min_off_s: stage.min_off_s ?? 0,
+    locks: stage.locks ?? [],
+  }));
+}

@@ -1,0 +1,119 @@
+import type { PeakSnapshot } from './engine-types.js';
+import type { MonthRecord } from './months.js';
+import { localIso } from './window.js';
+
+/**
+ * The guard's API views (GET /api/v1/peak, /api/v1/peak/stream, /api/v1/peak/history): times as
+ * ISO 8601 with the local offset, powers in kW rounded to 3 decimals, money to 2.
+ */
+
+const kw = (value: number | null | undefined): number | null =>
+  value === null || value === undefined ? null : Math.round(value * 1000) / 1000;
+
+export interface PeakView {
+  state: string;
+  [key: string]: unknown;
+}
+
+export function peakView(
+  snapshot: PeakSnapshot | { state: 'off' },
+  model: string,
+  meter: Record<string, unknown> | null = null,
+): PeakView {
+  if (!('window' in snapshot)) return { state: 'off', model, meter };
+  const q = snapshot.quantities;
+  const window = snapshot.window;
+  return {
+    state: snapshot.state,
+    model,
+    window: window && {
+      start: localIso(window.start),
+      end: localIso(window.end),
+      seconds: window.seconds,
+      elapsed_s: q ? Math.round(q.elapsed_s) : null,
+      remaining_s: q ? Math.round(q.remaining_s) : null,
+    },
+    running_kw: kw(q?.running_kw),
+    average_kw: kw(q?.average_kw),
+    p_now_kw: kw(q?.p_now_kw),
+    predicted_kw: kw(q?.predicted_kw),
+    allowed_kw: kw(q?.allowed_kw),
+    headroom_kw: kw(q?.headroom_kw),
+    limit_kw: snapshot.limit_kw,
+    effective_limit_kw: kw(snapshot.effective_limit_kw),
+    month_peak: snapshot.month_peak && {
+      kw: kw(snapshot.month_peak.kw),
+      at: localIso(snapshot.month_peak.at),
+    },
+    rolling: {
+      kw: kw(snapshot.rolling.kw),
+      months: snapshot.rolling.months.map((month) => ({ month: month.month, kw: kw(month.kw) })),
+    },
+    marginal_eur: Math.round(snapshot.marginal_eur * 100) / 100,
+    shed: snapshot.shed.map((stage) => ({
+      id: stage.id,
+      since: localIso(stage.since),
+      ineffective: stage.ineffective,
+    })),
+    last_window: snapshot.last_window && {
+      start: localIso(snapshot.last_window.start),
+      kw: kw(snapshot.last_window.kw),
+    },
+    last_reading: snapshot.last_reading_at === null ? null : localIso(snapshot.last_reading_at),
+    meter,
+  };
+}
+
+export function peakHistoryView(
+  months: readonly MonthRecord[],
+  count: number,
+  meterMonth: (month: string) => { kw: number; at: string } | undefined = () => undefined,
+) {
+  return {
+    months: months.slice(-count).map((month) => ({
+      month: month.month,
+      meter_kw: meterMonth(month.month)?.kw ?? null,
+      meter_at: meterMonth(month.month)?.at ?? null,
+      peak_kw: kw(month.top[0]?.kw),
+      peak_at: month.top[0] ? localIso(month.top[0].at) : null,
+      top: month.top.map((window) => ({ start: localIso(window.at), kw: kw(window.kw) })),
+    })),
+  };
+}
+
+const NUMBER_OR_NULL = { type: ['number', 'null'] };
+
+export const PEAK_SCHEMA = {
+  type: 'object',
+  required: ['state'],
+  properties: {
+    state: { type: 'string', enum: ['off', 'idle', 'warning', 'shedding', 'over_limit', 'stale'] },
+    model: { type: 'string' },
+    window: { type: ['object', 'null'] },
+    running_kw: NUMBER_OR_NULL,
+    average_kw: NUMBER_OR_NULL,
+    p_now_kw: NUMBER_OR_NULL,
+    predicted_kw: NUMBER_OR_NULL,
+    allowed_kw: NUMBER_OR_NULL,
+    headroom_kw: NUMBER_OR_NULL,
+    limit_kw: { type: 'number' },
+    effective_limit_kw: NUMBER_OR_NULL,
+    month_peak: { type: ['object', 'null'] },
+    rolling: { type: 'object' },
+    marginal_eur: { type: 'number' },
+    shed: { type: 'array', items: { type: 'object' } },
+    last_window: { type: ['object', 'null'] },
+    last_reading: { type: ['string', 'null'] },
+    meter: {
+      type: ['object', 'null'],
+      description:
+        "the meter's own registers where it sends them (Belgian P1: 1-0:1.4.0, 1-0:1.6.0, 0-0:98.1.0) and the count of closed windows that differ from 1.4.0",
+    },
+  },
+};
+
+export const PEAK_HISTORY_SCHEMA = {
+  type: 'object',
+  required: ['months'],
+  properties: { months: { type: 'array', items: { type: 'object' } } },
+};

@@ -1,0 +1,80 @@
+import { windowAt, type DemandWindow } from './window.js';
+
+/**
+ * Follows the import counter A+ through the demand windows: the counter at the window start
+ * (interpolated linearly between the readings around a boundary that no reading hits exactly)
+ * and the windows that closed, each with its demand (docs/architecture.md#peak-guard).
+ */
+
+export interface ClosedWindow {
+  start: number;
+  end: number;
+  kw: number;
+}
+
+export interface TrackerState {
+  windowStart: number;
+  /** A+ at the window start, kWh. */
+  startKwh: number;
+  /** The last reading: time and A+. */
+  lastAt: number;
+  lastKwh: number;
+}
+
+export class WindowTracker {
+  private state: TrackerState | undefined;
+
+  constructor(
+    private readonly seconds: number,
+    restored?: TrackerState,
+  ) {
+    this.state = restored;
+  }
+
+  get current(): DemandWindow | undefined {
+    return this.state ? windowAt(this.state.windowStart, this.seconds) : undefined;
+  }
+
+  /** Energy imported in the current window so far, kWh. */
+  get energyKwh(): number {
+    return this.state ? this.state.lastKwh - this.state.startKwh : 0;
+  }
+
+  snapshot(): TrackerState | undefined {
+    return this.state ? { ...this.state } : undefined;
+  }
+
+  /** Takes a reading; returns the windows it closed (none, or several after a long gap). */
+  add(at: number, kwh: number): ClosedWindow[] {
+    const window = windowAt(at, this.seconds);
+    const state = this.state;
+    if (!state || kwh < state.lastKwh) {
+      // First reading, or a counter that went back (meter replaced): start over from here.
+      this.state = { windowStart: window.start, startKwh: kwh, lastAt: at, lastKwh: kwh };
+      return [];
+    }
+    const closed: ClosedWindow[] = [];
+    let open = windowAt(state.windowStart, this.seconds);
+    while (open.start < window.start) {
+      const endKwh = interpolate(state.lastAt, state.lastKwh, at, kwh, open.end);
+      closed.push({
+        start: open.start,
+        end: open.end,
+        kw: ((endKwh - state.startKwh) * 3600) / open.seconds,
+      });
+      state.startKwh = endKwh;
+      open = windowAt(open.end, this.seconds);
+    }
+    state.windowStart = window.start;
+    state.lastAt = at;
+    state.lastKwh = kwh;
+    return closed;
+  }
+}
+
+/** The counter at `at` on the straight line between two readings (the later one when at ≥ it). */
+function interpolate(t0: number, e0: number, t1: number, e1: number, at: number): number {
+  if (at >= t1 || t1 === t0) return e1;
+  if (at <= t0) return e0;
+  return e0 + ((e1 - e0) * (at - t0)) / (t1 - t0);
+}
