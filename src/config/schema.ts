@@ -148,6 +148,19 @@ export const SETTINGS_SCHEMA = {
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },
+    emulate: {
+      homewizard: {
+        enable: bool(
+          false,
+          'HomeWizard P1 local API v1 (GET /api, /api/v1/data, /api/v1/telegram) and mDNS _hwenergy._tcp.',
+        ),
+        meter: owned(
+          'meter-id',
+          'main',
+          'Meter the HomeWizard P1 personality serves: main or an id of meters.',
+        ),
+      },
+    },
     metrics: {
       enable: bool(true, 'Prometheus metrics at GET /metrics (text format, OpenMetrics on request).'),
       public: bool(
