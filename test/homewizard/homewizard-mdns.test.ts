@@ -81,9 +81,9 @@ test('mDNS announces _hwenergy._tcp with the documented TXT records while the pe
     'product_name=P1 Meter',
     'product_type=HWE-P1',
   ]);
-  assert.ok(context.services.get('mdns')?.services?.includes('_hwenergy._tcp'));
+  assert.ok((context.services.get('mdns')?.services as string[] | undefined)?.includes('_hwenergy._tcp'));
 
   // Off: the service says goodbye and is no longer announced.
   assert.equal(context.config.apply(new Map([['services.emulate.homewizard.enable', false]])).ok, true);
-  assert.ok(!context.services.get('mdns')?.services?.includes('_hwenergy._tcp'));
+  assert.ok(!(context.services.get('mdns')?.services as string[] | undefined)?.includes('_hwenergy._tcp'));
 });
