@@ -20,7 +20,9 @@ function unknownMeterIssues(tree: Record<string, unknown>): ValidationIssue[] {
   return [{ field: FIELD, message: `unknown meter "${meter}" (known: ${ids.join(', ')})`, value: meter }];
 }
 
+const RULE = { name: 'homewizard-meter', watches: [FIELD, 'meters'], check: unknownMeterIssues };
+
 /** Registers the rule of services.emulate.homewizard (docs/architecture.md#homewizard-personality). */
 export function registerHomewizardRules(): void {
-  registerRules([{ name: 'homewizard-meter', watches: [FIELD, 'meters'], check: unknownMeterIssues }]);
+  registerRules([RULE]);
 }
