@@ -48,7 +48,7 @@ test('GET /api/v1/data maps a DSMR 5 telegram with two M-Bus channels byte for b
   // sags 1/1/192, swells 1/1/1; channel 1 has no identifier (unused), channel 2 is the gas meter.
   assert.equal(
     text,
-    '{"smr_version":50,"meter_model":"Iskraemeco M550T-1012","unique_id":"4530303434303037333832323436303139",' +
+    '{"wifi_ssid":"","smr_version":50,"meter_model":"Iskraemeco M550T-1012","unique_id":"4530303434303037333832323436303139",' +
       '"active_tariff":1,"total_power_import_kwh":2375.582,"total_power_import_t1_kwh":2130.115,' +
       '"total_power_import_t2_kwh":245.467,"total_power_export_kwh":0,"total_power_export_t1_kwh":0,' +
       '"total_power_export_t2_kwh":0,"active_power_w":111,"active_power_l1_w":56,"active_power_l2_w":0,' +
@@ -106,7 +106,7 @@ test('a stale meter answers no measurement, never the old numbers', async (t) =>
   feed(http);
   assert.ok('active_power_w' in ((await (await fetch(`${http.baseUrl}/api/v1/data`)).json()) as object));
   http.clock.advance(61_000);
-  assert.equal(await (await fetch(`${http.baseUrl}/api/v1/data`)).text(), '{}');
+  assert.equal(await (await fetch(`${http.baseUrl}/api/v1/data`)).text(), '{"wifi_ssid":""}');
   assert.equal((await fetch(`${http.baseUrl}/api/v1/telegram`)).status, 404);
 });
 
@@ -118,4 +118,22 @@ test('off (the default) or naming an unknown meter: 404 and a refused setting', 
   assert.match(JSON.stringify(refused), /services\.emulate\.homewizard\.meter.*unknown meter/);
   assert.equal(http.ctx.config.apply(new Map([['services.emulate.homewizard.enable', true]])).ok, true);
   assert.equal((await fetch(`${http.baseUrl}/api`)).status, 200);
+});
+
+// python-homewizard-energy (Home Assistant) reads an answer without wifi_ssid as API v2 and maps none
+// of the v1 names; its ExternalDevice needs unique_id, value, unit and timestamp.
+test('wifi_ssid is always sent (the station SSID on Wi-Fi) and external entries are complete', async (t) => {
+  const http = await rig(t, { METER_GATEWAY_WIFI_STA_ENABLE: 'true', METER_GATEWAY_WIFI_STA_NAME: 'Home' });
+  const reading = syntheticReading(http.clock.now());
+  http.ctx.store.ingest({
+    ...reading,
+    mbus: [{ bus: 1, meterId: 'W1', deviceType: 7, cumulative: 12.5 }, ...reading.mbus],
+  });
+  const data = (await (await fetch(`${http.baseUrl}/api/v1/data`)).json()) as Record<string, unknown>;
+  assert.equal(data.wifi_ssid, 'Home');
+  const external = data.external as Array<Record<string, unknown>>;
+  assert.ok(external.length > 0);
+  for (const entry of external)
+    for (const field of ['unique_id', 'type', 'timestamp', 'value', 'unit']) assert.ok(field in entry, field);
+  assert.ok(!external.some((entry) => entry.type === 'water_meter'), 'no timestamp, no entry');
 });

@@ -28,10 +28,15 @@ export interface DeviceInfo {
   api_version: string;
 }
 
-/** Wi-Fi facts the data answer carries (wifi_ssid, wifi_strength in %), when the gateway is on Wi-Fi. */
+/**
+ * Wi-Fi facts of the data answer: wifi_ssid, and wifi_strength (%) only when known. python-homewizard-
+ * energy (the library behind Home Assistant's integration, models.py `Measurement.__pre_deserialize__`)
+ * takes an answer without `wifi_ssid` for an API v2 answer and then maps none of the v1 field names, so
+ * `wifi_ssid` is always sent: the station's SSID, empty when the gateway is not on Wi-Fi.
+ */
 export interface WifiFacts {
   ssid: string;
-  strength: number;
+  strength?: number;
 }
 
 /**
@@ -103,9 +108,14 @@ function detected(channel: MbusReading): channel is MbusReading & { meterId: str
   return Boolean(channel.meterId) && channel.cumulative !== undefined;
 }
 
+/**
+ * python-homewizard-energy's ExternalDevice requires unique_id, value, unit and timestamp: an entry
+ * missing one of them is left out rather than breaking the consumer's parse of the whole answer.
+ */
 function externalOf(channel: MbusReading): External | undefined {
   const type = channel.deviceType === undefined ? undefined : EXTERNAL_TYPES.get(channel.deviceType);
   if (type === undefined || !detected(channel)) return undefined;
+  if (channel.unit === undefined || compactTimestamp(channel.dateTime) === undefined) return undefined;
   return {
     unique_id: hexId(channel.meterId),
     type,
@@ -191,25 +201,24 @@ function mbusFields(b: DataBuilder, reading: Reading): void {
   if (external.length > 0) b.set('external', external);
 }
 
-function wifiFields(b: DataBuilder | { set: DataBuilder['set'] }, wifi: WifiFacts | undefined): void {
-  if (!wifi) return;
+function wifiFields(b: DataBuilder | { set: DataBuilder['set'] }, wifi: WifiFacts): void {
   b.set('wifi_ssid', wifi.ssid);
   b.set('wifi_strength', wifi.strength);
 }
 
 /**
  * `GET /api/v1/data` while the meter is silent: the documentation defines no error for it and says
- * that points not available are not sent, so only the gateway's own (Wi-Fi) points remain; no old
+ * that points not available are not sent, so only the gateway's own Wi-Fi points remain; no old
  * number is passed off as current (docs/architecture.md#staleness).
  */
-export function staleDataOf(wifi?: WifiFacts): Record<string, unknown> {
+export function staleDataOf(wifi: WifiFacts): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   wifiFields({ set: (field, value) => (out[field] = value) }, wifi);
   return out;
 }
 
 /** `GET /api/v1/data` of a fresh reading. */
-export function dataOf(reading: Reading, wifi?: WifiFacts): Record<string, unknown> {
+export function dataOf(reading: Reading, wifi: WifiFacts): Record<string, unknown> {
   const b = new DataBuilder(reading);
   wifiFields(b, wifi);
   identityFields(b, reading);

@@ -96,7 +96,9 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       const store = storeOf();
       if (!store) return notFound(response, head);
       const reading = store.latest;
-      sendJson(response, 200, reading ? dataOf(reading) : staleDataOf(), head);
+      const sta = ctx.config.config.wifi.sta;
+      const wifi = { ssid: sta.enable ? sta.name : '' };
+      sendJson(response, 200, reading ? dataOf(reading, wifi) : staleDataOf(wifi), head);
     },
     { open, doc: { summary: `Recent measurement (${HW_DOC})` } },
   );
