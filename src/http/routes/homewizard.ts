@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { dataOf, deviceInfo, errorBody, staleDataOf } from '../../device/homewizard/api-v1.js';
 import { checkDsmrCrc } from '../../meter/dsmr/crc16-arc.js';
 import { DsmrFramer } from '../../meter/dsmr/framer.js';
+import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
 import type { Router } from '../router.js';
 
@@ -72,6 +73,19 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
     }
     return store;
   };
+  // The answer is serialised once per reading (and Wi-Fi name), not per request: a consumer polling
+  // many times a second costs a string lookup (docs/architecture.md#homewizard-personality).
+  let cached: { reading: Reading | undefined; ssid: string; text: string } | undefined;
+  const dataText = (store: ReadingStore): string => {
+    const reading = store.latest;
+    const sta = ctx.config.config.wifi.sta;
+    const ssid = sta.enable ? sta.name : '';
+    if (!cached || cached.reading !== reading || cached.ssid !== ssid) {
+      const body = reading ? dataOf(reading, { ssid }) : staleDataOf({ ssid });
+      cached = { reading, ssid, text: JSON.stringify(body) };
+    }
+    return cached.text;
+  };
   const notFound = (response: ServerResponse, head: boolean) =>
     sendJson(response, 404, errorBody(404, 'Not found'), head);
   ctx.config.on('change', () => void storeOf());
@@ -95,10 +109,7 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       const head = request.method === 'HEAD';
       const store = storeOf();
       if (!store) return notFound(response, head);
-      const reading = store.latest;
-      const sta = ctx.config.config.wifi.sta;
-      const wifi = { ssid: sta.enable ? sta.name : '' };
-      sendJson(response, 200, reading ? dataOf(reading, wifi) : staleDataOf(wifi), head);
+      send(response, 200, dataText(store), 'application/json', head);
     },
     { open, doc: { summary: `Recent measurement (${HW_DOC})` } },
   );
