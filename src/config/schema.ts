@@ -286,7 +286,7 @@ export const METER_SCHEMA = {
   source: owned(
     'meter-source',
     'simulator',
-    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, modbus-rtu:/dev/...?unit=1&profile=sdm630, modbus-tcp://host:502?profile=sunspec.',
+    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, modbus-rtu:/dev/...?unit=1&profile=sdm630, modbus-tcp://host:502?profile=sunspec, homewizard://host, shelly://host.',
     { maxLength: 1024 },
   ),
   conv_factor: num(1, 0, 1e6, 'User-defined conversion factor shown as report.conv_factor.'),
