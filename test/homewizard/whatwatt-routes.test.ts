@@ -66,3 +66,23 @@ test('every whatwatt Go GET route answers the same with the HomeWizard personali
   assert.equal((await fetch(`${on.baseUrl}/api/v1/data`)).status, 200);
   assert.equal((await fetch(`${off.baseUrl}/api/v1/data`)).status, 404);
 });
+
+test('a device client replacing the settings (POST without services.emulate) keeps the personality on', async (t) => {
+  const state = mkdtempSync(join(tmpdir(), 'meter-gateway-hw-replace-'));
+  t.after(() => rmSync(state, { recursive: true, force: true }));
+  const daemon = await startDaemonProcess(state);
+  t.after(() => daemon.stop());
+  const settings = `${daemon.baseUrl}/api/v1/settings`;
+  const json = { 'Content-Type': 'application/json' };
+  const put = await fetch(settings, {
+    method: 'PUT',
+    headers: json,
+    body: JSON.stringify({ services: { emulate: { homewizard: { enable: true } } } }),
+  });
+  assert.equal(put.status, 200);
+  const body = (await (await fetch(settings)).json()) as { services: Record<string, unknown> };
+  delete body.services.emulate;
+  const replaced = await fetch(settings, { method: 'POST', headers: json, body: JSON.stringify(body) });
+  assert.equal(replaced.status, 200, await replaced.text());
+  assert.equal((await fetch(`${daemon.baseUrl}/api`)).status, 200);
+});
