@@ -6,7 +6,7 @@ import { waitFor } from '../helpers/wait.js';
 
 test('Settings, Consumers: switching the HomeWizard personality on serves /api and shows the address to give', async (t) => {
   if (!requireChromium(t)) return;
-  const { daemon, page, pageErrors } = await setUp(t);
+  const { daemon, page, pageErrors } = await setUp(t, { METER_GATEWAY_SERVICES_BROADCAST: 'true' });
   await page.goto(`${daemon.baseUrl}/#/settings/services`);
   await valueWhere(page, '#form-services input[name="services.emulate.homewizard.meter"]', 'is', 'main');
   assert.equal((await fetch(`${daemon.baseUrl}/api`)).status, 404);
@@ -21,5 +21,10 @@ test('Settings, Consumers: switching the HomeWizard personality on serves /api a
   assert.deepEqual(saved, { enable: true, meter: 'main' });
   assert.equal((await fetch(`${daemon.baseUrl}/api`)).status, 200);
   assert.equal(await page.locator('#homewizard-address').textContent(), new URL(daemon.baseUrl).host);
+  // The Info page lists what mDNS announces, the HomeWizard service among it.
+  await page.goto(`${daemon.baseUrl}/#/info`);
+  await page
+    .locator('#info-services [data-service="mdns"]', { hasText: '_hwenergy._tcp' })
+    .waitFor({ timeout: 10_000 });
   assert.deepEqual(pageErrors, []);
 });
