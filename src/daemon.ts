@@ -31,6 +31,7 @@ import { registerProbeRoute } from './http/routes/probe.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
+import { registerHomewizardRules } from './device/homewizard/config-rules.js';
 import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
@@ -45,6 +46,7 @@ import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
+import { registerHomewizardRoutes } from './http/routes/homewizard.js';
 import { metricsSourcesOf } from './http/metrics-sources.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
@@ -64,6 +66,7 @@ export function registerConfigFormats(): void {
   registerActionFormats();
   registerMqttRules();
   registerPeakConfig();
+  registerHomewizardRules();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -249,6 +252,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     contributors: [peakMetrics(() => peak)],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
+  registerHomewizardRoutes(router, context);
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
     output(new LogFile(context)),

@@ -150,6 +150,19 @@ export const SETTINGS_SCHEMA = {
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
     },
+    emulate: {
+      homewizard: {
+        enable: bool(
+          false,
+          'HomeWizard P1 local API v1 (GET /api, /api/v1/data, /api/v1/telegram) and mDNS _hwenergy._tcp.',
+        ),
+        meter: owned(
+          'meter-id',
+          'main',
+          'Meter the HomeWizard P1 personality serves: main or an id of meters.',
+        ),
+      },
+    },
     metrics: {
       enable: bool(true, 'Prometheus metrics at GET /metrics (text format, OpenMetrics on request).'),
       public: bool(
@@ -275,7 +288,7 @@ export const METER_SCHEMA = {
   source: owned(
     'meter-source',
     'simulator',
-    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, modbus-rtu:/dev/...?unit=1&profile=sdm630, modbus-tcp://host:502?profile=sunspec.',
+    'Meter source URI: simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, modbus-rtu:/dev/...?unit=1&profile=sdm630, modbus-tcp://host:502?profile=sunspec, homewizard://host, shelly://host.',
     { maxLength: 1024 },
   ),
   conv_factor: num(1, 0, 1e6, 'User-defined conversion factor shown as report.conv_factor.'),

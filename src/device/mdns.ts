@@ -5,6 +5,7 @@ import type { AppContext, ServiceStatus } from '../context.js';
 import type { Logger } from '../log.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
+import { PRODUCT_NAME, PRODUCT_TYPE, serialOf } from './homewizard/api-v1.js';
 
 /** TTL of the records (RFC 6762 §10: 120 s for host records, 4500 s recommended for others; we use 120 for all). */
 const TTL = 120;
@@ -13,10 +14,12 @@ const TTL = 120;
 interface MdnsSettings {
   broadcast: boolean;
   hostName: string;
+  /** services.emulate.homewizard.enable: announce `_hwenergy._tcp` on the HTTP port. */
+  homewizard: boolean;
 }
 
 interface Advertised {
-  type: '_http._tcp' | '_modbus._tcp';
+  type: '_http._tcp' | '_modbus._tcp' | '_hwenergy._tcp';
   port: number;
 }
 
@@ -29,7 +32,11 @@ interface Advertised {
 export class MdnsAnnouncer implements Output<MdnsSettings> {
   readonly name = 'mdns';
   readonly required = false;
-  readonly watches = ['services.broadcast', 'system.host_name'] as const;
+  readonly watches = [
+    'services.broadcast',
+    'system.host_name',
+    'services.emulate.homewizard.enable',
+  ] as const;
   private mdns: ReturnType<typeof makeMdns> | undefined;
   private advertised: Advertised[] = [];
   private settings: MdnsSettings;
@@ -47,7 +54,11 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   }
 
   select(config: AppConfig): MdnsSettings {
-    return { broadcast: config.services.broadcast, hostName: config.system.host_name };
+    return {
+      broadcast: config.services.broadcast,
+      hostName: config.system.host_name,
+      homewizard: config.services.emulate.homewizard.enable,
+    };
   }
 
   async start(): Promise<void> {
@@ -75,6 +86,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       status?.state === 'running' && typeof status.port === 'number' ? status.port : undefined;
     const http = port(this.context.services.get('http'));
     if (http !== undefined) wanted.push({ type: '_http._tcp', port: http });
+    if (http !== undefined && this.settings.homewizard) wanted.push({ type: '_hwenergy._tcp', port: http });
     const modbus = port(this.context.services.get('modbus'));
     if (modbus !== undefined) wanted.push({ type: '_modbus._tcp', port: modbus });
     return wanted;
@@ -130,15 +142,31 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   }
 
   private instance(type: string): string {
+    // HomeWizard devices name their instance `p1meter-<last 6 hex of the serial>` (api-documentation,
+    // docs/discovery.mdx: `dns-sd -B _hwenergy._tcp` lists `p1meter-334455`).
+    if (type === '_hwenergy._tcp')
+      return `p1meter-${serialOf(this.context.system.id).slice(-6)}.${type}.local`;
     return `${this.hostName()}.${type}.local`;
+  }
+
+  private txtOf(type: Advertised['type']): string[] {
+    const id = `id=${this.context.system.id}`;
+    if (type === '_http._tcp') return [id, 'type=100'];
+    // api-documentation docs/discovery.mdx, TXT records of `_hwenergy._tcp` (API v1 over HTTP).
+    if (type === '_hwenergy._tcp')
+      return [
+        'api_enabled=1',
+        'path=/api/v1',
+        `serial=${serialOf(this.context.system.id)}`,
+        `product_name=${PRODUCT_NAME}`,
+        `product_type=${PRODUCT_TYPE}`,
+      ];
+    return [id];
   }
 
   private serviceRecords(advertised: Advertised, ttl: number): Answer[] {
     const instance = this.instance(advertised.type);
-    const txt =
-      advertised.type === '_http._tcp'
-        ? [`id=${this.context.system.id}`, 'type=100']
-        : [`id=${this.context.system.id}`];
+    const txt = this.txtOf(advertised.type);
     return [
       { name: `${advertised.type}.local`, type: 'PTR', ttl, data: instance },
       {

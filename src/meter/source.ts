@@ -1,6 +1,9 @@
 import { PROFILE_NAMES, type MeterProfileName } from '../modbus/profiles/catalogue.js';
 import type { MeterInterface } from '../reading/reading.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
+import { parseDongle, type DongleSource } from './dongles/dongle-uri.js';
+
+export type { DongleSource } from './dongles/dongle-uri.js';
 
 /**
  * `meter.source`, one URI (docs/architecture.md#meter-source):
@@ -11,6 +14,8 @@ import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
  *   http://host/api/v1/live (another gateway's SSE; user:password@ for Basic/Digest)
  *   modbus-rtu:/dev/ttyUSB0?unit=1&profile=sdm630&baud=9600&parity=none&interval=1
  *   modbus-tcp://host:502?unit=1&profile=sunspec&interval=1
+ *   homewizard://host[:port]?interval=1&telegram=1 (a HomeWizard P1 meter's local API v1)
+ *   shelly://host[:port]?interval=1 (a Shelly Pro 3EM's Gen2 RPC over HTTP)
  * The Modbus sources poll a meter (Eastron, Chint, SunSpec) as the bus master, decoding its
  * registers with the same profile maps the slaves serve.
  */
@@ -44,7 +49,8 @@ export type MeterSource =
       parity: 'none' | 'even' | 'odd';
       stopBits: 1 | 2;
     } & ModbusPoll)
-  | ({ kind: 'modbus-tcp'; host: string; port: number } & ModbusPoll);
+  | ({ kind: 'modbus-tcp'; host: string; port: number } & ModbusPoll)
+  | DongleSource;
 
 /** What a Modbus meter source polls: the meter's unit id, its register map and the poll period. */
 export interface ModbusPoll {
@@ -272,10 +278,12 @@ export function parseSource(source: string): MeterSource {
   if (text.startsWith('http://') || text.startsWith('https://')) return parseRemote(text);
   if (text.startsWith('modbus-rtu:')) return parseModbusRtu(text, text.slice('modbus-rtu:'.length));
   if (text.startsWith('modbus-tcp://')) return parseModbusTcp(text);
+  if (text.startsWith('homewizard://')) return parseDongle(text, 'homewizard');
+  if (text.startsWith('shelly://')) return parseDongle(text, 'shelly');
   throw new SourceError(
     source,
     'must be simulator, serial:/dev/..., tcp://host:port, file:PATH, http://host/api/v1/live, ' +
-      'modbus-rtu:/dev/... or modbus-tcp://host:port',
+      'modbus-rtu:/dev/..., modbus-tcp://host:port, homewizard://host or shelly://host',
   );
 }
 
@@ -298,6 +306,9 @@ export function interfaceOfSource(source: string): MeterInterface {
         return 'RS485';
       case 'modbus-tcp':
         return 'TCP';
+      case 'homewizard':
+      case 'shelly':
+        return 'REMOTE';
     }
   } catch {
     return 'P1';

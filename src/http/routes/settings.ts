@@ -37,9 +37,20 @@ export const SETTINGS_SECTION = sectionOf('', ['system', 'services', 'meters']);
  */
 const MULTI_METER_PATHS = ['meters', 'services.modbus.units', 'services.modbus_rtu.meter'];
 
+/**
+ * Settings no device client knows, kept when a POST (replace) omits them: the meters' and the consumer
+ * personalities' (docs/architecture.md#homewizard-personality), so a device client's replace does not
+ * switch a personality off.
+ */
+const KEPT_ON_REPLACE = [
+  ...MULTI_METER_PATHS,
+  'services.emulate.homewizard.enable',
+  'services.emulate.homewizard.meter',
+];
+
 function omittedOnReplace(ctx: AppContext): (leaf: LeafInfo) => unknown {
   return (leaf) =>
-    MULTI_METER_PATHS.includes(leaf.path)
+    KEPT_ON_REPLACE.includes(leaf.path)
       ? structuredClone(getPath(ctx.config.config, leaf.path))
       : emptiedOnReplace(leaf);
 }

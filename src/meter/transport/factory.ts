@@ -63,6 +63,11 @@ export async function createTransport(
       const { ModbusMeterTransport } = await import('../modbus/modbus-transport.js');
       return { delivers: 'readings', transport: new ModbusMeterTransport(source, now) };
     }
+    case 'homewizard':
+    case 'shelly': {
+      const { DonglePollTransport } = await import('./http-poll.js');
+      return { delivers: 'readings', transport: new DonglePollTransport(source, now) };
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import type { SystemView } from '../../http/status-views.js';
 import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
 import { buildCostForm, syncCostForm } from './cost-settings.js';
+import { bindConsumers } from './consumers.js';
 import { configPath } from './fields.js';
 import { formatNumber } from './format.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
@@ -183,6 +184,7 @@ export function bindSettings(): Record<string, Loader[]> {
   });
   bindPemUploads(mqttForm);
   bindProbe();
+  bindConsumers();
   const wifiForm = form('form-wifi');
   const wifi = bindSettingsForm(wifiForm);
   bindWifi(wifiForm, wifi);

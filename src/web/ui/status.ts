@@ -16,6 +16,7 @@ const LABELS: Record<string, MessageKey> = {
   modbus: 'settings.modbus_tcp_slave',
   modbus_rtu: 'settings.modbus_rtu_slave',
   cloud: 'settings.cloud_push',
+  mdns: 'settings.mdns_announcement',
 };
 
 /** Counters shown after the state, by service line key, in this order. */
@@ -51,6 +52,8 @@ function span(className: string, text: string): HTMLSpanElement {
 
 function detailOf(status: ServiceStatusView): string {
   const parts: string[] = [];
+  // mDNS: the host and the services announced (`_hwenergy._tcp` while the HomeWizard personality is on).
+  if (Array.isArray(status.services)) parts.push((status.services as string[]).join(', '));
   for (const [key, label] of COUNTERS) {
     const value = status[key];
     if (typeof value === 'number' || (typeof value === 'string' && value !== ''))

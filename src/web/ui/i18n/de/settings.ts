@@ -187,4 +187,9 @@ export const settings: Translation<typeof english> = {
   'choice.none': 'keine',
   'choice.even': 'gerade',
   'choice.odd': 'ungerade',
+  'settings.consumers': 'Verbraucher',
+  'settings.homewizard_p1': 'HomeWizard P1 (evcc, Home Assistant, Homey)',
+  'settings.served_meter': 'Bereitgestellter Zähler (main oder eine Zähler-ID)',
+  'settings.consumer_address': 'Adresse für den Verbraucher',
+  'settings.copy': 'Kopieren',
 };

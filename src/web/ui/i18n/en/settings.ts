@@ -183,4 +183,9 @@ export const settings = {
   'choice.none': 'none',
   'choice.even': 'even',
   'choice.odd': 'odd',
+  'settings.consumers': 'Consumers',
+  'settings.homewizard_p1': 'HomeWizard P1 (evcc, Home Assistant, Homey)',
+  'settings.served_meter': 'Meter served (main or a meter id)',
+  'settings.consumer_address': 'Address to give the consumer',
+  'settings.copy': 'Copy',
 };

@@ -187,4 +187,9 @@ export const settings: Translation<typeof english> = {
   'choice.none': 'aucune',
   'choice.even': 'paire',
   'choice.odd': 'impaire',
+  'settings.consumers': 'Consommateurs',
+  'settings.homewizard_p1': 'HomeWizard P1 (evcc, Home Assistant, Homey)',
+  'settings.served_meter': 'Compteur servi (main ou un identifiant de compteur)',
+  'settings.consumer_address': 'Adresse à donner au consommateur',
+  'settings.copy': 'Copier',
 };

@@ -187,4 +187,9 @@ export const settings: Translation<typeof english> = {
   'choice.none': 'geen',
   'choice.even': 'even',
   'choice.odd': 'oneven',
+  'settings.consumers': 'Afnemers',
+  'settings.homewizard_p1': 'HomeWizard P1 (evcc, Home Assistant, Homey)',
+  'settings.served_meter': 'Geleverde meter (main of een meter-id)',
+  'settings.consumer_address': 'Adres voor de afnemer',
+  'settings.copy': 'Kopiëren',
 };
