@@ -77,6 +77,7 @@ const DEFAULT_SETTINGS = {
       eur_per_kw_year: 40.4,
       stages: [],
     },
+    emulate: { homewizard: { enable: false, meter: 'main' } },
   },
 };
 
