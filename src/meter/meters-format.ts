@@ -1,5 +1,5 @@
 import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
-import { registerRules } from '../config/rules.js';
+import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { getPath } from '../config/paths.js';
 import {
@@ -249,8 +249,15 @@ function primaryPortIssues(tree: Readonly<Record<string, unknown>>): ValidationI
   return problems.map((message) => ({ field: 'meters', message, value: meters }));
 }
 
+/** One object, so that a second registration of the formats is a no-op. */
+const METERS_PORTS_RULE: ConfigRule = {
+  name: 'meters-ports',
+  watches: ['meter.source', 'meters'],
+  check: primaryPortIssues,
+};
+
 /** Registers `meters-list`; the daemon calls it before the config loads. */
 export function registerMetersFormats(): void {
   registerFormats([METERS_LIST]);
-  registerRules([{ name: 'meters-ports', watches: ['meter.source', 'meters'], check: primaryPortIssues }]);
+  registerRules([METERS_PORTS_RULE]);
 }

@@ -1,6 +1,6 @@
 import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { getPath } from '../config/paths.js';
-import { registerRules } from '../config/rules.js';
+import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { MAIN_METER_ID, METER_ID_PATTERN } from '../reading/meter-entries.js';
 
@@ -90,14 +90,15 @@ function unknownMeterIssues(tree: Readonly<Record<string, unknown>>): Validation
   return issues;
 }
 
+/** One object, so that registering the formats again (a second caller) is the no-op it is meant to be. */
+const UNIT_METERS_RULE: ConfigRule = {
+  name: 'modbus-unit-meters',
+  watches: ['services.modbus.units', 'services.modbus_rtu.meter', 'meters'],
+  check: unknownMeterIssues,
+};
+
 /** Registers the unit map's formats and rule; part of the Modbus formats. */
 export function registerUnitMapFormats(): void {
   registerFormats([UNIT_MAP, METER_ID]);
-  registerRules([
-    {
-      name: 'modbus-unit-meters',
-      watches: ['services.modbus.units', 'services.modbus_rtu.meter', 'meters'],
-      check: unknownMeterIssues,
-    },
-  ]);
+  registerRules([UNIT_METERS_RULE]);
 }
