@@ -28,6 +28,8 @@ import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from '.
 import { registerCoreRoutes } from './http/routes/core.js';
 import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
+import { registerShellyRoutes } from './http/routes/shelly.js';
+import { registerShellyRules } from './device/shelly/config-rules.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
@@ -59,6 +61,7 @@ export function registerConfigFormats(): void {
   registerMeterFormats();
   registerActionFormats();
   registerMqttRules();
+  registerShellyRules();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -213,6 +216,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
+  registerShellyRoutes(router, context);
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);
   registerBackupRoutes(router, context);

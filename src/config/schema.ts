@@ -119,6 +119,25 @@ export const SETTINGS_SCHEMA = {
         default: { '1': 'main' } as Record<string, string>,
       },
     },
+    emulate: {
+      shelly: {
+        enable: bool(
+          false,
+          'Shelly Pro 3EM personality: /shelly, /rpc over HTTP and WebSocket, UDP JSON-RPC, mDNS shellypro3em-<id>.',
+        ),
+        meter: owned(
+          'meter-id',
+          'main',
+          'Meter the Shelly personality serves: main (the primary) or an id of meters.',
+        ),
+        udp_port: int(
+          1010,
+          0,
+          65535,
+          'UDP JSON-RPC port of the Shelly personality (Marstek batteries poll 1010); 0: no UDP.',
+        ),
+      },
+    },
     modbus_rtu: {
       enable: bool(
         false,
