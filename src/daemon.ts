@@ -28,7 +28,8 @@ import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from '.
 import { registerCoreRoutes } from './http/routes/core.js';
 import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
-import { registerShellyRoutes } from './http/routes/shelly.js';
+import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
+import { ShellyWebSocket } from './device/shelly/websocket.js';
 import { registerShellyRules } from './device/shelly/config-rules.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
@@ -216,7 +217,10 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
-  registerShellyRoutes(router, context);
+  const shelly = shellyRpcOf(context);
+  registerShellyRoutes(router, context, shelly);
+  const shellyEnabled = () => context.config.config.services.emulate.shelly.enable;
+  const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'));
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);
   registerBackupRoutes(router, context);
@@ -238,7 +242,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     history,
     metersHistory,
     recentPower,
-    createHttpService(context, router),
+    createHttpService(context, router, { upgrades: shellyWebSocket }),
     output(core.live),
     output(createMeterInput(context, log('meter'))),
     output(createMetersInput(context, log('meters'))),
