@@ -76,7 +76,7 @@ test('shellies-ng over WebSocket: identifies the Pro 3EM by its device info and 
       assert.equal(data.total_act, Math.round(values.get('1.8.0')!.value * 1000 * 100) / 100);
       assert.equal(data.total_act_ret, Math.round(values.get('2.8.0')!.value * 1000 * 100) / 100);
       await assert.rejects(
-        () => handler.request('Switch.Set', { id: 0, on: true }),
+        async () => await handler.request('Switch.Set', { id: 0, on: true }),
         /No handler for Switch\.Set/,
       );
     } finally {
