@@ -30,6 +30,7 @@ import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
 import { ShellyWebSocket } from './device/shelly/websocket.js';
+import { ShellyUdp } from './device/shelly/udp.js';
 import { registerShellyRules } from './device/shelly/config-rules.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
@@ -248,6 +249,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(createMetersInput(context, log('meters'))),
     output(modbus),
     output(modbusRtu),
+    output(new ShellyUdp(shelly, log('shelly'))),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),
