@@ -5,19 +5,24 @@ import type { AppContext, ServiceStatus } from '../context.js';
 import type { Logger } from '../log.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
+import { SHELLY_FIRMWARE, shellyDeviceId } from './shelly/device.js';
 
 /** TTL of the records (RFC 6762 §10: 120 s for host records, 4500 s recommended for others; we use 120 for all). */
 const TTL = 120;
 
-/** services.broadcast and system.host_name. */
+/** services.broadcast, system.host_name and the Shelly personality's switch. */
 interface MdnsSettings {
   broadcast: boolean;
   hostName: string;
+  shelly: boolean;
 }
 
 interface Advertised {
-  type: '_http._tcp' | '_modbus._tcp';
+  type: '_http._tcp' | '_modbus._tcp' | '_shelly._tcp';
   port: number;
+  /** Host (and instance) name when not the gateway's own: the Shelly personality's. */
+  host?: string;
+  txt?: string[];
 }
 
 /**
@@ -29,7 +34,7 @@ interface Advertised {
 export class MdnsAnnouncer implements Output<MdnsSettings> {
   readonly name = 'mdns';
   readonly required = false;
-  readonly watches = ['services.broadcast', 'system.host_name'] as const;
+  readonly watches = ['services.broadcast', 'system.host_name', 'services.emulate.shelly.enable'] as const;
   private mdns: ReturnType<typeof makeMdns> | undefined;
   private advertised: Advertised[] = [];
   private settings: MdnsSettings;
@@ -47,7 +52,11 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   }
 
   select(config: AppConfig): MdnsSettings {
-    return { broadcast: config.services.broadcast, hostName: config.system.host_name };
+    return {
+      broadcast: config.services.broadcast,
+      hostName: config.system.host_name,
+      shelly: config.services.emulate.shelly.enable,
+    };
   }
 
   async start(): Promise<void> {
@@ -77,13 +86,30 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     if (http !== undefined) wanted.push({ type: '_http._tcp', port: http });
     const modbus = port(this.context.services.get('modbus'));
     if (modbus !== undefined) wanted.push({ type: '_modbus._tcp', port: modbus });
+    if (http !== undefined && this.settings.shelly) wanted.push(...this.shellyServices(http));
     return wanted;
+  }
+
+  /**
+   * The Shelly personality as a Gen2 device announces itself (Shelly Gen2 API docs, General/mDNS):
+   * `_http._tcp` and `_shelly._tcp` instances of the host `shellypro3em-<id>`, TXT `gen=2` (the
+   * documented key that tells Gen2 from Gen1), with the app and firmware version beside it.
+   */
+  private shellyServices(port: number): Advertised[] {
+    const host = shellyDeviceId(this.context.system.id);
+    const txt = ['gen=2', 'app=Pro3EM', `ver=${SHELLY_FIRMWARE.ver}`];
+    return [
+      { type: '_http._tcp', port, host, txt },
+      { type: '_shelly._tcp', port, host, txt },
+    ];
   }
 
   /** Announces what runs now and says goodbye for what went away (RFC 6762 §8.3, §10.1). */
   private announce(): void {
     const wanted = this.wanted();
-    const gone = this.advertised.filter((a) => !wanted.some((w) => w.type === a.type && w.port === a.port));
+    const same = (a: Advertised, b: Advertised) =>
+      a.type === b.type && a.port === b.port && a.host === b.host;
+    const gone = this.advertised.filter((a) => !wanted.some((w) => same(w, a)));
     if (gone.length > 0 && this.mdns)
       this.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
     this.advertised = wanted;
@@ -129,23 +155,21 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     this.mdns?.respond({ answers, additionals });
   }
 
-  private instance(type: string): string {
-    return `${this.hostName()}.${type}.local`;
-  }
-
   private serviceRecords(advertised: Advertised, ttl: number): Answer[] {
-    const instance = this.instance(advertised.type);
+    const host = advertised.host ?? this.hostName();
+    const instance = `${host}.${advertised.type}.local`;
     const txt =
-      advertised.type === '_http._tcp'
+      advertised.txt ??
+      (advertised.type === '_http._tcp'
         ? [`id=${this.context.system.id}`, 'type=100']
-        : [`id=${this.context.system.id}`];
+        : [`id=${this.context.system.id}`]);
     return [
       { name: `${advertised.type}.local`, type: 'PTR', ttl, data: instance },
       {
         name: instance,
         type: 'SRV',
         ttl,
-        data: { port: advertised.port, target: `${this.hostName()}.local` },
+        data: { port: advertised.port, target: `${host}.local` },
       },
       { name: instance, type: 'TXT', ttl, data: txt },
     ];
@@ -156,10 +180,12 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       .flat()
       .filter((a) => a && a.family === 'IPv4' && !a.internal)
       .map((a) => a!.address);
-    const host = `${this.hostName()}.local`;
+    const hosts = new Set([this.hostName(), ...this.advertised.flatMap((a) => (a.host ? [a.host] : []))]);
     return [
       ...this.advertised.flatMap((a) => this.serviceRecords(a, ttl)),
-      ...addresses.map((address): Answer => ({ name: host, type: 'A', ttl, data: address })),
+      ...[...hosts].flatMap((host) =>
+        addresses.map((address): Answer => ({ name: `${host}.local`, type: 'A', ttl, data: address })),
+      ),
     ];
   }
 
