@@ -4,6 +4,7 @@ import { valuesOf, type Reading } from '../../../src/reading/reading.js';
 import { deriveValues } from '../../../src/reading/derive.js';
 import { emDataStatus, emStatus } from '../../../src/device/shelly/em-status.js';
 import { deviceInfo, shellyConfig, shellyStatus, sysStatus } from '../../../src/device/shelly/device.js';
+import { ShellyRpc } from '../../../src/device/shelly/rpc.js';
 
 function reading(entries: Record<string, [number, string]>): Reading {
   return { receivedAt: 0, protocol: 'DSMR', identity: {}, values: deriveValues(valuesOf(entries)), mbus: [] };
@@ -134,4 +135,15 @@ test('Sys.GetStatus and Shelly.GetStatus carry the live facts and the EM compone
   const config = shellyConfig(identity) as { sys: { device: { mac: string; profile: string } } };
   assert.equal(config.sys.device.mac, 'ECC9FF5C7F14');
   assert.equal(config.sys.device.profile, 'triphase');
+});
+
+test('the EM answers are built once per reading, not per request', () => {
+  let current: Reading | undefined = threePhase;
+  const rpc = new ShellyRpc({ reading: () => current, identity: () => identity, facts: () => facts });
+  const first = rpc.call('EM.GetStatus', { id: 0 }) as { result: unknown };
+  assert.equal((rpc.call('EM.GetStatus', { id: 0 }) as { result: unknown }).result, first.result);
+  current = reading({ '1.7.0': [1, 'kW'] });
+  const next = rpc.call('EM.GetStatus', { id: 0 }) as { result: { total_act_power: number } };
+  assert.notEqual(next.result, first.result);
+  assert.equal(next.result.total_act_power, 1000);
 });
