@@ -28,6 +28,10 @@ import { csvRetentionJob, historyUpkeepJob, Housekeeping, logUpkeepJob } from '.
 import { registerCoreRoutes } from './http/routes/core.js';
 import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
+import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
+import { ShellyWebSocket } from './device/shelly/websocket.js';
+import { ShellyUdp } from './device/shelly/udp.js';
+import { registerShellyRules } from './device/shelly/config-rules.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
 import { registerModbusFormats } from './modbus/config-formats.js';
@@ -67,6 +71,7 @@ export function registerConfigFormats(): void {
   registerMqttRules();
   registerPeakConfig();
   registerHomewizardRules();
+  registerShellyRules();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -224,6 +229,10 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
+  const shelly = shellyRpcOf(context);
+  registerShellyRoutes(router, context, shelly);
+  const shellyEnabled = () => context.config.config.services.emulate.shelly.enable;
+  const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'));
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);
   registerBackupRoutes(router, context);
@@ -260,12 +269,13 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     history,
     metersHistory,
     recentPower,
-    createHttpService(context, router),
+    createHttpService(context, router, { upgrades: shellyWebSocket }),
     output(core.live),
     output(createMeterInput(context, log('meter'))),
     output(createMetersInput(context, log('meters'))),
     output(modbus),
     output(modbusRtu),
+    output(new ShellyUdp(shelly, log('shelly'))),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),

@@ -121,6 +121,36 @@ export const SETTINGS_SCHEMA = {
         default: { '1': 'main' } as Record<string, string>,
       },
     },
+    emulate: {
+      shelly: {
+        enable: bool(
+          false,
+          'Shelly Pro 3EM personality: /shelly, /rpc over HTTP and WebSocket, UDP JSON-RPC, mDNS shellypro3em-<id>.',
+        ),
+        meter: owned(
+          'meter-id',
+          'main',
+          'Meter the Shelly personality serves: main (the primary) or an id of meters.',
+        ),
+        udp_port: int(
+          1010,
+          0,
+          65535,
+          'UDP JSON-RPC port of the Shelly personality (Marstek batteries poll 1010); 0: no UDP.',
+        ),
+      },
+      homewizard: {
+        enable: bool(
+          false,
+          'HomeWizard P1 local API v1 (GET /api, /api/v1/data, /api/v1/telegram) and mDNS _hwenergy._tcp.',
+        ),
+        meter: owned(
+          'meter-id',
+          'main',
+          'Meter the HomeWizard P1 personality serves: main or an id of meters.',
+        ),
+      },
+    },
     modbus_rtu: {
       enable: bool(
         false,
@@ -149,19 +179,6 @@ export const SETTINGS_SCHEMA = {
         'import_positive',
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
-    },
-    emulate: {
-      homewizard: {
-        enable: bool(
-          false,
-          'HomeWizard P1 local API v1 (GET /api, /api/v1/data, /api/v1/telegram) and mDNS _hwenergy._tcp.',
-        ),
-        meter: owned(
-          'meter-id',
-          'main',
-          'Meter the HomeWizard P1 personality serves: main or an id of meters.',
-        ),
-      },
     },
     metrics: {
       enable: bool(true, 'Prometheus metrics at GET /metrics (text format, OpenMetrics on request).'),

@@ -6,21 +6,28 @@ import type { Logger } from '../log.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import { PRODUCT_NAME, PRODUCT_TYPE, serialOf } from './homewizard/api-v1.js';
+import { SHELLY_FIRMWARE, shellyDeviceId } from './shelly/device.js';
 
 /** TTL of the records (RFC 6762 §10: 120 s for host records, 4500 s recommended for others; we use 120 for all). */
 const TTL = 120;
 
-/** services.broadcast and system.host_name. */
+/** services.broadcast, system.host_name and the Shelly personality's switch. */
 interface MdnsSettings {
   broadcast: boolean;
   hostName: string;
+  shelly: boolean;
   /** services.emulate.homewizard.enable: announce `_hwenergy._tcp` on the HTTP port. */
   homewizard: boolean;
 }
 
 interface Advertised {
-  type: '_http._tcp' | '_modbus._tcp' | '_hwenergy._tcp';
+  type: '_http._tcp' | '_modbus._tcp' | '_shelly._tcp' | '_hwenergy._tcp';
   port: number;
+  /** Host (and instance) name when not the gateway's own: the Shelly personality's. */
+  host?: string;
+  /** The instance label when it is not the host's name (HomeWizard's `p1meter-<6 hex>`). */
+  label?: string;
+  txt?: string[];
 }
 
 /**
@@ -35,6 +42,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   readonly watches = [
     'services.broadcast',
     'system.host_name',
+    'services.emulate.shelly.enable',
     'services.emulate.homewizard.enable',
   ] as const;
   private mdns: ReturnType<typeof makeMdns> | undefined;
@@ -57,6 +65,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     return {
       broadcast: config.services.broadcast,
       hostName: config.system.host_name,
+      shelly: config.services.emulate.shelly.enable,
       homewizard: config.services.emulate.homewizard.enable,
     };
   }
@@ -86,16 +95,54 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       status?.state === 'running' && typeof status.port === 'number' ? status.port : undefined;
     const http = port(this.context.services.get('http'));
     if (http !== undefined) wanted.push({ type: '_http._tcp', port: http });
-    if (http !== undefined && this.settings.homewizard) wanted.push({ type: '_hwenergy._tcp', port: http });
     const modbus = port(this.context.services.get('modbus'));
     if (modbus !== undefined) wanted.push({ type: '_modbus._tcp', port: modbus });
+    if (http !== undefined && this.settings.shelly) wanted.push(...this.shellyServices(http));
+    if (http !== undefined && this.settings.homewizard) wanted.push(this.homewizardService(http));
     return wanted;
+  }
+
+  /**
+   * The Shelly personality as a Gen2 device announces itself (Shelly Gen2 API docs, General/mDNS):
+   * `_http._tcp` and `_shelly._tcp` instances of the host `shellypro3em-<id>`, TXT `gen=2` (the
+   * documented key that tells Gen2 from Gen1), with the app and firmware version beside it.
+   */
+  private shellyServices(port: number): Advertised[] {
+    const host = shellyDeviceId(this.context.system.id);
+    const txt = ['gen=2', 'app=Pro3EM', `ver=${SHELLY_FIRMWARE.ver}`];
+    return [
+      { type: '_http._tcp', port, host, txt },
+      { type: '_shelly._tcp', port, host, txt },
+    ];
+  }
+
+  /**
+   * HomeWizard's P1 meter (api-documentation, docs/discovery.mdx): instance `p1meter-<last 6 hex of
+   * the serial>` (`dns-sd -B _hwenergy._tcp` lists `p1meter-334455`) on the gateway's host, TXT
+   * `api_enabled`, `path`, `serial`, `product_name`, `product_type` (API v1 over HTTP).
+   */
+  private homewizardService(port: number): Advertised {
+    const serial = serialOf(this.context.system.id);
+    return {
+      type: '_hwenergy._tcp',
+      port,
+      label: `p1meter-${serial.slice(-6)}`,
+      txt: [
+        'api_enabled=1',
+        'path=/api/v1',
+        `serial=${serial}`,
+        `product_name=${PRODUCT_NAME}`,
+        `product_type=${PRODUCT_TYPE}`,
+      ],
+    };
   }
 
   /** Announces what runs now and says goodbye for what went away (RFC 6762 §8.3, §10.1). */
   private announce(): void {
     const wanted = this.wanted();
-    const gone = this.advertised.filter((a) => !wanted.some((w) => w.type === a.type && w.port === a.port));
+    const same = (a: Advertised, b: Advertised) =>
+      a.type === b.type && a.port === b.port && a.host === b.host;
+    const gone = this.advertised.filter((a) => !wanted.some((w) => same(w, a)));
     if (gone.length > 0 && this.mdns)
       this.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
     this.advertised = wanted;
@@ -141,39 +188,21 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     this.mdns?.respond({ answers, additionals });
   }
 
-  private instance(type: string): string {
-    // HomeWizard devices name their instance `p1meter-<last 6 hex of the serial>` (api-documentation,
-    // docs/discovery.mdx: `dns-sd -B _hwenergy._tcp` lists `p1meter-334455`).
-    if (type === '_hwenergy._tcp')
-      return `p1meter-${serialOf(this.context.system.id).slice(-6)}.${type}.local`;
-    return `${this.hostName()}.${type}.local`;
-  }
-
-  private txtOf(type: Advertised['type']): string[] {
-    const id = `id=${this.context.system.id}`;
-    if (type === '_http._tcp') return [id, 'type=100'];
-    // api-documentation docs/discovery.mdx, TXT records of `_hwenergy._tcp` (API v1 over HTTP).
-    if (type === '_hwenergy._tcp')
-      return [
-        'api_enabled=1',
-        'path=/api/v1',
-        `serial=${serialOf(this.context.system.id)}`,
-        `product_name=${PRODUCT_NAME}`,
-        `product_type=${PRODUCT_TYPE}`,
-      ];
-    return [id];
-  }
-
   private serviceRecords(advertised: Advertised, ttl: number): Answer[] {
-    const instance = this.instance(advertised.type);
-    const txt = this.txtOf(advertised.type);
+    const host = advertised.host ?? this.hostName();
+    const instance = `${advertised.label ?? host}.${advertised.type}.local`;
+    const txt =
+      advertised.txt ??
+      (advertised.type === '_http._tcp'
+        ? [`id=${this.context.system.id}`, 'type=100']
+        : [`id=${this.context.system.id}`]);
     return [
       { name: `${advertised.type}.local`, type: 'PTR', ttl, data: instance },
       {
         name: instance,
         type: 'SRV',
         ttl,
-        data: { port: advertised.port, target: `${this.hostName()}.local` },
+        data: { port: advertised.port, target: `${host}.local` },
       },
       { name: instance, type: 'TXT', ttl, data: txt },
     ];
@@ -184,10 +213,12 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       .flat()
       .filter((a) => a && a.family === 'IPv4' && !a.internal)
       .map((a) => a!.address);
-    const host = `${this.hostName()}.local`;
+    const hosts = new Set([this.hostName(), ...this.advertised.flatMap((a) => (a.host ? [a.host] : []))]);
     return [
       ...this.advertised.flatMap((a) => this.serviceRecords(a, ttl)),
-      ...addresses.map((address): Answer => ({ name: host, type: 'A', ttl, data: address })),
+      ...[...hosts].flatMap((host) =>
+        addresses.map((address): Answer => ({ name: `${host}.local`, type: 'A', ttl, data: address })),
+      ),
     ];
   }
 

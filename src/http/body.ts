@@ -62,6 +62,16 @@ function checkContentType(request: IncomingMessage): void {
   });
 }
 
+/**
+ * The body's bytes with the same bounds as a JSON body (size, time, nesting), for routes that parse
+ * the body themselves (the Shelly personality's JSON-RPC frames).
+ */
+export function readBoundedBody(request: IncomingMessage, options: JsonBodyOptions): Promise<Buffer> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > options.maxBytes) return Promise.reject(tooLarge(options.maxBytes));
+  return collect(request, options);
+}
+
 function collect(request: IncomingMessage, options: JsonBodyOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -1,4 +1,5 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import { setMaxListeners } from 'node:events';
 import type { AppContext } from '../context.js';
@@ -26,6 +27,16 @@ export interface HttpServerOptions {
   throttle?: ThrottleOptions;
   /** On stop, requests still running after this time have their connections closed. Default 2 s. */
   shutdownGraceMs?: number;
+  /** Takes HTTP upgrades (the Shelly personality's WebSocket); others are refused with 404. */
+  upgrades?: UpgradeHandler;
+}
+
+/** A taker of HTTP upgrade requests (RFC 9110 §7.8) on the API's port. */
+export interface UpgradeHandler {
+  handles(request: IncomingMessage): boolean;
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Ends every upgraded connection (the server's close does not track them). */
+  close(): void;
 }
 
 export type HttpService = Service & {
@@ -96,6 +107,15 @@ export function createHttpService(
     else socket.destroy();
   });
 
+  // Without a taker Node answers an upgrade request as a plain request; with one, an upgrade that is
+  // not its own is refused as an unknown path.
+  const upgrades = options.upgrades;
+  if (upgrades)
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (upgrades.handles(request)) upgrades.upgrade(request, socket, head);
+      else socket.end(rawErrorResponse(new HttpError(404, 'not_found', 'not found')));
+    });
+
   return {
     name: 'http',
     required: true,
@@ -122,6 +142,7 @@ export function createHttpService(
     async stop(): Promise<void> {
       if (!server.listening) return;
       shutdown.abort();
+      options.upgrades?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 2_000);

@@ -35,7 +35,18 @@ export const SETTINGS_SECTION = sectionOf('', ['system', 'services', 'meters']);
  * only when they differ from their defaults, so the device's settings object stays as its clients
  * know it.
  */
-const MULTI_METER_PATHS = ['meters', 'services.modbus.units', 'services.modbus_rtu.meter'];
+const MULTI_METER_PATHS = [
+  'meters',
+  'services.modbus.units',
+  'services.modbus_rtu.meter',
+  // The consumer personalities (docs/architecture.md#shelly-pro-3em): not a setting of the device.
+  'services.emulate.shelly.enable',
+  'services.emulate.shelly.meter',
+  'services.emulate.shelly.udp_port',
+];
+
+/** Sections of the settings that only hold such settings, dropped from the view when left empty. */
+const OWN_SECTIONS = ['services.emulate.shelly', 'services.emulate'];
 
 /**
  * Settings no device client knows, kept when a POST (replace) omits them: the meters' and the consumer
@@ -62,6 +73,13 @@ function withoutDefaults(view: Record<string, unknown>): void {
     const leaf = LEAVES.get(path);
     if (leaf && JSON.stringify(getPath(view, path)) === JSON.stringify(leaf.default))
       delete (parent as Record<string, unknown>)[keys.at(-1)!];
+  }
+  for (const path of OWN_SECTIONS) {
+    const keys = path.split('.');
+    const parent = getPath(view, keys.slice(0, -1).join('.')) as Record<string, unknown> | undefined;
+    const section = parent?.[keys.at(-1)!];
+    if (parent && typeof section === 'object' && section !== null && Object.keys(section).length === 0)
+      delete parent[keys.at(-1)!];
   }
 }
 
@@ -110,6 +128,12 @@ function settingsViewSchema(): JsonSchema {
   }
   properties(schema).details = IGNORED_DETAILS_SCHEMA;
   for (const path of MULTI_METER_PATHS) {
+    const keys = path.split('.');
+    let node = schema;
+    for (const key of keys.slice(0, -1)) node = properties(node)[key]!;
+    node.required = (node.required as string[] | undefined)?.filter((name) => name !== keys.at(-1));
+  }
+  for (const path of OWN_SECTIONS) {
     const keys = path.split('.');
     let node = schema;
     for (const key of keys.slice(0, -1)) node = properties(node)[key]!;

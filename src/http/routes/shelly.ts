@@ -1,0 +1,94 @@
+import type { AppContext } from '../../context.js';
+import type { AppConfig } from '../../config/types.js';
+import { ShellyRpc } from '../../device/shelly/rpc.js';
+import { readBoundedBody } from '../body.js';
+import { HttpError } from '../errors.js';
+import { sendJsonText } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+
+/**
+ * The Shelly Pro 3EM personality over HTTP (docs/architecture.md#shelly-pro-3em): `GET /shelly`
+ * (Gen2 devices answer it with the device info), `GET /rpc/<Method>?id=0` (the result alone, or the
+ * error object with HTTP status 404 / 400 like the device) and `POST /rpc` with a JSON-RPC frame
+ * (answered by a frame, HTTP 200). While the personality is off every path answers the server's
+ * 404 exactly as an unknown path. The consumers (batteries, Victron, Home Assistant) cannot sign
+ * in and a Pro 3EM with `auth_en: false` asks for nothing, so while on the paths are open.
+ */
+
+export const SHELLY_PATHS = ['/shelly', '/rpc', '/rpc/{path}'] as const;
+
+/** A Gen2 RPC frame is small; Shelly.GetStatus requests are tens of bytes. */
+export const SHELLY_FRAME_LIMIT = 4096;
+const BODY_TIMEOUT_MS = 5000;
+
+const enabled = (config: AppConfig): boolean => config.services.emulate.shelly.enable;
+
+/** The one RPC instance of the context, serving the configured meter's store. */
+export function shellyRpcOf(ctx: AppContext): ShellyRpc {
+  return new ShellyRpc({
+    reading: () => {
+      const id = ctx.config.config.services.emulate.shelly.meter;
+      return (ctx.meters.get(id)?.store ?? ctx.store).latest;
+    },
+    identity: () => ({ systemId: ctx.system.id, name: null }),
+  });
+}
+
+function requireOn(ctx: AppContext, request: ApiRequest): void {
+  if (!enabled(ctx.config.config)) throw new HttpError(404, 'not_found', `no such endpoint: ${request.path}`);
+}
+
+/** GET parameters as the device reads them: numbers where they parse as numbers. */
+function paramsOf(query: URLSearchParams): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of query)
+    params[key] = value !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+  return params;
+}
+
+export function registerShellyRoutes(
+  router: Router,
+  ctx: AppContext,
+  rpc: ShellyRpc = shellyRpcOf(ctx),
+): void {
+  const open = enabled;
+  router.add(
+    'GET',
+    '/shelly',
+    (request, response) => {
+      requireOn(ctx, request);
+      const outcome = rpc.call('Shelly.GetDeviceInfo', undefined);
+      sendJsonText(response, 200, JSON.stringify('result' in outcome ? outcome.result : outcome.error));
+    },
+    { open, doc: { summary: 'Shelly Pro 3EM personality: device info (services.emulate.shelly)' } },
+  );
+  router.add(
+    'GET',
+    '/rpc/{path}',
+    (request, response) => {
+      requireOn(ctx, request);
+      const method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      const outcome = rpc.call(method, paramsOf(request.query));
+      if ('result' in outcome) sendJsonText(response, 200, JSON.stringify(outcome.result));
+      else sendJsonText(response, outcome.error.code === 404 ? 404 : 400, JSON.stringify(outcome.error));
+    },
+    { open, doc: { summary: 'Shelly Pro 3EM personality: one RPC method by GET (services.emulate.shelly)' } },
+  );
+  router.add(
+    'POST',
+    '/rpc',
+    async (request, response) => {
+      requireOn(ctx, request);
+      const body = await readBoundedBody(request.raw, {
+        maxBytes: SHELLY_FRAME_LIMIT,
+        timeoutMs: BODY_TIMEOUT_MS,
+      });
+      sendJsonText(response, 200, rpc.frame(body.toString('utf8')));
+    },
+    {
+      body: 'stream',
+      open,
+      doc: { summary: 'Shelly Pro 3EM personality: a JSON-RPC 2.0 frame (services.emulate.shelly)' },
+    },
+  );
+}
