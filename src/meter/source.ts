@@ -2,6 +2,9 @@ import { PROFILE_NAMES, type MeterProfileName } from '../modbus/profiles/catalog
 import type { MeterInterface } from '../reading/reading.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 import { parseDongle, type DongleSource } from './dongles/dongle-uri.js';
+import { SourceError } from './source-error.js';
+
+export { SourceError } from './source-error.js';
 
 export type { DongleSource } from './dongles/dongle-uri.js';
 
@@ -60,17 +63,6 @@ export interface ModbusPoll {
 }
 
 export type ModbusSource = Extract<MeterSource, { kind: 'modbus-rtu' | 'modbus-tcp' }>;
-
-export class SourceError extends Error {
-  constructor(
-    source: string,
-    /** What is wrong with the URI, without the URI (the rule a user reads). */
-    readonly reason: string,
-  ) {
-    super(`meter.source ${JSON.stringify(source)}: ${reason}`);
-    this.name = 'SourceError';
-  }
-}
 
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', 'dsmr', 'sml', 'd0'];
 

@@ -1,4 +1,4 @@
-import { SourceError, type MeterSource } from '../source.js';
+import { SourceError } from '../source-error.js';
 
 /** A dongle read over HTTP (docs/architecture.md#dongle-sources). */
 export type DongleSource =
@@ -6,7 +6,7 @@ export type DongleSource =
   | { kind: 'shelly'; host: string; port: number; intervalMs: number };
 
 /** `homewizard://host[:port]` (port 80) and `shelly://host[:port]`: `interval` seconds (0.1..3600). */
-export function parseDongle(source: string, kind: DongleSource['kind']): MeterSource {
+export function parseDongle(source: string, kind: DongleSource['kind']): DongleSource {
   let url: URL;
   try {
     url = new URL(source.replace(/^[a-z]+:/, 'http:'));
