@@ -4,7 +4,7 @@ import { MeterDataError } from '../decoder.js';
 import type { MeasuredValues } from '../../modbus/profiles/quantities.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
-import { createMeterReader, type MeterReader, type RegisterClient } from './meter-reader.js';
+import { createMeterReader, type MeterReader } from './meter-reader.js';
 import { joinRtuBus, type BusClient, type BusLease } from './rtu-bus.js';
 import { readingFromRegisters } from './to-reading.js';
 
@@ -27,17 +27,8 @@ export interface ModbusPollCounters {
   otherErrors: number;
 }
 
-type ModbusClient = RegisterClient & {
-  setID(id: number): void;
-  setTimeout(ms: number): void;
-  close(callback: () => void): void;
-  on(event: 'close', listener: () => void): void;
-  on(event: 'error', listener: (error: Error) => void): void;
-  removeAllListeners(): void;
-  connectRTUBuffered(
-    path: string,
-    options: { baudRate: number; parity: 'none' | 'even' | 'odd'; stopBits: number; dataBits: number },
-  ): Promise<void>;
+/** The bus's client, which TCP sources also connect over TCP. */
+type ModbusClient = BusClient & {
   connectTCP(host: string, options: { port: number }): Promise<void>;
 };
 
