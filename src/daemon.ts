@@ -222,7 +222,10 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerModbusRoutes(router, context);
   const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
-  const peak = new PeakGuard(context, log('peak'), actions);
+  // The guard rebuilds its running value after a restart from the history's minutes.
+  const peak = new PeakGuard(context, log('peak'), actions, (meter, from, to) =>
+    Promise.resolve(metersHistory.recorderOf(meter)?.query('1m', from, to)),
+  );
   registerPeakRoutes(router, context, peak);
   bindPeakSource(peak);
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));

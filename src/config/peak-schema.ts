@@ -1,7 +1,8 @@
 /**
  * services.peak_guard: the capacity-tariff peak guard (docs/architecture.md#peak-guard), part of
  * the settings tree (GET/PUT /api/v1/settings, METER_GATEWAY_SERVICES_PEAK_GUARD_* overrides).
- * The stage list's format ('peak-stages') and the rules over stages and actions are registered
+ * The formats of the stage list, the Norway steps and the month filter ('peak-stages', 'peak-steps',
+ * 'peak-months') and the rules over stages and actions are registered
  * by src/peak at wiring time.
  */
 
@@ -22,6 +23,25 @@ const int = (def: number, min: number, max: number, doc: string) => ({
 
 export const PEAK_MODELS = ['be_quarter', 'no_top3_days', 'se_max_hour', 'custom'] as const;
 export const PEAK_LIMIT_MODES = ['fixed', 'follow_month_peak', 'keep_step', 'keep_average'] as const;
+
+/**
+ * Norway's capacity steps (kapasitetsledd), the month value in kW up to `to_kw` and the monthly
+ * price of the step (NOK incl. VAT): the table Lysna, a Norwegian grid company, published from
+ * 1 July 2022 (https://lysna.no/prisar-for-private-kundar-2): 0–2 kW 312.5, 2–5 kW 375,
+ * 5–10 kW 437.5, 10–15 kW 500, 15–20 kW 562.5, 20–25 kW 625 kr/month; the month value is the mean
+ * of the three highest hours on three different days. A value above the last bound stays in the
+ * last step.
+ */
+export const NORWAY_STEPS = [
+  { to_kw: 2, price: 312.5 },
+  { to_kw: 5, price: 375 },
+  { to_kw: 10, price: 437.5 },
+  { to_kw: 15, price: 500 },
+  { to_kw: 20, price: 562.5 },
+  { to_kw: 25, price: 625 },
+];
+
+export const PEAK_AGGREGATIONS = ['model', 'mean', 'mean_distinct_days'] as const;
 
 export const PEAK_GUARD_SCHEMA = {
   enabled: {
@@ -75,6 +95,42 @@ export const PEAK_GUARD_SCHEMA = {
     values: ['hold', 'restore_all'] as const,
   },
   eur_per_kw_year: num(40.4, 0, 10000, 'Capacity charge per kW of rolling average and year (currency).'),
+  top_n: int(
+    0,
+    0,
+    24,
+    "Windows of a month whose mean is the month value; 0: the model's (be_quarter 1, no_top3_days 3, se_max_hour 1, custom 1).",
+  ),
+  aggregation: {
+    doc: "How the top_n windows make the month value: model (the model's own), mean (of the top_n windows), mean_distinct_days (of the top_n day maxima, one window a local day).",
+    format: 'one-of' as const,
+    default: 'model' as (typeof PEAK_AGGREGATIONS)[number],
+    values: PEAK_AGGREGATIONS,
+  },
+  steps: {
+    doc: 'no_top3_days price steps, increasing: [{to_kw, price}] (price per month of the step the month value falls in).',
+    format: 'peak-steps' as const,
+    default: NORWAY_STEPS as { to_kw: number; price: number }[],
+  },
+  filter: {
+    hours_from: int(
+      0,
+      0,
+      23,
+      'se_max_hour and custom: first local hour whose windows count (e.g. 7 for 07–19).',
+    ),
+    hours_to: int(24, 1, 24, 'se_max_hour and custom: local hour at which counting windows end (e.g. 19).'),
+    weekdays_only: {
+      doc: 'se_max_hour and custom: only windows on Monday to Friday count.',
+      format: 'bool' as const,
+      default: false,
+    },
+    months: {
+      doc: 'se_max_hour and custom: months (1..12) whose windows count, e.g. [11,12,1,2,3]; [] every month.',
+      format: 'peak-months' as const,
+      default: [] as number[],
+    },
+  },
   stages: {
     doc: 'Ordered stages {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks} naming action ids.',
     format: 'peak-stages' as const,

@@ -9,7 +9,7 @@ import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets', 'peak-stages') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets', 'peak-stages', 'peak-steps', 'peak-months') are registered by their owners at wiring time.
  */
 
 const int = (def: number, min: number, max: number, doc: string) => ({

@@ -5,6 +5,7 @@ import type { ValidationIssue } from '../config/validation.js';
 import { stageListProblems, type PeakStage } from './stages.js';
 import { addVariableSource } from '../actions/variables.js';
 import { PEAK_VARIABLE_SOURCE } from './contributors.js';
+import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
@@ -143,7 +144,7 @@ const RULES: ConfigRule[] = [
 
 /** Registers the stage format, the rules and the `peak.*` action variables; before the config loads. */
 export function registerPeakConfig(): void {
-  registerFormats([PEAK_STAGES]);
-  registerRules(RULES);
+  registerFormats([PEAK_STAGES, ...MODEL_FORMATS]);
+  registerRules([...RULES, ...MODEL_RULES]);
   addVariableSource(PEAK_VARIABLE_SOURCE);
 }

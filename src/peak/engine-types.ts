@@ -1,6 +1,7 @@
 import type { MonthRecord } from './months.js';
 import type { WindowQuantities } from './quantities.js';
 import type { PeakStage } from './stages.js';
+import type { PriceStep, StepView, WindowFilter } from './tariff-model.js';
 import type { TrackerState } from './window-tracker.js';
 
 /** The settings the engine reads (services.peak_guard). */
@@ -19,6 +20,13 @@ export interface PeakSettings {
   on_stale: 'hold' | 'restore_all';
   eur_per_kw_year: number;
   stages: PeakStage[];
+  /** Windows in the month value; 0 or absent: the model's (tariff-model.ts). */
+  top_n?: number;
+  aggregation?: 'model' | 'mean' | 'mean_distinct_days';
+  /** no_top3_days price steps, increasing. */
+  steps?: PriceStep[];
+  /** se_max_hour and custom: the windows that count. */
+  filter?: WindowFilter;
 }
 
 export type PeakState = 'off' | 'idle' | 'warning' | 'shedding' | 'over_limit' | 'stale';
@@ -91,4 +99,10 @@ export interface PeakSnapshot {
   shed: { id: string; since: number; ineffective: boolean }[];
   last_window: { start: number; end: number; kw: number } | null;
   last_reading_at: number | null;
+  /** The month value: the mean of its top n windows (or day maxima); null before any window closed. */
+  month_value_kw: number | null;
+  /** no_top3_days: the price step of the month value; null for the other models. */
+  step: StepView | null;
+  /** Why the current window does not count for the peak (filters), or null. */
+  not_counted: string | null;
 }

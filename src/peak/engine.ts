@@ -9,10 +9,15 @@ import type {
   PeakStep,
   ShedStage,
 } from './engine-types.js';
-import { marginalEur, MonthPeaks } from './months.js';
+import { PeakLimits } from './limits.js';
+import { MonthPeaks } from './months.js';
 import { PowerMean, windowQuantities, type WindowQuantities } from './quantities.js';
 import type { PeakStage } from './stages.js';
+import { outsideFilter, windowSeconds } from './tariff-model.js';
+import { windowAt } from './window.js';
 import { WindowTracker } from './window-tracker.js';
+
+export { windowSeconds };
 
 /**
  * The peak guard's state machine (docs/architecture.md#peak-guard), pure: readings and the time
@@ -24,17 +29,15 @@ import { WindowTracker } from './window-tracker.js';
  * escalates, and restores only with on_stale = restore_all.
  */
 
-export function windowSeconds(settings: Pick<PeakSettings, 'model' | 'window_s'>): number {
-  if (settings.model === 'be_quarter') return 900;
-  return settings.model === 'custom' ? settings.window_s : 3600;
-}
-
 const step = (): PeakStep => ({ calls: [], events: [] });
 
 export class PeakEngine {
   private readonly tracker: WindowTracker;
   private readonly power = new PowerMean(30);
   private readonly months: MonthPeaks;
+  private readonly limits: PeakLimits;
+  /** Why the current window does not count (se_max_hour and custom filters). */
+  private notCounted: string | undefined;
   private state: PeakPersisted;
   private quantities: WindowQuantities | null = null;
   private lastReadingAt: number | null = null;
@@ -52,14 +55,31 @@ export class PeakEngine {
       ? structuredClone(persisted)
       : { version: 1, shed: [], restoredAt: {}, ineffective: [], months: [] };
     this.tracker = new WindowTracker(windowSeconds(settings), this.state.tracker);
-    this.months = new MonthPeaks(this.state.months);
+    this.limits = new PeakLimits(settings);
+    this.months = new MonthPeaks(this.state.months, this.limits.rule);
   }
 
-  /** The limit in force: never below the month's billed peak with follow_month_peak. */
+  /** The limit in force for the mode (limits.ts); no limit in a window that does not count. */
   effectiveLimit(at: number): number {
-    const { limit_kw: limit, mode, floor_kw: floor } = this.settings;
-    if (mode !== 'follow_month_peak') return limit;
-    return Math.max(limit, floor, this.months.peakOf(at)?.kw ?? 0);
+    return this.limits.effective(this.months, at);
+  }
+
+  get settingsInUse(): PeakSettings {
+    return this.settings;
+  }
+
+  /** Whether the guard has no counter at the start of the window of `at` (a restart across a boundary). */
+  needsWindow(at: number): boolean {
+    return this.tracker.current?.start !== windowAt(at, this.tracker.seconds).start;
+  }
+
+  /**
+   * Starts the window of `at` with `energyKwh` already imported in it (rebuilt from the history's
+   * closed minutes after a restart); the windows missed while down are not recorded.
+   */
+  seedWindow(at: number, importKwh: number, energyKwh: number): void {
+    this.tracker.seed(at, importKwh, energyKwh);
+    this.persist();
   }
 
   reading(reading: PeakReading): PeakStep {
@@ -71,6 +91,7 @@ export class PeakEngine {
     for (const closed of this.tracker.add(reading.at, reading.importKwh)) {
       this.state.lastWindow = closed;
       out.closed = closed;
+      if (outsideFilter(this.settings, closed.start) !== undefined) continue;
       if (this.months.record({ at: closed.start, kw: closed.kw }))
         out.events.push({ type: 'new_month_peak', at: closed.end, kw: closed.kw });
     }
@@ -79,13 +100,14 @@ export class PeakEngine {
       this.state.ineffective = [];
       this.state.ineffectiveWindow = window.start;
     }
-    const limit = this.effectiveLimit(reading.at);
+    this.notCounted = outsideFilter(this.settings, window.start);
+    const limit = this.notCounted === undefined ? this.effectiveLimit(reading.at) : Infinity;
     const q = windowQuantities(
       window,
       reading.at,
       this.tracker.energyKwh,
       this.power.mean(reading.at),
-      limit,
+      this.effectiveLimit(reading.at),
     );
     this.quantities = q;
     const warning = q.predicted_kw >= limit - this.settings.warn_margin_kw;
@@ -138,11 +160,12 @@ export class PeakEngine {
       quantities: q,
       limit_kw: this.settings.limit_kw,
       effective_limit_kw: this.effectiveLimit(at),
+      month_value_kw: this.limits.value(this.months, at) ?? null,
+      step: this.limits.step(this.months, at),
+      not_counted: this.notCounted ?? null,
       month_peak: peak ? { kw: peak.kw, at: peak.at } : null,
       rolling: this.months.rolling(at, this.settings.floor_kw),
-      marginal_eur: q
-        ? marginalEur(q.predicted_kw, peak?.kw, this.settings.floor_kw, this.settings.eur_per_kw_year)
-        : 0,
+      marginal_eur: q && this.notCounted === undefined ? this.limits.marginal(this.months, at, q.predicted_kw) : 0,
       shed: this.state.shed.map((shed) => ({
         id: shed.id,
         since: shed.since,
@@ -160,7 +183,9 @@ export class PeakEngine {
   private overMargin(): boolean {
     const q = this.quantities;
     return (
-      q !== null && q.predicted_kw > this.effectiveLimit(this.lastReadingAt ?? 0) - this.settings.margin_kw
+      q !== null &&
+      this.notCounted === undefined &&
+      q.predicted_kw > this.effectiveLimit(this.lastReadingAt ?? 0) - this.settings.margin_kw
     );
   }
 

@@ -1,4 +1,4 @@
-import { monthOf } from './window.js';
+import { dayOf, monthOf } from './window.js';
 
 /**
  * Month peaks of closed windows and the capacity charge (docs/architecture.md#peak-guard).
@@ -22,11 +22,23 @@ export interface MonthRecord {
 export const MONTHS_KEPT = 13;
 const TOP_KEPT = 3;
 
+/** Which windows a month keeps: the n that make its value (+1), one per local day with `days`. */
+export interface MonthRule {
+  n: number;
+  days: boolean;
+}
+
 export class MonthPeaks {
   private months: MonthRecord[];
+  private readonly kept: number;
 
-  constructor(months: readonly MonthRecord[] = []) {
+  constructor(
+    months: readonly MonthRecord[] = [],
+    private readonly rule: MonthRule = { n: 1, days: false },
+  ) {
     this.months = months.map((month) => ({ month: month.month, top: [...month.top] }));
+    // One more than the mean takes: keep_average and keep_step need the windows of the other days.
+    this.kept = Math.max(TOP_KEPT, rule.n + 1);
   }
 
   /** Records a closed window; true when it is a new peak of its month. */
@@ -40,8 +52,21 @@ export class MonthPeaks {
       this.months = this.months.slice(-MONTHS_KEPT);
     }
     const previous = month.top[0]?.kw ?? -Infinity;
-    month.top = [...month.top, window].sort((a, b) => b.kw - a.kw).slice(0, TOP_KEPT);
+    let top = [...month.top, window];
+    if (this.rule.days) {
+      // Distinct days: a day keeps its highest window only.
+      const day = dayOf(window.at);
+      const sameDay = month.top.find((entry) => dayOf(entry.at) === day);
+      if (sameDay && sameDay.kw >= window.kw) return false;
+      top = top.filter((entry) => entry !== sameDay);
+    }
+    month.top = top.sort((a, b) => b.kw - a.kw).slice(0, this.kept);
     return window.kw > previous;
+  }
+
+  /** The kept windows of the month of `at`, highest first. */
+  topOf(at: number): WindowPeak[] {
+    return [...(this.months.find((entry) => entry.month === monthOf(at))?.top ?? [])];
   }
 
   /** The peak of the month of `at` so far (closed windows), or undefined. */
@@ -53,16 +78,26 @@ export class MonthPeaks {
     return this.months.map((month) => ({ month: month.month, top: [...month.top] }));
   }
 
-  /** The mean of the floored peaks of the last 12 months up to the month of `at`. */
+  /**
+   * The mean of the floored month values (the mean of each month's top n windows; Flanders: its
+   * peak) of the last 12 months up to the month of `at`.
+   */
   rolling(at: number, floorKw: number): { kw: number; months: { month: string; kw: number }[] } {
     const current = monthOf(at);
     const months = this.months
       .filter((entry) => entry.month <= current && entry.top.length > 0)
       .slice(-12)
-      .map((entry) => ({ month: entry.month, kw: Math.max(floorKw, entry.top[0]!.kw) }));
+      .map((entry) => ({ month: entry.month, kw: Math.max(floorKw, monthValue(entry.top, this.rule.n)!) }));
     if (months.length === 0) return { kw: floorKw, months };
     return { kw: months.reduce((sum, entry) => sum + entry.kw, 0) / months.length, months };
   }
+}
+
+/** A month value: the mean of its top n windows (fewer recorded: the mean of those). */
+export function monthValue(top: readonly WindowPeak[], n: number): number | undefined {
+  const used = top.slice(0, n);
+  if (used.length === 0) return undefined;
+  return used.reduce((sum, window) => sum + window.kw, 0) / used.length;
 }
 
 /**

@@ -5,11 +5,13 @@ import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
-import { PeakEngine } from './engine.js';
+import { PeakEngine, windowSeconds } from './engine.js';
+import { windowAt } from './window.js';
 import type { PeakEvent, PeakSettings, PeakSnapshot, PeakStep } from './engine-types.js';
 import { normalizeStages } from './stages.js';
 import { PeakStateFile } from './state-file.js';
 import { MeterDemand } from './meter-demand.js';
+import { energySince, type MinuteSource } from './rebuild.js';
 
 export const PEAK_SERVICE = 'peak_guard';
 const LOCK_OWNER = 'peak guard';
@@ -56,6 +58,8 @@ export class PeakGuard
   private timer: NodeJS.Timeout | undefined;
   private readonly file: PeakStateFile;
   private started = false;
+  /** The first reading after a (re)start: the window may need its running value rebuilt. */
+  private rebuild: 'check' | 'pending' | 'done' = 'check';
   /** The meter's own demand registers (Belgian P1), beside the computed values. */
   readonly meterDemand = new MeterDemand();
 
@@ -63,6 +67,8 @@ export class PeakGuard
     private readonly ctx: AppContext,
     private readonly log: Logger,
     private readonly actions: PeakActions,
+    /** The history's minutes of a meter, to rebuild the running value after a restart. */
+    private readonly minutes?: MinuteSource,
   ) {
     super();
     this.setMaxListeners(0);
@@ -82,6 +88,7 @@ export class PeakGuard
     this.watch(undefined);
     const persisted = this.engine?.persisted() ?? this.file.load();
     this.engine = new PeakEngine(view.slice.settings, view.slice.timeoutS * 1000, persisted);
+    this.rebuild = 'check';
     if (!view.slice.enabled) {
       // Disabling the guard restores everything, newest first.
       if ((persisted?.shed.length ?? 0) > 0) this.apply(this.engine.restoreAll(this.ctx.now()));
@@ -151,12 +158,44 @@ export class PeakGuard
       if (kw !== undefined) meters[stage.meter] = kw;
     }
     const at = this.ctx.now();
+    if (this.rebuild !== 'done') {
+      if (this.rebuild === 'check') this.rebuildWindow(engine, at, measured.kwh);
+      if (this.rebuild === 'pending') return;
+    }
     const lastAverage = this.meterDemand.update(reading);
     const step = engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters });
     const closed = step.closed;
     if (closed) this.meterDemand.compare(closed.kw, lastAverage);
     this.apply(step);
   };
+
+  /**
+   * The state file is the first source of the window's counter at its start; without it for the
+   * current window, the running value is rebuilt from the history's closed minutes
+   * (rebuild.ts). Readings wait while the history answers.
+   */
+  private rebuildWindow(engine: PeakEngine, at: number, kwh: number): void {
+    const meter = this.slice?.meter ?? 'main';
+    if (!this.minutes || !engine.needsWindow(at)) {
+      this.rebuild = 'done';
+      return;
+    }
+    this.rebuild = 'pending';
+    const start = windowAt(at, windowSeconds(engine.settingsInUse)).start;
+    void this.minutes(meter, start, at)
+      .then((points) => {
+        const energy = energySince(points ?? [], start, at);
+        if (this.engine !== engine || energy.minutes === 0) return;
+        engine.seedWindow(at, kwh, energy.kwh);
+        this.log.info(
+          `peak guard: running value rebuilt from ${energy.minutes} history minutes (${energy.estimatedS.toFixed(0)} s estimated)`,
+        );
+      })
+      .catch((error: unknown) => this.log.warn(`peak guard: history not readable: ${(error as Error).message}`))
+      .finally(() => {
+        if (this.engine === engine) this.rebuild = 'done';
+      });
+  }
 
   /** State first (atomically), then the calls: a crash between them never repeats a call. */
   private apply(step: PeakStep): void {

@@ -61,6 +61,9 @@ export function peakView(
     },
     last_reading: snapshot.last_reading_at === null ? null : localIso(snapshot.last_reading_at),
     meter,
+    month_value_kw: kw(snapshot.month_value_kw),
+    step: snapshot.step,
+    not_counted: snapshot.not_counted,
   };
 }
 
@@ -104,6 +107,18 @@ export const PEAK_SCHEMA = {
     shed: { type: 'array', items: { type: 'object' } },
     last_window: { type: ['object', 'null'] },
     last_reading: { type: ['string', 'null'] },
+    month_value_kw: {
+      ...NUMBER_OR_NULL,
+      description: "the month value: the mean of its top n windows (no_top3_days: day maxima on distinct days)",
+    },
+    step: {
+      type: ['object', 'null'],
+      description: 'no_top3_days: the price step of the month value {index, from_kw, to_kw, price}',
+    },
+    not_counted: {
+      type: ['string', 'null'],
+      description: 'why the current window does not count for the peak (se_max_hour/custom filters)',
+    },
     meter: {
       type: ['object', 'null'],
       description:

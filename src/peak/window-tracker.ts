@@ -25,7 +25,7 @@ export class WindowTracker {
   private state: TrackerState | undefined;
 
   constructor(
-    private readonly seconds: number,
+    readonly seconds: number,
     restored?: TrackerState,
   ) {
     this.state = restored;
@@ -42,6 +42,12 @@ export class WindowTracker {
 
   snapshot(): TrackerState | undefined {
     return this.state ? { ...this.state } : undefined;
+  }
+
+  /** Starts the window of `at` with `energyKwh` imported in it so far; A+ is `kwh` at `at`. */
+  seed(at: number, kwh: number, energyKwh: number): void {
+    const window = windowAt(at, this.seconds);
+    this.state = { windowStart: window.start, startKwh: kwh - energyKwh, lastAt: at, lastKwh: kwh };
   }
 
   /** Takes a reading; returns the windows it closed (none, or several after a long gap). */
