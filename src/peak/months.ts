@@ -79,8 +79,7 @@ export class MonthPeaks {
   }
 
   /**
-   * The mean of the floored month values (the mean of each month's top n windows; Flanders: its
-   * peak) of the last 12 months up to the month of `at`.
+   * The mean of the floored month values (monthValue; Flanders: the month's peak) of the last 12 months up to the month of `at`.
    */
   rolling(at: number, floorKw: number): { kw: number; months: { month: string; kw: number }[] } {
     const current = monthOf(at);
@@ -93,11 +92,14 @@ export class MonthPeaks {
   }
 }
 
-/** A month value: the mean of its top n windows (fewer recorded: the mean of those). */
+/**
+ * A month value: the mean of its top n windows, a missing one counting 0 (early in a month it is
+ * the least the month will cost: a further window never lowers it); undefined without any.
+ */
 export function monthValue(top: readonly WindowPeak[], n: number): number | undefined {
   const used = top.slice(0, n);
   if (used.length === 0) return undefined;
-  return used.reduce((sum, window) => sum + window.kw, 0) / used.length;
+  return used.reduce((sum, window) => sum + window.kw, 0) / n;
 }
 
 /**

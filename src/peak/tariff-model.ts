@@ -96,9 +96,9 @@ function others(top: readonly WindowPeak[], at: number, days: boolean): WindowPe
 }
 
 /**
- * The highest demand a window at `at` may reach without raising the month value above `bound`:
- * with k = min(n, other windows + 1) windows in the mean, p ≤ k × bound − (sum of the k − 1
- * highest others). With distinct days only the other days' maxima compete with today's.
+ * The highest demand a window at `at` may reach without raising the month value (the sum of the
+ * top n over n) above `bound`: p ≤ n × bound − (sum of the n − 1 highest others). With distinct
+ * days only the other days' maxima compete with today's.
  */
 export function highestKeeping(
   top: readonly WindowPeak[],
@@ -107,10 +107,10 @@ export function highestKeeping(
   days: boolean,
   bound: number,
 ): number {
-  const rest = others(top, at, days).slice(0, n);
-  const k = Math.min(n, rest.length + 1);
-  const kept = rest.slice(0, k - 1).reduce((sum, window) => sum + window.kw, 0);
-  return k * bound - kept;
+  const kept = others(top, at, days)
+    .slice(0, n - 1)
+    .reduce((sum, window) => sum + window.kw, 0);
+  return n * bound - kept;
 }
 
 /**
