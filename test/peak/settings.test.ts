@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerCoreRoutes } from '../../src/http/server.js';
+import { registerBackupRoutes } from '../../src/http/routes/backup.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { send, sendJsonBody } from '../http/http-client.js';
 
@@ -35,7 +36,10 @@ const BOILER = {
 async function withServer(fn: (baseUrl: string, stored: () => unknown) => Promise<void>): Promise<void> {
   const h = await startHttpContext({
     env: { METER_GATEWAY_ACTIONS_DEFINITION: JSON.stringify(ACTIONS) },
-    routes: (router, ctx) => registerCoreRoutes(router, ctx),
+    routes: (router, ctx) => {
+      registerCoreRoutes(router, ctx);
+      registerBackupRoutes(router, ctx);
+    },
   });
   try {
     await fn(h.baseUrl, () => h.ctx.config.config.services.peak_guard);
@@ -93,6 +97,33 @@ const BAD: [string, Record<string, unknown>, string][] = [
     'services.peak_guard.stages[0].relief_kw',
   ],
   ['stages that are no list', { stages: 'ev' }, 'services.peak_guard.stages'],
+  [
+    'Norway steps that do not increase',
+    {
+      model: 'no_top3_days',
+      steps: [
+        { to_kw: 2, price: 300 },
+        { to_kw: 5, price: 375 },
+        { to_kw: 5, price: 400 },
+      ],
+    },
+    'services.peak_guard.steps[2].to_kw',
+  ],
+  [
+    'a Norway step with a negative price',
+    { steps: [{ to_kw: 2, price: -1 }] },
+    'services.peak_guard.steps[0].price',
+  ],
+  ['no Norway steps at all', { steps: [] }, 'services.peak_guard.steps'],
+  ['a filter month 13', { filter: { months: [11, 13] } }, 'services.peak_guard.filter.months[1]'],
+  ['a filter month listed twice', { filter: { months: [1, 1] } }, 'services.peak_guard.filter.months[1]'],
+  [
+    'filter hours that end before they start',
+    { model: 'se_max_hour', filter: { hours_from: 19, hours_to: 7 } },
+    'services.peak_guard.filter.hours_to',
+  ],
+  ['a filter hour 25', { filter: { hours_to: 25 } }, 'services.peak_guard.filter.hours_to'],
+  ['an absurd top_n', { top_n: 99 }, 'services.peak_guard.top_n'],
 ];
 
 for (const [what, peak, field] of BAD) {
@@ -107,5 +138,42 @@ for (const [what, peak, field] of BAD) {
       assert.equal(JSON.stringify(stored()), before);
       const after = (await send(baseUrl, 'GET', '/api/v1/settings')).json();
       assert.equal(after.services.peak_guard.enabled, false);
+    }));
+}
+
+test('Norway and Sweden settings are stored: steps, mode keep_step, filter hours, weekdays and months', () =>
+  withServer(async (baseUrl, stored) => {
+    const steps = [
+      { to_kw: 2, price: 312.5 },
+      { to_kw: 5, price: 375 },
+    ];
+    const reply = await put(baseUrl, {
+      model: 'se_max_hour',
+      mode: 'keep_step',
+      steps,
+      top_n: 3,
+      filter: { hours_from: 7, hours_to: 19, weekdays_only: true, months: [11, 12, 1, 2, 3] },
+    });
+    assert.equal(reply.status, 200, reply.text);
+    const peak = stored() as Record<string, unknown>;
+    assert.deepEqual(peak.steps, steps);
+    assert.deepEqual(peak.filter, { hours_from: 7, hours_to: 19, weekdays_only: true, months: [11, 12, 1, 2, 3] });
+    assert.equal(peak.top_n, 3);
+  }));
+
+for (const [what, peak, field] of BAD) {
+  test(`a backup restoring ${what}: 400 naming ${field}, nothing stored`, () =>
+    withServer(async (baseUrl, stored) => {
+      const before = JSON.stringify(stored());
+      const reply = await sendJsonBody(baseUrl, 'POST', '/api/v1/backup', {
+        format: 'meter-gateway-settings',
+        version: 1,
+        settings: { services: { peak_guard: { enabled: true, ...peak } } },
+      });
+      assert.equal(reply.status, 400, reply.text);
+      const details = reply.json().details;
+      const fields = (details.fields ?? details.issues ?? []).map((issue: { field: string }) => issue.field);
+      assert.ok(fields.includes(field), `${JSON.stringify(fields)} names ${field}`);
+      assert.equal(JSON.stringify(stored()), before);
     }));
 }
