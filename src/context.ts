@@ -109,6 +109,21 @@ export interface AppContextOptions extends LoadOptions {
 }
 
 /**
+ * The daemon's wall clock (docs/architecture.md#test-clock-offset): `Date.now`, shifted by the
+ * seconds in `MG_TEST_CLOCK_OFFSET_S` when that variable is set, read once at start. Test-only:
+ * a restart test moves a real daemon process 40 s ahead instead of waiting 40 s. The name is not
+ * a METER_GATEWAY_* one: those are config keys, and an unknown one is refused at start.
+ */
+export const CLOCK_OFFSET_VARIABLE = 'MG_TEST_CLOCK_OFFSET_S';
+
+export function daemonClock(env: NodeJS.ProcessEnv = process.env): () => number {
+  const seconds = Number(env[CLOCK_OFFSET_VARIABLE] ?? '0');
+  if (!Number.isFinite(seconds) || seconds === 0) return Date.now;
+  const offset = seconds * 1000;
+  return () => Date.now() + offset;
+}
+
+/**
  * The one place an AppContext is put together, for the daemon, the tests and the benchmarks:
  * config store, reading store, logger, system facts, service states, clock and restart hook.
  */

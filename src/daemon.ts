@@ -1,5 +1,5 @@
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
-import { createAppContext, type AppContext } from './context.js';
+import { createAppContext, daemonClock, type AppContext } from './context.js';
 import { componentLogger, type Logger } from './log.js';
 import { RecentLog } from './log-transports.js';
 import { registerBackupRoutes } from './http/routes/backup.js';
@@ -106,6 +106,7 @@ export class Daemon {
       logger: options.logger,
       meterInterface: interfaceOfSource(config.config.meter.source),
       requestRestart: (reason) => requestRestart(reason),
+      now: daemonClock(),
     });
     // The web page's log view: the latest lines in memory, from the first one on.
     const recent = new RecentLog();

@@ -95,7 +95,7 @@ test('keep_average: today already reached 3.5 kW and the third day is 3.0, so th
   near(snapshot.month_value_kw, 4.5, 'month value');
   near(snapshot.effective_limit_kw, 3.5, 'effective limit');
   // 3.3 kW all along: predicted 3.3 ≤ 3.5 − 0.1, nothing shed (fixed at 3 kW would shed).
-  assert.deepEqual(sim.calls, []);
+  assert.equal(sim.calls.length, 0);
   // 3.8 kW from 18:10: at 18:10:30 the 30 s mean is 3.8, running (3.3×600 + 3.8×30)/3600 = 0.582,
   // predicted 0.582 + 3.8 × 2970/3600 = 3.717 > 3.5 − 0.1 → one shed.
   sim.runUntil('2026-11-25T18:11:00');

@@ -24,6 +24,7 @@ const point = (t: string, eIn: number | null, kw: number): HistoryPoint => ({
   t: at(t) / 1000,
   n: 60,
   eIn,
+  eOut: null,
   pIn: { n: 60, min: kw, sum: kw * 60, max: kw },
 });
 

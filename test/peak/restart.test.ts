@@ -1,6 +1,7 @@
 // A real daemon process on a TCP meter sending DSMR telegrams of 15 kW import: the peak guard
-// sheds ev through a loopback HTTP server; after a SIGKILL and a restart ev is still shed and no
-// second shed call goes out.
+// sheds ev through a loopback HTTP server; after a SIGKILL and a restart 40 s later ev is still
+// shed and no second shed call goes out. The 40 s pass on the restarted daemon's clock
+// (MG_TEST_CLOCK_OFFSET_S, docs/architecture.md#test-clock-offset), not in the test's time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTelegram } from '../../src/meter/simulator/telegram.js';
 import type { HouseholdState } from '../../src/meter/simulator/model.js';
+import { CLOCK_OFFSET_VARIABLE } from '../../src/context.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { recordingServer } from '../actions/rig.js';
@@ -64,12 +66,12 @@ async function tcpMeter() {
 }
 
 test(
-  'SIGKILL after the shed call: after the restart ev is still shed and no second shed call goes out',
+  'SIGKILL after the shed call, restart 40 s later: ev still shed, no second shed call, running from the counters ±0.05 kW',
   { timeout: 120_000 },
   async () => {
-    // The window must have room for a shed: not in the last 90 s of a quarter hour.
+    // The window must have room for a shed and the 40 s: not in its last 150 s.
     const into = (Date.now() / 1000) % 900;
-    if (into > 810) await new Promise((resolve) => setTimeout(resolve, (900 - into + 1) * 1000));
+    if (into > 750) await new Promise((resolve) => setTimeout(resolve, (900 - into + 1) * 1000));
     const target = await recordingServer(200);
     const meter = await tcpMeter();
     const state = mkdtempSync(join(tmpdir(), 'peak-restart-'));
@@ -105,7 +107,8 @@ test(
         stored.shed.map((shed: { id: string }) => shed.id),
         ['ev'],
       );
-      second = await startDaemonProcess(state, env);
+      const DOWN_S = 40;
+      second = await startDaemonProcess(state, { ...env, [CLOCK_OFFSET_VARIABLE]: String(DOWN_S) });
       const from = meter.sent();
       await waitFor('ten telegrams to the restarted daemon', meter.sent, (count) => count >= from + 10, {
         deadlineMs: 30_000,
@@ -113,14 +116,16 @@ test(
       assert.deepEqual(paths(), ['/ev/off']);
       assert.doesNotMatch(second.output(), /shed ev/);
       // Still reported shed, and the running value continues from the window's counter at its start:
-      // 15 kW for the seconds between the two answers' readings, ±0.05 kW.
+      // 15 kW for the real seconds between the two answers' readings (the restarted daemon's clock
+      // is 40 s ahead; the meter's counter is not), ±0.05 kW.
       const after = (await (await fetch(`${second.baseUrl}/api/v1/peak`)).json()) as PeakAnswer;
       assert.deepEqual(
         after.shed.map((shed) => shed.id),
         ['ev'],
       );
       assert.equal(after.window.start, before.window.start);
-      const seconds = (Date.parse(after.last_reading) - Date.parse(before.last_reading)) / 1000;
+      const seconds = (Date.parse(after.last_reading) - Date.parse(before.last_reading)) / 1000 - DOWN_S;
+      assert.ok(seconds > 0 && seconds < 60, `${seconds} s between the readings`);
       const expected = before.running_kw + (15 * seconds) / 900;
       assert.ok(
         Math.abs(after.running_kw - expected) <= 0.05,
