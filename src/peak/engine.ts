@@ -165,7 +165,8 @@ export class PeakEngine {
       not_counted: this.notCounted ?? null,
       month_peak: peak ? { kw: peak.kw, at: peak.at } : null,
       rolling: this.months.rolling(at, this.settings.floor_kw),
-      marginal_eur: q && this.notCounted === undefined ? this.limits.marginal(this.months, at, q.predicted_kw) : 0,
+      marginal_eur:
+        q && this.notCounted === undefined ? this.limits.marginal(this.months, at, q.predicted_kw) : 0,
       shed: this.state.shed.map((shed) => ({
         id: shed.id,
         since: shed.since,

@@ -191,7 +191,9 @@ export class PeakGuard
           `peak guard: running value rebuilt from ${energy.minutes} history minutes (${energy.estimatedS.toFixed(0)} s estimated)`,
         );
       })
-      .catch((error: unknown) => this.log.warn(`peak guard: history not readable: ${(error as Error).message}`))
+      .catch((error: unknown) =>
+        this.log.warn(`peak guard: history not readable: ${(error as Error).message}`),
+      )
       .finally(() => {
         if (this.engine === engine) this.rebuild = 'done';
       });

@@ -64,7 +64,10 @@ export function distinctDays(settings: Pick<PeakSettings, 'model' | 'aggregation
  * Why a window starting at `start` does not count for the peak (the filters of se_max_hour and
  * custom), or undefined when it counts.
  */
-export function outsideFilter(settings: Pick<PeakSettings, 'model' | 'filter'>, start: number): string | undefined {
+export function outsideFilter(
+  settings: Pick<PeakSettings, 'model' | 'filter'>,
+  start: number,
+): string | undefined {
   const filter = settings.filter;
   if (!filter || (settings.model !== 'se_max_hour' && settings.model !== 'custom')) return undefined;
   const date = new Date(start);

@@ -109,7 +109,8 @@ export const PEAK_SCHEMA = {
     last_reading: { type: ['string', 'null'] },
     month_value_kw: {
       ...NUMBER_OR_NULL,
-      description: "the month value: the mean of its top n windows (no_top3_days: day maxima on distinct days)",
+      description:
+        'the month value: the mean of its top n windows (no_top3_days: day maxima on distinct days)',
     },
     step: {
       type: ['object', 'null'],

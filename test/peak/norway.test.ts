@@ -88,7 +88,9 @@ test('keep_step early in the month: one day at 9.0 kW is a month value of 9/3 = 
 });
 
 test('keep_average: today already reached 3.5 kW and the third day is 3.0, so the limit is max(3, 3.5, 3.0) = 3.500 kW', () => {
-  const sim = norway({ mode: 'keep_average' }, november(3.5), (t) => (t <= at('2026-11-25T18:10:00') ? 3.3 : 3.8));
+  const sim = norway({ mode: 'keep_average' }, november(3.5), (t) =>
+    t <= at('2026-11-25T18:10:00') ? 3.3 : 3.8,
+  );
   sim.runUntil('2026-11-25T18:10:00');
   const snapshot = sim.engine.snapshot(sim.at);
   // Month value: top 3 of 6, 4, 3.5, 3 = (6+4+3.5)/3 = 4.5.

@@ -96,7 +96,11 @@ test('state file lost, daemon down 18:09:20–18:10:00: running rebuilt from the
       h.ctx.store.ingest(meterReading(ms, { pIn: kw, eIn: kwhAt(ms) }));
     };
     feed(at('2026-12-01T18:10:00'));
-    await waitFor('the rebuild', () => h.logLines, (lines) => lines.some((line) => /rebuilt from/.test(line)));
+    await waitFor(
+      'the rebuild',
+      () => h.logLines,
+      (lines) => lines.some((line) => /rebuilt from/.test(line)),
+    );
     for (let ms = at('2026-12-01T18:10:01'); ms <= at('2026-12-01T18:10:30'); ms += 1000) feed(ms);
     const snapshot = peak.snapshot() as { quantities: { running_kw: number }; window: { start: number } };
     assert.equal(snapshot.window.start, at('2026-12-01T18:00:00'));

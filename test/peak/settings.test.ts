@@ -157,7 +157,12 @@ test('Norway and Sweden settings are stored: steps, mode keep_step, filter hours
     assert.equal(reply.status, 200, reply.text);
     const peak = stored() as Record<string, unknown>;
     assert.deepEqual(peak.steps, steps);
-    assert.deepEqual(peak.filter, { hours_from: 7, hours_to: 19, weekdays_only: true, months: [11, 12, 1, 2, 3] });
+    assert.deepEqual(peak.filter, {
+      hours_from: 7,
+      hours_to: 19,
+      weekdays_only: true,
+      months: [11, 12, 1, 2, 3],
+    });
     assert.equal(peak.top_n, 3);
   }));
 
