@@ -116,9 +116,9 @@ export const SETTINGS_SCHEMA = {
         'Sign of power in the meter profiles: import_positive (grid draw +) or export_positive.',
       ),
       units: {
-        doc: 'Unit id -> meter id the TCP slave serves, e.g. {"1": "main", "2": "pv"}; with only the default every unit id reads main, otherwise an unmapped unit id answers exception 0x0B.',
+        doc: 'Unit id -> meter id the TCP slave serves, e.g. {"1": "main", "2": "pv"}; "*" names the meter of every other unit id. Default: every unit id reads main; in a map without "*" an unmapped unit id answers exception 0x0B.',
         format: 'modbus-unit-map' as const,
-        default: { '1': 'main' } as Record<string, string>,
+        default: { '*': 'main' } as Record<string, string>,
       },
     },
     emulate: {

@@ -3,13 +3,15 @@ import { MAIN_METER_ID } from '../reading/meter-entries.js';
 import type { RegisterSpace } from './pdu.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import type { ModbusSlave } from './slave.js';
-import { DEFAULT_UNIT_MAP } from './unit-map.js';
+import { ANY_UNIT, DEFAULT_UNIT_MAP, isPrimaryOnly } from './unit-map.js';
 
 /**
  * The TCP slave's unit-id map (docs/architecture.md#modbus-unit-map): a register feed per further
  * meter a unit id names, all with the slave's profile; unit ids mapped to `main` read the primary
- * feed. With only the default map (`{1: main}`) every unit id reads the primary, as the device
- * does; otherwise an unmapped unit id, or one whose meter is not running, gets exception 0x0B.
+ * feed. A unit id the map does not name reads the meter of its `*` entry; without one it gets
+ * exception 0x0B (gateway target device failed to respond), as does a unit id whose meter is not
+ * running. The default map (`{"*": "main"}`) serves the primary at every unit id, as the device
+ * does, and keeps the slave on its single-space path.
  */
 export class UnitFeeds {
   private readonly feeds = new Map<string, RegisterFeed>();
@@ -35,8 +37,7 @@ export class UnitFeeds {
   }
 
   private sync(): void {
-    const isDefault = JSON.stringify(this.units) === JSON.stringify(DEFAULT_UNIT_MAP);
-    this.slave.unitSpace = isDefault ? undefined : (unit) => this.spaceOf(unit);
+    this.slave.unitSpace = isPrimaryOnly(this.units) ? undefined : (unit) => this.spaceOf(unit);
     const settings = this.settings;
     const wanted = new Set(Object.values(this.units).filter((id) => id !== MAIN_METER_ID));
     for (const [id, feed] of this.feeds) {
@@ -57,7 +58,7 @@ export class UnitFeeds {
   }
 
   private spaceOf(unit: number): RegisterSpace | undefined {
-    const id = this.units[String(unit)];
+    const id = this.units[String(unit)] ?? this.units[ANY_UNIT];
     if (id === undefined) return undefined;
     if (id === MAIN_METER_ID) return this.mainSpace();
     return this.feeds.get(id)?.space;

@@ -6,15 +6,30 @@ import { MAIN_METER_ID, METER_ID_PATTERN } from '../reading/meter-entries.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
-    /** services.modbus.units: unit id (1..247, as a JSON key) -> meter id. */
+    /** services.modbus.units: unit id (1..247, as a JSON key) or `*` (every other unit id) -> meter id. */
     'modbus-unit-map': Record<string, string>;
     /** A meter id: `main` or the id of an entry of `meters`. */
     'meter-id': string;
   }
 }
 
-/** The default map: unit 1 is the primary meter (docs/architecture.md#modbus-unit-map). */
-export const DEFAULT_UNIT_MAP: Readonly<Record<string, string>> = { '1': MAIN_METER_ID };
+/**
+ * The key naming the meter of every unit id the map does not name. Without it an unnamed unit id
+ * answers exception 0x0B (docs/architecture.md#modbus-unit-map).
+ */
+export const ANY_UNIT = '*';
+
+/**
+ * The default map: every unit id, 1 among them, reads the primary meter, as the device answers for
+ * any address (its spec, Modbus TCP slave interface, 4). A map the admin sets replaces it whole,
+ * so any map written without `*` (even `{"1": "main"}` alone) answers 0x0B for unmapped unit ids.
+ */
+export const DEFAULT_UNIT_MAP: Readonly<Record<string, string>> = { [ANY_UNIT]: MAIN_METER_ID };
+
+/** Whether a map serves the primary, and only the primary, at every unit id (the device's behaviour). */
+export function isPrimaryOnly(units: Readonly<Record<string, string>>): boolean {
+  return units[ANY_UNIT] === MAIN_METER_ID && Object.values(units).every((id) => id === MAIN_METER_ID);
+}
 
 function unitMapProblems(value: unknown): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
@@ -24,7 +39,8 @@ function unitMapProblems(value: unknown): string[] {
   if (entries.length === 0) problems.push('must map at least one unit id');
   for (const [unit, meter] of entries) {
     const id = Number(unit);
-    if (!/^\d{1,3}$/.test(unit) || id < 1 || id > 247) problems.push(`${unit}: a unit id must be 1..247`);
+    if (unit !== ANY_UNIT && (!/^\d{1,3}$/.test(unit) || id < 1 || id > 247))
+      problems.push(`${unit}: a unit id must be 1..247, or * for every other unit id`);
     if (typeof meter !== 'string' || !METER_ID_PATTERN.test(meter))
       problems.push(`${unit}: must name a meter id (main or an id of meters)`);
   }
@@ -37,7 +53,7 @@ const UNIT_MAP: ConfigFormat = {
     const problems = unitMapProblems(value);
     if (problems.length > 0) throw new FormatError('invalid-unit-map', problems.join('; '));
   },
-  describe: () => 'object: unit id (1..247) -> meter id',
+  describe: () => 'object: unit id (1..247) or * -> meter id',
   jsonSchema: () => ({ type: 'object', additionalProperties: { type: 'string' } }),
   fromEnv(text) {
     try {

@@ -41,7 +41,7 @@ test('defaults follow the device API and docs/architecture.md', () => {
     port: 502,
     profile: 'whatwatt',
     direction: 'import_positive',
-    units: { '1': 'main' },
+    units: { '*': 'main' },
   });
   assert.deepEqual(c.services.modbus_rtu, {
     enable: false,

@@ -20,6 +20,8 @@ import { Rs485Bus, unitValues } from './rs485-bus-rig.js';
 interface MeterRow {
   id: string;
   status: string;
+  last_reading: string | null;
+  counters: Record<string, number>;
   power_in: number | null;
   power_out: number | null;
   energy_in: number | null;
@@ -175,6 +177,27 @@ test(
       assert.ok(mean < 1150, `${id} mean interval ${mean} ms`);
       assert.ok(Math.max(...gaps) < 2500, `${id} longest interval ${Math.max(...gaps)} ms`);
     }
+    // Each meter's own counters: the dead unit's timeouts rise on it alone, its last reading time
+    // stays that of its last answer; the units sharing the bus count no error.
+    const counted = new Map((await list()).map((row) => [row.id, row]));
+    const ev = counted.get('ev')!;
+    assert.ok(ev.counters.timeouts! >= 2, `ev timeouts: ${ev.counters.timeouts}`);
+    assert.ok(ev.last_reading !== null && Date.parse(ev.last_reading) < Date.now() - 3000, ev.last_reading!);
+    for (const id of ['pv', 'hp']) {
+      const row = counted.get(id)!;
+      assert.deepEqual(
+        { ...row.counters, frames_ok: 0 },
+        { frames_ok: 0, crc_errors: 0, parse_errors: 0, overflows: 0, encryption_errors: 0, timeouts: 0 },
+        id,
+      );
+      assert.ok(row.counters.frames_ok! > 8, `${id} frames ${row.counters.frames_ok}`);
+      assert.ok(Date.parse(row.last_reading!) > Date.now() - 2500, `${id} last reading ${row.last_reading}`);
+    }
+    assert.match(
+      JSON.stringify(openapi.paths['/api/v1/meters'].get),
+      /"timeouts":\{"type":"integer"/,
+      'the timeouts counter is documented',
+    );
     const evReport = await json(daemon.baseUrl, '/api/v1/meters/ev/report');
     assert.equal(evReport.report.instantaneous_power, undefined, 'no old number passed off as current');
   },

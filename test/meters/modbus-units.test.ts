@@ -9,8 +9,8 @@ import { closeClient, connectClient, mbpoll, mbpollValues, startSlave } from '..
 
 /**
  * The Modbus TCP slave's unit-id map: unit n reads meter n with the same profile; an unmapped unit
- * id answers exception 0x0B (gateway target device failed to respond); with only the default map
- * every unit id reads the primary as before.
+ * id answers exception 0x0B (gateway target device failed to respond) unless the map has a `*`
+ * entry; the default map (`{"*": "main"}`) reads the primary at every unit id as before.
  */
 
 function reading(watts: number): Reading {
@@ -47,7 +47,7 @@ async function powerAt(port: number, unit: number): Promise<{ code: number; watt
   return { code, watts: mbpollValues(stdout).get(53), text: stdout + stderr };
 }
 
-test('unit 2 reads the second meter, unit 9 gets exception 0x0B, unit 1 the primary; the default map answers every unit id', async (t) => {
+test('unit 2 reads the second meter, unit 9 gets exception 0x0B, unit 1 the primary; a * entry serves the unmapped unit ids', async (t) => {
   if (!requireCommand(t, 'mbpoll')) return;
   const slave = await startSlave({
     env: {
@@ -86,13 +86,42 @@ test('unit 2 reads the second meter, unit 9 gets exception 0x0B, unit 1 the prim
   // A new reading of the second meter is served at once.
   pv.ingest(reading(777));
   assert.equal((await powerAt(slave.port, 2)).watts, 777);
-  // Back to the default map: every unit id reads the primary, as the device does.
-  assert.equal(slave.ctx.config.apply(new Map([['services.modbus.units', { '1': 'main' }]])).ok, true);
-  assert.equal((await powerAt(slave.port, 9)).watts, 1234);
+  // A `*` entry names the meter of every other unit id.
+  assert.equal(
+    slave.ctx.config.apply(new Map([['services.modbus.units', { '1': 'main', '*': 'pv' }]])).ok,
+    true,
+  );
+  assert.equal((await powerAt(slave.port, 9)).watts, 777);
+  assert.equal((await powerAt(slave.port, 1)).watts, 1234);
   // A unit map naming a meter the configuration lacks is refused, naming the field.
   const refused = slave.ctx.config.apply(new Map([['services.modbus.units', { '1': 'main', '3': 'nope' }]]));
   assert.equal(refused.ok, false);
   assert.match(JSON.stringify(refused), /services\.modbus\.units.*unit 3 names unknown meter \\"nope\\"/);
+});
+
+test('the default map answers every unit id with the primary; a map set explicitly, even {"1": "main"} alone, answers 0x0B for the others', async (t) => {
+  if (!requireCommand(t, 'mbpoll')) return;
+  const slave = await startSlave({ env: { METER_GATEWAY_SERVICES_MODBUS_PROFILE: 'sdm630' } });
+  t.after(() => slave.stop());
+  assert.deepEqual(slave.ctx.config.config.services.modbus.units, { '*': 'main' });
+  slave.ctx.store.ingest(reading(1234));
+  // The device answers for any address (its spec): an existing client polling unit 9 or 247 reads on.
+  for (const unit of [1, 9, 247]) assert.equal((await powerAt(slave.port, unit)).watts, 1234, `unit ${unit}`);
+  assert.equal(slave.ctx.config.apply(new Map([['services.modbus.units', { '1': 'main' }]])).ok, true);
+  assert.equal((await powerAt(slave.port, 1)).watts, 1234);
+  const nine = await powerAt(slave.port, 9);
+  assert.notEqual(nine.code, 0);
+  assert.match(nine.text, /Target device failed to respond/);
+  // A unit id outside 1..247 or a key that is no unit id is refused, naming the field.
+  const refused = slave.ctx.config.apply(new Map([['services.modbus.units', { '0': 'main', x: 'main' }]]));
+  assert.equal(refused.ok, false);
+  assert.match(
+    JSON.stringify(refused),
+    /services\.modbus\.units.*0: a unit id must be 1\.\.247.*x: a unit id/,
+  );
+  // Back to the default: every unit id reads the primary again.
+  assert.equal(slave.ctx.config.apply(new Map([['services.modbus.units', { '*': 'main' }]])).ok, true);
+  assert.equal((await powerAt(slave.port, 9)).watts, 1234);
 });
 
 test('the RTU slave emulates the meter services.modbus_rtu.meter names, and follows a change to another', async (t) => {

@@ -115,6 +115,9 @@ test(
     const attempts = bus.traffic.requests.filter(([at, id]) => id === 2 && at > stoppedAt).length;
     console.log(`# unit 2 attempts while dead: ${attempts}`);
     assert.ok(attempts >= 2, `unit 2 attempts while dead: ${attempts}`);
+    // Its timeouts are counted on unit 2 alone.
+    assert.ok(store(2).counters.timeouts >= 2, `unit 2 timeouts: ${store(2).counters.timeouts}`);
+    for (const unit of [1, 3]) assert.equal(store(unit).counters.timeouts, 0, `unit ${unit} timeouts`);
     for (const [k, unit] of [1, 3].entries()) {
       assert.equal(store(unit).meter.status, 'OK', `unit ${unit} stays OK`);
       const gaps = intervals(live[k]!.slice(from[k]! - 1));

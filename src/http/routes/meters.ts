@@ -34,7 +34,8 @@ const METER_LIST_SCHEMA: JsonSchema = {
       interface: { type: 'string' },
       last_reading: {
         type: ['string', 'null'],
-        description: 'ISO 8601 UTC time of the latest fresh reading',
+        description:
+          'ISO 8601 UTC time of the last valid reading, kept while the meter is silent (NO DATA); null before the first',
       },
       power_in: NUMBER_OR_NULL,
       power_out: NUMBER_OR_NULL,
@@ -42,12 +43,22 @@ const METER_LIST_SCHEMA: JsonSchema = {
       energy_out: NUMBER_OR_NULL,
       counters: {
         type: 'object',
+        description:
+          "This meter's own counters since it was (re)started; a meter on a shared RS485 bus counts only its own",
+        required: ['frames_ok', 'crc_errors', 'parse_errors', 'overflows', 'encryption_errors', 'timeouts'],
         properties: {
-          frames_ok: { type: 'integer' },
-          crc_errors: { type: 'integer' },
-          parse_errors: { type: 'integer' },
-          overflows: { type: 'integer' },
-          encryption_errors: { type: 'integer' },
+          frames_ok: { type: 'integer', description: 'frames or polls that gave a reading' },
+          crc_errors: { type: 'integer', description: 'frames rejected for a wrong CRC' },
+          parse_errors: {
+            type: 'integer',
+            description: 'frames that could not be decoded (a Modbus exception reply included)',
+          },
+          overflows: { type: 'integer', description: 'bytes dropped because no frame end came in time' },
+          encryption_errors: { type: 'integer', description: 'frames that could not be decrypted' },
+          timeouts: {
+            type: 'integer',
+            description: 'polls of a polled meter (Modbus) that got no reply within the response timeout',
+          },
         },
       },
     },
@@ -68,6 +79,7 @@ function sourceKind(meter: MeterHandle): string {
 function meterView(meter: MeterHandle, now: number): Record<string, unknown> {
   const { store } = meter;
   const reading = store.latestAt(now);
+  const last = store.lastReading;
   const state = store.meterAt(now);
   const value = (obis: string) => reading?.values.get(obis)?.value ?? null;
   const counters = store.counters;
@@ -80,7 +92,7 @@ function meterView(meter: MeterHandle, now: number): Record<string, unknown> {
     ...(meter.expression !== undefined ? { expression: meter.expression } : {}),
     status: state.status,
     interface: state.interface,
-    last_reading: reading ? new Date(reading.receivedAt).toISOString() : null,
+    last_reading: last ? new Date(last.receivedAt).toISOString() : null,
     power_in: value('1.7.0'),
     power_out: value('2.7.0'),
     energy_in: value('1.8.0'),
@@ -91,6 +103,7 @@ function meterView(meter: MeterHandle, now: number): Record<string, unknown> {
       parse_errors: counters.parseErrors,
       overflows: counters.overflows,
       encryption_errors: counters.encryptionErrors,
+      timeouts: counters.timeouts,
     },
   };
 }
