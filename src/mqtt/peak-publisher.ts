@@ -10,8 +10,8 @@ import { peakTopics, type PeakTopics } from './peak-topics.js';
 
 /**
  * What the MQTT output needs of the peak guard: its API view and its emitter (subscribed, never
- * polled). Undefined listeners' removers are returned so the publisher of a closed link leaves
- * nothing behind.
+ * polled). Each subscription returns its remover, so the publisher of a closed link leaves no
+ * listener behind.
  */
 export interface PeakFeed {
   /** GET /api/v1/peak's answer. */
