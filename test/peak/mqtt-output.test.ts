@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connectAsync } from 'mqtt';
 import { PEAK_GUARD_SCHEMA } from '../../src/config/peak-schema.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 import { send } from '../http/http-client.js';
@@ -237,4 +238,26 @@ test('switched off over MQTT: the guard stops, retained configs and state are cl
   );
   rig.feed(1, 2);
   await rig.subscriber.waitFor('a state again', (m) => m.topic === STATE && m.payload !== '', off);
+});
+
+test('a retained command found at connect is not run (it would run again at every reconnect)', async (t) => {
+  const rig = await startPeakRig(t, async (broker) => {
+    const client = await connectAsync(broker.url, { reconnectPeriod: 0 });
+    await client.publishAsync(`${BASE}/limit/set`, '7', { qos: 1, retain: true });
+    await client.endAsync();
+  });
+  if (!rig) return;
+  await rig.subscriber.waitFor('the retained command', (m) => m.topic === `${BASE}/limit/set` && m.retain);
+  await rig.subscriber.waitFor('the settings', (m) => m.topic === SETTINGS);
+  await rig.subscriber.sync();
+  await quietPeriod(300);
+  assert.equal(rig.h.ctx.config.config.services.peak_guard.limit_kw, 4);
+  assert.deepEqual([rig.counts.accepted, rig.counts.refused], [0, 0]);
+  // The same payload sent live is a command.
+  await rig.subscriber.client.publishAsync(`${BASE}/limit/set`, '7', { qos: 1 });
+  await waitFor(
+    'the live command',
+    () => rig.h.ctx.config.config.services.peak_guard.limit_kw,
+    (kw) => kw === 7,
+  );
 });

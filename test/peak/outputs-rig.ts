@@ -43,7 +43,11 @@ const STAGE = {
   locks: [],
 };
 
-export async function startPeakRig(t: TestContext): Promise<PeakRig | undefined> {
+/** `beforeGateway`: runs once the broker is up, before the gateway connects (retained messages). */
+export async function startPeakRig(
+  t: TestContext,
+  beforeGateway?: (broker: MosquittoBroker) => Promise<void>,
+): Promise<PeakRig | undefined> {
   if (!requireCommand(t, 'mosquitto')) return undefined;
   const broker = await startMosquitto();
   const target = await recordingServer(200);
@@ -52,6 +56,7 @@ export async function startPeakRig(t: TestContext): Promise<PeakRig | undefined>
   t.after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
+  if (beforeGateway) await beforeGateway(broker);
   const request = (path: string) => [{ http: { url: `${target.url}${path}`, method: 'POST' } }];
   let guard: PeakGuard | undefined;
   let actions: ActionsOutput | undefined;
