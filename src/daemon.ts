@@ -48,6 +48,9 @@ import { registerModbusRoutes } from './http/routes/modbus.js';
 import { createModbusRtuService } from './modbus/rtu-service.js';
 import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
+import { PeakCommandCounts, peakCommandMetrics } from './mqtt/peak-commands.js';
+import { peakFeedOf } from './mqtt/peak-publisher.js';
+import { bindPeakRegisters } from './modbus/peak-registers.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerHomewizardRoutes } from './http/routes/homewizard.js';
@@ -229,7 +232,12 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   );
   registerPeakRoutes(router, context, peak);
   bindPeakSource(peak);
-  const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'));
+  bindPeakRegisters(peak);
+  const peakCommands = new PeakCommandCounts();
+  const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'), {
+    feed: peakFeedOf(context, peak),
+    counts: peakCommands,
+  });
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
@@ -262,7 +270,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     modbusRtu,
     live: core.live,
     actions,
-    contributors: [peakMetrics(() => peak)],
+    contributors: [peakMetrics(() => peak), peakCommandMetrics(peakCommands)],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   registerHomewizardRoutes(router, context);

@@ -9,6 +9,7 @@ import { gridValues, type GridValues, type PowerDirection, type SlaveLine } from
 import type { ValueSource } from './register-ids.js';
 import type { ReadingStore } from '../reading/store.js';
 import { BlockSpace, inputImageSpace } from './register-space.js';
+import { boundPeakGuard, PEAK_REGISTER_PREFIX, peakSnapshotOnce } from './peak-registers.js';
 
 /**
  * The layout the whatwatt profile serves: the stored custom one, or the device's default when none is set.
@@ -44,6 +45,8 @@ export class RegisterFeed {
   private clock: NodeJS.Timeout | undefined;
   private running = false;
   private readonly rebuildNow = (): void => this.rebuild();
+  /** The peak guard followed (its `update` events) while the layout holds `peak.*` ids. */
+  private peakFollowed: ReturnType<typeof boundPeakGuard>;
 
   constructor(
     private readonly ctx: AppContext,
@@ -84,6 +87,7 @@ export class RegisterFeed {
     this.store.off('reading', this.rebuildNow);
     this.store.off('meter', this.rebuildNow);
     this.stopClock();
+    this.followPeak(false);
   }
 
   /** New settings: installed at once while running, else with the next start. */
@@ -97,8 +101,10 @@ export class RegisterFeed {
       if (problem)
         this.ctx.logger.error(`stored Modbus layout is invalid (${problem}); serving the default layout`);
       this.image.setLayout(layout);
+      this.followPeak(layout.some((set) => set.registers.some((r) => r.id.startsWith(PEAK_REGISTER_PREFIX))));
     } else {
       this.profileSpace = new BlockSpace(METER_PROFILES[settings.profile]);
+      this.followPeak(false);
     }
     this.rebuild();
     if (settings.profile === 'whatwatt' && this.image.hasClock) this.scheduleClock();
@@ -135,7 +141,20 @@ export class RegisterFeed {
       system,
       convFactor: config.config.meter.conv_factor,
       now: this.ctx.now(),
+      peak: peakSnapshotOnce(),
     };
+  }
+
+  /**
+   * The guard changes its values on its own readings and on its clock (window ends, staleness):
+   * a layout with `peak.*` ids is rebuilt on each of its updates (docs/architecture.md#peak-guard-outputs).
+   */
+  private followPeak(on: boolean): void {
+    const guard = on ? boundPeakGuard() : undefined;
+    if (guard === this.peakFollowed) return;
+    this.peakFollowed?.off('update', this.rebuildNow);
+    this.peakFollowed = guard;
+    guard?.on('update', this.rebuildNow);
   }
 
   /** sys.timestamp / sys.date_time: rewritten just after each full second. */

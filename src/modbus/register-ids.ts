@@ -2,6 +2,7 @@ import { PHASES, signedCurrent, type Phase } from '../reading/phases.js';
 import type { SystemFacts } from '../reading/meter-state.js';
 import { QUANTITIES, type Quantity } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
+import { peakRegisterIds, type PeakSnapshotOrOff } from './peak-registers.js';
 
 /**
  * The register identifiers of the whatwatt Go's Modbus register configuration: what each one reads and
@@ -22,6 +23,8 @@ export interface ValueSource {
   convFactor: number;
   /** Wall clock ms of the rebuild (sys.timestamp, sys.date_time). */
   now: number;
+  /** The peak guard's snapshot for the `peak.*` ids (./peak-registers.ts); absent: they read NaN / 0. */
+  peak?: () => PeakSnapshotOrOff | undefined;
 }
 
 export type NumericResolver = (source: ValueSource) => number | undefined;
@@ -201,6 +204,7 @@ function buildCatalogue(): Map<string, RegisterDefinition> {
   );
   ids.set('sys.id', bytes(6, writeSystemId));
   ids.set('sys.firmware', bytes(6, writeFirmware));
+  for (const [id, value] of peakRegisterIds()) ids.set(id, numeric(value));
   return ids;
 }
 

@@ -13,7 +13,7 @@ export type EntityDevice =
   'meter' | 'gateway' | { mbus: number } | { meter: string; name: string; role: string };
 
 /** HA MQTT discovery components this gateway announces (the `<component>` of the config topic). */
-export type HaComponent = 'sensor' | 'binary_sensor' | 'button';
+export type HaComponent = 'sensor' | 'binary_sensor' | 'button' | 'number' | 'select' | 'switch' | 'event';
 
 export interface HaEntity {
   /** Stable key: quantity key, `tariff`, `meter_status`, `mbus_<channel>`, ...; part of unique_id and of the state JSON. */

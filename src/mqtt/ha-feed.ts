@@ -12,6 +12,16 @@ import type { DeviceInfo } from './ha-entities.js';
 import type { MqttView } from './template-publisher.js';
 import { actionButtonsContributor } from './action-buttons.js';
 import { metersContributor, MetersStatePublisher } from './ha-meters.js';
+import { peakContributor } from './ha-peak.js';
+import type { PeakCommandCounts } from './peak-commands.js';
+import { PeakMqtt, type PeakFeed } from './peak-publisher.js';
+import { peakTopics } from './peak-topics.js';
+
+/** The peak guard as the MQTT output sees it (docs/architecture.md#peak-guard-outputs). */
+export interface PeakOnMqtt {
+  feed: PeakFeed;
+  counts: PeakCommandCounts;
+}
 
 /** The discovery module, loaded with the MQTT client when MQTT is first switched on. */
 export type DiscoveryModule = typeof discoveryModule;
@@ -43,11 +53,14 @@ export class HomeAssistantFeed {
   private meters: MetersStatePublisher | undefined;
   /** mqtt.discovery.state_interval in ms, as last configured. */
   private stateIntervalMs = 0;
+  /** The peak guard's topics on the current link, when the daemon has a guard. */
+  private peakMqtt: PeakMqtt | undefined;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
     private readonly ctx: AppContext,
     private readonly pressAction?: (actionId: string) => void,
+    private readonly peak?: PeakOnMqtt,
   ) {}
 
   /** The last will of a link: every entity unavailable when the gateway vanishes (discovery on). */
@@ -67,6 +80,7 @@ export class HomeAssistantFeed {
           module.gatewayContributor(facts),
           ...this.actionButtons(),
           metersContributor(this.ctx),
+          ...this.peakEntities(),
         ],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
@@ -86,6 +100,23 @@ export class HomeAssistantFeed {
       },
     );
     this.actionIds = JSON.stringify(this.enabledActionIds());
+    this.attachPeak(link, () => {
+      if (link.connected) discovery.onConnect();
+    });
+  }
+
+  /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */
+  private attachPeak(link: BrokerLink, reannounce: () => void): void {
+    if (!this.peak) return;
+    const peak = new PeakMqtt(this.ctx, link, this.peak.feed, this.peak.counts, reannounce);
+    link.on('message', (name, payload, retained) => peak.onMessage(name, payload, retained));
+    this.peakMqtt = peak;
+  }
+
+  private peakEntities() {
+    if (!this.peak) return [];
+    const enabled = () => this.ctx.config.config.services.peak_guard.enabled;
+    return [peakContributor(enabled, () => peakTopics(this.ctx.system.id))];
   }
 
   /** Stops discovery on the link that goes; returns the message to send before DISCONNECT. */
@@ -94,6 +125,8 @@ export class HomeAssistantFeed {
     this.discovery = undefined;
     this.meters?.stop();
     this.meters = undefined;
+    this.peakMqtt?.stop();
+    this.peakMqtt = undefined;
     discovery?.stop();
     this.link = undefined;
     return discovery?.farewell();
@@ -102,6 +135,7 @@ export class HomeAssistantFeed {
   /** The broker may have lost every retained message: everything is sent again. */
   connected(): void {
     this.discovery?.onConnect();
+    this.peakMqtt?.connected();
   }
 
   configure(settings: MqttView): void {

@@ -3,13 +3,14 @@ import type { Output, OutputView } from '../output.js';
 import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import type { LinkStatus } from './broker-link.js';
-import { HomeAssistantFeed } from './ha-feed.js';
+import { HomeAssistantFeed, type PeakOnMqtt } from './ha-feed.js';
 import { LinkSupervisor, MQTT_SERVICE } from './link-supervisor.js';
 import { TemplatePublisher, type MqttView } from './template-publisher.js';
 
 export { configurationUrlOf } from './ha-feed.js';
 export { MQTT_SERVICE } from './link-supervisor.js';
 export type { MqttView } from './template-publisher.js';
+export type { PeakOnMqtt } from './ha-feed.js';
 
 export type MqttService = Output<MqttView> & {
   reconnectNow(): void;
@@ -33,9 +34,13 @@ function linkSettingsDiffer(a: OutputView<MqttView>, b: OutputView<MqttView>): b
  * (docs/architecture.md#output-contract); every settings change applies live. Connection state and
  * last error are in ctx.services under 'mqtt' (shown by /api/v1/system).
  */
-export function createMqttService(ctx: AppContext, pressAction?: (actionId: string) => void): MqttService {
+export function createMqttService(
+  ctx: AppContext,
+  pressAction?: (actionId: string) => void,
+  peak?: PeakOnMqtt,
+): MqttService {
   const reports = new TemplatePublisher(ctx);
-  const discovery = new HomeAssistantFeed(ctx, pressAction);
+  const discovery = new HomeAssistantFeed(ctx, pressAction, peak);
   const supervisor = new LinkSupervisor(ctx, discovery, reports);
   let running = false;
 

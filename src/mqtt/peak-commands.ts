@@ -1,0 +1,102 @@
+import type { AppContext } from '../context.js';
+import type { FamilySpec } from '../metrics/families.js';
+import type { MetricsContributor } from '../metrics/gateway-samples.js';
+
+/**
+ * The peak guard's MQTT commands (docs/architecture.md#peak-guard-outputs): `limit` (kW),
+ * `mode` and `enable` (ON/OFF) write `services.peak_guard.*` through the config store, exactly as
+ * PUT /api/v1/settings does: the same schema and rules, stored in the state directory (the admin's
+ * file is never rewritten) and applied live. A refused command is logged and counted; nothing of
+ * it is stored.
+ */
+
+export const PEAK_COMMANDS = ['limit', 'mode', 'enable'] as const;
+export type PeakCommand = (typeof PEAK_COMMANDS)[number];
+
+/** How many commands were taken and refused since start (the /metrics series). */
+export class PeakCommandCounts {
+  accepted = 0;
+  refused = 0;
+}
+
+const PATHS: Readonly<Record<PeakCommand, string>> = {
+  limit: 'services.peak_guard.limit_kw',
+  mode: 'services.peak_guard.mode',
+  enable: 'services.peak_guard.enabled',
+};
+
+/** A decimal number as JSON writes it (what PUT /api/v1/settings would accept as a number). */
+const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
+
+/** HA's MQTT switch sends payload_on / payload_off, ON and OFF by default. */
+const SWITCH_PAYLOADS: Readonly<Record<string, boolean>> = { ON: true, OFF: false };
+
+/** The setting's value a payload stands for, or why it stands for none. */
+export function commandValue(
+  command: PeakCommand,
+  payload: string,
+): { ok: true; value: unknown } | { ok: false; reason: string } {
+  const text = payload.trim();
+  if (command === 'limit') {
+    if (!DECIMAL.test(text)) return { ok: false, reason: 'not a number' };
+    return { ok: true, value: Number(text) };
+  }
+  if (command === 'enable') {
+    const value = SWITCH_PAYLOADS[text.toUpperCase()];
+    return value === undefined ? { ok: false, reason: 'must be ON or OFF' } : { ok: true, value };
+  }
+  if (text === '') return { ok: false, reason: 'empty' };
+  return { ok: true, value: text };
+}
+
+/** Payloads in the log: at most 64 printable characters (hostile input is not echoed whole). */
+function shown(payload: string): string {
+  const cut = payload.length > 64 ? `${payload.slice(0, 64)}…` : payload;
+  return JSON.stringify(cut.replace(/[^\x20-\x7e]/g, '?'));
+}
+
+/** Runs one command: validated and written like PUT /api/v1/settings, or refused (logged, counted). */
+export function runPeakCommand(
+  ctx: AppContext,
+  counts: PeakCommandCounts,
+  command: PeakCommand,
+  payload: string,
+): boolean {
+  const path = PATHS[command];
+  const refuse = (reason: string): false => {
+    counts.refused += 1;
+    ctx.logger.warn(`mqtt: peak guard ${command} command ${shown(payload)} refused: ${path} ${reason}`);
+    return false;
+  };
+  const parsed = commandValue(command, payload);
+  if (!parsed.ok) return refuse(parsed.reason);
+  const result = ctx.config.apply(new Map([[path, parsed.value]]));
+  if (!result.ok) return refuse(result.issues.map((issue) => issue.message).join('; '));
+  counts.accepted += 1;
+  ctx.logger.info(`mqtt: peak guard ${command} command: ${path} = ${JSON.stringify(parsed.value)}`);
+  void result.settled.then((failures) => {
+    for (const failure of failures)
+      ctx.logger.error(
+        `mqtt: peak guard ${command} command stored, but ${failure.owner} failed: ${failure.message}`,
+      );
+  });
+  return true;
+}
+
+const COMMANDS_FAMILY: FamilySpec = {
+  name: 'meter_gateway_peak_mqtt_commands_total',
+  help: 'Peak guard commands received over MQTT, by result (accepted, refused)',
+  type: 'counter',
+  labels: ['result'],
+};
+
+/** The commands' counters on /metrics. */
+export function peakCommandMetrics(counts: PeakCommandCounts): MetricsContributor {
+  return {
+    families: [COMMANDS_FAMILY],
+    collect(add) {
+      add(COMMANDS_FAMILY, { result: 'accepted' }, counts.accepted);
+      add(COMMANDS_FAMILY, { result: 'refused' }, counts.refused);
+    },
+  };
+}
