@@ -1,0 +1,265 @@
+// The peak guard's web interface in real Chromium, on an in-process daemon with a frozen clock fed
+// 1 Hz readings (the Belgian case: 3.0 kW 18:00–18:05, then more): the dashboard card shows the
+// values of GET /api/v1/peak and follows the peak stream, the peak page lists the month peaks of
+// /api/v1/peak/history and the stage shed, and the settings form stores a change and shows the
+// server's 400 for a bad limit next to the field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ActionsOutput } from '../../src/actions/actions-output.js';
+import { PEAK_GUARD_SCHEMA } from '../../src/config/peak-schema.js';
+import { registerActionsRoutes } from '../../src/http/routes/actions.js';
+import { registerMetersRoutes } from '../../src/http/routes/meters.js';
+import { registerPeakRoutes } from '../../src/http/routes/peak.js';
+import { registerCoreRoutes } from '../../src/http/server.js';
+import { componentLogger } from '../../src/log.js';
+import { runOutput } from '../../src/output.js';
+import { PeakGuard } from '../../src/peak/peak-guard.js';
+import { valuesOf } from '../../src/reading/reading.js';
+import { registerWebRoutes } from '../../src/web/routes.js';
+import { recordingServer } from '../actions/rig.js';
+import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
+import { waitFor } from '../helpers/wait.js';
+import { jsonOf } from './page-rig.js';
+
+process.env.TZ = 'Europe/Brussels';
+
+interface PeakJson {
+  state: string;
+  running_kw: number;
+  predicted_kw: number;
+  allowed_kw: number | null;
+  headroom_kw: number | null;
+  limit_kw: number;
+  effective_limit_kw: number;
+  window: { remaining_s: number };
+  shed: { id: string }[];
+  rolling: { kw: number; months: { month: string }[] };
+}
+
+interface HistoryJson {
+  months: { month: string; peak_kw: number | null }[];
+}
+
+/** Five earlier months the guard's state file already holds: fewer than 12, so the average is flagged. */
+const SEEDED = ['2026-06', '2026-07', '2026-08', '2026-09', '2026-10'].map((month, index) => ({
+  month,
+  top: [{ at: Date.parse(`${month}-10T19:00:00+02:00`), kw: 3 + index / 10 }],
+}));
+
+async function startGuard(target: string): Promise<{ h: HttpTestContext; stop(): Promise<void> }> {
+  let guard: PeakGuard | undefined;
+  let actions: ActionsOutput | undefined;
+  const request = (path: string) => [{ http: { url: `${target}${path}`, method: 'POST' } }];
+  const h = await startHttpContext({
+    clockFrozen: true,
+    staleAfterMs: 3_600_000,
+    env: {
+      METER_GATEWAY_ACTIONS_DEFINITION: JSON.stringify({
+        actions: [
+          { id: 'ev_off', requests: request('/ev/off') },
+          { id: 'ev_on', requests: request('/ev/on') },
+        ],
+      }),
+      METER_GATEWAY_METER_TIMEOUT: '3600',
+      METER_GATEWAY_LICENSE_TYPE: 'PLUS',
+    },
+    routes: (router, ctx) => {
+      const core = registerCoreRoutes(router, ctx);
+      registerMetersRoutes(router, ctx, core);
+      actions = new ActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
+      registerActionsRoutes(router, ctx, actions);
+      guard = new PeakGuard(ctx, componentLogger(ctx.logger, 'peak'), actions);
+      registerPeakRoutes(router, ctx, guard);
+      registerWebRoutes(router, ctx);
+    },
+  });
+  // The guard's settings through the API (a METER_GATEWAY_* variable would shadow what the form saves).
+  const stage = {
+    id: 'ev',
+    shed: 'ev_off',
+    restore: 'ev_on',
+    relief_kw: 3.7,
+    min_on_s: 0,
+    min_off_s: 0,
+    locks: [],
+  };
+  await jsonOf(`${h.baseUrl}/api/v1/settings`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ services: { peak_guard: { enabled: true, limit_kw: 4, stages: [stage] } } }),
+  });
+  const state = { version: 1, shed: [], restoredAt: {}, ineffective: [], months: SEEDED };
+  writeFileSync(join(h.ctx.config.stateDirectory.dir, 'peak-guard.json'), JSON.stringify(state));
+  const outputs = [runOutput(h.ctx, actions!), runOutput(h.ctx, guard!)];
+  for (const output of outputs) await output.start();
+  return {
+    h,
+    async stop() {
+      for (const output of outputs.reverse()) await output.stop();
+      await h.close();
+    },
+  };
+}
+
+/** The card's text values, as the page shows them in English. */
+async function cardValues(page: Page): Promise<Record<string, string>> {
+  const values: Record<string, string> = {};
+  for (const id of ['running', 'predicted', 'limit', 'allowed', 'headroom', 'remaining'])
+    values[id] = (await page.locator(`#peak-${id}`).textContent()) ?? '';
+  values.state = (await page.locator('#peak-state').getAttribute('data-state')) ?? '';
+  return values;
+}
+
+function expectedCard(peak: PeakJson): Record<string, string> {
+  const kw = (value: number | null) => (value === null ? '—' : value.toFixed(3));
+  return {
+    running: kw(peak.running_kw),
+    predicted: kw(peak.predicted_kw),
+    limit: kw(peak.effective_limit_kw),
+    allowed: kw(peak.allowed_kw),
+    headroom: kw(peak.headroom_kw),
+    remaining: `${peak.window.remaining_s} s`,
+    state: peak.state,
+  };
+}
+
+/** Waits until the card shows GET /api/v1/peak (the stream delivers it after the last reading). */
+async function cardMatches(page: Page, baseUrl: string, state: string): Promise<PeakJson> {
+  const peak = await jsonOf<PeakJson>(`${baseUrl}/api/v1/peak`);
+  assert.equal(peak.state, state);
+  const want = expectedCard(peak);
+  const shown = await waitFor(
+    `the card at ${state}`,
+    () => cardValues(page),
+    (values) => JSON.stringify(values) === JSON.stringify(want),
+    { deadlineMs: 15_000, intervalMs: 100 },
+  ).catch(async () => cardValues(page));
+  assert.deepEqual(shown, want);
+  return peak;
+}
+
+test('peak card, month table, stage list and settings form in Chromium', async (t) => {
+  if (!requireChromium(t)) return;
+  const target = await recordingServer(200);
+  const { h, stop } = await startGuard(target.url);
+  const browser = await launchBrowser();
+  t.after(async () => {
+    await browser.close();
+    await stop();
+    await target.close();
+  });
+  let kwh = 100;
+  const feedUntil = (until: string, kw: number) => {
+    const end = Date.parse(until);
+    while (h.clock.now() < end) {
+      h.clock.advance(1000);
+      kwh += kw / 3600;
+      h.ctx.store.ingest({
+        receivedAt: h.clock.now(),
+        protocol: 'DSMR',
+        identity: {},
+        values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'] }),
+        mbus: [],
+      });
+    }
+  };
+  h.clock.advance(Date.parse('2026-11-25T17:59:00+01:00') - h.clock.now());
+  feedUntil('2026-11-25T18:05:00+01:00', 3);
+  const page = await browser.context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(`${h.baseUrl}/#/dashboard`);
+  await page.locator('#peak-card:not([hidden])').waitFor();
+  const idle = await cardMatches(page, h.baseUrl, 'idle');
+  assert.equal(idle.running_kw, 1);
+  // 4.2 kW from 18:05 predicts 3.8 kW: within the 0.3 kW warn margin of 4 kW, under the shed margin.
+  feedUntil('2026-11-25T18:06:00+01:00', 4.2);
+  await cardMatches(page, h.baseUrl, 'warning');
+  assert.match((await page.locator('#peak-state').textContent()) ?? '', /Warning/);
+  const bar = page.locator('#peak-bar');
+  assert.match((await bar.getAttribute('aria-label')) ?? '', /limit 4\.000 kW/);
+  // 7 kW sheds ev at 18:06:02; its load then goes (1.0 kW left): an effective stage, shedding.
+  feedUntil('2026-11-25T18:06:03+01:00', 7);
+  feedUntil('2026-11-25T18:08:00+01:00', 1);
+  const shedding = await cardMatches(page, h.baseUrl, 'shedding');
+  assert.deepEqual(
+    shedding.shed.map((stage) => stage.id),
+    ['ev'],
+  );
+  await waitFor(
+    'the shed call',
+    () => target.requests.map((request) => request.url),
+    (urls) => urls.includes('/ev/off'),
+  );
+
+  // The peak page: ev shed with its times; then the quarter closes and the month table gains November.
+  await page.goto(`${h.baseUrl}/#/peak`);
+  const evRow = page.locator('#peak-stages tr[data-stage="ev"]');
+  await page.locator('#peak-stages tr[data-stage="ev"][data-shed="true"]').waitFor();
+  const evCells = await evRow.locator('td').allTextContents();
+  assert.deepEqual(evCells.slice(0, 5), ['ev', 'ev_off', 'ev_on', '3.700', 'shed']);
+  assert.notEqual(evCells[5], '—', 'shed since');
+  assert.notEqual(evCells[6], '—', 'last shed');
+  assert.equal(evCells[7], '—', 'never restored');
+  feedUntil('2026-11-25T18:15:01+01:00', 3.3);
+  const history = await jsonOf<HistoryJson>(`${h.baseUrl}/api/v1/peak/history?months=13`);
+  assert.equal(history.months.length, 6);
+  await page.locator('#peak-months tr[data-month="2026-11"]').waitFor();
+  const rows = page.locator('#peak-months tbody tr');
+  assert.deepEqual(
+    await rows.evaluateAll((list) =>
+      list.map((row) => (row as unknown as { dataset: { month: string } }).dataset.month),
+    ),
+    history.months.map((month) => month.month).reverse(),
+  );
+  for (const month of history.months) {
+    const computed = await page
+      .locator(`#peak-months tr[data-month="${month.month}"] td`)
+      .nth(1)
+      .textContent();
+    assert.equal(computed, month.peak_kw === null ? '—' : month.peak_kw.toFixed(3), month.month);
+  }
+  const peak = await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`);
+  assert.equal(peak.rolling.months.length, 6);
+  await page.locator('#peak-rolling-short:not([hidden])').waitFor();
+  assert.match(
+    (await page.locator('#peak-rolling').textContent()) ?? '',
+    new RegExp(`${peak.rolling.kw.toFixed(3)} kW over 6 months`),
+  );
+
+  // The settings form: limits from the schema, a change stored, a bad limit refused by name.
+  await page.goto(`${h.baseUrl}/#/settings/services`);
+  const limit = page.locator('#form-peak input[name="services.peak_guard.limit_kw"]');
+  await page.waitForFunction(() => {
+    const doc = (
+      globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }
+    ).document;
+    return doc.querySelector('#form-peak input[name="services.peak_guard.limit_kw"]')?.value === '4';
+  });
+  assert.equal(await limit.getAttribute('min'), String(PEAK_GUARD_SCHEMA.limit_kw.min));
+  assert.equal(await limit.getAttribute('max'), String(PEAK_GUARD_SCHEMA.limit_kw.max));
+  assert.deepEqual(await page.locator('#form-peak [data-stage-field="shed"] option').allTextContents(), [
+    'ev_off',
+    'ev_on',
+  ]);
+  await limit.fill('5.5');
+  await page.locator('#form-peak [data-stage-field="relief_kw"]').fill('2.5');
+  await page.locator('#form-peak button[type=submit]').click();
+  await page.locator('#form-peak .form-status.ok', { hasText: 'Saved.' }).waitFor();
+  type Saved = { services: { peak_guard: { limit_kw: number; stages: { relief_kw: number }[] } } };
+  let saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.limit_kw, 5.5);
+  assert.equal(saved.services.peak_guard.stages[0]!.relief_kw, 2.5);
+  await limit.fill('-1');
+  await page.locator('#form-peak button[type=submit]').click();
+  const issue = page.locator('#form-peak .field-error[data-field="services.peak_guard.limit_kw"]');
+  await issue.waitFor();
+  assert.equal(await limit.getAttribute('aria-invalid'), 'true');
+  saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.limit_kw, 5.5, 'nothing stored');
+  assert.deepEqual(pageErrors, []);
+});
