@@ -261,5 +261,35 @@ test('peak card, month table, stage list and settings form in Chromium', async (
   assert.equal(await limit.getAttribute('aria-invalid'), 'true');
   saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
   assert.equal(saved.services.peak_guard.limit_kw, 5.5, 'nothing stored');
+
+  // A phone's width: the card, the peak page and the form fit; the dark theme's colours apply.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const route of ['dashboard', 'peak', 'settings/services']) {
+    await page.goto(`${h.baseUrl}/#/${route}`);
+    if (route === 'dashboard') await page.locator('#peak-card:not([hidden])').waitFor();
+    if (route === 'peak') await page.locator('#peak-months tbody tr').first().waitFor();
+    if (route.startsWith('settings')) await page.locator('#form-peak fieldset.peak-stage').waitFor();
+    if (process.env.PEAK_SHOTS)
+      await page.screenshot({
+        path: `${process.env.PEAK_SHOTS}/${route.replace('/', '-')}.png`,
+        fullPage: true,
+      });
+    const width = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+          .documentElement.scrollWidth,
+    );
+    assert.ok(width <= 390, `#/${route} is ${width} px wide`);
+  }
+  await page.goto(`${h.baseUrl}/#/dashboard`);
+  const card = page.locator('#peak-card');
+  await card.locator(':scope:not([hidden])').waitFor();
+  assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+  type Styled = { getComputedStyle(node: unknown): { backgroundColor: string } };
+  const background = await card.evaluate(
+    (node) => (globalThis as unknown as Styled).getComputedStyle(node).backgroundColor,
+  );
+  assert.equal(background, 'rgb(27, 32, 41)');
   assert.deepEqual(pageErrors, []);
 });

@@ -39,23 +39,30 @@ function monthName(month: string): string {
   );
 }
 
-function headRow(table: HTMLTableElement, labels: MessageKey[]): void {
+/** The header row; returns its texts, which label the cells on a phone (one block per row). */
+function headRow(table: HTMLTableElement, labels: MessageKey[]): string[] {
   const head = table.createTHead().insertRow();
-  for (const label of labels) {
+  const texts = labels.map((label) => t(label));
+  for (const text of texts) {
     const cell = document.createElement('th');
-    cell.textContent = t(label);
+    cell.textContent = text;
     head.append(cell);
   }
+  return texts;
 }
 
-function cells(row: HTMLTableRowElement, texts: string[]): void {
-  for (const text of texts) row.insertCell().textContent = text;
+function cells(row: HTMLTableRowElement, texts: string[], labels: readonly string[]): void {
+  texts.forEach((text, index) => {
+    const cell = row.insertCell();
+    cell.textContent = text;
+    cell.dataset.label = labels[index] ?? '';
+  });
 }
 
 function showMonths(months: readonly HistoryMonth[], data: PeakData | undefined): void {
   const table = element<HTMLTableElement>('peak-months');
   table.replaceChildren();
-  headRow(table, [
+  const labels = headRow(table, [
     'peak.col_month',
     'peak.col_computed',
     'peak.col_computed_at',
@@ -70,14 +77,18 @@ function showMonths(months: readonly HistoryMonth[], data: PeakData | undefined)
     row.dataset.month = month.month;
     const inAverage = used.get(month.month);
     row.classList.toggle('in-average', used.has(month.month));
-    cells(row, [
-      monthName(month.month),
-      kw(month.peak_kw),
-      stamp(month.peak_at),
-      kw(month.meter_kw),
-      stamp(month.meter_at),
-      used.has(month.month) ? kw(inAverage) : '—',
-    ]);
+    cells(
+      row,
+      [
+        monthName(month.month),
+        kw(month.peak_kw),
+        stamp(month.peak_at),
+        kw(month.meter_kw),
+        stamp(month.meter_at),
+        used.has(month.month) ? kw(inAverage) : '—',
+      ],
+      labels,
+    );
   }
   element('peak-months-empty').hidden = months.length > 0;
   const count = used.size;
@@ -97,7 +108,7 @@ function stageState(data: PeakData, id: string): [text: string, since: string] {
 function showStages(data: PeakData): void {
   const table = element<HTMLTableElement>('peak-stages');
   table.replaceChildren();
-  headRow(table, [
+  const labels = headRow(table, [
     'peak.col_stage',
     'peak.col_shed',
     'peak.col_restore',
@@ -115,16 +126,20 @@ function showStages(data: PeakData): void {
     const shed = data.shed?.find((item) => item.id === stage.id);
     row.dataset.shed = String(shed !== undefined);
     row.dataset.ineffective = String(shed?.ineffective === true);
-    cells(row, [
-      stage.id,
-      stage.shed,
-      stage.restore,
-      kw(stage.relief_kw),
-      state,
-      since,
-      stamp(stage.last_shed),
-      stamp(stage.last_restore),
-    ]);
+    cells(
+      row,
+      [
+        stage.id,
+        stage.shed,
+        stage.restore,
+        kw(stage.relief_kw),
+        state,
+        since,
+        stamp(stage.last_shed),
+        stamp(stage.last_restore),
+      ],
+      labels,
+    );
   }
   element('peak-stages-empty').hidden = (data.stages ?? []).length > 0;
 }

@@ -1,6 +1,7 @@
-import type { SettingsChoices, SettingsLimits } from '../page-contract.js';
+import type { SettingLimits, SettingsChoices, SettingsLimits } from '../page-contract.js';
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
+import { decimalsOfStep, formatNumber } from './format.js';
 import { clearIssues, collectForm, fillForm, setStatus, showFailure } from './forms.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import {
@@ -118,8 +119,20 @@ function prepare(
               tOr(`peak.choice_${choice.value}`, choice.label),
             ]);
       field.replaceChildren(...values.map(([value, text]) => new Option(text, value)));
-    } else if (field.type === 'number') applyLimits(field, limits[path]);
+    } else if (field.type === 'number') {
+      applyLimits(field, limits[path]);
+      showRange(field, limits[path]);
+    }
   }
+}
+
+/** The schema's range beside a number field's label, as the other forms show theirs. */
+function showRange(field: HTMLInputElement, limits: SettingLimits | undefined): void {
+  const label = field.closest('label');
+  if (!label || limits?.min === undefined || limits.max === undefined) return;
+  const hint = label.querySelector('small') ?? document.createElement('small');
+  hint.textContent = `(${formatNumber(limits.min, decimalsOfStep(limits.min))}..${formatNumber(limits.max, 0)})`;
+  label.querySelector('span')!.after(' ', hint);
 }
 
 async function actionIds(): Promise<string[]> {
