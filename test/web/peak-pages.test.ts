@@ -38,6 +38,7 @@ interface PeakJson {
   window: { remaining_s: number };
   shed: { id: string }[];
   rolling: { kw: number; months: { month: string }[] };
+  month_peak: { kw: number } | null;
 }
 
 interface HistoryJson {
@@ -108,7 +109,7 @@ async function startGuard(target: string): Promise<{ h: HttpTestContext; stop():
 /** The card's text values, as the page shows them in English. */
 async function cardValues(page: Page): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
-  for (const id of ['running', 'predicted', 'limit', 'allowed', 'headroom', 'remaining'])
+  for (const id of ['running', 'predicted', 'limit', 'allowed', 'headroom', 'remaining', 'month'])
     values[id] = (await page.locator(`#peak-${id}`).textContent()) ?? '';
   values.state = (await page.locator('#peak-state').getAttribute('data-state')) ?? '';
   return values;
@@ -123,6 +124,7 @@ function expectedCard(peak: PeakJson): Record<string, string> {
     allowed: kw(peak.allowed_kw),
     headroom: kw(peak.headroom_kw),
     remaining: `${peak.window.remaining_s} s`,
+    month: kw(peak.month_peak?.kw ?? null),
     state: peak.state,
   };
 }
@@ -140,6 +142,139 @@ async function cardMatches(page: Page, baseUrl: string, state: string): Promise<
   ).catch(async () => cardValues(page));
   assert.deepEqual(shown, want);
   return peak;
+}
+
+interface Rig {
+  h: HttpTestContext;
+  page: Page;
+  /** Feeds 1 Hz readings of `kw` import up to the local time `until`. */
+  feedUntil(until: string, kw: number): void;
+  calls(): string[];
+}
+
+type PageGlobal = {
+  document: {
+    querySelector(selector: string): { value: string } | null;
+    documentElement: { scrollWidth: number };
+  };
+  getComputedStyle(node: unknown): { backgroundColor: string };
+};
+
+/** The card from 18:05 (idle), through the warning (4.2 kW predicts 3.8 kW) to ev shed (7 kW). */
+async function checkCard({ h, page, feedUntil, calls }: Rig): Promise<void> {
+  h.clock.advance(Date.parse('2026-11-25T17:59:00+01:00') - h.clock.now());
+  feedUntil('2026-11-25T18:05:00+01:00', 3);
+  await page.goto(`${h.baseUrl}/#/dashboard`);
+  await page.locator('#peak-card:not([hidden])').waitFor();
+  const idle = await cardMatches(page, h.baseUrl, 'idle');
+  assert.equal(idle.running_kw, 1);
+  // 3.8 kW predicted: within the 0.3 kW warn margin of 4 kW, under the 0.1 kW shed margin.
+  feedUntil('2026-11-25T18:06:00+01:00', 4.2);
+  await cardMatches(page, h.baseUrl, 'warning');
+  assert.match((await page.locator('#peak-state').textContent()) ?? '', /Warning/);
+  assert.match((await page.locator('#peak-bar').getAttribute('aria-label')) ?? '', /limit 4\.000 kW/);
+  // 7 kW sheds ev at 18:06:02; its load then goes (1.0 kW left): an effective stage, shedding.
+  feedUntil('2026-11-25T18:06:03+01:00', 7);
+  feedUntil('2026-11-25T18:08:00+01:00', 1);
+  const shedding = await cardMatches(page, h.baseUrl, 'shedding');
+  assert.deepEqual(
+    shedding.shed.map((stage) => stage.id),
+    ['ev'],
+  );
+  await waitFor('the shed call', calls, (urls) => urls.includes('/ev/off'));
+}
+
+/** The stage list with ev shed; after the quarter closes, the month table gains November. */
+async function checkPeakPage({ h, page, feedUntil }: Rig): Promise<void> {
+  await page.goto(`${h.baseUrl}/#/peak`);
+  await page.locator('#peak-stages tr[data-stage="ev"][data-shed="true"]').waitFor();
+  const evCells = await page.locator('#peak-stages tr[data-stage="ev"] td').allTextContents();
+  assert.deepEqual(evCells.slice(0, 5), ['ev', 'ev_off', 'ev_on', '3.700', 'shed']);
+  assert.notEqual(evCells[5], '—', 'shed since');
+  assert.notEqual(evCells[6], '—', 'last shed');
+  assert.equal(evCells[7], '—', 'never restored');
+  feedUntil('2026-11-25T18:15:01+01:00', 3.3);
+  const history = await jsonOf<HistoryJson>(`${h.baseUrl}/api/v1/peak/history?months=13`);
+  assert.equal(history.months.length, 6);
+  await page.locator('#peak-months tr[data-month="2026-11"]').waitFor();
+  const shown = await page
+    .locator('#peak-months tbody tr')
+    .evaluateAll((rows) =>
+      rows.map((row) => (row as unknown as { dataset: { month: string } }).dataset.month),
+    );
+  assert.deepEqual(shown, history.months.map((month) => month.month).reverse());
+  for (const month of history.months) {
+    const cell = page.locator(`#peak-months tr[data-month="${month.month}"] td`).nth(1);
+    assert.equal(
+      await cell.textContent(),
+      month.peak_kw === null ? '—' : month.peak_kw.toFixed(3),
+      month.month,
+    );
+  }
+  const peak = await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`);
+  assert.equal(peak.rolling.months.length, 6);
+  await page.locator('#peak-rolling-short:not([hidden])').waitFor();
+  assert.match(
+    (await page.locator('#peak-rolling').textContent()) ?? '',
+    new RegExp(`${peak.rolling.kw.toFixed(3)} kW over 6 months`),
+  );
+}
+
+/** The settings form: limits from the schema, a change stored, a bad limit refused by name. */
+async function checkSettingsForm({ h, page }: Rig): Promise<void> {
+  type Saved = { services: { peak_guard: { limit_kw: number; stages: { relief_kw: number }[] } } };
+  await page.goto(`${h.baseUrl}/#/settings/services`);
+  const limit = page.locator('#form-peak input[name="services.peak_guard.limit_kw"]');
+  await page.waitForFunction(
+    () =>
+      (globalThis as unknown as PageGlobal).document.querySelector(
+        '#form-peak input[name="services.peak_guard.limit_kw"]',
+      )?.value === '4',
+  );
+  assert.equal(await limit.getAttribute('min'), String(PEAK_GUARD_SCHEMA.limit_kw.min));
+  assert.equal(await limit.getAttribute('max'), String(PEAK_GUARD_SCHEMA.limit_kw.max));
+  const actions = await page.locator('#form-peak [data-stage-field="shed"] option').allTextContents();
+  assert.deepEqual(actions, ['ev_off', 'ev_on']);
+  await limit.fill('5.5');
+  await page.locator('#form-peak [data-stage-field="relief_kw"]').fill('2.5');
+  await page.locator('#form-peak button[type=submit]').click();
+  await page.locator('#form-peak .form-status.ok', { hasText: 'Saved.' }).waitFor();
+  let saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.limit_kw, 5.5);
+  assert.equal(saved.services.peak_guard.stages[0]!.relief_kw, 2.5);
+  await limit.fill('-1');
+  await page.locator('#form-peak button[type=submit]').click();
+  await page.locator('#form-peak .field-error[data-field="services.peak_guard.limit_kw"]').waitFor();
+  assert.equal(await limit.getAttribute('aria-invalid'), 'true');
+  saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.limit_kw, 5.5, 'nothing stored');
+}
+
+/** At a phone's width the card, the peak page and the form fit; the dark theme's colours apply. */
+async function checkPhoneInDark({ h, page }: Rig): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const shown: Record<string, string> = {
+    dashboard: '#peak-card:not([hidden])',
+    peak: '#peak-months tbody tr',
+    'settings/services': '#form-peak fieldset.peak-stage',
+  };
+  for (const [route, selector] of Object.entries(shown)) {
+    await page.goto(`${h.baseUrl}/#/${route}`);
+    await page.locator(selector).first().waitFor();
+    const width = await page.evaluate(
+      () => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth,
+    );
+    assert.ok(width <= 390, `#/${route} is ${width} px wide`);
+  }
+  await page.goto(`${h.baseUrl}/#/dashboard`);
+  const card = page.locator('#peak-card:not([hidden])');
+  await card.waitFor();
+  assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+  const background = await card.evaluate(
+    (node) => (globalThis as unknown as PageGlobal).getComputedStyle(node).backgroundColor,
+  );
+  assert.equal(background, 'rgb(27, 32, 41)', "theme.css's dark --card");
 }
 
 test('peak card, month table, stage list and settings form in Chromium', async (t) => {
@@ -167,129 +302,13 @@ test('peak card, month table, stage list and settings form in Chromium', async (
       });
     }
   };
-  h.clock.advance(Date.parse('2026-11-25T17:59:00+01:00') - h.clock.now());
-  feedUntil('2026-11-25T18:05:00+01:00', 3);
   const page = await browser.context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  await page.goto(`${h.baseUrl}/#/dashboard`);
-  await page.locator('#peak-card:not([hidden])').waitFor();
-  const idle = await cardMatches(page, h.baseUrl, 'idle');
-  assert.equal(idle.running_kw, 1);
-  // 4.2 kW from 18:05 predicts 3.8 kW: within the 0.3 kW warn margin of 4 kW, under the shed margin.
-  feedUntil('2026-11-25T18:06:00+01:00', 4.2);
-  await cardMatches(page, h.baseUrl, 'warning');
-  assert.match((await page.locator('#peak-state').textContent()) ?? '', /Warning/);
-  const bar = page.locator('#peak-bar');
-  assert.match((await bar.getAttribute('aria-label')) ?? '', /limit 4\.000 kW/);
-  // 7 kW sheds ev at 18:06:02; its load then goes (1.0 kW left): an effective stage, shedding.
-  feedUntil('2026-11-25T18:06:03+01:00', 7);
-  feedUntil('2026-11-25T18:08:00+01:00', 1);
-  const shedding = await cardMatches(page, h.baseUrl, 'shedding');
-  assert.deepEqual(
-    shedding.shed.map((stage) => stage.id),
-    ['ev'],
-  );
-  await waitFor(
-    'the shed call',
-    () => target.requests.map((request) => request.url),
-    (urls) => urls.includes('/ev/off'),
-  );
-
-  // The peak page: ev shed with its times; then the quarter closes and the month table gains November.
-  await page.goto(`${h.baseUrl}/#/peak`);
-  const evRow = page.locator('#peak-stages tr[data-stage="ev"]');
-  await page.locator('#peak-stages tr[data-stage="ev"][data-shed="true"]').waitFor();
-  const evCells = await evRow.locator('td').allTextContents();
-  assert.deepEqual(evCells.slice(0, 5), ['ev', 'ev_off', 'ev_on', '3.700', 'shed']);
-  assert.notEqual(evCells[5], '—', 'shed since');
-  assert.notEqual(evCells[6], '—', 'last shed');
-  assert.equal(evCells[7], '—', 'never restored');
-  feedUntil('2026-11-25T18:15:01+01:00', 3.3);
-  const history = await jsonOf<HistoryJson>(`${h.baseUrl}/api/v1/peak/history?months=13`);
-  assert.equal(history.months.length, 6);
-  await page.locator('#peak-months tr[data-month="2026-11"]').waitFor();
-  const rows = page.locator('#peak-months tbody tr');
-  assert.deepEqual(
-    await rows.evaluateAll((list) =>
-      list.map((row) => (row as unknown as { dataset: { month: string } }).dataset.month),
-    ),
-    history.months.map((month) => month.month).reverse(),
-  );
-  for (const month of history.months) {
-    const computed = await page
-      .locator(`#peak-months tr[data-month="${month.month}"] td`)
-      .nth(1)
-      .textContent();
-    assert.equal(computed, month.peak_kw === null ? '—' : month.peak_kw.toFixed(3), month.month);
-  }
-  const peak = await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`);
-  assert.equal(peak.rolling.months.length, 6);
-  await page.locator('#peak-rolling-short:not([hidden])').waitFor();
-  assert.match(
-    (await page.locator('#peak-rolling').textContent()) ?? '',
-    new RegExp(`${peak.rolling.kw.toFixed(3)} kW over 6 months`),
-  );
-
-  // The settings form: limits from the schema, a change stored, a bad limit refused by name.
-  await page.goto(`${h.baseUrl}/#/settings/services`);
-  const limit = page.locator('#form-peak input[name="services.peak_guard.limit_kw"]');
-  await page.waitForFunction(() => {
-    const doc = (
-      globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }
-    ).document;
-    return doc.querySelector('#form-peak input[name="services.peak_guard.limit_kw"]')?.value === '4';
-  });
-  assert.equal(await limit.getAttribute('min'), String(PEAK_GUARD_SCHEMA.limit_kw.min));
-  assert.equal(await limit.getAttribute('max'), String(PEAK_GUARD_SCHEMA.limit_kw.max));
-  assert.deepEqual(await page.locator('#form-peak [data-stage-field="shed"] option').allTextContents(), [
-    'ev_off',
-    'ev_on',
-  ]);
-  await limit.fill('5.5');
-  await page.locator('#form-peak [data-stage-field="relief_kw"]').fill('2.5');
-  await page.locator('#form-peak button[type=submit]').click();
-  await page.locator('#form-peak .form-status.ok', { hasText: 'Saved.' }).waitFor();
-  type Saved = { services: { peak_guard: { limit_kw: number; stages: { relief_kw: number }[] } } };
-  let saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
-  assert.equal(saved.services.peak_guard.limit_kw, 5.5);
-  assert.equal(saved.services.peak_guard.stages[0]!.relief_kw, 2.5);
-  await limit.fill('-1');
-  await page.locator('#form-peak button[type=submit]').click();
-  const issue = page.locator('#form-peak .field-error[data-field="services.peak_guard.limit_kw"]');
-  await issue.waitFor();
-  assert.equal(await limit.getAttribute('aria-invalid'), 'true');
-  saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
-  assert.equal(saved.services.peak_guard.limit_kw, 5.5, 'nothing stored');
-
-  // A phone's width: the card, the peak page and the form fit; the dark theme's colours apply.
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  for (const route of ['dashboard', 'peak', 'settings/services']) {
-    await page.goto(`${h.baseUrl}/#/${route}`);
-    if (route === 'dashboard') await page.locator('#peak-card:not([hidden])').waitFor();
-    if (route === 'peak') await page.locator('#peak-months tbody tr').first().waitFor();
-    if (route.startsWith('settings')) await page.locator('#form-peak fieldset.peak-stage').waitFor();
-    if (process.env.PEAK_SHOTS)
-      await page.screenshot({
-        path: `${process.env.PEAK_SHOTS}/${route.replace('/', '-')}.png`,
-        fullPage: true,
-      });
-    const width = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
-          .documentElement.scrollWidth,
-    );
-    assert.ok(width <= 390, `#/${route} is ${width} px wide`);
-  }
-  await page.goto(`${h.baseUrl}/#/dashboard`);
-  const card = page.locator('#peak-card');
-  await card.locator(':scope:not([hidden])').waitFor();
-  assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
-  type Styled = { getComputedStyle(node: unknown): { backgroundColor: string } };
-  const background = await card.evaluate(
-    (node) => (globalThis as unknown as Styled).getComputedStyle(node).backgroundColor,
-  );
-  assert.equal(background, 'rgb(27, 32, 41)');
+  const rig: Rig = { h, page, feedUntil, calls: () => target.requests.map((request) => request.url) };
+  await checkCard(rig);
+  await checkPeakPage(rig);
+  await checkSettingsForm(rig);
+  await checkPhoneInDark(rig);
   assert.deepEqual(pageErrors, []);
 });

@@ -130,9 +130,12 @@ function prepare(
 function showRange(field: HTMLInputElement, limits: SettingLimits | undefined): void {
   const label = field.closest('label');
   if (!label || limits?.min === undefined || limits.max === undefined) return;
-  const hint = label.querySelector('small') ?? document.createElement('small');
+  let hint = label.querySelector('small');
+  if (!hint) {
+    hint = document.createElement('small');
+    label.querySelector('span')!.after(' ', hint);
+  }
   hint.textContent = `(${formatNumber(limits.min, decimalsOfStep(limits.min))}..${formatNumber(limits.max, 0)})`;
-  label.querySelector('span')!.after(' ', hint);
 }
 
 async function actionIds(): Promise<string[]> {
@@ -145,39 +148,51 @@ async function actionIds(): Promise<string[]> {
   }
 }
 
-/** Builds the form and binds it; returns its loader (run when the Services tab opens). */
-export function bindPeakSettings(form: HTMLFormElement): () => Promise<void> {
-  const editor = build(form);
-  form.noValidate = true;
-  let choices: StageChoices = { actions: [], meters: [], limits: {} };
-  const show = (settings: unknown) => {
-    const meter = form.querySelector<HTMLSelectElement>(`[name="${BASE}.meter"]`)!;
+/** The form bound to the settings API: filled on load, saved with PUT, errors shown by field. */
+class PeakSettingsForm {
+  private readonly editor: HTMLElement;
+  private choices: StageChoices = { actions: [], meters: [], limits: {} };
+
+  constructor(private readonly form: HTMLFormElement) {
+    this.editor = build(form);
+    // The API validates; its messages are the ones shown next to the fields.
+    form.noValidate = true;
+    element('peak-add-stage').addEventListener('click', () => addStage(this.editor, this.choices));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      this.save();
+    });
+  }
+
+  private show(settings: unknown): void {
+    const meter = this.form.querySelector<HTMLSelectElement>(`[name="${BASE}.meter"]`)!;
     const saved = valueAt(settings, `${BASE}.meter`);
     // A meter the registry does not list (yet) stays choosable, so what is stored is shown.
     if (typeof saved === 'string' && ![...meter.options].some((option) => option.value === saved))
       meter.append(new Option(saved, saved));
-    fillForm(form, settings);
-    fillStages(editor, (valueAt(settings, STAGES_PATH) as StageValue[] | undefined) ?? [], choices);
-  };
-  element('peak-add-stage').addEventListener('click', () => addStage(editor, choices));
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    setStatus(form, t('common.saving'), 'busy');
-    const body = collectForm(form);
-    setAt(body, STAGES_PATH, stagesOf(editor));
+    fillForm(this.form, settings);
+    const stages = (valueAt(settings, STAGES_PATH) as StageValue[] | undefined) ?? [];
+    fillStages(this.editor, stages, this.choices);
+  }
+
+  private save(): void {
+    setStatus(this.form, t('common.saving'), 'busy');
+    const body = collectForm(this.form);
+    setAt(body, STAGES_PATH, stagesOf(this.editor));
     api<unknown>('PUT', '/api/v1/settings', body)
       .then((settings) => {
-        clearIssues(form);
-        show(settings);
-        setStatus(form, t('common.saved'));
+        clearIssues(this.form);
+        this.show(settings);
+        setStatus(this.form, t('common.saved'));
       })
       .catch((error: unknown) => {
-        showFailure(form, error);
-        if (error instanceof ApiError) markStageIssues(editor, error.fields);
+        showFailure(this.form, error);
+        if (error instanceof ApiError) markStageIssues(this.editor, error.fields);
       });
-  });
-  return async () => {
-    clearIssues(form);
+  }
+
+  async load(): Promise<void> {
+    clearIssues(this.form);
     try {
       const [settingChoices, limits, meterList, actions, settings] = await Promise.all([
         api<SettingsChoices>('GET', '/api/v1/settings/choices'),
@@ -187,13 +202,19 @@ export function bindPeakSettings(form: HTMLFormElement): () => Promise<void> {
         api<unknown>('GET', '/api/v1/settings'),
       ]);
       const meters = meterList.map((meter) => meter.id);
-      choices = { actions, meters, limits };
-      prepare(form, settingChoices, limits, meters);
+      this.choices = { actions, meters, limits };
+      prepare(this.form, settingChoices, limits, meters);
       element('peak-no-actions').hidden = actions.length > 0;
-      show(settings);
-      setStatus(form, '');
+      this.show(settings);
+      setStatus(this.form, '');
     } catch (error) {
-      showFailure(form, error);
+      showFailure(this.form, error);
     }
-  };
+  }
+}
+
+/** Builds the form and binds it; returns its loader (run when the Services tab opens). */
+export function bindPeakSettings(form: HTMLFormElement): () => Promise<void> {
+  const bound = new PeakSettingsForm(form);
+  return () => bound.load();
 }
