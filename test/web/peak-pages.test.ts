@@ -248,6 +248,17 @@ async function checkSettingsForm({ h, page }: Rig): Promise<void> {
   assert.equal(await limit.getAttribute('aria-invalid'), 'true');
   saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
   assert.equal(saved.services.peak_guard.limit_kw, 5.5, 'nothing stored');
+  // A second stage with the same id: the server's 400 is shown at that stage's id field.
+  await limit.fill('5.5');
+  await page.locator('#peak-add-stage').click();
+  const second = page.locator('#form-peak fieldset.peak-stage').nth(1);
+  await second.locator('[data-stage-field="id"]').fill('ev');
+  await page.locator('#form-peak button[type=submit]').click();
+  await second.locator('.field-error').waitFor();
+  assert.equal(await second.locator('[data-stage-field="id"]').getAttribute('aria-invalid'), 'true');
+  assert.match((await second.locator('.field-error').textContent()) ?? '', /twice/);
+  saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.stages.length, 1, 'nothing stored');
 }
 
 /** At a phone's width the card, the peak page and the form fit; the dark theme's colours apply. */
