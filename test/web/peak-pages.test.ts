@@ -1,8 +1,8 @@
 // The peak guard's web interface in real Chromium, on an in-process daemon with a frozen clock fed
 // 1 Hz readings (the Belgian case: 3.0 kW 18:00–18:05, then more): the dashboard card shows the
-// values of GET /api/v1/peak and follows the peak stream, the peak page lists the month peaks of
-// /api/v1/peak/history and the stage shed, and the settings form stores a change and shows the
-// server's 400 for a bad limit next to the field.
+// values of GET /api/v1/peak and follows the peak stream; the peak page lists the month peaks of
+// /api/v1/peak/history (computed and the meter's own) and the shed stage; the settings form stores
+// a change and shows the server's 400 next to the field it names (a bad limit, a stage twice).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ interface PeakJson {
 }
 
 interface HistoryJson {
-  months: { month: string; peak_kw: number | null }[];
+  months: { month: string; peak_kw: number | null; meter_kw: number | null }[];
 }
 
 /** Five earlier months the guard's state file already holds: fewer than 12, so the average is flagged. */
@@ -203,7 +203,16 @@ async function checkPeakPage({ h, page, feedUntil }: Rig): Promise<void> {
       rows.map((row) => (row as unknown as { dataset: { month: string } }).dataset.month),
     );
   assert.deepEqual(shown, history.months.map((month) => month.month).reverse());
+  assert.deepEqual(
+    history.months.filter((month) => month.meter_kw !== null).map((month) => [month.month, month.meter_kw]),
+    [
+      ['2026-10', 3.456],
+      ['2026-11', 4.125],
+    ],
+  );
   for (const month of history.months) {
+    const meter = page.locator(`#peak-months tr[data-month="${month.month}"] td`).nth(3);
+    assert.equal(await meter.textContent(), month.meter_kw === null ? '—' : month.meter_kw.toFixed(3));
     const cell = page.locator(`#peak-months tr[data-month="${month.month}"] td`).nth(1);
     assert.equal(
       await cell.textContent(),
@@ -308,7 +317,12 @@ test('peak card, month table, stage list and settings form in Chromium', async (
         receivedAt: h.clock.now(),
         protocol: 'DSMR',
         identity: {},
-        values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'] }),
+        // The meter's own demand registers (Belgian P1): November's maximum, October's in 98.1.0.
+        values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'], '1.6.0': [4.125, 'kW'] }),
+        demand: {
+          monthPeakAt: '2026-11-03T19:15:00+01:00',
+          months: [{ at: '2026-10-12T20:00:00+02:00', kw: 3.456 }],
+        },
         mbus: [],
       });
     }
