@@ -24,6 +24,11 @@ import { launchBrowser, requireChromium } from '../helpers/browser.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { jsonOf } from './page-rig.js';
+import { de } from '../../src/web/ui/i18n/de/index.js';
+import { fr } from '../../src/web/ui/i18n/fr/index.js';
+import { nl } from '../../src/web/ui/i18n/nl/index.js';
+import { collectVisibleText } from './i18n/visible-text.js';
+import { englishLeft } from './i18n/english-left.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -297,18 +302,10 @@ async function checkPhoneInDark({ h, page }: Rig): Promise<void> {
   assert.equal(background, 'rgb(27, 32, 41)', "theme.css's dark --card");
 }
 
-test('peak card, month table, stage list and settings form in Chromium', async (t) => {
-  if (!requireChromium(t)) return;
-  const target = await recordingServer(200);
-  const { h, stop } = await startGuard(target.url);
-  const browser = await launchBrowser();
-  t.after(async () => {
-    await browser.close();
-    await stop();
-    await target.close();
-  });
+/** 1 Hz readings of `kw` import up to the local time `until`, on the frozen clock. */
+function feeder(h: HttpTestContext): (until: string, kw: number) => void {
   let kwh = 100;
-  const feedUntil = (until: string, kw: number) => {
+  return (until, kw) => {
     const end = Date.parse(until);
     while (h.clock.now() < end) {
       h.clock.advance(1000);
@@ -327,6 +324,19 @@ test('peak card, month table, stage list and settings form in Chromium', async (
       });
     }
   };
+}
+
+test('peak card, month table, stage list and settings form in Chromium', async (t) => {
+  if (!requireChromium(t)) return;
+  const target = await recordingServer(200);
+  const { h, stop } = await startGuard(target.url);
+  const browser = await launchBrowser();
+  t.after(async () => {
+    await browser.close();
+    await stop();
+    await target.close();
+  });
+  const feedUntil = feeder(h);
   const page = await browser.context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
@@ -337,3 +347,44 @@ test('peak card, month table, stage list and settings form in Chromium', async (
   await checkPhoneInDark(rig);
   assert.deepEqual(pageErrors, []);
 });
+
+for (const [locale, catalogue] of [
+  ['de-DE', de],
+  ['fr-BE', fr],
+  ['nl-NL', nl],
+] as const) {
+  test(`over the limit with an ineffective stage, the peak card, page and form show no English in ${locale}`, async (t) => {
+    if (!requireChromium(t)) return;
+    const target = await recordingServer(200);
+    const { h, stop } = await startGuard(target.url);
+    const browser = await launchBrowser({ locale });
+    t.after(async () => {
+      await browser.close();
+      await stop();
+      await target.close();
+    });
+    const feedUntil = feeder(h);
+    h.clock.advance(Date.parse('2026-11-25T18:14:00+01:00') - h.clock.now());
+    feedUntil('2026-11-25T18:15:01+01:00', 2);
+    feedUntil('2026-11-25T18:17:00+01:00', 9);
+    // 9 kW that shedding ev does not lower: ev ineffective, nothing left, over the limit.
+    assert.equal((await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`)).state, 'over_limit');
+    const page = await browser.context.newPage();
+    const shown: Record<string, string> = {
+      dashboard: '#peak-card:not([hidden])',
+      peak: '#peak-stages tr[data-ineffective="true"]',
+      'settings/services': '#form-peak fieldset.peak-stage',
+    };
+    for (const [route, selector] of Object.entries(shown)) {
+      await page.goto(`${h.baseUrl}/#/${route}`);
+      await page.locator('html[lang]:not([lang="en"])').waitFor();
+      await page.locator(selector).first().waitFor();
+      const texts = await page.evaluate(collectVisibleText);
+      assert.deepEqual(englishLeft(texts, catalogue), [], `${locale} #/${route}`);
+    }
+    assert.equal(
+      await page.locator('#form-peak select[name="services.peak_guard.model"] option').first().textContent(),
+      catalogue['peak.choice_be_quarter'],
+    );
+  });
+}
