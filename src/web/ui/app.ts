@@ -66,7 +66,7 @@ function route(): void {
   if (known === 'actions') void loadActions();
   if (known === 'files') void showFiles();
   if (known === 'meters') showMeters();
-  if (known === 'peak') void loadPeak().catch(() => undefined);
+  if (known === 'peak') void loadPeak();
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;

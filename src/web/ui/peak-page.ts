@@ -169,10 +169,17 @@ export function bindPeakPage(live: PeakLive): () => Promise<void> {
   });
   return async () => {
     open = true;
-    const data = await api<PeakData>('GET', '/api/v1/peak');
-    live.latest ??= data;
-    showGuard(data);
-    await loadMonths();
-    showMonths(months, data);
+    const failure = element('peak-page-error');
+    try {
+      const data = await api<PeakData>('GET', '/api/v1/peak');
+      live.latest ??= data;
+      showGuard(data);
+      await loadMonths();
+      showMonths(months, data);
+      failure.hidden = true;
+    } catch (error) {
+      failure.textContent = t('settings.request_failed', { message: (error as Error).message });
+      failure.hidden = false;
+    }
   };
 }
