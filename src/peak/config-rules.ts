@@ -2,7 +2,7 @@ import { FormatError, registerFormats, type ConfigFormat } from '../config/forma
 import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
-import { stageListProblems, type PeakStage } from './stages.js';
+import { MAX_STAGES, STAGE_JSON_SCHEMA, stageListProblems, type PeakStage } from './stages.js';
 import { addVariableSource } from '../actions/variables.js';
 import { PEAK_VARIABLE_SOURCE } from './contributors.js';
 import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
@@ -35,7 +35,7 @@ const PEAK_STAGES: ConfigFormat = {
       );
   },
   describe: () => 'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks}',
-  jsonSchema: () => ({ type: 'array', items: { type: 'object' } }),
+  jsonSchema: () => ({ type: 'array', maxItems: MAX_STAGES, items: STAGE_JSON_SCHEMA }),
   fromEnv(text) {
     try {
       return JSON.parse(text) as unknown;

@@ -79,6 +79,8 @@ export interface PeakPersisted {
   tracker?: TrackerState;
   shed: ShedStage[];
   restoredAt: Record<string, number>;
+  /** When each stage was last shed, ms (absent in state files written before it existed). */
+  shedAt?: Record<string, number>;
   lastStepAt?: number;
   ineffective: string[];
   ineffectiveWindow?: number;
@@ -97,6 +99,15 @@ export interface PeakSnapshot {
   rolling: { kw: number; months: { month: string; kw: number }[] };
   marginal_eur: number;
   shed: { id: string; since: number; ineffective: boolean }[];
+  /** Every configured stage, in order, with its actions and its last shed and restore times. */
+  stages?: {
+    id: string;
+    shed: string;
+    restore: string;
+    relief_kw: number;
+    last_shed: number | null;
+    last_restore: number | null;
+  }[];
   last_window: { start: number; end: number; kw: number } | null;
   last_reading_at: number | null;
   /** The month value: the mean of its top n windows (or day maxima); null before any window closed. */

@@ -172,6 +172,14 @@ export class PeakEngine {
         since: shed.since,
         ineffective: this.state.ineffective.includes(shed.id),
       })),
+      stages: this.settings.stages.map((stage) => ({
+        id: stage.id,
+        shed: stage.shed,
+        restore: stage.restore,
+        relief_kw: stage.relief_kw,
+        last_shed: this.state.shedAt?.[stage.id] ?? null,
+        last_restore: this.state.restoredAt[stage.id] ?? null,
+      })),
       last_window: this.state.lastWindow ?? null,
       last_reading_at: this.lastReadingAt,
     };
@@ -230,6 +238,7 @@ export class PeakEngine {
     if (restored !== undefined && at - restored < next.min_on_s * 1000) return;
     const shed: ShedStage = { id: next.id, since: at, beforeKw: this.reliefBase(next), checked: false };
     this.state.shed.push(shed);
+    (this.state.shedAt ??= {})[next.id] = at;
     this.state.lastStepAt = at;
     out.calls.push({ kind: 'shed', stage: next.id, action: next.shed, at });
     out.events.push({ type: 'shed', at, stage: next.id });

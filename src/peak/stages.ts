@@ -28,6 +28,27 @@ export interface StageProblem {
 
 export const MAX_STAGES = 16;
 const ID = /^[A-Za-z0-9_-]{1,15}$/;
+const METER_ID = /^[a-z][a-z0-9_]{0,31}$/;
+const RELIEF = { min: 0.01, max: 1000 };
+const SECONDS = { min: 0, max: 86_400 };
+
+const idSchema = { type: 'string', maxLength: 15, pattern: ID.source };
+
+/** A stage as JSON Schema: the API description and the limits the settings form applies. */
+export const STAGE_JSON_SCHEMA = {
+  type: 'object',
+  required: ['id', 'shed', 'restore', 'relief_kw'],
+  properties: {
+    id: idSchema,
+    shed: idSchema,
+    restore: idSchema,
+    relief_kw: { type: 'number', minimum: RELIEF.min, maximum: RELIEF.max },
+    meter: { type: 'string', maxLength: 32, pattern: METER_ID.source },
+    min_on_s: { type: 'integer', minimum: SECONDS.min, maximum: SECONDS.max },
+    min_off_s: { type: 'integer', minimum: SECONDS.min, maximum: SECONDS.max },
+    locks: { type: 'array', items: idSchema },
+  },
+};
 const KEYS = new Set(['id', 'shed', 'restore', 'relief_kw', 'meter', 'min_on_s', 'min_off_s', 'locks']);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -50,16 +71,14 @@ function stageProblems(stage: unknown, at: string): StageProblem[] {
     if (typeof stage[key] !== 'string' || !ID.test(stage[key] as string))
       add(key, 'must be an id of 1..15 letters, digits, "_" or "-"');
   }
-  const relief = numberProblem(stage.relief_kw, 0.01, 1000, false);
+  const relief = numberProblem(stage.relief_kw, RELIEF.min, RELIEF.max, false);
   if (relief) add('relief_kw', relief);
   for (const key of ['min_on_s', 'min_off_s']) {
-    const problem = stage[key] === undefined ? undefined : numberProblem(stage[key], 0, 86_400, true);
+    const problem =
+      stage[key] === undefined ? undefined : numberProblem(stage[key], SECONDS.min, SECONDS.max, true);
     if (problem) add(key, problem);
   }
-  if (
-    stage.meter !== undefined &&
-    (typeof stage.meter !== 'string' || !/^[a-z][a-z0-9_]{0,31}$/.test(stage.meter))
-  )
+  if (stage.meter !== undefined && (typeof stage.meter !== 'string' || !METER_ID.test(stage.meter)))
     add('meter', 'must be a meter id');
   const locks = stage.locks ?? [];
   if (!Array.isArray(locks) || locks.some((lock) => typeof lock !== 'string' || !ID.test(lock)))

@@ -55,6 +55,11 @@ export function peakView(
       since: localIso(stage.since),
       ineffective: stage.ineffective,
     })),
+    stages: (snapshot.stages ?? []).map((stage) => ({
+      ...stage,
+      last_shed: stage.last_shed === null ? null : localIso(stage.last_shed),
+      last_restore: stage.last_restore === null ? null : localIso(stage.last_restore),
+    })),
     last_window: snapshot.last_window && {
       start: localIso(snapshot.last_window.start),
       kw: kw(snapshot.last_window.kw),
@@ -105,6 +110,12 @@ export const PEAK_SCHEMA = {
     rolling: { type: 'object' },
     marginal_eur: { type: 'number' },
     shed: { type: 'array', items: { type: 'object' } },
+    stages: {
+      type: 'array',
+      description:
+        'every configured stage in order: id, shed and restore action ids, relief_kw, last_shed and last_restore times (null: never)',
+      items: { type: 'object' },
+    },
     last_window: { type: ['object', 'null'] },
     last_reading: { type: ['string', 'null'] },
     month_value_kw: {

@@ -16,6 +16,20 @@ export interface SettingChoice {
  */
 export type SettingsChoices = Record<string, SettingChoice[]>;
 
+/** A setting's limits from the schema, as a form applies them to its control. */
+export interface SettingLimits {
+  min?: number;
+  max?: number;
+  step?: number;
+  minLength?: number;
+  maxLength?: number;
+  /** The schema's pattern (RegExp source), for the control's pattern attribute. */
+  pattern?: string;
+}
+
+/** GET /api/v1/settings/limits: the limits of every setting by its dotted config path. */
+export type SettingsLimits = Record<string, SettingLimits>;
+
 /** A quantity of the quantity table as the Actions form offers it. */
 export interface QuantityChoice {
   /** MQTT template variable (`2_7_0`), usable as `${2_7_0}` and as a `when.value`. */

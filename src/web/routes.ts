@@ -4,6 +4,7 @@ import { HttpError } from '../http/errors.js';
 import type { Router } from '../http/router.js';
 import { registerActionsChoicesRoute } from './actions-choices.js';
 import { registerChoicesRoute } from './settings-choices.js';
+import { registerLimitsRoute } from './settings-limits.js';
 import { loadStaticAssets, type StaticAsset } from './static-assets.js';
 
 /**
@@ -96,6 +97,7 @@ export function registerWebRoutes(
   assets: readonly StaticAsset[] = loadStaticAssets(),
 ): void {
   registerChoicesRoute(router);
+  registerLimitsRoute(router);
   registerActionsChoicesRoute(router);
   if (!assets.some((asset) => asset.urlPath === '/')) {
     ctx.logger.warn('web interface files not found (run npm run build); GET / answers 503');

@@ -3,6 +3,7 @@ export const PAGES = [
   'dashboard',
   'meters',
   'history',
+  'peak',
   'actions',
   'files',
   'info',

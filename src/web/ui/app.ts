@@ -16,9 +16,14 @@ import { startStatus } from './status.js';
 import { showFirstRunHint } from './first-run.js';
 import { startLanguage } from './i18n/load.js';
 import { bindPreferences } from './preferences.js';
+import { element } from './api.js';
+import { PeakLive } from './peak-live.js';
+import { startPeakCard } from './peak-card.js';
+import { bindPeakPage } from './peak-page.js';
+import { bindPeakSettings } from './peak-settings.js';
 
 /**
- * The single-page app: hash routes #/dashboard, #/history, #/actions, #/files, #/settings/<tab>. The dashboard's live
+ * The single-page app: hash routes #/dashboard, #/history, #/peak, #/actions, #/files, #/settings/<tab>. The dashboard's live
  * stream runs from the start, so its chart has the last minutes whichever page is open.
  * The language's catalogue is loaded and the static page translated before anything is bound.
  */
@@ -28,6 +33,7 @@ const loaders = bindSettings();
 loaders.modbus = [bindModbus()];
 bindMaintenance();
 loaders.meter = [...(loaders.meter ?? []), bindPortPicker(), bindMetersSettings()];
+loaders.services = [...(loaders.services ?? []), bindPeakSettings(element<HTMLFormElement>('form-peak'))];
 bindBackup();
 bindLogView();
 bindFiles();
@@ -36,10 +42,16 @@ const explorer = new HistoryExplorer();
 explorer.bind();
 startStatus();
 const loadActions = bindActions();
+const peakLive = new PeakLive();
+startPeakCard(peakLive);
+const loadPeak = bindPeakPage(peakLive);
+peakLive.start();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');
-  const known = ['dashboard', 'meters', 'history', 'actions', 'files', 'settings', 'info'].includes(page)
+  const known = ['dashboard', 'meters', 'history', 'peak', 'actions', 'files', 'settings', 'info'].includes(
+    page,
+  )
     ? page
     : 'dashboard';
   for (const section of document.querySelectorAll<HTMLElement>('section.page')) {
@@ -54,6 +66,7 @@ function route(): void {
   if (known === 'actions') void loadActions();
   if (known === 'files') void showFiles();
   if (known === 'meters') showMeters();
+  if (known === 'peak') void loadPeak();
   if (known !== 'settings') return;
   for (const part of document.querySelectorAll<HTMLElement>('[data-tab]'))
     part.hidden = part.dataset.tab !== tab;

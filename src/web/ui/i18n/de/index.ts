@@ -3,7 +3,16 @@ import { actions } from './actions.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { meters } from './meters.js';
+import { peak } from './peak.js';
 import { pages } from './pages.js';
 import { settings } from './settings.js';
 
-export const de: Messages = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters };
+export const de: Messages = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+};

@@ -1,0 +1,74 @@
+import { pageRelative } from './api.js';
+
+/**
+ * The peak guard's view as GET /api/v1/peak and the `peak` events of /api/v1/peak/stream send it
+ * (src/peak/view.ts): times ISO 8601 with the local offset, powers in kW.
+ */
+export interface PeakData {
+  state: 'off' | 'idle' | 'warning' | 'shedding' | 'over_limit' | 'stale';
+  model?: string;
+  window?: {
+    start: string;
+    end: string;
+    seconds: number;
+    elapsed_s: number | null;
+    remaining_s: number | null;
+  } | null;
+  running_kw?: number | null;
+  average_kw?: number | null;
+  p_now_kw?: number | null;
+  predicted_kw?: number | null;
+  allowed_kw?: number | null;
+  headroom_kw?: number | null;
+  limit_kw?: number;
+  effective_limit_kw?: number | null;
+  month_peak?: { kw: number | null; at: string } | null;
+  rolling?: { kw: number | null; months: { month: string; kw: number | null }[] };
+  marginal_eur?: number;
+  shed?: { id: string; since: string; ineffective: boolean }[];
+  stages?: {
+    id: string;
+    shed: string;
+    restore: string;
+    relief_kw: number;
+    last_shed: string | null;
+    last_restore: string | null;
+  }[];
+}
+
+type Listener = (data: PeakData) => void;
+
+/**
+ * One EventSource on /api/v1/peak/stream for the whole page: the dashboard card and the peak page
+ * both listen. Reconnects as the dashboard's live stream does: the browser retries a dropped
+ * stream itself; a refused one (503 client limit, 401) closes it, and then we retry after 5 s.
+ */
+export class PeakLive {
+  private readonly listeners: Listener[] = [];
+  private readonly eventListeners: Array<() => void> = [];
+  latest: PeakData | undefined;
+
+  onUpdate(listener: Listener): void {
+    this.listeners.push(listener);
+    if (this.latest) listener(this.latest);
+  }
+
+  /** Called on every guard event (warning, shed, restore, new month peak, ...). */
+  onEvent(listener: () => void): void {
+    this.eventListeners.push(listener);
+  }
+
+  start(): void {
+    const source = new EventSource(pageRelative('/api/v1/peak/stream'));
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) setTimeout(() => this.start(), 5_000);
+    };
+    source.addEventListener('peak', (event) => {
+      this.latest = JSON.parse((event as MessageEvent<string>).data) as PeakData;
+      for (const listener of this.listeners) listener(this.latest);
+    });
+    source.addEventListener('peak_event', () => {
+      for (const listener of this.eventListeners) listener();
+    });
+  }
+}

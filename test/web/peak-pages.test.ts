@@ -1,0 +1,390 @@
+// The peak guard's web interface in real Chromium, on an in-process daemon with a frozen clock fed
+// 1 Hz readings (the Belgian case: 3.0 kW 18:00–18:05, then more): the dashboard card shows the
+// values of GET /api/v1/peak and follows the peak stream; the peak page lists the month peaks of
+// /api/v1/peak/history (computed and the meter's own) and the shed stage; the settings form stores
+// a change and shows the server's 400 next to the field it names (a bad limit, a stage twice).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ActionsOutput } from '../../src/actions/actions-output.js';
+import { PEAK_GUARD_SCHEMA } from '../../src/config/peak-schema.js';
+import { registerActionsRoutes } from '../../src/http/routes/actions.js';
+import { registerMetersRoutes } from '../../src/http/routes/meters.js';
+import { registerPeakRoutes } from '../../src/http/routes/peak.js';
+import { registerCoreRoutes } from '../../src/http/server.js';
+import { componentLogger } from '../../src/log.js';
+import { runOutput } from '../../src/output.js';
+import { PeakGuard } from '../../src/peak/peak-guard.js';
+import { valuesOf } from '../../src/reading/reading.js';
+import { registerWebRoutes } from '../../src/web/routes.js';
+import { recordingServer } from '../actions/rig.js';
+import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
+import { waitFor } from '../helpers/wait.js';
+import { jsonOf } from './page-rig.js';
+import { de } from '../../src/web/ui/i18n/de/index.js';
+import { fr } from '../../src/web/ui/i18n/fr/index.js';
+import { nl } from '../../src/web/ui/i18n/nl/index.js';
+import { collectVisibleText } from './i18n/visible-text.js';
+import { englishLeft } from './i18n/english-left.js';
+
+process.env.TZ = 'Europe/Brussels';
+
+interface PeakJson {
+  state: string;
+  running_kw: number;
+  predicted_kw: number;
+  allowed_kw: number | null;
+  headroom_kw: number | null;
+  limit_kw: number;
+  effective_limit_kw: number;
+  window: { remaining_s: number };
+  shed: { id: string }[];
+  rolling: { kw: number; months: { month: string }[] };
+  month_peak: { kw: number } | null;
+}
+
+interface HistoryJson {
+  months: { month: string; peak_kw: number | null; meter_kw: number | null }[];
+}
+
+/** Five earlier months the guard's state file already holds: fewer than 12, so the average is flagged. */
+const SEEDED = ['2026-06', '2026-07', '2026-08', '2026-09', '2026-10'].map((month, index) => ({
+  month,
+  top: [{ at: Date.parse(`${month}-10T19:00:00+02:00`), kw: 3 + index / 10 }],
+}));
+
+async function startGuard(target: string): Promise<{ h: HttpTestContext; stop(): Promise<void> }> {
+  let guard: PeakGuard | undefined;
+  let actions: ActionsOutput | undefined;
+  const request = (path: string) => [{ http: { url: `${target}${path}`, method: 'POST' } }];
+  const h = await startHttpContext({
+    clockFrozen: true,
+    staleAfterMs: 3_600_000,
+    env: {
+      METER_GATEWAY_ACTIONS_DEFINITION: JSON.stringify({
+        actions: [
+          { id: 'ev_off', requests: request('/ev/off') },
+          { id: 'ev_on', requests: request('/ev/on') },
+        ],
+      }),
+      METER_GATEWAY_METER_TIMEOUT: '3600',
+      METER_GATEWAY_LICENSE_TYPE: 'PLUS',
+    },
+    routes: (router, ctx) => {
+      const core = registerCoreRoutes(router, ctx);
+      registerMetersRoutes(router, ctx, core);
+      actions = new ActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
+      registerActionsRoutes(router, ctx, actions);
+      guard = new PeakGuard(ctx, componentLogger(ctx.logger, 'peak'), actions);
+      registerPeakRoutes(router, ctx, guard);
+      registerWebRoutes(router, ctx);
+    },
+  });
+  // The guard's settings through the API (a METER_GATEWAY_* variable would shadow what the form saves).
+  const stage = {
+    id: 'ev',
+    shed: 'ev_off',
+    restore: 'ev_on',
+    relief_kw: 3.7,
+    min_on_s: 0,
+    min_off_s: 0,
+    locks: [],
+  };
+  await jsonOf(`${h.baseUrl}/api/v1/settings`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ services: { peak_guard: { enabled: true, limit_kw: 4, stages: [stage] } } }),
+  });
+  const state = { version: 1, shed: [], restoredAt: {}, ineffective: [], months: SEEDED };
+  writeFileSync(join(h.ctx.config.stateDirectory.dir, 'peak-guard.json'), JSON.stringify(state));
+  const outputs = [runOutput(h.ctx, actions!), runOutput(h.ctx, guard!)];
+  for (const output of outputs) await output.start();
+  return {
+    h,
+    async stop() {
+      for (const output of outputs.reverse()) await output.stop();
+      await h.close();
+    },
+  };
+}
+
+/** The card's text values, as the page shows them in English. */
+async function cardValues(page: Page): Promise<Record<string, string>> {
+  const values: Record<string, string> = {};
+  for (const id of ['running', 'predicted', 'limit', 'allowed', 'headroom', 'remaining', 'month'])
+    values[id] = (await page.locator(`#peak-${id}`).textContent()) ?? '';
+  values.state = (await page.locator('#peak-state').getAttribute('data-state')) ?? '';
+  return values;
+}
+
+function expectedCard(peak: PeakJson): Record<string, string> {
+  const kw = (value: number | null) => (value === null ? '—' : value.toFixed(3));
+  return {
+    running: kw(peak.running_kw),
+    predicted: kw(peak.predicted_kw),
+    limit: kw(peak.effective_limit_kw),
+    allowed: kw(peak.allowed_kw),
+    headroom: kw(peak.headroom_kw),
+    remaining: `${peak.window.remaining_s} s`,
+    month: kw(peak.month_peak?.kw ?? null),
+    state: peak.state,
+  };
+}
+
+/** Waits until the card shows GET /api/v1/peak (the stream delivers it after the last reading). */
+async function cardMatches(page: Page, baseUrl: string, state: string): Promise<PeakJson> {
+  const peak = await jsonOf<PeakJson>(`${baseUrl}/api/v1/peak`);
+  assert.equal(peak.state, state);
+  const want = expectedCard(peak);
+  const shown = await waitFor(
+    `the card at ${state}`,
+    () => cardValues(page),
+    (values) => JSON.stringify(values) === JSON.stringify(want),
+    { deadlineMs: 15_000, intervalMs: 100 },
+  ).catch(async () => cardValues(page));
+  assert.deepEqual(shown, want);
+  return peak;
+}
+
+interface Rig {
+  h: HttpTestContext;
+  page: Page;
+  /** Feeds 1 Hz readings of `kw` import up to the local time `until`. */
+  feedUntil(until: string, kw: number): void;
+  calls(): string[];
+}
+
+type PageGlobal = {
+  document: {
+    querySelector(selector: string): { value: string } | null;
+    documentElement: { scrollWidth: number };
+  };
+  getComputedStyle(node: unknown): { backgroundColor: string };
+};
+
+/** The card from 18:05 (idle), through the warning (4.2 kW predicts 3.8 kW) to ev shed (7 kW). */
+async function checkCard({ h, page, feedUntil, calls }: Rig): Promise<void> {
+  h.clock.advance(Date.parse('2026-11-25T17:59:00+01:00') - h.clock.now());
+  feedUntil('2026-11-25T18:05:00+01:00', 3);
+  await page.goto(`${h.baseUrl}/#/dashboard`);
+  await page.locator('#peak-card:not([hidden])').waitFor();
+  const idle = await cardMatches(page, h.baseUrl, 'idle');
+  assert.equal(idle.running_kw, 1);
+  // 3.8 kW predicted: within the 0.3 kW warn margin of 4 kW, under the 0.1 kW shed margin.
+  feedUntil('2026-11-25T18:06:00+01:00', 4.2);
+  await cardMatches(page, h.baseUrl, 'warning');
+  assert.match((await page.locator('#peak-state').textContent()) ?? '', /Warning/);
+  assert.match((await page.locator('#peak-bar').getAttribute('aria-label')) ?? '', /limit 4\.000 kW/);
+  // 7 kW sheds ev at 18:06:02; its load then goes (1.0 kW left): an effective stage, shedding.
+  feedUntil('2026-11-25T18:06:03+01:00', 7);
+  feedUntil('2026-11-25T18:08:00+01:00', 1);
+  const shedding = await cardMatches(page, h.baseUrl, 'shedding');
+  assert.deepEqual(
+    shedding.shed.map((stage) => stage.id),
+    ['ev'],
+  );
+  await waitFor('the shed call', calls, (urls) => urls.includes('/ev/off'));
+}
+
+/** The stage list with ev shed; after the quarter closes, the month table gains November. */
+async function checkPeakPage({ h, page, feedUntil }: Rig): Promise<void> {
+  await page.goto(`${h.baseUrl}/#/peak`);
+  await page.locator('#peak-stages tr[data-stage="ev"][data-shed="true"]').waitFor();
+  const evCells = await page.locator('#peak-stages tr[data-stage="ev"] td').allTextContents();
+  assert.deepEqual(evCells.slice(0, 5), ['ev', 'ev_off', 'ev_on', '3.700', 'shed']);
+  assert.notEqual(evCells[5], '—', 'shed since');
+  assert.notEqual(evCells[6], '—', 'last shed');
+  assert.equal(evCells[7], '—', 'never restored');
+  feedUntil('2026-11-25T18:15:01+01:00', 3.3);
+  const history = await jsonOf<HistoryJson>(`${h.baseUrl}/api/v1/peak/history?months=13`);
+  assert.equal(history.months.length, 6);
+  await page.locator('#peak-months tr[data-month="2026-11"]').waitFor();
+  const shown = await page
+    .locator('#peak-months tbody tr')
+    .evaluateAll((rows) =>
+      rows.map((row) => (row as unknown as { dataset: { month: string } }).dataset.month),
+    );
+  assert.deepEqual(shown, history.months.map((month) => month.month).reverse());
+  assert.deepEqual(
+    history.months.filter((month) => month.meter_kw !== null).map((month) => [month.month, month.meter_kw]),
+    [
+      ['2026-10', 3.456],
+      ['2026-11', 4.125],
+    ],
+  );
+  for (const month of history.months) {
+    const meter = page.locator(`#peak-months tr[data-month="${month.month}"] td`).nth(3);
+    assert.equal(await meter.textContent(), month.meter_kw === null ? '—' : month.meter_kw.toFixed(3));
+    const cell = page.locator(`#peak-months tr[data-month="${month.month}"] td`).nth(1);
+    assert.equal(
+      await cell.textContent(),
+      month.peak_kw === null ? '—' : month.peak_kw.toFixed(3),
+      month.month,
+    );
+  }
+  const peak = await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`);
+  assert.equal(peak.rolling.months.length, 6);
+  await page.locator('#peak-rolling-short:not([hidden])').waitFor();
+  assert.match(
+    (await page.locator('#peak-rolling').textContent()) ?? '',
+    new RegExp(`${peak.rolling.kw.toFixed(3)} kW over 6 months`),
+  );
+}
+
+/** The settings form: limits from the schema, a change stored, a bad limit refused by name. */
+async function checkSettingsForm({ h, page }: Rig): Promise<void> {
+  type Saved = { services: { peak_guard: { limit_kw: number; stages: { relief_kw: number }[] } } };
+  await page.goto(`${h.baseUrl}/#/settings/services`);
+  const limit = page.locator('#form-peak input[name="services.peak_guard.limit_kw"]');
+  await page.waitForFunction(
+    () =>
+      (globalThis as unknown as PageGlobal).document.querySelector(
+        '#form-peak input[name="services.peak_guard.limit_kw"]',
+      )?.value === '4',
+  );
+  assert.equal(await limit.getAttribute('min'), String(PEAK_GUARD_SCHEMA.limit_kw.min));
+  assert.equal(await limit.getAttribute('max'), String(PEAK_GUARD_SCHEMA.limit_kw.max));
+  const actions = await page.locator('#form-peak [data-stage-field="shed"] option').allTextContents();
+  assert.deepEqual(actions, ['ev_off', 'ev_on']);
+  await limit.fill('5.5');
+  await page.locator('#form-peak [data-stage-field="relief_kw"]').fill('2.5');
+  await page.locator('#form-peak button[type=submit]').click();
+  await page.locator('#form-peak .form-status.ok', { hasText: 'Saved.' }).waitFor();
+  let saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.limit_kw, 5.5);
+  assert.equal(saved.services.peak_guard.stages[0]!.relief_kw, 2.5);
+  await limit.fill('-1');
+  await page.locator('#form-peak button[type=submit]').click();
+  await page.locator('#form-peak .field-error[data-field="services.peak_guard.limit_kw"]').waitFor();
+  assert.equal(await limit.getAttribute('aria-invalid'), 'true');
+  saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.limit_kw, 5.5, 'nothing stored');
+  // A second stage with the same id: the server's 400 is shown at that stage's id field.
+  await limit.fill('5.5');
+  await page.locator('#peak-add-stage').click();
+  const second = page.locator('#form-peak fieldset.peak-stage').nth(1);
+  await second.locator('[data-stage-field="id"]').fill('ev');
+  await page.locator('#form-peak button[type=submit]').click();
+  await second.locator('.field-error').waitFor();
+  assert.equal(await second.locator('[data-stage-field="id"]').getAttribute('aria-invalid'), 'true');
+  assert.match((await second.locator('.field-error').textContent()) ?? '', /twice/);
+  saved = await jsonOf<Saved>(`${h.baseUrl}/api/v1/settings`);
+  assert.equal(saved.services.peak_guard.stages.length, 1, 'nothing stored');
+}
+
+/** At a phone's width the card, the peak page and the form fit; the dark theme's colours apply. */
+async function checkPhoneInDark({ h, page }: Rig): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const shown: Record<string, string> = {
+    dashboard: '#peak-card:not([hidden])',
+    peak: '#peak-months tbody tr',
+    'settings/services': '#form-peak fieldset.peak-stage',
+  };
+  for (const [route, selector] of Object.entries(shown)) {
+    await page.goto(`${h.baseUrl}/#/${route}`);
+    await page.locator(selector).first().waitFor();
+    const width = await page.evaluate(
+      () => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth,
+    );
+    assert.ok(width <= 390, `#/${route} is ${width} px wide`);
+  }
+  await page.goto(`${h.baseUrl}/#/dashboard`);
+  const card = page.locator('#peak-card:not([hidden])');
+  await card.waitFor();
+  assert.equal(await page.locator('html').getAttribute('data-theme'), 'dark');
+  const background = await card.evaluate(
+    (node) => (globalThis as unknown as PageGlobal).getComputedStyle(node).backgroundColor,
+  );
+  assert.equal(background, 'rgb(27, 32, 41)', "theme.css's dark --card");
+}
+
+/** 1 Hz readings of `kw` import up to the local time `until`, on the frozen clock. */
+function feeder(h: HttpTestContext): (until: string, kw: number) => void {
+  let kwh = 100;
+  return (until, kw) => {
+    const end = Date.parse(until);
+    while (h.clock.now() < end) {
+      h.clock.advance(1000);
+      kwh += kw / 3600;
+      h.ctx.store.ingest({
+        receivedAt: h.clock.now(),
+        protocol: 'DSMR',
+        identity: {},
+        // The meter's own demand registers (Belgian P1): November's maximum, October's in 98.1.0.
+        values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'], '1.6.0': [4.125, 'kW'] }),
+        demand: {
+          monthPeakAt: '2026-11-03T19:15:00+01:00',
+          months: [{ at: '2026-10-12T20:00:00+02:00', kw: 3.456 }],
+        },
+        mbus: [],
+      });
+    }
+  };
+}
+
+test('peak card, month table, stage list and settings form in Chromium', async (t) => {
+  if (!requireChromium(t)) return;
+  const target = await recordingServer(200);
+  const { h, stop } = await startGuard(target.url);
+  const browser = await launchBrowser();
+  t.after(async () => {
+    await browser.close();
+    await stop();
+    await target.close();
+  });
+  const feedUntil = feeder(h);
+  const page = await browser.context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  const rig: Rig = { h, page, feedUntil, calls: () => target.requests.map((request) => request.url) };
+  await checkCard(rig);
+  await checkPeakPage(rig);
+  await checkSettingsForm(rig);
+  await checkPhoneInDark(rig);
+  assert.deepEqual(pageErrors, []);
+});
+
+for (const [locale, catalogue] of [
+  ['de-DE', de],
+  ['fr-BE', fr],
+  ['nl-NL', nl],
+] as const) {
+  test(`over the limit with an ineffective stage, the peak card, page and form show no English in ${locale}`, async (t) => {
+    if (!requireChromium(t)) return;
+    const target = await recordingServer(200);
+    const { h, stop } = await startGuard(target.url);
+    const browser = await launchBrowser({ locale });
+    t.after(async () => {
+      await browser.close();
+      await stop();
+      await target.close();
+    });
+    const feedUntil = feeder(h);
+    h.clock.advance(Date.parse('2026-11-25T18:14:00+01:00') - h.clock.now());
+    feedUntil('2026-11-25T18:15:01+01:00', 2);
+    feedUntil('2026-11-25T18:17:00+01:00', 9);
+    // 9 kW that shedding ev does not lower: ev ineffective, nothing left, over the limit.
+    assert.equal((await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`)).state, 'over_limit');
+    const page = await browser.context.newPage();
+    const shown: Record<string, string> = {
+      dashboard: '#peak-card:not([hidden])',
+      peak: '#peak-stages tr[data-ineffective="true"]',
+      'settings/services': '#form-peak fieldset.peak-stage',
+    };
+    for (const [route, selector] of Object.entries(shown)) {
+      await page.goto(`${h.baseUrl}/#/${route}`);
+      await page.locator('html[lang]:not([lang="en"])').waitFor();
+      await page.locator(selector).first().waitFor();
+      const texts = await page.evaluate(collectVisibleText);
+      assert.deepEqual(englishLeft(texts, catalogue), [], `${locale} #/${route}`);
+    }
+    assert.equal(
+      await page.locator('#form-peak select[name="services.peak_guard.model"] option').first().textContent(),
+      catalogue['peak.choice_be_quarter'],
+    );
+  });
+}
