@@ -1,4 +1,4 @@
-import { PROFILE_NAMES, type MeterProfileName } from '../modbus/profiles/catalogue.js';
+import { PROFILE_NAMES, type MeterProfileName } from '../modbus-protocol/profiles/catalogue.js';
 import type { MeterInterface } from '../reading/reading.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 import { parseDongle, type DongleSource } from './dongles/dongle-uri.js';

@@ -1,7 +1,7 @@
 import { choiceFormat, FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { describeIssues, validateLayout } from './layout-validate.js';
-import { PROFILE_NAMES, type ProfileName } from './profiles/catalogue.js';
-import { POWER_DIRECTIONS, type PowerDirection } from './profiles/grid-values.js';
+import { PROFILE_NAMES, type ProfileName } from '../modbus-protocol/profiles/catalogue.js';
+import { POWER_DIRECTIONS, type PowerDirection } from '../modbus-protocol/profiles/grid-values.js';
 import { registerUnitMapFormats } from './unit-map.js';
 
 declare module '../config/formats.js' {

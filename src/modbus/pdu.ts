@@ -1,3 +1,5 @@
+import type { RegisterTable } from '../modbus-protocol/register-block.js';
+
 /**
  * The Modbus PDU the slaves answer, shared by the TCP (MBAP) and the RTU (serial line) framing.
  * Modbus Application Protocol V1.1b3: function codes 03 Read Holding Registers (§6.3) and 04 Read
@@ -16,9 +18,6 @@ export const ILLEGAL_DATA_VALUE = 0x03;
 
 /** §6.3 / §6.4: quantity of registers 1..125 (0x7D). */
 export const MAX_QUANTITY = 125;
-
-/** The two register tables a meter profile may fill: 4x holding (FC 03) and 3x input (FC 04). */
-export type RegisterTable = 'holding' | 'input';
 
 /**
  * What a slave reads registers from. `read` returns the wire bytes of `quantity` registers from

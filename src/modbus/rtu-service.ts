@@ -6,10 +6,11 @@ import { formatLine, type LineSettings } from '../serial/line-settings.js';
 
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
-import type { SlaveLine } from './profiles/grid-values.js';
+import type { SlaveLine } from '../modbus-protocol/profiles/grid-values.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ReadingStore } from '../reading/store.js';
-import { RtuSlave, interFrameMs } from './rtu-slave.js';
+import { interFrameMs } from '../modbus-protocol/rtu-frame.js';
+import { RtuSlave } from './rtu-slave.js';
 
 /** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
 const FIRST_RETRY_MS = 1000;

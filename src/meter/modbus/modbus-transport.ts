@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
-import type { MeasuredValues } from '../../modbus/profiles/quantities.js';
+import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
 import { createMeterReader, type MeterReader } from './meter-reader.js';

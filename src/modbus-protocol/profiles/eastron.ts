@@ -1,8 +1,8 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import { meanOf, sumOf, type GridValues, type SlaveLine } from './grid-values.js';
 import { phases, type Quantity } from './quantities.js';
-import { putUint32 } from './register-encodings.js';
+import { putUint32 } from '../register-encodings.js';
 
 /**
  * Eastron SDM630, SDM120 and SDM72 register maps, from Eastron's published "SDM630 Modbus

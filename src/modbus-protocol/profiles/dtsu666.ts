@@ -1,8 +1,8 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import type { GridValues, SlaveLine } from './grid-values.js';
 import { phases } from './quantities.js';
-import { putInt16 } from './register-encodings.js';
+import { putInt16 } from '../register-encodings.js';
 
 /**
  * Chint DTSU666 three-phase meter, register table of the Chint "DTSU666 / DSSU666 three phase
