@@ -22,6 +22,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
       'src/version.ts',
       'src/systemd-notify.ts',
       'src/outgoing.ts',
+      'src/ascii-codes.ts',
       'src/serial/',
       'src/checksum/',
       'src/digest/',
