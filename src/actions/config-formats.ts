@@ -1,4 +1,4 @@
-import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
 import type { ActionsDefinition } from './definition.js';
 import { definitionIssues } from './definition-validate.js';
 import type { HeaderSecrets } from './secret-headers.js';
@@ -28,13 +28,7 @@ const ACTIONS_DEFINITION: ConfigFormat = {
     }
   },
   describe: () => 'actions definition {const, actions} or null',
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -67,7 +61,7 @@ const HEADER_SECRETS: ConfigFormat = {
     if (problem !== undefined) throw new FormatError('invalid-header-secrets', problem);
   },
   describe: () => 'secret header values {action id: {request index: {header: value}}}',
-  fromEnv: ACTIONS_DEFINITION.fromEnv!,
+  fromEnv: jsonFromEnv,
 };
 
 /** Registers the actions format of the config schema; the daemon calls it before the config loads. */

@@ -72,6 +72,18 @@ export interface ConfigFormat {
 
 const registry = new Map<string, ConfigFormat>();
 
+/**
+ * `fromEnv` of a format whose value is JSON (a list or an object): the text parsed, or the text
+ * itself when it is not JSON, so that `validate` names what is wrong with it.
+ */
+export function jsonFromEnv(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** Registers formats with the schema checker and convict; the same format twice is a no-op. */
 export function registerFormats(formats: readonly ConfigFormat[]): void {
   for (const format of formats) {

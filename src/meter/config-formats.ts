@@ -1,6 +1,7 @@
 import {
   describeString,
   FormatError,
+  jsonFromEnv,
   registerFormats,
   stringSchema,
   type ConfigFormat,
@@ -57,13 +58,7 @@ const METER_SCALERS: ConfigFormat = {
     }
   },
   describe: () => 'list of {obis: "C.D.E" (E 255: every E), scaler: -6..6}',
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
   jsonSchema: () => ({
     type: 'array',
     items: {

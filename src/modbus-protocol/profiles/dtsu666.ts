@@ -1,7 +1,7 @@
 import type { RegisterBlock } from '../register-block.js';
 import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import type { GridValues, SlaveLine } from './grid-values.js';
-import { phases } from './quantities.js';
+import { phaseBlock } from './quantities.js';
 import { putInt16 } from '../register-encodings.js';
 
 /**
@@ -44,12 +44,7 @@ const at = floatPoint;
 
 function measurementPoints(): FloatPoint[] {
   const points: FloatPoint[] = [];
-  const [voltage, current, power, reactive] = [
-    phases('voltage'),
-    phases('current'),
-    phases('phasePower'),
-    phases('phaseReactive'),
-  ];
+  const [voltage, current, power, reactive] = phaseBlock();
   for (let k = 0; k < 3; k++) {
     points.push(
       at(0x2000 + 2 * k), // line-to-line voltages: not measured by the grid meter
