@@ -1,5 +1,5 @@
 import { crcMatches, sealFrame } from '../modbus-protocol/rtu-frame.js';
-import { answerPdu, countException, isException, type RegisterSpace } from './pdu.js';
+import { answerPdu, ReplyCounters, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus RTU slave (Modbus over Serial Line Specification V1.02, §2.5.1; the frame, its CRC and
@@ -62,12 +62,8 @@ export interface RtuSlaveOptions {
   now?: () => number;
 }
 
-export class RtuSlave {
-  /** Requests of this slave answered (exception replies included). */
-  requests = 0;
-  exceptions = 0;
-  /** Exception replies by exception code (Modbus Application Protocol 1.1b3 §7). */
-  readonly exceptionCodes = new Map<number, number>();
+/** Counts the requests of this slave it answered (ReplyCounters); other frames below. */
+export class RtuSlave extends ReplyCounters {
   /** Frames discarded for a wrong CRC or a length no request can have. */
   badFrames = 0;
   /** Valid frames for another unit id (or broadcast), ignored. */
@@ -92,6 +88,7 @@ export class RtuSlave {
   private turnaround: NodeJS.Timeout | undefined;
 
   constructor(options: RtuSlaveOptions) {
+    super();
     this.unitId = options.unitId;
     this.space = options.space;
     this.silenceMs = options.silenceMs;
@@ -215,12 +212,8 @@ export class RtuSlave {
   }
 
   private answer(frame: Buffer): void {
-    this.requests += 1;
     const reply = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
-    if (isException(reply, 1)) {
-      this.exceptions += 1;
-      countException(this.exceptionCodes, reply, 1);
-    }
+    this.countReply(reply, 1);
     reply[0] = this.unitId;
     this.outbox.push(sealFrame(reply));
     this.armTurnaround();
