@@ -1,4 +1,4 @@
-import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
@@ -35,13 +35,7 @@ const PEAK_STAGES: ConfigFormat = {
   },
   describe: () => 'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks}',
   jsonSchema: () => ({ type: 'array', items: { type: 'object' } }),
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 const STAGES = 'services.peak_guard.stages';
