@@ -29,10 +29,10 @@ interface ModbusSettings {
 }
 
 /**
- * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the device's layout)
- * from a register feed kept current per reading and meter status change, and runs the slave on
- * services.modbus.port while services.modbus.enable is on and the license is not FREE; moves or
- * stops it live when those settings change.
+ * The Modbus TCP service: serves services.modbus.profile (src/modbus-protocol/profiles; whatwatt:
+ * the device's layout) from a register feed kept current per reading and meter status change, and
+ * runs the slave on services.modbus.port while services.modbus.enable is on and the license is not
+ * FREE; moves or stops it live when those settings change.
  */
 export class ModbusService extends SlaveOutput<ModbusSettings> implements Output<ModbusSettings> {
   readonly name = 'modbus';
