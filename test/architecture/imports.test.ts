@@ -9,6 +9,23 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { repoRoot } from '../helpers/environment.js';
 
+/** The input side: the meter input and what it hands on (readings, settings). */
+const inputFolders = ['src/meter/', 'src/reading/', 'src/config/'] as const;
+
+/** The output folders of the domain layer. */
+const domainOutputs = [
+  'src/history/',
+  'src/modbus/',
+  'src/mqtt/',
+  'src/device/',
+  'src/actions/',
+  'src/metrics/',
+  'src/peak/',
+] as const;
+
+/** Every output folder: the domain's outputs and the HTTP API and web UI that serve the readings. */
+const outputFolders = [...domainOutputs, 'src/http/', 'src/web/'] as const;
+
 /** Layers, lowest first. An entry ending in '/' is a folder (with everything under it), else one file. */
 const layers: readonly { name: string; members: readonly string[] }[] = [
   {
@@ -34,38 +51,12 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'shared domain', members: ['src/modbus-protocol/'] },
   {
     name: 'domain',
-    members: [
-      'src/meter/',
-      'src/history/',
-      'src/modbus/',
-      'src/mqtt/',
-      'src/device/',
-      'src/actions/',
-      'src/metrics/',
-      'src/peak/',
-    ],
+    members: ['src/meter/', ...domainOutputs],
   },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
   { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts', 'src/health-check.ts', 'src/addon/'] },
 ];
-
-/** The input side: the meter input and what it hands on (readings, settings). */
-const inputFolders = ['src/meter/', 'src/reading/', 'src/config/'] as const;
-
-/** The output folders of the domain layer. */
-const domainOutputs = [
-  'src/history/',
-  'src/modbus/',
-  'src/mqtt/',
-  'src/device/',
-  'src/actions/',
-  'src/metrics/',
-  'src/peak/',
-] as const;
-
-/** Every output folder: the domain's outputs and the HTTP API and web UI that serve the readings. */
-const outputFolders = [...domainOutputs, 'src/http/', 'src/web/'] as const;
 
 /**
  * Imports that the layer order alone would allow but that are forbidden: outputs depend on the
