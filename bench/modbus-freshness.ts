@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { crc16Arc } from '../src/checksum/crc16.js';
 import { crcHex } from '../src/meter/dsmr/crc16-arc.js';
 import { createDsmrDecoder } from '../src/meter/dsmr/decoder.js';
-import { PROFILE_NAMES, type ProfileName } from '../src/modbus/profiles/catalogue.js';
+import { PROFILE_NAMES, type ProfileName } from '../src/modbus-protocol/profiles/catalogue.js';
 import { RegisterFeed } from '../src/modbus/register-feed.js';
 import { corpusDir } from '../test/helpers/environment.js';
 import { makeContext } from '../test/modbus/fixtures.js';

@@ -1,4 +1,10 @@
-import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import {
+  FormatError,
+  jsonFromEnv,
+  registerFormats,
+  rejectIssues,
+  type ConfigFormat,
+} from '../config/formats.js';
 import type { ActionsDefinition } from './definition.js';
 import { definitionIssues } from './definition-validate.js';
 import type { HeaderSecrets } from './secret-headers.js';
@@ -19,22 +25,15 @@ declare module '../config/formats.js' {
 const ACTIONS_DEFINITION: ConfigFormat = {
   name: 'actions-definition',
   validate(value) {
-    const issues = definitionIssues(value);
-    if (issues.length > 0) {
-      const text = issues.map((issue) => `${issue.field || 'definition'}: ${issue.message}`).join('; ');
-      throw new FormatError('invalid-actions', `must be null or a valid actions definition: ${text}`, {
-        parts: issues,
-      });
-    }
+    rejectIssues(definitionIssues(value), {
+      reason: 'invalid-actions',
+      must: 'must be null or a valid actions definition',
+      whole: 'definition',
+      withParts: true,
+    });
   },
   describe: () => 'actions definition {const, actions} or null',
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -67,7 +66,7 @@ const HEADER_SECRETS: ConfigFormat = {
     if (problem !== undefined) throw new FormatError('invalid-header-secrets', problem);
   },
   describe: () => 'secret header values {action id: {request index: {header: value}}}',
-  fromEnv: ACTIONS_DEFINITION.fromEnv!,
+  fromEnv: jsonFromEnv,
 };
 
 /** Registers the actions format of the config schema; the daemon calls it before the config loads. */

@@ -89,10 +89,7 @@ export function splitSecretHeaders(
 
 function mapHttp(
   definition: ActionsDefinition,
-  each: (
-    http: HttpRequestDefinition,
-    values: Readonly<Record<string, string>> | undefined,
-  ) => HttpRequestDefinition,
+  each: (http: HttpRequestDefinition, values: StoredValues) => HttpRequestDefinition,
   secrets: Readonly<HeaderSecrets>,
 ): ActionsDefinition {
   if (definition.actions === undefined) return definition;
@@ -113,24 +110,25 @@ function mapHttp(
   };
 }
 
+type StoredValues = Readonly<Record<string, string>> | undefined;
+
+/** One request with the stored values of its listed secret headers back in its headers. */
+function restoreHeaders(http: HttpRequestDefinition, values: StoredValues): HttpRequestDefinition {
+  const listed = (http.secret_headers ?? []).flatMap((name) => {
+    const value = own(values, name);
+    return value === undefined ? [] : [[name, value] as const];
+  });
+  return listed.length === 0
+    ? http
+    : { ...http, headers: { ...http.headers, ...Object.fromEntries(listed) } };
+}
+
 /** The definition the runner executes: the stored secret values back in the headers. */
 export function withSecretHeaders(
   definition: ActionsDefinition,
   secrets: Readonly<HeaderSecrets>,
 ): ActionsDefinition {
-  return mapHttp(
-    definition,
-    (http, values) => {
-      const listed = (http.secret_headers ?? []).flatMap((name) => {
-        const value = own(values, name);
-        return value === undefined ? [] : [[name, value] as const];
-      });
-      return listed.length === 0
-        ? http
-        : { ...http, headers: { ...http.headers, ...Object.fromEntries(listed) } };
-    },
-    secrets,
-  );
+  return mapHttp(definition, restoreHeaders, secrets);
 }
 
 /**
@@ -141,17 +139,16 @@ export function secretHeadersView(
   definition: ActionsDefinition,
   secrets: Readonly<HeaderSecrets>,
 ): ActionsDefinition {
-  return mapHttp(
-    definition,
-    (http, values) => {
-      const split = splitHttp(http, values);
-      if (split.http.secret_headers === undefined) return split.http;
-      const lengths = split.http.secret_headers.map((name) => [
-        name,
-        [...(own(split.values, name) ?? '')].length,
-      ]);
-      return { ...split.http, secret_headers_len: Object.fromEntries(lengths) as Record<string, number> };
-    },
-    secrets,
-  );
+  return mapHttp(definition, headersView, secrets);
+}
+
+/** One request without its secret values, with the length of each stored one. */
+function headersView(http: HttpRequestDefinition, values: StoredValues): HttpRequestDefinition {
+  const split = splitHttp(http, values);
+  if (split.http.secret_headers === undefined) return split.http;
+  const lengths = split.http.secret_headers.map((name) => [
+    name,
+    [...(own(split.values, name) ?? '')].length,
+  ]);
+  return { ...split.http, secret_headers_len: Object.fromEntries(lengths) as Record<string, number> };
 }

@@ -72,6 +72,40 @@ export interface ConfigFormat {
 
 const registry = new Map<string, ConfigFormat>();
 
+/** What `rejectIssues` says of a structured value's problems. */
+export interface IssueRule {
+  /** The FormatError reason. */
+  reason: string;
+  /** The rule, the message's start ("must be a list of {obis, scaler}"). */
+  must: string;
+  /** The name of an issue of the whole value (its field is empty). */
+  whole: string;
+  /** The issues also go into the error's `parts`, each naming its field. */
+  withParts?: boolean;
+}
+
+/** Throws the FormatError "must ...: field: message; ..." when `issues` is not empty. */
+export function rejectIssues(
+  issues: readonly { field: string; message: string; value?: unknown }[],
+  rule: IssueRule,
+): void {
+  if (issues.length === 0) return;
+  const text = issues.map((issue) => `${issue.field || rule.whole}: ${issue.message}`).join('; ');
+  throw new FormatError(rule.reason, `${rule.must}: ${text}`, rule.withParts ? { parts: issues } : {});
+}
+
+/**
+ * `fromEnv` of a format whose value is JSON (a list or an object): the text parsed, or the text
+ * itself when it is not JSON, so that `validate` names what is wrong with it.
+ */
+export function jsonFromEnv(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
 /** Registers formats with the schema checker and convict; the same format twice is a no-op. */
 export function registerFormats(formats: readonly ConfigFormat[]): void {
   for (const format of formats) {

@@ -1,3 +1,5 @@
+import { int, num } from './schema-leaves.js';
+
 /**
  * services.peak_guard: the capacity-tariff peak guard (docs/architecture.md#peak-guard), part of
  * the settings tree (GET/PUT /api/v1/settings, METER_GATEWAY_SERVICES_PEAK_GUARD_* overrides).
@@ -5,21 +7,6 @@
  * 'peak-months') and the rules over stages and actions are registered
  * by src/peak at wiring time.
  */
-
-const num = (def: number, min: number, max: number, doc: string) => ({
-  doc,
-  format: 'bounded-number' as const,
-  default: def,
-  min,
-  max,
-});
-const int = (def: number, min: number, max: number, doc: string) => ({
-  doc,
-  format: 'bounded-int' as const,
-  default: def,
-  min,
-  max,
-});
 
 export const PEAK_MODELS = ['be_quarter', 'no_top3_days', 'se_max_hour', 'custom'] as const;
 export const PEAK_LIMIT_MODES = ['fixed', 'follow_month_peak', 'keep_step', 'keep_average'] as const;

@@ -2,6 +2,7 @@ import { COSTS_SCHEMA } from './costs-schema.js';
 import { PEAK_GUARD_SCHEMA } from './peak-schema.js';
 import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
 import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js';
+import { int, num } from './schema-leaves.js';
 
 /**
  * The one convict schema: the settings API tree of the whatwatt Go API (docs/architecture.md#configuration) with its constraints and defaults, the Wi-Fi
@@ -12,21 +13,6 @@ import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js
  * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets', 'peak-stages', 'peak-steps', 'peak-months') are registered by their owners at wiring time.
  */
 
-const int = (def: number, min: number, max: number, doc: string) => ({
-  doc,
-  format: 'bounded-int' as const,
-  default: def,
-  min,
-  max,
-});
-const num = (def: number, min: number, max: number, doc: string, step?: number) => ({
-  doc,
-  format: 'bounded-number' as const,
-  default: def,
-  min,
-  max,
-  ...(step ? { step } : {}),
-});
 const bool = (def: boolean, doc: string) => ({ doc, format: 'bool' as const, default: def });
 const text = (
   def: string,

@@ -16,7 +16,9 @@ export type SdPathResult =
     }
   | { ok: false; status: 400 | 404; reason: string };
 
-const refused = (status: 400 | 404, reason: string): { ok: false; status: 400 | 404; reason: string } => ({
+type Refused = { ok: false; status: 400 | 404; reason: string };
+
+const refused = (status: 400 | 404, reason: string): Refused => ({
   ok: false,
   status,
   reason,
@@ -32,16 +34,25 @@ export async function resolveSdPath(root: string, encoded: string): Promise<SdPa
   const parsed = segmentsOf(encoded);
   if (!parsed.ok) return parsed;
   const { segments, directory } = parsed;
+  const real = await realUnder(root, segments);
+  return real.ok ? found(real.realRoot, real.path, directory) : real;
+}
+
+/** The real root and the real path of `segments` below it; refused when missing or outside. */
+async function realUnder(
+  root: string,
+  segments: readonly string[],
+): Promise<{ ok: true; realRoot: string; path: string } | Refused> {
   let realRoot: string;
-  let target: string;
+  let path: string;
   try {
     realRoot = await realpath(root);
-    target = await realpath(join(realRoot, ...segments));
+    path = await realpath(join(realRoot, ...segments));
   } catch {
     return refused(404, 'no such file or directory');
   }
-  if (!inside(realRoot, target)) return refused(404, 'path leaves the SD card folder');
-  return found(realRoot, target, directory);
+  if (!inside(realRoot, path)) return refused(404, 'path leaves the SD card folder');
+  return { ok: true, realRoot, path };
 }
 
 function inside(realRoot: string, path: string): boolean {
@@ -100,15 +111,9 @@ export async function resolveSdEntry(
   if (!parsed.ok) return parsed;
   const { segments, directory } = parsed;
   const name = segments.pop();
-  let realRoot: string;
-  let parent: string;
-  try {
-    realRoot = await realpath(root);
-    parent = await realpath(join(realRoot, ...segments));
-  } catch {
-    return refused(404, 'no such file or directory');
-  }
-  if (!inside(realRoot, parent)) return refused(404, 'path leaves the SD card folder');
+  const real = await realUnder(root, segments);
+  if (!real.ok) return real;
+  const { realRoot, path: parent } = real;
   if (name === undefined) return found(realRoot, parent, directory);
   const entry = join(parent, name);
   try {

@@ -1,3 +1,5 @@
+import { BACKSLASH, COMMA, EQUALS, QUOTE, SPACE, TAB } from '../ascii-codes.js';
+
 /**
  * auth-param lists of the Authorization header (RFC 9110 §11.2 and §11.4) and of WWW-Authenticate
  * challenges (§11.6.1), one parser for the server's credentials and the client's challenges:
@@ -10,13 +12,6 @@
 const TCHAR = new Uint8Array(128);
 for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
   TCHAR[c.charCodeAt(0)] = 1;
-
-const SPACE = 0x20;
-const TAB = 0x09;
-const COMMA = 0x2c;
-const EQUALS = 0x3d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 function isToken(code: number): boolean {
   return code < 128 && TCHAR[code] === 1;

@@ -15,6 +15,18 @@ export const COMMON_HEADERS: readonly string[] = [
   'nosniff',
 ];
 
+/** Headers of a server-sent event stream (the live and peak streams). */
+export const SSE_HEADERS: readonly string[] = [
+  'Content-Type',
+  'text/event-stream; charset=utf-8',
+  ...COMMON_HEADERS,
+  'Connection',
+  'keep-alive',
+  // Reverse proxies (nginx) must pass events through at once.
+  'X-Accel-Buffering',
+  'no',
+];
+
 /** Flat header list (`writeHead(status, [name, value, ...])`) of a JSON body of `length` bytes. */
 export function jsonHeaders(length: number): string[] {
   return ['Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(length), ...COMMON_HEADERS];

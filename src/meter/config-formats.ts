@@ -1,7 +1,9 @@
 import {
   describeString,
   FormatError,
+  jsonFromEnv,
   registerFormats,
+  rejectIssues,
   stringSchema,
   type ConfigFormat,
 } from '../config/formats.js';
@@ -50,20 +52,14 @@ const METER_SOURCE: ConfigFormat = {
 const METER_SCALERS: ConfigFormat = {
   name: 'meter-scalers',
   validate(value) {
-    const issues = scalerIssues(value);
-    if (issues.length > 0) {
-      const text = issues.map((issue) => `${issue.field || 'scalers'}: ${issue.message}`).join('; ');
-      throw new FormatError('invalid-scalers', `must be a list of {obis, scaler}: ${text}`);
-    }
+    rejectIssues(scalerIssues(value), {
+      reason: 'invalid-scalers',
+      must: 'must be a list of {obis, scaler}',
+      whole: 'scalers',
+    });
   },
   describe: () => 'list of {obis: "C.D.E" (E 255: every E), scaler: -6..6}',
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
   jsonSchema: () => ({
     type: 'array',
     items: {

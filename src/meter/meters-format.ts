@@ -1,4 +1,4 @@
-import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { getPath } from '../config/paths.js';
@@ -225,13 +225,7 @@ const METERS_LIST: ConfigFormat = {
   },
   describe: () => 'list of {id, name, role, source, timeout} or {id, name, role, expression}',
   jsonSchema: () => ({ type: 'array', items: { type: 'object' } }),
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 /**

@@ -1,4 +1,4 @@
-import { PROFILE_NAMES, type MeterProfileName } from '../modbus/profiles/catalogue.js';
+import { PROFILE_NAMES, type MeterProfileName } from '../modbus-protocol/profiles/catalogue.js';
 import type { MeterInterface } from '../reading/reading.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 import { parseDongle, type DongleSource } from './dongles/dongle-uri.js';
@@ -151,13 +151,17 @@ function parseD0Params(source: string, params: URLSearchParams, result: SerialSo
   }
 }
 
-function parseTcp(source: string): MeterSource {
-  let url: URL;
+/** The URL of a URI-shaped source; `invalid` is the error when it does not parse. */
+function urlOf(source: string, invalid: string): URL {
   try {
-    url = new URL(source);
+    return new URL(source);
   } catch {
-    throw new SourceError(source, 'not a valid tcp://host:port URI');
+    throw new SourceError(source, invalid);
   }
+}
+
+function parseTcp(source: string): MeterSource {
+  const url = urlOf(source, 'not a valid tcp://host:port URI');
   const port = Number(url.port);
   if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535) {
     throw new SourceError(source, 'tcp source needs a host and a port (tcp://host:port)');
@@ -190,12 +194,7 @@ function parseFile(source: string, rest: string): MeterSource {
 }
 
 function parseRemote(source: string): MeterSource {
-  let url: URL;
-  try {
-    url = new URL(source);
-  } catch {
-    throw new SourceError(source, 'not a valid http:// URL');
-  }
+  const url = urlOf(source, 'not a valid http:// URL');
   const username = decodeURIComponent(url.username);
   const password = decodeURIComponent(url.password);
   url.username = '';
@@ -244,12 +243,7 @@ function parseModbusRtu(source: string, rest: string): MeterSource {
 }
 
 function parseModbusTcp(source: string): MeterSource {
-  let url: URL;
-  try {
-    url = new URL(source);
-  } catch {
-    throw new SourceError(source, 'not a valid modbus-tcp://host:port URI');
-  }
+  const url = urlOf(source, 'not a valid modbus-tcp://host:port URI');
   const port = Number(url.port || '502');
   if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535)
     throw new SourceError(source, 'modbus-tcp source needs a host (modbus-tcp://host:502)');

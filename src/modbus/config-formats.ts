@@ -1,7 +1,13 @@
-import { choiceFormat, FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import {
+  choiceFormat,
+  FormatError,
+  jsonFromEnv,
+  registerFormats,
+  type ConfigFormat,
+} from '../config/formats.js';
 import { describeIssues, validateLayout } from './layout-validate.js';
-import { PROFILE_NAMES, type ProfileName } from './profiles/catalogue.js';
-import { POWER_DIRECTIONS, type PowerDirection } from './profiles/grid-values.js';
+import { PROFILE_NAMES, type ProfileName } from '../modbus-protocol/profiles/catalogue.js';
+import { POWER_DIRECTIONS, type PowerDirection } from '../modbus-protocol/profiles/grid-values.js';
 import { registerUnitMapFormats } from './unit-map.js';
 
 declare module '../config/formats.js' {
@@ -29,13 +35,7 @@ const MODBUS_LAYOUT: ConfigFormat = {
     }
   },
   describe: () => 'register sets or null',
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 /** The register map a slave serves (services.modbus.profile, services.modbus_rtu.profile). */

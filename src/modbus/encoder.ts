@@ -6,6 +6,7 @@ import {
   type NumericType,
   type WordOrder,
 } from './layout.js';
+import { toInteger } from '../modbus-protocol/register-encodings.js';
 import { REGISTER_IDS, type RegisterDefinition, type ValueSource } from './register-ids.js';
 
 /**
@@ -28,13 +29,6 @@ export function scaleValue(value: number, scaler: number): number {
 const INTEGER_LIMITS = { short: [-0x8000, 0x7fff], int: [-0x80000000, 0x7fffffff] } as const;
 const LONG_MAX = 2n ** 63n - 1n;
 const LONG_MIN = -(2n ** 63n);
-
-/** Rounded half away from zero; NaN (missing) becomes 0; saturated at [min, max]. */
-export function toInteger(value: number, min: number, max: number): number {
-  if (Number.isNaN(value)) return 0;
-  const rounded = Math.sign(value) * Math.floor(Math.abs(value) + 0.5);
-  return Math.min(max, Math.max(min, rounded)) + 0;
-}
 
 function toLong(value: number): bigint {
   if (Number.isNaN(value)) return 0n;

@@ -1,3 +1,5 @@
+import type { RegisterTable } from '../modbus-protocol/register-block.js';
+
 /**
  * The Modbus PDU the slaves answer, shared by the TCP (MBAP) and the RTU (serial line) framing.
  * Modbus Application Protocol V1.1b3: function codes 03 Read Holding Registers (§6.3) and 04 Read
@@ -16,9 +18,6 @@ export const ILLEGAL_DATA_VALUE = 0x03;
 
 /** §6.3 / §6.4: quantity of registers 1..125 (0x7D). */
 export const MAX_QUANTITY = 125;
-
-/** The two register tables a meter profile may fill: 4x holding (FC 03) and 3x input (FC 04). */
-export type RegisterTable = 'holding' | 'input';
 
 /**
  * What a slave reads registers from. `read` returns the wire bytes of `quantity` registers from
@@ -43,15 +42,26 @@ export function tableOf(functionCode: number): RegisterTable | undefined {
   return undefined;
 }
 
-/** Whether a reply made by `answerPdu` with `header` bytes in front is an exception reply (§7). */
-export function isException(reply: Buffer, header: number): boolean {
-  return (reply[header]! & 0x80) !== 0;
-}
+/** The reply counters every slave keeps, whatever its framing. */
+export class ReplyCounters {
+  /** Requests answered (including exception replies). */
+  requests = 0;
+  /** Exception replies sent. */
+  exceptions = 0;
+  /** Exception replies by exception code (Modbus Application Protocol 1.1b3 §7). */
+  readonly exceptionCodes = new Map<number, number>();
 
-/** Counts an exception reply under its exception code, the byte after the function code (§7). */
-export function countException(counts: Map<number, number>, reply: Buffer, header: number): void {
-  const code = reply[header + 1]!;
-  counts.set(code, (counts.get(code) ?? 0) + 1);
+  /**
+   * Counts a reply made by `answerPdu` with `header` bytes in front: an exception reply (§7, the
+   * function code with bit 7 set) also under its exception code, the byte after the function code.
+   */
+  protected countReply(reply: Buffer, header: number): void {
+    this.requests += 1;
+    if ((reply[header]! & 0x80) === 0) return;
+    this.exceptions += 1;
+    const code = reply[header + 1]!;
+    this.exceptionCodes.set(code, (this.exceptionCodes.get(code) ?? 0) + 1);
+  }
 }
 
 /**

@@ -4,8 +4,13 @@ import { RegisterImage } from './encoder.js';
 import { DEFAULT_LAYOUT, type CompactLayout } from './layout.js';
 import { describeIssues, validateLayout } from './layout-validate.js';
 import type { RegisterSpace } from './pdu.js';
-import { METER_PROFILES, type ProfileName } from './profiles/catalogue.js';
-import { gridValues, type GridValues, type PowerDirection, type SlaveLine } from './profiles/grid-values.js';
+import { METER_PROFILES, type ProfileName } from '../modbus-protocol/profiles/catalogue.js';
+import {
+  gridValues,
+  type GridValues,
+  type PowerDirection,
+  type SlaveLine,
+} from '../modbus-protocol/profiles/grid-values.js';
 import type { ValueSource } from './register-ids.js';
 import type { ReadingStore } from '../reading/store.js';
 import { BlockSpace, inputImageSpace } from './register-space.js';

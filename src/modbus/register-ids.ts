@@ -3,6 +3,7 @@ import type { SystemFacts } from '../reading/meter-state.js';
 import { QUANTITIES, type Quantity } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
 import { peakRegisterIds, type PeakSnapshotOrOff } from './peak-registers.js';
+import { writeAscii } from '../modbus-protocol/register-encodings.js';
 
 /**
  * The register identifiers of the whatwatt Go's Modbus register configuration: what each one reads and
@@ -102,16 +103,6 @@ export function writeDateTime(ms: number, target: Buffer): void {
   target[5] = date.getMinutes();
   target[6] = date.getSeconds();
   target[7] = isDaylightSaving(date) ? 1 : 0;
-}
-
-/** Text as printable ASCII (others become '?'), truncated to the target, rest left zero. */
-export function writeAscii(text: string | undefined, target: Buffer): void {
-  if (text === undefined) return;
-  const length = Math.min(text.length, target.length);
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    target[i] = code >= 0x20 && code <= 0x7e ? code : 0x3f;
-  }
 }
 
 /** System ID, 6 bytes (its 12 hex digits). */

@@ -1,5 +1,6 @@
 import { REGISTER_COUNT } from './layout.js';
-import { ILLEGAL_DATA_ADDRESS, ILLEGAL_FUNCTION, type RegisterSpace, type RegisterTable } from './pdu.js';
+import type { RegisterBlock, RegisterTable } from '../modbus-protocol/register-block.js';
+import { ILLEGAL_DATA_ADDRESS, ILLEGAL_FUNCTION, type RegisterSpace } from './pdu.js';
 
 /**
  * The whatwatt register map: input registers 0..9998 from the layout image (as the whatwatt Go's
@@ -43,16 +44,6 @@ class InputImageSpace implements RegisterSpace {
  */
 function copyWords(source: Buffer, from: number, quantity: number, target: Buffer, at: number): void {
   target.set(new Uint8Array(source.buffer, source.byteOffset + from, quantity * 2), at);
-}
-
-/** A run of consecutive registers of one table, filled as a whole on every rebuild. */
-export interface RegisterBlock<Values> {
-  table: RegisterTable;
-  /** 0-based PDU address of the first register. */
-  start: number;
-  words: number;
-  /** Writes the block's registers into `target` (zeroed, words x 2 bytes). */
-  fill(values: Values, target: Buffer): void;
 }
 
 /**

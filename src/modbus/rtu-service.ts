@@ -6,10 +6,12 @@ import { formatLine, type LineSettings } from '../serial/line-settings.js';
 
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
-import type { SlaveLine } from './profiles/grid-values.js';
+import type { SlaveLine } from '../modbus-protocol/profiles/grid-values.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ReadingStore } from '../reading/store.js';
-import { RtuSlave, interFrameMs } from './rtu-slave.js';
+import { interFrameMs } from '../modbus-protocol/rtu-frame.js';
+import { RtuSlave } from './rtu-slave.js';
+import { SlaveOutput, type SlaveStatusDetail } from './slave-output.js';
 
 /** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
 const FIRST_RETRY_MS = 1000;
@@ -28,24 +30,19 @@ const PRESENCE_CHECK_MS = 1000;
  * unplugged) is retried with capped exponential backoff. The serial line library is loaded only
  * when the slave is enabled.
  */
-export class ModbusRtuService implements Output<RtuView> {
+export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<RtuView> {
   readonly name = 'modbus_rtu';
-  readonly required = false;
   readonly watches = ['services.modbus_rtu', 'modbus.layout', 'modbus.nominal_frequency'] as const;
-  readonly license = 'PLUS';
   /** Rebuilt when services.modbus_rtu.meter names another meter (or its meter restarted). */
   feed: RegisterFeed;
   private slave: RtuSlave | undefined;
   private link: SerialLink | undefined;
-  private started = false;
   private retryMs = FIRST_RETRY_MS;
   private retry: NodeJS.Timeout | undefined;
   private presence: NodeJS.Timeout | undefined;
-  private reconciling: Promise<void> = Promise.resolve();
-  /** The last view reconciled; undefined before the first. */
-  private view: OutputView<RtuView> | undefined;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(ctx: AppContext) {
+    super(ctx);
     this.feed = this.feedFor(ctx.config.config.services.modbus_rtu.meter);
     // The emulated meter restarted or went: the slave follows it onto its new store.
     const follow = (meter: { id: string }) => {
@@ -94,15 +91,6 @@ export class ModbusRtuService implements Output<RtuView> {
     };
   }
 
-  async start(): Promise<void> {
-    this.started = true;
-  }
-
-  async stop(): Promise<void> {
-    this.started = false;
-    await this.apply();
-  }
-
   /**
    * Any RTU setting or the layout reconfigures the register space; the license verdict and every
    * setting but profile and direction reopen the port with the new line and unit id.
@@ -131,7 +119,7 @@ export class ModbusRtuService implements Output<RtuView> {
     )
       this.feed.configure(this.feedSettings());
     else if (view.slice.nominalFrequency !== before.slice.nominalFrequency) this.feed.rebuild();
-    return reopen ? this.apply(true) : this.reconciling;
+    return reopen ? this.apply(true) : this.settled();
   }
 
   /** Exception replies of the running slave by exception code (metrics); empty while none runs. */
@@ -169,24 +157,16 @@ export class ModbusRtuService implements Output<RtuView> {
     return { profile: rtu.profile, direction: rtu.direction, line: this.line() };
   }
 
-  /** Brings the port in line with the settings; calls run one after another. */
-  private apply(reopen = false): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.applySettings(reopen));
-    return this.reconciling;
-  }
-
-  private async applySettings(reopen: boolean): Promise<void> {
+  /** Opens, reopens or closes the port; `reopen` for a new line or unit id. */
+  protected async applySettings(reopen: boolean): Promise<void> {
     const rtu = this.settings();
-    const licensed = !this.view?.blocked;
-    const wanted = this.started && rtu.enable && licensed && rtu.device !== '';
+    const wanted = this.started && rtu.enable && !this.view?.blocked && rtu.device !== '';
     if (this.link && wanted && !reopen) return;
     await this.closePort();
     if (reopen || !wanted) this.retryMs = FIRST_RETRY_MS;
     if (!wanted) {
-      if (!this.started) this.report('stopped');
-      else if (!rtu.enable) this.report('disabled');
-      else if (!licensed) this.report('stopped', { reason: this.view!.blocked });
-      else this.report('error', { error: 'services.modbus_rtu.device is not set' });
+      if (!this.reportIdle(rtu.enable))
+        this.report('error', { error: 'services.modbus_rtu.device is not set' });
       return;
     }
     await this.open();
@@ -275,7 +255,7 @@ export class ModbusRtuService implements Output<RtuView> {
   }
 
   /** Service line for /api/v1/system; counters read live. */
-  private report(state: string, detail: { error?: string; reason?: string } = {}): void {
+  protected report(state: string, detail: SlaveStatusDetail = {}): void {
     const counters = (): ModbusRtuService['counters'] => this.counters;
     const profile = (): string => this.feed.profile;
     const rtu = this.settings();

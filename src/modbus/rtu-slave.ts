@@ -1,17 +1,13 @@
-import { crc16Modbus } from '../checksum/crc16.js';
-import { answerPdu, countException, isException, type RegisterSpace } from './pdu.js';
+import { crcMatches, sealFrame } from '../modbus-protocol/rtu-frame.js';
+import { answerPdu, ReplyCounters, type RegisterSpace } from './pdu.js';
 
 /**
- * Modbus RTU slave framing (Modbus over Serial Line Specification V1.02, §2.5.1):
+ * Modbus RTU slave (Modbus over Serial Line Specification V1.02, §2.5.1; the frame, its CRC and
+ * the t3.5 silence are in rtu-frame.ts):
  *
- * - RTU frame = address (1) + PDU + CRC-16 (2, low byte first). Address 0 is broadcast (no reply;
- *   reads are never broadcast), 1..247 a slave; a frame for another address is ignored, as every
- *   slave on an RS485 bus sees all traffic.
- * - CRC (§2.5.1.2, Appendix B): polynomial 0xA001 (reflected 0x8005), initial 0xFFFF, no final
- *   XOR; a frame with a wrong CRC is discarded without an answer.
- * - Frame delimiting (§2.5.1.1): a silence of at least 3.5 character times ends a frame; above
- *   19200 baud the specification fixes it at 1.750 ms. A character is start + 8 data + parity +
- *   stop bits.
+ * - Address 0 is broadcast (no reply; reads are never broadcast), 1..247 a slave; a frame for
+ *   another address is ignored, as every slave on an RS485 bus sees all traffic. A frame with a
+ *   wrong CRC is discarded without an answer.
  *
  * A request of this slave is recognised as soon as its bytes are complete (a read request is 8
  * bytes; its length follows from the function code) and its CRC matches, without waiting for the
@@ -34,27 +30,10 @@ import { answerPdu, countException, isException, type RegisterSpace } from './pd
  * completed the request; the timer is re-armed if it fires early.
  */
 
-/** Appends the CRC (low byte first) to an RTU frame whose last two bytes are reserved for it. */
-export function sealFrame(frame: Buffer): Buffer {
-  const crc = crc16Modbus(frame, 0, frame.length - 2);
-  frame.writeUInt16LE(crc, frame.length - 2);
-  return frame;
-}
-
 /** §2.5.1: RTU frames are at most 256 bytes. */
 const MAX_ADU = 256;
 /** An incomplete request to this slave waits at most this long for the rest of its bytes. */
 const MAX_FRAME_MS = 100;
-
-/** Character time in ms for a line: start bit + 8 data bits + parity bit + stop bits. */
-export function characterMs(baudRate: number, parity: 'none' | 'even' | 'odd', stopBits: number): number {
-  return ((1 + 8 + (parity === 'none' ? 0 : 1) + stopBits) * 1000) / baudRate;
-}
-
-/** §2.5.1.1: t3.5 in ms, 1.750 ms fixed above 19200 baud. */
-export function interFrameMs(baudRate: number, parity: 'none' | 'even' | 'odd', stopBits: number): number {
-  return baudRate > 19200 ? 1.75 : 3.5 * characterMs(baudRate, parity, stopBits);
-}
 
 /**
  * Length of the request ADU (address + PDU + CRC) that starts at buf[offset], as far as its
@@ -83,12 +62,8 @@ export interface RtuSlaveOptions {
   now?: () => number;
 }
 
-export class RtuSlave {
-  /** Requests of this slave answered (exception replies included). */
-  requests = 0;
-  exceptions = 0;
-  /** Exception replies by exception code (Modbus Application Protocol 1.1b3 §7). */
-  readonly exceptionCodes = new Map<number, number>();
+/** Counts the requests of this slave it answered (ReplyCounters); other frames below. */
+export class RtuSlave extends ReplyCounters {
   /** Frames discarded for a wrong CRC or a length no request can have. */
   badFrames = 0;
   /** Valid frames for another unit id (or broadcast), ignored. */
@@ -113,6 +88,7 @@ export class RtuSlave {
   private turnaround: NodeJS.Timeout | undefined;
 
   constructor(options: RtuSlaveOptions) {
+    super();
     this.unitId = options.unitId;
     this.space = options.space;
     this.silenceMs = options.silenceMs;
@@ -165,8 +141,7 @@ export class RtuSlave {
       if (buf[offset] !== this.unitId) continue;
       const length = requestLength(buf, offset);
       if (length === undefined || offset + length > buf.length) continue;
-      if (crc16Modbus(buf, offset, offset + length - 2) === buf.readUInt16LE(offset + length - 2))
-        return { offset, length };
+      if (crcMatches(buf, offset, length)) return { offset, length };
     }
     return undefined;
   }
@@ -212,8 +187,7 @@ export class RtuSlave {
 
   /** A silence-delimited frame that was not a complete request of ours. */
   private classify(frame: Buffer): void {
-    const crcOk =
-      frame.length >= 4 && crc16Modbus(frame, 0, frame.length - 2) === frame.readUInt16LE(frame.length - 2);
+    const crcOk = frame.length >= 4 && crcMatches(frame, 0, frame.length);
     if (!crcOk) {
       this.badFrames += 1;
       return;
@@ -238,12 +212,8 @@ export class RtuSlave {
   }
 
   private answer(frame: Buffer): void {
-    this.requests += 1;
     const reply = answerPdu(this.space, frame, 1, frame.length - 3, 1, 2);
-    if (isException(reply, 1)) {
-      this.exceptions += 1;
-      countException(this.exceptionCodes, reply, 1);
-    }
+    this.countReply(reply, 1);
     reply[0] = this.unitId;
     this.outbox.push(sealFrame(reply));
     this.armTurnaround();

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
+import { SlaveOutput, type SlaveStatusDetail } from './slave-output.js';
 import { ModbusSlave } from './slave.js';
 import { UnitFeeds } from './unit-feeds.js';
 
@@ -28,34 +29,29 @@ interface ModbusSettings {
 }
 
 /**
- * The Modbus TCP service: serves services.modbus.profile (./profiles; whatwatt: the device's layout)
- * from a register feed kept current per reading and meter status change, and runs the slave on
- * services.modbus.port while services.modbus.enable is on and the license is not FREE; moves or
- * stops it live when those settings change.
+ * The Modbus TCP service: serves services.modbus.profile (src/modbus-protocol/profiles; whatwatt:
+ * the device's layout) from a register feed kept current per reading and meter status change, and
+ * runs the slave on services.modbus.port while services.modbus.enable is on and the license is not
+ * FREE; moves or stops it live when those settings change.
  */
-export class ModbusService implements Output<ModbusSettings> {
+export class ModbusService extends SlaveOutput<ModbusSettings> implements Output<ModbusSettings> {
   readonly name = 'modbus';
-  readonly required = false;
   readonly watches = [
     'services.modbus',
     'modbus.layout',
     'modbus.nominal_frequency',
     'meter.conv_factor',
   ] as const;
-  readonly license = 'PLUS';
   readonly feed: RegisterFeed;
   readonly slave: ModbusSlave;
   private server: Server | undefined;
   private port: number | undefined;
-  private reconciling: Promise<void> = Promise.resolve();
-  private started = false;
-  /** The last view reconciled; undefined before the first. */
-  private view: OutputView<ModbusSettings> | undefined;
 
   constructor(
-    private readonly ctx: AppContext,
+    ctx: AppContext,
     private readonly options: ModbusServiceOptions = {},
   ) {
+    super(ctx);
     this.feed = new RegisterFeed(ctx, 'modbus', (space) => (this.slave.space = space));
     this.slave = new ModbusSlave({
       space: this.feed.space,
@@ -92,15 +88,6 @@ export class ModbusService implements Output<ModbusSettings> {
     };
   }
 
-  async start(): Promise<void> {
-    this.started = true;
-  }
-
-  async stop(): Promise<void> {
-    this.started = false;
-    await this.applyListener();
-  }
-
   /**
    * A new profile, direction or layout rebuilds the register space, a new conversion factor only
    * the image; enable, port or the license verdict start, stop or move the listener.
@@ -118,8 +105,8 @@ export class ModbusService implements Output<ModbusSettings> {
     if (this.server && (unitsChanged || was?.profile !== now.profile || was.direction !== now.direction))
       this.units.configure(now.units, this.feedSettings());
     if (was && was.enable === now.enable && was.port === now.port && before.blocked === view.blocked)
-      return this.reconciling;
-    return this.applyListener();
+      return this.settled();
+    return this.apply();
   }
 
   private feedSettings(): FeedSettings {
@@ -127,21 +114,14 @@ export class ModbusService implements Output<ModbusSettings> {
     return { profile, direction };
   }
 
-  /** Brings the listener in line with the settings; calls run one after another. */
-  private applyListener(): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.applyListenerSettings());
-    return this.reconciling;
-  }
-
-  private async applyListenerSettings(): Promise<void> {
+  /** Starts, stops or moves the listener. */
+  protected async applySettings(): Promise<void> {
     const { slice, blocked } = this.view ?? { slice: undefined };
     const wanted = this.started && slice?.enable && !blocked ? slice.port : undefined;
     if (this.server && this.port === wanted) return;
     await this.closeServer();
     if (wanted === undefined) {
-      if (!this.started || !slice) this.report('stopped');
-      else if (!slice.enable) this.report('disabled');
-      else this.report('stopped', { reason: blocked });
+      this.reportIdle(slice?.enable);
       return;
     }
     try {
@@ -190,7 +170,7 @@ export class ModbusService implements Output<ModbusSettings> {
   }
 
   /** Service line for /api/v1/system; the counters are read live (getters), never copied per request. */
-  private report(state: string, extra: { error?: string; reason?: string } = {}): void {
+  protected report(state: string, extra: SlaveStatusDetail = {}): void {
     const slave = this.slave;
     const feed = this.feed;
     this.ctx.services.set('modbus', {

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { answerPdu, countException, isException, noTargetReply, type RegisterSpace } from './pdu.js';
+import { answerPdu, noTargetReply, ReplyCounters, type RegisterSpace } from './pdu.js';
 
 /**
  * Modbus TCP slave for function codes 03 and 04 (./pdu.ts) over any byte stream.
@@ -44,13 +44,7 @@ const BUSY_MS = 1000;
 export const DEFAULT_MAX_CONNECTIONS = 32;
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
-export class ModbusSlave {
-  /** Requests answered (including exception replies). */
-  requests = 0;
-  /** Exception replies sent. */
-  exceptions = 0;
-  /** Exception replies by exception code (Modbus Application Protocol 1.1b3 §7). */
-  readonly exceptionCodes = new Map<number, number>();
+export class ModbusSlave extends ReplyCounters {
   /** Connections closed for an invalid MBAP header. */
   protocolErrors = 0;
   /** Connections refused because the cap was reached with every connection busy. */
@@ -70,6 +64,7 @@ export class ModbusSlave {
   readonly now: () => number;
 
   constructor(options: SlaveOptions) {
+    super();
     this.space = options.space;
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
@@ -120,16 +115,12 @@ export class ModbusSlave {
 
   /** The reply to one complete frame at buf[offset .. offset + 6 + length): MBAP header + PDU. */
   answer(buf: Buffer, offset: number, length: number): Buffer {
-    this.requests += 1;
     // length counts the unit id and the PDU.
     const space = this.unitSpace ? this.unitSpace(buf[offset + 6]!) : this.space;
     const reply = space
       ? answerPdu(space, buf, offset + 7, length - 1, MBAP_BYTES, 0)
       : noTargetReply(buf, offset + 7, MBAP_BYTES, 0);
-    if (isException(reply, MBAP_BYTES)) {
-      this.exceptions += 1;
-      countException(this.exceptionCodes, reply, MBAP_BYTES);
-    }
+    this.countReply(reply, MBAP_BYTES);
     // MBAP: transaction id echoed, protocol 0, length = unit id + PDU (at most 254), unit id echoed.
     reply[0] = buf[offset]!;
     reply[1] = buf[offset + 1]!;

@@ -1,4 +1,4 @@
-import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
@@ -55,13 +55,7 @@ const UNIT_MAP: ConfigFormat = {
   },
   describe: () => 'object: unit id (1..247) or * -> meter id',
   jsonSchema: () => ({ type: 'object', additionalProperties: { type: 'string' } }),
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 const METER_ID: ConfigFormat = {

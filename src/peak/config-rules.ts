@@ -1,4 +1,4 @@
-import { FormatError, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
 import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
@@ -36,13 +36,7 @@ const PEAK_STAGES: ConfigFormat = {
   },
   describe: () => 'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks}',
   jsonSchema: () => ({ type: 'array', maxItems: MAX_STAGES, items: STAGE_JSON_SCHEMA }),
-  fromEnv(text) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
-  },
+  fromEnv: jsonFromEnv,
 };
 
 const STAGES = 'services.peak_guard.stages';

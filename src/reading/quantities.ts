@@ -57,6 +57,20 @@ const LINES = [
   { line: 'l3', offset: 60, live: 'P3' },
 ] as const;
 
+/** Voltage or current of each line: OBIS C of L1 is `c`, of L2 and L3 20 and 40 more. */
+function lineGroup(kind: 'voltage' | 'current', c: number): Quantity[] {
+  const [unit, symbol, name] = kind === 'voltage' ? ['V', 'V', 'Voltage'] : ['A', 'I', 'Current'];
+  return LINES.map(({ line, live }, i): Quantity => ({
+    key: `${kind}_${line}`,
+    obis: `${c + 20 * i}.7.0`,
+    unit,
+    reportPath: [kind, line],
+    live: `${symbol}_${live}`,
+    name: `${name} ${line.toUpperCase()}`,
+    ha: { deviceClass: kind, stateClass: 'measurement', unit },
+  }));
+}
+
 function powerGroup(c: number, kind: 'active' | 'reactive', direction: 'positive' | 'negative'): Quantity[] {
   const unit = kind === 'active' ? 'kW' : 'kvar';
   const ha = kind === 'active' ? POWER : REACTIVE_POWER;
@@ -123,24 +137,8 @@ export const QUANTITIES: readonly Quantity[] = [
     name: 'Apparent power',
     ha: { deviceClass: 'apparent_power', stateClass: 'measurement', unit: 'kVA' },
   },
-  ...LINES.map(({ line, live }, i): Quantity => ({
-    key: `voltage_${line}`,
-    obis: `${32 + 20 * i}.7.0`,
-    unit: 'V',
-    reportPath: ['voltage', line],
-    live: `V_${live}`,
-    name: `Voltage ${line.toUpperCase()}`,
-    ha: { deviceClass: 'voltage', stateClass: 'measurement', unit: 'V' },
-  })),
-  ...LINES.map(({ line, live }, i): Quantity => ({
-    key: `current_${line}`,
-    obis: `${31 + 20 * i}.7.0`,
-    unit: 'A',
-    reportPath: ['current', line],
-    live: `I_${live}`,
-    name: `Current ${line.toUpperCase()}`,
-    ha: { deviceClass: 'current', stateClass: 'measurement', unit: 'A' },
-  })),
+  ...lineGroup('voltage', 32),
+  ...lineGroup('current', 31),
   {
     key: 'power_factor',
     obis: '13.7.0',

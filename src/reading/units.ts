@@ -5,23 +5,25 @@ import type { ObisValue } from './reading.js';
  * kvar, kVA, kWh, kvarh, V, A). Meters send W/Wh (SML, Austrian DSMR), kVAr/kVArh (Swedish HAN), dm3
  * (gas on some DSMR meters); everything is converted once, here.
  */
+/** A canonical kilo unit ('kW') as sent with and without its prefix: 'w' (x 1e-3) and 'kw'. */
+function kiloUnit(canonical: string): Record<string, Conversion> {
+  return {
+    [canonical.slice(1).toLowerCase()]: { unit: canonical, factor: 1e-3 },
+    [canonical.toLowerCase()]: { unit: canonical, factor: 1 },
+  };
+}
+
 // A Map: the unit text comes from the meter, and `constructor` must not find Object's.
-const CONVERSIONS: ReadonlyMap<string, { unit: string; factor: number }> = new Map(
+const CONVERSIONS: ReadonlyMap<string, Conversion> = new Map(
   Object.entries({
-    w: { unit: 'kW', factor: 1e-3 },
-    kw: { unit: 'kW', factor: 1 },
+    ...kiloUnit('kW'),
     mw: { unit: 'kW', factor: 1e3 },
-    wh: { unit: 'kWh', factor: 1e-3 },
-    kwh: { unit: 'kWh', factor: 1 },
+    ...kiloUnit('kWh'),
     mwh: { unit: 'kWh', factor: 1e3 },
-    var: { unit: 'kvar', factor: 1e-3 },
-    kvar: { unit: 'kvar', factor: 1 },
-    varh: { unit: 'kvarh', factor: 1e-3 },
-    kvarh: { unit: 'kvarh', factor: 1 },
-    va: { unit: 'kVA', factor: 1e-3 },
-    kva: { unit: 'kVA', factor: 1 },
-    vah: { unit: 'kVAh', factor: 1e-3 },
-    kvah: { unit: 'kVAh', factor: 1 },
+    ...kiloUnit('kvar'),
+    ...kiloUnit('kvarh'),
+    ...kiloUnit('kVA'),
+    ...kiloUnit('kVAh'),
     v: { unit: 'V', factor: 1 },
     kv: { unit: 'V', factor: 1e3 },
     a: { unit: 'A', factor: 1 },

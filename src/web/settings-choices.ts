@@ -2,7 +2,7 @@ import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
-import { PROFILE_TITLES } from '../modbus/profiles/catalogue.js';
+import { PROFILE_TITLES } from '../modbus-protocol/profiles/catalogue.js';
 import type { SettingChoice, SettingsChoices } from './page-contract.js';
 
 export const CHOICES_PATH = '/api/v1/settings/choices';

@@ -11,7 +11,7 @@ import {
   type AddonOptions,
 } from '../../src/addon/options.js';
 import { ConfigStore } from '../../src/config/config-store.js';
-import { PROFILE_NAMES } from '../../src/modbus/profiles/catalogue.js';
+import { PROFILE_NAMES } from '../../src/modbus-protocol/profiles/catalogue.js';
 import { repoRoot } from '../helpers/environment.js';
 import { readYamlFile } from '../helpers/yaml.js';
 import { registerConfigFormats } from '../../src/daemon.js';

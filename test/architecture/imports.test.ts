@@ -9,6 +9,23 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { repoRoot } from '../helpers/environment.js';
 
+/** The input side: the meter input and what it hands on (readings, settings). */
+const inputFolders = ['src/meter/', 'src/reading/', 'src/config/'] as const;
+
+/** The output folders of the domain layer. */
+const domainOutputs = [
+  'src/history/',
+  'src/modbus/',
+  'src/mqtt/',
+  'src/device/',
+  'src/actions/',
+  'src/metrics/',
+  'src/peak/',
+] as const;
+
+/** Every output folder: the domain's outputs and the HTTP API and web UI that serve the readings. */
+const outputFolders = [...domainOutputs, 'src/http/', 'src/web/'] as const;
+
 /** Layers, lowest first. An entry ending in '/' is a folder (with everything under it), else one file. */
 const layers: readonly { name: string; members: readonly string[] }[] = [
   {
@@ -22,6 +39,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
       'src/version.ts',
       'src/systemd-notify.ts',
       'src/outgoing.ts',
+      'src/ascii-codes.ts',
       'src/serial/',
       'src/checksum/',
       'src/digest/',
@@ -30,18 +48,10 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'config', members: ['src/config/'] },
   { name: 'reading', members: ['src/reading/'] },
   { name: 'context', members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts'] },
+  { name: 'shared domain', members: ['src/modbus-protocol/'] },
   {
     name: 'domain',
-    members: [
-      'src/meter/',
-      'src/history/',
-      'src/modbus/',
-      'src/mqtt/',
-      'src/device/',
-      'src/actions/',
-      'src/metrics/',
-      'src/peak/',
-    ],
+    members: ['src/meter/', ...domainOutputs],
   },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
@@ -50,16 +60,18 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
 
 /**
  * Imports that the layer order alone would allow but that are forbidden: outputs depend on the
- * store, never on meter transports or parsers.
+ * store, never on meter transports or parsers; an input never depends on an output (what both
+ * need lies below them, in the shared domain layer).
  */
 const forbidden: readonly { from: string; to: string; reason: string }[] = [
-  { from: 'src/history/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
-  { from: 'src/modbus/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
-  { from: 'src/mqtt/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
-  { from: 'src/device/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
-  { from: 'src/actions/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
-  { from: 'src/metrics/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
-  { from: 'src/peak/', to: 'src/meter/', reason: 'an output reads the store, not the meter' },
+  ...domainOutputs.map((from) => ({
+    from,
+    to: 'src/meter/',
+    reason: 'an output reads the store, not the meter',
+  })),
+  ...inputFolders.flatMap((from) =>
+    outputFolders.map((to) => ({ from, to, reason: 'an input never imports an output' })),
+  ),
 ];
 
 /** Browser code, compiled on its own: it may share only types with the server side. */
@@ -148,9 +160,10 @@ test('every source file belongs to a layer of the table', () => {
   );
 });
 
-test('imports point down the layers, never up and never into a forbidden folder', () => {
+/** The imports among `found` that run up the layers or into a forbidden folder, each with why. */
+function violationsOf(found: readonly ImportSite[]): string[] {
   const violations: string[] = [];
-  for (const site of sites) {
+  for (const site of found) {
     if (site.file.startsWith(browserFolder)) continue;
     const from = layerOf(site.file);
     const to = layerOf(site.target);
@@ -163,7 +176,26 @@ test('imports point down the layers, never up and never into a forbidden folder'
     );
     if (rule) violations.push(`${site.file} -> ${site.target} (${rule.reason})`);
   }
+  return violations;
+}
+
+test('imports point down the layers, never up and never into a forbidden folder', () => {
+  const violations = violationsOf(sites);
   assert.deepEqual(violations, [], `imports against the layer rule:\n  ${violations.join('\n  ')}`);
+});
+
+test('an input module importing an output folder is refused, though both are domain folders', () => {
+  const text = [
+    "import { RtuSlave } from '../../modbus/rtu-slave.js';",
+    "import type { Publisher } from '../../mqtt/publisher.js';",
+    "import { sealFrame } from '../../modbus-protocol/rtu-frame.js';",
+    "import { ReadingStore } from '../../reading/store.js';",
+  ].join('\n');
+  const planted = importsOf(join(repoRoot, 'src/meter/probe/example.ts'), text);
+  assert.deepEqual(violationsOf(planted), [
+    'src/meter/probe/example.ts -> src/modbus/rtu-slave.ts (an input never imports an output)',
+    'src/meter/probe/example.ts -> src/mqtt/publisher.ts (an input never imports an output)',
+  ]);
 });
 
 test('the browser code imports only types from the server side', () => {

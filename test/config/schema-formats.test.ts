@@ -9,8 +9,8 @@ import { LEAVES } from '../../src/config/paths.js';
 import { checkLeaf, checkTree } from '../../src/config/validation.js';
 import type { AppConfig } from '../../src/config/types.js';
 import { registerConfigFormats } from '../../src/daemon.js';
-import { PROFILE_NAMES, type ProfileName } from '../../src/modbus/profiles/catalogue.js';
-import { POWER_DIRECTIONS, type PowerDirection } from '../../src/modbus/profiles/grid-values.js';
+import { PROFILE_NAMES, type ProfileName } from '../../src/modbus-protocol/profiles/catalogue.js';
+import { POWER_DIRECTIONS, type PowerDirection } from '../../src/modbus-protocol/profiles/grid-values.js';
 
 registerConfigFormats();
 

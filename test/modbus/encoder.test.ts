@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeNumber, RegisterImage, scaleValue, toInteger } from '../../src/modbus/encoder.js';
+import { toInteger } from '../../src/modbus-protocol/register-encodings.js';
+import { encodeNumber, RegisterImage, scaleValue } from '../../src/modbus/encoder.js';
 import type { NumericType, WordOrder } from '../../src/modbus/layout.js';
 import { writeDateTime, type ValueSource } from '../../src/modbus/register-ids.js';
 import { valuesOf } from '../../src/reading/reading.js';

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ILLEGAL_DATA_ADDRESS, ILLEGAL_FUNCTION, type RegisterSpace } from '../../src/modbus/pdu.js';
-import { METER_PROFILES } from '../../src/modbus/profiles/catalogue.js';
-import { numericSerial } from '../../src/modbus/profiles/eastron.js';
-import { gridValues, type GridSource } from '../../src/modbus/profiles/grid-values.js';
-import { scaleFactorFor } from '../../src/modbus/profiles/sunspec.js';
+import { METER_PROFILES } from '../../src/modbus-protocol/profiles/catalogue.js';
+import { numericSerial } from '../../src/modbus-protocol/profiles/eastron.js';
+import { gridValues, type GridSource } from '../../src/modbus-protocol/profiles/grid-values.js';
+import { scaleFactorFor } from '../../src/modbus-protocol/profiles/sunspec.js';
 import { BlockSpace } from '../../src/modbus/register-space.js';
 import { withDerivedValues } from '../../src/reading/derive.js';
 import { closeClient, connectClient, startSlave } from './clients.js';

@@ -1,7 +1,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { ILLEGAL_FUNCTION, type RegisterSpace } from '../../src/modbus/pdu.js';
-import { RtuSlave, interFrameMs, sealFrame } from '../../src/modbus/rtu-slave.js';
+import { interFrameMs, sealFrame } from '../../src/modbus-protocol/rtu-frame.js';
+import { RtuSlave } from '../../src/modbus/rtu-slave.js';
 
 /**
  * RTU framing byte by byte, on a mocked clock: a request split at every boundary, the event loop

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import { createModbusRtuService, type ModbusRtuService } from '../../src/modbus/rtu-service.js';
-import { sealFrame } from '../../src/modbus/rtu-slave.js';
+import { sealFrame } from '../../src/modbus-protocol/rtu-frame.js';
 import { runOutput } from '../../src/output.js';
 import { hasCommand } from '../helpers/environment.js';
 import { waitFor } from '../helpers/wait.js';

@@ -27,7 +27,28 @@ export async function isWiredInterface(sysClassNet: string, name: string): Promi
   const dir = join(sysClassNet, name);
   if ((await readTrimmed(join(dir, 'type'))) !== ARPHRD_ETHER) return false;
   if (!(await exists(join(dir, 'device')))) return false; // bridges, veth, docker: no device
-  return !(await exists(join(dir, 'wireless'))) && !(await exists(join(dir, 'phy80211')));
+  return !(await isWireless(dir));
+}
+
+/** Whether the sysfs directory of an interface has a `wireless` or `phy80211` entry. */
+async function isWireless(dir: string): Promise<boolean> {
+  return (await exists(join(dir, 'wireless'))) || (await exists(join(dir, 'phy80211')));
+}
+
+/** The interfaces of /sys/class/net, sorted, that pass `test`; none when it cannot be read. */
+async function interfacesWhere(
+  sysClassNet: string,
+  test: (name: string) => Promise<boolean>,
+): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(sysClassNet);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of names.sort()) if (await test(name)) found.push(name);
+  return found;
 }
 
 export async function carrierUp(sysClassNet: string, name: string): Promise<boolean> {
@@ -35,32 +56,14 @@ export async function carrierUp(sysClassNet: string, name: string): Promise<bool
 }
 
 /** Wired interfaces whose link is up (sysfs `carrier` = 1), from /sys/class/net. */
-export async function wiredLinksUp(sysClassNet: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(sysClassNet);
-  } catch {
-    return [];
-  }
-  const up: string[] = [];
-  for (const name of names.sort()) {
-    if ((await isWiredInterface(sysClassNet, name)) && (await carrierUp(sysClassNet, name))) up.push(name);
-  }
-  return up;
+export function wiredLinksUp(sysClassNet: string): Promise<string[]> {
+  return interfacesWhere(
+    sysClassNet,
+    async (name) => (await isWiredInterface(sysClassNet, name)) && (await carrierUp(sysClassNet, name)),
+  );
 }
 
 /** Wireless interfaces (sysfs `wireless` or `phy80211` entry). */
-export async function wirelessInterfaces(sysClassNet: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(sysClassNet);
-  } catch {
-    return [];
-  }
-  const wireless: string[] = [];
-  for (const name of names.sort()) {
-    const dir = join(sysClassNet, name);
-    if ((await exists(join(dir, 'wireless'))) || (await exists(join(dir, 'phy80211')))) wireless.push(name);
-  }
-  return wireless;
+export function wirelessInterfaces(sysClassNet: string): Promise<string[]> {
+  return interfacesWhere(sysClassNet, (name) => isWireless(join(sysClassNet, name)));
 }

@@ -6,7 +6,9 @@ import type { Logger } from '../../log.js';
 import type { WifiBackend } from './wifi-backend.js';
 import type { WifiInfo } from './wifi-info.js';
 import { carrierUp } from './ethernet-link.js';
-import { NMCLI_EXIT, NmcliError, type NmcliRunner } from './nmcli.js';
+import { NMCLI_EXIT, NmcliError, runUnlessMissing, type NmcliRunner } from './nmcli.js';
+import { ProfileActivations } from './nmcli-activations.js';
+import { StatusCache } from './status-cache.js';
 import { parseTerseRecords, splitTerseLine } from './nmcli-terse.js';
 import {
   BANDWIDTH_FIELD,
@@ -23,9 +25,6 @@ export const STATION_PROFILE = 'meter-gateway-sta';
 
 /** NM_SETTING_WIRELESS_POWERSAVE_ENABLE (3) / _DISABLE (2) (libnm NMSettingWirelessPowersave). */
 const POWERSAVE = { on: '3', off: '2' } as const;
-
-/** /api/v1/system asks often; nmcli costs a process per question. */
-const INFO_CACHE_MS = 5_000;
 
 export interface NmcliBackendOptions {
   run: NmcliRunner;
@@ -78,11 +77,15 @@ export class NmcliWifiBackend implements WifiBackend {
   readonly kind = 'nmcli';
   private queue: Promise<unknown> = Promise.resolve();
   private bandwidthKnown = true;
-  private infoCache: { at: number; value: Promise<WifiInfo> } | undefined;
-  private readonly activations = new Set<Promise<void>>();
+  private readonly infoCache = new StatusCache<WifiInfo>(
+    () => this.options.now(),
+    () => this.readInfo(),
+  );
+  private readonly activations: ProfileActivations;
   private readonly ethernet: NmcliEthernet;
 
   constructor(private readonly options: NmcliBackendOptions) {
+    this.activations = new ProfileActivations(options);
     this.ethernet = new NmcliEthernet({
       run: options.run,
       logger: options.logger,
@@ -128,7 +131,7 @@ export class NmcliWifiBackend implements WifiBackend {
   }
 
   applyStation(station: WifiStationSettings, powerSave: boolean): Promise<void> {
-    this.infoCache = undefined;
+    this.infoCache.drop();
     return this.serial(async () => {
       await this.deleteProfile();
       if (!station.enable || station.name === '') {
@@ -140,7 +143,7 @@ export class NmcliWifiBackend implements WifiBackend {
   }
 
   clearStation(): Promise<void> {
-    this.infoCache = undefined;
+    this.infoCache.drop();
     return this.serial(async () => {
       await this.deleteProfile();
       this.options.onState('disabled');
@@ -207,11 +210,7 @@ export class NmcliWifiBackend implements WifiBackend {
   }
 
   wifiInfo(): Promise<WifiInfo> {
-    const now = this.options.now();
-    if (!this.infoCache || now - this.infoCache.at >= INFO_CACHE_MS) {
-      this.infoCache = { at: now, value: this.readInfo() };
-    }
-    return this.infoCache.value;
+    return this.infoCache.get();
   }
 
   private async readInfo(): Promise<WifiInfo> {
@@ -274,11 +273,7 @@ export class NmcliWifiBackend implements WifiBackend {
   }
 
   private async deleteProfile(): Promise<void> {
-    try {
-      await this.options.run(['connection', 'delete', 'id', STATION_PROFILE]);
-    } catch (error) {
-      if (!(error instanceof NmcliError && error.exitCode === NMCLI_EXIT.NOT_FOUND)) throw error;
-    }
+    await runUnlessMissing(this.options.run, ['connection', 'delete', 'id', STATION_PROFILE]);
   }
 
   private async addProfile(station: WifiStationSettings, powerSave: boolean): Promise<void> {
@@ -289,19 +284,9 @@ export class NmcliWifiBackend implements WifiBackend {
 
   /** Activates a profile in the background; the result becomes the 'wifi' service state. */
   private activate(profile: string): void {
-    this.options.onState('connecting');
-    const activation = this.options.run(['--wait', '30', 'connection', 'up', 'id', profile]).then(
-      () => {
-        this.infoCache = undefined;
-        this.options.onState('connected');
-      },
-      (error: Error) => {
-        this.options.logger.warn(`activating ${profile} failed: ${error.message}`);
-        this.options.onState('error', error.message);
-      },
-    );
-    this.activations.add(activation);
-    void activation.finally(() => this.activations.delete(activation));
+    this.activations.start(profile, 'error', () => {
+      this.infoCache.drop();
+    });
   }
 
   applyEthernet(eth: EthernetSettings): Promise<void> {
@@ -318,7 +303,7 @@ export class NmcliWifiBackend implements WifiBackend {
 
   async settle(): Promise<void> {
     await this.queue;
-    await Promise.all([...this.activations]);
+    await this.activations.settle();
     await this.ethernet.settle();
   }
 }

@@ -2,7 +2,9 @@ import type { EthernetSettings } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import { carrierUp } from './ethernet-link.js';
 import { netmaskOf, NO_ETHERNET, type EthernetInfo } from './ethernet-info.js';
-import { NMCLI_EXIT, NmcliError, type NmcliRunner } from './nmcli.js';
+import { runUnlessMissing, type NmcliRunner } from './nmcli.js';
+import { ProfileActivations } from './nmcli-activations.js';
+import { StatusCache } from './status-cache.js';
 import { splitTerseLine } from './nmcli-terse.js';
 import { prefixLengthOf } from '../../config/network-rules.js';
 
@@ -14,8 +16,6 @@ const AUTOCONNECT_PRIORITY = '100';
 
 /** NMDeviceState (libnm): 10 unmanaged, 20 unavailable (no carrier), 30 disconnected and above: a link. */
 const NM_DEVICE_STATE = { UNMANAGED: 10, DISCONNECTED: 30 } as const;
-
-const INFO_CACHE_MS = 5_000;
 
 const INFO_FIELDS = 'GENERAL.HWADDR,GENERAL.STATE,IP4.ADDRESS,IP4.GATEWAY,IP4.DNS';
 
@@ -72,17 +72,22 @@ export interface NmcliEthernetOptions {
  * Callers serialise the changes with the Wi-Fi ones.
  */
 export class NmcliEthernet {
-  private readonly activations = new Set<Promise<void>>();
-  private infoCache: { at: number; value: Promise<EthernetInfo> } | undefined;
+  private readonly activations: ProfileActivations;
+  private readonly infoCache = new StatusCache<EthernetInfo>(
+    () => this.options.now(),
+    () => this.readInfo(),
+  );
 
-  constructor(private readonly options: NmcliEthernetOptions) {}
+  constructor(private readonly options: NmcliEthernetOptions) {
+    this.activations = new ProfileActivations(options);
+  }
 
   async apply(eth: EthernetSettings): Promise<void> {
-    this.infoCache = undefined;
+    this.infoCache.drop();
     const ifname = this.options.ifname();
     await this.deleteProfile();
     if (!eth.enable) {
-      await this.ignoreMissing(['device', 'disconnect', ifname]);
+      await runUnlessMissing(this.options.run, ['device', 'disconnect', ifname]);
       this.options.onState('disabled');
       return;
     }
@@ -106,13 +111,9 @@ export class NmcliEthernet {
     await this.apply(eth);
   }
 
-  /** /api/v1/system asks often; nmcli costs a process per question: answers are kept 5 s. */
+  /** The interface status, kept 5 s (StatusCache). */
   info(): Promise<EthernetInfo> {
-    const now = this.options.now();
-    if (!this.infoCache || now - this.infoCache.at >= INFO_CACHE_MS) {
-      this.infoCache = { at: now, value: this.readInfo() };
-    }
-    return this.infoCache.value;
+    return this.infoCache.get();
   }
 
   private async readInfo(): Promise<EthernetInfo> {
@@ -127,36 +128,20 @@ export class NmcliEthernet {
   }
 
   async settle(): Promise<void> {
-    await Promise.all([...this.activations]);
+    await this.activations.settle();
   }
 
   private async deleteProfile(): Promise<void> {
-    await this.ignoreMissing(['connection', 'delete', 'id', ETHERNET_PROFILE]);
+    await runUnlessMissing(this.options.run, ['connection', 'delete', 'id', ETHERNET_PROFILE]);
   }
 
-  /** Runs nmcli; "does not exist" (exit 10) is no failure for a delete or disconnect. */
-  private async ignoreMissing(args: string[]): Promise<void> {
-    try {
-      await this.options.run(args);
-    } catch (error) {
-      if (!(error instanceof NmcliError && error.exitCode === NMCLI_EXIT.NOT_FOUND)) throw error;
-    }
-  }
-
+  /**
+   * Activates the profile in the background. No cable is the common case: a failed activation is
+   * 'waiting', the profile stays and NetworkManager connects on carrier.
+   */
   private activate(): void {
-    this.options.onState('connecting');
-    const activation = this.options.run(['--wait', '30', 'connection', 'up', 'id', ETHERNET_PROFILE]).then(
-      () => {
-        this.infoCache = undefined;
-        this.options.onState('connected');
-      },
-      (error: Error) => {
-        // No cable is the common case: the profile stays and NetworkManager connects on carrier.
-        this.options.logger.warn(`activating ${ETHERNET_PROFILE} failed: ${error.message}`);
-        this.options.onState('waiting', error.message);
-      },
-    );
-    this.activations.add(activation);
-    void activation.finally(() => this.activations.delete(activation));
+    this.activations.start(ETHERNET_PROFILE, 'waiting', () => {
+      this.infoCache.drop();
+    });
   }
 }

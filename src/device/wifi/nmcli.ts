@@ -31,6 +31,15 @@ export interface NmcliRunner {
   (args: readonly string[]): Promise<string>;
 }
 
+/** Runs nmcli where "does not exist" (exit 10) is no failure: a delete or a disconnect. */
+export async function runUnlessMissing(run: NmcliRunner, args: readonly string[]): Promise<void> {
+  try {
+    await run(args);
+  } catch (error) {
+    if (!(error instanceof NmcliError && error.exitCode === NMCLI_EXIT.NOT_FOUND)) throw error;
+  }
+}
+
 /**
  * Runs nmcli with execFile (no shell: SSIDs and passwords are single argv elements) in a UTF-8 C
  * locale, so terse values are untranslated and SSIDs keep their characters.

@@ -7,7 +7,7 @@ import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
-import { COMMON_HEADERS } from '../respond.js';
+import { SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 
 export interface LiveHubOptions {
@@ -21,17 +21,6 @@ export interface LiveHubOptions {
   /** The store the hub streams; the primary's (context store) when absent (docs/architecture.md#several-meters). */
   store?: ReadingStore;
 }
-
-const SSE_HEADERS: readonly string[] = [
-  'Content-Type',
-  'text/event-stream; charset=utf-8',
-  ...COMMON_HEADERS,
-  'Connection',
-  'keep-alive',
-  // Reverse proxies (nginx) must pass events through at once.
-  'X-Accel-Buffering',
-  'no',
-];
 
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 

@@ -6,7 +6,7 @@ import { PEAK_HISTORY_SCHEMA, PEAK_SCHEMA, peakHistoryView, peakView } from '../
 import { MONTHS_KEPT } from '../../peak/months.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
-import { COMMON_HEADERS, sendJson } from '../respond.js';
+import { sendJson, SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 
 /**
@@ -15,15 +15,6 @@ import type { ApiRequest, Router } from '../router.js';
  * warnings, sheds, restores ...). /api/v1/live stays as the device sends it.
  */
 
-const SSE_HEADERS = [
-  'Content-Type',
-  'text/event-stream; charset=utf-8',
-  ...COMMON_HEADERS,
-  'Connection',
-  'keep-alive',
-  'X-Accel-Buffering',
-  'no',
-];
 const MAX_STREAM_CLIENTS = 16;
 
 function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>) {
@@ -38,7 +29,7 @@ function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>)
       send('peak', peakView(snapshot, model(), guard.meterDemand.view()));
     const onEvent = (event: PeakEvent) =>
       send('peak_event', { ...event, at: new Date(event.at).toISOString() });
-    response.writeHead(200, SSE_HEADERS);
+    response.writeHead(200, [...SSE_HEADERS]);
     clients.add(response);
     send('peak', peakView(guard.snapshot(), model(), guard.meterDemand.view()));
     guard.on('update', onUpdate);

@@ -1,4 +1,5 @@
 import { type ObisAddress, parseObisAddress } from './obis-address.js';
+import { AMPERSAND, CLOSE_PAREN, HASH, OPEN_PAREN, STAR } from '../../ascii-codes.js';
 
 /**
  * Data sets of an IEC 62056-21 data message (§6.3.4): `address(value*unit)`, one or more per line,
@@ -29,12 +30,6 @@ export interface D0DataSets {
   /** True when the '!' end of the data was present. */
   complete: boolean;
 }
-
-const HASH = 0x23;
-const AMPERSAND = 0x26;
-const OPEN = 0x28;
-const CLOSE = 0x29;
-const STAR = 0x2a;
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0;
@@ -68,7 +63,7 @@ export function forEachValue(
   let star = -1;
   for (let i = open; i <= close; i++) {
     const code = text.charCodeAt(i);
-    if (code === OPEN) {
+    if (code === OPEN_PAREN) {
       groupStart = partStart = i + 1;
       star = -1;
     } else if (groupStart < 0) {
@@ -79,7 +74,7 @@ export function forEachValue(
       visit(partStart, star, i); // '&' and '#' separate values (WR5, Itron)
       partStart = i + 1;
       star = -1;
-    } else if (code === CLOSE) {
+    } else if (code === CLOSE_PAREN) {
       if (i > groupStart) visit(partStart, star, i);
       groupStart = -1;
     }

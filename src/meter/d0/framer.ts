@@ -1,4 +1,5 @@
 import { isIdentificationLine } from './identification.js';
+import { ACK, BANG, CR, ETX, LF, SLASH, STX } from '../../ascii-codes.js';
 
 /**
  * Splits an IEC 62056-21 byte stream into readout frames (§6.3):
@@ -49,13 +50,6 @@ const enum State {
   AwaitBcc,
 }
 
-const STX = 0x02;
-const ETX = 0x03;
-const ACK = 0x06;
-const LF = 0x0a;
-const CR = 0x0d;
-const BANG = 0x21;
-const SLASH = 0x2f;
 const EMPTY = Buffer.alloc(0);
 
 export class D0Framer {

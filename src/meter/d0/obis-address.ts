@@ -1,3 +1,5 @@
+import { AMPERSAND, COLON, DASH, DOT, STAR } from '../../ascii-codes.js';
+
 /**
  * Address of a data set in an IEC 62056-21 readout: an OBIS code (IEC 62056-6-1) in full form
  * `A-B:C.D.E*F` or reduced form `C.D.E`, `C.D`, `C` (groups A, B, E, F omitted), with an optional
@@ -18,11 +20,6 @@ export interface ObisAddress {
 }
 
 const END = -1;
-const DOT = 0x2e;
-const DASH = 0x2d;
-const COLON = 0x3a;
-const STAR = 0x2a;
-const AMPERSAND = 0x26;
 
 function letterValue(code: number): number {
   if (code === 0x43) return 96; // C

@@ -2,6 +2,7 @@ import { MeterDataError } from '../decoder.js';
 import { blockCheck } from '../../checksum/bcc.js';
 import { type D0Identification, isRequestEcho, parseIdentification } from './identification.js';
 import { type D0Object, parseDataSets } from './data-sets.js';
+import { ACK, CR, ETX, LF, SLASH, STX } from '../../ascii-codes.js';
 
 export { type D0Object, type D0Value } from './data-sets.js';
 
@@ -37,13 +38,6 @@ export interface D0ParseOptions {
   /** Reject a readout whose BCC does not match (default true). */
   verifyBlockCheck?: boolean;
 }
-
-const STX = 0x02;
-const ETX = 0x03;
-const LF = 0x0a;
-const CR = 0x0d;
-const ACK = 0x06;
-const SLASH = 0x2f;
 
 function lineEnd(frame: Buffer, from: number): number {
   const lf = frame.indexOf(LF, from);

@@ -1,4 +1,5 @@
 import { MeterDataError } from '../decoder.js';
+import { BANG, CR, LF, SLASH } from '../../ascii-codes.js';
 
 /**
  * Byte stream -> DSMR P1 telegrams (DSMR 5.0.2 §6.2: '/' identification ... '!' CRC CR LF).
@@ -30,10 +31,6 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024;
 
 export type FramerEvent = { frame: Buffer } | { error: MeterDataError };
 
-const SLASH = 0x2f;
-const BANG = 0x21;
-const CR = 0x0d;
-const LF = 0x0a;
 const MAX_CRC_DIGITS = 4;
 
 const EMPTY = Buffer.alloc(0);

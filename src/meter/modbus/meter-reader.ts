@@ -2,10 +2,10 @@ import {
   FLOAT_READ_MAPS,
   type FloatReadMap,
   type MeterProfileName,
-} from '../../modbus/profiles/catalogue.js';
-import { decodeFloats } from '../../modbus/profiles/float-points.js';
-import type { MeasuredValues } from '../../modbus/profiles/quantities.js';
-import { decodeMeterModel, METER_MODEL_IDS } from '../../modbus/profiles/sunspec.js';
+} from '../../modbus-protocol/profiles/catalogue.js';
+import { decodeFloats } from '../../modbus-protocol/profiles/float-points.js';
+import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
+import { decodeMeterModel, METER_MODEL_IDS } from '../../modbus-protocol/profiles/sunspec.js';
 import type { MeterIdentity } from '../../reading/reading.js';
 
 /** The two reads a meter source needs from a Modbus master (modbus-serial's client has both). */

@@ -1,17 +1,16 @@
 import { EventEmitter } from 'node:events';
 import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
-import type { MeasuredValues } from '../../modbus/profiles/quantities.js';
+import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
+import { closeClient } from './client-close.js';
 import { createMeterReader, type MeterReader } from './meter-reader.js';
 import { joinRtuBus, type BusClient, type BusLease } from './rtu-bus.js';
 import { readingFromRegisters } from './to-reading.js';
 
 /** How long a request waits for the meter's reply before it counts as a timeout. */
 const RESPONSE_TIMEOUT_MS = 1000;
-/** How long close() waits for the port or socket to confirm. */
-const CLOSE_WAIT_MS = 2000;
 
 /** The failures of one Modbus meter source, by kind (a successful poll counts in `readings`). */
 export interface ModbusPollCounters {
@@ -113,17 +112,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     await lease?.release();
     const client = this.client;
     this.client = undefined;
-    if (!client) return;
-    client.removeAllListeners();
-    client.on('error', () => undefined);
-    // A TCP socket that is already gone may never call back: closing must not hang a restart.
-    await new Promise<void>((resolve) => {
-      const giveUp = setTimeout(resolve, CLOSE_WAIT_MS);
-      client.close(() => {
-        clearTimeout(giveUp);
-        resolve();
-      });
-    });
+    if (client) await closeClient(client);
   }
 
   private schedule(delayMs: number): void {

@@ -1,3 +1,4 @@
+import { closeClient } from './client-close.js';
 import type { RegisterClient } from './meter-reader.js';
 
 /** The line of one RS485 bus: every unit on it shares these settings. */
@@ -43,8 +44,6 @@ interface Job {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
-
-const CLOSE_WAIT_MS = 2000;
 
 /**
  * One RS485 bus shared by several `modbus-rtu:` meters (docs/architecture.md#shared-rs485-bus):
@@ -165,16 +164,7 @@ class RtuBus {
     const client = this.client;
     this.client = undefined;
     for (const job of this.queue.splice(0)) job.reject(new Error('Port Not Open'));
-    if (!client) return;
-    client.removeAllListeners();
-    client.on('error', () => undefined);
-    await new Promise<void>((resolve) => {
-      const giveUp = setTimeout(resolve, CLOSE_WAIT_MS);
-      client.close(() => {
-        clearTimeout(giveUp);
-        resolve();
-      });
-    });
+    if (client) await closeClient(client);
   }
 }
 

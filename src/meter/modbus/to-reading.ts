@@ -1,4 +1,4 @@
-import type { MeasuredValues } from '../../modbus/profiles/quantities.js';
+import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import { PHASES } from '../../reading/phases.js';
 import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
 

@@ -1,6 +1,5 @@
-import type { MeterProfileName } from '../../modbus/profiles/catalogue.js';
-import { crc16Modbus } from '../../checksum/crc16.js';
-import { sealFrame } from '../../modbus/rtu-slave.js';
+import type { MeterProfileName } from '../../modbus-protocol/profiles/catalogue.js';
+import { crcMatches, sealFrame } from '../../modbus-protocol/rtu-frame.js';
 import type { MeterIdentity } from '../../reading/reading.js';
 import type { SerialLink } from '../../serial/serial-link.js';
 
@@ -71,7 +70,7 @@ function replyIn(bytes: Buffer, request: Buffer): { data?: Buffer } | 'none' {
     const code = bytes[at + 1];
     const length = code === functionCode ? 5 + bytes[at + 2]! : code === (functionCode | 0x80) ? 5 : 0;
     if (length === 0 || at + length > bytes.length) continue;
-    if (crc16Modbus(bytes, at, at + length - 2) !== bytes.readUInt16LE(at + length - 2)) continue;
+    if (!crcMatches(bytes, at, length)) continue;
     return code === functionCode ? { data: bytes.subarray(at + 3, at + length - 2) } : {};
   }
   return 'none';

@@ -9,16 +9,19 @@ export interface ByteTransportEvents {
   close: [reason?: Error];
 }
 
+/** What every transport of a meter is: named for logs and status, opened and closed by the meter input. */
+interface TransportLifecycle {
+  readonly description: string;
+  /** Resolves once open; rejects when the port, host or peer is absent or refuses (401, 404 ...). */
+  open(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
  * A byte source: serial port, TCP client, file replay or the simulator. Reconnecting is not the
  * transport's business: the meter input closes and reopens it with backoff.
  */
-export interface ByteTransport extends EventEmitter<ByteTransportEvents> {
-  readonly description: string;
-  /** Resolves once open; rejects when the port or host is absent or refuses. */
-  open(): Promise<void>;
-  close(): Promise<void>;
-}
+export interface ByteTransport extends EventEmitter<ByteTransportEvents>, TransportLifecycle {}
 
 export interface ReadingTransportEvents {
   /** A complete reading (values already in canonical units). */
@@ -36,9 +39,4 @@ export interface ReadingTransportEvents {
  * or an IEC 62056-21 request session that frames and checks its readouts itself. No decoder is
  * involved; the meter input hands readings to the store as they come.
  */
-export interface ReadingTransport extends EventEmitter<ReadingTransportEvents> {
-  readonly description: string;
-  /** Resolves once the stream is open; rejects when the peer is absent or refuses (401, 404 ...). */
-  open(): Promise<void>;
-  close(): Promise<void>;
-}
+export interface ReadingTransport extends EventEmitter<ReadingTransportEvents>, TransportLifecycle {}

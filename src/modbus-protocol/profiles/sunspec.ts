@@ -1,8 +1,7 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import { meanOf, sumOf, type GridValues } from './grid-values.js';
-import { toInteger } from '../encoder.js';
 import type { MeasuredValues } from './quantities.js';
-import { putString, putUint16, putUint32 } from './register-encodings.js';
+import { putString, putUint16, putUint32, toInteger } from '../register-encodings.js';
 
 /**
  * SunSpec meter (SunSpec Information Model Specification; models 1 "Common" and 203 "Wye-connect

@@ -1,8 +1,8 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import { meanOf, sumOf, type GridValues, type SlaveLine } from './grid-values.js';
-import { phases, type Quantity } from './quantities.js';
-import { putUint32 } from './register-encodings.js';
+import { phaseBlock, type Quantity } from './quantities.js';
+import { putUint32 } from '../register-encodings.js';
 
 /**
  * Eastron SDM630, SDM120 and SDM72 register maps, from Eastron's published "SDM630 Modbus
@@ -104,12 +104,7 @@ const total = {
 /** 30001..30080: the per-phase and total block shared by SDM630 and SDM72. */
 function threePhasePoints(): FloatPoint[] {
   const points: FloatPoint[] = [];
-  const [voltage, current, power, reactive] = [
-    phases('voltage'),
-    phases('current'),
-    phases('phasePower'),
-    phases('phaseReactive'),
-  ];
+  const [voltage, current, power, reactive] = phaseBlock();
   for (let phase = 0; phase < 3; phase++) {
     points.push(
       at(0x0000 + 2 * phase, voltage[phase]),

@@ -1,4 +1,4 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import { DTSU666_BLOCKS, DTSU666_POINTS, DTSU666_POLLS } from './dtsu666.js';
 import {
   EASTRON_POLLS,

@@ -1,8 +1,8 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import type { GridValues, SlaveLine } from './grid-values.js';
-import { phases } from './quantities.js';
-import { putInt16 } from './register-encodings.js';
+import { phaseBlock } from './quantities.js';
+import { putInt16 } from '../register-encodings.js';
 
 /**
  * Chint DTSU666 three-phase meter, register table of the Chint "DTSU666 / DSSU666 three phase
@@ -44,12 +44,7 @@ const at = floatPoint;
 
 function measurementPoints(): FloatPoint[] {
   const points: FloatPoint[] = [];
-  const [voltage, current, power, reactive] = [
-    phases('voltage'),
-    phases('current'),
-    phases('phasePower'),
-    phases('phaseReactive'),
-  ];
+  const [voltage, current, power, reactive] = phaseBlock();
   for (let k = 0; k < 3; k++) {
     points.push(
       at(0x2000 + 2 * k), // line-to-line voltages: not measured by the grid meter

@@ -1,7 +1,7 @@
-import type { RegisterBlock } from '../register-space.js';
+import type { RegisterBlock } from '../register-block.js';
 import type { GridValues } from './grid-values.js';
 import { quantityValue, type MeasuredValues, type Quantity } from './quantities.js';
-import { putFloat32 } from './register-encodings.js';
+import { putFloat32 } from '../register-encodings.js';
 
 /**
  * One IEEE 754 single (two registers, high word first) of a float register map (Eastron, Chint),

@@ -31,7 +31,19 @@ export function quantityValue(values: GridValues, quantity: Quantity): number | 
   return values[field][Number(quantity.slice(dot + 1))];
 }
 
+type PhaseNames = [Quantity, Quantity, Quantity];
+
 /** The three per-phase names of a phase quantity. */
-export function phases(field: PhaseQuantity): [Quantity, Quantity, Quantity] {
+export function phases(field: PhaseQuantity): PhaseNames {
   return [`${field}.0`, `${field}.1`, `${field}.2`];
+}
+
+/** The per-phase names of voltage, current, active and reactive power, the meters' phase block. */
+export function phaseBlock(): [
+  voltage: PhaseNames,
+  current: PhaseNames,
+  power: PhaseNames,
+  reactive: PhaseNames,
+] {
+  return [phases('voltage'), phases('current'), phases('phasePower'), phases('phaseReactive')];
 }
