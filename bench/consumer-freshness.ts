@@ -1,0 +1,202 @@
+// Both consumer personalities, measured from the serial line: `npm run bench:consumers`.
+// The daemon runs as the service starts it (bench/rss-daemon.ts) with its meter on one end of a
+// socat pseudo-terminal pair (`serial:<pty>?protocol=dsmr`); this bench writes DSMR 5.0.2 telegrams
+// (the simulator's builder) on the other end.
+// 1. Freshness: from the last byte of a telegram written on the pty until the answer carries its power
+//    (each telegram changes the total power by 1 W), polled back to back over one keep-alive
+//    connection: HomeWizard `GET /api/v1/data`, Shelly `GET /rpc/EM.GetStatus?id=0` and Shelly UDP
+//    JSON-RPC `EM.GetStatus`, round robin, TELEGRAMS per target. Target: p99 <= 20 ms.
+// 2. Cost: the daemon's CPU time (utime + stime of /proc/<pid>/stat) over 20 s with the meter at one
+//    telegram a second and no consumer, against 20 s of 10 requests a second per personality.
+//    Target: under 1 % of a core added.
+// Linux only (ptys, /proc); needs socat.
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { initialState, seededRandom } from '../src/meter/simulator/model.js';
+import { buildTelegram } from '../src/meter/simulator/telegram.js';
+import { describeStart, startDaemon } from './rss-daemon.js';
+
+const TELEGRAMS = Number(process.env.TELEGRAMS ?? 300);
+const WARMUP = 30;
+const CPU_SECONDS = Number(process.env.CPU_SECONDS ?? 20);
+const CLK_TCK = 100;
+
+/** A telegram whose total net power is `watts` (three phases, import). */
+function telegramOf(watts: number, now: number): Buffer {
+  const state = initialState(seededRandom(7), now);
+  const [l1, l2, l3] = state.phases;
+  l1.netKw = (watts - 500) / 1000;
+  l2.netKw = 0.3;
+  l3.netKw = 0.2;
+  return buildTelegram(state, now);
+}
+
+async function ptyPair(): Promise<{ daemonEnd: string; benchEnd: string; close(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'consumer-bench-pty-'));
+  const daemonEnd = join(dir, 'daemon');
+  const benchEnd = join(dir, 'bench');
+  const socat = spawn(
+    'socat',
+    ['-d', '-d', `pty,raw,echo=0,link=${daemonEnd}`, `pty,raw,echo=0,link=${benchEnd}`],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 100 && !(existsSync(daemonEnd) && existsSync(benchEnd)); i++) await sleep(50);
+  return {
+    daemonEnd,
+    benchEnd,
+    close: () => {
+      socat.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Probe = () => Promise<number | null>;
+
+function httpProbe(url: string, field: 'active_power_w' | 'total_act_power'): Probe {
+  return async () => {
+    const response = await fetch(url);
+    const body = (await response.json()) as Record<string, number | null>;
+    return body[field] ?? null;
+  };
+}
+
+function udpProbe(port: number): { probe: Probe; close(): void } {
+  const socket = createSocket('udp4');
+  let id = 0;
+  let pending: ((power: number | null) => void) | undefined;
+  socket.on('message', (message) => {
+    const frame = JSON.parse(message.toString()) as { id: number; result?: { total_act_power: number } };
+    if (frame.id === id) pending?.(frame.result?.total_act_power ?? null);
+  });
+  return {
+    // The frame Marstek batteries send (AstraMeter's and uni-meter's documentation): EM.GetStatus id 0.
+    probe: () =>
+      new Promise((resolve) => {
+        pending = resolve;
+        socket.send(
+          JSON.stringify({ id: ++id, src: 'bench', method: 'EM.GetStatus', params: { id: 0 } }),
+          port,
+          '127.0.0.1',
+        );
+      }),
+    close: () => socket.close(),
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+/** Writes one telegram and polls `probe` until it answers `watts`; ms from the write's return. */
+async function freshnessOnce(fd: number, probe: Probe, watts: number): Promise<number> {
+  const telegram = telegramOf(watts, Date.now());
+  writeSync(fd, telegram);
+  const start = process.hrtime.bigint();
+  for (;;) {
+    const power = await probe();
+    if (power !== null && Math.abs(power - watts) < 0.5) return Number(process.hrtime.bigint() - start) / 1e6;
+    if (Number(process.hrtime.bigint() - start) > 5e9) throw new Error(`no answer of ${watts} W in 5 s`);
+  }
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+async function cpuOver(pid: number, probes: Probe[]): Promise<number> {
+  const timers = probes.map((probe) => setInterval(() => void probe().catch(() => undefined), 100));
+  const before = cpuSeconds(pid);
+  await sleep(CPU_SECONDS * 1000);
+  const used = cpuSeconds(pid) - before;
+  timers.forEach(clearInterval);
+  return (used / CPU_SECONDS) * 100;
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('sh', ['-c', 'command -v socat']).status !== 0) throw new Error('socat is not installed');
+  const pty = await ptyPair();
+  const udpPort = 20000 + (process.pid % 20000);
+  const daemon = await startDaemon({
+    METER_GATEWAY_METER_SOURCE: `serial:${pty.daemonEnd}?protocol=dsmr`,
+    METER_GATEWAY_SERVICES_BROADCAST: 'false',
+    METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: 'true',
+    METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: 'true',
+    METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(udpPort),
+    METER_GATEWAY_LOG_LEVEL: 'warn',
+  });
+  const fd = openSync(pty.benchEnd, 'w');
+  const base = `http://127.0.0.1:${daemon.httpPort}`;
+  const udp = udpProbe(udpPort);
+  const targets: [string, Probe][] = [
+    ['HomeWizard GET /api/v1/data', httpProbe(`${base}/api/v1/data`, 'active_power_w')],
+    ['Shelly GET /rpc/EM.GetStatus?id=0', httpProbe(`${base}/rpc/EM.GetStatus?id=0`, 'total_act_power')],
+    [`Shelly UDP EM.GetStatus (port ${udpPort})`, udp.probe],
+  ];
+  try {
+    // The daemon's serial source opens the pty and its first reading gets through.
+    for (let i = 0; ; i++) {
+      try {
+        await freshnessOnce(fd, targets[0]![1], 900);
+        break;
+      } catch (error) {
+        if (i > 30) throw error;
+        await sleep(500);
+      }
+    }
+    console.log(`Consumer personalities, ${describeStart()}; meter on a socat pty (DSMR)`);
+    const times = targets.map((): number[] => []);
+    for (let i = 0; i < (WARMUP + TELEGRAMS) * targets.length; i++) {
+      const target = i % targets.length;
+      const elapsed = await freshnessOnce(fd, targets[target]![1], 1000 + (i % 997));
+      if (i >= WARMUP * targets.length) times[target]!.push(elapsed);
+      await sleep(10);
+    }
+    console.log('\n| last telegram byte on the pty -> answer carries it | p50 ms | p99 ms | max ms |');
+    console.log('|---|---:|---:|---:|');
+    targets.forEach(([name], n) => {
+      const sorted = times[n]!.sort((a, b) => a - b);
+      const cell = (p: number) => percentile(sorted, p).toFixed(2);
+      console.log(
+        `| ${name}, ${sorted.length} telegrams | ${cell(50)} | ${cell(99)} | ${sorted.at(-1)!.toFixed(2)} |`,
+      );
+    });
+    // A meter's pace: one telegram a second (DSMR 5), with power changing.
+    let watts = 1000;
+    const meter = setInterval(
+      () => writeSync(fd, telegramOf((watts = watts === 1000 ? 1001 : 1000), Date.now())),
+      1000,
+    );
+    const pid = daemon.child.pid!;
+    await sleep(2000);
+    const rows: [string, number][] = [['idle: meter at 1 telegram/s, no consumer', await cpuOver(pid, [])]];
+    for (const [name, probe] of targets) rows.push([`${name} at 10 req/s`, await cpuOver(pid, [probe])]);
+    rows.push([
+      'all three at 10 req/s each',
+      await cpuOver(
+        pid,
+        targets.map(([, probe]) => probe),
+      ),
+    ]);
+    clearInterval(meter);
+    const idle = rows[0]![1];
+    console.log(`\n| daemon CPU over ${CPU_SECONDS} s | % of a core | added to idle |`);
+    console.log('|---|---:|---:|');
+    for (const [name, pct] of rows)
+      console.log(
+        `| ${name} | ${pct.toFixed(2)} | ${name.startsWith('idle') ? '' : (pct - idle).toFixed(2)} |`,
+      );
+  } finally {
+    udp.close();
+    closeSync(fd);
+    await daemon.stop();
+    pty.close();
+  }
+}
+
+await main();
