@@ -88,6 +88,39 @@ function udpProbe(port: number): { probe: Probe; close(): void } {
   };
 }
 
+/**
+ * The machine's own tail: round trips to a UDP echo in another node process that does no work. On
+ * a loaded host its p99 shows how long a runnable process waits for a core, whatever it serves.
+ */
+async function echoBaseline(count: number): Promise<number[]> {
+  const echo = spawn(
+    process.execPath,
+    [
+      '-e',
+      "const s=require('node:dgram').createSocket('udp4');s.on('message',(m,r)=>s.send(m,r.port,r.address));" +
+        "s.bind(0,'127.0.0.1',()=>console.log(s.address().port))",
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const port = await new Promise<number>((resolve) =>
+    echo.stdout.once('data', (d: Buffer) => resolve(Number(d.toString()))),
+  );
+  const socket = createSocket('udp4');
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    await new Promise<void>((resolve) => {
+      socket.once('message', () => resolve());
+      socket.send(String(i), port, '127.0.0.1');
+    });
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    await sleep(10);
+  }
+  socket.close();
+  echo.kill();
+  return times;
+}
+
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
@@ -159,13 +192,16 @@ async function main(): Promise<void> {
     }
     console.log('\n| last telegram byte on the pty -> answer carries it | p50 ms | p99 ms | max ms |');
     console.log('|---|---:|---:|---:|');
-    targets.forEach(([name], n) => {
-      const sorted = times[n]!.sort((a, b) => a - b);
-      const cell = (p: number) => percentile(sorted, p).toFixed(2);
-      console.log(
-        `| ${name}, ${sorted.length} telegrams | ${cell(50)} | ${cell(99)} | ${sorted.at(-1)!.toFixed(2)} |`,
-      );
-    });
+    times.push(await echoBaseline(TELEGRAMS));
+    [...targets.map(([name]) => name), 'baseline: UDP echo round trip to an idle node process'].forEach(
+      (name, n) => {
+        const sorted = times[n]!.sort((a, b) => a - b);
+        const cell = (p: number) => percentile(sorted, p).toFixed(2);
+        console.log(
+          `| ${name}, ${sorted.length} samples | ${cell(50)} | ${cell(99)} | ${sorted.at(-1)!.toFixed(2)} |`,
+        );
+      },
+    );
     // A meter's pace: one telegram a second (DSMR 5), with power changing.
     let watts = 1000;
     const meter = setInterval(
@@ -185,6 +221,9 @@ async function main(): Promise<void> {
     ]);
     clearInterval(meter);
     const idle = rows[0]![1];
+    console.log(
+      `\nload average during the run (/proc/loadavg): ${readFileSync('/proc/loadavg', 'utf8').trim()}`,
+    );
     console.log(`\n| daemon CPU over ${CPU_SECONDS} s | % of a core | added to idle |`);
     console.log('|---|---:|---:|');
     for (const [name, pct] of rows)
