@@ -3,8 +3,8 @@
 // socat pseudo-terminal pair (`serial:<pty>?protocol=dsmr`); this bench writes DSMR 5.0.2 telegrams
 // (the simulator's builder) on the other end.
 // 1. Freshness: from the last byte of a telegram written on the pty until the answer carries its power
-//    (each telegram changes the total power by 1 W), polled back to back over one keep-alive
-//    connection: HomeWizard `GET /api/v1/data`, Shelly `GET /rpc/EM.GetStatus?id=0` and Shelly UDP
+//    (each telegram changes the total power by 1 W), polled every millisecond (POLL_GAP_MS) over one
+//    keep-alive connection: HomeWizard `GET /api/v1/data`, Shelly `GET /rpc/EM.GetStatus?id=0` and Shelly UDP
 //    JSON-RPC `EM.GetStatus`, round robin, TELEGRAMS per target. Target: p99 <= 20 ms.
 // 2. Cost: the daemon's CPU time (utime + stime of /proc/<pid>/stat) over 20 s with the meter at one
 //    telegram a second and no consumer, against 20 s of 10 requests a second per personality.
@@ -12,7 +12,16 @@
 // Linux only (ptys, /proc); needs socat.
 import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +33,7 @@ const TELEGRAMS = Number(process.env.TELEGRAMS ?? 300);
 const WARMUP = 30;
 const CPU_SECONDS = Number(process.env.CPU_SECONDS ?? 20);
 const CLK_TCK = 100;
+const POLL_GAP_MS = Number(process.env.POLL_GAP_MS ?? 1);
 
 /** A telegram whose total net power is `watts` (three phases, import). */
 function telegramOf(watts: number, now: number): Buffer {
@@ -35,7 +45,7 @@ function telegramOf(watts: number, now: number): Buffer {
   return buildTelegram(state, now);
 }
 
-async function ptyPair(): Promise<{ daemonEnd: string; benchEnd: string; close(): void }> {
+async function ptyPair(): Promise<{ daemonEnd: string; benchEnd: string; pid: number; close(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'consumer-bench-pty-'));
   const daemonEnd = join(dir, 'daemon');
   const benchEnd = join(dir, 'bench');
@@ -48,6 +58,7 @@ async function ptyPair(): Promise<{ daemonEnd: string; benchEnd: string; close()
   return {
     daemonEnd,
     benchEnd,
+    pid: socat.pid!,
     close: () => {
       socat.kill();
       rmSync(dir, { recursive: true, force: true });
@@ -125,15 +136,53 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }
 
+/**
+ * ms the threads of a process (the event loop and libuv's pool, which reads the serial port) waited
+ * for a core so far: field 2 (run-queue wait, ns) of each /proc/<pid>/task/<tid>/schedstat.
+ */
+function waitedMs(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`))
+    ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+  return ns / 1e6;
+}
+
+/** The processes whose waits DIAG=1 reports: the daemon and socat. */
+const watched: { daemon?: number; socat?: number } = {};
+
 /** Writes one telegram and polls `probe` until it answers `watts`; ms from the write's return. */
 async function freshnessOnce(fd: number, probe: Probe, watts: number): Promise<number> {
   const telegram = telegramOf(watts, Date.now());
   writeSync(fd, telegram);
+  const waitedBefore = [watched.daemon, watched.socat].map((pid) => (pid ? waitedMs(pid) : 0));
   const start = process.hrtime.bigint();
+  let polls = 0;
+  let longest = 0;
   for (;;) {
+    const asked = process.hrtime.bigint();
     const power = await probe();
-    if (power !== null && Math.abs(power - watts) < 0.5) return Number(process.hrtime.bigint() - start) / 1e6;
+    polls++;
+    longest = Math.max(longest, Number(process.hrtime.bigint() - asked) / 1e6);
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    if (power !== null && Math.abs(power - watts) < 0.5) {
+      // DIAG=1: where a slow sample's time went, one long answer (the daemon's event loop or its
+      // process was held) or many quick stale answers (the telegram was late to be read).
+      if (process.env.DIAG === '1' && elapsed > 20) {
+        const [daemon, socat] = [watched.daemon, watched.socat].map((pid, n) =>
+          pid ? (waitedMs(pid) - waitedBefore[n]!).toFixed(1) : '?',
+        );
+        console.log(
+          `slow sample ${elapsed.toFixed(1)} ms: ${polls} polls, longest answer ${longest.toFixed(1)} ms, ` +
+            `waited for a core: daemon ${daemon} ms, socat ${socat} ms`,
+        );
+      }
+      return elapsed;
+    }
     if (Number(process.hrtime.bigint() - start) > 5e9) throw new Error(`no answer of ${watts} W in 5 s`);
+    // 1 ms between polls: a resolution of about a millisecond without the bench and the daemon
+    // taking both cores of a small host from socat and the daemon's serial read (back to back,
+    // thousands of polls per telegram starved them; DIAG=1 showed it).
+    await sleep(POLL_GAP_MS);
   }
 }
 
@@ -164,6 +213,8 @@ async function main(): Promise<void> {
     METER_GATEWAY_LOG_LEVEL: 'warn',
   });
   const fd = openSync(pty.benchEnd, 'w');
+  watched.daemon = daemon.child.pid;
+  watched.socat = pty.pid;
   const base = `http://127.0.0.1:${daemon.httpPort}`;
   const udp = udpProbe(udpPort);
   const targets: [string, Probe][] = [
