@@ -200,6 +200,71 @@ async function cpuOver(pid: number, probes: Probe[]): Promise<number> {
   return (used / CPU_SECONDS) * 100;
 }
 
+/** Freshness of each target, round robin, and the host's own tail beside it. */
+async function freshness(fd: number, targets: [string, Probe][]): Promise<void> {
+  // The daemon's serial source opens the pty and its first reading gets through.
+  for (let i = 0; ; i++) {
+    try {
+      await freshnessOnce(fd, targets[0]![1], 900);
+      break;
+    } catch (error) {
+      if (i > 30) throw error;
+      await sleep(500);
+    }
+  }
+  console.log(`Consumer personalities, ${describeStart()}; meter on a socat pty (DSMR)`);
+  const times = targets.map((): number[] => []);
+  for (let i = 0; i < (WARMUP + TELEGRAMS) * targets.length; i++) {
+    const target = i % targets.length;
+    const elapsed = await freshnessOnce(fd, targets[target]![1], 1000 + (i % 997));
+    if (i >= WARMUP * targets.length) times[target]!.push(elapsed);
+    await sleep(10);
+  }
+  console.log('\n| last telegram byte on the pty -> answer carries it | p50 ms | p99 ms | max ms |');
+  console.log('|---|---:|---:|---:|');
+  times.push(await echoBaseline(TELEGRAMS));
+  [...targets.map(([name]) => name), 'baseline: UDP echo round trip to an idle node process'].forEach(
+    (name, n) => {
+      const sorted = times[n]!.sort((a, b) => a - b);
+      const cell = (p: number) => percentile(sorted, p).toFixed(2);
+      console.log(
+        `| ${name}, ${sorted.length} samples | ${cell(50)} | ${cell(99)} | ${sorted.at(-1)!.toFixed(2)} |`,
+      );
+    },
+  );
+}
+
+/** The daemon's CPU idle and under 10 requests a second per target, the meter at its pace. */
+async function cost(fd: number, pid: number, targets: [string, Probe][]): Promise<void> {
+  // A meter's pace: one telegram a second (DSMR 5), with power changing.
+  let watts = 1000;
+  const meter = setInterval(
+    () => writeSync(fd, telegramOf((watts = watts === 1000 ? 1001 : 1000), Date.now())),
+    1000,
+  );
+  await sleep(2000);
+  const rows: [string, number][] = [['idle: meter at 1 telegram/s, no consumer', await cpuOver(pid, [])]];
+  for (const [name, probe] of targets) rows.push([`${name} at 10 req/s`, await cpuOver(pid, [probe])]);
+  rows.push([
+    'all three at 10 req/s each',
+    await cpuOver(
+      pid,
+      targets.map(([, probe]) => probe),
+    ),
+  ]);
+  clearInterval(meter);
+  const idle = rows[0]![1];
+  console.log(
+    `\nload average during the run (/proc/loadavg): ${readFileSync('/proc/loadavg', 'utf8').trim()}`,
+  );
+  console.log(`\n| daemon CPU over ${CPU_SECONDS} s | % of a core | added to idle |`);
+  console.log('|---|---:|---:|');
+  for (const [name, pct] of rows)
+    console.log(
+      `| ${name} | ${pct.toFixed(2)} | ${name.startsWith('idle') ? '' : (pct - idle).toFixed(2)} |`,
+    );
+}
+
 async function main(): Promise<void> {
   if (spawnSync('sh', ['-c', 'command -v socat']).status !== 0) throw new Error('socat is not installed');
   const pty = await ptyPair();
@@ -223,64 +288,8 @@ async function main(): Promise<void> {
     [`Shelly UDP EM.GetStatus (port ${udpPort})`, udp.probe],
   ];
   try {
-    // The daemon's serial source opens the pty and its first reading gets through.
-    for (let i = 0; ; i++) {
-      try {
-        await freshnessOnce(fd, targets[0]![1], 900);
-        break;
-      } catch (error) {
-        if (i > 30) throw error;
-        await sleep(500);
-      }
-    }
-    console.log(`Consumer personalities, ${describeStart()}; meter on a socat pty (DSMR)`);
-    const times = targets.map((): number[] => []);
-    for (let i = 0; i < (WARMUP + TELEGRAMS) * targets.length; i++) {
-      const target = i % targets.length;
-      const elapsed = await freshnessOnce(fd, targets[target]![1], 1000 + (i % 997));
-      if (i >= WARMUP * targets.length) times[target]!.push(elapsed);
-      await sleep(10);
-    }
-    console.log('\n| last telegram byte on the pty -> answer carries it | p50 ms | p99 ms | max ms |');
-    console.log('|---|---:|---:|---:|');
-    times.push(await echoBaseline(TELEGRAMS));
-    [...targets.map(([name]) => name), 'baseline: UDP echo round trip to an idle node process'].forEach(
-      (name, n) => {
-        const sorted = times[n]!.sort((a, b) => a - b);
-        const cell = (p: number) => percentile(sorted, p).toFixed(2);
-        console.log(
-          `| ${name}, ${sorted.length} samples | ${cell(50)} | ${cell(99)} | ${sorted.at(-1)!.toFixed(2)} |`,
-        );
-      },
-    );
-    // A meter's pace: one telegram a second (DSMR 5), with power changing.
-    let watts = 1000;
-    const meter = setInterval(
-      () => writeSync(fd, telegramOf((watts = watts === 1000 ? 1001 : 1000), Date.now())),
-      1000,
-    );
-    const pid = daemon.child.pid!;
-    await sleep(2000);
-    const rows: [string, number][] = [['idle: meter at 1 telegram/s, no consumer', await cpuOver(pid, [])]];
-    for (const [name, probe] of targets) rows.push([`${name} at 10 req/s`, await cpuOver(pid, [probe])]);
-    rows.push([
-      'all three at 10 req/s each',
-      await cpuOver(
-        pid,
-        targets.map(([, probe]) => probe),
-      ),
-    ]);
-    clearInterval(meter);
-    const idle = rows[0]![1];
-    console.log(
-      `\nload average during the run (/proc/loadavg): ${readFileSync('/proc/loadavg', 'utf8').trim()}`,
-    );
-    console.log(`\n| daemon CPU over ${CPU_SECONDS} s | % of a core | added to idle |`);
-    console.log('|---|---:|---:|');
-    for (const [name, pct] of rows)
-      console.log(
-        `| ${name} | ${pct.toFixed(2)} | ${name.startsWith('idle') ? '' : (pct - idle).toFixed(2)} |`,
-      );
+    await freshness(fd, targets);
+    await cost(fd, daemon.child.pid!, targets);
   } finally {
     udp.close();
     closeSync(fd);
