@@ -124,6 +124,19 @@ export const SETTINGS_SCHEMA = {
           65535,
           'UDP JSON-RPC port of the Shelly personality (Marstek batteries poll 1010); 0: no UDP.',
         ),
+        smoothing: {
+          mode: oneOf(
+            'off',
+            ['off', 'average', 'hold'],
+            'Power smoothing of the Shelly personality: off, average (moving mean over seconds) or hold (each value held for seconds); energies are never smoothed.',
+          ),
+          seconds: int(
+            5,
+            1,
+            300,
+            'Window of the average or length of the hold of Shelly power smoothing, in seconds (1..300).',
+          ),
+        },
       },
       homewizard: {
         enable: bool(
@@ -135,6 +148,19 @@ export const SETTINGS_SCHEMA = {
           'main',
           'Meter the HomeWizard P1 personality serves: main or an id of meters.',
         ),
+        smoothing: {
+          mode: oneOf(
+            'off',
+            ['off', 'average', 'hold'],
+            'Power smoothing of the HomeWizard personality: off, average (moving mean over seconds) or hold (each value held for seconds); energies are never smoothed.',
+          ),
+          seconds: int(
+            5,
+            1,
+            300,
+            'Window of the average or length of the hold of HomeWizard power smoothing, in seconds (1..300).',
+          ),
+        },
       },
     },
     modbus_rtu: {

@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WebSocket } from 'ws';
 import { waitFor } from '../helpers/wait.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 
@@ -85,4 +88,109 @@ test('a device client replacing the settings (POST without services.emulate) kee
   const replaced = await fetch(settings, { method: 'POST', headers: json, body: JSON.stringify(body) });
   assert.equal(replaced.status, 200, await replaced.text());
   assert.equal((await fetch(`${daemon.baseUrl}/api`)).status, 200);
+});
+
+/** A UDP port free right now (bound to 0 and released). */
+async function freeUdpPort(): Promise<number> {
+  const probe = createSocket('udp4');
+  await new Promise<void>((resolve) => probe.bind(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise<void>((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** One JSON-RPC request over a fresh WebSocket at /rpc, as Home Assistant's aioshelly sends it. */
+async function overWebSocket(baseUrl: string, method: string): Promise<Record<string, number>> {
+  const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/rpc`);
+  try {
+    await once(socket, 'open');
+    socket.send(JSON.stringify({ id: 7, src: 'test', method, params: { id: 0 } }));
+    const [data] = (await once(socket, 'message')) as [Buffer];
+    return (JSON.parse(data.toString()) as { result: Record<string, number> }).result;
+  } finally {
+    socket.close();
+  }
+}
+
+async function overUdp(port: number, method: string): Promise<Record<string, number>> {
+  const socket = createSocket('udp4');
+  try {
+    socket.send(JSON.stringify({ id: 8, src: 'test', method, params: { id: 0 } }), port, '127.0.0.1');
+    const [data] = (await once(socket, 'message')) as [Buffer];
+    return (JSON.parse(data.toString()) as { result: Record<string, number> }).result;
+  } finally {
+    socket.close();
+  }
+}
+
+test('both personalities on: every whatwatt Go GET route answers as with both off, and both serve the same reading', async (t) => {
+  const udpPort = await freeUdpPort();
+  const daemons: ListeningDaemon[] = [];
+  for (const enable of ['false', 'true']) {
+    const state = mkdtempSync(join(tmpdir(), 'meter-gateway-both-routes-'));
+    t.after(() => rmSync(state, { recursive: true, force: true }));
+    const daemon = await startDaemonProcess(state, {
+      METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: enable,
+      METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: enable,
+      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(udpPort),
+    });
+    t.after(() => daemon.stop());
+    daemons.push(daemon);
+  }
+  const [off, on] = daemons as [ListeningDaemon, ListeningDaemon];
+  for (const daemon of daemons)
+    await waitFor(
+      'two readings',
+      async () => (await (await fetch(`${daemon.baseUrl}/api/v1/system`)).json()) as { meter: object },
+      (system) => 'report_interval' in system.meter,
+    );
+  const document = (await (await fetch(`${on.baseUrl}/api/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  const paths = Object.entries(document.paths)
+    .filter(([path, methods]) => 'get' in methods && !path.includes('{') && path.startsWith('/api/v1/'))
+    .map(([path]) => path)
+    .filter((path) => !HOMEWIZARD_PATHS.includes(path));
+  // The settings show the personalities' own settings (services.emulate), which differ by design.
+  const withoutEmulate = (answer: unknown) => {
+    const view = answer as { body: { services?: Record<string, unknown> } };
+    delete view.body.services?.emulate;
+    return view;
+  };
+  for (const path of paths) {
+    const [onAnswer, offAnswer] = [await answerOf(on.baseUrl, path), await answerOf(off.baseUrl, path)];
+    if (path === '/api/v1/settings')
+      assert.deepEqual(withoutEmulate(onAnswer), withoutEmulate(offAnswer), path);
+    else assert.deepEqual(onAnswer, offAnswer, path);
+  }
+  for (const path of ['/api/v1/data', '/rpc/EM.GetStatus?id=0', '/shelly'])
+    assert.equal((await fetch(`${off.baseUrl}${path}`)).status, 404, path);
+
+  // The same reading through every door: HomeWizard's data, Shelly over HTTP, WebSocket and UDP.
+  // Repeated until no new reading arrived between the first and the last answer.
+  const hwData = async () =>
+    (await (await fetch(`${on.baseUrl}/api/v1/data`)).json()) as Record<string, number>;
+  const agreed = await waitFor(
+    'four answers of one reading',
+    async () => {
+      const before = await hwData();
+      const http = (await (await fetch(`${on.baseUrl}/rpc/EM.GetStatus?id=0`)).json()) as Record<
+        string,
+        number
+      >;
+      const ws = await overWebSocket(on.baseUrl, 'EM.GetStatus');
+      const udp = await overUdp(udpPort, 'EM.GetStatus');
+      const emData = await overWebSocket(on.baseUrl, 'EMData.GetStatus');
+      const after = await hwData();
+      return { before, after, http, ws, udp, emData };
+    },
+    ({ before, after }) => JSON.stringify(before) === JSON.stringify(after),
+  );
+  const { before, http, ws, udp, emData } = agreed;
+  assert.equal(typeof before.active_power_w, 'number');
+  assert.equal(http.total_act_power, before.active_power_w);
+  assert.deepEqual(ws, http);
+  assert.deepEqual(udp, http);
+  assert.equal(http.a_act_power, Math.round(before.active_power_l1_w! * 10) / 10);
+  assert.equal(emData.total_act, Math.round(before.total_power_import_kwh! * 100_000) / 100);
 });

@@ -6,6 +6,7 @@ import { DsmrFramer } from '../../meter/dsmr/framer.js';
 import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
 import type { Router } from '../router.js';
+import { SmoothedFeed } from '../../device/smoothing.js';
 
 /**
  * The last valid raw DSMR telegram of one store, framed from its raw events by the DSMR framer. HomeWizard
@@ -76,8 +77,10 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
   // The answer is serialised once per reading (and Wi-Fi name), not per request: a consumer polling
   // many times a second costs a string lookup (docs/architecture.md#homewizard-personality).
   let cached: { reading: Reading | undefined; ssid: string; text: string } | undefined;
-  const dataText = (store: ReadingStore): string => {
-    const reading = store.latest;
+  // Power smoothed once per reading when services.emulate.homewizard.smoothing asks for it.
+  const feed = new SmoothedFeed(storeOf, () => settings().smoothing);
+  const dataText = (): string => {
+    const reading = feed.latest();
     const sta = ctx.config.config.wifi.sta;
     const ssid = sta.enable ? sta.name : '';
     if (!cached || cached.reading !== reading || cached.ssid !== ssid) {
@@ -109,7 +112,7 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       const head = request.method === 'HEAD';
       const store = storeOf();
       if (!store) return notFound(response, head);
-      send(response, 200, dataText(store), 'application/json', head);
+      send(response, 200, dataText(), 'application/json', head);
     },
     { open, doc: { summary: `Recent measurement (${HW_DOC})` } },
   );

@@ -43,10 +43,19 @@ const MULTI_METER_PATHS = [
   'services.emulate.shelly.enable',
   'services.emulate.shelly.meter',
   'services.emulate.shelly.udp_port',
+  'services.emulate.shelly.smoothing.mode',
+  'services.emulate.shelly.smoothing.seconds',
+  'services.emulate.homewizard.smoothing.mode',
+  'services.emulate.homewizard.smoothing.seconds',
 ];
 
 /** Sections of the settings that only hold such settings, dropped from the view when left empty. */
-const OWN_SECTIONS = ['services.emulate.shelly', 'services.emulate'];
+const OWN_SECTIONS = [
+  'services.emulate.shelly.smoothing',
+  'services.emulate.homewizard.smoothing',
+  'services.emulate.shelly',
+  'services.emulate',
+];
 
 /**
  * Settings no device client knows, kept when a POST (replace) omits them: the meters' and the consumer

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { AppConfig } from '../../config/types.js';
 import { ShellyRpc } from '../../device/shelly/rpc.js';
+import { SmoothedFeed } from '../../device/smoothing.js';
 import { readBoundedBody } from '../body.js';
 import { HttpError } from '../errors.js';
 import { sendJsonText } from '../respond.js';
@@ -25,11 +26,14 @@ const enabled = (config: AppConfig): boolean => config.services.emulate.shelly.e
 
 /** The one RPC instance of the context, serving the configured meter's store. */
 export function shellyRpcOf(ctx: AppContext): ShellyRpc {
+  const settings = () => ctx.config.config.services.emulate.shelly;
+  // Smoothed once per reading when services.emulate.shelly.smoothing asks for it.
+  const feed = new SmoothedFeed(
+    () => ctx.meters.get(settings().meter)?.store ?? ctx.store,
+    () => settings().smoothing,
+  );
   return new ShellyRpc({
-    reading: () => {
-      const id = ctx.config.config.services.emulate.shelly.meter;
-      return (ctx.meters.get(id)?.store ?? ctx.store).latest;
-    },
+    reading: () => feed.latest(),
     identity: () => ({ systemId: ctx.system.id, name: null }),
   });
 }

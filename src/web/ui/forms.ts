@@ -20,7 +20,8 @@ export function fillForm(form: HTMLFormElement, data: unknown): void {
       control.value = '';
       continue;
     }
-    const value = valueAt(data, control.name);
+    // A setting the API leaves out while it has its default (data-default: the schema's default).
+    const value = valueAt(data, control.name) ?? control.dataset.default;
     if (control instanceof HTMLInputElement && control.type === 'checkbox') control.checked = value === true;
     else control.value = value === undefined || value === null ? '' : String(value);
   }

@@ -7,7 +7,7 @@ import type { SystemView } from '../../http/status-views.js';
 import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
 import { buildCostForm, syncCostForm } from './cost-settings.js';
-import { bindConsumers } from './consumers.js';
+import { bindConsumers, showConsumerAddresses } from './consumers.js';
 import { configPath } from './fields.js';
 import { formatNumber } from './format.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
@@ -168,7 +168,7 @@ export function bindSettings(): Record<string, Loader[]> {
       await load();
     };
   const system = bindSettingsForm(form('form-system'));
-  const services = afterChoices(bindSettingsForm(form('form-services')));
+  const services = afterChoices(bindSettingsForm(form('form-services'), showConsumerAddresses));
   const costs = afterChoices(bindSettingsForm(costForm, () => syncCostForm(costForm)));
   const meter = bindSettingsForm(form('form-meter'), (data) =>
     secretNote('meter-key-state', [['settings.encryption_key', (data as MeterSettingsView).key_len]]),

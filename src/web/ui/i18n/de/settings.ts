@@ -192,4 +192,13 @@ export const settings: Translation<typeof english> = {
   'settings.served_meter': 'Bereitgestellter Zähler (main oder eine Zähler-ID)',
   'settings.consumer_address': 'Adresse für den Verbraucher',
   'settings.copy': 'Kopieren',
+  'choice.off': 'aus',
+  'choice.average': 'gleitender Mittelwert',
+  'choice.hold': 'halten',
+  'settings.power_smoothing': 'Leistungsglättung (nie Energien)',
+  'settings.smoothing_seconds': 'Glättung in Sekunden (1..300)',
+  'settings.shelly_pro_3em': 'Shelly Pro 3EM (Marstek, Hoymiles, Zendure, Victron)',
+  'settings.udp_port_0_off': 'UDP-JSON-RPC-Port (0: aus)',
+  'settings.websocket_address': 'WebSocket-RPC-Adresse',
+  'settings.udp_address': 'UDP-JSON-RPC-Adresse',
 };

@@ -188,4 +188,13 @@ export const settings = {
   'settings.served_meter': 'Meter served (main or a meter id)',
   'settings.consumer_address': 'Address to give the consumer',
   'settings.copy': 'Copy',
+  'choice.off': 'off',
+  'choice.average': 'moving average',
+  'choice.hold': 'hold',
+  'settings.power_smoothing': 'Power smoothing (energies never)',
+  'settings.smoothing_seconds': 'Smoothing seconds (1..300)',
+  'settings.shelly_pro_3em': 'Shelly Pro 3EM (Marstek, Hoymiles, Zendure, Victron)',
+  'settings.udp_port_0_off': 'UDP JSON-RPC port (0: off)',
+  'settings.websocket_address': 'WebSocket RPC address',
+  'settings.udp_address': 'UDP JSON-RPC address',
 };

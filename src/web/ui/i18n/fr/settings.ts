@@ -192,4 +192,13 @@ export const settings: Translation<typeof english> = {
   'settings.served_meter': 'Compteur servi (main ou un identifiant de compteur)',
   'settings.consumer_address': 'Adresse à donner au consommateur',
   'settings.copy': 'Copier',
+  'choice.off': 'désactivé',
+  'choice.average': 'moyenne glissante',
+  'choice.hold': 'maintien',
+  'settings.power_smoothing': 'Lissage de la puissance (jamais des énergies)',
+  'settings.smoothing_seconds': 'Lissage en secondes (1..300)',
+  'settings.shelly_pro_3em': 'Shelly Pro 3EM (Marstek, Hoymiles, Zendure, Victron)',
+  'settings.udp_port_0_off': 'Port UDP JSON-RPC (0 : désactivé)',
+  'settings.websocket_address': 'Adresse RPC WebSocket',
+  'settings.udp_address': 'Adresse UDP JSON-RPC',
 };

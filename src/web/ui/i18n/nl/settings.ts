@@ -192,4 +192,13 @@ export const settings: Translation<typeof english> = {
   'settings.served_meter': 'Geleverde meter (main of een meter-id)',
   'settings.consumer_address': 'Adres voor de afnemer',
   'settings.copy': 'Kopiëren',
+  'choice.off': 'uit',
+  'choice.average': 'voortschrijdend gemiddelde',
+  'choice.hold': 'vasthouden',
+  'settings.power_smoothing': 'Vermogen afvlakken (nooit energie)',
+  'settings.smoothing_seconds': 'Afvlakking in seconden (1..300)',
+  'settings.shelly_pro_3em': 'Shelly Pro 3EM (Marstek, Hoymiles, Zendure, Victron)',
+  'settings.udp_port_0_off': 'UDP-JSON-RPC-poort (0: uit)',
+  'settings.websocket_address': 'WebSocket-RPC-adres',
+  'settings.udp_address': 'UDP-JSON-RPC-adres',
 };
