@@ -4,6 +4,10 @@
 // loopback Modbus TCP peer) every second by schedule, plus a call through /api/v1/actions/call and
 // its status every second. Prints the per-minute median of VmRSS (sampled every 10 s) and the
 // least-squares slope after the warm-up (WARM_MIN, default 5 min or a third of the run).
+// /metrics is scraped every 15 s as Prometheus would, with the process metrics on, and each minute
+// also shows where the memory is: the V8 heap (used / total) and the memory outside it that V8 knows
+// of (Buffers and other external memory). Growth of RSS that shows in none of them is native memory
+// of the process (allocator, libuv, OpenSSL), not JavaScript objects.
 // Target (docs/architecture.md#performance): flat after warm-up.
 import { createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -105,6 +109,27 @@ function slope(points: Array<[number, number]>): number {
   return sxx === 0 ? 0 : sxy / sxx;
 }
 
+const MB = 1024 * 1024;
+
+/** Scrapes /metrics every 15 s; `latest()` formats the V8 heap and external memory of the last scrape. */
+function scrapeEvery15s(httpPort: number): { latest(): string; stop(): void } {
+  let text = '';
+  const timer = setInterval(() => {
+    fetch(`http://127.0.0.1:${httpPort}/metrics`).then(
+      async (answer) => (text = await answer.text()),
+      () => undefined,
+    );
+  }, 15_000);
+  const value = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]) / MB;
+  return {
+    latest: () =>
+      `heap used ${value('nodejs_heap_size_used_bytes').toFixed(1)} of ${value('nodejs_heap_size_total_bytes').toFixed(1)} MB, ` +
+      `external ${value('nodejs_external_memory_bytes').toFixed(1)} MB`,
+    stop: () => clearInterval(timer),
+  };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function soak(minutes: number): Promise<void> {
@@ -117,6 +142,7 @@ export async function soak(minutes: number): Promise<void> {
   const env = {
     ...everyOutputEnvironment({ modbusPort, proxyPort, sinkPort: sink.port, brokerUrl: broker?.url }),
     METER_GATEWAY_ACTIONS_DEFINITION: JSON.stringify(soakActions(sink.port, peer.port)),
+    METER_GATEWAY_SERVICES_METRICS_PROCESS: 'true',
   };
   console.log(
     `soak: ${minutes} min, every output on${broker ? '' : ' (no mosquitto here: MQTT off)'}, 4 SSE clients,`,
@@ -127,6 +153,7 @@ export async function soak(minutes: number): Promise<void> {
   await sleep(5000);
   const stopLoad = startLoad(daemon.httpPort, { modbusPort, proxyPort, sseClients: 4 });
   const stopCalls = callEverySecond(daemon.httpPort);
+  const scraper = scrapeEvery15s(daemon.httpPort);
   const perMinute: Array<[number, number]> = [];
   for (let minute = 1; minute <= minutes; minute++) {
     const rss: number[] = [];
@@ -141,9 +168,11 @@ export async function soak(minutes: number): Promise<void> {
       `minute ${String(minute).padStart(3)}  RSS median ${median(rss).toFixed(1).padStart(6)} MB  ` +
         `max ${Math.max(...rss)
           .toFixed(1)
-          .padStart(6)} MB  anonymous median ${median(anonymous).toFixed(1).padStart(6)} MB`,
+          .padStart(6)} MB  anonymous median ${median(anonymous).toFixed(1).padStart(6)} MB  ` +
+        scraper.latest(),
     );
   }
+  scraper.stop();
   stopCalls();
   stopLoad();
   await daemon.stop();
