@@ -1,5 +1,5 @@
 import { templateInputOf, type AppContext } from '../context.js';
-import { compileTemplate } from '../mqtt/template.js';
+import { compileTemplate } from '../reading/template.js';
 import { buildTemplateVariables, type TemplateValue } from '../reading/template-variables.js';
 import type { ConstValue } from './definition.js';
 

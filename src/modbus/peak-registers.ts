@@ -1,6 +1,5 @@
 import type { PeakSnapshot, PeakState } from '../peak/engine-types.js';
 import type { PeakGuard } from '../peak/peak-guard.js';
-import type { NumericResolver } from './register-ids.js';
 
 /**
  * The peak guard's values as register ids of a custom whatwatt layout
@@ -37,9 +36,16 @@ const VALUES: Readonly<Record<string, (snapshot: Running) => number | undefined>
   'peak.rolling_kw': (snapshot) => snapshot.rolling.kw,
 };
 
+/**
+ * What a `peak.*` id reads from the register image's value source: only its `peak` snapshot. Declared
+ * by that one member, so a resolver fits the register table's wider source without this file
+ * importing the table.
+ */
+type PeakResolver = (source: { peak?: () => PeakSnapshotOrOff | undefined }) => number | undefined;
+
 /** The register ids and what each reads (from `source.peak`, the guard's snapshot of the rebuild). */
-export function peakRegisterIds(): [string, NumericResolver][] {
-  const ids: [string, NumericResolver][] = Object.entries(VALUES).map(([id, value]) => [
+export function peakRegisterIds(): [string, PeakResolver][] {
+  const ids: [string, PeakResolver][] = Object.entries(VALUES).map(([id, value]) => [
     id,
     (source) => {
       const snapshot = source.peak?.();

@@ -4,7 +4,7 @@ import type { Reading } from '../reading/reading.js';
 import { buildTemplateVariables } from '../reading/template-variables.js';
 import type { BrokerLink } from './broker-link.js';
 import { ReportSchedule } from './report-schedule.js';
-import { compileTemplate, type CompiledTemplate } from './template.js';
+import { compileTemplate, type CompiledTemplate } from '../reading/template.js';
 import { topicNameProblem } from './topic-name.js';
 
 /** The settings the MQTT output runs on (its slice of the configuration). */

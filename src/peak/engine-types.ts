@@ -1,8 +1,30 @@
 import type { MonthRecord } from './months.js';
 import type { WindowQuantities } from './quantities.js';
 import type { PeakStage } from './stages.js';
-import type { PriceStep, StepView, WindowFilter } from './tariff-model.js';
 import type { TrackerState } from './window-tracker.js';
+
+/** One Norwegian price step: demand up to `to_kw` costs `price` a month (docs/architecture.md#peak-guard-models). */
+export interface PriceStep {
+  to_kw: number;
+  price: number;
+}
+
+/** Which windows count (Sweden's day-time, weekday and month filters). */
+export interface WindowFilter {
+  hours_from: number;
+  hours_to: number;
+  weekdays_only: boolean;
+  months: number[];
+}
+
+/** The step a month value falls in, as GET /api/v1/peak shows it. */
+export interface StepView {
+  index: number;
+  from_kw: number;
+  /** Upper bound; null above the last bound (the last step goes on). */
+  to_kw: number | null;
+  price: number;
+}
 
 /** The settings the engine reads (services.peak_guard). */
 export interface PeakSettings {

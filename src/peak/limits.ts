@@ -1,4 +1,4 @@
-import type { PeakSettings } from './engine-types.js';
+import type { PeakSettings, StepView } from './engine-types.js';
 import { marginalEur, monthValue, type MonthPeaks, type MonthRule } from './months.js';
 import {
   averageKeepingLimit,
@@ -7,7 +7,6 @@ import {
   monthValueWith,
   stepOf,
   topN,
-  type StepView,
 } from './tariff-model.js';
 
 /**

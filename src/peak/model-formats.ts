@@ -2,7 +2,7 @@ import { FormatError, type ConfigFormat } from '../config/formats.js';
 import { getPath } from '../config/paths.js';
 import type { ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
-import type { PriceStep } from './tariff-model.js';
+import type { PriceStep } from './engine-types.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {

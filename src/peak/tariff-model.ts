@@ -1,4 +1,4 @@
-import type { PeakSettings } from './engine-types.js';
+import type { PeakSettings, PriceStep, StepView } from './engine-types.js';
 import { monthValue, type WindowPeak } from './months.js';
 import { dayOf } from './window.js';
 
@@ -16,26 +16,6 @@ import { dayOf } from './window.js';
  *   in winter months (Karlskoga Energi's höglast: Mon–Fri 06–20, November–March).
  * - `custom`: `window_s`, top N (1), any aggregation, the same filters.
  */
-
-export interface PriceStep {
-  to_kw: number;
-  price: number;
-}
-
-export interface WindowFilter {
-  hours_from: number;
-  hours_to: number;
-  weekdays_only: boolean;
-  months: number[];
-}
-
-export interface StepView {
-  index: number;
-  from_kw: number;
-  /** Upper bound; null above the last bound (the last step goes on). */
-  to_kw: number | null;
-  price: number;
-}
 
 const DEFAULT_TOP: Record<PeakSettings['model'], number> = {
   be_quarter: 1,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeCapture } from '../../src/meter/protocols.js';
-import { renderTemplate } from '../../src/mqtt/template.js';
+import { renderTemplate } from '../../src/reading/template.js';
 import { buildTemplateVariables } from '../../src/reading/template-variables.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';

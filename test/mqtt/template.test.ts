@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileTemplate, renderTemplate } from '../../src/mqtt/template.js';
+import { compileTemplate, renderTemplate } from '../../src/reading/template.js';
 import { buildTemplateVariables, type TemplateValue } from '../../src/reading/template-variables.js';
 import { valuesOf } from '../../src/reading/reading.js';
 

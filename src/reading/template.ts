@@ -1,4 +1,4 @@
-import type { TemplateValue } from '../reading/template-variables.js';
+import type { TemplateValue } from './template-variables.js';
 
 /**
  * The MQTT payload template (docs/architecture.md#mqtt-template): text with `${name}` placeholders.
