@@ -10,10 +10,10 @@ import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { componentLogger } from '../../src/log.js';
 import { runOutput } from '../../src/output.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
-import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { recordingServer } from '../actions/rig.js';
+import { importFeeder } from './import-feed.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -62,20 +62,7 @@ test('shed and restore calls reach a loopback server; a locked when trigger is s
   const guardOutput = runOutput(h.ctx, guard!);
   await actionsOutput.start();
   await guardOutput.start();
-  let kwh = 500;
-  const feed = (kw: number, seconds: number) => {
-    for (let i = 0; i < seconds; i++) {
-      h.clock.advance(1000);
-      kwh += kw / 3600;
-      h.ctx.store.ingest({
-        receivedAt: h.clock.now(),
-        protocol: 'DSMR',
-        identity: {},
-        values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'], '2.7.0': [0, 'kW'] }),
-        mbus: [],
-      });
-    }
-  };
+  const feed = importFeeder(h, 500);
   const paths = () => target.requests.map((request) => request.url);
   try {
     // Move the frozen clock to 10 s before a quarter hour, then 8 kW for two minutes.

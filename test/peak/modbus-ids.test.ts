@@ -12,12 +12,12 @@ import { createModbusService, type ModbusService } from '../../src/modbus/servic
 import { runOutput } from '../../src/output.js';
 import type { PeakSnapshot } from '../../src/peak/engine-types.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
-import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { send } from '../http/http-client.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
 import { freePort, modbusEnv } from '../modbus/fixtures.js';
+import { importFeeder } from './import-feed.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -113,20 +113,7 @@ test('peak.* layout ids over Modbus TCP: the guard snapshot byte for byte, NaN /
     bindPeakRegisters(undefined);
   });
   assert.ok(h.ctx.config.apply(new Map([['modbus.layout', LAYOUT]])).ok);
-  let kwh = 1000;
-  const feed = (kw: number, seconds: number) => {
-    for (let i = 0; i < seconds; i++) {
-      h.clock.advance(1000);
-      kwh += kw / 3600;
-      h.ctx.store.ingest({
-        receivedAt: h.clock.now(),
-        protocol: 'DSMR',
-        identity: {},
-        values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'], '2.7.0': [0, 'kW'] }),
-        mbus: [],
-      });
-    }
-  };
+  const feed = importFeeder(h, 1000);
   const read = async () => ({
     at200: (await readWords(client, 200, 2 * FLOATS.length + 5)).toString('hex'),
     at300: (await readWords(client, 300, 4)).toString('hex'),

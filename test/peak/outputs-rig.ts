@@ -11,13 +11,13 @@ import { peakFeedOf } from '../../src/mqtt/peak-publisher.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
 import { runOutput } from '../../src/output.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
-import { valuesOf } from '../../src/reading/reading.js';
 import { recordingServer } from '../actions/rig.js';
 import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { startMosquitto, type MosquittoBroker } from '../mqtt/mosquitto-broker.js';
 import { publisherEnv, waitForStatus } from '../mqtt/mqtt-context.js';
 import { TestSubscriber } from '../mqtt/test-subscriber.js';
+import { importFeeder } from './import-feed.js';
 
 export interface PeakRig {
   h: HttpTestContext;
@@ -94,7 +94,7 @@ export async function startPeakRig(
   for (const output of outputs) cleanups.push(() => output.stop());
   for (const output of outputs) await output.start();
   await waitForStatus(h.ctx, 'connected', (status) => status.state === 'connected');
-  let kwh = 500;
+  const feed = importFeeder(h, 500);
   return {
     h,
     broker,
@@ -102,19 +102,7 @@ export async function startPeakRig(
     guard: guard!,
     counts,
     calls: () => target.requests.map((recorded) => recorded.url),
-    feed(kw, seconds) {
-      for (let i = 0; i < seconds; i++) {
-        h.clock.advance(1000);
-        kwh += kw / 3600;
-        h.ctx.store.ingest({
-          receivedAt: h.clock.now(),
-          protocol: 'DSMR',
-          identity: {},
-          values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'], '2.7.0': [0, 'kW'] }),
-          mbus: [],
-        });
-      }
-    },
+    feed,
     toQuarter(before) {
       const now = h.clock.now();
       h.clock.advance(900_000 - (now % 900_000) - before);
