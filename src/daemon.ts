@@ -41,7 +41,7 @@ import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
-import { bindPeakSource, peakCapacityCharge, peakMetrics } from './peak/contributors.js';
+import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
 import { registerActionsRoutes } from './http/routes/actions.js';
 import { registerModbusRoutes } from './http/routes/modbus.js';
@@ -50,7 +50,6 @@ import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { PeakCommandCounts, peakCommandMetrics } from './mqtt/peak-commands.js';
 import { peakFeedOf } from './mqtt/peak-publisher.js';
-import { bindPeakRegisters } from './modbus/peak-registers.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { registerHomewizardRoutes } from './http/routes/homewizard.js';
@@ -231,8 +230,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     Promise.resolve(metersHistory.recorderOf(meter)?.query('1m', from, to)),
   );
   registerPeakRoutes(router, context, peak);
-  bindPeakSource(peak);
-  bindPeakRegisters(peak);
+  actions.addVariableSource(peakVariables(() => peak));
   const peakCommands = new PeakCommandCounts();
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'), {
     feed: peakFeedOf(context, peak),
@@ -260,8 +258,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     (id) => metersHistory.recorderOf(id),
     peakCapacityCharge(() => peak),
   );
-  const modbus = createModbusService(context);
-  const modbusRtu = createModbusRtuService(context);
+  const modbus = createModbusService(context, { peak });
+  const modbusRtu = createModbusRtuService(context, peak);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
   const meters = () => context.meters.forMetrics();
   const metricsOutputs = {

@@ -9,6 +9,7 @@ import { withSecretHeaders } from './secret-headers.js';
 import { ActionRunner, type CallResult } from './runner.js';
 import { Schedules, WhenWatcher } from './triggers.js';
 import { FurtherMeterWatch } from './meter-watch.js';
+import type { VariableSource } from './variables.js';
 
 export const ACTIONS_SERVICE = 'actions';
 
@@ -35,6 +36,8 @@ export class ActionsOutput implements Output<ActionsSlice> {
   private view: OutputView<ActionsSlice> | undefined;
   private started = false;
   private subscribed = false;
+  /** Variables of domain modules (`peak.*`) the runs and the `when` conditions read. */
+  private readonly sources: VariableSource[] = [];
   /** Actions whose triggers are suppressed, by the owner of the lock (the peak guard's stages). */
   private readonly locks = new Map<string, ReadonlySet<string>>();
 
@@ -42,9 +45,9 @@ export class ActionsOutput implements Output<ActionsSlice> {
     private readonly ctx: AppContext,
     private readonly log: Logger,
   ) {
-    this.runner = new ActionRunner(ctx, log, () => this.publishStatus());
+    this.runner = new ActionRunner(ctx, log, () => this.publishStatus(), this.sources);
     this.schedules = new Schedules(log);
-    this.when = new WhenWatcher(ctx);
+    this.when = new WhenWatcher(ctx, this.sources);
     this.further = new FurtherMeterWatch(
       ctx,
       (reading, meter) => this.when.onReading(reading, this.fire, this.mayFire, meter),
@@ -94,6 +97,14 @@ export class ActionsOutput implements Output<ActionsSlice> {
     await this.schedules.clear();
     await this.runner.stop();
     this.publishStatus();
+  }
+
+  /**
+   * Gives the runs a domain module's variables (wiring time: the peak guard is built after the
+   * actions, since it sheds through them); their names were declared before the config loaded.
+   */
+  addVariableSource(source: VariableSource): void {
+    if (!this.sources.includes(source)) this.sources.push(source);
   }
 
   /**

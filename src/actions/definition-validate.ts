@@ -14,7 +14,7 @@ import {
 } from './definition.js';
 import { isSecretHeader } from './secret-headers.js';
 import { payloadFor } from './value-encoding.js';
-import { sourceNumber, unknownVariables } from './variables.js';
+import { isDeclaredVariable, unknownVariables } from './variables.js';
 
 /**
  * The structural check of an actions definition (the OpenAPI `ActionsDefinition` plus the
@@ -202,7 +202,7 @@ function checkWhen(issues: Issues, field: string, when: unknown): void {
     (typeof when.meter !== 'string' || !/^[a-z][a-z0-9_]{0,31}$/.test(when.meter))
   )
     issues.add(`${field}.meter`, 'must be a meter id: main or an id of meters', when.meter);
-  if (typeof when.value !== 'string' || (!quantityOf(when.value) && !sourceNumber(when.value)))
+  if (typeof when.value !== 'string' || (!quantityOf(when.value) && !isDeclaredVariable(when.value)))
     issues.add(
       `${field}.value`,
       'must name a quantity (live key such as P_Out, template name such as 2_7_0, or peak.predicted_kw ...)',

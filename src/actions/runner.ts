@@ -14,7 +14,7 @@ import { outgoingCounters, type OutgoingCounters } from '../outgoing.js';
 import { ModbusWriter } from './modbus-write.js';
 import { StatusRing } from './status-ring.js';
 import { CODE, succeeded } from './status-codes.js';
-import { runVariables, substitute } from './variables.js';
+import { runVariables, substitute, type VariableSource } from './variables.js';
 import type { TemplateValue } from '../reading/template-variables.js';
 
 /** How long stopping waits for runs in progress. */
@@ -47,6 +47,8 @@ export class ActionRunner {
     private readonly ctx: AppContext,
     private readonly log: Logger,
     private readonly onChange: () => void = () => undefined,
+    /** Variables of domain modules (`peak.*`), read at each run. */
+    private readonly sources: readonly VariableSource[] = [],
   ) {
     this.modbus = new ModbusWriter(log);
   }
@@ -112,7 +114,7 @@ export class ActionRunner {
     trigger: string,
   ): Promise<void> {
     const started = performance.now();
-    const variables = runVariables(this.ctx, this.definition.const ?? {});
+    const variables = runVariables(this.ctx, this.definition.const ?? {}, this.sources);
     let code: number = CODE.failed;
     try {
       for (const request of action.requests ?? []) {

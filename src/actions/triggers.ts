@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
 import { isEnabled, type ActionDefinition, type WhenCondition } from './definition.js';
 import { quantityOf } from './definition-validate.js';
-import { sourceNumber } from './variables.js';
+import { sourceNumber, type VariableSource } from './variables.js';
 
 /** What a trigger asks for: a run of the action, named for the log. */
 export type Fire = (actionId: string, trigger: string) => void;
@@ -72,13 +72,17 @@ export class WhenWatcher {
   /** When the last reading came (ms), to see a stale gap even when no stale event came in between. */
   private readonly lastReadingAt = new Map<string, number>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    /** The variable sources of the actions output (`peak.*`), read when a condition is checked. */
+    private readonly sources: readonly VariableSource[] = [],
+  ) {}
 
   apply(actions: readonly ActionDefinition[]): void {
     this.states = actions.flatMap((action) => {
       if (!isEnabled(action) || action.when === undefined) return [];
       const quantity = quantityOf(action.when.value);
-      const read = quantity ? undefined : sourceNumber(action.when.value);
+      const read = quantity ? undefined : sourceNumber(this.sources, action.when.value);
       if (!quantity && !read) return [];
       const state: WhenState = {
         action: action as WhenState['action'],

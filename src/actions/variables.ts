@@ -43,27 +43,37 @@ const TEMPLATE_NAMES: ReadonlySet<string> = new Set(
 );
 
 /**
- * Variables a domain module adds to every run (the peak guard's `peak.*`): fixed names, known to
- * the definition check from the start, and values read at the time of a run.
+ * Variables a domain module adds to every run (the peak guard's `peak.*`): fixed names, declared
+ * before the config loads so the definition check knows them (`declareVariables`), and values read
+ * at the time of a run from the source the wiring gives the actions output (`addVariableSource`).
  */
 export interface VariableSource {
   readonly names: readonly string[];
   values(): ReadonlyMap<string, TemplateValue>;
 }
 
-const sources: VariableSource[] = [];
+/** Names declared by domain modules: static, like the config formats and rules. */
+const declaredNames = new Set<string>();
 
-/** Adds a variable source (at wiring time); the same source twice is a no-op. */
-export function addVariableSource(source: VariableSource): void {
-  if (!sources.includes(source)) sources.push(source);
+/** Declares variable names a source will give at run time (before the config loads). */
+export function declareVariables(names: readonly string[]): void {
+  for (const name of names) declaredNames.add(name);
+}
+
+/** Whether a domain module declared `name` (a `when` may watch it). */
+export function isDeclaredVariable(name: string): boolean {
+  return declaredNames.has(name);
 }
 
 /** The number a source variable has now (a `when` on `peak.predicted_kw`), or undefined when no source names it. */
-export function sourceNumber(name: string): (() => number | undefined) | undefined {
-  const source = sources.find((candidate) => candidate.names.includes(name));
-  if (!source) return undefined;
+export function sourceNumber(
+  sources: readonly VariableSource[],
+  name: string,
+): (() => number | undefined) | undefined {
+  if (!declaredNames.has(name)) return undefined;
   return () => {
-    const value = source.values().get(name);
+    const source = sources.find((candidate) => candidate.names.includes(name));
+    const value = source?.values().get(name);
     return typeof value === 'number' ? value : undefined;
   };
 }
@@ -73,7 +83,7 @@ export function unknownVariables(text: string, constants: Readonly<Record<string
   return compileTemplate(text).names.filter((name) => {
     if (name.startsWith('const.')) return !Object.hasOwn(constants, name.slice('const.'.length));
     if (Object.hasOwn(constants, name)) return false;
-    if (sources.some((source) => source.names.includes(name))) return false;
+    if (declaredNames.has(name)) return false;
     const meter = METER_VARIABLE.exec(name);
     if (meter) return !TEMPLATE_NAMES.has(meter[2]!) && !SHORT_NAMES.some(([short]) => short === meter[2]);
     return !TEMPLATE_NAMES.has(name) && !DYNAMIC_NAMES.some((pattern) => pattern.test(name));
@@ -88,6 +98,7 @@ function constValue(value: ConstValue): TemplateValue {
 export function runVariables(
   ctx: AppContext,
   constants: Readonly<Record<string, ConstValue>>,
+  sources: readonly VariableSource[] = [],
 ): Map<string, TemplateValue> {
   const input = templateInputOf(ctx);
   const variables = buildTemplateVariables(input);
@@ -108,6 +119,7 @@ export function runVariables(
     for (const [short, long] of SHORT_NAMES)
       variables.set(`meters.${meter.id}.${short}`, own.get(long) ?? null);
   }
+  for (const name of declaredNames) variables.set(name, null);
   for (const source of sources) for (const [name, value] of source.values()) variables.set(name, value);
   for (const [name, value] of Object.entries(constants)) {
     variables.set(`const.${name}`, constValue(value));

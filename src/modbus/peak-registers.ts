@@ -59,19 +59,8 @@ export function peakRegisterIds(): [string, PeakResolver][] {
 
 export const PEAK_REGISTER_PREFIX = 'peak.';
 
-let bound: PeakGuard | undefined;
-
-/** The running guard whose values the layouts serve (wiring time; none: the ids read NaN / 0). */
-export function bindPeakRegisters(guard: PeakGuard | undefined): void {
-  bound = guard;
-}
-
-export function boundPeakGuard(): PeakGuard | undefined {
-  return bound;
-}
-
-/** The guard's snapshot, taken at most once per image rebuild (several cells read it). */
-export function peakSnapshotOnce(): () => PeakSnapshotOrOff | undefined {
+/** The guard's snapshot, taken at most once per image rebuild (several cells read it); no guard: the ids read NaN / 0. */
+export function peakSnapshotOnce(guard: PeakGuard | undefined): () => PeakSnapshotOrOff | undefined {
   let taken: PeakSnapshotOrOff | undefined;
-  return () => (taken ??= bound?.snapshot());
+  return () => (taken ??= guard?.snapshot());
 }

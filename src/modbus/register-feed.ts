@@ -14,7 +14,16 @@ import {
 import type { ValueSource } from './register-ids.js';
 import type { ReadingStore } from '../reading/store.js';
 import { BlockSpace, inputImageSpace } from './register-space.js';
-import { boundPeakGuard, PEAK_REGISTER_PREFIX, peakSnapshotOnce } from './peak-registers.js';
+import { PEAK_REGISTER_PREFIX, peakSnapshotOnce } from './peak-registers.js';
+import type { PeakGuard } from '../peak/peak-guard.js';
+
+/** What a feed serves besides the config: the meter's store and the peak guard of `peak.*` ids. */
+export interface FeedSources {
+  /** The meter whose readings it serves; the primary's store when absent (docs/architecture.md#several-meters). */
+  store?: ReadingStore;
+  /** The running guard whose values `peak.*` ids serve (none: they read NaN / 0). */
+  peak?: PeakGuard;
+}
 
 /**
  * The layout the whatwatt profile serves: the stored custom one, or the device's default when none is set.
@@ -51,7 +60,7 @@ export class RegisterFeed {
   private running = false;
   private readonly rebuildNow = (): void => this.rebuild();
   /** The peak guard followed (its `update` events) while the layout holds `peak.*` ids. */
-  private peakFollowed: ReturnType<typeof boundPeakGuard>;
+  private peakFollowed: PeakGuard | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -59,11 +68,13 @@ export class RegisterFeed {
     private readonly owner: string,
     /** Called after the profile changed, with the new space. */
     private readonly onSpace: (space: RegisterSpace) => void,
-    /** The meter whose readings it serves; the primary's store when absent (docs/architecture.md#several-meters). */
-    store?: ReadingStore,
+    sources: FeedSources = {},
   ) {
-    this.store = store ?? ctx.store;
+    this.store = sources.store ?? ctx.store;
+    this.peak = sources.peak;
   }
+
+  private readonly peak: PeakGuard | undefined;
 
   readonly store: ReadingStore;
 
@@ -146,7 +157,7 @@ export class RegisterFeed {
       system,
       convFactor: config.config.meter.conv_factor,
       now: this.ctx.now(),
-      peak: peakSnapshotOnce(),
+      peak: peakSnapshotOnce(this.peak),
     };
   }
 
@@ -155,7 +166,7 @@ export class RegisterFeed {
    * a layout with `peak.*` ids is rebuilt on each of its updates (docs/architecture.md#peak-guard-outputs).
    */
   private followPeak(on: boolean): void {
-    const guard = on ? boundPeakGuard() : undefined;
+    const guard = on ? this.peak : undefined;
     if (guard === this.peakFollowed) return;
     this.peakFollowed?.off('update', this.rebuildNow);
     this.peakFollowed = guard;

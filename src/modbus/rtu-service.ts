@@ -1,3 +1,4 @@
+import type { PeakGuard } from '../peak/peak-guard.js';
 import { existsSync } from 'node:fs';
 import { RECONNECT_CAP_MS } from '../backoff.js';
 import type { AppContext } from '../context.js';
@@ -41,7 +42,11 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
   private retry: NodeJS.Timeout | undefined;
   private presence: NodeJS.Timeout | undefined;
 
-  constructor(ctx: AppContext) {
+  constructor(
+    ctx: AppContext,
+    /** The running peak guard, for layouts with `peak.*` ids. */
+    private readonly peak?: PeakGuard,
+  ) {
     super(ctx);
     this.feed = this.feedFor(ctx.config.config.services.modbus_rtu.meter);
     // The emulated meter restarted or went: the slave follows it onto its new store.
@@ -67,7 +72,7 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
       (space) => {
         if (this.slave) this.slave.space = space;
       },
-      store,
+      { store, peak: this.peak },
     );
   }
 
@@ -294,6 +299,6 @@ interface RtuView {
   nominalFrequency: number;
 }
 
-export function createModbusRtuService(ctx: AppContext): ModbusRtuService {
-  return new ModbusRtuService(ctx);
+export function createModbusRtuService(ctx: AppContext, peak?: PeakGuard): ModbusRtuService {
+  return new ModbusRtuService(ctx, peak);
 }

@@ -1,3 +1,4 @@
+import type { PeakGuard } from '../peak/peak-guard.js';
 import { createServer, type Server } from 'node:net';
 import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
@@ -12,6 +13,8 @@ export interface ModbusServiceOptions {
   host?: string;
   maxConnections?: number;
   idleTimeoutMs?: number;
+  /** The running peak guard, for layouts with `peak.*` ids (docs/architecture.md#peak-guard-outputs). */
+  peak?: PeakGuard;
 }
 
 /** The settings the TCP slave runs on: listener, register profile, and what the image is built from. */
@@ -52,13 +55,15 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
     private readonly options: ModbusServiceOptions = {},
   ) {
     super(ctx);
-    this.feed = new RegisterFeed(ctx, 'modbus', (space) => (this.slave.space = space));
+    this.feed = new RegisterFeed(ctx, 'modbus', (space) => (this.slave.space = space), {
+      peak: options.peak,
+    });
     this.slave = new ModbusSlave({
       space: this.feed.space,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
     });
-    this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space);
+    this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space, options.peak);
     this.report('stopped');
   }
 

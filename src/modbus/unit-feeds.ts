@@ -1,3 +1,4 @@
+import type { PeakGuard } from '../peak/peak-guard.js';
 import type { AppContext } from '../context.js';
 import { MAIN_METER_ID } from '../reading/meter-entries.js';
 import type { RegisterSpace } from './pdu.js';
@@ -22,6 +23,7 @@ export class UnitFeeds {
     private readonly ctx: AppContext,
     private readonly slave: ModbusSlave,
     private readonly mainSpace: () => RegisterSpace,
+    private readonly peak?: PeakGuard,
   ) {
     ctx.meters.subscribe('modbus', 'added', () => this.sync());
     ctx.meters.subscribe('modbus', 'removed', () => this.sync());
@@ -51,7 +53,7 @@ export class UnitFeeds {
     for (const id of wanted) {
       const store = this.ctx.meters.get(id)?.store;
       if (!store || this.feeds.has(id)) continue;
-      const feed = new RegisterFeed(this.ctx, 'modbus', () => undefined, store);
+      const feed = new RegisterFeed(this.ctx, 'modbus', () => undefined, { store, peak: this.peak });
       feed.start(settings);
       this.feeds.set(id, feed);
     }

@@ -3,8 +3,8 @@ import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { MAX_STAGES, STAGE_JSON_SCHEMA, stageListProblems, type PeakStage } from './stages.js';
-import { addVariableSource } from '../actions/variables.js';
-import { PEAK_VARIABLE_SOURCE } from './contributors.js';
+import { declareVariables } from '../actions/variables.js';
+import { PEAK_VARIABLES } from './contributors.js';
 import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
 
 declare module '../config/formats.js' {
@@ -136,9 +136,9 @@ const RULES: ConfigRule[] = [
   },
 ];
 
-/** Registers the stage format, the rules and the `peak.*` action variables; before the config loads. */
+/** Registers the stage format, the rules and the names of the `peak.*` action variables; before the config loads. */
 export function registerPeakConfig(): void {
   registerFormats([PEAK_STAGES, ...MODEL_FORMATS]);
   registerRules([...RULES, ...MODEL_RULES]);
-  addVariableSource(PEAK_VARIABLE_SOURCE);
+  declareVariables(PEAK_VARIABLES);
 }

@@ -29,13 +29,6 @@ export const PEAK_VARIABLES = [
   'peak.state',
 ] as const;
 
-let bound: PeakSource | undefined;
-
-/** The running guard the `peak.*` variables read (wiring time; undefined: variables are null). */
-export function bindPeakSource(source: PeakSource | undefined): void {
-  bound = source;
-}
-
 /** `peak.running_kw` ... `peak.state` for an action's url, headers, payload (null while unknown). */
 export function peakVariables(source: () => PeakSource | undefined): VariableSource {
   return {
@@ -132,6 +125,3 @@ export function peakCapacityCharge(source: () => PeakSource | undefined): Capaci
     },
   };
 }
-
-/** The variable source registered with the actions before the config loads (names checked there). */
-export const PEAK_VARIABLE_SOURCE = peakVariables(() => bound);

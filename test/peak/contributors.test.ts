@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  bindPeakSource,
   peakCapacityCharge,
   peakMetrics,
+  peakVariables,
   type PeakSource,
 } from '../../src/peak/contributors.js';
 import { unknownVariables } from '../../src/actions/variables.js';
@@ -36,7 +36,8 @@ test('peak.* variables are known to the definition check and rendered into an ac
   assert.deepEqual(unknownVariables('${peak.allowed_kw} ${peak.state} ${peak.nope}', {}), ['peak.nope']);
   const target = await recordingServer(200);
   const rig = await startActionsRig();
-  bindPeakSource(belgianSource());
+  const source = belgianSource();
+  rig.actions.addVariableSource(peakVariables(() => source));
   try {
     const answer = await rig.post({
       actions: [
@@ -59,7 +60,6 @@ test('peak.* variables are known to the definition check and rendered into an ac
       ['/budget?kw=3.429&p=5.667&s=over_limit'],
     );
   } finally {
-    bindPeakSource(undefined);
     await rig.close();
     await target.close();
   }
@@ -106,7 +106,7 @@ test('a when condition on peak.predicted_kw fires once when the prediction cross
   const target = await recordingServer(200);
   const rig = await startActionsRig();
   let predicted: number | null = 3;
-  bindPeakSource({
+  const source: PeakSource = {
     snapshot: () =>
       ({ ...belgianSource().snapshot(), quantities: { predicted_kw: predicted } }) as ReturnType<
         PeakSource['snapshot']
@@ -114,7 +114,8 @@ test('a when condition on peak.predicted_kw fires once when the prediction cross
     months: () => [],
     settings: BELGIUM,
     enabled: true,
-  });
+  };
+  rig.actions.addVariableSource(peakVariables(() => source));
   const reading = () => {
     rig.clock.advance(1000);
     rig.ctx.store.ingest({
@@ -158,7 +159,6 @@ test('a when condition on peak.predicted_kw fires once when the prediction cross
     });
     assert.equal(bad.status, 400);
   } finally {
-    bindPeakSource(undefined);
     await rig.close();
     await target.close();
   }

@@ -7,7 +7,7 @@ import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { componentLogger } from '../../src/log.js';
-import { bindPeakRegisters, PEAK_STATE_CODES } from '../../src/modbus/peak-registers.js';
+import { PEAK_STATE_CODES } from '../../src/modbus/peak-registers.js';
 import { createModbusService, type ModbusService } from '../../src/modbus/service.js';
 import { runOutput } from '../../src/output.js';
 import type { PeakSnapshot } from '../../src/peak/engine-types.js';
@@ -99,8 +99,7 @@ test('peak.* layout ids over Modbus TCP: the guard snapshot byte for byte, NaN /
       actions = new ActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
       guard = new PeakGuard(ctx, componentLogger(ctx.logger, 'peak'), actions);
       registerPeakRoutes(router, ctx, guard);
-      bindPeakRegisters(guard);
-      modbus = createModbusService(ctx, { host: '127.0.0.1' });
+      modbus = createModbusService(ctx, { host: '127.0.0.1', peak: guard });
     },
   });
   const outputs = [runOutput(h.ctx, actions!), runOutput(h.ctx, guard!), runOutput(h.ctx, modbus!)];
@@ -110,7 +109,6 @@ test('peak.* layout ids over Modbus TCP: the guard snapshot byte for byte, NaN /
     await closeClient(client);
     for (const output of outputs.reverse()) await output.stop();
     await h.close();
-    bindPeakRegisters(undefined);
   });
   assert.ok(h.ctx.config.apply(new Map([['modbus.layout', LAYOUT]])).ok);
   const feed = importFeeder(h, 1000);
