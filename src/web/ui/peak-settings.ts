@@ -1,3 +1,4 @@
+import type { PeakStage } from '../../peak/stage.js';
 import type { SettingLimits, SettingsChoices, SettingsLimits } from '../page-contract.js';
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
@@ -12,7 +13,6 @@ import {
   stagesOf,
   STAGES_PATH,
   type StageChoices,
-  type StageValue,
 } from './peak-stages-editor.js';
 
 /**
@@ -164,7 +164,7 @@ class PeakSettingsForm {
     if (typeof saved === 'string' && ![...meter.options].some((option) => option.value === saved))
       meter.append(new Option(saved, saved));
     fillForm(this.form, settings);
-    const stages = (valueAt(settings, STAGES_PATH) as StageValue[] | undefined) ?? [];
+    const stages = (valueAt(settings, STAGES_PATH) as PeakStage[] | undefined) ?? [];
     fillStages(this.editor, stages, this.choices);
   }
 
