@@ -1,9 +1,9 @@
 import {
   FormatError,
-  jsonFromEnv,
+  jsonValueFormat,
   registerFormats,
   rejectIssues,
-  type ConfigFormat,
+  type IssueRule,
 } from '../config/formats.js';
 import type { ActionsDefinition } from './definition.js';
 import { definitionIssues } from './definition-validate.js';
@@ -22,19 +22,17 @@ declare module '../config/formats.js' {
  * actions.definition: the same checks as a POST to /api/v1/actions, so a definition from the
  * admin's file or the environment is held to the same rules.
  */
-const ACTIONS_DEFINITION: ConfigFormat = {
-  name: 'actions-definition',
-  validate(value) {
-    rejectIssues(definitionIssues(value), {
-      reason: 'invalid-actions',
-      must: 'must be null or a valid actions definition',
-      whole: 'definition',
-      withParts: true,
-    });
-  },
-  describe: () => 'actions definition {const, actions} or null',
-  fromEnv: jsonFromEnv,
+const DEFINITION_RULE: IssueRule = {
+  reason: 'invalid-actions',
+  must: 'must be null or a valid actions definition',
+  whole: 'definition',
+  withParts: true,
 };
+
+const ACTIONS_DEFINITION = jsonValueFormat('actions-definition', {
+  check: (value) => rejectIssues(definitionIssues(value), DEFINITION_RULE),
+  describe: 'actions definition {const, actions} or null',
+});
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -59,15 +57,13 @@ function headerSecretsProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-const HEADER_SECRETS: ConfigFormat = {
-  name: 'actions-header-secrets',
-  validate(value) {
+const HEADER_SECRETS = jsonValueFormat('actions-header-secrets', {
+  check(value) {
     const problem = headerSecretsProblem(value);
     if (problem !== undefined) throw new FormatError('invalid-header-secrets', problem);
   },
-  describe: () => 'secret header values {action id: {request index: {header: value}}}',
-  fromEnv: jsonFromEnv,
-};
+  describe: 'secret header values {action id: {request index: {header: value}}}',
+});
 
 /** Registers the actions format of the config schema; the daemon calls it before the config loads. */
 export function registerActionFormats(): void {

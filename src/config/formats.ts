@@ -106,6 +106,28 @@ export function jsonFromEnv(text: string): unknown {
   }
 }
 
+/** Throws the FormatError `reason` whose message is the problems joined by "; ", when there are any. */
+export function rejectProblems(problems: readonly string[], reason: string): void {
+  if (problems.length > 0) throw new FormatError(reason, problems.join('; '));
+}
+
+/** What a format whose value is JSON checks and how the reference and the API describe it. */
+export interface JsonValueRule {
+  /** Throws a FormatError naming what is wrong with the value (rejectIssues, rejectProblems). */
+  check(value: unknown): void;
+  describe: string;
+  /** The value's JSON Schema in the API description. */
+  jsonSchema?: Record<string, unknown>;
+}
+
+/** A format whose value is JSON (a list or an object), from the environment as JSON text. */
+export function jsonValueFormat(name: string, rule: JsonValueRule): ConfigFormat {
+  const { check, describe, jsonSchema } = rule;
+  const format: ConfigFormat = { name, validate: check, describe: () => describe, fromEnv: jsonFromEnv };
+  if (jsonSchema) format.jsonSchema = () => jsonSchema;
+  return format;
+}
+
 /** Registers formats with the schema checker and convict; the same format twice is a no-op. */
 export function registerFormats(formats: readonly ConfigFormat[]): void {
   for (const format of formats) {

@@ -1,11 +1,12 @@
 import {
   describeString,
   FormatError,
-  jsonFromEnv,
+  jsonValueFormat,
   registerFormats,
   rejectIssues,
   stringSchema,
   type ConfigFormat,
+  type IssueRule,
 } from '../config/formats.js';
 import { scalerIssues, type MeterScaler } from './scalers.js';
 import { registerMetersFormats } from './meters-format.js';
@@ -49,25 +50,23 @@ const METER_SOURCE: ConfigFormat = {
  * meter.scalers: the custom scalers of /api/v1/meter/scalers/custom, checked alike from the API, the
  * admin's file and the environment (JSON text).
  */
-const METER_SCALERS: ConfigFormat = {
-  name: 'meter-scalers',
-  validate(value) {
-    rejectIssues(scalerIssues(value), {
-      reason: 'invalid-scalers',
-      must: 'must be a list of {obis, scaler}',
-      whole: 'scalers',
-    });
-  },
-  describe: () => 'list of {obis: "C.D.E" (E 255: every E), scaler: -6..6}',
-  fromEnv: jsonFromEnv,
-  jsonSchema: () => ({
+const SCALERS_RULE: IssueRule = {
+  reason: 'invalid-scalers',
+  must: 'must be a list of {obis, scaler}',
+  whole: 'scalers',
+};
+
+const METER_SCALERS = jsonValueFormat('meter-scalers', {
+  check: (value) => rejectIssues(scalerIssues(value), SCALERS_RULE),
+  describe: 'list of {obis: "C.D.E" (E 255: every E), scaler: -6..6}',
+  jsonSchema: {
     type: 'array',
     items: {
       type: 'object',
       properties: { obis: { type: 'string' }, scaler: { type: 'integer', minimum: -6, maximum: 6 } },
     },
-  }),
-};
+  },
+});
 
 /** Registers the meter's formats of the config schema; the daemon calls it before the config loads. */
 export function registerMeterFormats(): void {

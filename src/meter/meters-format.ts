@@ -1,4 +1,4 @@
-import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
+import { jsonValueFormat, registerFormats, rejectProblems } from '../config/formats.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { getPath } from '../config/paths.js';
@@ -217,16 +217,11 @@ export function meterListProblems(value: unknown, primarySource?: string): strin
   return [...setProblems(entries), ...portProblems(claimsOf(entries, primarySource))];
 }
 
-const METERS_LIST: ConfigFormat = {
-  name: 'meters-list',
-  validate(value) {
-    const problems = meterListProblems(value);
-    if (problems.length > 0) throw new FormatError('invalid-meters', problems.join('; '));
-  },
-  describe: () => 'list of {id, name, role, source, timeout} or {id, name, role, expression}',
-  jsonSchema: () => ({ type: 'array', items: { type: 'object' } }),
-  fromEnv: jsonFromEnv,
-};
+const METERS_LIST = jsonValueFormat('meters-list', {
+  check: (value) => rejectProblems(meterListProblems(value), 'invalid-meters'),
+  describe: 'list of {id, name, role, source, timeout} or {id, name, role, expression}',
+  jsonSchema: { type: 'array', items: { type: 'object' } },
+});
 
 /**
  * The primary's port against the further meters' ports: a rule over two keys (meter.source and

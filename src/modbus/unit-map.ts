@@ -1,4 +1,10 @@
-import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '../config/formats.js';
+import {
+  FormatError,
+  jsonValueFormat,
+  registerFormats,
+  rejectProblems,
+  type ConfigFormat,
+} from '../config/formats.js';
 import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
@@ -47,16 +53,11 @@ function unitMapProblems(value: unknown): string[] {
   return problems;
 }
 
-const UNIT_MAP: ConfigFormat = {
-  name: 'modbus-unit-map',
-  validate(value) {
-    const problems = unitMapProblems(value);
-    if (problems.length > 0) throw new FormatError('invalid-unit-map', problems.join('; '));
-  },
-  describe: () => 'object: unit id (1..247) or * -> meter id',
-  jsonSchema: () => ({ type: 'object', additionalProperties: { type: 'string' } }),
-  fromEnv: jsonFromEnv,
-};
+const UNIT_MAP = jsonValueFormat('modbus-unit-map', {
+  check: (value) => rejectProblems(unitMapProblems(value), 'invalid-unit-map'),
+  describe: 'object: unit id (1..247) or * -> meter id',
+  jsonSchema: { type: 'object', additionalProperties: { type: 'string' } },
+});
 
 const METER_ID: ConfigFormat = {
   name: 'meter-id',

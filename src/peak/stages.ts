@@ -1,3 +1,5 @@
+import type { PeakStage } from './stage.js';
+
 /**
  * The stages of the peak guard (docs/architecture.md#peak-guard): each one an action that sheds a
  * load, an action that restores it, the relief it is expected to give and the actions whose
@@ -5,20 +7,7 @@
  * the config rule in config-rules.ts.
  */
 
-export interface PeakStage {
-  id: string;
-  /** Action id run to shed the load. */
-  shed: string;
-  /** Action id run to restore it. */
-  restore: string;
-  relief_kw: number;
-  /** Sub-meter measuring the load, when there is one. */
-  meter?: string;
-  min_on_s: number;
-  min_off_s: number;
-  /** Actions whose `when`/`schedule` triggers are suppressed while the stage is shed. */
-  locks: string[];
-}
+export type { PeakStage };
 
 export interface StageProblem {
   field: string;

@@ -55,28 +55,28 @@ function round(value: number | undefined, digits: number): Num {
   return Math.round(value * factor) / factor;
 }
 
-/** Import minus export of two kW (or kVA) registers in W; undefined when the meter sends neither. */
-function netWatts(
-  values: ReadonlyMap<string, ObisValue>,
-  importKey: string,
-  exportKey: string,
-): number | undefined {
-  const imported = values.get(importKey)?.value;
-  const exported = values.get(exportKey)?.value;
-  if (imported === undefined && exported === undefined) return undefined;
-  return ((imported ?? 0) - (exported ?? 0)) * 1000;
-}
+type Combine = (imported: number, exported: number) => number;
 
-/** Apparent power is a magnitude: the direction's register that is sent, in VA. */
-function apparentVa(
+/** Active power: import minus export. */
+const net: Combine = (imported, exported) => imported - exported;
+
+/** Apparent power is a magnitude: the direction's register that is sent. */
+const magnitude: Combine = (imported, exported) => Math.abs(imported) + Math.abs(exported);
+
+/**
+ * The import and export kW (or kVA) registers of one quantity combined, in W (or VA), a missing
+ * one as 0; undefined when the meter sends neither.
+ */
+function watts(
   values: ReadonlyMap<string, ObisValue>,
   importKey: string,
   exportKey: string,
+  combine: Combine,
 ): number | undefined {
   const imported = values.get(importKey)?.value;
   const exported = values.get(exportKey)?.value;
   if (imported === undefined && exported === undefined) return undefined;
-  return (Math.abs(imported ?? 0) + Math.abs(exported ?? 0)) * 1000;
+  return combine(imported ?? 0, exported ?? 0) * 1000;
 }
 
 function sumOf(parts: readonly (number | undefined)[]): number | undefined {
@@ -98,14 +98,14 @@ function phaseValues(values: ReadonlyMap<string, ObisValue>, index: number): Pha
   const extra = PHASE_EXTRA[index]!;
   const current = values.get(phase.current)?.value;
   const voltage = values.get(phase.voltage)?.value;
-  const act = netWatts(values, phase.activeImport, phase.activeExport);
+  const act = watts(values, phase.activeImport, phase.activeExport, net);
   const measured = current !== undefined || voltage !== undefined || act !== undefined;
   return {
     // Current is a magnitude on the device; the direction is in the sign of act_power.
     current: current === undefined ? undefined : Math.abs(current),
     voltage,
     act,
-    aprt: apparentVa(values, extra.aprtImport, extra.aprtExport),
+    aprt: watts(values, extra.aprtImport, extra.aprtExport, magnitude),
     pf: values.get(extra.pf)?.value,
     // One grid frequency (14.7.0) for every phase the meter measures.
     freq: measured ? values.get('14.7.0')?.value : undefined,
@@ -130,10 +130,10 @@ export function emStatus(reading: Reading | undefined): EmStatus {
   status.n_current = null;
   const values = reading?.values;
   const totalAct = values
-    ? (netWatts(values, '1.7.0', '2.7.0') ?? sumOf(phases.map((p) => p.act)))
+    ? (watts(values, '1.7.0', '2.7.0', net) ?? sumOf(phases.map((p) => p.act)))
     : undefined;
   const totalAprt = values
-    ? (apparentVa(values, '9.7.0', '10.7.0') ?? sumOf(phases.map((p) => p.aprt)))
+    ? (watts(values, '9.7.0', '10.7.0', magnitude) ?? sumOf(phases.map((p) => p.aprt)))
     : undefined;
   status.total_current = round(sumOf(phases.map((p) => p.current)), 3);
   status.total_act_power = round(totalAct, 3);

@@ -95,37 +95,37 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
   ctx.meters.on('added', () => void storeOf());
   storeOf();
 
-  router.add(
-    'GET',
-    '/api',
-    (request, response) => {
-      const head = request.method === 'HEAD';
-      if (!storeOf()) return notFound(response, head);
-      sendJson(response, 200, deviceInfo(ctx.system.id, ctx.system.firmware), head);
-    },
-    { open, doc: { summary: `Device information (${HW_DOC})` } },
+  /** A GET (and HEAD) route of the personality: 200 with what `body` gives, 404 when it gives nothing. */
+  const serve = (
+    path: string,
+    summary: string,
+    contentType: string,
+    body: () => string | Buffer | undefined,
+  ) =>
+    router.add(
+      'GET',
+      path,
+      (request, response) => {
+        const head = request.method === 'HEAD';
+        const text = body();
+        if (text === undefined) return notFound(response, head);
+        send(response, 200, text, contentType, head);
+      },
+      { open, doc: { summary } },
+    );
+  serve('/api', `Device information (${HW_DOC})`, 'application/json', () =>
+    storeOf() ? JSON.stringify(deviceInfo(ctx.system.id, ctx.system.firmware)) : undefined,
   );
-  router.add(
-    'GET',
-    '/api/v1/data',
-    (request, response) => {
-      const head = request.method === 'HEAD';
-      const store = storeOf();
-      if (!store) return notFound(response, head);
-      send(response, 200, dataText(), 'application/json', head);
-    },
-    { open, doc: { summary: `Recent measurement (${HW_DOC})` } },
+  serve('/api/v1/data', `Recent measurement (${HW_DOC})`, 'application/json', () =>
+    storeOf() ? dataText() : undefined,
   );
-  router.add(
-    'GET',
+  serve(
     '/api/v1/telegram',
-    (request, response) => {
-      const head = request.method === 'HEAD';
+    `Last raw DSMR telegram (${HW_DOC}); 404 when the meter is not DSMR`,
+    'text/plain',
+    () => {
       const store = storeOf();
-      const telegram = store && store.meter.protocol === 'DSMR' && store.latest ? keeper?.last : undefined;
-      if (!telegram) return notFound(response, head);
-      send(response, 200, telegram, 'text/plain', head);
+      return store && store.meter.protocol === 'DSMR' && store.latest ? keeper?.last : undefined;
     },
-    { open, doc: { summary: `Last raw DSMR telegram (${HW_DOC}); 404 when the meter is not DSMR` } },
   );
 }

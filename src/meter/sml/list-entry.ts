@@ -20,25 +20,36 @@ import {
 const ENTRY_LIST_TL = 0x77;
 const OBIS_NAME_TL = 0x07;
 
+/** The elements of an SML_ListEntry between its objName and its value. */
+type EntryHead = Pick<SmlListEntry, 'obisCode' | 'status' | 'valTime' | 'unit' | 'scaler'>;
+
 /**
  * A list entry whose objName, and value when it is an octet string, are sliced from the frame
  * only when asked for: most entries are numbers, and signatures or public keys are rarely read.
  */
 class ParsedListEntry implements SmlListEntry {
+  readonly obisCode: number | undefined;
+  readonly status: number | bigint | undefined;
+  readonly valTime: SmlTime | undefined;
+  readonly unit: number | undefined;
+  readonly scaler: number | undefined;
+
   constructor(
     private readonly source: Buffer,
     private readonly nameStart: number,
     private readonly nameEnd: number,
-    readonly obisCode: number | undefined,
-    readonly status: number | bigint | undefined,
-    readonly valTime: SmlTime | undefined,
-    readonly unit: number | undefined,
-    readonly scaler: number | undefined,
+    head: EntryHead,
     /** The value, or undefined when it is the octet string at valueStart..valueEnd. */
     private readonly decoded: SmlElement | undefined,
     private readonly valueStart: number,
     private readonly valueEnd: number,
-  ) {}
+  ) {
+    this.obisCode = head.obisCode;
+    this.status = head.status;
+    this.valTime = head.valTime;
+    this.unit = head.unit;
+    this.scaler = head.scaler;
+  }
 
   get objName(): Buffer {
     return this.source.subarray(this.nameStart, this.nameEnd);
@@ -58,6 +69,25 @@ const UNSIGNED8_TL = 0x62;
 const SIGNED8_TL = 0x52;
 
 /**
+ * An element that is absent (not set) or an unsigned integer of 1 to `maxSize` bytes, followed by
+ * at least `rest` bytes before `end`: its value and where the next element starts; undefined for
+ * anything else.
+ */
+function optionalUnsigned(
+  data: Buffer,
+  at: number,
+  maxSize: number,
+  rest: number,
+  end: number,
+): { value: number | undefined; next: number } | undefined {
+  const tl = data[at]!;
+  if (tl === NOT_SET) return { value: undefined, next: at + 1 };
+  const size = (tl & 0x0f) - 1;
+  if (tl >> 4 !== TL_UNSIGNED || size < 1 || size > maxSize || at + 1 + size + rest > end) return undefined;
+  return { value: unsignedBytes(data, at + 1, size), next: at + 1 + size };
+}
+
+/**
  * The shape nearly every meter sends, decoded without the general TL reader: 6-byte objName,
  * status absent or an unsigned integer, valTime absent or a bare second index, unit and scaler
  * absent or one byte, an integer or octet string value, no signature. Returns undefined (reader
@@ -67,29 +97,15 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   const { data, end } = reader;
   const start = reader.offset;
   if (start + 14 > end || data[start] !== ENTRY_LIST_TL || data[start + 1] !== OBIS_NAME_TL) return undefined;
-  let at = start + 8;
+  const status = optionalUnsigned(data, start + 8, 6, 10, end);
+  if (!status) return undefined;
+  const time = optionalUnsigned(data, status.next, 4, 5, end);
+  if (!time) return undefined;
+  // A bare Unsigned32 second index in place of the SML_Time list (Holley DTZ541).
+  const valTime: SmlTime | undefined =
+    time.value === undefined ? undefined : { kind: 'secIndex', seconds: time.value };
+  let at = time.next;
   let tl = data[at]!;
-  let status: number | undefined;
-  if (tl === NOT_SET) {
-    at += 1;
-  } else {
-    const size = (tl & 0x0f) - 1;
-    if (tl >> 4 !== TL_UNSIGNED || size < 1 || size > 6 || at + 1 + size + 10 > end) return undefined;
-    status = unsignedBytes(data, at + 1, size);
-    at += 1 + size;
-  }
-  tl = data[at]!;
-  let valTime: SmlTime | undefined;
-  if (tl === NOT_SET) {
-    at += 1;
-  } else {
-    // A bare Unsigned32 second index in place of the SML_Time list (Holley DTZ541).
-    const size = (tl & 0x0f) - 1;
-    if (tl >> 4 !== TL_UNSIGNED || size < 1 || size > 4 || at + 1 + size + 5 > end) return undefined;
-    valTime = { kind: 'secIndex', seconds: unsignedBytes(data, at + 1, size) };
-    at += 1 + size;
-  }
-  tl = data[at]!;
   const unit = tl === UNSIGNED8_TL ? data[at + 1] : undefined;
   if (tl !== NOT_SET && unit === undefined) return undefined;
   at += unit === undefined ? 1 : 2;
@@ -112,19 +128,8 @@ function readUsualEntry(reader: TlReader): SmlListEntry | undefined {
   reader.offset = valueEnd + 1;
   const obisCode = unsignedBytes(data, start + 2, 6);
   const valueStart = decoded === undefined ? at + 1 : -1;
-  return new ParsedListEntry(
-    data,
-    start + 2,
-    start + 8,
-    obisCode,
-    status,
-    valTime,
-    unit,
-    scaler,
-    decoded,
-    valueStart,
-    valueEnd,
-  );
+  const head = { obisCode, status: status.value, valTime, unit, scaler };
+  return new ParsedListEntry(data, start + 2, start + 8, head, decoded, valueStart, valueEnd);
 }
 
 /**
@@ -172,19 +177,8 @@ function readAnyEntry(reader: TlReader): SmlListEntry {
     decoded = reader.readElement();
   }
   if (!reader.skipUnset()) reader.skipElement();
-  return new ParsedListEntry(
-    data,
-    nameStart,
-    nameEnd,
-    obisCode,
-    status,
-    valTime,
-    unit,
-    scaler,
-    decoded,
-    valueStart,
-    valueEnd,
-  );
+  const head = { obisCode, status, valTime, unit, scaler };
+  return new ParsedListEntry(data, nameStart, nameEnd, head, decoded, valueStart, valueEnd);
 }
 
 function readStatus(reader: TlReader): number | bigint | undefined {

@@ -26,54 +26,42 @@ export interface RequestContext {
 type Field = {
   name: string;
   label: MessageKey;
-  kind?: 'number' | 'textarea' | 'select';
-  options?: string[];
+  kind?: 'number' | 'textarea';
+  /** A select of the server's list (its own tables: methods, function codes, value types). */
+  options?: (choices: ActionsChoices) => string[];
   placeholder?: string;
 };
 
+/** Both kinds of request end with their timeout. */
+const TIMEOUT: Field = { name: 'timeout', label: 'actions.timeout', kind: 'number' };
+
 const HTTP_FIELDS: Field[] = [
   { name: 'url', label: 'actions.url', placeholder: 'http://plug.local/relay/0?turn=on' },
-  { name: 'method', label: 'actions.method', kind: 'select', options: ['GET', 'POST', 'PUT', 'DELETE'] },
+  { name: 'method', label: 'actions.method', options: (choices) => choices.http_methods },
   { name: 'headers', label: 'actions.headers', kind: 'textarea' },
-  {
-    name: 'secret_headers',
-    label: 'action_form.secret_headers',
-    placeholder: 'X-Auth-Token',
-  },
+  { name: 'secret_headers', label: 'action_form.secret_headers', placeholder: 'X-Auth-Token' },
   { name: 'payload', label: 'actions.payload', kind: 'textarea', placeholder: '{"on":true,"p":${2_7_0}}' },
-  { name: 'timeout', label: 'actions.timeout', kind: 'number' },
+  TIMEOUT,
 ];
 
 const MODBUS_FIELDS: Field[] = [
   { name: 'host', label: 'actions.host' },
   { name: 'port', label: 'settings.port', kind: 'number' },
   { name: 'unit_id', label: 'settings.unit_id', kind: 'number' },
-  { name: 'func', label: 'actions.function', kind: 'select', options: ['5', '6', '15', '16'] },
+  { name: 'func', label: 'actions.function', options: (choices) => choices.modbus_funcs.map(String) },
   { name: 'address', label: 'settings.address', kind: 'number' },
-  {
-    name: 'type',
-    label: 'modbus.type',
-    kind: 'select',
-    options: ['short', 'hex', 'int', 'long', 'float', 'double'],
-  },
+  { name: 'type', label: 'modbus.type', options: (choices) => choices.value_types },
   { name: 'value', label: 'actions.value' },
-  { name: 'timeout', label: 'actions.timeout', kind: 'number' },
+  TIMEOUT,
 ];
-
-function optionsOf(field: Field, choices: ActionsChoices): string[] {
-  if (field.name === 'method') return choices.http_methods;
-  if (field.name === 'func') return choices.modbus_funcs.map(String);
-  if (field.name === 'type') return choices.value_types;
-  return field.options ?? [];
-}
 
 function control(field: Field, value: unknown, choices: ActionsChoices): HTMLElement {
   const label = document.createElement('label');
   label.textContent = t(field.label);
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-  if (field.kind === 'select') {
+  if (field.options) {
     input = document.createElement('select');
-    for (const option of optionsOf(field, choices)) input.add(new Option(option, option));
+    for (const option of field.options(choices)) input.add(new Option(option, option));
   } else if (field.kind === 'textarea') {
     input = document.createElement('textarea');
     input.rows = 2;

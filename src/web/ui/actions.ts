@@ -2,14 +2,14 @@ import type { ActionDefinition, ActionsDefinition } from '../../actions/actions-
 import type { ActionsChoices } from '../page-contract.js';
 import { ConstantsEditor } from './action-constants.js';
 import { actionIssues, constantIssues } from './action-checks.js';
-import { clearFieldIssues, controlFinder, placeIssues } from './action-issues.js';
+import { controlFinder } from './action-issues.js';
 import { requestEditor, requestOf, type PickerGroup, type RequestContext } from './action-requests.js';
 import { renderActionList, renderResults, runAction } from './action-list.js';
 import { describeRun } from './action-result.js';
 import { TriggerEditor } from './action-trigger.js';
 import { api, ApiError, element } from './api.js';
 import type { FieldIssue } from './fields.js';
-import { setStatus } from './forms.js';
+import { clearIssues, placeIssues, setStatus } from './forms.js';
 import { t } from './i18n/i18n.js';
 import { quantityName } from './quantity-names.js';
 
@@ -129,7 +129,7 @@ class ActionsPage {
       ...(action?.requests ?? []).map((request) => requestEditor(request, this.context)),
     );
     this.runResult.textContent = '';
-    clearFieldIssues(this.form);
+    clearIssues(this.form);
     setStatus(this.form, '');
   }
 
@@ -194,10 +194,10 @@ class ActionsPage {
     fallback: string,
     fromServer = false,
   ): void {
-    clearFieldIssues(this.form);
-    clearFieldIssues(this.constBox);
+    clearIssues(this.form);
+    clearIssues(this.constBox);
     const find = controlFinder(this.form, this.constBox, index, () => this.trigger.scheduleControl());
-    const unplaced = placeIssues(issues, find, fromServer);
+    const unplaced = placeIssues(issues, find, { fromServer });
     const rest = unplaced.map((issue) => `${issue.field}: ${issue.message}`);
     setStatus(
       this.form,
@@ -216,8 +216,8 @@ class ActionsPage {
     try {
       this.definition = await api<ActionsDefinition>('POST', '/api/v1/actions', next);
       this.renderList();
-      clearFieldIssues(this.form);
-      clearFieldIssues(this.constBox);
+      clearIssues(this.form);
+      clearIssues(this.constBox);
       setStatus(this.form, t('common.saved'));
       return true;
     } catch (error) {

@@ -1,3 +1,4 @@
+import { saveFooter } from './forms.js';
 import { t } from './i18n/i18n.js';
 
 /**
@@ -71,13 +72,6 @@ function showModeFields(fieldset: HTMLFieldSetElement): void {
 export function buildCostForm(form: HTMLFormElement): void {
   const title = document.createElement('h2');
   title.textContent = t('costs.title');
-  const footer = document.createElement('footer');
-  const save = document.createElement('button');
-  save.type = 'submit';
-  save.textContent = t('settings.save');
-  const status = document.createElement('output');
-  status.className = 'form-status';
-  footer.append(save, status);
   form.append(
     title,
     labelled(t('costs.enable'), input('services.costs.enable', 'checkbox'), 'check'),
@@ -85,7 +79,7 @@ export function buildCostForm(form: HTMLFormElement): void {
     pricesFieldset('import'),
     pricesFieldset('export'),
     labelled(t('costs.standing'), input('services.costs.standing_charge', 'number')),
-    footer,
+    saveFooter(),
   );
 }
 

@@ -45,6 +45,18 @@ export function collectForm(form: HTMLFormElement): Record<string, unknown> {
   return body;
 }
 
+/** The footer of a form built by script: its save button and the status line setStatus writes. */
+export function saveFooter(): HTMLElement {
+  const footer = document.createElement('footer');
+  const save = document.createElement('button');
+  save.type = 'submit';
+  save.textContent = t('settings.save');
+  const status = document.createElement('output');
+  status.className = 'form-status';
+  footer.append(save, status);
+  return footer;
+}
+
 export function setStatus(form: HTMLElement, text: string, kind: 'ok' | 'error' | 'busy' = 'ok'): void {
   const output = form.querySelector<HTMLOutputElement>('output.form-status');
   if (!output) return;
@@ -52,12 +64,48 @@ export function setStatus(form: HTMLElement, text: string, kind: 'ok' | 'error' 
   output.className = `form-status ${kind}`;
 }
 
-export function clearIssues(form: HTMLElement): void {
-  for (const note of form.querySelectorAll('.field-error')) note.remove();
-  for (const control of form.querySelectorAll('[aria-invalid]')) {
+export function clearIssues(root: HTMLElement): void {
+  for (const note of root.querySelectorAll('.field-error')) note.remove();
+  for (const control of root.querySelectorAll('[aria-invalid]')) {
     control.removeAttribute('aria-invalid');
     control.classList.remove('invalid');
   }
+}
+
+/** Finds the control an issue's field names, or null when the form has none. */
+export type ControlFinder = (field: string) => HTMLElement | null;
+
+/** How `placeIssues` marks its notes. */
+export interface NoteOptions {
+  /** The messages are the server's own English words, marked translate="no". */
+  fromServer?: boolean;
+  /** The name a note carries in data-field, from the issue's field (default: the field itself). */
+  noteField?: (field: string) => string;
+}
+
+/** Puts each issue's message next to its control; returns the ones no control was found for. */
+export function placeIssues(
+  issues: readonly FieldIssue[],
+  find: ControlFinder,
+  { fromServer = false, noteField = (field) => field }: NoteOptions = {},
+): FieldIssue[] {
+  const unplaced: FieldIssue[] = [];
+  for (const issue of issues) {
+    const control = find(issue.field);
+    if (!control) {
+      unplaced.push(issue);
+      continue;
+    }
+    control.setAttribute('aria-invalid', 'true');
+    control.classList.add('invalid');
+    const note = document.createElement('span');
+    note.className = 'field-error';
+    note.dataset.field = noteField(issue.field);
+    note.textContent = issue.message;
+    note.translate = !fromServer;
+    control.insertAdjacentElement('afterend', note);
+  }
+  return unplaced;
 }
 
 /**
@@ -71,23 +119,10 @@ export function showIssues(
   strip: string,
 ): FieldIssue[] {
   clearIssues(form);
-  const unplaced: FieldIssue[] = [];
-  for (const issue of issues) {
-    const name = fieldNameOf(issue.field, strip);
-    const control = controlsOf(form).find((candidate) => candidate.name === name);
-    if (!control) {
-      unplaced.push(issue);
-      continue;
-    }
-    control.setAttribute('aria-invalid', 'true');
-    control.classList.add('invalid');
-    const note = document.createElement('span');
-    note.className = 'field-error';
-    note.dataset.field = name;
-    note.textContent = issue.message;
-    control.insertAdjacentElement('afterend', note);
-  }
-  return unplaced;
+  const noteField = (field: string) => fieldNameOf(field, strip);
+  const find = (field: string) =>
+    controlsOf(form).find((candidate) => candidate.name === noteField(field)) ?? null;
+  return placeIssues(issues, find, { noteField });
 }
 
 /** Shows a failed request on the form: field errors next to fields, the rest in the status line. */

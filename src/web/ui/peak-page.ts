@@ -39,56 +39,66 @@ function monthName(month: string): string {
   );
 }
 
-/** The header row; returns its texts, which label the cells on a phone (one block per row). */
-function headRow(table: HTMLTableElement, labels: MessageKey[]): string[] {
+/** A column of a table: its header and the text of its cell in one row. */
+type Column<Row> = [label: MessageKey, text: (row: Row) => string];
+
+/**
+ * Fills the table with a header row and one row per item, each returned with its item (for its
+ * data attributes). The header texts label the cells on a phone (one block per row).
+ */
+function fillTable<Row>(
+  table: HTMLTableElement,
+  columns: readonly Column<Row>[],
+  rows: readonly Row[],
+): [HTMLTableRowElement, Row][] {
+  table.replaceChildren();
   const head = table.createTHead().insertRow();
-  const texts = labels.map((label) => t(label));
-  for (const text of texts) {
+  const labels = columns.map(([label]) => t(label));
+  for (const label of labels) {
     const cell = document.createElement('th');
-    cell.textContent = text;
+    cell.textContent = label;
     head.append(cell);
   }
-  return texts;
-}
-
-function cells(row: HTMLTableRowElement, texts: string[], labels: readonly string[]): void {
-  texts.forEach((text, index) => {
-    const cell = row.insertCell();
-    cell.textContent = text;
-    cell.dataset.label = labels[index] ?? '';
+  const body = table.createTBody();
+  return rows.map((item) => {
+    const row = body.insertRow();
+    columns.forEach(([, text], index) => {
+      const cell = row.insertCell();
+      cell.textContent = text(item);
+      cell.dataset.label = labels[index]!;
+    });
+    return [row, item];
   });
 }
 
+/** A month of the table and, when the rolling average takes it, the value it takes. */
+interface MonthRow {
+  month: HistoryMonth;
+  counted: boolean;
+  average: number | null | undefined;
+}
+
+const MONTH_COLUMNS: readonly Column<MonthRow>[] = [
+  ['peak.col_month', ({ month }) => monthName(month.month)],
+  ['peak.col_computed', ({ month }) => kw(month.peak_kw)],
+  ['peak.col_computed_at', ({ month }) => stamp(month.peak_at)],
+  ['peak.col_meter', ({ month }) => kw(month.meter_kw)],
+  ['peak.col_meter_at', ({ month }) => stamp(month.meter_at)],
+  ['peak.col_in_average', ({ counted, average }) => (counted ? kw(average) : '—')],
+];
+
 function showMonths(months: readonly HistoryMonth[], data: PeakData | undefined): void {
-  const table = element<HTMLTableElement>('peak-months');
-  table.replaceChildren();
-  const labels = headRow(table, [
-    'peak.col_month',
-    'peak.col_computed',
-    'peak.col_computed_at',
-    'peak.col_meter',
-    'peak.col_meter_at',
-    'peak.col_in_average',
-  ]);
   const used = new Map((data?.rolling?.months ?? []).map((month) => [month.month, month.kw]));
-  const body = table.createTBody();
-  for (const month of [...months].reverse()) {
-    const row = body.insertRow();
+  const rows = [...months]
+    .reverse()
+    .map((month) => ({ month, counted: used.has(month.month), average: used.get(month.month) }));
+  for (const [row, { month, counted }] of fillTable(
+    element<HTMLTableElement>('peak-months'),
+    MONTH_COLUMNS,
+    rows,
+  )) {
     row.dataset.month = month.month;
-    const inAverage = used.get(month.month);
-    row.classList.toggle('in-average', used.has(month.month));
-    cells(
-      row,
-      [
-        monthName(month.month),
-        kw(month.peak_kw),
-        stamp(month.peak_at),
-        kw(month.meter_kw),
-        stamp(month.meter_at),
-        used.has(month.month) ? kw(inAverage) : '—',
-      ],
-      labels,
-    );
+    row.classList.toggle('in-average', counted);
   }
   element('peak-months-empty').hidden = months.length > 0;
   const count = used.size;
@@ -99,49 +109,45 @@ function showMonths(months: readonly HistoryMonth[], data: PeakData | undefined)
   short.textContent = t('peak.rolling_short', { count });
 }
 
-function stageState(data: PeakData, id: string): [text: string, since: string] {
-  const shed = data.shed?.find((stage) => stage.id === id);
-  if (!shed) return [t('peak.stage_on'), '—'];
-  return [t(shed.ineffective ? 'peak.stage_ineffective' : 'peak.stage_shed'), stamp(shed.since)];
+type Stage = NonNullable<PeakData['stages']>[number];
+
+/** A stage of the table with its shed record, when it is shed. */
+interface StageRow {
+  stage: Stage;
+  shed: NonNullable<PeakData['shed']>[number] | undefined;
 }
 
+function stageState({ shed }: StageRow): string {
+  if (!shed) return t('peak.stage_on');
+  return t(shed.ineffective ? 'peak.stage_ineffective' : 'peak.stage_shed');
+}
+
+const STAGE_COLUMNS: readonly Column<StageRow>[] = [
+  ['peak.col_stage', ({ stage }) => stage.id],
+  ['peak.col_shed', ({ stage }) => stage.shed],
+  ['peak.col_restore', ({ stage }) => stage.restore],
+  ['peak.col_relief', ({ stage }) => kw(stage.relief_kw)],
+  ['peak.col_state', stageState],
+  ['peak.col_since', ({ shed }) => (shed ? stamp(shed.since) : '—')],
+  ['peak.col_last_shed', ({ stage }) => stamp(stage.last_shed)],
+  ['peak.col_last_restore', ({ stage }) => stamp(stage.last_restore)],
+];
+
 function showStages(data: PeakData): void {
-  const table = element<HTMLTableElement>('peak-stages');
-  table.replaceChildren();
-  const labels = headRow(table, [
-    'peak.col_stage',
-    'peak.col_shed',
-    'peak.col_restore',
-    'peak.col_relief',
-    'peak.col_state',
-    'peak.col_since',
-    'peak.col_last_shed',
-    'peak.col_last_restore',
-  ]);
-  const body = table.createTBody();
-  for (const stage of data.stages ?? []) {
-    const row = body.insertRow();
+  const rows = (data.stages ?? []).map((stage) => ({
+    stage,
+    shed: data.shed?.find((item) => item.id === stage.id),
+  }));
+  for (const [row, { stage, shed }] of fillTable(
+    element<HTMLTableElement>('peak-stages'),
+    STAGE_COLUMNS,
+    rows,
+  )) {
     row.dataset.stage = stage.id;
-    const [state, since] = stageState(data, stage.id);
-    const shed = data.shed?.find((item) => item.id === stage.id);
     row.dataset.shed = String(shed !== undefined);
     row.dataset.ineffective = String(shed?.ineffective === true);
-    cells(
-      row,
-      [
-        stage.id,
-        stage.shed,
-        stage.restore,
-        kw(stage.relief_kw),
-        state,
-        since,
-        stamp(stage.last_shed),
-        stamp(stage.last_restore),
-      ],
-      labels,
-    );
   }
-  element('peak-stages-empty').hidden = (data.stages ?? []).length > 0;
+  element('peak-stages-empty').hidden = rows.length > 0;
 }
 
 function showGuard(data: PeakData): void {

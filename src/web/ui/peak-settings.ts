@@ -1,8 +1,9 @@
+import type { PeakStage } from '../../peak/stage.js';
 import type { SettingLimits, SettingsChoices, SettingsLimits } from '../page-contract.js';
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
 import { decimalsOfStep, formatNumber } from './format.js';
-import { clearIssues, collectForm, fillForm, setStatus, showFailure } from './forms.js';
+import { clearIssues, collectForm, fillForm, saveFooter, setStatus, showFailure } from './forms.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import {
   addStage,
@@ -12,7 +13,6 @@ import {
   stagesOf,
   STAGES_PATH,
   type StageChoices,
-  type StageValue,
 } from './peak-stages-editor.js';
 
 /**
@@ -89,14 +89,7 @@ function build(form: HTMLFormElement): HTMLElement {
   add.id = 'peak-add-stage';
   add.textContent = t('peak.add_stage');
   stages.append(legend, noActions, editor, add);
-  const footer = document.createElement('footer');
-  const save = document.createElement('button');
-  save.type = 'submit';
-  save.textContent = t('settings.save');
-  const status = document.createElement('output');
-  status.className = 'form-status';
-  footer.append(save, status);
-  form.append(stages, footer);
+  form.append(stages, saveFooter());
   return editor;
 }
 
@@ -171,7 +164,7 @@ class PeakSettingsForm {
     if (typeof saved === 'string' && ![...meter.options].some((option) => option.value === saved))
       meter.append(new Option(saved, saved));
     fillForm(this.form, settings);
-    const stages = (valueAt(settings, STAGES_PATH) as StageValue[] | undefined) ?? [];
+    const stages = (valueAt(settings, STAGES_PATH) as PeakStage[] | undefined) ?? [];
     fillStages(this.editor, stages, this.choices);
   }
 

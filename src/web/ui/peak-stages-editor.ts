@@ -1,3 +1,4 @@
+import type { PeakStage } from '../../peak/stage.js';
 import type { SettingLimits, SettingsLimits } from '../page-contract.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 
@@ -8,17 +9,6 @@ import { t, type MessageKey } from './i18n/i18n.js';
  * instead of a name, so the form's own field collection leaves them out; `stagesOf` reads them.
  * Limits come from the schema through GET /api/v1/settings/limits (`...stages[].<field>`).
  */
-
-export interface StageValue {
-  id: string;
-  shed: string;
-  restore: string;
-  relief_kw: number;
-  meter?: string;
-  min_on_s: number;
-  min_off_s: number;
-  locks: string[];
-}
 
 export interface StageChoices {
   actions: string[];
@@ -74,7 +64,7 @@ function button(text: MessageKey, action: string): HTMLButtonElement {
 }
 
 /** One stage's fieldset, filled with `stage`. */
-function stageFieldset(stage: StageValue, choices: StageChoices): HTMLFieldSetElement {
+function stageFieldset(stage: PeakStage, choices: StageChoices): HTMLFieldSetElement {
   const fieldset = document.createElement('fieldset');
   fieldset.className = 'peak-stage';
   const id = document.createElement('input');
@@ -111,7 +101,7 @@ function stageFieldset(stage: StageValue, choices: StageChoices): HTMLFieldSetEl
 }
 
 /** Fills the editor (a container element) with the stage list and binds its buttons once. */
-export function fillStages(editor: HTMLElement, stages: readonly StageValue[], choices: StageChoices): void {
+export function fillStages(editor: HTMLElement, stages: readonly PeakStage[], choices: StageChoices): void {
   editor.replaceChildren(...stages.map((stage) => stageFieldset(stage, choices)));
   if (editor.dataset.bound) return;
   editor.dataset.bound = 'true';

@@ -11,6 +11,7 @@ import { bindConsumers, showConsumerAddresses } from './consumers.js';
 import { configPath } from './fields.js';
 import { formatNumber } from './format.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
+import { applyStatic } from './i18n/static-text.js';
 import { bindSettingsForm, clearIssues, setStatus, showFailure } from './forms.js';
 
 type Loader = () => Promise<void>;
@@ -156,7 +157,21 @@ async function addChoices(): Promise<void> {
 }
 
 /** Binds every settings form; returns the loaders of each tab. */
+/**
+ * Wi-Fi and Ethernet take the same address fields: written once in the page (a template), put
+ * into each form's `fieldset[data-fields=address]` and translated like the rest of the page.
+ */
+function addAddressFields(): void {
+  const fields = element<HTMLTemplateElement>('address-fields').content;
+  for (const fieldset of document.querySelectorAll('fieldset[data-fields="address"]')) {
+    const copy = fields.cloneNode(true) as DocumentFragment;
+    applyStatic(copy);
+    fieldset.append(copy);
+  }
+}
+
 export function bindSettings(): Record<string, Loader[]> {
+  addAddressFields();
   const costForm = form('form-costs');
   buildCostForm(costForm);
   // The selects get their options before a form is filled, or the saved value would find none.
