@@ -57,6 +57,7 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
       space: this.feed.space,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
+      clock: ctx.clock,
     });
     this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space);
     this.report('stopped');
