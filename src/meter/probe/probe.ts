@@ -153,6 +153,8 @@ function listen(
     };
     const onAbort = (): void => finish(undefined);
     const timer = clock.setTimeout(() => finish(undefined), durationMs);
+    // Aborted while the port was opening: an abort listener added now would never fire.
+    if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort);
     link.on('close', (reason) => finish(undefined, reason ?? new Error('port closed')));
     link.on('data', (chunk) => {

@@ -69,6 +69,8 @@ export function signOn(
     };
     const onAbort = (): void => finish({});
     const timer = clock.setTimeout(() => finish({}), durationMs);
+    // Aborted while the port was opening: an abort listener added now would never fire.
+    if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort);
     link.on('close', (reason) => finish({ gone: reason ?? new Error('port closed') }));
     link.on('data', (chunk) => {
