@@ -61,7 +61,8 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
   private feedFor(meterId: string): RegisterFeed {
     this.boundTo = { id: meterId, store: this.ctx.meters.get(meterId)?.store };
     const store =
-      this.ctx.meters.get(meterId)?.store ?? new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485' });
+      this.ctx.meters.get(meterId)?.store ??
+      new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485', clock: this.ctx.clock });
     return new RegisterFeed(
       this.ctx,
       'modbus_rtu',
