@@ -89,10 +89,16 @@ test('discovery: a stale meter makes entities unavailable; no total is published
   const peers = await withBroker(t);
   if (!peers) return;
   const { broker, subscriber } = peers;
-  const { context } = await startGateway(t, broker, {}, 300);
-  context.ctx.store.ingest(dsmrReading(Date.now()));
+  // Staleness (300 ms) on a virtual clock (docs/architecture.md#clock); the broker is real.
+  const clock = new VirtualClock();
+  const { context } = await startGateway(t, broker, {}, 300, clock);
+  context.ctx.store.ingest(dsmrReading(clock.now()));
   await subscriber.waitFor('online', (m) => m.topic === AVAILABILITY && m.payload === 'online');
   const beforeStale = subscriber.mark();
+  await clock.advance(300);
+  await subscriber.sync();
+  assert.equal(context.ctx.store.meter.status, 'OK', 'fresh for 300 ms');
+  await clock.advance(1);
   await subscriber.waitFor(
     'offline when stale',
     (m) => m.topic === AVAILABILITY && m.payload === 'offline',
@@ -114,7 +120,7 @@ test('discovery: a stale meter makes entities unavailable; no total is published
   );
 
   const resumed = subscriber.mark();
-  context.ctx.store.ingest(dsmrReading(Date.now(), 1, { '2.8.1': [0, 'kWh'], '2.8.2': [0, 'kWh'] }));
+  context.ctx.store.ingest(dsmrReading(clock.now(), 1, { '2.8.1': [0, 'kWh'], '2.8.2': [0, 'kWh'] }));
   const online = await subscriber.waitFor(
     'online again',
     (m) => m.topic === AVAILABILITY && m.payload === 'online',
