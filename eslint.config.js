@@ -1,6 +1,52 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// Time is injected (docs/architecture.md#clock): under src/ only the clock module touches the
+// global timers and the wall clock; everything else gets a Clock from the context or its options.
+const CLOCK_MESSAGE = 'use the injected Clock (src/clock.ts, docs/architecture.md#clock)';
+const GLOBAL_TIMERS = [
+  'setTimeout',
+  'setInterval',
+  'clearTimeout',
+  'clearInterval',
+  'setImmediate',
+  'clearImmediate',
+];
+const clockRule = {
+  files: ['src/**/*.ts'],
+  ignores: ['src/clock.ts', 'src/web/ui/**'],
+  rules: {
+    'no-restricted-globals': ['error', ...GLOBAL_TIMERS.map((name) => ({ name, message: CLOCK_MESSAGE }))],
+    'no-restricted-properties': [
+      'error',
+      { object: 'Date', property: 'now', message: CLOCK_MESSAGE },
+      ...['globalThis', 'global', 'window'].flatMap((object) =>
+        GLOBAL_TIMERS.map((property) => ({ object, property, message: CLOCK_MESSAGE })),
+      ),
+    ],
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: `new Date() reads the wall clock: ${CLOCK_MESSAGE}; new Date(clock.now())`,
+      },
+      {
+        selector: "CallExpression[callee.name='Date'][arguments.length=0]",
+        message: `Date() reads the wall clock: ${CLOCK_MESSAGE}`,
+      },
+    ],
+    'no-restricted-imports': [
+      'error',
+      {
+        paths: ['node:timers', 'node:timers/promises', 'timers', 'timers/promises'].map((name) => ({
+          name,
+          message: CLOCK_MESSAGE,
+        })),
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'state/**', 'bench/results/**'] },
   js.configs.recommended,
@@ -50,4 +96,5 @@ export default tseslint.config(
       ],
     },
   },
+  clockRule,
 );

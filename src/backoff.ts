@@ -1,3 +1,5 @@
+import type { Clock } from './clock.js';
+
 /**
  * The cap of every meter source's reconnect and retry and of the RTU slave's reopen: 1 s doubling to
  * exactly this (1, 2, 4, 8, 16, 30 s), the one number README and docs/architecture.md#data-flow state.
@@ -38,7 +40,10 @@ export class Backoff {
 /** Runs `attempt` after `delayMs`; returns its cancel. Tests inject one to run a long retry series at once. */
 export type RetryTimer = (attempt: () => void, delayMs: number) => () => void;
 
-export const realRetryTimer: RetryTimer = (attempt, delayMs) => {
-  const timer = setTimeout(attempt, delayMs);
-  return () => clearTimeout(timer);
-};
+/** The retry timer on `clock` (docs/architecture.md#clock). */
+export function clockRetryTimer(clock: Clock): RetryTimer {
+  return (attempt, delayMs) => {
+    const timer = clock.setTimeout(attempt, delayMs);
+    return () => clock.clearTimeout(timer);
+  };
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { systemClock, withNow, type Clock } from './clock.js';
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
 import { createLogger, type Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
@@ -83,8 +84,10 @@ export interface AppContext {
   logger: Logger;
   system: SystemFacts;
   services: ServiceStates;
-  /** Wall clock, injectable for tests. */
+  /** Wall clock, injectable for tests; the same as `clock.now`. */
   now: () => number;
+  /** Time and timers of every module (docs/architecture.md#clock); a test gives a virtual one. */
+  clock: Clock;
   /** Asks the daemon to restart (reboot endpoint, firmware switch): flushes, exits for systemd. */
   requestRestart: (reason: string) => void;
 }
@@ -97,6 +100,8 @@ export interface AppContextOptions extends LoadOptions {
   logger?: Logger;
   /** Wall clock for the context and the reading store (tests move it without waiting). */
   now?: () => number;
+  /** Timers and wall clock (docs/architecture.md#clock); `now`, when given too, replaces its wall clock. */
+  clock?: Clock;
   /** Interface the reading store reports (the daemon derives it from meter.source). */
   meterInterface?: MeterInterface;
   /** Staleness of a reading; meter.timeout when absent. */
@@ -116,11 +121,11 @@ export interface AppContextOptions extends LoadOptions {
  */
 export const CLOCK_OFFSET_VARIABLE = 'MG_TEST_CLOCK_OFFSET_S';
 
-export function daemonClock(env: NodeJS.ProcessEnv = process.env): () => number {
+export function daemonClock(env: NodeJS.ProcessEnv = process.env, clock: Clock = systemClock): () => number {
   const seconds = Number(env[CLOCK_OFFSET_VARIABLE] ?? '0');
-  if (!Number.isFinite(seconds) || seconds === 0) return Date.now;
+  if (!Number.isFinite(seconds) || seconds === 0) return clock.now;
   const offset = seconds * 1000;
-  return () => Date.now() + offset;
+  return () => clock.now() + offset;
 }
 
 /**
@@ -129,11 +134,14 @@ export function daemonClock(env: NodeJS.ProcessEnv = process.env): () => number 
  */
 export function createAppContext(options: AppContextOptions = {}): AppContext {
   const config = options.config ?? ConfigStore.load(options);
-  const now = options.now ?? Date.now;
+  const base = options.clock ?? systemClock;
+  const clock = options.now ? withNow(base, options.now) : base;
+  const now = clock.now;
   const store = new ReadingStore({
     staleAfterMs: options.staleAfterMs ?? config.config.meter.timeout * 1000,
     meterInterface: options.meterInterface ?? 'SIMULATOR',
     now,
+    clock,
   });
   return {
     config,
@@ -146,7 +154,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
       store,
       source: () => config.config.meter.source,
     }),
-    logger: options.logger ?? createLogger(config.config.log.level),
+    logger: options.logger ?? createLogger(config.config.log.level, process.env, clock),
     system: {
       id: options.system?.id ?? systemIdOf(config),
       model: options.system?.model ?? config.config.device.model,
@@ -156,6 +164,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     },
     services: options.services ?? new ServiceStates(),
     now,
+    clock,
     requestRestart: options.requestRestart ?? (() => undefined),
   };
 }

@@ -1,6 +1,7 @@
 import { finished } from 'node:stream/promises';
 import winston from 'winston';
 import type TransportStream from 'winston-transport';
+import { delay, systemClock, type Clock, type Timer } from './clock.js';
 import { ENTRY, SEQUENCE, SinkTransport, consoleTransport, type LogEntry } from './log-transports.js';
 
 export { consoleLine, consoleTransport, type LineStream, type LogEntry } from './log-transports.js';
@@ -29,6 +30,8 @@ export interface LoggerOptions {
   queueLimit?: number;
   /** winston transports besides the sinks (the console). */
   transports?: readonly TransportStream[];
+  /** Time stamps and the waits of ending (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /** What a logger and all its children share: the winston logger, its level and its state. */
@@ -36,6 +39,7 @@ interface LogRoot {
   readonly level: LogLevel;
   readonly winston: winston.Logger;
   readonly queueLimit: number;
+  readonly clock: Clock;
   /** Per transport being ended: the running number of the last entry it is still given. */
   readonly cutoffs: Map<TransportStream, number>;
   sequence: number;
@@ -63,6 +67,7 @@ export class Logger {
         exitOnError: false,
       }),
       queueLimit: options.queueLimit ?? DEFAULT_QUEUE_LIMIT,
+      clock: options.clock ?? systemClock,
       cutoffs: new Map(),
       sequence: 0,
       dropped: 0,
@@ -109,7 +114,7 @@ export class Logger {
   }
 
   private write(level: LogLevel, message: string, meta: Readonly<Record<string, unknown>>): void {
-    const entry: LogEntry = { time: new Date(), level, message, meta };
+    const entry: LogEntry = { time: new Date(this.root.clock.now()), level, message, meta };
     this.root.sequence += 1;
     this.root.winston.log({ level, message, [ENTRY]: entry, [SEQUENCE]: this.root.sequence });
   }
@@ -151,7 +156,7 @@ export class Logger {
     root.cutoffs.set(transport, root.sequence);
     await this.passedOn(timeoutMs);
     if (!root.ended) root.winston.remove(transport);
-    await endAndFinish(transport, timeoutMs);
+    await endAndFinish(transport, timeoutMs, root.clock);
     root.cutoffs.delete(transport);
   }
 
@@ -186,17 +191,16 @@ export class Logger {
   /** Resolves once the logger holds no entry any more (all passed on to its transports), or after timeoutMs. */
   private async passedOn(timeoutMs: number): Promise<void> {
     const held = () => this.root.winston.writableLength + this.root.winston.readableLength;
-    const start = Date.now();
-    while (held() > 0 && Date.now() - start <= timeoutMs) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    const clock = this.root.clock;
+    const start = clock.now();
+    while (held() > 0 && clock.now() - start <= timeoutMs) await delay(clock, 5);
   }
 }
 
-async function endAndFinish(transport: TransportStream, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+async function endAndFinish(transport: TransportStream, timeoutMs: number, clock: Clock): Promise<void> {
+  let timer: Timer | undefined;
   const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
+    timer = clock.setTimeout(resolve, timeoutMs);
   });
   const done = finished(transport).then(
     () => undefined,
@@ -204,12 +208,16 @@ async function endAndFinish(transport: TransportStream, timeoutMs: number): Prom
   );
   transport.end();
   await Promise.race([done, deadline]);
-  clearTimeout(timer);
+  clock.clearTimeout(timer);
 }
 
 /** The daemon's logger: the console (journald) transport at `level`. */
-export function createLogger(level: LogLevel, env: NodeJS.ProcessEnv = process.env): Logger {
-  return Logger.create(level, [], { transports: [consoleTransport(env)] });
+export function createLogger(
+  level: LogLevel,
+  env: NodeJS.ProcessEnv = process.env,
+  clock: Clock = systemClock,
+): Logger {
+  return Logger.create(level, [], { transports: [consoleTransport(env)], clock });
 }
 
 /** A logger whose lines name the component ("[modbus] ..."). */
@@ -222,11 +230,15 @@ export function componentLogger(logger: Logger, component: string): Logger {
  * The last lines before an exit are often its reason, and a process.exit() right after a write to
  * a pipe or a file stream can lose them.
  */
-export async function flushLogger(logger: Logger, timeoutMs = 10_000): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
+export async function flushLogger(
+  logger: Logger,
+  timeoutMs = 10_000,
+  clock: Clock = systemClock,
+): Promise<void> {
+  let timer: Timer | undefined;
   const deadline = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs);
+    timer = clock.setTimeout(resolve, timeoutMs);
   });
   await Promise.race([logger.close(), deadline]);
-  clearTimeout(timer);
+  clock.clearTimeout(timer);
 }

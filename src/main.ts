@@ -74,7 +74,8 @@ async function runDaemon(args: string[]): Promise<number> {
     logger.error(`start-up failed: ${(error as Error).message}${detail}`);
     return exitAfterFlush(logger, 1);
   }
-  const watchdog = startWatchdog();
+  const clock = daemon.context.clock;
+  const watchdog = startWatchdog(clock);
   const http = daemon.context.services.get('http');
   const where = http?.state === 'running' ? ` (HTTP on ${String(http.host)}:${String(http.port)})` : '';
   logger.info(`meter-gateway ${VERSION} running${where}`);
@@ -83,14 +84,14 @@ async function runDaemon(args: string[]): Promise<number> {
     daemon.restartRequested.then((why) => `restart requested: ${why}`),
   ]);
   logger.info(`stopping (${reason})`);
-  if (watchdog) clearInterval(watchdog);
-  const deadline = setTimeout(() => {
+  if (watchdog) clock.clearInterval(watchdog);
+  const deadline = clock.setTimeout(() => {
     logger.error('services did not stop in time, exiting anyway');
-    void flushLogger(logger).then(() => process.exit(1));
+    void flushLogger(logger, undefined, clock).then(() => process.exit(1));
   }, STOP_DEADLINE_MS);
   deadline.unref();
   await daemon.stop();
-  clearTimeout(deadline);
+  clock.clearTimeout(deadline);
   logger.info('stopped');
   return exitAfterFlush(logger, 0);
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Got, StreamOptions } from 'got';
+import { systemClock, type Clock } from './clock.js';
 
 /**
  * Bounds of every outgoing HTTP request the daemon makes (docs/architecture.md#hostile-input): a peer
@@ -112,6 +113,8 @@ export interface EventStreamBounds {
   openTimeoutMs?: number;
   /** Called once when an event exceeded the limit; the stream then fails. */
   onEventTooLarge: () => void;
+  /** The opening timer (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /**
@@ -123,9 +126,10 @@ export interface EventStreamBounds {
 export function boundedEventStreamFetch(fetch: StreamFetch, bounds: EventStreamBounds): StreamFetch {
   const limit = bounds.eventLimit ?? OUTGOING_EVENT_LIMIT;
   const openTimeoutMs = bounds.openTimeoutMs ?? OUTGOING_OPEN_TIMEOUT_MS;
+  const clock = bounds.clock ?? systemClock;
   return async (url, init) => {
     const opening = new AbortController();
-    const timer = setTimeout(
+    const timer = clock.setTimeout(
       () => opening.abort(new Error(`no answer within ${openTimeoutMs} ms`)),
       openTimeoutMs,
     );
@@ -134,7 +138,7 @@ export function boundedEventStreamFetch(fetch: StreamFetch, bounds: EventStreamB
     try {
       response = await fetch(url, { ...init, signal });
     } finally {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
     }
     if (response.status !== 200 || !response.body) return response;
     const body = response.body.pipeThrough(eventSizeBound(limit, bounds.onEventTooLarge));

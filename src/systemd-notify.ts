@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { systemClock, type Clock, type Timer } from './clock.js';
 
 /**
  * sd_notify through the systemd-notify command (the unit sets NotifyAccess=all, because the
@@ -11,10 +12,10 @@ export function notifySystemd(...assignments: string[]): void {
 }
 
 /** WATCHDOG=1 pings at half the unit's WatchdogSec while the event loop turns. */
-export function startWatchdog(): NodeJS.Timeout | undefined {
+export function startWatchdog(clock: Clock = systemClock): Timer | undefined {
   const usec = Number(process.env.WATCHDOG_USEC);
   if (!process.env.NOTIFY_SOCKET || !Number.isFinite(usec) || usec <= 0) return undefined;
-  const timer = setInterval(() => notifySystemd('WATCHDOG=1'), Math.max(500, usec / 2000));
+  const timer = clock.setInterval(() => notifySystemd('WATCHDOG=1'), Math.max(500, usec / 2000));
   timer.unref();
   return timer;
 }

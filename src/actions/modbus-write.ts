@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import type { Logger } from '../log.js';
 import { DEFAULTS, type ModbusRequestDefinition, type ValueType } from './definition.js';
 import { CODE, modbusExceptionCode, networkFailureCode } from './status-codes.js';
@@ -23,7 +24,7 @@ interface PooledConnection {
   client: ModbusMaster | undefined;
   /** Writes to one host run one after the other (one TCP connection, one transaction at a time). */
   queue: Promise<unknown>;
-  idleTimer: NodeJS.Timeout | undefined;
+  idleTimer: Timer | undefined;
 }
 
 /** A connection unused for this long is closed. */
@@ -39,7 +40,10 @@ const IDLE_CLOSE_MS = 10_000;
 export class ModbusWriter {
   private readonly pool = new Map<string, PooledConnection>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(
+    private readonly log: Logger,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Open connections (for the system status and tests). */
   get openConnections(): number {
@@ -71,7 +75,7 @@ export class ModbusWriter {
     key: string,
     request: ModbusRequestDefinition,
   ): Promise<number> {
-    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    if (entry.idleTimer) this.clock.clearTimeout(entry.idleTimer);
     const type: ValueType = request.type ?? DEFAULTS.type;
     const encoded = payloadFor(request.func, request.value, type);
     if (!encoded.ok || !encoded.payload) {
@@ -138,21 +142,21 @@ export class ModbusWriter {
     // CommonJS: under NodeNext the class is the default export's `default` (index.js sets both).
     const client = new module.default.default() as unknown as ModbusMaster;
     entry.client = client;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error('connect timeout')), timeoutMs);
+      timer = this.clock.setTimeout(() => reject(new Error('connect timeout')), timeoutMs);
     });
     try {
       await Promise.race([client.connectTCP(host, { port }), timeout]);
     } finally {
-      clearTimeout(timer);
+      this.clock.clearTimeout(timer);
     }
     return client;
   }
 
   private scheduleIdleClose(entry: PooledConnection, key: string): void {
-    if (entry.idleTimer) clearTimeout(entry.idleTimer);
-    entry.idleTimer = setTimeout(() => {
+    if (entry.idleTimer) this.clock.clearTimeout(entry.idleTimer);
+    entry.idleTimer = this.clock.setTimeout(() => {
       entry.idleTimer = undefined;
       this.closeEntry(entry);
       if (this.pool.get(key) === entry) this.pool.delete(key);
@@ -161,7 +165,7 @@ export class ModbusWriter {
   }
 
   private closeEntry(entry: PooledConnection): void {
-    if (entry.idleTimer) clearTimeout(entry.idleTimer);
+    if (entry.idleTimer) this.clock.clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
     const client = entry.client;
     entry.client = undefined;

@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { dateTimes } from '../reading/time-format.js';
@@ -50,7 +51,7 @@ export class ActionRunner {
     /** Variables of domain modules (`peak.*`), read at each run. */
     private readonly sources: readonly VariableSource[] = [],
   ) {
-    this.modbus = new ModbusWriter(log);
+    this.modbus = new ModbusWriter(log, ctx.clock);
   }
 
   /** The definition in force; counters of actions that are gone are dropped. */
@@ -99,12 +100,12 @@ export class ActionRunner {
    */
   async stop(): Promise<void> {
     this.active = false;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: Timer | undefined;
     const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, STOP_WAIT_MS);
+      timer = this.ctx.clock.setTimeout(resolve, STOP_WAIT_MS);
     });
     await Promise.race([Promise.all(this.pending), waited]);
-    clearTimeout(timer);
+    this.ctx.clock.clearTimeout(timer);
     this.modbus.close();
   }
 

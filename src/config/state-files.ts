@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-file.js';
+import { systemClock, type Clock } from '../clock.js';
 import type { StateFileName } from './paths.js';
 
 export const STATE_FILES: readonly StateFileName[] = [
@@ -42,7 +43,10 @@ export interface StateFileProblem {
  * `<name>.json.corrupt-<timestamp>` so start-up never blocks on it.
  */
 export class StateDirectory {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   pathOf(file: StateFileName): string {
     return join(this.dir, `${file}.json`);
@@ -71,7 +75,7 @@ export class StateDirectory {
 
   moveAside(file: StateFileName, reason: string): StateFileProblem {
     const path = this.pathOf(file);
-    const movedTo = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const movedTo = `${path}.corrupt-${new Date(this.clock.now()).toISOString().replace(/[:.]/g, '-')}`;
     renameSync(path, movedTo);
     return { file, movedTo, reason };
   }

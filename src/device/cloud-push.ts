@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
@@ -33,7 +34,7 @@ export class CloudPush implements Output<CloudSettings> {
   readonly name = 'cloud push';
   readonly required = false;
   private readonly targets = new Map<TargetName, PushTarget>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private readonly report: ReportCache;
   readonly watches = ['cloud', 'services.cloud', 'services.local', 'services.report_interval'] as const;
 
@@ -55,7 +56,7 @@ export class CloudPush implements Output<CloudSettings> {
   async start(): Promise<void> {}
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) this.context.clock.clearInterval(this.timer);
     this.timer = undefined;
     for (const target of this.targets.values()) target.close();
     this.targets.clear();
@@ -80,14 +81,15 @@ export class CloudPush implements Output<CloudSettings> {
             logger: this.logger,
             onUpdate: () => this.publishStatus(),
             env: this.env,
+            clock: this.context.clock,
           }),
         );
       }
     }
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) this.context.clock.clearInterval(this.timer);
     this.timer =
       this.targets.size > 0
-        ? setInterval(() => this.tick(), config.services.report_interval * 1000)
+        ? this.context.clock.setInterval(() => this.tick(), config.services.report_interval * 1000)
         : undefined;
     this.publishStatus();
   }

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import { Backoff } from '../backoff.js';
 import { escapeControls } from '../log-transports.js';
 import type { Logger } from '../log.js';
@@ -17,6 +18,8 @@ export interface PushTargetOptions {
   logger: Logger;
   onUpdate: () => void;
   env: NodeJS.ProcessEnv;
+  /** The retry timer and Retry-After dates (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /**
@@ -37,12 +40,16 @@ export class PushTarget {
   lastError: string | undefined;
   private lastRejection: string | undefined;
   private sending = false;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: Timer | undefined;
   private readonly backoff = new Backoff(1000, 60_000, 0.3);
   private agents: ProxyAgents | undefined;
   private closed = false;
 
   constructor(private readonly options: PushTargetOptions) {}
+
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
 
   get url(): string {
     return this.options.url;
@@ -70,6 +77,7 @@ export class PushTarget {
           timeoutMs: this.options.timeoutMs,
           userAgent: this.options.userAgent,
           agents: this.agents,
+          ...(this.options.clock ? { now: this.options.clock.now } : {}),
         });
         if (this.closed) break;
         if (outcome.cut) this.outgoing.answers_cut += 1;
@@ -117,7 +125,7 @@ export class PushTarget {
     this.options.logger.warn(
       `push to ${this.options.name} failed (${reason}); retry in ${Math.round(delay / 100) / 10} s`,
     );
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       void this.drain();
     }, delay);
@@ -125,7 +133,7 @@ export class PushTarget {
 
   close(): void {
     this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.agents?.http?.destroy();
     this.agents?.https?.destroy();

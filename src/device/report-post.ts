@@ -1,4 +1,5 @@
 import { boundedRequest } from '../outgoing.js';
+import { systemClock } from '../clock.js';
 import type { ProxyAgents } from './proxy-agent.js';
 
 export interface ReportPostOptions {
@@ -62,7 +63,7 @@ export async function postReport(
     if (status >= 200 && status < 300) return { kind: 'sent', ...cut };
     const reason = `HTTP ${status} ${response.statusMessage ?? ''}`.trim();
     if (retryable(status)) {
-      const retryAfterMs = retryAfter(response.headers['retry-after'], options.now ?? Date.now);
+      const retryAfterMs = retryAfter(response.headers['retry-after'], options.now ?? systemClock.now);
       return { kind: 'retry', reason, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...cut };
     }
     const answer = response.body.subarray(0, ANSWER_START).toString('utf8');

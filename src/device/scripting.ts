@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Backoff } from '../backoff.js';
@@ -55,7 +56,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
     slice: { autoRun: false, runDelayS: 0, file: '' },
   };
   private child: ChildProcess | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private state: ScriptState = 'IDLE';
   private lastError: string | undefined;
   private restarts = 0;
@@ -106,7 +107,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
   private schedule(delayMs: number): void {
     this.publish();
     if (!this.wanted()) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.context.clock.setTimeout(() => {
       this.timer = undefined;
       this.run();
     }, delayMs);
@@ -121,7 +122,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.child = child;
-    this.startedAt = Date.now();
+    this.startedAt = this.context.clock.now();
     this.state = 'RUNNING';
     this.lastError = undefined;
     this.logger.info(`started ${file} (pid ${child.pid ?? '?'})`);
@@ -136,7 +137,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
   private onExit(child: ChildProcess, why: string): void {
     if (this.child !== child) return;
     this.child = undefined;
-    if (Date.now() - this.startedAt >= STABLE_AFTER_MS) this.backoff.reset();
+    if (this.context.clock.now() - this.startedAt >= STABLE_AFTER_MS) this.backoff.reset();
     this.state = 'ERROR';
     this.lastError = why;
     this.restarts += 1;
@@ -161,7 +162,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
   }
 
   private halt(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.context.clock.clearTimeout(this.timer);
     this.timer = undefined;
     const child = this.child;
     this.child = undefined;

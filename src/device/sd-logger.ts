@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import { closeSync, fdatasyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
@@ -36,7 +37,7 @@ type SdSettings = AppConfig['services']['sd'];
 export class SdLogger implements Output<SdSettings> {
   readonly name = 'sd logger';
   readonly required = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   /** The local date whose retention was last applied. */
   private retentionDate: string | undefined;
   private file: { date: string; fd: number } | undefined;
@@ -69,7 +70,7 @@ export class SdLogger implements Output<SdSettings> {
       return;
     }
     this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
-    this.timer = setInterval(() => this.writeRow(), sd.frequency * 1000);
+    this.timer = this.context.clock.setInterval(() => this.writeRow(), sd.frequency * 1000);
     try {
       mkdirSync(this.directory, { recursive: true });
     } catch (error) {
@@ -82,7 +83,7 @@ export class SdLogger implements Output<SdSettings> {
   }
 
   private halt(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) this.context.clock.clearInterval(this.timer);
     this.timer = undefined;
     this.closeFile();
   }

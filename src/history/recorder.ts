@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
@@ -46,7 +47,7 @@ export class HistoryRecorder implements Service {
   private buckets = new OpenBuckets((resolution, point) => this.persist(resolution, point));
   private readonly unwritten: Array<{ resolution: Resolution; point: HistoryPoint }> = [];
   private queue: Promise<unknown> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private readonly imported = new RegisterDelta();
   private readonly exported = new RegisterDelta();
   private meterId: string | undefined;
@@ -106,7 +107,7 @@ export class HistoryRecorder implements Service {
 
   async stop(): Promise<void> {
     this.store.off('reading', this.onReading);
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.context.clock.clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.rings) return;
     this.buckets.advanceTo(this.context.now());
@@ -183,7 +184,7 @@ export class HistoryRecorder implements Service {
   private scheduleTick(): void {
     const now = this.context.now();
     const delay = 60_000 - (((now % 60_000) + 60_000) % 60_000) + TICK_DELAY_MS;
-    this.timer = setTimeout(() => {
+    this.timer = this.context.clock.setTimeout(() => {
       this.tick();
       this.scheduleTick();
     }, delay);

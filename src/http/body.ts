@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { systemClock, type Clock } from '../clock.js';
 import { HttpError } from './errors.js';
 import { JsonDepthGauge, MAX_JSON_DEPTH } from './json-depth.js';
 
@@ -11,6 +12,8 @@ export interface JsonBodyOptions {
   maxBytes: number;
   /** The whole body must arrive within this time (slow-body attacks on JSON routes). */
   timeoutMs: number;
+  /** The body's timer (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /** Media type of a Content-Type header without parameters, lower case (RFC 9110 §8.3.1). */
@@ -74,11 +77,12 @@ export function readBoundedBody(request: IncomingMessage, options: JsonBodyOptio
 
 function collect(request: IncomingMessage, options: JsonBodyOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const clock = options.clock ?? systemClock;
     const chunks: Buffer[] = [];
     const gauge = new JsonDepthGauge();
     let size = 0;
     const finish = (error?: HttpError): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       request.off('data', onData).off('end', onEnd).off('error', onError).off('aborted', onError);
       if (error) {
         request.pause();
@@ -94,7 +98,7 @@ function collect(request: IncomingMessage, options: JsonBodyOptions): Promise<Bu
     };
     const onEnd = (): void => finish();
     const onError = (): void => finish(new HttpError(400, 'bad_request', 'request body was not completed'));
-    const timer = setTimeout(
+    const timer = clock.setTimeout(
       () =>
         finish(
           new HttpError(

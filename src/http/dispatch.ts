@@ -122,7 +122,8 @@ export function createRequestHandler(
         const result = auth.check(raw, realmOf(config), config.system.password);
         if (!result.ok) {
           // Repeated failures: the answer is held back, never given sooner.
-          if (result.delayMs > 0) setTimeout(() => answer(raw, response, result.error), result.delayMs);
+          if (result.delayMs > 0)
+            ctx.clock.setTimeout(() => answer(raw, response, result.error), result.delayMs);
           else answer(raw, response, result.error);
           return;
         }
@@ -138,6 +139,7 @@ export function createRequestHandler(
         const limits = {
           maxBytes: route.options.maxBodyBytes ?? DEFAULT_JSON_LIMIT,
           timeoutMs: options.bodyTimeoutMs,
+          clock: ctx.clock,
         };
         readJsonBody(raw, limits)
           .then((body) => {

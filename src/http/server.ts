@@ -145,9 +145,12 @@ export function createHttpService(
       options.upgrades?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const grace = setTimeout(() => server.closeAllConnections(), options.shutdownGraceMs ?? 2_000);
+      const grace = ctx.clock.setTimeout(
+        () => server.closeAllConnections(),
+        options.shutdownGraceMs ?? 2_000,
+      );
       await closed;
-      clearTimeout(grace);
+      ctx.clock.clearTimeout(grace);
       listening = undefined;
       ctx.services.set('http', { state: 'stopped' });
     },

@@ -1,4 +1,5 @@
-import { Backoff, RECONNECT_CAP_MS, realRetryTimer, type RetryTimer } from '../backoff.js';
+import { Backoff, RECONNECT_CAP_MS, clockRetryTimer, type RetryTimer } from '../backoff.js';
+import type { Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
@@ -44,10 +45,10 @@ export class MeterInput implements Output<MeterSettings> {
   private link: MeterLink | undefined;
   private decoder: MeterDecoder | undefined;
   private source: MeterSource | undefined;
-  private readonly detection = new SerialDetection();
+  private readonly detection: SerialDetection;
   private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
   private cancelReconnect: (() => void) | undefined;
-  private watchdog: NodeJS.Timeout | undefined;
+  private watchdog: Timer | undefined;
   private running = false;
   /** Bumped by disconnect(): a connect() that awaited across it gives up. */
   private generation = 0;
@@ -60,9 +61,10 @@ export class MeterInput implements Output<MeterSettings> {
   constructor(
     private readonly context: AppContext,
     private readonly logger: Logger,
-    private readonly retryTimer: RetryTimer = realRetryTimer,
+    private readonly retryTimer: RetryTimer = clockRetryTimer(context.clock),
     binding?: MeterBinding,
   ) {
+    this.detection = new SerialDetection(context.clock);
     this.binding = binding ?? {
       store: context.store,
       settings: () => context.config.config.meter,
@@ -128,7 +130,7 @@ export class MeterInput implements Output<MeterSettings> {
     if (!source || generation !== this.generation) return;
     let link: MeterLink;
     try {
-      link = await createTransport(source, meter, this.context.now);
+      link = await createTransport(source, meter, this.context.clock);
     } catch (error) {
       this.store.sourceFailed('NOT CONNECTED');
       this.scheduleReconnect(`cannot open ${this.binding.settings().source}: ${(error as Error).message}`);
@@ -308,7 +310,7 @@ export class MeterInput implements Output<MeterSettings> {
       this.watchdog.refresh();
       return;
     }
-    this.watchdog = setTimeout(() => {
+    this.watchdog = this.context.clock.setTimeout(() => {
       this.watchdog = undefined;
       const link = this.link;
       if (!link) return;
@@ -318,7 +320,7 @@ export class MeterInput implements Output<MeterSettings> {
   }
 
   private clearWatchdog(): void {
-    if (this.watchdog) clearTimeout(this.watchdog);
+    this.context.clock.clearTimeout(this.watchdog);
     this.watchdog = undefined;
   }
 

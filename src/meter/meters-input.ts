@@ -98,6 +98,7 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
       staleAfterMs: timeout * 1000,
       meterInterface: interfaceOfSource(entry.source),
       now: this.context.now,
+      clock: this.context.clock,
     });
     store.onListenerFailure = this.context.store.onListenerFailure;
     const primary = this.context.config.config.meter;
@@ -136,7 +137,12 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
   }
 
   private startVirtual(entry: Extract<MeterEntry, { expression: string }>): Running {
-    const virtual = new VirtualMeter(entry.expression, this.context.meters, this.context.now);
+    const virtual = new VirtualMeter(
+      entry.expression,
+      this.context.meters,
+      this.context.now,
+      this.context.clock,
+    );
     const handle = Object.assign(
       {
         id: entry.id,

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../clock.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { buildReport } from '../reading/report.js';
@@ -11,7 +12,11 @@ import { decodeCapture, detectCaptureProtocol, type ConcreteProtocol } from './p
  * same decoders and store as the daemon and prints the report JSON of the last valid frame (with
  * --all: one line per frame). Rejected frames are listed on stderr. Exit 1 when no frame is valid.
  */
-export function runParseCli(args: string[], usageError: (message: string) => never): number {
+export function runParseCli(
+  args: string[],
+  usageError: (message: string) => never,
+  clock: Clock = systemClock,
+): number {
   let parsed;
   try {
     parsed = parseArgs({
@@ -39,13 +44,13 @@ export function runParseCli(args: string[], usageError: (message: string) => nev
     process.stderr.write(`meter-gateway: ${file}: no DSMR, SML or IEC 62056-21 frame recognized\n`);
     return 1;
   }
-  const store = new ReadingStore({ staleAfterMs: Number.MAX_SAFE_INTEGER, meterInterface: 'FILE' });
+  const store = new ReadingStore({ staleAfterMs: Number.MAX_SAFE_INTEGER, meterInterface: 'FILE', clock });
   const system = {
     id: readSystemId(),
     model: 'meter-gateway',
     firmware: VERSION,
     bootId: '00000000-0000-0000-0000-000000000000',
-    bootTime: Date.now(),
+    bootTime: clock.now(),
   };
   const reports: string[] = [];
   decodeCapture(bytes, protocol).forEach((result, index) => {

@@ -1,3 +1,4 @@
+import { systemClock } from '../clock.js';
 import { meterFamilies, type FamilySpec } from './families.js';
 import {
   gatewaySamples,
@@ -26,7 +27,7 @@ export class MetricsCollector {
   private readonly now: () => number;
 
   constructor(private readonly sources: CollectorSources) {
-    this.now = sources.now ?? Date.now;
+    this.now = sources.now ?? systemClock.now;
     const families = [...meterFamilies(), ...Object.values(GATEWAY_FAMILIES)];
     for (const contributor of sources.contributors ?? []) families.push(...contributor.families);
     const names = new Set<string>();

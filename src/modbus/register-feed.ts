@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { RegisterImage } from './encoder.js';
@@ -56,7 +57,7 @@ export class RegisterFeed {
   private settings: FeedSettings = { profile: 'whatwatt', direction: 'import_positive' };
   /** The values of the last profile rebuild: their counters stay while the reading is stale. */
   private previous: GridValues | undefined;
-  private clock: NodeJS.Timeout | undefined;
+  private clock: Timer | undefined;
   private running = false;
   private readonly rebuildNow = (): void => this.rebuild();
   /** The peak guard followed (its `update` events) while the layout holds `peak.*` ids. */
@@ -175,7 +176,7 @@ export class RegisterFeed {
 
   /** sys.timestamp / sys.date_time: rewritten just after each full second. */
   private scheduleClock(): void {
-    this.clock = setTimeout(
+    this.clock = this.ctx.clock.setTimeout(
       () => {
         this.image.refreshClock(this.valueSource());
         this.scheduleClock();
@@ -186,7 +187,7 @@ export class RegisterFeed {
   }
 
   private stopClock(): void {
-    if (this.clock) clearTimeout(this.clock);
+    if (this.clock) this.ctx.clock.clearTimeout(this.clock);
     this.clock = undefined;
   }
 }

@@ -1,4 +1,5 @@
 import type { PeakGuard } from '../peak/peak-guard.js';
+import { type Timer } from '../clock.js';
 import { existsSync } from 'node:fs';
 import { RECONNECT_CAP_MS } from '../backoff.js';
 import type { AppContext } from '../context.js';
@@ -39,8 +40,8 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
   private slave: RtuSlave | undefined;
   private link: SerialLink | undefined;
   private retryMs = FIRST_RETRY_MS;
-  private retry: NodeJS.Timeout | undefined;
-  private presence: NodeJS.Timeout | undefined;
+  private retry: Timer | undefined;
+  private presence: Timer | undefined;
 
   constructor(
     ctx: AppContext,
@@ -65,7 +66,8 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
   private feedFor(meterId: string): RegisterFeed {
     this.boundTo = { id: meterId, store: this.ctx.meters.get(meterId)?.store };
     const store =
-      this.ctx.meters.get(meterId)?.store ?? new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485' });
+      this.ctx.meters.get(meterId)?.store ??
+      new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485', clock: this.ctx.clock });
     return new RegisterFeed(
       this.ctx,
       'modbus_rtu',
@@ -204,6 +206,7 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
       unitId,
       space: this.feed.space,
       silenceMs: interFrameMs(line.baudRate, line.parity, line.stopBits),
+      clock: this.ctx.clock,
       send: (frame) => {
         link.write(frame).catch((error: Error) => this.ctx.logger.warn(`Modbus RTU write: ${error.message}`));
       },
@@ -220,7 +223,7 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
       this.failed(`${device} closed: ${reason}`);
     };
     link.on('close', (reason) => lost(reason?.message ?? 'port closed'));
-    this.presence = setInterval(() => {
+    this.presence = this.ctx.clock.setInterval(() => {
       if (!existsSync(device)) lost('the device is gone');
     }, PRESENCE_CHECK_MS);
     this.presence.unref();
@@ -235,7 +238,7 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     this.ctx.logger.error(`Modbus RTU slave: ${message}; retrying in ${this.retryMs / 1000} s`);
     this.report('error', { error: message });
     if (!this.started) return;
-    this.retry = setTimeout(() => {
+    this.retry = this.ctx.clock.setTimeout(() => {
       this.retry = undefined;
       void this.apply();
     }, this.retryMs);
@@ -244,13 +247,13 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
   }
 
   private stopPresenceCheck(): void {
-    if (this.presence) clearInterval(this.presence);
+    if (this.presence) this.ctx.clock.clearInterval(this.presence);
     this.presence = undefined;
   }
 
   private async closePort(): Promise<void> {
     this.stopPresenceCheck();
-    if (this.retry) clearTimeout(this.retry);
+    if (this.retry) this.ctx.clock.clearTimeout(this.retry);
     this.retry = undefined;
     this.slave?.reset();
     this.feed.stop();

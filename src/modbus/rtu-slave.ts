@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import { crcMatches, sealFrame } from '../modbus-protocol/rtu-frame.js';
 import { answerPdu, ReplyCounters, type RegisterSpace } from './pdu.js';
 
@@ -60,6 +61,8 @@ export interface RtuSlaveOptions {
   send: (frame: Buffer) => void;
   /** A monotonic clock in ms (default performance.now): silences and the turnaround are measured on it. */
   now?: () => number;
+  /** The silence and turnaround timers (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /** Counts the requests of this slave it answered (ReplyCounters); other frames below. */
@@ -73,9 +76,10 @@ export class RtuSlave extends ReplyCounters {
   private readonly silenceMs: number;
   private readonly send: (frame: Buffer) => void;
   private readonly now: () => number;
+  private readonly clock: Clock;
   private pending: Buffer = Buffer.alloc(0);
   private firstByteAt = 0;
-  private silence: NodeJS.Timeout | undefined;
+  private silence: Timer | undefined;
   /** When the silence timer was last (re)armed. */
   private armedAt = 0;
   /** How long the event loop held up silence timers since the pending bytes began. */
@@ -85,7 +89,7 @@ export class RtuSlave extends ReplyCounters {
   /** When the last chunk was received (`now`): replies wait t3.5 from here. */
   private lastByteAt = 0;
   private readonly outbox: Buffer[] = [];
-  private turnaround: NodeJS.Timeout | undefined;
+  private turnaround: Timer | undefined;
 
   constructor(options: RtuSlaveOptions) {
     super();
@@ -94,6 +98,7 @@ export class RtuSlave extends ReplyCounters {
     this.silenceMs = options.silenceMs;
     this.send = options.send;
     this.now = options.now ?? (() => performance.now());
+    this.clock = options.clock ?? systemClock;
   }
 
   receive(chunk: Buffer): void {
@@ -108,9 +113,9 @@ export class RtuSlave extends ReplyCounters {
 
   /** Stops the silence timer (port closed). */
   reset(): void {
-    if (this.silence) clearTimeout(this.silence);
+    if (this.silence) this.clock.clearTimeout(this.silence);
     this.silence = undefined;
-    if (this.turnaround) clearTimeout(this.turnaround);
+    if (this.turnaround) this.clock.clearTimeout(this.turnaround);
     this.turnaround = undefined;
     this.outbox.length = 0;
     this.pending = Buffer.alloc(0);
@@ -148,13 +153,13 @@ export class RtuSlave extends ReplyCounters {
 
   private armSilence(): void {
     if (this.pending.length === 0) {
-      if (this.silence) clearTimeout(this.silence);
+      if (this.silence) this.clock.clearTimeout(this.silence);
       this.silence = undefined;
       return;
     }
     this.armedAt = this.now();
     if (this.silence) this.silence.refresh();
-    else this.silence = setTimeout(() => this.silenceEnded(), this.silenceDelayMs());
+    else this.silence = this.clock.setTimeout(() => this.silenceEnded(), this.silenceDelayMs());
   }
 
   private silenceDelayMs(): number {
@@ -227,7 +232,7 @@ export class RtuSlave extends ReplyCounters {
       this.flush();
       return;
     }
-    this.turnaround = setTimeout(() => {
+    this.turnaround = this.clock.setTimeout(() => {
       this.turnaround = undefined;
       this.armTurnaround();
     }, Math.ceil(wait));

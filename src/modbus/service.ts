@@ -62,6 +62,7 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
       space: this.feed.space,
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
+      clock: ctx.clock,
     });
     this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space, options.peak);
     this.report('stopped');

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { answerPdu, noTargetReply, ReplyCounters, type RegisterSpace } from './pdu.js';
@@ -36,6 +37,8 @@ export interface SlaveOptions {
   idleTimeoutMs?: number;
   /** Clock for idleness (tests). */
   now?: () => number;
+  /** The idle timers (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /** A connection that completed a request within this time is busy and never evicted for a newcomer. */
@@ -62,13 +65,15 @@ export class ModbusSlave extends ReplyCounters {
   private readonly idleTimeoutMs: number;
   private readonly open = new Map<Duplex, Connection>();
   readonly now: () => number;
+  readonly clock: Clock;
 
   constructor(options: SlaveOptions) {
     super();
     this.space = options.space;
     this.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.now = options.now ?? this.clock.now;
   }
 
   get connections(): number {
@@ -149,7 +154,7 @@ class Connection {
   private active = false;
   /** When a chunk last completed a request (0: never); the cap closes the oldest first. */
   lastRequestAt = 0;
-  private readonly idle: NodeJS.Timeout;
+  private readonly idle: Timer;
 
   constructor(
     private readonly slave: ModbusSlave,
@@ -157,12 +162,12 @@ class Connection {
     idleTimeoutMs: number,
   ) {
     // Closed after one to two idle periods without a byte from the client.
-    this.idle = setTimeout(() => this.checkIdle(), idleTimeoutMs);
+    this.idle = this.slave.clock.setTimeout(() => this.checkIdle(), idleTimeoutMs);
     this.idle.unref();
   }
 
   stopIdleCheck(): void {
-    clearTimeout(this.idle);
+    this.slave.clock.clearTimeout(this.idle);
   }
 
   private checkIdle(): void {

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
 import { checkServerIdentity, connect as tlsConnect, createSecureContext, type TLSSocket } from 'node:tls';
@@ -75,9 +76,10 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
   private attempt = 0;
   private state: LinkState = 'idle';
   private lastError: string | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: Timer | undefined;
   private retryInMs: number | undefined;
   private readonly backoff: Backoff;
+  private readonly clock: Clock;
   private readonly queue: OfflineQueue;
   private readonly inFlight = new Set<QueuedMessage>();
   private readonly subscriptions = new Set<string>();
@@ -85,9 +87,10 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
 
   constructor(
     private options: LinkOptions,
-    limits: { backoff?: Backoff; queue?: QueueLimits } = {},
+    limits: { backoff?: Backoff; queue?: QueueLimits; clock?: Clock } = {},
   ) {
     super();
+    this.clock = limits.clock ?? systemClock;
     this.backoff = limits.backoff ?? reconnectBackoff();
     this.queue = new OfflineQueue(limits.queue ?? OFFLINE_QUEUE_LIMITS);
   }
@@ -156,9 +159,9 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     if (farewell)
       client.publish(farewell.topic, farewell.payload, { qos: farewell.qos, retain: farewell.retain });
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => client.end(true, {}, () => resolve()), END_TIMEOUT_MS);
+      const timer = this.clock.setTimeout(() => client.end(true, {}, () => resolve()), END_TIMEOUT_MS);
       client.end(false, {}, () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         resolve();
       });
     });
@@ -259,7 +262,7 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     const delay = this.backoff.next();
     this.state = 'waiting';
     this.retryInMs = delay;
-    this.retryTimer = setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
       this.openClient();
     }, delay);
@@ -268,7 +271,7 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
   }
 
   private clearRetry(): void {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.retryTimer) this.clock.clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.retryInMs = undefined;
   }

@@ -33,7 +33,11 @@ export class HomeAssistantDiscovery {
     this.announcer = new HaAnnouncer(link, sources.contributors ?? [], publish);
     this.states = new HaStates(link, () => this.settings, sources);
     this.availability = new HaAvailability(link, () => this.topics.availability);
-    this.birth = new BirthAnswer(() => this.link.connected && this.announceAll(), sources.random);
+    this.birth = new BirthAnswer(
+      () => this.link.connected && this.announceAll(),
+      sources.random,
+      sources.clock,
+    );
     this.subscribeTopics(settings, 'subscribe');
     this.announcer.renew(this.topics);
   }

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 /** Home Assistant publishes this on `<prefix>/status` when it (re)starts (HA MQTT birth message). */
 const HA_BIRTH_PAYLOAD = 'online';
 /** HA's advice: wait a random moment after the birth message so that not every device answers at once. */
@@ -5,11 +6,12 @@ const BIRTH_DELAY_MS = { min: 1000, max: 3000 };
 
 /** Answers HA's birth message (a live, not a retained `online`) by announcing everything again, once per burst. */
 export class BirthAnswer {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
 
   constructor(
     private readonly answer: () => void,
     private readonly random: () => number = Math.random,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   static statusTopic(prefix: string): string {
@@ -19,7 +21,7 @@ export class BirthAnswer {
   onStatus(payload: Buffer, retained: boolean): void {
     if (retained || payload.toString() !== HA_BIRTH_PAYLOAD || this.timer) return;
     const delay = BIRTH_DELAY_MS.min + (BIRTH_DELAY_MS.max - BIRTH_DELAY_MS.min) * this.random();
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
       this.answer();
     }, delay);
@@ -27,7 +29,7 @@ export class BirthAnswer {
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 }

@@ -74,6 +74,7 @@ export class HomeAssistantFeed {
       link,
       this.settingsOf(settings),
       {
+        clock: this.ctx.clock,
         latest: () => this.ctx.store.latest,
         meterStatus: () => this.ctx.store.meter.status,
         contributors: [

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import type { Reading } from '../reading/reading.js';
 import { METER_STATUS_HEARTBEAT_S } from './ha-entities.js';
 import { entitiesOf, stateOf } from './ha-meter-entities.js';
@@ -11,8 +12,8 @@ import { gatewayTopics, type DiscoveryLink, type DiscoverySettings } from './ha-
  * each status message (the gateway's diagnostic states ride on it).
  */
 export class HaStates {
-  private stateTimer: NodeJS.Timeout | undefined;
-  private statusTimer: NodeJS.Timeout | undefined;
+  private stateTimer: Timer | undefined;
+  private statusTimer: Timer | undefined;
   /** When the last state message went out (0: none yet, so the first reading's goes at once). */
   private lastStateAt = 0;
   /** Totals that have been above 0: a later 0 of one of them is a drop, not a value (stateOf). */
@@ -25,8 +26,13 @@ export class HaStates {
       latest: () => Reading | undefined;
       meterStatus: () => string;
       heartbeat?: () => void;
+      clock?: Clock;
     },
   ) {}
+
+  private get clock(): Clock {
+    return this.sources.clock ?? systemClock;
+  }
 
   private get topics() {
     const { device, prefix } = this.settings();
@@ -40,12 +46,12 @@ export class HaStates {
   /** The latest reading's state now, or when the state interval since the last one has passed. */
   publishAtRate(): void {
     const interval = this.settings().stateIntervalMs;
-    const wait = this.lastStateAt + interval - Date.now();
+    const wait = this.lastStateAt + interval - this.clock.now();
     if (wait <= 0 || interval <= 0) {
       this.publishLatest();
       return;
     }
-    this.stateTimer ??= setTimeout(() => {
+    this.stateTimer ??= this.clock.setTimeout(() => {
       this.stateTimer = undefined;
       if (this.active()) this.publishLatest();
     }, wait);
@@ -55,27 +61,30 @@ export class HaStates {
   publishLatest(): void {
     const reading = this.sources.latest();
     if (!reading) return;
-    this.lastStateAt = Date.now();
+    this.lastStateAt = this.clock.now();
     const payload = JSON.stringify(stateOf(reading, entitiesOf(reading), this.totalsAboveZero));
     this.link.publish({ topic: this.topics.state, payload, qos: 0, retain: false }, 'drop');
   }
 
   /** The meter status changed (or its heartbeat is due): the status entity's state. */
   publishMeterStatus(): void {
-    if (this.statusTimer) clearTimeout(this.statusTimer);
+    if (this.statusTimer) this.clock.clearTimeout(this.statusTimer);
     this.statusTimer = undefined;
     if (!this.active()) return;
     const payload = this.sources.meterStatus();
     this.link.publish({ topic: this.topics.meterStatus, payload, qos: 1, retain: true }, 'drop');
     this.sources.heartbeat?.();
-    this.statusTimer = setTimeout(() => this.publishMeterStatus(), METER_STATUS_HEARTBEAT_S * 1000);
+    this.statusTimer = this.clock.setTimeout(
+      () => this.publishMeterStatus(),
+      METER_STATUS_HEARTBEAT_S * 1000,
+    );
     this.statusTimer.unref();
   }
 
   stop(): void {
-    if (this.stateTimer) clearTimeout(this.stateTimer);
+    if (this.stateTimer) this.clock.clearTimeout(this.stateTimer);
     this.stateTimer = undefined;
-    if (this.statusTimer) clearTimeout(this.statusTimer);
+    if (this.statusTimer) this.clock.clearTimeout(this.statusTimer);
     this.statusTimer = undefined;
   }
 }

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { Reading } from '../reading/reading.js';
 import type { BrokerLink } from './broker-link.js';
 import type { LastWill } from './connection-options.js';
@@ -15,6 +16,8 @@ export interface DiscoverySources {
   /** Runs with each meter status heartbeat (the gateway's diagnostic states). */
   heartbeat?: () => void;
   random?: () => number;
+  /** Timers of the state interval and the heartbeat (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 export interface DiscoverySettings {

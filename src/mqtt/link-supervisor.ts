@@ -75,7 +75,7 @@ export class LinkSupervisor {
   }
 
   private createLink(loaded: LinkModules, options: LinkOptions): void {
-    const link = new loaded.BrokerLink(options);
+    const link = new loaded.BrokerLink(options, { clock: this.ctx.clock });
     this.discovery.attach(loaded.discovery, link, this.view!.slice);
     const url = () => this.view?.slice.mqtt.url ?? this.ctx.config.config.mqtt.url;
     link.on('connect', () => {

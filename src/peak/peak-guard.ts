@@ -1,3 +1,4 @@
+import { type Timer } from '../clock.js';
 import { EventEmitter } from 'node:events';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
@@ -55,7 +56,7 @@ export class PeakGuard
   private engine: PeakEngine | undefined;
   private slice: PeakSlice | undefined;
   private store: ReadingStore | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private readonly file: PeakStateFile;
   private started = false;
   /** The first reading after a (re)start: the window may need its running value rebuilt. */
@@ -106,14 +107,14 @@ export class PeakGuard
     this.started = true;
     this.ctx.config.stateDirectory.ensure();
     if (this.slice) this.reconcile({ slice: this.slice });
-    this.timer = setInterval(() => this.tick(), 1000);
+    this.timer = this.ctx.clock.setInterval(() => this.tick(), 1000);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     this.started = false;
     this.watch(undefined);
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) this.ctx.clock.clearInterval(this.timer);
     this.timer = undefined;
     if (this.engine) this.file.save(this.engine.persisted());
     this.engine = undefined;

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../clock.js';
 import { GuardedEmitter } from '../guarded-emitter.js';
 import { withDerivedValues } from './derive.js';
 import type { MeterDataErrorKind, MeterState, MeterStatus } from './meter-state.js';
@@ -34,6 +35,8 @@ export interface StoreOptions {
   staleAfterMs: number;
   meterInterface: MeterInterface;
   now?: () => number;
+  /** The staleness timer (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /**
@@ -48,7 +51,8 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
   private lastValidAt: number | undefined;
   private state: MeterState;
   private staleView: { of: MeterState; view: MeterState } | undefined;
-  private staleTimer: NodeJS.Timeout | undefined;
+  private staleTimer: Timer | undefined;
+  private readonly clock: Clock;
   private readonly now: () => number;
   private readonly staleAfterMs: number;
   private reportCounter = 0;
@@ -67,7 +71,8 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
 
   constructor(options: StoreOptions) {
     super();
-    this.now = options.now ?? Date.now;
+    this.clock = options.clock ?? systemClock;
+    this.now = options.now ?? this.clock.now;
     this.staleAfterMs = options.staleAfterMs;
     this.state = { status: 'NOT CONNECTED', interface: options.meterInterface, identity: {} };
     // Outputs come and go; the store must not warn when many SSE clients listen.
@@ -208,7 +213,7 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
 
   /** Stops the staleness timer (daemon shutdown). */
   close(): void {
-    if (this.staleTimer) clearTimeout(this.staleTimer);
+    if (this.staleTimer) this.clock.clearTimeout(this.staleTimer);
     this.staleTimer = undefined;
   }
 
@@ -217,7 +222,10 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
     else {
       // A longer delay than a Node timer holds would fire at once with a TimeoutOverflowWarning;
       // a capped one that fires early finds the reading fresh and waits again.
-      this.staleTimer = setTimeout(() => this.onStale(), Math.min(this.staleAfterMs + 1, LONGEST_TIMER_MS));
+      this.staleTimer = this.clock.setTimeout(
+        () => this.onStale(),
+        Math.min(this.staleAfterMs + 1, LONGEST_TIMER_MS),
+      );
     }
   }
 

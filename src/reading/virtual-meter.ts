@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import { parseExpression, type ExpressionTerm } from './meter-expression.js';
 import type { MeterRegistry } from './meter-registry.js';
 import type { Reading } from './reading.js';
@@ -21,9 +22,10 @@ export class VirtualMeter {
     expression: string,
     private readonly registry: MeterRegistry,
     private readonly now: () => number,
+    clock?: Clock,
   ) {
     this.terms = parseExpression(expression);
-    this.store = new ReadingStore({ staleAfterMs: STALE_AFTER_MS, meterInterface: 'VIRTUAL', now });
+    this.store = new ReadingStore({ staleAfterMs: STALE_AFTER_MS, meterInterface: 'VIRTUAL', now, clock });
   }
 
   get termIds(): string[] {

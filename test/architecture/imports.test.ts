@@ -31,6 +31,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   {
     name: 'foundation',
     members: [
+      'src/clock.ts',
       'src/log.ts',
       'src/log-transports.ts',
       'src/service.ts',

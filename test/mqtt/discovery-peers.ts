@@ -13,6 +13,7 @@ import {
 } from './mqtt-context.js';
 import { TestSubscriber, type ReceivedMessage } from './test-subscriber.js';
 import { runOutput } from '../../src/output.js';
+import type { VirtualClock } from '../helpers/virtual-clock.js';
 
 /** Shared pieces of the discovery tests: topics, the keys dsmrReading announces, broker and gateway set-up. */
 export const CONFIG_PREFIX = `homeassistant/sensor/${SYSTEM_ID}/`;
@@ -80,15 +81,17 @@ export async function startGateway(
   broker: MosquittoBroker,
   env: Record<string, string> = {},
   staleAfterMs?: number,
+  clock?: VirtualClock,
 ) {
-  const context: MqttTestContext = mqttTestContext(
-    publisherEnv(broker.url, env),
-    staleAfterMs !== undefined ? { staleAfterMs } : {},
-  );
+  const context: MqttTestContext = mqttTestContext(publisherEnv(broker.url, env), {
+    ...(staleAfterMs !== undefined ? { staleAfterMs } : {}),
+    ...(clock ? { clock } : {}),
+  });
   const service: MqttService = createMqttService(context.ctx);
   const running = runOutput(context.ctx, service);
   t.after(async () => {
-    await running.stop();
+    // The broker may be gone by now: the link's end timeout must pass on the virtual clock too.
+    await (clock ? clock.settle(running.stop(), 50) : running.stop());
     context.close();
   });
   await running.start();

@@ -12,6 +12,8 @@ import {
   STATE,
   withBroker,
 } from './discovery-peers.js';
+import { VirtualClock } from '../helpers/virtual-clock.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('discovery: one retained config per quantity sent, state JSON, availability online after the state', async (t) => {
   const peers = await withBroker(t);
@@ -87,10 +89,16 @@ test('discovery: a stale meter makes entities unavailable; no total is published
   const peers = await withBroker(t);
   if (!peers) return;
   const { broker, subscriber } = peers;
-  const { context } = await startGateway(t, broker, {}, 300);
-  context.ctx.store.ingest(dsmrReading(Date.now()));
+  // Staleness (300 ms) on a virtual clock (docs/architecture.md#clock); the broker is real.
+  const clock = new VirtualClock();
+  const { context } = await startGateway(t, broker, {}, 300, clock);
+  context.ctx.store.ingest(dsmrReading(clock.now()));
   await subscriber.waitFor('online', (m) => m.topic === AVAILABILITY && m.payload === 'online');
   const beforeStale = subscriber.mark();
+  await clock.advance(300);
+  await subscriber.sync();
+  assert.equal(context.ctx.store.meter.status, 'OK', 'fresh for 300 ms');
+  await clock.advance(1);
   await subscriber.waitFor(
     'offline when stale',
     (m) => m.topic === AVAILABILITY && m.payload === 'offline',
@@ -112,7 +120,7 @@ test('discovery: a stale meter makes entities unavailable; no total is published
   );
 
   const resumed = subscriber.mark();
-  context.ctx.store.ingest(dsmrReading(Date.now(), 1, { '2.8.1': [0, 'kWh'], '2.8.2': [0, 'kWh'] }));
+  context.ctx.store.ingest(dsmrReading(clock.now(), 1, { '2.8.1': [0, 'kWh'], '2.8.2': [0, 'kWh'] }));
   const online = await subscriber.waitFor(
     'online again',
     (m) => m.topic === AVAILABILITY && m.payload === 'online',
@@ -132,12 +140,20 @@ test('discovery: Home Assistant birth message re-sends configs and availability 
   const peers = await withBroker(t);
   if (!peers) return;
   const { broker, subscriber } = peers;
-  const { context } = await startGateway(t, broker);
-  context.ctx.store.ingest(dsmrReading(Date.now()));
+  // The answer's random delay (1 to 3 s) runs on a virtual clock (docs/architecture.md#clock).
+  const clock = new VirtualClock();
+  const { context } = await startGateway(t, broker, {}, undefined, clock);
+  context.ctx.store.ingest(dsmrReading(clock.now()));
   await subscriber.waitFor('online', (m) => m.topic === AVAILABILITY && m.payload === 'online');
   await subscriber.sync();
   const beforeBirth = subscriber.mark();
+  const timersBefore = clock.pending;
   await subscriber.client.publishAsync('homeassistant/status', 'online', { qos: 1 });
+  await waitFor('the birth message to arm the answer', () => clock.pending > timersBefore);
+  await clock.advance(999);
+  await subscriber.sync();
+  assert.equal(configsIn(subscriber.messages.slice(beforeBirth)).size, 0, 'not before 1 s');
+  await clock.advance(2001);
   await subscriber.waitFor(
     'availability re-sent',
     (m) => m.topic === AVAILABILITY && m.payload === 'online',
@@ -239,24 +255,37 @@ test('discovery: state messages at mqtt.discovery.state_interval, the latest rea
   const peers = await withBroker(t);
   if (!peers) return;
   const { broker, subscriber } = peers;
-  const { context } = await startGateway(t, broker, { METER_GATEWAY_MQTT_DISCOVERY_STATE_INTERVAL: '1' });
-  const start = Date.now();
-  // 20 readings 100 ms apart (about 2 s): with a 1 s interval, about three state messages.
+  // The interval runs on a virtual clock (docs/architecture.md#clock); the broker is real.
+  const clock = new VirtualClock();
+  const { context } = await startGateway(
+    t,
+    broker,
+    { METER_GATEWAY_MQTT_DISCOVERY_STATE_INTERVAL: '1' },
+    undefined,
+    clock,
+  );
+  const start = clock.now();
+  // 20 readings 100 ms apart (2 s): with a 1 s interval, three state messages.
   for (let step = 0; step < 20; step++) {
-    context.ctx.store.ingest(dsmrReading(Date.now(), step));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the meter's pace, not a wait
+    context.ctx.store.ingest(dsmrReading(clock.now(), step));
+    await clock.advance(100); // the meter's pace
   }
-  const last = dsmrReading(Date.now(), 19).values.get('1.7.0')!.value;
+  const last = dsmrReading(clock.now(), 19).values.get('1.7.0')!.value;
   await subscriber.waitFor(
     'the last reading in a state message',
     (m) => m.topic === STATE && JSON.parse(m.payload).power_active_positive === last,
   );
   const states = subscriber.on(STATE);
-  const elapsedS = (Date.now() - start) / 1000;
+  const elapsedS = (clock.now() - start) / 1000;
   assert.ok(states.length >= 2, `${states.length} state messages`);
   assert.ok(states.length <= Math.ceil(elapsedS) + 1, `${states.length} state messages in ${elapsedS} s`);
   assert.equal(
     JSON.parse(states[0]!.payload).power_active_positive,
     dsmrReading(0, 0).values.get('1.7.0')!.value,
+  );
+  // At 0 s the first reading, at 1 s and 2 s the latest one when the interval ended.
+  assert.deepEqual(
+    states.map((state) => JSON.parse(state.payload).power_active_positive),
+    [0, 9, 19].map((step) => dsmrReading(0, step).values.get('1.7.0')!.value),
   );
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
+import type { Clock } from '../../src/clock.js';
 import { valuesOf, type MbusReading, type Reading } from '../../src/reading/reading.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { registerConfigFormats } from '../../src/daemon.js';
@@ -25,7 +26,7 @@ export interface MqttTestContext {
  */
 export function mqttTestContext(
   env: Record<string, string>,
-  options: { staleAfterMs?: number; stateDir?: string } = {},
+  options: { staleAfterMs?: number; stateDir?: string; clock?: Clock } = {},
 ): MqttTestContext {
   const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'meter-gateway-mqtt-'));
   const logLines: string[] = [];
@@ -41,6 +42,7 @@ export function mqttTestContext(
       firmware: '9.8.7',
       bootId: '00000000-0000-4000-8000-000000000000',
     },
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return {
     ctx,

@@ -1,3 +1,4 @@
+import type { Timer } from '../../clock.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { EthernetSettings, WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
@@ -29,7 +30,7 @@ export interface NetworkSlice {
 export function createNetworkOutput(ctx: AppContext, backend: WifiBackend): Output<NetworkSlice> {
   /** What the backend has, as far as this output applied it; undefined before start. */
   let applied: NetworkSlice | undefined;
-  let refreshTimer: NodeJS.Timeout | undefined;
+  let refreshTimer: Timer | undefined;
   let refreshing: Promise<void> | undefined;
   const refreshInfo = (): void => {
     if (refreshing) return;
@@ -83,10 +84,10 @@ export function createNetworkOutput(ctx: AppContext, backend: WifiBackend): Outp
       applied = { sta: wifi.sta, eth, powerSave: system.power_save };
       report(problems.length > 0 ? problems.join('; ') : undefined);
       refreshInfo();
-      refreshTimer = setInterval(refreshInfo, INFO_REFRESH_MS);
+      refreshTimer = ctx.clock.setInterval(refreshInfo, INFO_REFRESH_MS);
     },
     async stop() {
-      if (refreshTimer) clearInterval(refreshTimer);
+      if (refreshTimer) ctx.clock.clearInterval(refreshTimer);
       applied = undefined;
       // Nothing of this output may touch nmcli after stop: wait for a refresh in flight.
       await refreshing;

@@ -1,4 +1,5 @@
 import { freemem, totalmem } from 'node:os';
+import { systemClock, type Clock } from '../../clock.js';
 import type { Reading } from '../../reading/reading.js';
 import { emDataStatus, emStatus, type EmStatus } from './em-status.js';
 import {
@@ -35,13 +36,15 @@ export interface ShellySource {
   reading(): Reading | undefined;
   identity(): ShellyIdentity;
   facts?(): SysFacts;
+  /** The host facts' time (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /** Methods whose component has ids: only id 0 exists on the Pro 3EM in the triphase profile. */
 const WITH_ID = new Set(['EM.GetStatus', 'EMData.GetStatus']);
 
-function hostFacts(): SysFacts {
-  const now = Date.now();
+function hostFacts(clock: Clock = systemClock): SysFacts {
+  const now = clock.now();
   const time = new Date(now);
   return {
     now,
@@ -77,7 +80,7 @@ export class ShellyRpc {
         return { error: { code: -105, message: `Argument 'id', value ${JSON.stringify(id)} not found!` } };
     }
     const identity = this.source.identity();
-    const facts = () => (this.source.facts ?? hostFacts)();
+    const facts = () => this.source.facts?.() ?? hostFacts(this.source.clock);
     switch (method) {
       case 'Shelly.GetDeviceInfo':
         return { result: deviceInfo(identity) };

@@ -1,3 +1,4 @@
+import { type Timer } from '../../clock.js';
 import type { ServerResponse } from 'node:http';
 import type { AppConfig } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
@@ -46,7 +47,7 @@ export class LiveHub implements Output<boolean> {
   readonly required = false;
   readonly watches = ['system.protection'] as const;
   private readonly clients = new Set<LiveClient>();
-  private keepAliveTimer: NodeJS.Timeout | undefined;
+  private keepAliveTimer: Timer | undefined;
   private lastReading: Reading | undefined;
   private lastEvent: Buffer | undefined;
   /** Clients dropped because they did not keep up. */
@@ -132,7 +133,7 @@ export class LiveHub implements Output<boolean> {
   private add(client: LiveClient): void {
     if (this.clients.size === 0) {
       this.store.subscribe('live', 'reading', this.onReading);
-      this.keepAliveTimer = setInterval(() => this.broadcast(KEEP_ALIVE), this.keepAliveMs);
+      this.keepAliveTimer = this.ctx.clock.setInterval(() => this.broadcast(KEEP_ALIVE), this.keepAliveMs);
       this.keepAliveTimer.unref();
     }
     this.clients.add(client);
@@ -145,7 +146,7 @@ export class LiveHub implements Output<boolean> {
     client.shutdown?.removeEventListener('abort', client.onShutdown);
     if (this.clients.size === 0) {
       this.store.off('reading', this.onReading);
-      clearInterval(this.keepAliveTimer);
+      this.ctx.clock.clearInterval(this.keepAliveTimer);
       this.keepAliveTimer = undefined;
     }
   }

@@ -79,6 +79,7 @@ async function testSource(ctx: AppContext, source: string, waitS: number): Promi
     staleAfterMs: waitS * 1000,
     meterInterface: interfaceOfSource(source),
     now: ctx.now,
+    clock: ctx.clock,
   });
   const settings: MeterSettings = {
     source,
@@ -95,9 +96,9 @@ async function testSource(ctx: AppContext, source: string, waitS: number): Promi
     service,
   });
   const first = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), waitS * 1000);
+    const timer = ctx.clock.setTimeout(() => resolve(false), waitS * 1000);
     store.once('reading', () => {
-      clearTimeout(timer);
+      ctx.clock.clearTimeout(timer);
       resolve(true);
     });
   });

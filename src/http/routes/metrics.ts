@@ -48,7 +48,7 @@ export function registerMetricsRoute(router: Router, ctx: AppContext, sources: C
         import('../../metrics/collector.js'),
         import('../../metrics/exposition.js'),
       ]);
-      return new MetricsExposition(new MetricsCollector(sources));
+      return new MetricsExposition(new MetricsCollector({ now: ctx.now, ...sources }));
     })();
     loading.catch(() => (loading = undefined));
     return loading;

@@ -117,6 +117,7 @@ export function registerProbeRoute(
       try {
         const key = ctx.config.config.meter.encryption_key;
         const result = await probeSerialPort(device, {
+          clock: ctx.clock,
           ...options,
           ...(key ? { encryptionKey: key } : {}),
           ...(request.shutdown ? { signal: request.shutdown } : {}),

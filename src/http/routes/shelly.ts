@@ -35,6 +35,7 @@ export function shellyRpcOf(ctx: AppContext): ShellyRpc {
   return new ShellyRpc({
     reading: () => feed.latest(),
     identity: () => ({ systemId: ctx.system.id, name: null }),
+    clock: ctx.clock,
   });
 }
 
@@ -86,6 +87,7 @@ export function registerShellyRoutes(
       const body = await readBoundedBody(request.raw, {
         maxBytes: SHELLY_FRAME_LIMIT,
         timeoutMs: BODY_TIMEOUT_MS,
+        clock: ctx.clock,
       });
       sendJsonText(response, 200, rpc.frame(body.toString('utf8')));
     },

@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '../../clock.js';
+
 /**
  * Incoming bytes of a request session, awaited with a deadline. Bounded: when the consumer lags
  * behind by more than `limit` bytes the oldest are dropped (and counted).
@@ -8,7 +10,10 @@ export class ByteInbox {
   private queued = 0;
   private wake: (() => void) | undefined;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
@@ -39,12 +44,12 @@ export class ByteInbox {
     if (this.queued === 0 && timeoutMs > 0 && !signal.aborted) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
-          clearTimeout(timer);
+          this.clock.clearTimeout(timer);
           signal.removeEventListener('abort', done);
           this.wake = undefined;
           resolve();
         };
-        const timer = setTimeout(done, timeoutMs);
+        const timer = this.clock.setTimeout(done, timeoutMs);
         signal.addEventListener('abort', done);
         this.wake = done;
       });
@@ -57,18 +62,18 @@ export class ByteInbox {
 }
 
 /** Resolves after `ms`, or at once when the signal aborts. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: AbortSignal, clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted || ms <= 0) {
       resolve();
       return;
     }
     const done = (): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = clock.setTimeout(done, ms);
     signal.addEventListener('abort', done);
   });
 }

@@ -2,6 +2,7 @@ import { type DecodeResult, type MeterDecoder, MeterDataError } from '../decoder
 import { D0Framer, DEFAULT_MAX_FRAME_SIZE, type D0FramerCounters, type D0FramerEvent } from './framer.js';
 import { parseD0Readout, type D0ParseOptions } from './parser.js';
 import { d0ReadoutToReading } from './to-reading.js';
+import { systemClock } from '../../clock.js';
 
 /**
  * One framed readout -> Reading: the one decode path (IEC 62056-21 framer -> BCC -> pure parser ->
@@ -112,7 +113,7 @@ export function createD0Decoder(options: D0DecoderOptions = {}): D0Decoder {
 }
 
 /** Decodes a whole capture (file, recorded stream) into one result per readout. */
-export function parseD0Capture(bytes: Buffer, receivedAt: number = Date.now()): DecodeResult[] {
+export function parseD0Capture(bytes: Buffer, receivedAt: number = systemClock.now()): DecodeResult[] {
   const decoder = createD0Decoder();
   return [...decoder.push(bytes, receivedAt), ...decoder.flush(receivedAt)];
 }

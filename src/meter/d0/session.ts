@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { systemClock, type Clock } from '../../clock.js';
 import { MeterDataError } from '../decoder.js';
 import type { Reading } from '../../reading/reading.js';
 import { ByteInbox, pause } from './byte-inbox.js';
@@ -52,6 +53,8 @@ export interface D0SessionOptions {
   baudSwitchDelayMs?: number;
   maxFrameSize?: number;
   verifyBlockCheck?: boolean;
+  /** The session's waits and time stamps (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 export type D0TimeoutPhase = 'identification' | 'data';
@@ -85,9 +88,10 @@ const ACK = '\x06';
 
 export class D0RequestSession extends EventEmitter<D0SessionEvents> {
   lastIdentification: D0Identification | undefined;
-  private readonly settings: Required<Omit<D0SessionOptions, 'baudSwitchDelayMs'>> &
+  private readonly settings: Required<Omit<D0SessionOptions, 'baudSwitchDelayMs' | 'clock'>> &
     Pick<D0SessionOptions, 'baudSwitchDelayMs'>;
   private readonly inbox: ByteInbox;
+  private readonly clock: Clock;
   private abort = new AbortController();
   private currentBaud: number | undefined;
   private ignoresBaud = false;
@@ -99,6 +103,7 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
     options: D0SessionOptions = {},
   ) {
     super();
+    this.clock = options.clock ?? systemClock;
     this.settings = {
       address: options.address ?? '',
       pollIntervalMs: options.pollIntervalMs ?? 60_000,
@@ -111,7 +116,7 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
       maxFrameSize: options.maxFrameSize ?? DEFAULT_MAX_FRAME_SIZE,
       verifyBlockCheck: options.verifyBlockCheck ?? true,
     };
-    this.inbox = new ByteInbox(2 * this.settings.maxFrameSize);
+    this.inbox = new ByteInbox(2 * this.settings.maxFrameSize, this.clock);
   }
 
   /** True once the meter was found to ignore the proposed rate (remembered for later polls). */
@@ -149,13 +154,13 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
     const signal = this.abort.signal;
     this.loop = (async () => {
       while (!signal.aborted) {
-        const started = Date.now();
+        const started = this.clock.now();
         try {
           await this.pollOnce();
         } catch (error) {
           this.emit('link-error', error instanceof Error ? error : new Error(String(error)));
         }
-        await pause(started + this.settings.pollIntervalMs - Date.now(), signal);
+        await pause(started + this.settings.pollIntervalMs - this.clock.now(), signal, this.clock);
       }
     })();
   }
@@ -218,7 +223,11 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
       const rate = modeCBaudChar(wanted) ? wanted : offered;
       await this.link.write(Buffer.from(`${ACK}0${baudChar}0\r\n`, 'latin1'));
       if (rate === this.currentBaud) return;
-      await pause(this.settings.baudSwitchDelayMs ?? identification.minReactionTimeMs / 2, signal);
+      await pause(
+        this.settings.baudSwitchDelayMs ?? identification.minReactionTimeMs / 2,
+        signal,
+        this.clock,
+      );
       await this.useBaud(rate);
     } else if (identification.mode === 'B') {
       await this.useBaud(this.ignoresBaud ? initialBaud : offered);
@@ -227,10 +236,10 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
 
   /** The identification line (from its '/' through LF), skipping echoed requests and noise. */
   private async readIdentificationLine(signal: AbortSignal): Promise<Buffer | undefined> {
-    const deadline = Date.now() + this.settings.identificationTimeoutMs;
+    const deadline = this.clock.now() + this.settings.identificationTimeoutMs;
     let partial: Buffer = Buffer.alloc(0);
     while (true) {
-      const chunk = await this.inbox.next(deadline - Date.now(), signal);
+      const chunk = await this.inbox.next(deadline - this.clock.now(), signal);
       if (!chunk) return undefined;
       let bytes = partial.length > 0 ? Buffer.concat([partial, chunk]) : chunk;
       let lf = bytes.indexOf(LF);
@@ -251,10 +260,10 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
   /** The data message: STX must come within dataTimeoutMs, then characters at most ta apart. */
   private async readDataMessage(signal: AbortSignal): Promise<DataOutcome> {
     const framer = new D0Framer({ maxFrameSize: this.settings.maxFrameSize });
-    const stxDeadline = Date.now() + this.settings.dataTimeoutMs;
+    const stxDeadline = this.clock.now() + this.settings.dataTimeoutMs;
     while (true) {
       const started = framer.pendingBytes > 0;
-      const wait = started ? this.settings.interCharacterTimeoutMs : stxDeadline - Date.now();
+      const wait = started ? this.settings.interCharacterTimeoutMs : stxDeadline - this.clock.now();
       const chunk = await this.inbox.next(wait, signal);
       if (signal.aborted) return { kind: 'stopped' };
       if (!chunk) {
@@ -281,7 +290,9 @@ export class D0RequestSession extends EventEmitter<D0SessionEvents> {
     if (data.kind === 'no-stx') return { kind: 'timeout', phase: 'data' };
     if (data.kind !== 'frame') return data;
     const frame = data.frame[0] === SLASH ? data.frame : Buffer.concat([identificationLine, data.frame]);
-    const result = decodeD0Frame(frame, Date.now(), { verifyBlockCheck: this.settings.verifyBlockCheck });
+    const result = decodeD0Frame(frame, this.clock.now(), {
+      verifyBlockCheck: this.settings.verifyBlockCheck,
+    });
     if (result.ok) return { kind: 'reading', reading: result.reading, frame };
     return { kind: 'rejected', error: result.error, frame };
   }

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_FRAME_BYTES, DsmrFramer, type FramerEvent } from './framer.
 import { parseDsmrTelegram } from './parser.js';
 import { withDsmrEncryption } from './encryption.js';
 import { dsmrToReading } from './to-reading.js';
+import { systemClock } from '../../clock.js';
 
 export interface DsmrDecoderOptions {
   /** Longest telegram accepted before its '!' (default 16 KiB); longer runs are dropped as overflow. */
@@ -38,7 +39,7 @@ function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
 }
 
 /** Every telegram of a capture file, in order (the CLI `parse` command). */
-export function parseDsmrCapture(bytes: Buffer, receivedAt: number = Date.now()): DecodeResult[] {
+export function parseDsmrCapture(bytes: Buffer, receivedAt: number = systemClock.now()): DecodeResult[] {
   const framer = new DsmrFramer();
   return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt));
 }

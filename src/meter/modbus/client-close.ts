@@ -1,3 +1,5 @@
+import { systemClock, type Clock } from '../../clock.js';
+
 /** What closing needs of a modbus-serial client (TCP or RTU). */
 export interface ClosableClient {
   removeAllListeners(): void;
@@ -13,13 +15,13 @@ const CLOSE_WAIT_MS = 2000;
  * promise settles when the client calls back or after CLOSE_WAIT_MS, whichever is first: a TCP
  * socket that is already gone may never call back, and closing must not hang a restart.
  */
-export async function closeClient(client: ClosableClient): Promise<void> {
+export async function closeClient(client: ClosableClient, clock: Clock = systemClock): Promise<void> {
   client.removeAllListeners();
   client.on('error', () => undefined);
   await new Promise<void>((resolve) => {
-    const giveUp = setTimeout(resolve, CLOSE_WAIT_MS);
+    const giveUp = clock.setTimeout(resolve, CLOSE_WAIT_MS);
     client.close(() => {
-      clearTimeout(giveUp);
+      clock.clearTimeout(giveUp);
       resolve();
     });
   });

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
@@ -62,12 +63,12 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
   private lease: BusLease | undefined;
   private readonly reader: MeterReader;
   private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private closed = false;
 
   constructor(
     private readonly source: ModbusSource,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {
     super();
     this.reader = createMeterReader(source.profile);
@@ -87,6 +88,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
         async () => (await newClient()) as unknown as BusClient,
         RESPONSE_TIMEOUT_MS,
         (reason) => this.lost(reason),
+        this.clock,
       );
       this.closed = false;
       this.schedule(0);
@@ -105,19 +107,19 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     const lease = this.lease;
     this.lease = undefined;
     await lease?.release();
     const client = this.client;
     this.client = undefined;
-    if (client) await closeClient(client);
+    if (client) await closeClient(client, this.clock);
   }
 
   private schedule(delayMs: number): void {
     if (this.closed) return;
-    this.timer = setTimeout(() => void this.poll(), delayMs);
+    this.timer = this.clock.setTimeout(() => void this.poll(), delayMs);
   }
 
   /** One poll's reads: through the bus lease on RS485, directly on the TCP client. */
@@ -132,7 +134,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
     const pending = this.read();
     if (!pending) return;
     this.counters.polls += 1;
-    const started = this.now();
+    const started = this.clock.now();
     let delay = this.source.intervalMs;
     try {
       const measured = await pending;
@@ -142,8 +144,8 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
       this.counters.readings += 1;
       this.backoff.reset();
       // Start to start: waiting for the bus or a slow reply does not stretch the cadence.
-      delay = Math.max(0, this.source.intervalMs - (this.now() - started));
-      this.emit('reading', readingFromRegisters(measured, this.reader.identity, this.now()));
+      delay = Math.max(0, this.source.intervalMs - (this.clock.now() - started));
+      this.emit('reading', readingFromRegisters(measured, this.reader.identity, this.clock.now()));
     } catch (error) {
       if (this.closed) return;
       if (isPortGone(error)) {
@@ -180,7 +182,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
   private lost(reason: Error): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.emit('close', reason);
   }
 }

@@ -1,4 +1,5 @@
 import { closeClient } from './client-close.js';
+import { delay, systemClock, type Clock } from '../../clock.js';
 import type { RegisterClient } from './meter-reader.js';
 
 /** The line of one RS485 bus: every unit on it shares these settings. */
@@ -66,6 +67,7 @@ class RtuBus {
     private readonly newClient: () => Promise<BusClient>,
     private readonly responseTimeoutMs: number,
     private readonly forget: (bus: RtuBus) => void,
+    private readonly clock: Clock = systemClock,
   ) {
     this.silenceMs = interFrameSilenceMs(line.baudRate);
   }
@@ -139,7 +141,7 @@ class RtuBus {
   private silentClient(client: BusClient): RegisterClient {
     const request = async <T>(send: () => Promise<T>): Promise<T> => {
       const wait = this.lastEnd + this.silenceMs - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
+      if (wait > 0) await delay(this.clock, Math.ceil(wait));
       try {
         return await send();
       } finally {
@@ -164,7 +166,7 @@ class RtuBus {
     const client = this.client;
     this.client = undefined;
     for (const job of this.queue.splice(0)) job.reject(new Error('Port Not Open'));
-    if (client) await closeClient(client);
+    if (client) await closeClient(client, this.clock);
   }
 }
 
@@ -183,6 +185,7 @@ export async function joinRtuBus(
   newClient: () => Promise<BusClient>,
   responseTimeoutMs: number,
   lost: (reason: Error) => void,
+  clock: Clock = systemClock,
 ): Promise<BusLease> {
   let bus = buses.get(line.path);
   if (bus) {
@@ -190,9 +193,15 @@ export async function joinRtuBus(
     if (open.baudRate !== line.baudRate || open.parity !== line.parity || open.stopBits !== line.stopBits)
       throw new Error(`${line.path} is already open with other line settings (${open.baudRate} baud)`);
   } else {
-    bus = new RtuBus(line, newClient, responseTimeoutMs, (gone) => {
-      if (buses.get(gone.line.path) === gone) buses.delete(gone.line.path);
-    });
+    bus = new RtuBus(
+      line,
+      newClient,
+      responseTimeoutMs,
+      (gone) => {
+        if (buses.get(gone.line.path) === gone) buses.delete(gone.line.path);
+      },
+      clock,
+    );
     buses.set(line.path, bus);
   }
   return bus.join(lost);

@@ -2,6 +2,7 @@ import type { MeterProfileName } from '../../modbus-protocol/profiles/catalogue.
 import { crcMatches, sealFrame } from '../../modbus-protocol/rtu-frame.js';
 import type { MeterIdentity } from '../../reading/reading.js';
 import type { SerialLink } from '../../serial/serial-link.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 /**
  * The probe's Modbus RTU step: a Modbus meter never sends by itself, so it is asked. At each of
@@ -84,10 +85,11 @@ class Exchanger {
     private readonly link: SerialLink,
     private readonly deadline: number,
     private readonly signal: AbortSignal | undefined,
+    private readonly clock: Clock,
   ) {}
 
   get stopped(): boolean {
-    return this.gone !== undefined || this.signal?.aborted === true || Date.now() >= this.deadline;
+    return this.gone !== undefined || this.signal?.aborted === true || this.clock.now() >= this.deadline;
   }
 
   /** Sends one request; resolves with the reply ('none' after the reply time, or when stopped). */
@@ -95,11 +97,14 @@ class Exchanger {
     let received = Buffer.alloc(0);
     return new Promise((resolve) => {
       const finish = (answer: { data?: Buffer } | 'none'): void => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         this.link.removeAllListeners();
         resolve(answer);
       };
-      const timer = setTimeout(() => finish('none'), Math.min(waitMs, this.deadline - Date.now()));
+      const timer = this.clock.setTimeout(
+        () => finish('none'),
+        Math.min(waitMs, this.deadline - this.clock.now()),
+      );
       this.link.on('close', (reason) => {
         this.gone = reason ?? new Error('port closed');
         finish('none');
@@ -123,8 +128,9 @@ export async function probeModbus(
   link: SerialLink,
   durationMs: number,
   signal?: AbortSignal,
+  clock: Clock = systemClock,
 ): Promise<ModbusProbeOutcome> {
-  const exchanger = new Exchanger(link, Date.now() + durationMs, signal);
+  const exchanger = new Exchanger(link, clock.now() + durationMs, signal, clock);
   const outcome = (finding?: ModbusProbeFinding): ModbusProbeOutcome => ({
     bytes: exchanger.bytes,
     ...(finding ? { finding } : {}),

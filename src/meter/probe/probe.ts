@@ -9,6 +9,7 @@ import { formatLine, type LineSettings } from '../../serial/line-settings.js';
 import { PROTOCOL_LINES } from '../transport/serial.js';
 import { probeModbus } from './modbus-probe.js';
 import { signOn } from './sign-on.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 /**
  * Protocol and line detection on a serial port (`protocol=auto`, CLI `probe`). Steps run in this
@@ -89,6 +90,8 @@ export interface ProbeOptions {
   onStep?: (step: ProbeStep, durationMs: number) => void;
   steps?: readonly ProbeStep[];
   budgetMs?: number;
+  /** The steps' windows and the budget (docs/architecture.md#clock). */
+  clock?: Clock;
 }
 
 /** What one step found. */
@@ -139,22 +142,25 @@ function listen(
     protocol,
     decoder: decoderFor(protocol, options.encryptionKey),
   }));
+  const clock = options.clock ?? systemClock;
   return new Promise((resolve) => {
     let bytes = 0;
     const finish = (finding: StepFinding | undefined, gone?: Error): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       link.removeAllListeners();
       resolve(gone ? { finding, bytes, gone } : { finding, bytes });
     };
     const onAbort = (): void => finish(undefined);
-    const timer = setTimeout(() => finish(undefined), durationMs);
+    const timer = clock.setTimeout(() => finish(undefined), durationMs);
+    // Aborted while the port was opening: an abort listener added now would never fire.
+    if (options.signal?.aborted) return onAbort();
     options.signal?.addEventListener('abort', onAbort);
     link.on('close', (reason) => finish(undefined, reason ?? new Error('port closed')));
     link.on('data', (chunk) => {
       bytes += chunk.length;
       for (const { protocol, decoder } of decoders) {
-        const finding = findingOf(protocol, decoder, decoder.push(chunk, Date.now()));
+        const finding = findingOf(protocol, decoder, decoder.push(chunk, clock.now()));
         if (finding) return finish(finding);
       }
     });
@@ -171,11 +177,11 @@ async function runStep(
   try {
     if (step.method === 'listen') return await listen(link, step, durationMs, options);
     if (step.method === 'modbus') {
-      const { finding, bytes, gone } = await probeModbus(link, durationMs, options.signal);
+      const { finding, bytes, gone } = await probeModbus(link, durationMs, options.signal, options.clock);
       const found: StepFinding | undefined = finding && { meterProtocol: 'MODBUS', ...finding };
       return gone ? { finding: found, bytes, gone } : { finding: found, bytes };
     }
-    const answer = await signOn(link, durationMs, options.signal);
+    const answer = await signOn(link, durationMs, options.signal, options.clock);
     const finding: StepFinding | undefined = answer.identity && {
       protocol: 'd0',
       meterProtocol: 'IEC62056-21',
@@ -233,13 +239,14 @@ function foundResult(
  * valid frame. Never takes longer than the budget (default PROBE_BUDGET_MS).
  */
 export async function probeSerialPort(path: string, options: ProbeOptions = {}): Promise<ProbeResult> {
-  const started = Date.now();
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
   const deadline = started + (options.budgetMs ?? PROBE_BUDGET_MS);
   const steps: ProbeStepReport[] = [];
   const finish = (result: Omit<ProbeResult, 'steps' | 'elapsedMs'>): ProbeResult => ({
     ...result,
     steps,
-    elapsedMs: Date.now() - started,
+    elapsedMs: clock.now() - started,
   });
   for (const step of options.steps ?? PROBE_STEPS) {
     const report: ProbeStepReport = {
@@ -249,7 +256,7 @@ export async function probeSerialPort(path: string, options: ProbeOptions = {}):
       outcome: 'skipped',
     };
     steps.push(report);
-    const durationMs = Math.min(step.durationMs, deadline - Date.now());
+    const durationMs = Math.min(step.durationMs, deadline - clock.now());
     if (durationMs <= 0 || options.signal?.aborted) continue;
     options.onStep?.(step, durationMs);
     let outcome: StepOutcome;

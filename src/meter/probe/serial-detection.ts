@@ -1,6 +1,7 @@
 import { parseSource, type MeterSource } from '../source.js';
 import type { SerialSource } from '../transport/serial.js';
 import { probeSerialPort, type ProbeResult } from './probe.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 export type DetectionOutcome =
   | { kind: 'found'; source: MeterSource; probe: ProbeResult }
@@ -17,6 +18,8 @@ export class SerialDetection {
   private abort: AbortController | undefined;
   private running: Promise<ProbeResult> | undefined;
 
+  constructor(private readonly clock: Clock = systemClock) {}
+
   /** The source detected earlier for this port, if any. */
   cached(source: SerialSource): MeterSource | undefined {
     return this.detected?.path === source.path ? this.detected : undefined;
@@ -26,7 +29,7 @@ export class SerialDetection {
   async resolve(source: SerialSource, encryptionKey?: string): Promise<DetectionOutcome> {
     const abort = new AbortController();
     this.abort = abort;
-    const options = encryptionKey ? { encryptionKey, signal: abort.signal } : { signal: abort.signal };
+    const options = { signal: abort.signal, clock: this.clock, ...(encryptionKey ? { encryptionKey } : {}) };
     const running = probeSerialPort(source.path, options);
     this.running = running;
     const probe = await running;

@@ -3,6 +3,7 @@ import { MeterDataError } from '../decoder.js';
 import { isRequestEcho, parseIdentification, type D0Identification } from '../d0/identification.js';
 import { vendorOfFlag } from '../dsmr/vendors.js';
 import type { SerialLink } from '../../serial/serial-link.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 /** IEC 62056-21 §6.3.1 request message to any meter (no device address). */
 const REQUEST = Buffer.from('/?!\r\n', 'latin1');
@@ -51,18 +52,25 @@ function identityOf(identification: D0Identification): MeterIdentity {
  * for an identification line (IEC 62056-21 §6.3.2; the meter answers within tr <= 1.5 s). The
  * exchange ends there: without an acknowledgement a mode C meter returns to its idle state.
  */
-export function signOn(link: SerialLink, durationMs: number, signal?: AbortSignal): Promise<SignOnAnswer> {
+export function signOn(
+  link: SerialLink,
+  durationMs: number,
+  signal?: AbortSignal,
+  clock: Clock = systemClock,
+): Promise<SignOnAnswer> {
   return new Promise((resolve) => {
     let pending: Buffer = Buffer.alloc(0);
     let bytes = 0;
     const finish = (answer: Omit<SignOnAnswer, 'bytes'>): void => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       link.removeAllListeners();
       resolve({ ...answer, bytes });
     };
     const onAbort = (): void => finish({});
-    const timer = setTimeout(() => finish({}), durationMs);
+    const timer = clock.setTimeout(() => finish({}), durationMs);
+    // Aborted while the port was opening: an abort listener added now would never fire.
+    if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort);
     link.on('close', (reason) => finish({ gone: reason ?? new Error('port closed') }));
     link.on('data', (chunk) => {

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import type { ByteTransport, ByteTransportEvents } from '../transport/transport.js';
 import { initialState, seededRandom, step, type HouseholdState } from './model.js';
@@ -10,7 +11,7 @@ import { buildTelegram } from './telegram.js';
  */
 export class SimulatorTransport extends EventEmitter<ByteTransportEvents> implements ByteTransport {
   readonly description = 'simulator (DSMR 5)';
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private readonly random: () => number;
   private state: HouseholdState | undefined;
   private lastStep: number | undefined;
@@ -18,31 +19,31 @@ export class SimulatorTransport extends EventEmitter<ByteTransportEvents> implem
   constructor(
     seed: number,
     private readonly intervalMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {
     super();
     this.random = seededRandom(seed);
   }
 
   async open(): Promise<void> {
-    this.state ??= initialState(this.random, this.now());
+    this.state ??= initialState(this.random, this.clock.now());
     this.tick();
   }
 
   private tick(): void {
-    const now = this.now();
+    const now = this.clock.now();
     const state = this.state!;
     step(state, this.random, now, this.lastStep === undefined ? 0 : (now - this.lastStep) / 1000);
     this.lastStep = now;
     const telegram = buildTelegram(state, now);
     const split = Math.floor(telegram.length / 2);
-    this.timer = setTimeout(() => this.tick(), this.intervalMs);
+    this.timer = this.clock.setTimeout(() => this.tick(), this.intervalMs);
     this.emit('data', telegram.subarray(0, split));
     this.emit('data', telegram.subarray(split));
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 }

@@ -3,6 +3,7 @@ import type { SmlCrcAlgorithm } from './crc16-x25.js';
 import { DEFAULT_MAX_FRAME_BYTES, SmlFramer, type FramerEvent } from './framer.js';
 import { parseSmlFrame, type SmlParseOptions } from './parser.js';
 import { smlFrameToReading } from './to-reading.js';
+import { systemClock } from '../../clock.js';
 
 export interface SmlDecoderOptions {
   /** Largest frame accepted, escapes included (default 16 KiB); longer runs are an overflow. */
@@ -111,7 +112,7 @@ export function parseSmlCapture(
   options: SmlDecoderOptions & { receivedAt?: number } = {},
 ): DecodeResult[] {
   const decoder = createSmlDecoder(options);
-  const results = decoder.push(bytes, options.receivedAt ?? Date.now());
+  const results = decoder.push(bytes, options.receivedAt ?? systemClock.now());
   decoder.finish();
   return results;
 }

@@ -1,3 +1,4 @@
+import { systemClock, type Clock } from '../../clock.js';
 import type { MeterSettings } from '../../config/types.js';
 import { decodeCapture, detectCaptureProtocol } from '../protocols.js';
 import type { MeterSource } from '../source.js';
@@ -26,19 +27,19 @@ export type MeterLink =
 export async function createTransport(
   source: MeterSource,
   meter: MeterSettings,
-  now: () => number = Date.now,
+  clock: Clock = systemClock,
 ): Promise<MeterLink> {
   switch (source.kind) {
     case 'simulator': {
       const { SimulatorTransport } = await import('../simulator/transport.js');
       return {
         delivers: 'bytes',
-        transport: new SimulatorTransport(meter.simulator.seed, meter.simulator.interval * 1000),
+        transport: new SimulatorTransport(meter.simulator.seed, meter.simulator.interval * 1000, clock),
       };
     }
     case 'tcp': {
       const { TcpTransport } = await import('./tcp.js');
-      return { delivers: 'bytes', transport: new TcpTransport(source.host, source.port) };
+      return { delivers: 'bytes', transport: new TcpTransport(source.host, source.port, undefined, clock) };
     }
     case 'file': {
       const { FileReplayTransport } = await import('./file-replay.js');
@@ -49,29 +50,30 @@ export async function createTransport(
           source.intervalMs,
           source.loop,
           frameSplitter(source.protocol),
+          clock,
         ),
       };
     }
     case 'serial':
-      return serialLink(source, meter);
+      return serialLink(source, meter, clock);
     case 'remote': {
       const { RemoteTransport } = await import('./remote.js');
-      return { delivers: 'readings', transport: new RemoteTransport(source.url, source, now) };
+      return { delivers: 'readings', transport: new RemoteTransport(source.url, source, clock) };
     }
     case 'modbus-rtu':
     case 'modbus-tcp': {
       const { ModbusMeterTransport } = await import('../modbus/modbus-transport.js');
-      return { delivers: 'readings', transport: new ModbusMeterTransport(source, now) };
+      return { delivers: 'readings', transport: new ModbusMeterTransport(source, clock) };
     }
     case 'homewizard':
     case 'shelly': {
       const { DonglePollTransport } = await import('./http-poll.js');
-      return { delivers: 'readings', transport: new DonglePollTransport(source, now) };
+      return { delivers: 'readings', transport: new DonglePollTransport(source, clock) };
     }
   }
 }
 
-async function serialLink(source: SerialSource, meter: MeterSettings): Promise<MeterLink> {
+async function serialLink(source: SerialSource, meter: MeterSettings, clock: Clock): Promise<MeterLink> {
   if (source.protocol === 'auto')
     throw new Error(`serial:${source.path}: protocol=auto must be resolved by the probe first`);
   const { SerialTransport, d0ModeOf, lineSettingsOf } = await import('./serial.js');
@@ -81,7 +83,7 @@ async function serialLink(source: SerialSource, meter: MeterSettings): Promise<M
   }
   // Readouts must come more often than meter.timeout, or the reading goes stale between polls.
   const pollIntervalMs = source.pollIntervalMs ?? Math.max(1000, (meter.timeout * 1000) / 2);
-  const options: D0SessionOptions = { pollIntervalMs };
+  const options: D0SessionOptions = { pollIntervalMs, clock };
   if (source.address !== undefined) options.address = source.address;
   const { D0RequestTransport } = await import('./d0-request.js');
   return { delivers: 'readings', transport: new D0RequestTransport(source.path, line, options) };

@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import type { ByteTransport, ByteTransportEvents } from './transport.js';
@@ -8,7 +9,7 @@ import type { ByteTransport, ByteTransportEvents } from './transport.js';
  * replays behave like a meter that sends at that rate. Without a splitter the file is sent whole.
  */
 export class FileReplayTransport extends EventEmitter<ByteTransportEvents> implements ByteTransport {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private frames: Buffer[] = [];
   private next = 0;
 
@@ -17,6 +18,7 @@ export class FileReplayTransport extends EventEmitter<ByteTransportEvents> imple
     private readonly intervalMs: number,
     private readonly loop: boolean,
     private readonly splitFrames: (bytes: Buffer) => Buffer[],
+    private readonly clock: Clock = systemClock,
   ) {
     super();
   }
@@ -39,12 +41,12 @@ export class FileReplayTransport extends EventEmitter<ByteTransportEvents> imple
       this.next = 0;
     }
     const frame = this.frames[this.next++]!;
-    this.timer = setTimeout(() => this.emitNext(), this.intervalMs);
+    this.timer = this.clock.setTimeout(() => this.emitNext(), this.intervalMs);
     this.emit('data', frame);
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 }

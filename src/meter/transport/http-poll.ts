@@ -1,3 +1,4 @@
+import { systemClock, type Clock, type Timer } from '../../clock.js';
 import { EventEmitter } from 'node:events';
 import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { boundedRequest, outgoingCounters, type OutgoingCounters } from '../../outgoing.js';
@@ -60,13 +61,13 @@ export class DonglePollTransport extends EventEmitter<ReadingTransportEvents> im
     failures: 0,
   };
   private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private closed = true;
   private readonly base: string;
 
   constructor(
     private readonly source: DongleSource,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {
     super();
     const host = source.host.includes(':') ? `[${source.host}]` : source.host;
@@ -110,27 +111,27 @@ export class DonglePollTransport extends EventEmitter<ReadingTransportEvents> im
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }
 
   private schedule(delayMs: number): void {
     if (this.closed) return;
-    this.timer = setTimeout(() => void this.poll(false).catch(() => undefined), delayMs);
+    this.timer = this.clock.setTimeout(() => void this.poll(false).catch(() => undefined), delayMs);
   }
 
   private async poll(first: boolean): Promise<void> {
     if (this.closed) return;
     this.counters.polls += 1;
-    const started = this.now();
+    const started = this.clock.now();
     let delay = this.source.intervalMs;
     try {
-      const { reading, raw } = await pollOnce(this.source, (path) => this.get(path), this.now);
+      const { reading, raw } = await pollOnce(this.source, (path) => this.get(path), this.clock.now);
       if (this.closed) return;
       this.counters.readings += 1;
       this.backoff.reset();
       // Start to start: a slow answer does not stretch the cadence.
-      delay = Math.max(0, this.source.intervalMs - (this.now() - started));
+      delay = Math.max(0, this.source.intervalMs - (this.clock.now() - started));
       if (raw) this.emit('raw', raw);
       this.emit('reading', reading);
     } catch (error) {

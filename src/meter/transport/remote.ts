@@ -5,6 +5,7 @@ import { MeterDataError } from '../decoder.js';
 import { authenticatingFetch, type Credentials } from './http-auth.js';
 import { readingFromLive, remoteMeterOf, type RemoteMeter } from './live-reading.js';
 import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 /** How long the one-off report request for the remote meter's identity may take. */
 const REPORT_TIMEOUT_MS = 5000;
@@ -30,12 +31,13 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
   constructor(
     private readonly url: string,
     private readonly credentials: Credentials,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {
     super();
     // Bounded like every outgoing request (docs/architecture.md#hostile-input): an event beyond the
     // limit is counted as an overflow and ends the stream; the meter input then reconnects.
     const bounded = boundedEventStreamFetch(authenticatingFetch(credentials), {
+      clock: this.clock,
       onEventTooLarge: () =>
         this.emit(
           'reject',
@@ -79,7 +81,7 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
   }
 
   private onLive(data: string): void {
-    const result = readingFromLive(data, this.now(), this.meter);
+    const result = readingFromLive(data, this.clock.now(), this.meter);
     if (result.ok) this.emit('reading', result.reading);
     else this.emit('reject', result.error);
   }

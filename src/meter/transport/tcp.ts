@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import type { ByteTransport, ByteTransportEvents } from './transport.js';
+import { systemClock, type Clock } from '../../clock.js';
 
 /** TCP client for ser2net and P1-to-LAN adapters (`tcp://host:port`). */
 export class TcpTransport extends EventEmitter<ByteTransportEvents> implements ByteTransport {
@@ -10,6 +11,7 @@ export class TcpTransport extends EventEmitter<ByteTransportEvents> implements B
     private readonly host: string,
     private readonly port: number,
     private readonly connectTimeoutMs = 10_000,
+    private readonly clock: Clock = systemClock,
   ) {
     super();
   }
@@ -21,12 +23,12 @@ export class TcpTransport extends EventEmitter<ByteTransportEvents> implements B
   open(): Promise<void> {
     return new Promise((resolve, reject) => {
       const socket = connect({ host: this.host, port: this.port, noDelay: true });
-      const timer = setTimeout(
+      const timer = this.clock.setTimeout(
         () => socket.destroy(new Error(`connect timeout after ${this.connectTimeoutMs} ms`)),
         this.connectTimeoutMs,
       );
       socket.once('connect', () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         socket.setKeepAlive(true, 10_000);
         this.socket = socket;
         socket.on('data', (chunk: Buffer) => this.emit('data', chunk));
@@ -40,7 +42,7 @@ export class TcpTransport extends EventEmitter<ByteTransportEvents> implements B
         resolve();
       });
       socket.once('error', (error) => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         if (!this.socket) reject(error);
       });
     });

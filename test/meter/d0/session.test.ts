@@ -7,6 +7,7 @@ import { d0CorpusCase, segmentBytes } from './corpus-files.js';
 import { FakeMeter, type FakeMeterOptions } from './fake-meter.js';
 import { awaitPassage, closeSerial, openPtyPair, openSerial } from './pty-pair.js';
 import { quietPeriod } from '../../helpers/wait.js';
+import { VirtualClock } from '../../helpers/virtual-clock.js';
 
 /**
  * The request-mode session against a fake meter on the far end of a socat pty pair, real bytes
@@ -185,11 +186,20 @@ test('device address in the request; a meter with another address stays silent -
       assert.deepEqual(meter.requests, ['/?63355730!']);
     },
   );
-  await withMeter(t, iskraMeter({ address: '63355730' }), { address: '11111111' }, async ({ session }) => {
+  // The silent meter's wait runs on a virtual clock (docs/architecture.md#clock): the session gives
+  // up exactly when its identification timeout has passed.
+  const clock = new VirtualClock();
+  const options = { address: '11111111', clock };
+  await withMeter(t, iskraMeter({ address: '63355730' }), options, async ({ session }) => {
     const timeouts: string[] = [];
     session.on('timeout', (phase) => timeouts.push(phase));
-    assert.deepEqual(await session.pollOnce(), { kind: 'timeout', phase: 'identification' });
+    const started = clock.now();
+    assert.deepEqual(await clock.settle(session.pollOnce(), 200), {
+      kind: 'timeout',
+      phase: 'identification',
+    });
     assert.deepEqual(timeouts, ['identification']);
+    assert.equal(clock.now() - started, FAST.identificationTimeoutMs);
   });
 });
 

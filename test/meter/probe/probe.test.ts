@@ -10,6 +10,7 @@ import { encryptSmarty } from '../dsmr/smarty-cipher.js';
 import { FakeMeter } from '../transport/fake-meter.js';
 import { ptyWithMeter } from './pty-meter.js';
 import { startRig } from '../../modbus/rtu-rig.js';
+import { VirtualClock } from '../../helpers/virtual-clock.js';
 
 /** The issue's bound for a whole probe. */
 const PROBE_LIMIT_MS = 30_000;
@@ -22,13 +23,28 @@ function peersPresent(t: TestContext): boolean {
   return requireCommand(t, 'socat') && requireCorpus(t);
 }
 
+/**
+ * The probe on a virtual clock (docs/architecture.md#clock): the pty and the fake meter are real,
+ * the step windows and the budget are virtual. Each window gets `graceMs` of real time, longer
+ * than the fake meter's send period, for the meter to show itself; a silent rest is skipped.
+ */
+async function probeOnVirtualClock(
+  path: string,
+  graceMs: number,
+): Promise<{ result: Awaited<ReturnType<typeof probeSerialPort>>; clock: VirtualClock; started: number }> {
+  const clock = new VirtualClock();
+  const started = clock.now();
+  const result = await clock.settle(probeSerialPort(path, { clock }), graceMs);
+  return { result, clock, started };
+}
+
 // The probes mostly wait; run them side by side so the file does not take minutes.
 describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
   it('finds DSMR 4/5 at 115200 8N1 and gives the meter.source URI', async (t) => {
     if (!peersPresent(t)) return;
     const telegram = corpus('dsmr', 'ndokter_v5.txt');
     const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [telegram], 500));
-    const result = await probeSerialPort(pty.hostPath);
+    const { result } = await probeOnVirtualClock(pty.hostPath, 1500);
     assert.equal(result.status, 'OK');
     assert.equal(result.protocol, 'dsmr');
     assert.equal(result.meterProtocol, 'DSMR');
@@ -50,8 +66,7 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
   it('reports NOT RECOGNIZED on a silent line after every step, within 30 s', async (t) => {
     if (!peersPresent(t)) return;
     const pty = await ptyWithMeter(t);
-    const started = Date.now();
-    const result = await probeSerialPort(pty.hostPath);
+    const { result, clock, started } = await probeOnVirtualClock(pty.hostPath, 50);
     assert.equal(result.status, 'NOT RECOGNIZED');
     assert.equal(result.source, undefined);
     assert.deepEqual(
@@ -64,14 +79,15 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
         ['9600 8N1', 'silent'],
       ],
     );
-    assert.ok(Date.now() - started < PROBE_LIMIT_MS, `probe took ${Date.now() - started} ms`);
+    assert.ok(clock.now() - started < PROBE_LIMIT_MS, `probe took ${clock.now() - started} ms`);
+    assert.equal(result.elapsedMs, clock.now() - started);
   });
 
   it('finds SML at 9600 8N1 after the DSMR steps saw no DSMR frame', async (t) => {
     if (!peersPresent(t)) return;
     const frame = corpus('sml', 'smartmeter-obis_emh_ehz.bin');
     const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [frame], 1000));
-    const result = await probeSerialPort(pty.hostPath);
+    const { result } = await probeOnVirtualClock(pty.hostPath, 2000);
     assert.equal(result.status, 'OK');
     assert.equal(result.protocol, 'sml');
     assert.equal(result.source, `serial:${pty.hostPath}?protocol=sml&baud=9600&databits=8&parity=none`);
@@ -94,7 +110,7 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
           return received.subarray(request + 5);
         }),
     );
-    const result = await probeSerialPort(pty.hostPath);
+    const { result } = await probeOnVirtualClock(pty.hostPath, 1000);
     assert.equal(result.status, 'OK');
     assert.equal(result.protocol, 'd0');
     assert.equal(result.d0Mode, 'request');
@@ -133,7 +149,7 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
     if (!peersPresent(t)) return;
     const pushes = corpus('d0', 'smartmeter-obis_emh_ehz_push_x2.txt');
     const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [pushes], 1000));
-    const result = await probeSerialPort(pty.hostPath);
+    const { result } = await probeOnVirtualClock(pty.hostPath, 2000);
     assert.equal(result.status, 'OK');
     assert.equal(result.protocol, 'd0');
     assert.equal(result.d0Mode, 'push');
@@ -156,7 +172,7 @@ describe('probeSerialPort over socat pty pairs', { concurrency: true }, () => {
       1,
     );
     const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [frame], 500));
-    const result = await probeSerialPort(pty.hostPath);
+    const { result } = await probeOnVirtualClock(pty.hostPath, 1500);
     assert.equal(result.status, 'OK');
     assert.equal(result.protocol, 'dsmr');
     assert.equal(result.encrypted, true);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../../src/context.js';
 import type { RetryTimer } from '../../../src/backoff.js';
+import type { Clock } from '../../../src/clock.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
 import { runOutput } from '../../../src/output.js';
 import type { Service } from '../../../src/service.js';
@@ -37,6 +38,7 @@ export function meterInput(
   source: string,
   env: Record<string, string> = {},
   retryTimer?: RetryTimer,
+  clock?: Clock,
 ): Harness {
   const warnings: string[] = [];
   const logger = linesLogger(warnings, 'warn', (entry) => entry.message);
@@ -46,6 +48,7 @@ export function meterInput(
     meterInterface: interfaceOfSource(source),
     logger,
     system: { id: '0123456789AB', model: 'test', firmware: '0', bootId: 'boot' },
+    ...(clock ? { clock } : {}),
   });
   const store = context.store;
   const input = runOutput(context, new MeterInput(context, logger, retryTimer));

@@ -9,6 +9,7 @@ import { FakeMeter } from './fake-meter.js';
 import { meterInput, tempDir, waitForStatus, type Harness } from './meter-input-harness.js';
 import { SocatPty } from './socat-pty.js';
 import { settleWithin, waitFor } from '../../helpers/wait.js';
+import { VirtualClock } from '../../helpers/virtual-clock.js';
 
 /** The issue's bound for getting back to OK after the pty returns. */
 const RECOVERY_MS = 5000;
@@ -187,14 +188,16 @@ test('protocol=auto on a silent port: stopping the input ends the probe and free
   const dir = tempDir('mg-serial-');
   const pty = new SocatPty(dir);
   await pty.start();
-  const harness = meterInput(dir, `serial:${pty.hostPath}?protocol=auto`);
+  // The probe's windows on a clock that never moves: only the stop can end the probe.
+  const clock = new VirtualClock();
+  const harness = meterInput(dir, `serial:${pty.hostPath}?protocol=auto`, {}, undefined, clock);
   t.after(async () => {
     await harness.close();
     await pty.stop();
   });
   await harness.input.start();
   assert.equal(harness.store.meter.status, 'RECOGNITION');
-  await harness.input.stop();
+  await settleWithin('the probe to end on stop', harness.input.stop());
   // The probe held the port with an exclusive lock; after stop() it can be opened again.
   const link = await SerialLink.open(pty.hostPath, {
     baudRate: 9600,
