@@ -5,8 +5,11 @@
  */
 export interface Service {
   readonly name: string;
-  /** Required services abort start-up when they fail to start; optional ones are logged and skipped. */
-  readonly required: boolean;
+  /**
+   * Required services (the meter input) abort start-up when they fail to start; every other one
+   * leaves it out (optional): its failure is logged and it is skipped.
+   */
+  readonly required?: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
 }

@@ -26,7 +26,6 @@ export interface ActionsSlice {
  */
 export class ActionsOutput implements Output<ActionsSlice> {
   readonly name = ACTIONS_SERVICE;
-  readonly required = false;
   readonly watches = ['actions'] as const;
   readonly license = 'PLUS';
   readonly runner: ActionRunner;

@@ -32,7 +32,6 @@ const TARGETS: ReadonlyArray<{ name: TargetName; enabled: (config: CloudSettings
  */
 export class CloudPush implements Output<CloudSettings> {
   readonly name = 'cloud push';
-  readonly required = false;
   private readonly targets = new Map<TargetName, PushTarget>();
   private timer: Timer | undefined;
   private readonly report: ReportCache;

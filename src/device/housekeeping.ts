@@ -33,7 +33,6 @@ const AT_LOCAL_MIDNIGHT = '0 0 * * *';
  */
 export class Housekeeping implements Output<string> {
   readonly name = 'housekeeping';
-  readonly required = false;
   /** CSV logging switched on gives CSV retention something to keep, services.log the log upkeep. */
   readonly watches = ['services.sd.enable', 'services.log'] as const;
   private task: ScheduledTask | undefined;

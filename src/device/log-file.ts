@@ -16,7 +16,6 @@ import { sdCardRoot } from './sd-card.js';
  */
 export class LogFile implements Output<boolean> {
   readonly name = 'log file';
-  readonly required = false;
   readonly watches = ['services.log'] as const;
   private transport: TransportStream | undefined;
   private failure: string | undefined;

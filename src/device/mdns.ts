@@ -38,7 +38,6 @@ interface Advertised {
  */
 export class MdnsAnnouncer implements Output<MdnsSettings> {
   readonly name = 'mdns';
-  readonly required = false;
   readonly watches = [
     'services.broadcast',
     'system.host_name',

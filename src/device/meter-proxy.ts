@@ -23,7 +23,6 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
  */
 export class MeterProxy implements Output<ProxySettings> {
   readonly name = 'meter proxy';
-  readonly required = false;
   readonly watches = ['services.meter_proxy', 'meter_proxy'] as const;
   readonly license = 'PLUS';
   private server: Server | undefined;

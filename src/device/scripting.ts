@@ -48,7 +48,6 @@ function apiUrl(context: AppContext): string | undefined {
  */
 export class ScriptRunner implements Output<ScriptSettings> {
   readonly name = 'scripting';
-  readonly required = false;
   readonly watches = ['services.berry', 'scripting.file'] as const;
   readonly license = 'PLUS';
   /** Nothing runs until the first reconcile. */

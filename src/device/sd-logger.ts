@@ -36,7 +36,6 @@ type SdSettings = AppConfig['services']['sd'];
  */
 export class SdLogger implements Output<SdSettings> {
   readonly name = 'sd logger';
-  readonly required = false;
   private timer: Timer | undefined;
   /** The local date whose retention was last applied. */
   private retentionDate: string | undefined;

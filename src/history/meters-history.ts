@@ -12,7 +12,6 @@ import { HistoryRecorder } from './recorder.js';
  */
 export class MetersHistory implements Service {
   readonly name = 'meters history';
-  readonly required = false;
   private readonly recorders = new Map<string, { store: unknown; recorder: HistoryRecorder }>();
   private queue: Promise<void> = Promise.resolve();
   private running = false;

@@ -27,7 +27,6 @@ export const RECENT_CAPACITY = 600;
  */
 export class RecentPower implements Service {
   readonly name = 'recent-power';
-  readonly required = false;
   private readonly points: RecentPoint[] = [];
   private readonly onReading = (reading: Reading) => this.add(reading);
 

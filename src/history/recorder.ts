@@ -42,7 +42,6 @@ const TICK_DELAY_MS = 50;
  */
 export class HistoryRecorder implements Service {
   readonly name = 'history';
-  readonly required = false;
   private rings: Record<Resolution, RingFile> | undefined;
   private buckets = new OpenBuckets((resolution, point) => this.persist(resolution, point));
   private readonly unwritten: Array<{ resolution: Resolution; point: HistoryPoint }> = [];

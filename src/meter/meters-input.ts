@@ -26,7 +26,6 @@ interface Running {
  */
 export class MetersInput implements Output<readonly MeterEntry[]> {
   readonly name = 'meters';
-  readonly required = false;
   readonly watches = ['meters'] as const;
   private readonly running = new Map<string, Running>();
   private started = false;

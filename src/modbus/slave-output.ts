@@ -15,7 +15,6 @@ export interface SlaveStatusDetail {
  * status line's counters.
  */
 export abstract class SlaveOutput<Slice> {
-  readonly required = false;
   readonly license = 'PLUS';
   protected started = false;
   /** The last view reconciled; undefined before the first. */

@@ -55,7 +55,6 @@ export function createMqttService(
 
   return {
     name: MQTT_SERVICE,
-    required: false,
     watches: ['mqtt', 'system.name', 'services.report_interval', 'meter.conv_factor', 'actions'],
     license: 'PLUS',
     select: (config) => ({

@@ -51,7 +51,6 @@ export class PeakGuard
   implements Output<PeakSlice>
 {
   readonly name = PEAK_SERVICE;
-  readonly required = false;
   readonly watches = ['services.peak_guard', 'meter.timeout'] as const;
   private engine: PeakEngine | undefined;
   private slice: PeakSlice | undefined;

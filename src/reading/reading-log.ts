@@ -25,7 +25,6 @@ function summary(reading: Reading): string {
 
 export class ReadingLog implements Service {
   readonly name = 'reading log';
-  readonly required = false;
   private lastLogged = 0;
   private readonly onReading = (reading: Reading) => {
     if (reading.receivedAt - this.lastLogged < SUMMARY_PERIOD_MS) return;

@@ -49,7 +49,6 @@ export function createNetworkOutput(ctx: AppContext, backend: WifiBackend): Outp
 
   return {
     name: NETWORK_OUTPUT,
-    required: false,
     watches: ['wifi.sta', 'eth', 'system.power_save'],
     select: (config) => ({ sta: config.wifi.sta, eth: config.eth, powerSave: config.system.power_save }),
     async reconcile({ slice }) {

@@ -25,7 +25,6 @@ export const SHELLY_UDP_LIMIT = 4096;
 
 export class ShellyUdp implements Output<UdpSlice> {
   readonly name = 'shelly-udp';
-  readonly required = false;
   readonly watches = ['services.emulate.shelly', 'http.host'] as const;
   private socket: Socket | undefined;
   private bound: string | undefined;

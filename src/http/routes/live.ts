@@ -44,7 +44,6 @@ interface LiveClient {
  */
 export class LiveHub implements Output<boolean> {
   readonly name = 'live';
-  readonly required = false;
   readonly watches = ['system.protection'] as const;
   private readonly clients = new Set<LiveClient>();
   private keepAliveTimer: Timer | undefined;
