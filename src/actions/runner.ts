@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { dateTimes } from '../reading/time-format.js';
-import type { ActionCounters, ActionStatusRecord } from './actions-api.js';
+import type { ActionCounters, ActionStatusRecord } from '../contracts/actions.js';
 import {
   isEnabled,
   type ActionDefinition,

@@ -3,7 +3,7 @@ import { CODE, succeeded } from '../actions/status-codes.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { QUANTITIES, templateName } from '../reading/quantities.js';
-import type { ActionsChoices, StatusCodeChoice } from './page-contract.js';
+import type { ActionsChoices, StatusCodeChoice } from '../contracts/page.js';
 
 export const ACTIONS_CHOICES_PATH = '/api/v1/actions/choices';
 

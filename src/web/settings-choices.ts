@@ -3,7 +3,7 @@ import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { PROFILE_TITLES } from '../modbus-protocol/profiles/catalogue.js';
-import type { SettingChoice, SettingsChoices } from './page-contract.js';
+import type { SettingChoice, SettingsChoices } from '../contracts/page.js';
 
 export const CHOICES_PATH = '/api/v1/settings/choices';
 

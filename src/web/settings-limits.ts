@@ -2,7 +2,7 @@ import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
-import type { SettingLimits, SettingsLimits } from './page-contract.js';
+import type { SettingLimits, SettingsLimits } from '../contracts/page.js';
 
 export const LIMITS_PATH = '/api/v1/settings/limits';
 

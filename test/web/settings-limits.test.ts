@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { PEAK_GUARD_SCHEMA } from '../../src/config/peak-schema.js';
 import { SCHEMA } from '../../src/config/schema.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
-import type { SettingsLimits } from '../../src/web/page-contract.js';
+import type { SettingsLimits } from '../../src/contracts/page.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { startHttpContext } from '../helpers/http-context.js';
 

@@ -8,7 +8,7 @@ import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 import type { Router } from '../router.js';
-import type { SettingsBackup } from '../status-views.js';
+import type { SettingsBackup } from '../../contracts/status.js';
 
 export const BACKUP_PATH = '/api/v1/backup';
 

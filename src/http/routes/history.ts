@@ -5,7 +5,7 @@ import { HttpError } from '../errors.js';
 import { COMMON_HEADERS, sendJson } from '../respond.js';
 import type { JsonSchema, Router } from '../router.js';
 import { HISTORY_CSV_COLUMNS, historyCsv, historyCsvName } from '../../history/history-csv.js';
-import type { HistoryView, RecentView } from '../../history/history-view.js';
+import type { HistoryView, RecentView } from '../../contracts/history.js';
 import type { CapacityChargeContributor } from '../../history/costs.js';
 import { withCosts } from '../../history/history-costs.js';
 import { pointView } from '../../history/point.js';

@@ -3,7 +3,7 @@ import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-import type { LogLevelName, LogLineView, LogView } from '../status-views.js';
+import type { LogLevelName, LogLineView, LogView } from '../../contracts/status.js';
 
 export const LOG_PATH = '/api/v1/log';
 

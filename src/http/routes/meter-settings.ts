@@ -1,5 +1,5 @@
 import { LEAVES } from '../../config/paths.js';
-import type { MeterSettingsView } from '../settings-views.js';
+import type { MeterSettingsView } from '../../contracts/settings.js';
 import {
   bodyPaths,
   ignoredKeys,

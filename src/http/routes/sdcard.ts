@@ -10,7 +10,7 @@ import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { TAIL_PARAMETER, type ApiRequest, type Router } from '../router.js';
 import { sendFile } from '../sd-file-response.js';
-import type { DirectoryEntry, DirectoryListing } from '../sdcard-contract.js';
+import type { DirectoryEntry, DirectoryListing } from '../../contracts/sdcard.js';
 
 const ROOT_PATH = '/sdcard';
 const PREFIX = '/sdcard/';

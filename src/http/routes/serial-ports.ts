@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { listSerialPorts } from '../../serial/port-list.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-import type { SerialPortView } from '../status-views.js';
+import type { SerialPortView } from '../../contracts/status.js';
 
 export const SERIAL_PORTS_PATH = '/api/v1/serial/ports';
 

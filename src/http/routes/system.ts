@@ -5,13 +5,13 @@ import type { AppContext, ServiceStatus } from '../../context.js';
 import { detectInstallRoot } from '../../device/update/release-layout.js';
 import { localDateTime } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
-import type { MeterView, SystemView } from '../../reading/reading-views.js';
+import type { SystemMeterView } from '../../contracts/reading.js';
 import { HEALTH_SCHEMA, SYSTEM_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import { HEALTH_PATH, healthOf } from '../health.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
-import type { AddressView, RuntimeView } from '../status-views.js';
+import type { AddressView, RuntimeView, SystemView } from '../../contracts/system.js';
 import { VERSION } from '../../version.js';
 import type { EthernetInfo } from '../../device/wifi/ethernet-info.js';
 import { sdCardInfo, sdCardRoot, type SdCardInfo } from '../../device/sd-card.js';
@@ -108,10 +108,10 @@ function releaseOf(): string | undefined {
  * model text), `report_interval` (measured seconds between readings), `tariff`, and the meter's
  * own `date`/`time` when it sends a timestamp.
  */
-function systemMeter(ctx: AppContext): MeterView {
+function systemMeter(ctx: AppContext): SystemMeterView {
   const meter = ctx.store.meter;
   const { identity } = meter;
-  const out: MeterView = { ...meterObject(meter) };
+  const out: SystemMeterView = { ...meterObject(meter) };
   const manufacturer = identity.vendor ?? identity.prefix;
   if (manufacturer !== undefined) out.manufacturer = manufacturer;
   const type = identity.logicalName ?? identity.model;

@@ -1,4 +1,4 @@
-import type { SerialPortView } from '../../http/status-views.js';
+import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
 import { formatNumber } from './format.js';
 import { t } from './i18n/i18n.js';

@@ -1,4 +1,4 @@
-import type { SettingLimits, SettingsChoices, SettingsLimits } from '../page-contract.js';
+import type { SettingLimits, SettingsChoices, SettingsLimits } from '../../contracts/page.js';
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
 import { decimalsOfStep, formatNumber } from './format.js';

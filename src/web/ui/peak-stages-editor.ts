@@ -1,4 +1,4 @@
-import type { SettingLimits, SettingsLimits } from '../page-contract.js';
+import type { SettingLimits, SettingsLimits } from '../../contracts/page.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { ScanEntry } from '../../device/wifi/scan-entry-view.js';
-import type { MeterSettingsView } from '../../http/settings-views.js';
-import type { ProbeResultView } from '../../meter/probe/probe-view.js';
-import type { MqttSettingsView } from '../../mqtt/settings-view.js';
-import type { SettingsChoices } from '../page-contract.js';
-import type { SystemView } from '../../http/status-views.js';
+import type { ScanEntry } from '../../contracts/network.js';
+import type { MeterSettingsView } from '../../contracts/settings.js';
+import type { ProbeResultView } from '../../contracts/probe.js';
+import type { MqttSettingsView } from '../../contracts/settings.js';
+import type { SettingsChoices } from '../../contracts/page.js';
+import type { SystemView } from '../../contracts/system.js';
 import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
 import { buildCostForm, syncCostForm } from './cost-settings.js';
