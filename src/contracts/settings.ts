@@ -17,6 +17,16 @@ export const MeterSettingsViewSchema = Type.Object(
 );
 export type MeterSettingsView = Static<typeof MeterSettingsViewSchema>;
 
+/** `details` of a settings write's answer: `ignored`, the body fields that no setting took. */
+export const IgnoredDetailsSchema = Type.Object({ ignored: Type.Optional(Type.Array(Type.String())) });
+export type IgnoredDetails = Static<typeof IgnoredDetailsSchema>;
+
+/** The answer of PUT /api/v1/meter/settings: the view and the ignored fields. */
+export const MeterSettingsAnswerSchema = Type.Object(
+  { ...MeterSettingsViewSchema.properties, details: Type.Optional(IgnoredDetailsSchema) },
+  { additionalProperties: false },
+);
+
 /** GET /api/v1/mqtt/settings as the device documents it. */
 export const MqttSettingsViewSchema = Type.Object({
   enable: Type.Boolean(),

@@ -42,6 +42,21 @@ export const SettingsBackupSchema = Type.Object({
 });
 export type SettingsBackup = Static<typeof SettingsBackupSchema>;
 
+/** The body POST /api/v1/backup restores from: a backup file (created and secrets_included may be left out). */
+export const SettingsRestoreSchema = Type.Object({
+  ...SettingsBackupSchema.properties,
+  created: Type.Optional(SettingsBackupSchema.properties.created),
+  secrets_included: Type.Optional(SettingsBackupSchema.properties.secrets_included),
+});
+export type SettingsRestore = Static<typeof SettingsRestoreSchema>;
+
+/** The answer of POST /api/v1/backup: how many settings the file held, and the paths that changed. */
+export const RestoreAnswerSchema = Type.Object({
+  restored: Type.Integer(),
+  changed: Type.Array(Type.String()),
+});
+export type RestoreAnswer = Static<typeof RestoreAnswerSchema>;
+
 /** A serial device present: stable names first. */
 export const SerialPortViewSchema = Type.Object({
   path: Type.String(),

@@ -1,3 +1,4 @@
+import type { TSchema } from 'typebox';
 import type { AppConfig } from '../config/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -21,24 +22,30 @@ export type RouteHandler = (request: ApiRequest, response: ServerResponse) => Pr
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * A schema of the API's description: a contract's TypeBox schema (src/contracts/, plain JSON Schema
+ * at run time) or one generated from the config schema (docs/architecture.md#api-contracts).
+ */
+export type DocSchema = JsonSchema | TSchema;
+
 /** What GET /api/v1/openapi.json says about a route (an OpenAPI 3.1 document of what is actually served). */
 export interface RouteDoc {
   summary: string;
   /** Schema of the JSON request body (routes with body: 'json'). */
-  request?: JsonSchema;
+  request?: DocSchema;
   /** Success and route-specific responses by status; the server's own errors are added automatically. */
   responses?: Record<
     number,
     {
       description: string;
-      schema?: JsonSchema;
+      schema?: DocSchema;
       contentType?: string;
       /** Further media types of the same response (chosen by a format= query, or a file download), by type. */
-      alternatives?: Record<string, JsonSchema>;
+      alternatives?: Record<string, DocSchema>;
     }
   >;
   /** Query parameters by name. */
-  query?: Record<string, JsonSchema>;
+  query?: Record<string, DocSchema>;
 }
 
 export interface RouteOptions {

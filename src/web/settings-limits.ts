@@ -2,7 +2,7 @@ import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
-import type { SettingLimits, SettingsLimits } from '../contracts/page.js';
+import { SettingsLimitsSchema, type SettingLimits, type SettingsLimits } from '../contracts/page.js';
 
 export const LIMITS_PATH = '/api/v1/settings/limits';
 
@@ -64,28 +64,13 @@ export function settingsLimits(): SettingsLimits {
   return limits;
 }
 
-const LIMITS_SCHEMA = {
-  type: 'object',
-  additionalProperties: {
-    type: 'object',
-    properties: {
-      min: { type: 'number' },
-      max: { type: 'number' },
-      step: { type: 'number' },
-      minLength: { type: 'integer' },
-      maxLength: { type: 'integer' },
-      pattern: { type: 'string' },
-    },
-  },
-};
-
 /** GET /api/v1/settings/limits: each setting's min/max/length/pattern by dotted config path. */
 export function registerLimitsRoute(router: Router): void {
   const limits = settingsLimits();
   router.add('GET', LIMITS_PATH, (_request, response) => sendJson(response, 200, limits), {
     doc: {
       summary: 'The limits of each setting (min, max, step, length, pattern) by dotted config path',
-      responses: { 200: { description: 'limits by path', schema: LIMITS_SCHEMA } },
+      responses: { 200: { description: 'limits by path', schema: SettingsLimitsSchema } },
     },
   });
 }

@@ -8,7 +8,12 @@ import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 import type { Router } from '../router.js';
-import type { SettingsBackup } from '../../contracts/status.js';
+import {
+  RestoreAnswerSchema,
+  SettingsBackupSchema,
+  SettingsRestoreSchema,
+  type SettingsBackup,
+} from '../../contracts/status.js';
 
 export const BACKUP_PATH = '/api/v1/backup';
 
@@ -128,7 +133,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       doc: {
         summary: 'Download the settings (passwords and keys only with secrets=true)',
         query: { secrets: { type: 'boolean', description: 'include passwords and keys; default false' } },
-        responses: { 200: { description: 'settings backup', schema: { type: 'object' } } },
+        responses: { 200: { description: 'settings backup', schema: SettingsBackupSchema } },
       },
     },
   );
@@ -151,9 +156,9 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       maxBodyBytes: BACKUP_MAX_BYTES,
       doc: {
         summary: 'Restore the settings from a backup file (all or nothing)',
-        request: { type: 'object', required: ['format', 'version', 'settings'] },
+        request: SettingsRestoreSchema,
         responses: {
-          200: { description: 'settings restored', schema: { type: 'object' } },
+          200: { description: 'settings restored', schema: RestoreAnswerSchema },
           400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },
         },
       },

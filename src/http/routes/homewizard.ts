@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { dataOf, deviceInfo, errorBody, staleDataOf } from '../../device/homewizard/api-v1.js';
@@ -5,7 +6,7 @@ import { checkDsmrCrc } from '../../meter/dsmr/crc16-arc.js';
 import { DsmrFramer } from '../../meter/dsmr/framer.js';
 import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
-import type { Router } from '../router.js';
+import type { RouteDoc, Router } from '../router.js';
 import { SmoothedFeed } from '../../device/smoothing.js';
 
 /**
@@ -53,6 +54,19 @@ function sendJson(response: ServerResponse, status: number, value: unknown, head
 }
 
 const HW_DOC = 'HomeWizard P1 personality (services.emulate.homewizard); off: 404 like an unknown path';
+
+/** HomeWizard's own error body (`{"error": {"id", "description"}}`), as its 404 carries it. */
+const HW_ERROR = Type.Object({ error: Type.Object({ id: Type.Integer(), description: Type.String() }) });
+
+/** The answers of a HomeWizard route: the personality's content, or 404 while it is off. */
+function hwResponses(contentType: string): NonNullable<RouteDoc['responses']> {
+  const content =
+    contentType === 'application/json' ? Type.Record(Type.String(), Type.Unknown()) : Type.String();
+  return {
+    200: { description: 'the HomeWizard answer', contentType, schema: content },
+    404: { description: 'personality off, or no such data (HomeWizard error body)', schema: HW_ERROR },
+  };
+}
 
 /**
  * The HomeWizard P1 personality on the device's HTTP server (docs/architecture.md#homewizard-personality):
@@ -103,7 +117,7 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       if (!storeOf()) return notFound(response, head);
       sendJson(response, 200, deviceInfo(ctx.system.id, ctx.system.firmware), head);
     },
-    { open, doc: { summary: `Device information (${HW_DOC})` } },
+    { open, doc: { summary: `Device information (${HW_DOC})`, responses: hwResponses('application/json') } },
   );
   router.add(
     'GET',
@@ -114,7 +128,7 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       if (!store) return notFound(response, head);
       send(response, 200, dataText(), 'application/json', head);
     },
-    { open, doc: { summary: `Recent measurement (${HW_DOC})` } },
+    { open, doc: { summary: `Recent measurement (${HW_DOC})`, responses: hwResponses('application/json') } },
   );
   router.add(
     'GET',
@@ -126,6 +140,12 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       if (!telegram) return notFound(response, head);
       send(response, 200, telegram, 'text/plain', head);
     },
-    { open, doc: { summary: `Last raw DSMR telegram (${HW_DOC}); 404 when the meter is not DSMR` } },
+    {
+      open,
+      doc: {
+        summary: `Last raw DSMR telegram (${HW_DOC}); 404 when the meter is not DSMR`,
+        responses: hwResponses('text/plain'),
+      },
+    },
   );
 }

@@ -3,7 +3,7 @@ import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-import type { LogLevelName, LogLineView, LogView } from '../../contracts/status.js';
+import { LogViewSchema, type LogLevelName, type LogLineView, type LogView } from '../../contracts/status.js';
 
 export const LOG_PATH = '/api/v1/log';
 
@@ -64,7 +64,7 @@ export function registerLogRoute(router: Router, recent: RecentLog): void {
           limit: { type: 'integer', minimum: 1, description: 'at most this many (the newest)' },
         },
         responses: {
-          200: { description: 'log lines', schema: { type: 'object', required: ['lines'] } },
+          200: { description: 'log lines', schema: LogViewSchema },
           400: { description: 'bad level or limit (validation_failed)', schema: ERROR_REF },
         },
       },

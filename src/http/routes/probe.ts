@@ -3,47 +3,21 @@ import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
-import type { JsonSchema, RouteDoc, Router } from '../router.js';
+import type { RouteDoc, Router } from '../router.js';
+import { ProbeRequestSchema, ProbeResultViewSchema } from '../../contracts/probe.js';
 import { parseSource } from '../../meter/source.js';
 import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../../serial/device-path.js';
 
 export const PROBE_PATH = '/api/v1/meter/probe';
 
-const PROBE_REQUEST_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['device'],
-  properties: {
-    device: { type: 'string', description: 'absolute path of the serial device', maxLength: 4096 },
-  },
-};
-
-const PROBE_RESULT_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['status', 'path', 'steps', 'elapsedMs'],
-  properties: {
-    status: { enum: ['OK', 'NOT RECOGNIZED', 'NOT CONNECTED'] },
-    path: { type: 'string' },
-    protocol: { enum: ['dsmr', 'sml', 'd0'] },
-    meterProtocol: { type: 'string' },
-    line: { type: 'object' },
-    d0Mode: { enum: ['request', 'push'] },
-    encrypted: { type: 'boolean' },
-    identity: { type: 'object' },
-    source: { type: 'string', description: 'the meter.source URI to use' },
-    steps: { type: 'array', items: { type: 'object' } },
-    elapsedMs: { type: 'integer' },
-    error: { type: 'string' },
-  },
-};
-
 const PROBE_DOC: RouteDoc = {
   summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
-  request: PROBE_REQUEST_SCHEMA,
+  request: ProbeRequestSchema,
   responses: {
     200: {
       description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
-      schema: PROBE_RESULT_SCHEMA,
+      schema: ProbeResultViewSchema,
     },
     400: {
       description: 'device missing or not an absolute path (validation_failed)',

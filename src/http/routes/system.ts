@@ -6,12 +6,17 @@ import { detectInstallRoot } from '../../device/update/release-layout.js';
 import { localDateTime } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
 import type { SystemMeterView } from '../../contracts/reading.js';
-import { HEALTH_SCHEMA, SYSTEM_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import { HEALTH_PATH, healthOf } from '../health.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
-import type { AddressView, RuntimeView, SystemView } from '../../contracts/system.js';
+import {
+  HealthSchema,
+  SystemViewSchema,
+  type AddressView,
+  type RuntimeView,
+  type SystemView,
+} from '../../contracts/system.js';
 import { VERSION } from '../../version.js';
 import type { EthernetInfo } from '../../device/wifi/ethernet-info.js';
 import { sdCardInfo, sdCardRoot, type SdCardInfo } from '../../device/sd-card.js';
@@ -150,8 +155,8 @@ export function registerSystemRoutes(
       doc: {
         summary: 'Health: which enabled output failed to listen (no password from this host)',
         responses: {
-          200: { description: 'healthy', schema: HEALTH_SCHEMA },
-          503: { description: 'an enabled output failed', schema: HEALTH_SCHEMA },
+          200: { description: 'healthy', schema: HealthSchema },
+          503: { description: 'an enabled output failed', schema: HealthSchema },
         },
       },
     },
@@ -170,7 +175,7 @@ export function registerSystemRoutes(
     {
       doc: {
         summary: 'System information',
-        responses: { 200: { description: 'system information', schema: SYSTEM_SCHEMA } },
+        responses: { 200: { description: 'system information', schema: SystemViewSchema } },
       },
     },
   );
