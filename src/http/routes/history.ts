@@ -16,8 +16,7 @@ import { withCosts } from '../../history/history-costs.js';
 import { pointView } from '../../history/point.js';
 import { parseHistoryQuery } from '../../history/query-params.js';
 import type { HistoryRecorder } from '../../history/recorder.js';
-import { RECENT_CAPACITY, RECENT_SECONDS, type RecentPower } from '../../history/recent-power.js';
-import { RESOLUTIONS } from '../../history/tiers.js';
+import { RECENT_SECONDS, type RecentPower } from '../../history/recent-power.js';
 
 const TIME_PARAMETER: JsonSchema = {
   type: 'string',
