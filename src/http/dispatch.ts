@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
 import type { Authenticator } from './auth.js';
 import { DEFAULT_JSON_LIMIT, readJsonBody } from './body.js';
+import { checkBody } from './body-check.js';
 import { HttpError } from './errors.js';
 import { isLocalHealthCheck } from './health.js';
 import { isIngressRequest } from './ingress-trust.js';
@@ -141,6 +142,7 @@ export function createRequestHandler(
         };
         readJsonBody(raw, limits)
           .then((body) => {
+            if (route.options.bodySchema) checkBody(route.options.bodySchema, body);
             request.body = body;
             return route.handler(request, response);
           })

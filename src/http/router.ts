@@ -58,6 +58,12 @@ export interface RouteOptions {
   body?: 'json' | 'stream';
   maxBodyBytes?: number;
   /**
+   * The contract of a 'json' body (src/contracts/): checked before the handler, a 400
+   * validation_failed naming each field otherwise, and documented as the request body. Settings
+   * sections have none: the config layer validates them (docs/architecture.md#api-contracts).
+   */
+  bodySchema?: TSchema;
+  /**
    * Route needs license PLUS or PRO; under FREE it answers 404 license_required
    * (docs/architecture.md#license).
    */

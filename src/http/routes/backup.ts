@@ -4,15 +4,16 @@ import { splitSecretHeaders, type HeaderSecrets } from '../../actions/secret-hea
 import { getPath, LEAVES, setPath, stateFileOf } from '../../config/paths.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 import type { Router } from '../router.js';
 import {
+  BACKUP_FORMAT,
   RestoreAnswerSchema,
   SettingsBackupSchema,
   SettingsRestoreSchema,
   type SettingsBackup,
+  type SettingsRestore,
 } from '../../contracts/status.js';
 
 export const BACKUP_PATH = '/api/v1/backup';
@@ -20,7 +21,7 @@ export const BACKUP_PATH = '/api/v1/backup';
 /** A restore body holds every setting, certificates and layouts included: far above a settings write. */
 export const BACKUP_MAX_BYTES = 256 * 1024;
 
-const FORMAT = 'meter-gateway-settings';
+const FORMAT = BACKUP_FORMAT;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -96,19 +97,6 @@ function separateHeaderSecrets(ctx: AppContext, changes: Map<string, unknown>): 
   if (given === undefined || known) changes.set('actions.header_secrets', split.secrets);
 }
 
-function badFile(field: string, message: string): HttpError {
-  return validationError([{ field, message }]);
-}
-
-/** The backup file's envelope: format, version and the settings object; anything else is a 400. */
-function settingsOfFile(body: unknown): Record<string, unknown> {
-  if (!isObject(body)) throw badFile('', 'a settings backup must be a JSON object');
-  if (body.format !== FORMAT) throw badFile('format', `must be "${FORMAT}"`);
-  if (body.version !== 1) throw badFile('version', 'must be 1');
-  if (!isObject(body.settings)) throw badFile('settings', 'must be an object');
-  return body.settings;
-}
-
 /**
  * GET /api/v1/backup[?secrets=true]: the settings as a file; POST /api/v1/backup: restores such a
  * file. A restore writes every setting the file holds through the one validation path and the
@@ -141,7 +129,8 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     'POST',
     BACKUP_PATH,
     async (request, response) => {
-      const { changes, issues } = restoreWrites(settingsOfFile(request.body));
+      // The envelope (format, version, a settings object) is checked by SettingsRestoreSchema.
+      const { changes, issues } = restoreWrites((request.body as SettingsRestore).settings);
       if (issues.length > 0) throw validationError(issues);
       // The add-on's options win over a backup too (docs/architecture.md#add-on-options).
       for (const path of ctx.config.locked) changes.delete(path);
@@ -153,10 +142,10 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     },
     {
       body: 'json',
+      bodySchema: SettingsRestoreSchema,
       maxBodyBytes: BACKUP_MAX_BYTES,
       doc: {
         summary: 'Restore the settings from a backup file (all or nothing)',
-        request: SettingsRestoreSchema,
         responses: {
           200: { description: 'settings restored', schema: RestoreAnswerSchema },
           400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },

@@ -84,7 +84,8 @@ function operation(route: Route): Record<string, unknown> {
     parameters.push({ name, in: 'query', required: false, schema });
   if (parameters.length > 0) op.parameters = parameters;
   if (route.options.body === 'json') {
-    op.requestBody = { required: true, content: { 'application/json': { schema: doc?.request ?? {} } } };
+    const schema = doc?.request ?? route.options.bodySchema ?? {};
+    op.requestBody = { required: true, content: { 'application/json': { schema } } };
   }
   return op;
 }

@@ -4,7 +4,7 @@ import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { RouteDoc, Router } from '../router.js';
-import { ProbeRequestSchema, ProbeResultViewSchema } from '../../contracts/probe.js';
+import { ProbeRequestSchema, ProbeResultViewSchema, type ProbeRequest } from '../../contracts/probe.js';
 import { parseSource } from '../../meter/source.js';
 import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../../serial/device-path.js';
@@ -13,7 +13,6 @@ export const PROBE_PATH = '/api/v1/meter/probe';
 
 const PROBE_DOC: RouteDoc = {
   summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
-  request: ProbeRequestSchema,
   responses: {
     200: {
       description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
@@ -39,14 +38,13 @@ function canonicalDevice(path: string): string {
   }
 }
 
-function requestedDevice(body: unknown): string {
-  const device = (body as { device?: unknown } | null)?.device;
-  const issue = (message: string) =>
-    new HttpError(400, 'validation_failed', `device: ${message}`, {
-      fields: [{ field: 'device', message, value: device }],
+/** The body's device (its type and length checked by ProbeRequestSchema), if it is a device path. */
+function requestedDevice(body: ProbeRequest): string {
+  const { device } = body;
+  if (!isDevicePath(device))
+    throw new HttpError(400, 'validation_failed', `device: must be ${DEVICE_PATH_RULE}`, {
+      fields: [{ field: 'device', message: `must be ${DEVICE_PATH_RULE}`, value: device }],
     });
-  if (typeof device !== 'string' || device === '') throw issue('required: the serial device path');
-  if (!isDevicePath(device) || device.length > 4096) throw issue(`must be ${DEVICE_PATH_RULE}`);
   return device;
 }
 
@@ -77,7 +75,7 @@ export function registerProbeRoute(
     'POST',
     PROBE_PATH,
     async (request, response) => {
-      const device = requestedDevice(request.body);
+      const device = requestedDevice(request.body as ProbeRequest);
       if (deviceInUse(ctx) === canonicalDevice(device)) {
         throw new HttpError(
           409,
@@ -103,6 +101,6 @@ export function registerProbeRoute(
         running = false;
       }
     },
-    { body: 'json', doc: PROBE_DOC },
+    { body: 'json', bodySchema: ProbeRequestSchema, doc: PROBE_DOC },
   );
 }
