@@ -7,7 +7,7 @@ import { SettingsLimitsSchema, type SettingLimits, type SettingsLimits } from '.
 export const LIMITS_PATH = '/api/v1/settings/limits';
 
 /** The parts of the schema the settings endpoints read and write (as the choices route). */
-const SETTINGS_SECTIONS = ['system', 'services', 'wifi', 'mqtt', 'modbus', 'meter'] as const;
+const SETTINGS_SECTIONS = ['system', 'services', 'wifi', 'eth', 'mqtt', 'modbus', 'meter'] as const;
 
 /** A leaf's numeric range, length and pattern as a form applies them (min/max/maxlength/pattern). */
 function limitsOf(node: Record<string, unknown>): SettingLimits | undefined {
@@ -49,7 +49,11 @@ function collect(node: unknown, path: string, into: SettingsLimits): void {
   if (typeof node !== 'object' || node === null) return;
   const record = node as Record<string, unknown>;
   if ('format' in record && 'default' in record) {
-    const limits = limitsOf(record);
+    // The item's own limits first; its format's JSON Schema adds what the format itself checks
+    // (the pattern of a meter id, ...).
+    const own = limitsOf(record);
+    const format = fromJsonSchema(formatNamed(String(record.format))?.jsonSchema?.(record as Limits) ?? {});
+    const limits = own || format ? { ...format, ...own } : undefined;
     if (limits) into[path] = limits;
     collectItems(record, path, into);
     return;

@@ -2,11 +2,11 @@ import type { SettingLimits, SettingsChoices, SettingsLimits } from '../../contr
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
 import { decimalsOfStep, formatNumber } from './format.js';
+import { applyLimits } from './form-limits.js';
 import { clearIssues, collectForm, fillForm, setStatus, showFailure } from './forms.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import {
   addStage,
-  applyLimits,
   fillStages,
   markStageIssues,
   stagesOf,

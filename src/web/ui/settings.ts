@@ -1,3 +1,4 @@
+import { addLimits } from './form-limits.js';
 import type { ScanEntry } from '../../contracts/network.js';
 import type { MeterSettingsView } from '../../contracts/settings.js';
 import type { ProbeResultView } from '../../contracts/probe.js';
@@ -161,6 +162,7 @@ export function bindSettings(): Record<string, Loader[]> {
   buildCostForm(costForm);
   // The selects get their options before a form is filled, or the saved value would find none.
   const choicesAdded = addChoices();
+  void addLimits();
   const afterChoices =
     (load: Loader): Loader =>
     async () => {
