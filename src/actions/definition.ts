@@ -20,7 +20,7 @@ export type {
   WhenCondition,
 } from '../contracts/actions.js';
 
-export { HTTP_METHODS, MODBUS_FUNCS, VALUE_TYPES } from '../contracts/actions.js';
+export { HTTP_METHODS, MODBUS_FUNCS, VALUE_TYPES } from '../contracts/values.js';
 
 /** Limits of a definition (docs/architecture.md#actions). */
 export const LIMITS = {

@@ -1,4 +1,7 @@
 import Type, { type Static } from 'typebox';
+import { HTTP_METHODS, MODBUS_FUNCS, VALUE_TYPES } from './values.js';
+
+export type { HttpMethod, ModbusFunc, ValueType } from './values.js';
 
 /**
  * JSON shapes of the actions endpoints: the device's `ActionsDefinition` and `ActionStatus`, and the
@@ -6,14 +9,6 @@ import Type, { type Static } from 'typebox';
  * config layer's actions-definition format (the one check for the API, a restore and the admin's
  * file); the schema here describes the shape.
  */
-
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-/** Modbus function codes of a write: 5 single coil, 6 single register, 15 coils, 16 registers. */
-export const MODBUS_FUNCS = [5, 6, 15, 16] as const;
-export type ModbusFunc = (typeof MODBUS_FUNCS)[number];
-export const VALUE_TYPES = ['hex', 'short', 'int', 'long', 'float', 'double'] as const;
-export type ValueType = (typeof VALUE_TYPES)[number];
 
 export const HttpRequestDefinitionSchema = Type.Object({
   url: Type.String(),
@@ -108,6 +103,9 @@ export const ActionCountersSchema = Type.Object({
   last_run: Type.Optional(Type.String({ description: "ISO 8601 time of the last run's start" })),
 });
 export type ActionCounters = Static<typeof ActionCountersSchema>;
+
+/** GET /api/v1/actions/status: the status records of the ids asked. */
+export const ActionStatusListSchema = Type.Array(ActionStatusRecordSchema);
 
 /** services.actions of /api/v1/system. */
 export const ActionsServiceStatusSchema = Type.Object({

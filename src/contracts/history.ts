@@ -1,10 +1,9 @@
 import Type, { type Static } from 'typebox';
+import { RESOLUTIONS, RECENT_CAPACITY } from './values.js';
+
+export type { Resolution } from './values.js';
 
 /** The JSON of GET /api/v1/history and GET /api/v1/history/recent. */
-
-/** The resolutions of the history store, finest first. */
-export const RESOLUTIONS = ['1m', '15m', '1d'] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
 
 /** Power statistics of a bucket as shown: kW, the mean computed from the stored sum. */
 export const PowerViewSchema = Type.Object(
@@ -88,18 +87,6 @@ export const HistoryViewSchema = Type.Object(
 );
 export type HistoryView = Static<typeof HistoryViewSchema>;
 
-/** The power quantities the recent-power buffer keeps, kW by live key (docs/architecture.md#live-payload). */
-export const RECENT_KEYS = [
-  'P_In',
-  'P_Out',
-  'P_P1_In',
-  'P_P2_In',
-  'P_P3_In',
-  'P_P1_Out',
-  'P_P2_Out',
-  'P_P3_Out',
-] as const;
-
 /** One reading of the recent-power buffer: when it arrived (Unix s, ms precision) and its power. */
 export const RecentPointSchema = Type.Object(
   {
@@ -116,9 +103,6 @@ export const RecentPointSchema = Type.Object(
   { additionalProperties: false },
 );
 export type RecentPoint = Static<typeof RecentPointSchema>;
-
-/** At most this many readings in the recent buffer (one a second over the window, a little more for faster meters). */
-export const RECENT_CAPACITY = 600;
 
 /** GET /api/v1/history/recent: the readings of the last `seconds` seconds kept in memory, ascending. */
 export const RecentViewSchema = Type.Object(

@@ -1,10 +1,7 @@
 import Type, { type Static } from 'typebox';
+import { METER_TEST_DEFAULT_WAIT_S, METER_TEST_MAX_WAIT_S } from './values.js';
 
 /** POST /api/v1/meters/test: a meter source to try, and how long to wait for its first reading. */
-
-/** How long a test waits for the first reading by default, and at most (s). */
-export const METER_TEST_DEFAULT_WAIT_S = 10;
-export const METER_TEST_MAX_WAIT_S = 30;
 
 export const MeterTestRequestSchema = Type.Object({
   source: Type.String({ description: 'the meter.source URI to test' }),

@@ -30,3 +30,9 @@ export const EthernetSettingsSchema = Type.Object({
   dns: Type.String(),
 });
 export type EthernetSettingsView = Static<typeof EthernetSettingsSchema>;
+
+/** The body of PUT and POST /api/v1/eth/settings: any of the fields (PUT merges, POST starts from the defaults). */
+export const EthernetSettingsWriteSchema = Type.Partial(EthernetSettingsSchema);
+
+/** GET /api/v1/wifi/scan. */
+export const ScanListSchema = Type.Array(ScanEntrySchema);

@@ -1,35 +1,11 @@
 import Type, { type Static } from 'typebox';
+import { METER_STATUSES, METER_INTERFACES, METER_PROTOCOLS } from './values.js';
 
 /**
  * The JSON of the live stream, the report and the variables endpoint (docs/architecture.md#live-payload,
  * docs/architecture.md#report-shape). The schemas are the API's description (GET /api/v1/openapi.json)
  * and the types the server builds and the web page reads.
  */
-
-/** meter.status values (docs/architecture.md#meter-status). */
-export const METER_STATUSES = [
-  'NOT CONNECTED',
-  'NO DATA',
-  'RECOGNITION',
-  'OK',
-  'NOT RECOGNIZED',
-  'ENCRYPTION KEY',
-  'KEY REQUIRED',
-] as const;
-
-export const METER_INTERFACES = [
-  'P1',
-  'OPTICAL',
-  'TTL',
-  'RS485',
-  'TCP',
-  'FILE',
-  'SIMULATOR',
-  'REMOTE',
-  'VIRTUAL',
-] as const;
-
-export const METER_PROTOCOLS = ['DSMR', 'SML', 'IEC62056-21', 'MODBUS', 'VIRTUAL'] as const;
 
 /** One M-Bus channel of the live payload (gas, water, heat meters on the meter's M-Bus). */
 export const LiveVolumeSchema = Type.Object({

@@ -1,9 +1,9 @@
 import Type, { type Static } from 'typebox';
+import { LOG_LEVELS, BACKUP_FORMAT } from './values.js';
+
+export type { LogLevelName } from './values.js';
 
 /** The JSON of the log, backup and serial-port endpoints. */
-
-export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
-export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 /** One line of GET /api/v1/log. */
 export const LogLineViewSchema = Type.Object({
@@ -25,8 +25,6 @@ export const LogViewSchema = Type.Object({
   total: Type.Integer({ description: 'how many lines it logged since start' }),
 });
 export type LogView = Static<typeof LogViewSchema>;
-
-export const BACKUP_FORMAT = 'meter-gateway-settings';
 
 /** GET /api/v1/backup, and the body POST /api/v1/backup restores from. */
 export const SettingsBackupSchema = Type.Object({

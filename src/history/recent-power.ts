@@ -2,7 +2,8 @@ import type { AppContext } from '../context.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import type { Reading } from '../reading/reading.js';
 import type { Service } from '../service.js';
-import { RECENT_CAPACITY, RECENT_KEYS, type RecentPoint, type RecentView } from '../contracts/history.js';
+import { RECENT_CAPACITY, RECENT_KEYS } from '../contracts/values.js';
+import type { RecentPoint, RecentView } from '../contracts/history.js';
 
 /** The live keys the buffer keeps: total and per-phase import and export power. */
 const KEYS = RECENT_KEYS;

@@ -1,4 +1,4 @@
-import { RESOLUTIONS, type Resolution } from '../contracts/history.js';
+import { RESOLUTIONS, type Resolution } from '../contracts/values.js';
 
 /**
  * The three tiers of the history store: 1-minute buckets for 48 h, 15-minute buckets for a year,

@@ -2,8 +2,7 @@ import { formatNamed, type Limits } from '../config/formats.js';
 import type { LeafInfo } from '../config/paths.js';
 import type { JsonSchema } from './router.js';
 import type { Section } from '../config/settings-write.js';
-import { ErrorBodySchema } from '../contracts/error.js';
-import { IgnoredDetailsSchema } from '../contracts/settings.js';
+import { contract } from './contract-ref.js';
 
 /**
  * The settings sections' JSON Schemas for GET /api/v1/openapi.json, generated from the config
@@ -13,8 +12,6 @@ import { IgnoredDetailsSchema } from '../contracts/settings.js';
 
 /** Reference to the error body schema in components (docs/architecture.md#errors). */
 export const ERROR_REF: JsonSchema = { $ref: '#/components/schemas/Error' };
-
-export const ERROR_SCHEMA = ErrorBodySchema;
 
 /** A config leaf as JSON Schema: its JSON type and the limits of the schema item (from its format). */
 export function leafSchema(leaf: LeafInfo): JsonSchema {
@@ -53,7 +50,7 @@ export function sectionSchema(section: Section, kind: 'view' | 'write'): JsonSch
 }
 
 /** `details.ignored` of a settings write's answer: body fields that no setting took. */
-export const IGNORED_DETAILS_SCHEMA = IgnoredDetailsSchema;
+export const IGNORED_DETAILS_SCHEMA = contract('IgnoredDetailsSchema');
 
 function addRequired(node: JsonSchema, key: string): void {
   const required = (node.required ??= []) as string[];

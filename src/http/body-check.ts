@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+import type { Compile } from 'typebox/compile';
+import { loadContracts, type ContractRef } from './contract-ref.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -20,9 +21,11 @@ type ValidatorError = ReturnType<Checker['Errors']>[number];
 
 const checkers = new WeakMap<TSchema, Checker>();
 
-function checkerOf(schema: TSchema): Checker {
+async function checkerOf(schema: TSchema): Promise<Checker> {
   let checker = checkers.get(schema);
   if (!checker) {
+    // The compiler loads with the first body checked, as the schemas do.
+    const { Compile } = await import('typebox/compile');
     checker = Compile(schema);
     checkers.set(schema, checker);
   }
@@ -72,8 +75,8 @@ function issuesOf(error: ValidatorError, body: unknown): BodyIssue[] {
 }
 
 /** The body's problems against `schema`, one per field (first message wins); empty when it conforms. */
-export function bodyIssues(schema: TSchema, body: unknown): BodyIssue[] {
-  const checker = checkerOf(schema);
+export async function bodyIssues(schema: TSchema, body: unknown): Promise<BodyIssue[]> {
+  const checker = await checkerOf(schema);
   if (checker.Check(body)) return [];
   const byField = new Map<string, BodyIssue>();
   for (const error of checker.Errors(body))
@@ -83,8 +86,9 @@ export function bodyIssues(schema: TSchema, body: unknown): BodyIssue[] {
 }
 
 /** 400 validation_failed naming every field of the body that breaks its contract. */
-export function checkBody(schema: TSchema, body: unknown): void {
-  const issues = bodyIssues(schema, body);
+export async function checkBody(ref: ContractRef, body: unknown): Promise<void> {
+  const contracts = await loadContracts();
+  const issues = await bodyIssues(contracts[ref.contract], body);
   if (issues.length === 0) return;
   throw new HttpError(
     400,

@@ -141,8 +141,8 @@ export function createRequestHandler(
           timeoutMs: options.bodyTimeoutMs,
         };
         readJsonBody(raw, limits)
-          .then((body) => {
-            if (route.options.bodySchema) checkBody(route.options.bodySchema, body);
+          .then(async (body) => {
+            if (route.options.bodySchema) await checkBody(route.options.bodySchema, body);
             request.body = body;
             return route.handler(request, response);
           })

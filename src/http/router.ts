@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import type { ContractRef } from './contract-ref.js';
 import type { AppConfig } from '../config/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -23,10 +23,10 @@ export type RouteHandler = (request: ApiRequest, response: ServerResponse) => Pr
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * A schema of the API's description: a contract's TypeBox schema (src/contracts/, plain JSON Schema
- * at run time) or one generated from the config schema (docs/architecture.md#api-contracts).
+ * A schema of the API's description: a reference to a contract (src/contracts/, loaded on first
+ * use) or one generated from the config schema (docs/architecture.md#api-contracts).
  */
-export type DocSchema = JsonSchema | TSchema;
+export type DocSchema = JsonSchema | ContractRef;
 
 /** What GET /api/v1/openapi.json says about a route (an OpenAPI 3.1 document of what is actually served). */
 export interface RouteDoc {
@@ -62,7 +62,7 @@ export interface RouteOptions {
    * validation_failed naming each field otherwise, and documented as the request body. Settings
    * sections have none: the config layer validates them (docs/architecture.md#api-contracts).
    */
-  bodySchema?: TSchema;
+  bodySchema?: ContractRef;
   /**
    * Route needs license PLUS or PRO; under FREE it answers 404 license_required
    * (docs/architecture.md#license).

@@ -1,4 +1,4 @@
-import { METER_STATUSES } from '../contracts/reading.js';
+import { METER_STATUSES } from '../contracts/values.js';
 import type { MeterIdentity, MeterInterface, MeterProtocol } from './reading.js';
 
 /** meter.status values (docs/architecture.md#meter-status). */

@@ -127,6 +127,7 @@ export function registerWebRoutes(
           200: {
             description: 'file (gzip when accepted; ETag)',
             contentType: asset.contentType.split(';')[0],
+            schema: { type: 'string' },
           },
           304: { description: 'not modified (If-None-Match)' },
         },

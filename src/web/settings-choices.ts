@@ -1,9 +1,10 @@
+import { contract } from '../http/contract-ref.js';
 import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { PROFILE_TITLES } from '../modbus-protocol/profiles/catalogue.js';
-import { SettingsChoicesSchema, type SettingChoice, type SettingsChoices } from '../contracts/page.js';
+import type { SettingChoice, SettingsChoices } from '../contracts/page.js';
 
 export const CHOICES_PATH = '/api/v1/settings/choices';
 
@@ -53,7 +54,7 @@ export function registerChoicesRoute(router: Router): void {
   router.add('GET', CHOICES_PATH, (_request, response) => sendJson(response, 200, choices), {
     doc: {
       summary: 'The values each fixed-list setting accepts, by dotted config path, with labels',
-      responses: { 200: { description: 'choice lists', schema: SettingsChoicesSchema } },
+      responses: { 200: { description: 'choice lists', schema: contract('SettingsChoicesSchema') } },
     },
   });
 }

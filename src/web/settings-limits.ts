@@ -1,8 +1,9 @@
+import { contract } from '../http/contract-ref.js';
 import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
-import { SettingsLimitsSchema, type SettingLimits, type SettingsLimits } from '../contracts/page.js';
+import type { SettingLimits, SettingsLimits } from '../contracts/page.js';
 
 export const LIMITS_PATH = '/api/v1/settings/limits';
 
@@ -74,7 +75,7 @@ export function registerLimitsRoute(router: Router): void {
   router.add('GET', LIMITS_PATH, (_request, response) => sendJson(response, 200, limits), {
     doc: {
       summary: 'The limits of each setting (min, max, step, length, pattern) by dotted config path',
-      responses: { 200: { description: 'limits by path', schema: SettingsLimitsSchema } },
+      responses: { 200: { description: 'limits by path', schema: contract('SettingsLimitsSchema') } },
     },
   });
 }

@@ -8,9 +8,9 @@ import { registerProbeRoute } from '../../src/http/routes/probe.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { sendJsonBody } from './http-client.js';
 
-test('a body against its contract: each field named as the body names it, nested ones with their index', () => {
-  assert.deepEqual(bodyIssues(ActionsDefinitionSchema, { actions: [{ id: 'a' }] }), []);
-  const issues = bodyIssues(ActionsDefinitionSchema, {
+test('a body against its contract: each field named as the body names it, nested ones with their index', async () => {
+  assert.deepEqual(await bodyIssues(ActionsDefinitionSchema, { actions: [{ id: 'a' }] }), []);
+  const issues = await bodyIssues(ActionsDefinitionSchema, {
     const: { price: [1] },
     actions: [
       { id: 'a' },
@@ -22,7 +22,7 @@ test('a body against its contract: each field named as the body names it, nested
     ['const.price', 'actions[1].id', 'actions[1].enable', 'actions[1].requests[0].modbus.func'],
   );
   assert.deepEqual(issues[2], { field: 'actions[1].enable', message: 'must be boolean', value: 'yes' });
-  assert.deepEqual(bodyIssues(ActionsDefinitionSchema, 'text'), [
+  assert.deepEqual(await bodyIssues(ActionsDefinitionSchema, 'text'), [
     { field: '', message: 'must be object', value: 'text' },
   ]);
 });

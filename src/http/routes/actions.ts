@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import { ERROR_REF } from '../api-schemas.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
@@ -8,13 +9,6 @@ import type { ValidationIssue } from '../../config/validation.js';
 import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
-import Type from 'typebox';
-import {
-  ActionCallAnswerSchema,
-  ActionsDefinitionSchema,
-  ActionsRecentSchema,
-  ActionStatusRecordSchema,
-} from '../../contracts/actions.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 
 /**
@@ -130,7 +124,7 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
     doc: {
       summary: 'The actions definition',
       responses: {
-        200: { description: 'definition', schema: ActionsDefinitionSchema },
+        200: { description: 'definition', schema: contract('ActionsDefinitionSchema') },
         404: { description: 'no definition set (or deleted)', schema: ERROR_REF },
       },
     },
@@ -141,8 +135,10 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
     maxBodyBytes: LIMITS.definitionBytes,
     doc: {
       summary: 'Replace the actions definition',
-      request: ActionsDefinitionSchema,
-      responses: { 200: { description: 'the stored definition', schema: ActionsDefinitionSchema } },
+      request: contract('ActionsDefinitionSchema'),
+      responses: {
+        200: { description: 'the stored definition', schema: contract('ActionsDefinitionSchema') },
+      },
     },
   });
   router.add('DELETE', PATH, (_request, response) => deleteDefinition(ctx, response), {
@@ -157,7 +153,7 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       responses: {
         202: {
           description: 'started; Location: the status URL',
-          schema: ActionCallAnswerSchema,
+          schema: contract('ActionCallAnswerSchema'),
         },
         409: { description: 'the action is disabled', schema: ERROR_REF },
         429: { description: 'the action is still running', schema: ERROR_REF },
@@ -170,7 +166,7 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       summary: 'Execution statuses by status id',
       query: { id: { type: 'string' } },
       responses: {
-        200: { description: 'status records', schema: Type.Array(ActionStatusRecordSchema) },
+        200: { description: 'status records', schema: contract('ActionStatusListSchema') },
         404: { description: 'no known status among the ids (or no id given)', schema: ERROR_REF },
       },
     },
@@ -190,7 +186,7 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
         responses: {
           200: {
             description: 'the last statuses, newest first, and the counters',
-            schema: ActionsRecentSchema,
+            schema: contract('ActionsRecentSchema'),
           },
         },
       },

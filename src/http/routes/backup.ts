@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import type { ActionsDefinition } from '../../actions/definition.js';
 import { splitSecretHeaders, type HeaderSecrets } from '../../actions/secret-headers.js';
@@ -7,14 +8,8 @@ import { ERROR_REF } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 import type { Router } from '../router.js';
-import {
-  BACKUP_FORMAT,
-  RestoreAnswerSchema,
-  SettingsBackupSchema,
-  SettingsRestoreSchema,
-  type SettingsBackup,
-  type SettingsRestore,
-} from '../../contracts/status.js';
+import type { SettingsBackup, SettingsRestore } from '../../contracts/status.js';
+import { BACKUP_FORMAT } from '../../contracts/values.js';
 
 export const BACKUP_PATH = '/api/v1/backup';
 
@@ -121,7 +116,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       doc: {
         summary: 'Download the settings (passwords and keys only with secrets=true)',
         query: { secrets: { type: 'boolean', description: 'include passwords and keys; default false' } },
-        responses: { 200: { description: 'settings backup', schema: SettingsBackupSchema } },
+        responses: { 200: { description: 'settings backup', schema: contract('SettingsBackupSchema') } },
       },
     },
   );
@@ -129,7 +124,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     'POST',
     BACKUP_PATH,
     async (request, response) => {
-      // The envelope (format, version, a settings object) is checked by SettingsRestoreSchema.
+      // The envelope (format, version, a settings object) is checked by contract('SettingsRestoreSchema').
       const { changes, issues } = restoreWrites((request.body as SettingsRestore).settings);
       if (issues.length > 0) throw validationError(issues);
       // The add-on's options win over a backup too (docs/architecture.md#add-on-options).
@@ -142,12 +137,12 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     },
     {
       body: 'json',
-      bodySchema: SettingsRestoreSchema,
+      bodySchema: contract('SettingsRestoreSchema'),
       maxBodyBytes: BACKUP_MAX_BYTES,
       doc: {
         summary: 'Restore the settings from a backup file (all or nothing)',
         responses: {
-          200: { description: 'settings restored', schema: RestoreAnswerSchema },
+          200: { description: 'settings restored', schema: contract('RestoreAnswerSchema') },
           400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },
         },
       },

@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
@@ -5,12 +6,7 @@ import { HttpError } from '../errors.js';
 import { COMMON_HEADERS, sendJson } from '../respond.js';
 import type { JsonSchema, Router } from '../router.js';
 import { HISTORY_CSV_COLUMNS, historyCsv, historyCsvName } from '../../history/history-csv.js';
-import {
-  HistoryViewSchema,
-  RecentViewSchema,
-  type HistoryView,
-  type RecentView,
-} from '../../contracts/history.js';
+import type { HistoryView, RecentView } from '../../contracts/history.js';
 import type { CapacityChargeContributor } from '../../history/costs.js';
 import { withCosts } from '../../history/history-costs.js';
 import { pointView } from '../../history/point.js';
@@ -123,7 +119,7 @@ export function registerHistoryRoutes(
         responses: {
           200: {
             description: 'history points',
-            schema: HistoryViewSchema,
+            schema: contract('HistoryViewSchema'),
             alternatives: { 'text/csv': { type: 'string' } },
           },
           400: {
@@ -145,7 +141,7 @@ export function registerHistoryRoutes(
     {
       doc: {
         summary: `Power of the readings of the last ${RECENT_SECONDS} s (kept in memory, for charts that start filled)`,
-        responses: { 200: { description: 'recent readings', schema: RecentViewSchema } },
+        responses: { 200: { description: 'recent readings', schema: contract('RecentViewSchema') } },
       },
     },
   );

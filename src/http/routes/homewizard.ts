@@ -1,4 +1,3 @@
-import Type from 'typebox';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { dataOf, deviceInfo, errorBody, staleDataOf } from '../../device/homewizard/api-v1.js';
@@ -56,12 +55,21 @@ function sendJson(response: ServerResponse, status: number, value: unknown, head
 const HW_DOC = 'HomeWizard P1 personality (services.emulate.homewizard); off: 404 like an unknown path';
 
 /** HomeWizard's own error body (`{"error": {"id", "description"}}`), as its 404 carries it. */
-const HW_ERROR = Type.Object({ error: Type.Object({ id: Type.Integer(), description: Type.String() }) });
+const HW_ERROR = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['id', 'description'],
+      properties: { id: { type: 'integer' }, description: { type: 'string' } },
+    },
+  },
+};
 
 /** The answers of a HomeWizard route: the personality's content, or 404 while it is off. */
 function hwResponses(contentType: string): NonNullable<RouteDoc['responses']> {
-  const content =
-    contentType === 'application/json' ? Type.Record(Type.String(), Type.Unknown()) : Type.String();
+  const content = { type: contentType === 'application/json' ? 'object' : 'string' };
   return {
     200: { description: 'the HomeWizard answer', contentType, schema: content },
     404: { description: 'personality off, or no such data (HomeWizard error body)', schema: HW_ERROR },

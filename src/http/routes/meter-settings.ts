@@ -1,5 +1,6 @@
+import { contract } from '../contract-ref.js';
 import { LEAVES } from '../../config/paths.js';
-import { MeterSettingsAnswerSchema, type MeterSettingsView } from '../../contracts/settings.js';
+import type { MeterSettingsView } from '../../contracts/settings.js';
 import {
   bodyPaths,
   ignoredKeys,
@@ -44,7 +45,7 @@ const METER_RESPONSE_ONLY = new Set(['source_password_len', 'key_len']);
 export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): void {
   const view = {
     description: 'meter settings (key_len instead of the key)',
-    schema: MeterSettingsAnswerSchema,
+    schema: contract('MeterSettingsAnswerSchema'),
   };
   router.add(
     'GET',

@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import type { MeterSettings } from '../../config/types.js';
 import { componentLogger } from '../../log.js';
@@ -6,11 +7,8 @@ import { interfaceOfSource, parseSource, redactSource, SourceError } from '../..
 import { buildReport } from '../../reading/report.js';
 import { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
-import {
-  METER_TEST_DEFAULT_WAIT_S,
-  MeterTestRequestSchema,
-  type MeterTestRequest,
-} from '../../contracts/meters.js';
+import type { MeterTestRequest } from '../../contracts/meters.js';
+import { METER_TEST_DEFAULT_WAIT_S } from '../../contracts/values.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
@@ -49,7 +47,7 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
     },
     {
       body: 'json',
-      bodySchema: MeterTestRequestSchema,
+      bodySchema: contract('MeterTestRequestSchema'),
       doc: {
         summary: 'Test a meter source: its first reading (report shape) or the exact error',
         responses: {

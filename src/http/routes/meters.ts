@@ -1,10 +1,10 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import { parseSource } from '../../meter/source.js';
 import type { MeterHandle } from '../../reading/meter-registry.js';
 import type { ReportCache } from '../../reading/report-cache.js';
 import { buildReport } from '../../reading/report.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { ReportViewSchema } from '../../contracts/reading.js';
 import { HttpError } from '../errors.js';
 import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
 import type { ApiRequest, JsonSchema, Router } from '../router.js';
@@ -218,7 +218,10 @@ export function registerMetersRoutes(
       license: 'PLUS',
       doc: {
         summary: "One meter's report, in the shape of /api/v1/report",
-        responses: { 200: { description: 'report envelope', schema: ReportViewSchema }, 404: notFound },
+        responses: {
+          200: { description: 'report envelope', schema: contract('ReportViewSchema') },
+          404: notFound,
+        },
       },
     },
   );

@@ -1,5 +1,5 @@
+import { contract } from '../contract-ref.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { ModbusTableViewSchema } from '../../contracts/modbus-table.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { throwUnlessApplied } from '../section-writes.js';
@@ -126,7 +126,7 @@ export function registerModbusRoutes(router: Router, ctx: AppContext): void {
       responses: {
         200: {
           description: 'register table and whether the layout is custom or default',
-          schema: ModbusTableViewSchema,
+          schema: contract('ModbusTableViewSchema'),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { MqttSettingsViewSchema } from '../../contracts/settings.js';
+import { contract } from '../contract-ref.js';
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { AppContext } from '../../context.js';
@@ -48,7 +48,7 @@ export function registerMqttRoutes(
     {
       doc: {
         summary: 'MQTT settings (secrets as lengths)',
-        responses: { 200: { description: 'MQTT settings', schema: MqttSettingsViewSchema } },
+        responses: { 200: { description: 'MQTT settings', schema: contract('MqttSettingsViewSchema') } },
       },
     },
   );

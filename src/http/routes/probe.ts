@@ -1,10 +1,11 @@
+import { contract } from '../contract-ref.js';
 import { realpathSync } from 'node:fs';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { RouteDoc, Router } from '../router.js';
-import { ProbeRequestSchema, ProbeResultViewSchema, type ProbeRequest } from '../../contracts/probe.js';
+import type { ProbeRequest } from '../../contracts/probe.js';
 import { parseSource } from '../../meter/source.js';
 import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../../serial/device-path.js';
@@ -16,7 +17,7 @@ const PROBE_DOC: RouteDoc = {
   responses: {
     200: {
       description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
-      schema: ProbeResultViewSchema,
+      schema: contract('ProbeResultViewSchema'),
     },
     400: {
       description: 'device missing or not an absolute path (validation_failed)',
@@ -38,7 +39,7 @@ function canonicalDevice(path: string): string {
   }
 }
 
-/** The body's device (its type and length checked by ProbeRequestSchema), if it is a device path. */
+/** The body's device (its type and length checked by contract('ProbeRequestSchema')), if it is a device path. */
 function requestedDevice(body: ProbeRequest): string {
   const { device } = body;
   if (!isDevicePath(device))
@@ -101,6 +102,6 @@ export function registerProbeRoute(
         running = false;
       }
     },
-    { body: 'json', bodySchema: ProbeRequestSchema, doc: PROBE_DOC },
+    { body: 'json', bodySchema: contract('ProbeRequestSchema'), doc: PROBE_DOC },
   );
 }

@@ -42,7 +42,7 @@ export function shellyRpcOf(ctx: AppContext): ShellyRpc {
 
 /** A Shelly answer (the RPC method's result) or, while the personality is off, 404 with the error body. */
 const SHELLY_RESPONSES = {
-  200: { description: "the method's result", schema: Type.Record(Type.String(), Type.Unknown()) },
+  200: { description: "the method's result", schema: { type: 'object' } },
   404: { description: 'personality off (not_found)', schema: ERROR_REF },
 };
 

@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import { networkInterfaces } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,13 +11,7 @@ import { sendJson } from '../respond.js';
 import { HEALTH_PATH, healthOf } from '../health.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
-import {
-  HealthSchema,
-  SystemViewSchema,
-  type AddressView,
-  type RuntimeView,
-  type SystemView,
-} from '../../contracts/system.js';
+import type { AddressView, RuntimeView, SystemView } from '../../contracts/system.js';
 import { VERSION } from '../../version.js';
 import type { EthernetInfo } from '../../device/wifi/ethernet-info.js';
 import { sdCardInfo, sdCardRoot, type SdCardInfo } from '../../device/sd-card.js';
@@ -155,8 +150,8 @@ export function registerSystemRoutes(
       doc: {
         summary: 'Health: which enabled output failed to listen (no password from this host)',
         responses: {
-          200: { description: 'healthy', schema: HealthSchema },
-          503: { description: 'an enabled output failed', schema: HealthSchema },
+          200: { description: 'healthy', schema: contract('HealthSchema') },
+          503: { description: 'an enabled output failed', schema: contract('HealthSchema') },
         },
       },
     },
@@ -175,7 +170,7 @@ export function registerSystemRoutes(
     {
       doc: {
         summary: 'System information',
-        responses: { 200: { description: 'system information', schema: SystemViewSchema } },
+        responses: { 200: { description: 'system information', schema: contract('SystemViewSchema') } },
       },
     },
   );

@@ -1,6 +1,5 @@
+import { contract } from '../contract-ref.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { ScanEntrySchema } from '../../contracts/network.js';
-import Type from 'typebox';
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
@@ -64,7 +63,7 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
     {
       doc: {
         summary: 'Scan for Wi-Fi networks',
-        responses: { 200: { description: 'access points in range', schema: Type.Array(ScanEntrySchema) } },
+        responses: { 200: { description: 'access points in range', schema: contract('ScanListSchema') } },
       },
     },
   );
