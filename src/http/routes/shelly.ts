@@ -1,5 +1,4 @@
 import { ERROR_REF } from '../api-schemas.js';
-import Type from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { AppConfig } from '../../config/types.js';
 import { ShellyRpc } from '../../device/shelly/rpc.js';
