@@ -60,3 +60,8 @@ export const BACKUP_FORMAT = 'meter-gateway-settings';
 /** How long a test waits for the first reading by default, and at most (s). */
 export const METER_TEST_DEFAULT_WAIT_S = 10;
 export const METER_TEST_MAX_WAIT_S = 30;
+/** The role a meter plays (docs/architecture.md#several-meters). */
+export const METER_ROLES = ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consumer', 'other'] as const;
+export type MeterRole = (typeof METER_ROLES)[number];
+/** The primary meter, a polled meter with a source of its own, or a virtual one computed from others. */
+export const METER_KINDS = ['primary', 'polled', 'virtual'] as const;

@@ -7,7 +7,7 @@ import { interfaceOfSource, parseSource, redactSource, SourceError } from '../..
 import { buildReport } from '../../reading/report.js';
 import { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
-import type { MeterTestRequest } from '../../contracts/meters.js';
+import type { MeterTestAnswer, MeterTestRequest } from '../../contracts/meters.js';
 import { METER_TEST_DEFAULT_WAIT_S } from '../../contracts/values.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
@@ -53,7 +53,7 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
         responses: {
           200: {
             description: '{ok: true, report} or {ok: false, status, error}',
-            schema: { type: 'object' },
+            schema: contract('MeterTestAnswerSchema'),
           },
           429: { description: 'another test is running (too_many_requests)', schema: ERROR_REF },
         },
@@ -62,7 +62,7 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
   );
 }
 
-async function testSource(ctx: AppContext, source: string, waitS: number): Promise<Record<string, unknown>> {
+async function testSource(ctx: AppContext, source: string, waitS: number): Promise<MeterTestAnswer> {
   const store = new ReadingStore({
     staleAfterMs: waitS * 1000,
     meterInterface: interfaceOfSource(source),
