@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
-import type { ActionsServiceStatus } from './actions-api.js';
+import type { ActionsServiceStatus } from '../contracts/actions.js';
 import type { ActionsDefinition } from './definition.js';
 import { withSecretHeaders } from './secret-headers.js';
 import { ActionRunner, type CallResult } from './runner.js';

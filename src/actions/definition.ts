@@ -5,7 +5,7 @@
  * (docs/architecture.md#actions); the device's clients ignore them.
  */
 
-import type { ActionDefinition, HttpMethod, ModbusFunc, ValueType } from './actions-api.js';
+import type { ActionDefinition, HttpMethod, ValueType } from '../contracts/actions.js';
 
 export type {
   ActionDefinition,
@@ -18,11 +18,9 @@ export type {
   ModbusRequestDefinition,
   ValueType,
   WhenCondition,
-} from './actions-api.js';
+} from '../contracts/actions.js';
 
-export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'DELETE'];
-export const MODBUS_FUNCS: readonly ModbusFunc[] = [5, 6, 15, 16];
-export const VALUE_TYPES: readonly ValueType[] = ['hex', 'short', 'int', 'long', 'float', 'double'];
+export { HTTP_METHODS, MODBUS_FUNCS, VALUE_TYPES } from '../contracts/values.js';
 
 /** Limits of a definition (docs/architecture.md#actions). */
 export const LIMITS = {

@@ -2,7 +2,7 @@ import { type Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { dateTimes } from '../reading/time-format.js';
-import type { ActionCounters, ActionStatusRecord } from './actions-api.js';
+import type { ActionCounters, ActionStatusRecord } from '../contracts/actions.js';
 import {
   isEnabled,
   type ActionDefinition,

@@ -1,4 +1,4 @@
-import type { ActionStatusRecord } from './actions-api.js';
+import type { ActionStatusRecord } from '../contracts/actions.js';
 import { CODE } from './status-codes.js';
 
 /** How many execution records are kept; older ones are dropped (their status reads 404). */

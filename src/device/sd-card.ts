@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, statfs } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { AppConfig } from '../config/types.js';
+import type { SdCardView } from '../contracts/system.js';
 
 /**
  * The SD card folder (sd_log.directory, default `<state>/sd`): the CSV logs of services.sd and the
@@ -12,17 +13,13 @@ export function sdCardRoot(config: AppConfig): string {
   return resolve(config.sd_log.directory || join(config.paths.state, 'sd'));
 }
 
-/** The `sd_card` object of /api/v1/system. */
-export interface SdCardInfo {
-  /** The folder exists and is writable. */
-  installed: boolean;
-  /** The file system holding it (statfs f_type), e.g. 'ext4'; '' when not installed. */
-  type: string;
-  /** Size of that file system in bytes (statfs f_blocks x f_bsize); 0 when not installed. */
-  size: number;
-  /** Bus speed of the card; the daemon cannot know it on a Pi (the kernel hides it): 0. */
-  speed: number;
-}
+/**
+ * The `sd_card` object of /api/v1/system: `installed` the folder exists and is writable, `type` the
+ * file system holding it (statfs f_type, '' when not installed), `size` that file system's bytes
+ * (statfs f_blocks x f_bsize), `speed` the card's bus speed, which the daemon cannot know on a Pi
+ * (the kernel hides it): 0.
+ */
+export type SdCardInfo = SdCardView;
 
 /** statfs f_type magic numbers (linux/magic.h) of the file systems an SD card or a test runs on. */
 const FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([

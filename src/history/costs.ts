@@ -1,4 +1,4 @@
-import type { CostTotalsView, CostView } from './history-view.js';
+import type { CostTotalsView, CostView } from '../contracts/history.js';
 import type { HistoryPoint } from './point.js';
 
 /**

@@ -1,6 +1,6 @@
 import { bucketCost, costTotals, roundMoney, sumCosts } from './costs.js';
 import type { CapacityChargeContributor, CostSettings, PointCost } from './costs.js';
-import type { HistoryView } from './history-view.js';
+import type { HistoryView } from '../contracts/history.js';
 import type { HistoryPoint } from './point.js';
 import { TIERS, type Resolution } from './tiers.js';
 

@@ -1,5 +1,5 @@
 import { dateTimes } from '../reading/time-format.js';
-import type { HistoryView, PowerView } from './history-view.js';
+import type { HistoryView, PowerView } from '../contracts/history.js';
 
 /**
  * GET /api/v1/history?format=csv: the same points as the JSON answer, one line per bucket (RFC 4180,

@@ -1,4 +1,4 @@
-import type { PointView } from './history-view.js';
+import type { PointView } from '../contracts/history.js';
 
 /**
  * One history point: the aggregate of the meter readings whose time falls into one bucket.
@@ -115,7 +115,7 @@ export function roundMicro(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
-export type { PointView } from './history-view.js';
+export type { PointView } from '../contracts/history.js';
 
 function powerView(stats: PowerStats | undefined): PointView['p_in'] {
   if (!stats) return null;

@@ -2,10 +2,11 @@ import type { AppContext } from '../context.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import type { Reading } from '../reading/reading.js';
 import type { Service } from '../service.js';
-import type { RecentPoint, RecentView } from './history-view.js';
+import { RECENT_CAPACITY, RECENT_KEYS } from '../contracts/values.js';
+import type { RecentPoint, RecentView } from '../contracts/history.js';
 
 /** The live keys the buffer keeps: total and per-phase import and export power. */
-const KEYS = ['P_In', 'P_Out', 'P_P1_In', 'P_P2_In', 'P_P3_In', 'P_P1_Out', 'P_P2_Out', 'P_P3_Out'] as const;
+const KEYS = RECENT_KEYS;
 type PowerKey = (typeof KEYS)[number];
 
 const OBIS_OF: ReadonlyArray<[key: PowerKey, obis: string]> = KEYS.map((key) => {
@@ -16,8 +17,7 @@ const OBIS_OF: ReadonlyArray<[key: PowerKey, obis: string]> = KEYS.map((key) => 
 
 /** How far back the buffer reaches: the dashboard's rolling chart shows five minutes. */
 export const RECENT_SECONDS = 300;
-/** At most this many readings (one a second over the window, a little more for faster meters). */
-export const RECENT_CAPACITY = 600;
+export { RECENT_CAPACITY };
 
 /**
  * A small in-memory buffer of the power of the latest readings (at most RECENT_SECONDS back and

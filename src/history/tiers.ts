@@ -1,3 +1,5 @@
+import { RESOLUTIONS, type Resolution } from '../contracts/values.js';
+
 /**
  * The three tiers of the history store: 1-minute buckets for 48 h, 15-minute buckets for a year,
  * daily buckets for 10 years, each a ring of fixed capacity (a little more than the promised span,
@@ -9,9 +11,7 @@
  * lasts 23, 24 or 25 hours around DST changes; where a DST change skips midnight itself the day
  * starts at the first local time that exists (ECMAScript Date resolves the skipped time forward).
  */
-export type Resolution = '1m' | '15m' | '1d';
-
-export const RESOLUTIONS: readonly Resolution[] = ['1m', '15m', '1d'];
+export { RESOLUTIONS, type Resolution };
 
 export interface Tier {
   resolution: Resolution;

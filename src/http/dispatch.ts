@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
 import type { Authenticator } from './auth.js';
 import { DEFAULT_JSON_LIMIT, readJsonBody } from './body.js';
+import { checkBody } from './body-check.js';
 import { HttpError } from './errors.js';
 import { isLocalHealthCheck } from './health.js';
 import { isIngressRequest } from './ingress-trust.js';
@@ -142,7 +143,8 @@ export function createRequestHandler(
           clock: ctx.clock,
         };
         readJsonBody(raw, limits)
-          .then((body) => {
+          .then(async (body) => {
+            if (route.options.bodySchema) await checkBody(route.options.bodySchema, body);
             request.body = body;
             return route.handler(request, response);
           })

@@ -1,3 +1,4 @@
+import type { ContractRef } from './contract-ref.js';
 import type { AppConfig } from '../config/types.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -21,24 +22,30 @@ export type RouteHandler = (request: ApiRequest, response: ServerResponse) => Pr
 /** A JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1). */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * A schema of the API's description: a reference to a contract (src/contracts/, loaded on first
+ * use) or one generated from the config schema (docs/architecture.md#api-contracts).
+ */
+export type DocSchema = JsonSchema | ContractRef;
+
 /** What GET /api/v1/openapi.json says about a route (an OpenAPI 3.1 document of what is actually served). */
 export interface RouteDoc {
   summary: string;
   /** Schema of the JSON request body (routes with body: 'json'). */
-  request?: JsonSchema;
+  request?: DocSchema;
   /** Success and route-specific responses by status; the server's own errors are added automatically. */
   responses?: Record<
     number,
     {
       description: string;
-      schema?: JsonSchema;
+      schema?: DocSchema;
       contentType?: string;
       /** Further media types of the same response (chosen by a format= query, or a file download), by type. */
-      alternatives?: Record<string, JsonSchema>;
+      alternatives?: Record<string, DocSchema>;
     }
   >;
   /** Query parameters by name. */
-  query?: Record<string, JsonSchema>;
+  query?: Record<string, DocSchema>;
 }
 
 export interface RouteOptions {
@@ -50,6 +57,12 @@ export interface RouteOptions {
    */
   body?: 'json' | 'stream';
   maxBodyBytes?: number;
+  /**
+   * The contract of a 'json' body (src/contracts/): checked before the handler, a 400
+   * validation_failed naming each field otherwise, and documented as the request body. Settings
+   * sections have none: the config layer validates them (docs/architecture.md#api-contracts).
+   */
+  bodySchema?: ContractRef;
   /**
    * Route needs license PLUS or PRO; under FREE it answers 404 license_required
    * (docs/architecture.md#license).

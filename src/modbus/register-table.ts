@@ -2,7 +2,7 @@ import { PHASES } from '../reading/phases.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import { REGISTER_IDS } from './register-ids.js';
 import { wordsOf, type CompactLayout } from './layout.js';
-import type { ModbusTableView, RegisterSetView } from './register-table-view.js';
+import type { ModbusTableView, RegisterSetView } from '../contracts/modbus-table.js';
 
 const BY_OBIS = new Map(QUANTITIES.map((quantity) => [quantity.obis, quantity]));
 const unitOf = (obis: string): string => BY_OBIS.get(obis)?.unit ?? '';

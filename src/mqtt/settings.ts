@@ -1,7 +1,7 @@
 import type { ValidationIssue } from '../config/config-store.js';
 import { LEAVES } from '../config/paths.js';
 import type { MqttSettings } from '../config/types.js';
-import type { MqttSettingsView } from './settings-view.js';
+import type { MqttSettingsView } from '../contracts/settings.js';
 
 /**
  * The /api/v1/mqtt/settings object (docs/architecture.md#mqtt-template): fields relative to `mqtt.` in

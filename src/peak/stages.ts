@@ -1,4 +1,4 @@
-import type { PeakStage } from './stage.js';
+import type { PeakStage } from '../contracts/peak.js';
 
 /**
  * The stages of the peak guard (docs/architecture.md#peak-guard): each one an action that sheds a

@@ -1,6 +1,6 @@
 import { QUANTITIES } from './quantities.js';
 import type { Reading } from './reading.js';
-import type { LivePayload, LiveVolume } from './reading-views.js';
+import type { LivePayload, LiveVolume } from '../contracts/reading.js';
 import { liveDateAndTime } from './time-format.js';
 
 /**

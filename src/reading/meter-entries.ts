@@ -1,10 +1,10 @@
+import { METER_ROLES, type MeterRole } from '../contracts/values.js';
 /**
  * The further meters of `meters[]` (docs/architecture.md#several-meters): polled meters with a
  * source of their own and virtual meters computed from other meters. `main` is the primary meter
  * (`meter.*`), whose id no entry may take.
  */
-export const METER_ROLES = ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consumer', 'other'] as const;
-export type MeterRole = (typeof METER_ROLES)[number];
+export { METER_ROLES, type MeterRole };
 
 /** The primary meter's id in every per-meter API, topic and variable. */
 export const MAIN_METER_ID = 'main';

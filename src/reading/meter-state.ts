@@ -1,15 +1,8 @@
+import { METER_STATUSES } from '../contracts/values.js';
 import type { MeterIdentity, MeterInterface, MeterProtocol } from './reading.js';
 
 /** meter.status values (docs/architecture.md#meter-status). */
-export const METER_STATUSES = [
-  'NOT CONNECTED',
-  'NO DATA',
-  'RECOGNITION',
-  'OK',
-  'NOT RECOGNIZED',
-  'ENCRYPTION KEY',
-  'KEY REQUIRED',
-] as const;
+export { METER_STATUSES };
 export type MeterStatus = (typeof METER_STATUSES)[number];
 
 /**

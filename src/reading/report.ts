@@ -1,7 +1,7 @@
 import { QUANTITIES } from './quantities.js';
 import type { MbusReading, Reading } from './reading.js';
 import type { MeterState, SystemFacts } from './meter-state.js';
-import type { MeterView, ReportView } from './reading-views.js';
+import type { MeterView, ReportSystem, ReportView, ReportVolume } from '../contracts/reading.js';
 import { dateTimes } from './time-format.js';
 
 export interface ReportInput {
@@ -34,8 +34,8 @@ function setPath(target: JsonObject, path: readonly string[], value: unknown): v
   node[path[path.length - 1]!] = value;
 }
 
-export function volumeEntry(channel: MbusReading): JsonObject {
-  const entry: JsonObject = { bus: channel.bus };
+export function volumeEntry(channel: MbusReading): ReportVolume {
+  const entry: ReportVolume = { bus: channel.bus };
   if (channel.meterId !== undefined) entry.meter_id = channel.meterId;
   if (channel.dateTime !== undefined) entry.date_time = channel.dateTime;
   if (channel.cumulative !== undefined) entry.cumulative = channel.cumulative;
@@ -55,7 +55,7 @@ export function meterObject(meter: MeterState): MeterView {
   return out;
 }
 
-export function systemObject(system: SystemFacts, now: number): JsonObject {
+export function systemObject(system: SystemFacts, now: number): ReportSystem {
   return {
     id: system.id,
     ...dateTimes(now),

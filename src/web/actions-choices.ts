@@ -1,9 +1,10 @@
+import { contract } from '../http/contract-ref.js';
 import { DEFAULTS, HTTP_METHODS, LIMITS, MODBUS_FUNCS, VALUE_TYPES } from '../actions/definition.js';
 import { CODE, succeeded } from '../actions/status-codes.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { QUANTITIES, templateName } from '../reading/quantities.js';
-import type { ActionsChoices, StatusCodeChoice } from './page-contract.js';
+import type { ActionsChoices, StatusCodeChoice } from '../contracts/page.js';
 
 export const ACTIONS_CHOICES_PATH = '/api/v1/actions/choices';
 
@@ -56,7 +57,7 @@ export function registerActionsChoicesRoute(router: Router): void {
   router.add('GET', ACTIONS_CHOICES_PATH, (_request, response) => sendJson(response, 200, choices), {
     doc: {
       summary: "The Actions form's quantities (with labels and units), limits and status code table",
-      responses: { 200: { description: 'choices', schema: { type: 'object' } } },
+      responses: { 200: { description: 'choices', schema: contract('ActionsChoicesSchema') } },
     },
   });
 }

@@ -1,3 +1,4 @@
+import { ERROR_REF } from '../http/api-schemas.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../http/errors.js';
@@ -101,9 +102,21 @@ export function registerWebRoutes(
   registerActionsChoicesRoute(router);
   if (!assets.some((asset) => asset.urlPath === '/')) {
     ctx.logger.warn('web interface files not found (run npm run build); GET / answers 503');
-    router.add('GET', '/', () => {
-      throw new HttpError(503, 'service_unavailable', 'the web interface is not built (npm run build)');
-    });
+    router.add(
+      'GET',
+      '/',
+      () => {
+        throw new HttpError(503, 'service_unavailable', 'the web interface is not built (npm run build)');
+      },
+      {
+        doc: {
+          summary: 'Web interface (not built)',
+          responses: {
+            503: { description: 'the web interface is not built (service_unavailable)', schema: ERROR_REF },
+          },
+        },
+      },
+    );
     return;
   }
   for (const asset of assets) {
@@ -114,6 +127,7 @@ export function registerWebRoutes(
           200: {
             description: 'file (gzip when accepted; ETag)',
             contentType: asset.contentType.split(';')[0],
+            schema: { type: 'string' },
           },
           304: { description: 'not modified (If-None-Match)' },
         },

@@ -1,9 +1,10 @@
+import { contract } from '../http/contract-ref.js';
 import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { PROFILE_TITLES } from '../modbus-protocol/profiles/catalogue.js';
-import type { SettingChoice, SettingsChoices } from './page-contract.js';
+import type { SettingChoice, SettingsChoices } from '../contracts/page.js';
 
 export const CHOICES_PATH = '/api/v1/settings/choices';
 
@@ -47,25 +48,13 @@ export function settingsChoices(): SettingsChoices {
   return choices;
 }
 
-const CHOICE_LISTS_SCHEMA = {
-  type: 'object',
-  additionalProperties: {
-    type: 'array',
-    items: {
-      type: 'object',
-      required: ['value', 'label'],
-      properties: { value: { type: 'string' }, label: { type: 'string' } },
-    },
-  },
-};
-
 /** GET /api/v1/settings/choices: the choice lists the settings page offers, from the schema. */
 export function registerChoicesRoute(router: Router): void {
   const choices = settingsChoices();
   router.add('GET', CHOICES_PATH, (_request, response) => sendJson(response, 200, choices), {
     doc: {
       summary: 'The values each fixed-list setting accepts, by dotted config path, with labels',
-      responses: { 200: { description: 'choice lists', schema: CHOICE_LISTS_SCHEMA } },
+      responses: { 200: { description: 'choice lists', schema: contract('SettingsChoicesSchema') } },
     },
   });
 }

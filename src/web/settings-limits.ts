@@ -1,13 +1,14 @@
+import { contract } from '../http/contract-ref.js';
 import { formatNamed, type Limits } from '../config/formats.js';
 import { SCHEMA } from '../config/schema.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
-import type { SettingLimits, SettingsLimits } from './page-contract.js';
+import type { SettingLimits, SettingsLimits } from '../contracts/page.js';
 
 export const LIMITS_PATH = '/api/v1/settings/limits';
 
 /** The parts of the schema the settings endpoints read and write (as the choices route). */
-const SETTINGS_SECTIONS = ['system', 'services', 'wifi', 'mqtt', 'modbus', 'meter'] as const;
+const SETTINGS_SECTIONS = ['system', 'services', 'wifi', 'eth', 'mqtt', 'modbus', 'meter'] as const;
 
 /** A leaf's numeric range, length and pattern as a form applies them (min/max/maxlength/pattern). */
 function limitsOf(node: Record<string, unknown>): SettingLimits | undefined {
@@ -49,7 +50,11 @@ function collect(node: unknown, path: string, into: SettingsLimits): void {
   if (typeof node !== 'object' || node === null) return;
   const record = node as Record<string, unknown>;
   if ('format' in record && 'default' in record) {
-    const limits = limitsOf(record);
+    // The item's own limits first; its format's JSON Schema adds what the format itself checks
+    // (the pattern of a meter id, ...).
+    const own = limitsOf(record);
+    const format = fromJsonSchema(formatNamed(String(record.format))?.jsonSchema?.(record as Limits) ?? {});
+    const limits = own || format ? { ...format, ...own } : undefined;
     if (limits) into[path] = limits;
     collectItems(record, path, into);
     return;
@@ -64,28 +69,13 @@ export function settingsLimits(): SettingsLimits {
   return limits;
 }
 
-const LIMITS_SCHEMA = {
-  type: 'object',
-  additionalProperties: {
-    type: 'object',
-    properties: {
-      min: { type: 'number' },
-      max: { type: 'number' },
-      step: { type: 'number' },
-      minLength: { type: 'integer' },
-      maxLength: { type: 'integer' },
-      pattern: { type: 'string' },
-    },
-  },
-};
-
 /** GET /api/v1/settings/limits: each setting's min/max/length/pattern by dotted config path. */
 export function registerLimitsRoute(router: Router): void {
   const limits = settingsLimits();
   router.add('GET', LIMITS_PATH, (_request, response) => sendJson(response, 200, limits), {
     doc: {
       summary: 'The limits of each setting (min, max, step, length, pattern) by dotted config path',
-      responses: { 200: { description: 'limits by path', schema: LIMITS_SCHEMA } },
+      responses: { 200: { description: 'limits by path', schema: contract('SettingsLimitsSchema') } },
     },
   });
 }

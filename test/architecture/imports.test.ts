@@ -46,6 +46,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
       'src/digest/',
     ],
   },
+  { name: 'contracts', members: ['src/contracts/'] },
   { name: 'config', members: ['src/config/'] },
   { name: 'reading', members: ['src/reading/'] },
   { name: 'context', members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts'] },

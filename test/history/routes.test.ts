@@ -38,8 +38,13 @@ async function withHistory(
   }
 }
 
-function conforms(h: HttpTestContext, path: string, reply: Reply, route = '/api/v1/history'): void {
-  const doc = buildOpenApi(h.router, 'test') as Parameters<typeof responseProblems>[0];
+async function conforms(
+  h: HttpTestContext,
+  path: string,
+  reply: Reply,
+  route = '/api/v1/history',
+): Promise<void> {
+  const doc = (await buildOpenApi(h.router, 'test')) as unknown as Parameters<typeof responseProblems>[0];
   const problems = responseProblems(
     doc,
     'GET',
@@ -56,7 +61,7 @@ test('GET /api/v1/history: defaults, open buckets at once, resolutions, and the 
     const unstarted = await send(h.baseUrl, 'GET', '/api/v1/history');
     assert.equal(unstarted.status, 503);
     assert.equal(unstarted.json().error, 'service_unavailable');
-    conforms(h, 'not started', unstarted);
+    await conforms(h, 'not started', unstarted);
     await recorder.start();
     h.ctx.store.ingest(meterReading(NOW - 20_000, { pIn: 1.5, pOut: 0, eIn: 100, eOut: 5 }));
     h.ctx.store.ingest(meterReading(NOW, { pIn: 0.5, pOut: 0, eIn: 100.002, eOut: 5 }));
@@ -64,7 +69,7 @@ test('GET /api/v1/history: defaults, open buckets at once, resolutions, and the 
     const defaults = await send(h.baseUrl, 'GET', '/api/v1/history');
     assert.equal(defaults.status, 200);
     assert.equal(defaults.headers['cache-control'], 'no-store');
-    conforms(h, 'defaults', defaults);
+    await conforms(h, 'defaults', defaults);
     assert.deepEqual(defaults.json(), {
       resolution: '1m',
       from: NOW_S - DAY,
@@ -92,7 +97,7 @@ test('GET /api/v1/history: defaults, open buckets at once, resolutions, and the 
       'GET',
       `/api/v1/history?resolution=15m&from=${NOW_S - 3600}&to=${NOW_S}`,
     );
-    conforms(h, '15m', quarter);
+    await conforms(h, '15m', quarter);
     assert.deepEqual(quarter.json().points[0].t, NOW_S - 30);
     const empty = (
       await send(h.baseUrl, 'GET', `/api/v1/history?from=${NOW_S - 7200}&to=${NOW_S - 3600}`)
@@ -168,7 +173,7 @@ test('bad parameters: 400 validation_failed naming each field', async () => {
         fields,
         query,
       );
-      conforms(h, query, reply);
+      await conforms(h, query, reply);
     }
   });
 });
@@ -207,7 +212,7 @@ test('format=csv: the same points as the JSON answer, as a CSV download', async 
       'attachment; filename="history-15m-2026-11-26T1100-2026-11-26T1200.csv"',
     );
     assert.equal(csv.headers['cache-control'], 'no-store');
-    conforms(h, 'csv', csv);
+    await conforms(h, 'csv', csv);
     const lines = csv.text.split('\r\n');
     assert.equal(lines.at(-1), '', 'every line ends with CRLF');
     assert.equal(
@@ -222,7 +227,7 @@ test('format=csv: the same points as the JSON answer, as a CSV download', async 
       bad.json().details.fields.map((f: { field: string }) => f.field),
       ['format'],
     );
-    const doc = buildOpenApi(h.router, 'test') as {
+    const doc = (await buildOpenApi(h.router, 'test')) as unknown as {
       paths: Record<string, { get: { responses: Record<string, { content: Record<string, unknown> }> } }>;
     };
     assert.deepEqual(Object.keys(doc.paths['/api/v1/history']!.get.responses['200']!.content), [
@@ -242,7 +247,7 @@ test('GET /api/v1/history/recent: the power of the readings of the last minutes,
     h.ctx.store.ingest(meterReading(NOW - 1_000, { pOut: 0.5, eIn: 2 }));
     const reply = await send(h.baseUrl, 'GET', '/api/v1/history/recent');
     assert.equal(reply.status, 200);
-    conforms(h, 'recent', reply, '/api/v1/history/recent');
+    await conforms(h, 'recent', reply, '/api/v1/history/recent');
     assert.deepEqual(reply.json(), {
       seconds: RECENT_SECONDS,
       points: [

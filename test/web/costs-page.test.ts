@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HistoryView } from '../../src/history/history-view.js';
+import type { HistoryView } from '../../src/contracts/history.js';
 import type { HistoryPoint } from '../../src/history/point.js';
 import { RingFile } from '../../src/history/ring-file.js';
 import { TIERS } from '../../src/history/tiers.js';

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import type { HistoryView, RecentView } from '../../src/history/history-view.js';
-import type { ReportView } from '../../src/reading/reading-views.js';
+import type { HistoryView, RecentView } from '../../src/contracts/history.js';
+import type { ReportView } from '../../src/contracts/reading.js';
 import { requireChromium } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
 import { eventsAbove, liveCount, setUp } from './page-rig.js';

@@ -2,7 +2,7 @@
 // modules), run in node.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PointView } from '../../src/history/history-view.js';
+import type { PointView } from '../../src/contracts/history.js';
 import { decimalsOfStep, formatNumber, formatSigned, formatTime } from '../../src/web/ui/format.js';
 import { netPower } from '../../src/web/ui/net-power.js';
 import {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { PROFILE_NAMES } from '../../src/modbus-protocol/profiles/catalogue.js';
-import type { SettingsChoices } from '../../src/web/page-contract.js';
+import type { SettingsChoices } from '../../src/contracts/page.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { startHttpContext } from '../helpers/http-context.js';
 

@@ -102,6 +102,12 @@ test("the API's validation errors are shown next to the fields, and nothing is s
   const { daemon, page } = await setUp(t);
   await page.goto(`${daemon.baseUrl}/#/settings/services`);
   await valueWhere(page, '#form-services input[name="services.report_interval"]', 'is', '30');
+  // The controls' limits come from GET /api/v1/settings/limits (the config schema), not the HTML.
+  await page.waitForFunction(
+    'document.querySelector(\'#form-services input[name="services.report_interval"]\').max === "3600" && ' +
+      'document.querySelector(\'#form-eth input[name="ip"]\').maxLength === 15 && ' +
+      'document.querySelector(\'#form-mqtt textarea[name="publish.template"]\').maxLength === 8192',
+  );
   await page.locator('#form-services input[name="services.report_interval"]').fill('0');
   await page.locator('#form-services input[name="services.modbus.port"]').fill('70000');
   await page.locator('#form-services button[type=submit]').click();

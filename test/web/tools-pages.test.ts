@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LogView, SystemView } from '../../src/http/status-views.js';
+import type { LogView } from '../../src/contracts/status.js';
+import type { SystemView } from '../../src/contracts/system.js';
 import { requireChromium } from '../helpers/browser.js';
 import { jsonOf, setUp, settingsOf, valueWhere } from './page-rig.js';
 

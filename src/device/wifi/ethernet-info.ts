@@ -2,16 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { carrierUp } from './ethernet-link.js';
+import type { EthernetInfoView } from '../../contracts/system.js';
 
 /** The `ethernet` object of /api/v1/system, as the whatwatt Go has it. */
-export interface EthernetInfo {
-  mac: string;
-  status: 'Up' | 'Down';
-  ip: string;
-  mask: string;
-  gateway: string;
-  dns: string;
-}
+export type EthernetInfo = EthernetInfoView;
 
 export const NO_ETHERNET: EthernetInfo = { mac: '', status: 'Down', ip: '', mask: '', gateway: '', dns: '' };
 

@@ -4,7 +4,7 @@
  * be shown within the API's constraints is skipped, never thrown.
  */
 
-import type { ScanEntry } from './scan-entry-view.js';
+import type { ScanEntry } from '../../contracts/network.js';
 
 export type { ScanEntry };
 

@@ -1,3 +1,5 @@
+import { contract } from '../contract-ref.js';
+import { ERROR_REF } from '../api-schemas.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { ActionsOutput } from '../../actions/actions-output.js';
@@ -115,17 +117,6 @@ function getStatus(actions: ActionsOutput, request: ApiRequest, response: Server
   sendJson(response, 200, records);
 }
 
-const STATUS_RECORD = {
-  type: 'object',
-  properties: {
-    action_id: { type: 'string' },
-    id: { type: 'integer' },
-    code: { type: 'integer' },
-    exe_time: { type: 'number' },
-  },
-};
-const DEFINITION = { type: 'object', properties: { const: { type: 'object' }, actions: { type: 'array' } } };
-
 export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
   const license = 'PLUS' as const;
   router.add('GET', PATH, (_request, response) => getDefinition(ctx, response), {
@@ -133,8 +124,8 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
     doc: {
       summary: 'The actions definition',
       responses: {
-        200: { description: 'definition', schema: DEFINITION },
-        404: { description: 'no definition set (or deleted)' },
+        200: { description: 'definition', schema: contract('ActionsDefinitionSchema') },
+        404: { description: 'no definition set (or deleted)', schema: ERROR_REF },
       },
     },
   });
@@ -144,8 +135,10 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
     maxBodyBytes: LIMITS.definitionBytes,
     doc: {
       summary: 'Replace the actions definition',
-      request: DEFINITION,
-      responses: { 200: { description: 'the stored definition', schema: DEFINITION } },
+      request: contract('ActionsDefinitionSchema'),
+      responses: {
+        200: { description: 'the stored definition', schema: contract('ActionsDefinitionSchema') },
+      },
     },
   });
   router.add('DELETE', PATH, (_request, response) => deleteDefinition(ctx, response), {
@@ -160,13 +153,10 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       responses: {
         202: {
           description: 'started; Location: the status URL',
-          schema: {
-            type: 'object',
-            properties: { status_ids: { type: 'array', items: { type: 'integer' } } },
-          },
+          schema: contract('ActionCallAnswerSchema'),
         },
-        409: { description: 'the action is disabled' },
-        429: { description: 'the action is still running' },
+        409: { description: 'the action is disabled', schema: ERROR_REF },
+        429: { description: 'the action is still running', schema: ERROR_REF },
       },
     },
   });
@@ -176,8 +166,8 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       summary: 'Execution statuses by status id',
       query: { id: { type: 'string' } },
       responses: {
-        200: { description: 'status records', schema: { type: 'array', items: STATUS_RECORD } },
-        404: { description: 'no known status among the ids (or no id given)' },
+        200: { description: 'status records', schema: contract('ActionStatusListSchema') },
+        404: { description: 'no known status among the ids (or no id given)', schema: ERROR_REF },
       },
     },
   });
@@ -193,7 +183,12 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       license,
       doc: {
         summary: 'The last action executions and the counters per action',
-        responses: { 200: { description: '{statuses: ActionStatus[], counters: {id: counters}}' } },
+        responses: {
+          200: {
+            description: 'the last statuses, newest first, and the counters',
+            schema: contract('ActionsRecentSchema'),
+          },
+        },
       },
     },
   );

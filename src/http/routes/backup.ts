@@ -1,21 +1,22 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import type { ActionsDefinition } from '../../actions/definition.js';
 import { splitSecretHeaders, type HeaderSecrets } from '../../actions/secret-headers.js';
 import { getPath, LEAVES, setPath, stateFileOf } from '../../config/paths.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 import type { Router } from '../router.js';
-import type { SettingsBackup } from '../status-views.js';
+import type { SettingsBackup, SettingsRestore } from '../../contracts/status.js';
+import { BACKUP_FORMAT } from '../../contracts/values.js';
 
 export const BACKUP_PATH = '/api/v1/backup';
 
 /** A restore body holds every setting, certificates and layouts included: far above a settings write. */
 export const BACKUP_MAX_BYTES = 256 * 1024;
 
-const FORMAT = 'meter-gateway-settings';
+const FORMAT = BACKUP_FORMAT;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -91,19 +92,6 @@ function separateHeaderSecrets(ctx: AppContext, changes: Map<string, unknown>): 
   if (given === undefined || known) changes.set('actions.header_secrets', split.secrets);
 }
 
-function badFile(field: string, message: string): HttpError {
-  return validationError([{ field, message }]);
-}
-
-/** The backup file's envelope: format, version and the settings object; anything else is a 400. */
-function settingsOfFile(body: unknown): Record<string, unknown> {
-  if (!isObject(body)) throw badFile('', 'a settings backup must be a JSON object');
-  if (body.format !== FORMAT) throw badFile('format', `must be "${FORMAT}"`);
-  if (body.version !== 1) throw badFile('version', 'must be 1');
-  if (!isObject(body.settings)) throw badFile('settings', 'must be an object');
-  return body.settings;
-}
-
 /**
  * GET /api/v1/backup[?secrets=true]: the settings as a file; POST /api/v1/backup: restores such a
  * file. A restore writes every setting the file holds through the one validation path and the
@@ -128,7 +116,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       doc: {
         summary: 'Download the settings (passwords and keys only with secrets=true)',
         query: { secrets: { type: 'boolean', description: 'include passwords and keys; default false' } },
-        responses: { 200: { description: 'settings backup', schema: { type: 'object' } } },
+        responses: { 200: { description: 'settings backup', schema: contract('SettingsBackupSchema') } },
       },
     },
   );
@@ -136,7 +124,8 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     'POST',
     BACKUP_PATH,
     async (request, response) => {
-      const { changes, issues } = restoreWrites(settingsOfFile(request.body));
+      // The envelope (format, version, a settings object) is checked by contract('SettingsRestoreSchema').
+      const { changes, issues } = restoreWrites((request.body as SettingsRestore).settings);
       if (issues.length > 0) throw validationError(issues);
       // The add-on's options win over a backup too (docs/architecture.md#add-on-options).
       for (const path of ctx.config.locked) changes.delete(path);
@@ -148,12 +137,12 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
     },
     {
       body: 'json',
+      bodySchema: contract('SettingsRestoreSchema'),
       maxBodyBytes: BACKUP_MAX_BYTES,
       doc: {
         summary: 'Restore the settings from a backup file (all or nothing)',
-        request: { type: 'object', required: ['format', 'version', 'settings'] },
         responses: {
-          200: { description: 'settings restored', schema: { type: 'object' } },
+          200: { description: 'settings restored', schema: contract('RestoreAnswerSchema') },
           400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },
         },
       },

@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { EthernetSettings } from '../../config/types.js';
@@ -7,7 +8,6 @@ import {
   ETHERNET_FIELDS,
   ethernetFromRequest,
 } from '../../device/wifi/ethernet-settings.js';
-import { ETHERNET_SETTINGS_SCHEMA } from '../device-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
@@ -35,8 +35,8 @@ async function store(ctx: AppContext, eth: EthernetSettings): Promise<void> {
 export function registerEthernetRoutes(router: Router, ctx: AppContext): void {
   const doc = (summary: string, request = false) => ({
     summary,
-    ...(request ? { request: ETHERNET_SETTINGS_SCHEMA } : {}),
-    responses: { 200: { description: 'the Ethernet settings', schema: ETHERNET_SETTINGS_SCHEMA } },
+    ...(request ? { request: contract('EthernetSettingsWriteSchema') } : {}),
+    responses: { 200: { description: 'the Ethernet settings', schema: contract('EthernetSettingsSchema') } },
   });
   router.add('GET', PATH, (_request, response) => sendJson(response, 200, ctx.config.config.eth), {
     doc: doc('Ethernet settings'),

@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
@@ -5,83 +6,13 @@ import { HttpError } from '../errors.js';
 import { COMMON_HEADERS, sendJson } from '../respond.js';
 import type { JsonSchema, Router } from '../router.js';
 import { HISTORY_CSV_COLUMNS, historyCsv, historyCsvName } from '../../history/history-csv.js';
-import type { HistoryView, RecentView } from '../../history/history-view.js';
+import type { HistoryView, RecentView } from '../../contracts/history.js';
 import type { CapacityChargeContributor } from '../../history/costs.js';
 import { withCosts } from '../../history/history-costs.js';
 import { pointView } from '../../history/point.js';
 import { parseHistoryQuery } from '../../history/query-params.js';
 import type { HistoryRecorder } from '../../history/recorder.js';
-import { RECENT_CAPACITY, RECENT_SECONDS, type RecentPower } from '../../history/recent-power.js';
-import { RESOLUTIONS } from '../../history/tiers.js';
-
-const number: JsonSchema = { type: 'number' };
-const power: JsonSchema = {
-  type: ['object', 'null'],
-  description: 'kW over the bucket; null when no reading of the bucket carried this power',
-  required: ['min', 'mean', 'max'],
-  additionalProperties: false,
-  properties: { min: number, mean: number, max: number },
-};
-const energy: JsonSchema = {
-  type: ['number', 'null'],
-  description:
-    'kWh used in the bucket (register deltas; resets and meter changes count as nothing); null when no delta could be taken',
-};
-
-export const HISTORY_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['resolution', 'from', 'to', 'points'],
-  additionalProperties: false,
-  properties: {
-    resolution: { type: 'string', enum: [...RESOLUTIONS] },
-    from: { type: 'integer', description: 'start of the range, Unix seconds' },
-    to: { type: 'integer', description: 'end of the range, Unix seconds' },
-    points: {
-      type: 'array',
-      description:
-        'buckets with data that overlap the range, ascending; the open bucket is included as a partial point',
-      items: {
-        type: 'object',
-        required: ['t', 'n', 'p_in', 'p_out', 'e_in', 'e_out'],
-        additionalProperties: false,
-        properties: {
-          t: { type: 'integer', description: 'bucket start, Unix seconds (daily: local midnight)' },
-          n: { type: 'integer', minimum: 1, description: 'readings counted' },
-          p_in: power,
-          p_out: power,
-          e_in: energy,
-          e_out: energy,
-          cost: {
-            type: 'object',
-            description:
-              'money of the bucket in costs.currency (services.costs.enable only); null where unknown',
-            required: ['import', 'export'],
-            additionalProperties: false,
-            properties: { import: { type: ['number', 'null'] }, export: { type: ['number', 'null'] } },
-          },
-        },
-      },
-    },
-    costs: {
-      type: 'object',
-      description:
-        'services.costs.enable only: totals of the points starting inside the range and the standing charge of the range (docs/architecture.md#costs)',
-      required: ['currency', 'import', 'export', 'standing', 'capacity', 'total'],
-      additionalProperties: false,
-      properties: {
-        currency: { type: 'string' },
-        import: number,
-        export: number,
-        standing: number,
-        capacity: {
-          type: ['number', 'null'],
-          description: 'capacity charge on the peak demand, when a module provides one',
-        },
-        total: { type: 'number', description: 'import - export + standing + capacity' },
-      },
-    },
-  },
-};
+import { RECENT_SECONDS, type RecentPower } from '../../history/recent-power.js';
 
 const TIME_PARAMETER: JsonSchema = {
   type: 'string',
@@ -90,28 +21,6 @@ const TIME_PARAMETER: JsonSchema = {
 };
 
 const FORMATS = ['json', 'csv'];
-
-const RECENT_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['seconds', 'points'],
-  additionalProperties: false,
-  properties: {
-    seconds: { type: 'integer', description: 'how far back the buffer reaches' },
-    points: {
-      type: 'array',
-      maxItems: RECENT_CAPACITY,
-      description: 'readings of the last `seconds` seconds, ascending; kW by live key, absent when not sent',
-      items: {
-        type: 'object',
-        required: ['t'],
-        properties: {
-          t: { type: 'number', description: 'arrival of the reading, Unix seconds (ms precision)' },
-        },
-        additionalProperties: number,
-      },
-    },
-  },
-};
 
 function sendCsv(response: ServerResponse, view: HistoryView): void {
   const body = Buffer.from(historyCsv(view));
@@ -210,7 +119,7 @@ export function registerHistoryRoutes(
         responses: {
           200: {
             description: 'history points',
-            schema: HISTORY_SCHEMA,
+            schema: contract('HistoryViewSchema'),
             alternatives: { 'text/csv': { type: 'string' } },
           },
           400: {
@@ -232,7 +141,7 @@ export function registerHistoryRoutes(
     {
       doc: {
         summary: `Power of the readings of the last ${RECENT_SECONDS} s (kept in memory, for charts that start filled)`,
-        responses: { 200: { description: 'recent readings', schema: RECENT_SCHEMA } },
+        responses: { 200: { description: 'recent readings', schema: contract('RecentViewSchema') } },
       },
     },
   );

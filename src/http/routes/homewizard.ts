@@ -5,7 +5,7 @@ import { checkDsmrCrc } from '../../meter/dsmr/crc16-arc.js';
 import { DsmrFramer } from '../../meter/dsmr/framer.js';
 import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
-import type { Router } from '../router.js';
+import type { RouteDoc, Router } from '../router.js';
 import { SmoothedFeed } from '../../device/smoothing.js';
 
 /**
@@ -53,6 +53,28 @@ function sendJson(response: ServerResponse, status: number, value: unknown, head
 }
 
 const HW_DOC = 'HomeWizard P1 personality (services.emulate.homewizard); off: 404 like an unknown path';
+
+/** HomeWizard's own error body (`{"error": {"id", "description"}}`), as its 404 carries it. */
+const HW_ERROR = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['id', 'description'],
+      properties: { id: { type: 'integer' }, description: { type: 'string' } },
+    },
+  },
+};
+
+/** The answers of a HomeWizard route: the personality's content, or 404 while it is off. */
+function hwResponses(contentType: string): NonNullable<RouteDoc['responses']> {
+  const content = { type: contentType === 'application/json' ? 'object' : 'string' };
+  return {
+    200: { description: 'the HomeWizard answer', contentType, schema: content },
+    404: { description: 'personality off, or no such data (HomeWizard error body)', schema: HW_ERROR },
+  };
+}
 
 /**
  * The HomeWizard P1 personality on the device's HTTP server (docs/architecture.md#homewizard-personality):
@@ -111,7 +133,7 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
         if (text === undefined) return notFound(response, head);
         send(response, 200, text, contentType, head);
       },
-      { open, doc: { summary } },
+      { open, doc: { summary, responses: hwResponses(contentType) } },
     );
   serve('/api', `Device information (${HW_DOC})`, 'application/json', () =>
     storeOf() ? JSON.stringify(deviceInfo(ctx.system.id, ctx.system.firmware)) : undefined,

@@ -1,9 +1,10 @@
+import { contract } from '../contract-ref.js';
 import type { LogEntry, RecentLog } from '../../log-transports.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-import type { LogLevelName, LogLineView, LogView } from '../status-views.js';
+import type { LogLevelName, LogLineView, LogView } from '../../contracts/status.js';
 
 export const LOG_PATH = '/api/v1/log';
 
@@ -64,7 +65,7 @@ export function registerLogRoute(router: Router, recent: RecentLog): void {
           limit: { type: 'integer', minimum: 1, description: 'at most this many (the newest)' },
         },
         responses: {
-          200: { description: 'log lines', schema: { type: 'object', required: ['lines'] } },
+          200: { description: 'log lines', schema: contract('LogViewSchema') },
           400: { description: 'bad level or limit (validation_failed)', schema: ERROR_REF },
         },
       },

@@ -1,5 +1,6 @@
+import { contract } from '../contract-ref.js';
 import { LEAVES } from '../../config/paths.js';
-import type { MeterSettingsView } from '../settings-views.js';
+import type { MeterSettingsView } from '../../contracts/settings.js';
 import {
   bodyPaths,
   ignoredKeys,
@@ -9,7 +10,7 @@ import {
 } from '../../config/settings-write.js';
 import type { AppContext } from '../../context.js';
 import { redactSource } from '../../meter/source.js';
-import { ERROR_REF, METER_SETTINGS_VIEW_SCHEMA, sectionSchema } from '../api-schemas.js';
+import { ERROR_REF, sectionSchema } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 import { throwUnlessApplied, withIgnored } from '../section-writes.js';
@@ -44,7 +45,7 @@ const METER_RESPONSE_ONLY = new Set(['source_password_len', 'key_len']);
 export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): void {
   const view = {
     description: 'meter settings (key_len instead of the key)',
-    schema: METER_SETTINGS_VIEW_SCHEMA,
+    schema: contract('MeterSettingsAnswerSchema'),
   };
   router.add(
     'GET',

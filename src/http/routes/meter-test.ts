@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import type { MeterSettings } from '../../config/types.js';
 import { componentLogger } from '../../log.js';
@@ -6,13 +7,11 @@ import { interfaceOfSource, parseSource, redactSource, SourceError } from '../..
 import { buildReport } from '../../reading/report.js';
 import { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
+import type { MeterTestAnswer, MeterTestRequest } from '../../contracts/meters.js';
+import { METER_TEST_DEFAULT_WAIT_S } from '../../contracts/values.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-
-/** How long a test waits for the first reading by default, and at most (s). */
-const DEFAULT_WAIT_S = 10;
-const MAX_WAIT_S = 30;
 
 /**
  * POST /api/v1/meters/test {source, wait}: "test this source" of the meters settings
@@ -27,8 +26,8 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
     'POST',
     '/api/v1/meters/test',
     async (request, response) => {
-      const body = (request.body ?? {}) as { source?: unknown; wait?: unknown };
-      const source = typeof body.source === 'string' ? body.source : '';
+      const body = request.body as MeterTestRequest;
+      const { source } = body;
       try {
         parseSource(source);
       } catch (error) {
@@ -37,11 +36,7 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
           fields: [{ field: 'source', message: error.reason, value: redactSource(source).shown }],
         });
       }
-      const wait = body.wait === undefined ? DEFAULT_WAIT_S : Number(body.wait);
-      if (!Number.isInteger(wait) || wait < 1 || wait > MAX_WAIT_S)
-        throw new HttpError(400, 'validation_failed', 'invalid wait', {
-          fields: [{ field: 'wait', message: `must be an integer in 1..${MAX_WAIT_S}`, value: body.wait }],
-        });
+      const wait = body.wait ?? METER_TEST_DEFAULT_WAIT_S;
       if (running) throw new HttpError(429, 'too_many_requests', 'a source test is already running');
       running = true;
       try {
@@ -52,20 +47,13 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
     },
     {
       body: 'json',
+      bodySchema: contract('MeterTestRequestSchema'),
       doc: {
         summary: 'Test a meter source: its first reading (report shape) or the exact error',
-        request: {
-          type: 'object',
-          required: ['source'],
-          properties: {
-            source: { type: 'string' },
-            wait: { type: 'integer', minimum: 1, maximum: MAX_WAIT_S },
-          },
-        },
         responses: {
           200: {
             description: '{ok: true, report} or {ok: false, status, error}',
-            schema: { type: 'object' },
+            schema: contract('MeterTestAnswerSchema'),
           },
           429: { description: 'another test is running (too_many_requests)', schema: ERROR_REF },
         },
@@ -74,7 +62,7 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
   );
 }
 
-async function testSource(ctx: AppContext, source: string, waitS: number): Promise<Record<string, unknown>> {
+async function testSource(ctx: AppContext, source: string, waitS: number): Promise<MeterTestAnswer> {
   const store = new ReadingStore({
     staleAfterMs: waitS * 1000,
     meterInterface: interfaceOfSource(source),

@@ -1,12 +1,14 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import { parseSource } from '../../meter/source.js';
 import type { MeterHandle } from '../../reading/meter-registry.js';
 import type { ReportCache } from '../../reading/report-cache.js';
 import { buildReport } from '../../reading/report.js';
-import { ERROR_REF, REPORT_SCHEMA } from '../api-schemas.js';
+import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
-import type { ApiRequest, JsonSchema, Router } from '../router.js';
+import type { ApiRequest, Router } from '../router.js';
+import type { MeterListEntry } from '../../contracts/meters.js';
 import { LiveHub, type LiveHubOptions } from './live.js';
 import { registerMeterTestRoute } from './meter-test.js';
 
@@ -15,55 +17,6 @@ import { registerMeterTestRoute } from './meter-test.js';
  * /api/v1/meters/{id}/report and /live give one meter's report and live stream in the shapes of
  * /api/v1/report and /api/v1/live. `main` answers exactly what those answer.
  */
-
-const NUMBER_OR_NULL = { type: ['number', 'null'] };
-
-const METER_LIST_SCHEMA: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['id', 'name', 'role', 'kind', 'source_kind', 'status', 'last_reading', 'counters'],
-    properties: {
-      id: { type: 'string' },
-      name: { type: 'string' },
-      role: { type: 'string', enum: ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consumer', 'other'] },
-      kind: { type: 'string', enum: ['primary', 'polled', 'virtual'] },
-      source_kind: { type: 'string' },
-      expression: { type: 'string' },
-      status: { type: 'string' },
-      interface: { type: 'string' },
-      last_reading: {
-        type: ['string', 'null'],
-        description:
-          'ISO 8601 UTC time of the last valid reading, kept while the meter is silent (NO DATA); null before the first',
-      },
-      power_in: NUMBER_OR_NULL,
-      power_out: NUMBER_OR_NULL,
-      energy_in: NUMBER_OR_NULL,
-      energy_out: NUMBER_OR_NULL,
-      counters: {
-        type: 'object',
-        description:
-          "This meter's own counters since it was (re)started; a meter on a shared RS485 bus counts only its own",
-        required: ['frames_ok', 'crc_errors', 'parse_errors', 'overflows', 'encryption_errors', 'timeouts'],
-        properties: {
-          frames_ok: { type: 'integer', description: 'frames or polls that gave a reading' },
-          crc_errors: { type: 'integer', description: 'frames rejected for a wrong CRC' },
-          parse_errors: {
-            type: 'integer',
-            description: 'frames that could not be decoded (a Modbus exception reply included)',
-          },
-          overflows: { type: 'integer', description: 'bytes dropped because no frame end came in time' },
-          encryption_errors: { type: 'integer', description: 'frames that could not be decrypted' },
-          timeouts: {
-            type: 'integer',
-            description: 'polls of a polled meter (Modbus) that got no reply within the response timeout',
-          },
-        },
-      },
-    },
-  },
-};
 
 /** The kind of a source URI (simulator, serial, tcp, file, remote, modbus-rtu, modbus-tcp). */
 function sourceKind(meter: MeterHandle): string {
@@ -76,7 +29,7 @@ function sourceKind(meter: MeterHandle): string {
   }
 }
 
-function meterView(meter: MeterHandle, now: number): Record<string, unknown> {
+function meterView(meter: MeterHandle, now: number): MeterListEntry {
   const { store } = meter;
   const reading = store.latestAt(now);
   const last = store.lastReading;
@@ -183,7 +136,9 @@ export function registerMetersRoutes(
     {
       doc: {
         summary: 'Every meter: id, name, role, source kind, status, last reading, error counters',
-        responses: { 200: { description: 'meters, the primary (main) first', schema: METER_LIST_SCHEMA } },
+        responses: {
+          200: { description: 'meters, the primary (main) first', schema: contract('MeterListSchema') },
+        },
       },
     },
   );
@@ -217,7 +172,10 @@ export function registerMetersRoutes(
       license: 'PLUS',
       doc: {
         summary: "One meter's report, in the shape of /api/v1/report",
-        responses: { 200: { description: 'report envelope', schema: REPORT_SCHEMA }, 404: notFound },
+        responses: {
+          200: { description: 'report envelope', schema: contract('ReportViewSchema') },
+          404: notFound,
+        },
       },
     },
   );

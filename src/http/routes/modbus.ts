@@ -1,3 +1,5 @@
+import { contract } from '../contract-ref.js';
+import { ERROR_REF } from '../api-schemas.js';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { throwUnlessApplied } from '../section-writes.js';
@@ -93,18 +95,40 @@ function getTable(ctx: AppContext, response: ServerResponse): void {
   sendJson(response, 200, registerTable(result?.layout ?? DEFAULT_LAYOUT, result ? 'custom' : 'default'));
 }
 
+/** A register layout (docs/architecture.md#modbus-layout-api); its rules are the config's modbus-layout format. */
+const LAYOUT = {
+  type: ['object', 'array'],
+  description:
+    'register layout (one register set, or a list of sets): start address, word order and registers',
+};
+
 export function registerModbusRoutes(router: Router, ctx: AppContext): void {
-  router.add('GET', PATH, (request, response) => getLayout(ctx, request, response));
+  router.add('GET', PATH, (request, response) => getLayout(ctx, request, response), {
+    doc: {
+      summary: 'The custom Modbus layout, compact or detailed (address_format)',
+      responses: {
+        200: { description: 'the custom layout', schema: LAYOUT },
+        404: { description: 'no custom layout is set (not_found)', schema: ERROR_REF },
+      },
+    },
+  });
   router.add('GET', `${PATH}/default`, (request, response) => getDefaultLayout(request, response), {
     doc: {
       summary: 'The default Modbus layout (served while no custom layout is set)',
-      responses: { 200: { description: 'default layout, compact or detailed (address_format)' } },
+      responses: {
+        200: { description: 'default layout, compact or detailed (address_format)', schema: LAYOUT },
+      },
     },
   });
   router.add('GET', `${PATH}/table`, (_request, response) => getTable(ctx, response), {
     doc: {
       summary: 'The layout the slave serves as a table (address, id, name, unit, type, scaler)',
-      responses: { 200: { description: 'register table and whether the layout is custom or default' } },
+      responses: {
+        200: {
+          description: 'register table and whether the layout is custom or default',
+          schema: contract('ModbusTableViewSchema'),
+        },
+      },
     },
   });
   router.add('POST', PATH, (request, response) => postLayout(ctx, request, response), {

@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import type { ServerResponse } from 'node:http';
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { AppContext } from '../../context.js';
@@ -40,8 +41,16 @@ export function registerMqttRoutes(
     sendJson(response, 200, withIgnored(mqttSettingsView(ctx.config.config.mqtt), parsed.ignored));
   };
   const bodyOptions = { body: 'json', maxBodyBytes: MQTT_SETTINGS_MAX_BYTES } as const;
-  router.add('GET', MQTT_SETTINGS_PATH, (_request, response) =>
-    sendJson(response, 200, mqttSettingsView(ctx.config.config.mqtt)),
+  router.add(
+    'GET',
+    MQTT_SETTINGS_PATH,
+    (_request, response) => sendJson(response, 200, mqttSettingsView(ctx.config.config.mqtt)),
+    {
+      doc: {
+        summary: 'MQTT settings (secrets as lengths)',
+        responses: { 200: { description: 'MQTT settings', schema: contract('MqttSettingsViewSchema') } },
+      },
+    },
   );
   router.add('POST', MQTT_SETTINGS_PATH, write('replace'), bodyOptions);
   router.add('PUT', MQTT_SETTINGS_PATH, write('merge'), bodyOptions);

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { ERROR_REF, ERROR_SCHEMA } from '../api-schemas.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { contract, loadContracts, resolveContracts } from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import { TAIL_PARAMETER, type JsonSchema, type Route, type Router } from '../router.js';
 
@@ -84,17 +85,19 @@ function operation(route: Route): Record<string, unknown> {
     parameters.push({ name, in: 'query', required: false, schema });
   if (parameters.length > 0) op.parameters = parameters;
   if (route.options.body === 'json') {
-    op.requestBody = { required: true, content: { 'application/json': { schema: doc?.request ?? {} } } };
+    const schema = doc?.request ?? route.options.bodySchema ?? {};
+    op.requestBody = { required: true, content: { 'application/json': { schema } } };
   }
   return op;
 }
 
-export function buildOpenApi(router: Router, version: string): Record<string, unknown> {
+/** The document, its contract references resolved (the contracts load on the first call). */
+export async function buildOpenApi(router: Router, version: string): Promise<Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of router.list()) {
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
   }
-  return {
+  const doc = {
     openapi: '3.1.0',
     info: {
       title: 'meter-gateway HTTP API',
@@ -103,7 +106,7 @@ export function buildOpenApi(router: Router, version: string): Record<string, un
     },
     paths,
     components: {
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: { Error: contract('ErrorBodySchema') },
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic' },
         digestAuth: { type: 'http', scheme: 'digest' },
@@ -111,6 +114,7 @@ export function buildOpenApi(router: Router, version: string): Record<string, un
     },
     security: [{ basicAuth: [] }, { digestAuth: [] }, {}],
   };
+  return resolveContracts(doc, await loadContracts()) as Record<string, unknown>;
 }
 
 const OPENAPI_DOC: JsonSchema = { type: 'object', required: ['openapi', 'info', 'paths'] };
@@ -119,7 +123,7 @@ export function registerOpenApiRoute(router: Router, ctx: AppContext): void {
   router.add(
     'GET',
     '/api/v1/openapi.json',
-    (_request, response) => sendJson(response, 200, buildOpenApi(router, ctx.system.firmware)),
+    async (_request, response) => sendJson(response, 200, await buildOpenApi(router, ctx.system.firmware)),
     {
       doc: {
         summary: 'This OpenAPI 3.1 document',

@@ -1,49 +1,23 @@
+import { contract } from '../contract-ref.js';
 import { realpathSync } from 'node:fs';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson } from '../respond.js';
-import type { JsonSchema, RouteDoc, Router } from '../router.js';
+import type { RouteDoc, Router } from '../router.js';
+import type { ProbeRequest } from '../../contracts/probe.js';
 import { parseSource } from '../../meter/source.js';
 import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../../serial/device-path.js';
 
 export const PROBE_PATH = '/api/v1/meter/probe';
 
-const PROBE_REQUEST_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['device'],
-  properties: {
-    device: { type: 'string', description: 'absolute path of the serial device', maxLength: 4096 },
-  },
-};
-
-const PROBE_RESULT_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['status', 'path', 'steps', 'elapsedMs'],
-  properties: {
-    status: { enum: ['OK', 'NOT RECOGNIZED', 'NOT CONNECTED'] },
-    path: { type: 'string' },
-    protocol: { enum: ['dsmr', 'sml', 'd0'] },
-    meterProtocol: { type: 'string' },
-    line: { type: 'object' },
-    d0Mode: { enum: ['request', 'push'] },
-    encrypted: { type: 'boolean' },
-    identity: { type: 'object' },
-    source: { type: 'string', description: 'the meter.source URI to use' },
-    steps: { type: 'array', items: { type: 'object' } },
-    elapsedMs: { type: 'integer' },
-    error: { type: 'string' },
-  },
-};
-
 const PROBE_DOC: RouteDoc = {
   summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
-  request: PROBE_REQUEST_SCHEMA,
   responses: {
     200: {
       description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
-      schema: PROBE_RESULT_SCHEMA,
+      schema: contract('ProbeResultViewSchema'),
     },
     400: {
       description: 'device missing or not an absolute path (validation_failed)',
@@ -65,14 +39,13 @@ function canonicalDevice(path: string): string {
   }
 }
 
-function requestedDevice(body: unknown): string {
-  const device = (body as { device?: unknown } | null)?.device;
-  const issue = (message: string) =>
-    new HttpError(400, 'validation_failed', `device: ${message}`, {
-      fields: [{ field: 'device', message, value: device }],
+/** The body's device (its type and length checked by contract('ProbeRequestSchema')), if it is a device path. */
+function requestedDevice(body: ProbeRequest): string {
+  const { device } = body;
+  if (!isDevicePath(device))
+    throw new HttpError(400, 'validation_failed', `device: must be ${DEVICE_PATH_RULE}`, {
+      fields: [{ field: 'device', message: `must be ${DEVICE_PATH_RULE}`, value: device }],
     });
-  if (typeof device !== 'string' || device === '') throw issue('required: the serial device path');
-  if (!isDevicePath(device) || device.length > 4096) throw issue(`must be ${DEVICE_PATH_RULE}`);
   return device;
 }
 
@@ -103,7 +76,7 @@ export function registerProbeRoute(
     'POST',
     PROBE_PATH,
     async (request, response) => {
-      const device = requestedDevice(request.body);
+      const device = requestedDevice(request.body as ProbeRequest);
       if (deviceInUse(ctx) === canonicalDevice(device)) {
         throw new HttpError(
           409,
@@ -130,6 +103,6 @@ export function registerProbeRoute(
         running = false;
       }
     },
-    { body: 'json', doc: PROBE_DOC },
+    { body: 'json', bodySchema: contract('ProbeRequestSchema'), doc: PROBE_DOC },
   );
 }

@@ -1,6 +1,6 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import { ReportCache } from '../../reading/report-cache.js';
-import { REPORT_SCHEMA } from '../api-schemas.js';
 import { jsonHeaders, sendJsonText } from '../respond.js';
 import type { Router } from '../router.js';
 
@@ -25,7 +25,7 @@ export function registerReportRoutes(router: Router, ctx: AppContext): ReportCac
       license: 'PLUS',
       doc: {
         summary: 'Latest measurement report',
-        responses: { 200: { description: 'report envelope', schema: REPORT_SCHEMA } },
+        responses: { 200: { description: 'report envelope', schema: contract('ReportViewSchema') } },
       },
     },
   );

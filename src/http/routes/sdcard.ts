@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import { existsSync } from 'node:fs';
 import { readdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { join, sep } from 'node:path';
@@ -5,12 +6,11 @@ import type { AppContext } from '../../context.js';
 import { sdCardRoot } from '../../device/sd-card.js';
 import { resolveSdEntry, resolveSdPath } from '../../device/sd-path.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { DIRECTORY_LISTING_SCHEMA } from '../device-schemas.js';
 import { HttpError } from '../errors.js';
 import { sendJson, sendNoContent } from '../respond.js';
 import { TAIL_PARAMETER, type ApiRequest, type Router } from '../router.js';
 import { sendFile } from '../sd-file-response.js';
-import type { DirectoryEntry, DirectoryListing } from '../sdcard-contract.js';
+import type { DirectoryEntry, DirectoryListing } from '../../contracts/sdcard.js';
 
 const ROOT_PATH = '/sdcard';
 const PREFIX = '/sdcard/';
@@ -86,7 +86,7 @@ export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
     await sendFile(request.raw, response, target.path, stats);
   };
   const bytes = { type: 'string', format: 'binary' };
-  const listing = { 200: { description: 'directory listing', schema: DIRECTORY_LISTING_SCHEMA } };
+  const listing = { 200: { description: 'directory listing', schema: contract('DirectoryListingSchema') } };
   const refused = (description: string) => ({ description, schema: ERROR_REF });
   router.add('GET', ROOT_PATH, get, {
     doc: {

@@ -1,8 +1,9 @@
+import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import { listSerialPorts } from '../../serial/port-list.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
-import type { SerialPortView } from '../status-views.js';
+import type { SerialPortView } from '../../contracts/status.js';
 
 export const SERIAL_PORTS_PATH = '/api/v1/serial/ports';
 
@@ -21,7 +22,7 @@ export function registerSerialPortsRoute(router: Router, ctx: AppContext): void 
     {
       doc: {
         summary: 'Serial ports present (by-id links, ttyUSB*, ttyACM*, ttyAMA0, serial0)',
-        responses: { 200: { description: 'ports', schema: { type: 'object', required: ['ports'] } } },
+        responses: { 200: { description: 'ports', schema: contract('SerialPortsSchema') } },
       },
     },
   );

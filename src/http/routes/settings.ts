@@ -135,7 +135,7 @@ function settingsViewSchema(): JsonSchema {
     properties(cloud)[name] = { type: 'boolean' };
     (cloud.required as string[]).push(name);
   }
-  properties(schema).details = IGNORED_DETAILS_SCHEMA;
+  properties(schema).details = IGNORED_DETAILS_SCHEMA as unknown as JsonSchema;
   for (const path of MULTI_METER_PATHS) {
     const keys = path.split('.');
     let node = schema;

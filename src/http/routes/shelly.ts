@@ -1,3 +1,4 @@
+import { ERROR_REF } from '../api-schemas.js';
 import type { AppContext } from '../../context.js';
 import type { AppConfig } from '../../config/types.js';
 import { ShellyRpc } from '../../device/shelly/rpc.js';
@@ -39,6 +40,12 @@ export function shellyRpcOf(ctx: AppContext): ShellyRpc {
   });
 }
 
+/** A Shelly answer (the RPC method's result) or, while the personality is off, 404 with the error body. */
+const SHELLY_RESPONSES = {
+  200: { description: "the method's result", schema: { type: 'object' } },
+  404: { description: 'personality off (not_found)', schema: ERROR_REF },
+};
+
 function requireOn(ctx: AppContext, request: ApiRequest): void {
   if (!enabled(ctx.config.config)) throw new HttpError(404, 'not_found', `no such endpoint: ${request.path}`);
 }
@@ -65,7 +72,13 @@ export function registerShellyRoutes(
       const outcome = rpc.call('Shelly.GetDeviceInfo', undefined);
       sendJsonText(response, 200, JSON.stringify('result' in outcome ? outcome.result : outcome.error));
     },
-    { open, doc: { summary: 'Shelly Pro 3EM personality: device info (services.emulate.shelly)' } },
+    {
+      open,
+      doc: {
+        summary: 'Shelly Pro 3EM personality: device info (services.emulate.shelly)',
+        responses: SHELLY_RESPONSES,
+      },
+    },
   );
   router.add(
     'GET',

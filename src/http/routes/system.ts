@@ -1,3 +1,4 @@
+import { contract } from '../contract-ref.js';
 import { networkInterfaces } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -5,13 +6,12 @@ import type { AppContext, ServiceStatus } from '../../context.js';
 import { detectInstallRoot } from '../../device/update/release-layout.js';
 import { localDateTime } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
-import type { MeterView, SystemView } from '../../reading/reading-views.js';
-import { HEALTH_SCHEMA, SYSTEM_SCHEMA } from '../api-schemas.js';
+import type { SystemMeterView } from '../../contracts/reading.js';
 import { sendJson } from '../respond.js';
 import { HEALTH_PATH, healthOf } from '../health.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
-import type { AddressView, RuntimeView } from '../status-views.js';
+import type { AddressView, RuntimeView, SystemView } from '../../contracts/system.js';
 import { VERSION } from '../../version.js';
 import type { EthernetInfo } from '../../device/wifi/ethernet-info.js';
 import { sdCardInfo, sdCardRoot, type SdCardInfo } from '../../device/sd-card.js';
@@ -108,10 +108,10 @@ function releaseOf(): string | undefined {
  * model text), `report_interval` (measured seconds between readings), `tariff`, and the meter's
  * own `date`/`time` when it sends a timestamp.
  */
-function systemMeter(ctx: AppContext): MeterView {
+function systemMeter(ctx: AppContext): SystemMeterView {
   const meter = ctx.store.meter;
   const { identity } = meter;
-  const out: MeterView = { ...meterObject(meter) };
+  const out: SystemMeterView = { ...meterObject(meter) };
   const manufacturer = identity.vendor ?? identity.prefix;
   if (manufacturer !== undefined) out.manufacturer = manufacturer;
   const type = identity.logicalName ?? identity.model;
@@ -150,8 +150,8 @@ export function registerSystemRoutes(
       doc: {
         summary: 'Health: which enabled output failed to listen (no password from this host)',
         responses: {
-          200: { description: 'healthy', schema: HEALTH_SCHEMA },
-          503: { description: 'an enabled output failed', schema: HEALTH_SCHEMA },
+          200: { description: 'healthy', schema: contract('HealthSchema') },
+          503: { description: 'an enabled output failed', schema: contract('HealthSchema') },
         },
       },
     },
@@ -170,7 +170,7 @@ export function registerSystemRoutes(
     {
       doc: {
         summary: 'System information',
-        responses: { 200: { description: 'system information', schema: SYSTEM_SCHEMA } },
+        responses: { 200: { description: 'system information', schema: contract('SystemViewSchema') } },
       },
     },
   );

@@ -1,6 +1,6 @@
+import { contract } from '../contract-ref.js';
 import { templateInputOf, type AppContext } from '../../context.js';
 import { buildTemplateVariables } from '../../reading/template-variables.js';
-import { VARIABLES_SCHEMA } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
@@ -38,7 +38,7 @@ export function registerVariablesRoutes(router: Router, ctx: AppContext, wifiInf
     {
       doc: {
         summary: 'Template variables and their current values',
-        responses: { 200: { description: '[{name: value}, ...]', schema: VARIABLES_SCHEMA } },
+        responses: { 200: { description: '[{name: value}, ...]', schema: contract('VariablesSchema') } },
       },
     },
   );

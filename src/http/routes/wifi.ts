@@ -1,3 +1,5 @@
+import { contract } from '../contract-ref.js';
+import { ERROR_REF } from '../api-schemas.js';
 import type { ValidationIssue } from '../../config/config-store.js';
 import type { WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
@@ -46,19 +48,41 @@ async function store(ctx: AppContext, station: WifiStationSettings): Promise<voi
  * password (password_len instead).
  */
 export function registerWifiRoutes(router: Router, ctx: AppContext, backend: WifiBackend): void {
-  router.add('GET', SCAN_PATH, async (_request, response) => {
-    let entries;
-    try {
-      entries = await backend.scan();
-    } catch (error) {
-      throw new HttpError(500, 'internal_error', `Wi-Fi scan failed: ${(error as Error).message}`);
-    }
-    sendJson(response, 200, entries);
-  });
+  router.add(
+    'GET',
+    SCAN_PATH,
+    async (_request, response) => {
+      let entries;
+      try {
+        entries = await backend.scan();
+      } catch (error) {
+        throw new HttpError(500, 'internal_error', `Wi-Fi scan failed: ${(error as Error).message}`);
+      }
+      sendJson(response, 200, entries);
+    },
+    {
+      doc: {
+        summary: 'Scan for Wi-Fi networks',
+        responses: { 200: { description: 'access points in range', schema: contract('ScanListSchema') } },
+      },
+    },
+  );
 
-  router.add('GET', STATION_PATH, (_request, response) => {
-    sendJson(response, 200, stationResponse(ctx.config.config.wifi.sta));
-  });
+  router.add(
+    'GET',
+    STATION_PATH,
+    (_request, response) => {
+      sendJson(response, 200, stationResponse(ctx.config.config.wifi.sta));
+    },
+    {
+      doc: {
+        summary: 'Wi-Fi station settings (the password as its length)',
+        responses: {
+          200: { description: 'station settings (wifi.sta of the settings)', schema: { type: 'object' } },
+        },
+      },
+    },
+  );
 
   const write =
     (base: () => WifiStationSettings) =>
@@ -107,7 +131,7 @@ function registerWpsRoute(router: Router): void {
   };
   const doc = {
     summary: 'WPS pairing: not available',
-    responses: { 404: { description: 'no WPS on this gateway' } },
+    responses: { 404: { description: 'no WPS on this gateway (not_found)', schema: ERROR_REF } },
   };
   router.add('POST', WPS_PATH, absent, { doc });
   router.add('GET', WPS_PATH, absent, { doc });

@@ -1,5 +1,5 @@
 import type { MeterIdentity, MeterProtocol } from '../../reading/reading.js';
-import type { ProbeResultView, ProbeStepReport } from './probe-view.js';
+import type { ProbeResultView, ProbeStepReport } from '../../contracts/probe.js';
 import type { DecodeResult, MeterDecoder } from '../decoder.js';
 import { createDsmrDecoder } from '../dsmr/decoder.js';
 import { withDsmrEncryption } from '../dsmr/encryption.js';
@@ -68,12 +68,12 @@ export const PROBE_STEPS: readonly ProbeStep[] = [
 /** Upper bound of a whole probe, open and close of every step included. */
 export const PROBE_BUDGET_MS = 29_000;
 
-export type { ProbeStepReport } from './probe-view.js';
+export type { ProbeStepReport } from '../../contracts/probe.js';
 
 /** What a probe can find: every protocol but a virtual meter's. */
 type ProbedProtocol = Exclude<MeterProtocol, 'VIRTUAL'>;
 
-/** The probe's answer (probe-view.d.ts) with this code's own types for its parts. */
+/** The probe's answer (src/contracts/probe.ts) with this code's own types for its parts. */
 export interface ProbeResult extends ProbeResultView {
   protocol?: ConcreteProtocol;
   meterProtocol?: ProbedProtocol;

@@ -1,5 +1,5 @@
-import type { ActionDefinition, ConstValue } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
+import type { ActionDefinition, ConstValue } from '../../contracts/actions.js';
+import type { ActionsChoices } from '../../contracts/page.js';
 import type { FieldIssue } from './fields.js';
 import { t } from './i18n/i18n.js';
 

@@ -1,4 +1,4 @@
-import type { ConstValue } from '../../actions/actions-api.js';
+import type { ConstValue } from '../../contracts/actions.js';
 import { buttonOf, selectOf, textInput } from './controls.js';
 import { t } from './i18n/i18n.js';
 

@@ -1,5 +1,5 @@
-import type { ActionDefinition, ActionsRecent, ActionStatusRecord } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
+import type { ActionDefinition, ActionsRecent, ActionStatusRecord } from '../../contracts/actions.js';
+import type { ActionsChoices } from '../../contracts/page.js';
 import { describeCode, isRunning, seconds } from './action-result.js';
 import { api } from './api.js';
 import { t } from './i18n/i18n.js';

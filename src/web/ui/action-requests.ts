@@ -1,5 +1,5 @@
-import type { ActionRequest } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
+import type { ActionRequest } from '../../contracts/actions.js';
+import type { ActionsChoices } from '../../contracts/page.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { ActionStatusRecord } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
+import type { ActionStatusRecord } from '../../contracts/actions.js';
+import type { ActionsChoices } from '../../contracts/page.js';
 import { formatNumber } from './format.js';
 import { t, tOr } from './i18n/i18n.js';
 

@@ -1,5 +1,5 @@
-import type { ActionDefinition, WhenCondition } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
+import type { ActionDefinition, WhenCondition } from '../../contracts/actions.js';
+import type { ActionsChoices } from '../../contracts/page.js';
 import { labelled, selectOf, showLabel, textInput } from './controls.js';
 import { t } from './i18n/i18n.js';
 import { quantityName } from './quantity-names.js';

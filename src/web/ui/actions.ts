@@ -1,5 +1,5 @@
-import type { ActionDefinition, ActionsDefinition } from '../../actions/actions-api.js';
-import type { ActionsChoices } from '../page-contract.js';
+import type { ActionDefinition, ActionsDefinition } from '../../contracts/actions.js';
+import type { ActionsChoices } from '../../contracts/page.js';
 import { ConstantsEditor } from './action-constants.js';
 import { actionIssues, constantIssues } from './action-checks.js';
 import { controlFinder } from './action-issues.js';

@@ -1,4 +1,4 @@
-import type { SettingsBackup } from '../../http/status-views.js';
+import type { SettingsBackup } from '../../contracts/status.js';
 import { api, ApiError, element, pageRelative } from './api.js';
 import { t } from './i18n/i18n.js';
 

@@ -1,4 +1,4 @@
-import type { CostTotalsView, PointView } from '../../history/history-view.js';
+import type { CostTotalsView, PointView } from '../../contracts/history.js';
 import { formatMoney, formatNumber } from './format.js';
 import { t } from './i18n/i18n.js';
 

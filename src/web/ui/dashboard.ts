@@ -1,4 +1,5 @@
-import type { LivePayload, SystemView } from '../../reading/reading-views.js';
+import type { LivePayload } from '../../contracts/reading.js';
+import type { SystemView } from '../../contracts/system.js';
 import { api, element, pageRelative } from './api.js';
 import { formatTime, decimalsOf, formatNumber } from './format.js';
 import { LiveChart } from './live-chart.js';
@@ -43,7 +44,7 @@ function readingTime(payload: LivePayload): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-const IDENTITY_FIELDS: Array<[key: string, label: MessageKey]> = [
+const IDENTITY_FIELDS: Array<[key: keyof SystemView['meter'], label: MessageKey]> = [
   ['interface', 'dashboard.interface'],
   ['protocol', 'dashboard.protocol'],
   ['protocol_version', 'common.version'],

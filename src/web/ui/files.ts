@@ -1,4 +1,4 @@
-import type { DirectoryEntry, DirectoryListing } from '../../http/sdcard-contract.js';
+import type { DirectoryEntry, DirectoryListing } from '../../contracts/sdcard.js';
 import { api, element, pageRelative } from './api.js';
 import { formatNumber, formatTime } from './format.js';
 import { t } from './i18n/i18n.js';

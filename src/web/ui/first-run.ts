@@ -1,4 +1,4 @@
-import type { SystemView } from '../../http/status-views.js';
+import type { SystemView } from '../../contracts/system.js';
 import { api, element } from './api.js';
 
 /** The dashboard's hint while no password is stored: anyone on the network may change settings. */

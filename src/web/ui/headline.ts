@@ -1,5 +1,5 @@
-import type { HistoryView } from '../../history/history-view.js';
-import type { LivePayload } from '../../reading/reading-views.js';
+import type { HistoryView } from '../../contracts/history.js';
+import type { LivePayload } from '../../contracts/reading.js';
 import { api, element } from './api.js';
 import { showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime } from './format.js';

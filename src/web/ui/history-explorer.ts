@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import type { HistoryView } from '../../history/history-view.js';
+import type { HistoryView } from '../../contracts/history.js';
 import { api, ApiError, element, pageRelative } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
 import { showBarCosts, showCostTotals } from './cost-view.js';

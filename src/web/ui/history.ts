@@ -1,5 +1,5 @@
 import type uPlot from 'uplot';
-import type { HistoryView, PointView } from '../../history/history-view.js';
+import type { HistoryView, PointView } from '../../contracts/history.js';
 import { api, ApiError, element } from './api.js';
 import { COLORS, createChart, FILLS, type SeriesSpec } from './charts.js';
 import { t } from './i18n/i18n.js';

@@ -1,4 +1,4 @@
-import type { SystemView } from '../../http/status-views.js';
+import type { SystemView } from '../../contracts/system.js';
 import { api, element } from './api.js';
 import { formatNumber, formatTime } from './format.js';
 import { t, tOr } from './i18n/i18n.js';

@@ -1,6 +1,6 @@
 import type uPlot from 'uplot';
-import type { HistoryView, RecentPoint, RecentView } from '../../history/history-view.js';
-import type { LivePayload } from '../../reading/reading-views.js';
+import type { HistoryView, RecentPoint, RecentView } from '../../contracts/history.js';
+import type { LivePayload } from '../../contracts/reading.js';
 import { api, element } from './api.js';
 import { COLORS, createChart, FILLS } from './charts.js';
 

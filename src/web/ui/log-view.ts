@@ -1,4 +1,4 @@
-import type { LogLineView, LogView } from '../../http/status-views.js';
+import type { LogLineView, LogView } from '../../contracts/status.js';
 import { api, element } from './api.js';
 import { formatTime } from './format.js';
 import { t } from './i18n/i18n.js';

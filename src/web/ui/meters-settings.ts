@@ -1,4 +1,5 @@
-import type { SerialPortView } from '../../http/status-views.js';
+import type { MeterTestAnswer } from '../../contracts/meters.js';
+import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
 import { formatNumber } from './format.js';
 import { t } from './i18n/i18n.js';
@@ -18,16 +19,6 @@ interface Entry {
   source?: string;
   timeout?: number;
   expression?: string;
-}
-
-interface TestAnswer {
-  ok: boolean;
-  status?: string;
-  error?: string;
-  meter?: { status: string };
-  report?: {
-    instantaneous_power?: { active?: { positive?: { total?: number }; negative?: { total?: number } } };
-  };
 }
 
 function input(name: string, value: string, placeholder: string, type = 'text'): HTMLInputElement {
@@ -110,12 +101,17 @@ async function testSource(source: string, kind: string, result: HTMLOutputElemen
   if (kind === 'virtual') return;
   result.textContent = t('meters.testing');
   try {
-    const answer = await api<TestAnswer>('POST', '/api/v1/meters/test', { source, wait: 10 });
-    const active = answer.report?.instantaneous_power?.active;
+    const answer = await api<MeterTestAnswer>('POST', '/api/v1/meters/test', { source, wait: 10 });
+    if (!answer.ok) {
+      result.textContent = t('meters.no_reading', { status: answer.status, error: answer.error });
+      return;
+    }
+    const active = answer.report.instantaneous_power?.active;
     const power = (active?.positive?.total ?? 0) - (active?.negative?.total ?? 0);
-    result.textContent = answer.ok
-      ? t('meters.first_reading', { status: answer.meter?.status ?? '', power: formatNumber(power, 3) })
-      : t('meters.no_reading', { status: answer.status ?? '', error: answer.error ?? '' });
+    result.textContent = t('meters.first_reading', {
+      status: answer.meter.status,
+      power: formatNumber(power, 3),
+    });
   } catch (error) {
     result.textContent = (error as Error).message;
   }

@@ -1,3 +1,5 @@
+import type { HistoryView } from '../../contracts/history.js';
+import type { MeterListEntry } from '../../contracts/meters.js';
 import { api } from './api.js';
 import { formatNumber } from './format.js';
 import { t, tOr } from './i18n/i18n.js';
@@ -8,19 +10,7 @@ import { t, tOr } from './i18n/i18n.js';
  * EV, house) when the meters' roles allow it. Refreshed every 2 s while the page is shown.
  */
 
-interface MeterRow {
-  id: string;
-  name: string;
-  role: string;
-  kind: string;
-  status: string;
-  power_in: number | null;
-  power_out: number | null;
-}
-
-interface DayView {
-  points: Array<{ e_in: number | null; e_out: number | null }>;
-}
+type MeterRow = Pick<MeterListEntry, 'id' | 'name' | 'role' | 'kind' | 'status' | 'power_in' | 'power_out'>;
 
 const REFRESH_MS = 2000;
 let timer: number | undefined;
@@ -53,7 +43,7 @@ async function today(id: string): Promise<[number | null, number | null]> {
   const from = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime() / 1000;
   const to = Math.ceil(Date.now() / 1000);
   try {
-    const day = await api<DayView>(
+    const day = await api<HistoryView>(
       'GET',
       `/api/v1/history?meter=${encodeURIComponent(id)}&resolution=1d&from=${from}&to=${to}`,
     );

@@ -1,4 +1,4 @@
-import type { ModbusTableView } from '../../modbus/register-table-view.js';
+import type { ModbusTableView } from '../../contracts/modbus-table.js';
 import { api, ApiError, element } from './api.js';
 import { clearIssues, setStatus, showFailure } from './forms.js';
 import { t, type MessageKey } from './i18n/i18n.js';

@@ -1,4 +1,4 @@
-import type { LivePayload } from '../../reading/reading-views.js';
+import type { LivePayload } from '../../contracts/reading.js';
 
 /** Net grid power, kW: import minus export (positive: drawn from the grid); undefined without either. */
 export function netPower(payload: Pick<LivePayload, 'P_In' | 'P_Out'>): number | undefined {

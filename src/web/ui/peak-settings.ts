@@ -1,13 +1,13 @@
-import type { PeakStage } from '../../peak/stage.js';
-import type { SettingLimits, SettingsChoices, SettingsLimits } from '../page-contract.js';
+import type { PeakStage } from '../../contracts/peak.js';
+import type { SettingLimits, SettingsChoices, SettingsLimits } from '../../contracts/page.js';
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
 import { decimalsOfStep, formatNumber } from './format.js';
+import { applyLimits } from './form-limits.js';
 import { clearIssues, collectForm, fillForm, saveFooter, setStatus, showFailure } from './forms.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import {
   addStage,
-  applyLimits,
   fillStages,
   markStageIssues,
   stagesOf,

@@ -1,5 +1,6 @@
-import type { PeakStage } from '../../peak/stage.js';
-import type { SettingLimits, SettingsLimits } from '../page-contract.js';
+import type { PeakStage } from '../../contracts/peak.js';
+import type { SettingsLimits } from '../../contracts/page.js';
+import { applyLimits } from './form-limits.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 
 /**
@@ -17,17 +18,6 @@ export interface StageChoices {
 }
 
 export const STAGES_PATH = 'services.peak_guard.stages';
-
-/** Applies a schema limit to a control (min, max, step, length, pattern). */
-export function applyLimits(control: HTMLInputElement, limits: SettingLimits | undefined): void {
-  if (!limits) return;
-  if (limits.min !== undefined) control.min = String(limits.min);
-  if (limits.max !== undefined) control.max = String(limits.max);
-  if (control.type === 'number') control.step = limits.step !== undefined ? String(limits.step) : 'any';
-  if (limits.maxLength !== undefined) control.maxLength = limits.maxLength;
-  if (limits.minLength !== undefined) control.minLength = limits.minLength;
-  if (limits.pattern !== undefined) control.pattern = limits.pattern;
-}
 
 function labelled(text: string, control: HTMLElement): HTMLLabelElement {
   const label = document.createElement('label');

@@ -1,4 +1,4 @@
-import type { PointView } from '../../history/history-view.js';
+import type { PointView } from '../../contracts/history.js';
 
 /**
  * The periods of the energy explorer and the arithmetic on them (DOM-free, tested in node): a day

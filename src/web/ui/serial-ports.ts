@@ -1,4 +1,4 @@
-import type { SerialPortView } from '../../http/status-views.js';
+import type { SerialPortView } from '../../contracts/status.js';
 import { api, element } from './api.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 

@@ -1,9 +1,10 @@
-import type { ScanEntry } from '../../device/wifi/scan-entry-view.js';
-import type { MeterSettingsView } from '../../http/settings-views.js';
-import type { ProbeResultView } from '../../meter/probe/probe-view.js';
-import type { MqttSettingsView } from '../../mqtt/settings-view.js';
-import type { SettingsChoices } from '../page-contract.js';
-import type { SystemView } from '../../http/status-views.js';
+import { addLimits } from './form-limits.js';
+import type { ScanEntry } from '../../contracts/network.js';
+import type { MeterSettingsView } from '../../contracts/settings.js';
+import type { ProbeResultView } from '../../contracts/probe.js';
+import type { MqttSettingsView } from '../../contracts/settings.js';
+import type { SettingsChoices } from '../../contracts/page.js';
+import type { SystemView } from '../../contracts/system.js';
 import { markLocked } from './addon-locks.js';
 import { api, element } from './api.js';
 import { buildCostForm, syncCostForm } from './cost-settings.js';
@@ -156,7 +157,6 @@ async function addChoices(): Promise<void> {
   }
 }
 
-/** Binds every settings form; returns the loaders of each tab. */
 /**
  * Wi-Fi and Ethernet take the same address fields: written once in the page (a template), put
  * into each form's `fieldset[data-fields=address]` and translated like the rest of the page.
@@ -170,12 +170,14 @@ function addAddressFields(): void {
   }
 }
 
+/** Binds every settings form; returns the loaders of each tab. */
 export function bindSettings(): Record<string, Loader[]> {
   addAddressFields();
   const costForm = form('form-costs');
   buildCostForm(costForm);
   // The selects get their options before a form is filled, or the saved value would find none.
   const choicesAdded = addChoices();
+  void addLimits();
   const afterChoices =
     (load: Loader): Loader =>
     async () => {

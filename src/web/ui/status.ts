@@ -1,4 +1,4 @@
-import type { ServiceStatusView, SystemView } from '../../http/status-views.js';
+import type { ServiceStatusView, SystemView } from '../../contracts/system.js';
 import { api } from './api.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 

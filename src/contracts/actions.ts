@@ -1,0 +1,133 @@
+import Type, { type Static } from 'typebox';
+import { HTTP_METHODS, MODBUS_FUNCS, VALUE_TYPES } from './values.js';
+
+export type { HttpMethod, ModbusFunc, ValueType } from './values.js';
+
+/**
+ * JSON shapes of the actions endpoints: the device's `ActionsDefinition` and `ActionStatus`, and the
+ * gateway's overview (docs/architecture.md#actions). The definition's limits are checked by the
+ * config layer's actions-definition format (the one check for the API, a restore and the admin's
+ * file); the schema here describes the shape.
+ */
+
+export const HttpRequestDefinitionSchema = Type.Object({
+  url: Type.String(),
+  method: Type.Optional(Type.Enum(HTTP_METHODS)),
+  payload: Type.Optional(Type.String()),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  secret_headers: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'headers whose values are secret besides Authorization, Proxy-Authorization, Cookie and X-Api-Key; listed without a value in headers: the stored value stays',
+    }),
+  ),
+  secret_headers_len: Type.Optional(
+    Type.Record(Type.String(), Type.Integer(), {
+      description: "GET only: the length of each secret header's stored value (ignored on POST)",
+    }),
+  ),
+  timeout: Type.Optional(Type.Number({ description: 'seconds for the whole exchange' })),
+});
+export type HttpRequestDefinition = Static<typeof HttpRequestDefinitionSchema>;
+
+export const ModbusRequestDefinitionSchema = Type.Object({
+  host: Type.String(),
+  port: Type.Optional(Type.Integer()),
+  unit_id: Type.Optional(Type.Integer()),
+  func: Type.Enum(MODBUS_FUNCS),
+  address: Type.Integer(),
+  type: Type.Optional(Type.Enum(VALUE_TYPES)),
+  value: Type.String(),
+  timeout: Type.Optional(Type.Number({ description: 'seconds for connect plus answer' })),
+});
+export type ModbusRequestDefinition = Static<typeof ModbusRequestDefinitionSchema>;
+
+export const ActionRequestSchema = Type.Object({
+  http: Type.Optional(HttpRequestDefinitionSchema),
+  modbus: Type.Optional(ModbusRequestDefinitionSchema),
+});
+export type ActionRequest = Static<typeof ActionRequestSchema>;
+
+/** A condition on a live quantity held for `for` seconds. */
+export const WhenConditionSchema = Type.Object({
+  value: Type.String({ description: 'live key (P_Out) or template name (2_7_0) of a quantity of the table' }),
+  above: Type.Optional(Type.Number()),
+  below: Type.Optional(Type.Number()),
+  for: Type.Optional(Type.Number()),
+  meter: Type.Optional(
+    Type.String({
+      description: 'the meter whose quantity is watched: main (default) or an id of meters',
+    }),
+  ),
+});
+export type WhenCondition = Static<typeof WhenConditionSchema>;
+
+export const ActionDefinitionSchema = Type.Object({
+  id: Type.String(),
+  enable: Type.Optional(Type.Boolean()),
+  requests: Type.Optional(Type.Array(ActionRequestSchema)),
+  schedule: Type.Optional(Type.String()),
+  when: Type.Optional(WhenConditionSchema),
+  min_interval: Type.Optional(
+    Type.Number({
+      description: 'seconds an action waits after a triggered run before a trigger may run it again',
+    }),
+  ),
+});
+export type ActionDefinition = Static<typeof ActionDefinitionSchema>;
+
+export const ConstValueSchema = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+export type ConstValue = Static<typeof ConstValueSchema>;
+
+export const ActionsDefinitionSchema = Type.Object({
+  const: Type.Optional(Type.Record(Type.String(), ConstValueSchema)),
+  actions: Type.Optional(Type.Array(ActionDefinitionSchema)),
+});
+export type ActionsDefinition = Static<typeof ActionsDefinitionSchema>;
+
+export const ActionStatusRecordSchema = Type.Object({
+  action_id: Type.String(),
+  id: Type.Integer({ description: 'status id, counting up from 1 per daemon run' }),
+  code: Type.Integer({
+    description: 'HTTP status, 0 (Modbus write confirmed), -1 running, or a negative error code',
+  }),
+  exe_time: Type.Number({ description: 'seconds' }),
+});
+export type ActionStatusRecord = Static<typeof ActionStatusRecordSchema>;
+
+export const ActionCountersSchema = Type.Object({
+  runs: Type.Integer(),
+  ok: Type.Integer(),
+  failed: Type.Integer(),
+  last_code: Type.Optional(Type.Integer()),
+  last_run: Type.Optional(Type.String({ description: "ISO 8601 time of the last run's start" })),
+});
+export type ActionCounters = Static<typeof ActionCountersSchema>;
+
+/** GET /api/v1/actions/status: the status records of the ids asked. */
+export const ActionStatusListSchema = Type.Array(ActionStatusRecordSchema);
+
+/** services.actions of /api/v1/system. */
+export const ActionsServiceStatusSchema = Type.Object({
+  state: Type.String(),
+  error: Type.Optional(Type.String()),
+  actions: Type.Record(Type.String(), ActionCountersSchema),
+  http: Type.Optional(
+    Type.Object(
+      { answers_cut: Type.Integer(), timeouts: Type.Integer() },
+      { description: "bounds hit by the actions' HTTP requests: answers cut at the size limit, timeouts" },
+    ),
+  ),
+});
+export type ActionsServiceStatus = Static<typeof ActionsServiceStatusSchema>;
+
+/** GET /api/v1/actions/recent (beyond the device): the last statuses, newest first, and the counters. */
+export const ActionsRecentSchema = Type.Object({
+  statuses: Type.Array(ActionStatusRecordSchema),
+  counters: Type.Record(Type.String(), ActionCountersSchema),
+});
+export type ActionsRecent = Static<typeof ActionsRecentSchema>;
+
+/** POST /api/v1/actions/call answer. */
+export const ActionCallAnswerSchema = Type.Object({ status_ids: Type.Array(Type.Integer()) });
+export type ActionCallAnswer = Static<typeof ActionCallAnswerSchema>;

@@ -1,0 +1,65 @@
+import Type, { type Static } from 'typebox';
+import { ReportViewSchema } from './reading.js';
+import { METER_KINDS, METER_ROLES, METER_TEST_DEFAULT_WAIT_S, METER_TEST_MAX_WAIT_S } from './values.js';
+
+/** GET /api/v1/meters and POST /api/v1/meters/test (docs/architecture.md#several-meters). */
+
+export const MeterTestRequestSchema = Type.Object({
+  source: Type.String({ description: 'the meter.source URI to test' }),
+  wait: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: METER_TEST_MAX_WAIT_S,
+      description: `seconds to wait for the first reading; default ${METER_TEST_DEFAULT_WAIT_S}`,
+    }),
+  ),
+});
+export type MeterTestRequest = Static<typeof MeterTestRequestSchema>;
+
+/** POST /api/v1/meters/test: the first reading in the report's shape, or the meter status and the exact error. */
+export const MeterTestAnswerSchema = Type.Union([
+  Type.Intersect([Type.Object({ ok: Type.Literal(true) }), ReportViewSchema]),
+  Type.Object({ ok: Type.Literal(false), status: Type.String(), error: Type.String() }),
+]);
+export type MeterTestAnswer = Static<typeof MeterTestAnswerSchema>;
+
+const numberOrNull = Type.Union([Type.Number(), Type.Null()]);
+const counter = (description: string) => Type.Integer({ description });
+
+/** One meter of GET /api/v1/meters. */
+export const MeterListEntrySchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  role: Type.Enum(METER_ROLES),
+  kind: Type.Enum(METER_KINDS),
+  source_kind: Type.String(),
+  expression: Type.Optional(Type.String()),
+  status: Type.String(),
+  interface: Type.String(),
+  last_reading: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'ISO 8601 UTC time of the last valid reading, kept while the meter is silent (NO DATA); null before the first',
+  }),
+  power_in: numberOrNull,
+  power_out: numberOrNull,
+  energy_in: numberOrNull,
+  energy_out: numberOrNull,
+  counters: Type.Object(
+    {
+      frames_ok: counter('frames or polls that gave a reading'),
+      crc_errors: counter('frames rejected for a wrong CRC'),
+      parse_errors: counter('frames that could not be decoded (a Modbus exception reply included)'),
+      overflows: counter('bytes dropped because no frame end came in time'),
+      encryption_errors: counter('frames that could not be decrypted'),
+      timeouts: counter('polls of a polled meter (Modbus) that got no reply within the response timeout'),
+    },
+    {
+      description:
+        "this meter's own counters since it was (re)started; a meter on a shared RS485 bus counts only its own",
+    },
+  ),
+});
+export type MeterListEntry = Static<typeof MeterListEntrySchema>;
+
+/** GET /api/v1/meters: the meters, the primary (main) first. */
+export const MeterListSchema = Type.Array(MeterListEntrySchema);

@@ -1,0 +1,99 @@
+import type { TSchema } from 'typebox';
+import type { Compile } from 'typebox/compile';
+import { loadContracts, type ContractRef } from './contract-ref.js';
+import { HttpError } from './errors.js';
+
+/**
+ * The check of a JSON request body against its contract (src/contracts/, docs/architecture.md#api-contracts):
+ * TypeBox's compiled checker, built on the first request of the route (a route never asked costs no
+ * memory), so a 400 `validation_failed` names each field as the schema names it.
+ */
+
+export interface BodyIssue {
+  /** The field as the body names it: `device`, `requests[0].url`; '' for the body itself. */
+  field: string;
+  message: string;
+  value?: unknown;
+}
+
+type Checker = ReturnType<typeof Compile<TSchema>>;
+type ValidatorError = ReturnType<Checker['Errors']>[number];
+
+const checkers = new WeakMap<TSchema, Checker>();
+
+async function checkerOf(schema: TSchema): Promise<Checker> {
+  let checker = checkers.get(schema);
+  if (!checker) {
+    // The compiler loads with the first body checked, as the schemas do.
+    const { Compile } = await import('typebox/compile');
+    checker = Compile(schema);
+    checkers.set(schema, checker);
+  }
+  return checker;
+}
+
+/** A JSON Pointer of the body (`/requests/0/url`) as a field name (`requests[0].url`). */
+function fieldOf(pointer: string): string {
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  return parts.reduce(
+    (field, part) => (/^\d+$/.test(part) ? `${field}[${part}]` : field === '' ? part : `${field}.${part}`),
+    '',
+  );
+}
+
+function valueAt(body: unknown, pointer: string): unknown {
+  let node = body;
+  for (const part of pointer.split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return node;
+}
+
+const join = (parent: string, name: string) => (parent === '' ? name : `${parent}.${name}`);
+
+/** One validator error as the fields it names: a missing or unexpected property names itself. */
+function issuesOf(error: ValidatorError, body: unknown): BodyIssue[] {
+  const at = fieldOf(error.instancePath);
+  const params = error.params as { requiredProperties?: string[]; additionalProperties?: string[] };
+  if (error.keyword === 'required')
+    return (params.requiredProperties ?? []).map((name) => ({
+      field: join(at, name),
+      message: 'is required',
+    }));
+  if (error.keyword === 'additionalProperties')
+    return (params.additionalProperties ?? []).map((name) => ({
+      field: join(at, name),
+      message: 'is not allowed',
+    }));
+  // The failure of a sub-schema is reported once by the keyword that failed, not again by its parent.
+  if (error.keyword === 'boolean' || error.keyword === 'anyOf') return [];
+  return [{ field: at, message: error.message, value: valueAt(body, error.instancePath) }];
+}
+
+/** The body's problems against `schema`, one per field (first message wins); empty when it conforms. */
+export async function bodyIssues(schema: TSchema, body: unknown): Promise<BodyIssue[]> {
+  const checker = await checkerOf(schema);
+  if (checker.Check(body)) return [];
+  const byField = new Map<string, BodyIssue>();
+  for (const error of checker.Errors(body))
+    for (const issue of issuesOf(error, body)) if (!byField.has(issue.field)) byField.set(issue.field, issue);
+  if (byField.size === 0) byField.set('', { field: '', message: 'does not match the request schema' });
+  return [...byField.values()];
+}
+
+/** 400 validation_failed naming every field of the body that breaks its contract. */
+export async function checkBody(ref: ContractRef, body: unknown): Promise<void> {
+  const contracts = await loadContracts();
+  const issues = await bodyIssues(contracts[ref.contract], body);
+  if (issues.length === 0) return;
+  throw new HttpError(
+    400,
+    'validation_failed',
+    `invalid request body: ${issues.map((issue) => `${issue.field || 'body'} ${issue.message}`).join('; ')}`,
+    { fields: issues },
+  );
+}
