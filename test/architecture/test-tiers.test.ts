@@ -31,7 +31,7 @@ const files = testFiles(join(repoRoot, 'test'));
 
 /** What puts a file into the system tier: the helpers and programs that make a test slow. */
 const SYSTEM_MARKS: Array<[RegExp, string]> = [
-  [/helpers\/browser\.js|\/page-rig\.js/, 'Chromium'],
+  [/helpers\/(file-)?browser\.js|\/page-rig\.js/, 'Chromium'],
   [/helpers\/daemon-process\.js/, 'the daemon as a child process'],
   [/\/podman\.js/, 'podman'],
   [/install\.sh/, 'install.sh'],
