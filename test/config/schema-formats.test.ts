@@ -55,7 +55,9 @@ test('a format rejects with a FormatError carrying a reason key; the checker add
 
 test('a bad meter.source in the admin file is a start-up error naming the key', () => {
   const file = adminFile({ meter: { source: 'ftp://meter' } });
-  const error = loadError(() => ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir('mg-formats-') }));
+  const error = loadError(() =>
+    ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir('mg-formats-') }),
+  );
   assert.equal(error.source, file);
   assert.equal(error.issues.length, 1);
   assert.equal(error.issues[0]?.field, 'meter.source');
@@ -65,7 +67,10 @@ test('a bad meter.source in the admin file is a start-up error naming the key', 
 
 test('a bad meter.source in the environment is a start-up error naming the key', () => {
   const error = loadError(() =>
-    ConfigStore.load({ env: { METER_GATEWAY_METER_SOURCE: 'serial:ttyUSB0' }, stateDir: tempDir('mg-formats-') }),
+    ConfigStore.load({
+      env: { METER_GATEWAY_METER_SOURCE: 'serial:ttyUSB0' },
+      stateDir: tempDir('mg-formats-'),
+    }),
   );
   assert.equal(error.source, 'environment');
   assert.deepEqual(
@@ -91,13 +96,18 @@ test('a rejected remote source is shown without its password', () => {
 
 test('meter.encryption_key from the file or the environment must be an AES-128 key, never echoed', () => {
   const file = adminFile({ meter: { encryption_key: 'not-a-key-0123456789' } });
-  const error = loadError(() => ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir('mg-formats-') }));
+  const error = loadError(() =>
+    ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir('mg-formats-') }),
+  );
   assert.deepEqual(error.issues, [
     { field: 'meter.encryption_key', message: 'must be 32 hexadecimal digits (AES-128 key) or empty' },
   ]);
   assert.doesNotMatch(error.message, /not-a-key/);
   const key = '00112233445566778899AABBCCDDEEFF';
-  const store = ConfigStore.load({ env: { METER_GATEWAY_METER_ENCRYPTION_KEY: key }, stateDir: tempDir('mg-formats-') });
+  const store = ConfigStore.load({
+    env: { METER_GATEWAY_METER_ENCRYPTION_KEY: key },
+    stateDir: tempDir('mg-formats-'),
+  });
   assert.equal(store.config.meter.encryption_key, key);
 });
 

@@ -12,7 +12,6 @@ import { freePort } from '../helpers/ports.js';
 const IMAGE = 'localhost/meter-gateway:test';
 const MODEL = 'container-test-model';
 
-
 /** Polls until the API answers 200 (the container starts in the background). */
 async function waitForApi(url: string, container: string, podman: Podman): Promise<void> {
   for (;;) {

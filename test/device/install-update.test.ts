@@ -88,7 +88,6 @@ function sandbox(t: TestContext): Sandbox {
   };
 }
 
-
 function releases(prefix: string): string[] {
   return readdirSync(join(prefix, 'releases')).sort();
 }

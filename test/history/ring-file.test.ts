@@ -1,14 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-  closeSync,
-} from 'node:fs';
+import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HistoryPoint } from '../../src/history/point.js';
 import { RECORD_SIZE } from '../../src/history/record.js';

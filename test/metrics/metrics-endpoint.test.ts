@@ -15,7 +15,6 @@ import { freePort } from '../helpers/ports.js';
  * Modbus meter; plus authentication (Basic on, off, `public`), `enable` and the OpenMetrics negotiation.
  */
 
-
 async function daemon(t: TestContext, env: Record<string, string>): Promise<ListeningDaemon> {
   const started = await startDaemonProcess(tempDir('mg-metrics-', t), env);
   t.after(() => started.stop());
@@ -82,7 +81,6 @@ test('SML meter (file source): promtool check metrics passes without a warning',
   );
   assert.doesNotMatch(reply.text, /^process_/m, 'no process metrics unless services.metrics.process');
 });
-
 
 test('Modbus meter (a daemon reads another over Modbus TCP): promtool passes, Modbus counters shown', async (t) => {
   if (!requireCommand(t, 'promtool')) return;

@@ -23,7 +23,6 @@ interface QueryResult {
   data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
 }
 
-
 /** A meter on TCP: sends the telegram every 500 ms to whoever connects, until `silence()`. */
 async function telegramServer(t: TestContext): Promise<{ port: number; silence: () => void }> {
   const sockets = new Set<Socket>();
