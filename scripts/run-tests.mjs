@@ -10,8 +10,9 @@
 //   node scripts/run-tests.mjs modbus mqtt/    files whose path contains one of the words, any tier
 //
 // Each tier runs its files `--test-concurrency` at a time (TEST_CONCURRENCY overrides both tiers):
-// the fast tier one per core, the system tier more, since its tests mostly wait on child processes
-// and peers. At the end: both tiers' counts and times and the ten slowest files.
+// the fast tier one more than there are cores (a file's start and its loopback peers leave a core
+// idle now and then), the system tier twice the cores, since its tests mostly wait on child
+// processes, browsers and peers. At the end: both tiers' counts and times and the ten slowest files.
 // Every test has a deadline (60 s, or its own `{ timeout }` when it legitimately needs longer; set
 // TEST_TIMEOUT_MS to change the default): see scripts/test-deadline.mjs.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -24,7 +25,7 @@ const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
 const cores = availableParallelism();
 const CONCURRENCY = {
-  fast: Math.max(2, cores),
+  fast: cores + 1,
   system: Math.max(4, 2 * cores),
 };
 

@@ -4,8 +4,8 @@
 //   in-process server, short peers (mosquitto, socat, pymodbus) that answer within a second or two.
 //   `npm run test:fast` runs it alone for the edit-test loop.
 // system tier: the files listed below. A file belongs here when its tests start the daemon as a
-//   child process, Chromium, podman or install.sh, kill processes (SIGKILL loops), or wait on a real
-//   peer or on real time for several seconds. test/architecture/test-tiers.test.ts keeps every file
+//   child process, Chromium, podman or install.sh, kill processes (SIGKILL loops), run tens of
+//   thousands of generated inputs (fuzzing), or wait on a real peer or on real time for seconds. test/architecture/test-tiers.test.ts keeps every file
 //   that imports the Chromium, container or daemon-process helpers in this list, and every entry
 //   naming an existing file.
 //
@@ -67,6 +67,12 @@ export const SYSTEM_TIER = [
   'metrics/prometheus-server',
   'outgoing-bounds',
   'system-id',
+  // Generated-input runs: tens of thousands of fast-check cases or every split point of the corpus.
+  'meter/d0/fuzz',
+  'meter/d0/robustness',
+  'meter/dsmr/fuzz',
+  'meter/sml/fuzz',
+  'modbus/fuzz',
   // Long real-time waits on real peers (ptys, pymodbus, mosquitto, mDNS, the network).
   'meter/transport/serial',
   'meter/transport/backoff',
