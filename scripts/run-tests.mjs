@@ -1,15 +1,33 @@
 #!/usr/bin/env node
-// Runs every compiled test file (dist/test/**/*.test.js) with node's test runner.
-// Node 20 and 22 differ in how `node --test DIR` expands arguments, so the list is built here.
-// Optional arguments filter by substring of the path: `node scripts/run-tests.mjs modbus`.
+// Runs the compiled test files (dist/test/**/*.test.js) with node's test runner, in two tiers
+// (scripts/test-tiers.mjs): the fast tier first, so that a failure there shows within a minute, then
+// the system tier. Node 20 and 22 differ in how `node --test DIR` expands arguments, so the list is
+// built here.
+//
+//   node scripts/run-tests.mjs                 both tiers (what `npm test` runs after the checks)
+//   node scripts/run-tests.mjs --tier=fast     the fast tier alone (`npm run test:fast`)
+//   node scripts/run-tests.mjs --tier=system   the system tier alone
+//   node scripts/run-tests.mjs modbus mqtt/    files whose path contains one of the words, any tier
+//
+// Each tier runs its files `--test-concurrency` at a time (TEST_CONCURRENCY overrides both tiers):
+// the fast tier one more than there are cores (a file's start and its loopback peers leave a core
+// idle now and then), the system tier twice the cores, since its tests mostly wait on child
+// processes, browsers and peers. At the end: both tiers' counts and times and the ten slowest files.
 // Every test has a deadline (60 s, or its own `{ timeout }` when it legitimately needs longer; set
 // TEST_TIMEOUT_MS to change the default): see scripts/test-deadline.mjs.
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { systemRank, tierOf } from './test-tiers.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
+const cores = availableParallelism();
+const CONCURRENCY = {
+  fast: cores + 1,
+  system: Math.max(4, 2 * cores),
+};
 
 function collect(dir) {
   const files = [];
@@ -21,25 +39,121 @@ function collect(dir) {
   return files;
 }
 
-const filters = process.argv.slice(2);
-const files = collect(testRoot).filter(
+const args = process.argv.slice(2);
+const tierArg = args.find((arg) => arg.startsWith('--tier='))?.slice('--tier='.length) ?? 'all';
+if (!['fast', 'system', 'all'].includes(tierArg)) {
+  console.error(`unknown --tier=${tierArg} (fast, system or all)`);
+  process.exit(2);
+}
+const filters = args.filter((arg) => !arg.startsWith('--'));
+let all;
+try {
+  all = collect(testRoot);
+} catch {
+  all = [];
+}
+const files = all.filter(
   (file) => filters.length === 0 || filters.some((f) => relative(root, file).includes(f)),
 );
 if (files.length === 0) {
   console.error('no test files found under dist/test (run `npm run build` first)');
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  [
-    '--enable-source-maps',
-    '--import',
-    join(root, 'scripts', 'test-deadline.mjs'),
-    '--test',
-    '--test-concurrency=2',
-    '--test-reporter=spec',
-    ...files,
-  ],
-  { stdio: 'inherit', cwd: root },
-);
-process.exit(result.status ?? 1);
+
+const tiers = (tierArg === 'all' ? ['fast', 'system'] : [tierArg])
+  .map((tier) => ({ tier, files: files.filter((file) => tierOf(relative(root, file)) === tier) }))
+  .map(({ tier, files: inTier }) => ({
+    tier,
+    files:
+      tier === 'system'
+        ? inTier.sort((a, b) => systemRank(relative(root, a)) - systemRank(relative(root, b)))
+        : inTier,
+  }))
+  .filter(({ files: inTier }) => inTier.length > 0);
+
+/** Runs one tier's files; resolves with the exit status, the file times and the summary counters. */
+function runTier(tier, tierFiles, scratch) {
+  const times = join(scratch, `${tier}.jsonl`);
+  const concurrency = Number(process.env.TEST_CONCURRENCY ?? CONCURRENCY[tier]);
+  console.log(`\n# ${tier} tier: ${tierFiles.length} files, ${concurrency} at a time\n`);
+  const started = Date.now();
+  const child = spawn(
+    process.execPath,
+    [
+      '--enable-source-maps',
+      '--import',
+      join(root, 'scripts', 'test-deadline.mjs'),
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'scripts', 'file-times-reporter.mjs')}`,
+      `--test-reporter-destination=${times}`,
+      ...tierFiles,
+    ],
+    { stdio: 'inherit', cwd: root },
+  );
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      const lines = readLines(times);
+      resolve({
+        tier,
+        status: code ?? (signal ? 1 : 0),
+        seconds: (Date.now() - started) / 1000,
+        files: lines.filter((line) => line.file),
+        summary: lines.find((line) => line.summary)?.summary ?? {},
+      });
+    });
+  });
+}
+
+function readLines(path) {
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  } catch {
+    return [];
+  }
+}
+
+function describe({ tier, seconds, summary }) {
+  const counts = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo']
+    .map((name) => `${name} ${summary[name] ?? '?'}`)
+    .join(', ');
+  return `${tier} tier: ${counts}; ${seconds.toFixed(1)} s`;
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'mg-test-times-'));
+const results = [];
+try {
+  for (const { tier, files: tierFiles } of tiers) {
+    const result = await runTier(tier, tierFiles, scratch);
+    results.push(result);
+    console.log(`\n# ${describe(result)}`);
+    if (result.status !== 0)
+      console.log(`# ${tier} tier FAILED (exit ${result.status}): see the failures above`);
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+const slowest = results
+  .flatMap((result) => result.files.map((file) => ({ ...file, tier: result.tier })))
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 10);
+console.log('\n# slowest test files');
+for (const { file, ms, ok, tier } of slowest)
+  console.log(
+    `#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${tier.padEnd(6)} ${relative(root, file)}${ok ? '' : '  FAILED'}`,
+  );
+for (const result of results) console.log(`# ${describe(result)}`);
+if (results.length > 1) {
+  const total = (name) => results.reduce((sum, result) => sum + (result.summary[name] ?? 0), 0);
+  const seconds = results.reduce((sum, result) => sum + result.seconds, 0);
+  console.log(
+    `# all: tests ${total('tests')}, pass ${total('pass')}, fail ${total('fail')}; ${seconds.toFixed(1)} s`,
+  );
+}
+process.exit(results.some((result) => result.status !== 0) ? 1 : 0);

@@ -1,13 +1,14 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { componentLogger } from '../../src/log.js';
 import { registerActionsRoutes } from '../../src/http/routes/actions.js';
 import { runOutput } from '../../src/output.js';
 import type { Service } from '../../src/service.js';
 import { startHttpContext, type HttpContextOptions, type HttpTestContext } from '../helpers/http-context.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** The actions endpoints and the actions output over a real HTTP server and config store. */
@@ -109,14 +110,7 @@ export function hasPymodbus(): Promise<boolean> {
 }
 
 /** A port that was free a moment ago (pymodbus needs a number, not 0). */
-export async function freePort(): Promise<number> {
-  const probe = createNetServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
+export { freePort };
 
 const SLAVE = `
 import sys

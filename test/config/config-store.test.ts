@@ -1,18 +1,14 @@
 import { applied } from '../helpers/config-writes.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
 import { registerConfigFormats } from '../../src/daemon.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mg-config-'));
-}
 
 function adminFile(dir: string, content: unknown): string {
   const path = join(dir, 'config.json');
@@ -31,7 +27,7 @@ function loadError(load: () => unknown): ConfigError {
 }
 
 test('defaults follow the device API and docs/architecture.md', () => {
-  const store = ConfigStore.load({ env: {}, stateDir: tempDir() });
+  const store = ConfigStore.load({ env: {}, stateDir: tempDir('mg-config-') });
   const c = store.config;
   assert.equal(c.services.report_interval, 30);
   assert.equal(c.services.sd.frequency, 15);
@@ -63,7 +59,7 @@ test('defaults follow the device API and docs/architecture.md', () => {
 });
 
 test('admin file: unknown key, wrong type and out-of-range value name key, value and rule', () => {
-  const dir = tempDir();
+  const dir = tempDir('mg-config-');
   const unknown = loadError(() =>
     ConfigStore.load({ env: {}, configFile: adminFile(dir, { http: { prot: 1 } }) }),
   );
@@ -94,27 +90,27 @@ test('environment overrides every key and is validated like the file', () => {
       METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:2000',
       METER_GATEWAY_SYSTEM_PROTECTION: 'true',
     },
-    stateDir: tempDir(),
+    stateDir: tempDir('mg-config-'),
   });
   assert.equal(store.config.http.port, 8081);
   assert.equal(store.config.meter.source, 'tcp://127.0.0.1:2000');
   assert.equal(store.config.system.protection, true);
 
   const bad = loadError(() =>
-    ConfigStore.load({ env: { METER_GATEWAY_HTTP_PORT: 'eighty' }, stateDir: tempDir() }),
+    ConfigStore.load({ env: { METER_GATEWAY_HTTP_PORT: 'eighty' }, stateDir: tempDir('mg-config-') }),
   );
   assert.match(
     bad.message,
     /^environment: http\.port: must be an integer in 0\.\.65535: value was "eighty"$/,
   );
   const unknown = loadError(() =>
-    ConfigStore.load({ env: { METER_GATEWAY_NOPE: '1' }, stateDir: tempDir() }),
+    ConfigStore.load({ env: { METER_GATEWAY_NOPE: '1' }, stateDir: tempDir('mg-config-') }),
   );
   assert.match(unknown.message, /METER_GATEWAY_NOPE: unknown METER_GATEWAY_\* variable/);
 });
 
 test('API writes are validated, persisted atomically only when changed, secrets 0600, admin file untouched', async () => {
-  const dir = tempDir();
+  const dir = tempDir('mg-config-');
   const state = join(dir, 'state');
   const configFile = adminFile(dir, { system: { name: 'from-admin' } });
   const before = readFileSync(configFile, 'utf8');
@@ -170,7 +166,7 @@ test('API writes are validated, persisted atomically only when changed, secrets 
 });
 
 test('daemon-only keys cannot be written through the API', () => {
-  const store = ConfigStore.load({ env: {}, stateDir: tempDir() });
+  const store = ConfigStore.load({ env: {}, stateDir: tempDir('mg-config-') });
   const result = store.apply(new Map<string, unknown>([['http.port', 1234]]));
   assert.deepEqual(result, {
     ok: false,
@@ -179,7 +175,7 @@ test('daemon-only keys cannot be written through the API', () => {
 });
 
 test('a corrupt or invalid state file is moved aside and its section falls back to defaults', () => {
-  const state = tempDir();
+  const state = tempDir('mg-config-');
   writeFileSync(join(state, 'settings.json'), '{"services": {"report_interval": 12');
   writeFileSync(join(state, 'mqtt.json'), JSON.stringify({ mqtt: { publish: { qos: 7 } } }));
   writeFileSync(join(state, 'wifi.json'), JSON.stringify({ wifi: { sta: { name: 'home' } } }));
@@ -201,7 +197,7 @@ test('a corrupt or invalid state file is moved aside and its section falls back 
 });
 
 test('an API write to a key the environment sets applies while running; the environment wins again at start', async () => {
-  const state = tempDir();
+  const state = tempDir('mg-config-');
   const env = { METER_GATEWAY_SERVICES_METER_PROXY: 'true' };
   const store = ConfigStore.load({ env, stateDir: state });
   assert.equal(store.config.services.meter_proxy, true);

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
 import { FormatError, formatNamed } from '../../src/config/formats.js';
@@ -11,12 +10,9 @@ import type { AppConfig } from '../../src/config/types.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { PROFILE_NAMES, type ProfileName } from '../../src/modbus-protocol/profiles/catalogue.js';
 import { POWER_DIRECTIONS, type PowerDirection } from '../../src/modbus-protocol/profiles/grid-values.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 registerConfigFormats();
-
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mg-formats-'));
-}
 
 function loadError(load: () => unknown): ConfigError {
   try {
@@ -29,7 +25,7 @@ function loadError(load: () => unknown): ConfigError {
 }
 
 function adminFile(content: unknown): string {
-  const path = join(tempDir(), 'config.json');
+  const path = join(tempDir('mg-formats-'), 'config.json');
   writeFileSync(path, JSON.stringify(content));
   return path;
 }
@@ -59,7 +55,9 @@ test('a format rejects with a FormatError carrying a reason key; the checker add
 
 test('a bad meter.source in the admin file is a start-up error naming the key', () => {
   const file = adminFile({ meter: { source: 'ftp://meter' } });
-  const error = loadError(() => ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir() }));
+  const error = loadError(() =>
+    ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir('mg-formats-') }),
+  );
   assert.equal(error.source, file);
   assert.equal(error.issues.length, 1);
   assert.equal(error.issues[0]?.field, 'meter.source');
@@ -69,7 +67,10 @@ test('a bad meter.source in the admin file is a start-up error naming the key', 
 
 test('a bad meter.source in the environment is a start-up error naming the key', () => {
   const error = loadError(() =>
-    ConfigStore.load({ env: { METER_GATEWAY_METER_SOURCE: 'serial:ttyUSB0' }, stateDir: tempDir() }),
+    ConfigStore.load({
+      env: { METER_GATEWAY_METER_SOURCE: 'serial:ttyUSB0' },
+      stateDir: tempDir('mg-formats-'),
+    }),
   );
   assert.equal(error.source, 'environment');
   assert.deepEqual(
@@ -95,13 +96,18 @@ test('a rejected remote source is shown without its password', () => {
 
 test('meter.encryption_key from the file or the environment must be an AES-128 key, never echoed', () => {
   const file = adminFile({ meter: { encryption_key: 'not-a-key-0123456789' } });
-  const error = loadError(() => ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir() }));
+  const error = loadError(() =>
+    ConfigStore.load({ env: {}, configFile: file, stateDir: tempDir('mg-formats-') }),
+  );
   assert.deepEqual(error.issues, [
     { field: 'meter.encryption_key', message: 'must be 32 hexadecimal digits (AES-128 key) or empty' },
   ]);
   assert.doesNotMatch(error.message, /not-a-key/);
   const key = '00112233445566778899AABBCCDDEEFF';
-  const store = ConfigStore.load({ env: { METER_GATEWAY_METER_ENCRYPTION_KEY: key }, stateDir: tempDir() });
+  const store = ConfigStore.load({
+    env: { METER_GATEWAY_METER_ENCRYPTION_KEY: key },
+    stateDir: tempDir('mg-formats-'),
+  });
   assert.equal(store.config.meter.encryption_key, key);
 });
 
@@ -120,7 +126,7 @@ test('the config type is inferred from the schema, formats owned elsewhere inclu
     Same<AppConfig['mqtt']['publish']['retain'], boolean>,
   ] = [true, true, true, true, true, true, true, true];
   assert.ok(inferred.every(Boolean));
-  const config = ConfigStore.load({ env: {}, stateDir: tempDir() }).config;
+  const config = ConfigStore.load({ env: {}, stateDir: tempDir('mg-formats-') }).config;
   assert.ok((PROFILE_NAMES as readonly string[]).includes(config.services.modbus.profile));
   assert.ok((POWER_DIRECTIONS as readonly string[]).includes(config.services.modbus_rtu.direction));
   assert.equal(config.modbus.layout, null);

@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hasCommand, repoRoot, requirePeer } from '../helpers/environment.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
 import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
+import { freePort } from '../helpers/ports.js';
 
 const IMAGE = 'localhost/meter-gateway:test';
 const MODEL = 'container-test-model';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Polls until the API answers 200 (the container starts in the background). */
 async function waitForApi(url: string, container: string, podman: Podman): Promise<void> {

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { repoRoot, requireCommand, requirePeer } from '../helpers/environment.js';
+import { freePort } from '../helpers/ports.js';
 
 const INSTALL = join(repoRoot, 'systemd', 'install.sh');
 const VERSION = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string })
@@ -85,14 +86,6 @@ function sandbox(t: TestContext): Sandbox {
       return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function releases(prefix: string): string[] {

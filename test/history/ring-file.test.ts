@@ -1,21 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeSync,
-  closeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HistoryPoint } from '../../src/history/point.js';
 import { RECORD_SIZE } from '../../src/history/record.js';
 import { HEADER_SIZE, RingFile, ringFileSize } from '../../src/history/ring-file.js';
 import { TIERS, type Tier } from '../../src/history/tiers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 /** A 1-minute tier of 7 slots, so a few writes go round the ring. */
 const SMALL: Tier = { ...TIERS['1m'], capacity: 7 };
@@ -29,12 +20,8 @@ const point = (t: number, n = 1, value = 1): HistoryPoint => ({
   eOut: null,
 });
 
-function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'mg-history-ring-'));
-}
-
 test('a ring keeps the newest capacity buckets: bucket k in slot k mod capacity, reads across the wrap in order', async () => {
-  const dir = tempDir();
+  const dir = tempDir('mg-history-ring-');
   try {
     const { ring } = await RingFile.open(join(dir, 'small.ring'), SMALL, Date.now());
     assert.equal(statSync(join(dir, 'small.ring')).size, HEADER_SIZE + 7 * RECORD_SIZE);
@@ -79,7 +66,7 @@ test('a ring keeps the newest capacity buckets: bucket k in slot k mod capacity,
 });
 
 test('the real tiers: file sizes, and the 1-minute ring wraps after 2940 buckets (49 h)', async () => {
-  const dir = tempDir();
+  const dir = tempDir('mg-history-ring-');
   try {
     const sizes = Object.fromEntries(
       await Promise.all(
@@ -109,7 +96,7 @@ test('the real tiers: file sizes, and the 1-minute ring wraps after 2940 buckets
 });
 
 test('on open, torn records count as corrupt and are skipped; a foreign header moves the file aside', async () => {
-  const dir = tempDir();
+  const dir = tempDir('mg-history-ring-');
   const path = join(dir, 'small.ring');
   try {
     const { ring } = await RingFile.open(path, SMALL, Date.now());

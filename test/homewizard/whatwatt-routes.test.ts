@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { waitFor } from '../helpers/wait.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { freeUdpPort } from '../helpers/ports.js';
 
 const HOMEWIZARD_PATHS = ['/api', '/api/v1/data', '/api/v1/telegram'];
 
@@ -91,13 +92,6 @@ test('a device client replacing the settings (POST without services.emulate) kee
 });
 
 /** A UDP port free right now (bound to 0 and released). */
-async function freeUdpPort(): Promise<number> {
-  const probe = createSocket('udp4');
-  await new Promise<void>((resolve) => probe.bind(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise<void>((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** One JSON-RPC request over a fresh WebSocket at /rpc, as Home Assistant's aioshelly sends it. */
 async function overWebSocket(baseUrl: string, method: string): Promise<Record<string, number>> {

@@ -1,14 +1,13 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { corpusDir, requireCommand, requireCorpus } from '../helpers/environment.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 import { send, type Reply } from '../http/http-client.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * GET /metrics of the running daemon, checked by Debian's promtool (`promtool check metrics`: the text
@@ -16,14 +15,8 @@ import { send, type Reply } from '../http/http-client.js';
  * Modbus meter; plus authentication (Basic on, off, `public`), `enable` and the OpenMetrics negotiation.
  */
 
-function tempDir(t: TestContext, prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 async function daemon(t: TestContext, env: Record<string, string>): Promise<ListeningDaemon> {
-  const started = await startDaemonProcess(tempDir(t, 'mg-metrics-'), env);
+  const started = await startDaemonProcess(tempDir('mg-metrics-', t), env);
   t.after(() => started.stop());
   return started;
 }
@@ -88,14 +81,6 @@ test('SML meter (file source): promtool check metrics passes without a warning',
   );
   assert.doesNotMatch(reply.text, /^process_/m, 'no process metrics unless services.metrics.process');
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('Modbus meter (a daemon reads another over Modbus TCP): promtool passes, Modbus counters shown', async (t) => {
   if (!requireCommand(t, 'promtool')) return;

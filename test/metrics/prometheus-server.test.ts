@@ -10,6 +10,7 @@ import { requireCommand } from '../helpers/environment.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { send } from '../http/http-client.js';
 import { TELEGRAM } from './belgian-telegram.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * A real Prometheus server (Debian's package) on loopback scrapes the daemon every second; its HTTP query
@@ -20,14 +21,6 @@ import { TELEGRAM } from './belgian-telegram.js';
 interface QueryResult {
   status: string;
   data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A meter on TCP: sends the telegram every 500 ms to whoever connects, until `silence()`. */

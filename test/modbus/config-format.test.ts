@@ -1,24 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
 import { registerConfigFormats } from '../../src/daemon.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
 
 const INVALID = [{ start_address: 1, registers: [{ id: '1.8.0' }, { id: 'no.such.id' }] }];
 
-function tempDir(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mg-modbus-config-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
 test('the modbus-layout config format applies the full layout rules (environment, API write)', (t) => {
-  const stateDir = tempDir(t);
+  const stateDir = tempDir('mg-modbus-config-', t);
   assert.throws(
     () => ConfigStore.load({ env: { METER_GATEWAY_MODBUS_LAYOUT: JSON.stringify(INVALID) }, stateDir }),
     (error: unknown) =>
@@ -35,7 +29,7 @@ test('the modbus-layout config format applies the full layout rules (environment
 });
 
 test('a state file with an invalid layout is moved aside at start-up and the default is used', (t) => {
-  const stateDir = tempDir(t);
+  const stateDir = tempDir('mg-modbus-config-', t);
   writeFileSync(join(stateDir, 'modbus.json'), JSON.stringify({ modbus: { layout: INVALID } }));
   const config = ConfigStore.load({ env: {}, stateDir });
   assert.equal(config.config.modbus.layout, null);

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
@@ -99,14 +98,7 @@ export function makeContext(options: ContextOptions = {}): TestContext {
 }
 
 /** A loopback port that was free a moment ago (the settings allow 1..65535, not 0). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+export { freePort } from '../helpers/ports.js';
 
 /** Environment that turns the slave on at `port`. */
 export function modbusEnv(port: number, extra: Record<string, string> = {}): Record<string, string> {

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { eventsAbove, liveCount, setUp } from './page-rig.js';
@@ -59,14 +60,14 @@ test('with protection on the page asks for credentials; with them it loads and s
   assert.match(challenge, /Digest realm="meter-gateway"/);
   assert.match(challenge, /algorithm=MD5/);
 
-  const authorised = await launchBrowser({ httpCredentials: { username: 'admin', password: 'Secret-123' } });
+  const authorised = await browserContext({ httpCredentials: { username: 'admin', password: 'Secret-123' } });
   t.after(() => authorised.close());
   const page2 = await authorised.context.newPage();
   const loaded = await page2.goto(`${daemon.baseUrl}/`);
   assert.equal(loaded?.status(), 200);
   await eventsAbove(page2, 1);
   await page2.locator('#meter-status', { hasText: 'OK' }).waitFor();
-  const wrong = await launchBrowser({ httpCredentials: { username: 'admin', password: 'wrong' } });
+  const wrong = await browserContext({ httpCredentials: { username: 'admin', password: 'wrong' } });
   t.after(() => wrong.close());
   // A wrong password: the browser tries it, and the page is the 401 error body, not the interface.
   const deniedPage = await wrong.context.newPage();

@@ -10,7 +10,8 @@ import { registerEthernetRoutes } from '../../src/http/routes/ethernet.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { loadStaticAssets } from '../../src/web/static-assets.js';
 import { createFakeNmcli } from '../device/wifi/fake-nmcli.js';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { createNetworkOutput } from '../../src/device/network/network-output.js';
@@ -31,7 +32,7 @@ test('the Ethernet section beside Wi-Fi shows a refused gateway by its field, th
   });
   const network = runOutput(http.ctx, createNetworkOutput(http.ctx, backend!));
   await startNetwork({ network, backend: backend!, nmcli, http });
-  const browser = await launchBrowser();
+  const browser = await browserContext();
   t.after(async () => {
     await browser.close();
     await network.stop();

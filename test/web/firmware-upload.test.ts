@@ -7,7 +7,8 @@ import { registerUpdateRoutes } from '../../src/http/routes/update.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { loadStaticAssets } from '../../src/web/static-assets.js';
 import { buildFakeBundle, installRootWith, newSigningKey } from '../device/update/fake-release.js';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 
 const UPLOAD_WITH_PROGRESS =
@@ -31,7 +32,7 @@ test(UPLOAD_WITH_PROGRESS, { timeout: 120_000 }, async (t) => {
       registerWebRoutes(router, ctx, assets);
     },
   });
-  const browser = await launchBrowser();
+  const browser = await browserContext();
   t.after(async () => {
     await browser.close();
     await http.close();

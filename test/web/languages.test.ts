@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 import { de } from '../../src/web/ui/i18n/de/index.js';
 import { fr } from '../../src/web/ui/i18n/fr/index.js';
@@ -16,7 +17,7 @@ import { collectVisibleText } from './i18n/visible-text.js';
 import { englishLeft } from './i18n/english-left.js';
 import { exercise } from './i18n/exercise.js';
 import { PAGES } from '../helpers/ui-pages.js';
-import { eventsAbove } from './page-rig.js';
+import { eventsAbove, trackRequests } from './page-rig.js';
 
 const LANGUAGES: Array<[locale: string, catalogue: Messages]> = [
   ['de-DE', de],
@@ -45,10 +46,15 @@ async function daemonFor(t: { after(fn: () => Promise<void>): void }): Promise<L
 }
 
 /** Opens a page by its route and lets its requests (status, settings, history) answer. */
-async function open(page: Page, baseUrl: string, route: string): Promise<void> {
+async function open(
+  page: Page,
+  requests: ReturnType<typeof trackRequests>,
+  baseUrl: string,
+  route: string,
+): Promise<void> {
   await page.goto(`${baseUrl}/#/${route}`);
   await page.locator('html[lang]:not([lang="en"])').waitFor();
-  await page.waitForTimeout(1_000);
+  await requests.settled();
 }
 
 /** The Meters page names roles, virtual meters and flows in the language, numbers in its locale. */
@@ -68,15 +74,16 @@ for (const [locale, catalogue] of LANGUAGES) {
     if (!requireChromium(t)) return;
     const daemon = await daemonFor(t);
     const failures: string[] = [];
-    const browser = await launchBrowser({ locale });
+    const browser = await browserContext({ locale });
     try {
       const page = await browser.context.newPage();
+      const requests = trackRequests(page);
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       await page.goto(`${daemon.baseUrl}/`);
       await eventsAbove(page, 1);
       for (const route of PAGES) {
-        await open(page, daemon.baseUrl, route);
+        await open(page, requests, daemon.baseUrl, route);
         const check = async (stage: string) => {
           const texts = await page.evaluate(collectVisibleText);
           assert.ok(texts.length >= 8, `${locale} #/${route}${stage}: only ${texts.length} texts collected`);
@@ -102,7 +109,7 @@ for (const [locale, catalogue] of LANGUAGES) {
 test('the browser language decides, the menu overrides and is remembered, numbers follow the locale', async (t) => {
   if (!requireChromium(t)) return;
   const daemon = await daemonFor(t);
-  const browser = await launchBrowser({ locale: 'de-DE' });
+  const browser = await browserContext({ locale: 'de-DE' });
   t.after(() => browser.close());
   const page = await browser.context.newPage();
   await page.goto(`${daemon.baseUrl}/`);

@@ -9,7 +9,8 @@ import { registerWebRoutes } from '../../src/web/routes.js';
 import { loadStaticAssets } from '../../src/web/static-assets.js';
 import { ptyWithMeter } from '../meter/probe/pty-meter.js';
 import { FakeMeter } from '../meter/transport/fake-meter.js';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { corpusDir, requireCommand, requireCorpus } from '../helpers/environment.js';
 import { startHttpContext } from '../helpers/http-context.js';
 
@@ -25,7 +26,7 @@ test('the meter page probes a serial port and takes over the source it found', a
       registerWebRoutes(router, ctx, loadStaticAssets());
     },
   });
-  const browser = await launchBrowser();
+  const browser = await browserContext();
   t.after(async () => {
     await browser.close();
     await http.close();

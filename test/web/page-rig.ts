@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import type { TestBrowser } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** The real daemon (simulator meter) and a headless Chromium, both cleaned up after the test. */
 export async function setUp(
@@ -23,7 +25,7 @@ export async function setUp(
 }> {
   const stateDir = preparedStateDir ?? mkdtempSync(join(tmpdir(), 'mg-web-'));
   const daemon = await startDaemonProcess(stateDir, env);
-  const browser = await launchBrowser(credentials ? { httpCredentials: credentials } : {});
+  const browser = await browserContext(credentials ? { httpCredentials: credentials } : {});
   t.after(async () => {
     await browser.close();
     await daemon.stop();
@@ -95,6 +97,51 @@ export async function valueWhere(
     },
     [selector, test, text],
   );
+}
+
+/**
+ * Counts the page's requests in flight (documents, scripts, fetches; not the live stream, which
+ * stays open): `settled()` waits until none has been in flight for `quietMs` and the page drew a
+ * frame after the last answer. What "the page has loaded its data" means to a check that reads the
+ * rendered page, without a fixed pause per page. Attach it before the navigation it should see.
+ */
+export function trackRequests(page: Page): { settled(quietMs?: number): Promise<void> } {
+  let inFlight = 0;
+  let changedAt = performance.now();
+  const streams = new Set(['eventsource', 'websocket']);
+  const counted = new WeakSet<object>();
+  page.on('request', (request) => {
+    if (streams.has(request.resourceType())) return;
+    counted.add(request);
+    inFlight += 1;
+    changedAt = performance.now();
+  });
+  const done = (request: object) => {
+    if (!counted.has(request)) return;
+    counted.delete(request);
+    inFlight -= 1;
+    changedAt = performance.now();
+  };
+  page.on('requestfinished', done);
+  page.on('requestfailed', done);
+  return {
+    async settled(quietMs = 250) {
+      await waitFor(
+        'the page requests to settle',
+        () => ({ inFlight, quiet: performance.now() - changedAt }),
+        (seen) => seen.inFlight === 0 && seen.quiet >= quietMs,
+        { intervalMs: 25 },
+      );
+      await page.evaluate(
+        () =>
+          new Promise<void>((resolve) =>
+            (globalThis as unknown as { requestAnimationFrame(fn: () => void): void }).requestAnimationFrame(
+              () => resolve(),
+            ),
+          ),
+      );
+    },
+  };
 }
 
 /** GET (or `init`) a JSON answer that must be 200. */

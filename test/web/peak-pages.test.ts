@@ -20,7 +20,8 @@ import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { recordingServer } from '../actions/rig.js';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { jsonOf } from './page-rig.js';
@@ -330,7 +331,7 @@ test('peak card, month table, stage list and settings form in Chromium', async (
   if (!requireChromium(t)) return;
   const target = await recordingServer(200);
   const { h, stop } = await startGuard(target.url);
-  const browser = await launchBrowser();
+  const browser = await browserContext();
   t.after(async () => {
     await browser.close();
     await stop();
@@ -357,7 +358,7 @@ for (const [locale, catalogue] of [
     if (!requireChromium(t)) return;
     const target = await recordingServer(200);
     const { h, stop } = await startGuard(target.url);
-    const browser = await launchBrowser({ locale });
+    const browser = await browserContext({ locale });
     t.after(async () => {
       await browser.close();
       await stop();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { requireChromium } from '../helpers/browser.js';
 import { PAGES } from '../helpers/ui-pages.js';
-import { setUp } from './page-rig.js';
+import { setUp, trackRequests } from './page-rig.js';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -44,9 +44,10 @@ test('at 390 px no page is wider than the screen and every Modbus register cell 
   if (!requireChromium(t)) return;
   const { daemon, page, pageErrors } = await setUp(t);
   await page.setViewportSize(PHONE);
+  const requests = trackRequests(page);
   for (const route of PAGES) {
     await page.goto(`${daemon.baseUrl}/#/${route}`);
-    await page.waitForTimeout(800);
+    await requests.settled();
     const width = await page.evaluate(
       () => (globalThis as unknown as PageGlobal).document.documentElement.scrollWidth,
     );

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 
 type PageGlobal = {
@@ -49,7 +50,7 @@ test('the theme follows prefers-color-scheme, the menu overrides it and persists
   });
   const seen: Record<string, { theme: string; background: string; text: string }> = {};
   for (const scheme of ['light', 'dark'] as const) {
-    const browser = await launchBrowser({ colorScheme: scheme });
+    const browser = await browserContext({ colorScheme: scheme });
     try {
       const page = await browser.context.newPage();
       await page.goto(`${daemon.baseUrl}/#/history`);

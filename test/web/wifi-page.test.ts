@@ -10,7 +10,8 @@ import { registerWebRoutes } from '../../src/web/routes.js';
 import { loadStaticAssets } from '../../src/web/static-assets.js';
 import { createFakeNmcli } from '../device/wifi/fake-nmcli.js';
 import { SCAN_FIELDS, scanLine } from '../device/wifi/wifi-rig.js';
-import { launchBrowser, requireChromium } from '../helpers/browser.js';
+import { requireChromium } from '../helpers/browser.js';
+import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 
 test('the Wi-Fi page scans, picks a network and saves it with a static address', async (t) => {
@@ -32,7 +33,7 @@ test('the Wi-Fi page scans, picks a network and saves it with a static address',
       registerWebRoutes(router, ctx, loadStaticAssets());
     },
   });
-  const browser = await launchBrowser();
+  const browser = await browserContext();
   t.after(async () => {
     await browser.close();
     await backend?.settle();

@@ -9,20 +9,14 @@ import { emStatus } from '../../../src/device/shelly/em-status.js';
 import { viewOf } from '../../../src/output.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';
+import { freeUdpPort } from '../../helpers/ports.js';
 
 /** A UDP port free right now (bound to 0 and released). */
-async function freePort(): Promise<number> {
-  const probe = createSocket('udp4');
-  await new Promise<void>((resolve) => probe.bind(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise<void>((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function withUdp(
   fn: (server: HttpTestContext, udp: ShellyUdp, port: number) => Promise<void>,
 ): Promise<void> {
-  const port = await freePort();
+  const port = await freeUdpPort();
   const server = await startHttpContext({
     env: {
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: 'true',

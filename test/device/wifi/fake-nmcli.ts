@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -22,39 +22,81 @@ export interface FakeNmcli {
   remove(): void;
 }
 
+/** Field and record separators of the call log and of the joined argv (ASCII US and RS). */
+const US = '\x1f';
+const RS = '\x1e';
+
+/** `text` as one single-quoted sh word (a ' inside becomes '\''). */
+function shQuoted(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
 /**
- * A real executable named `nmcli` (a Node script) that records its argv as one JSON line per run
- * and answers from a table: the backend under test runs it with execFile exactly as it runs the real
- * one, so argument quoting and output parsing go through the same process boundary.
+ * The sh script that answers from `answers`: the first entry whose `args` equal the argv, or whose
+ * `prefix` is the argv's start, in table order (a `case` on the argv joined by US); its stdout and
+ * stderr are files beside the script. Each run appends its argv to the log, each argument ended by
+ * US and the run by RS.
+ */
+function scriptFor(dir: string, log: string, answers: FakeAnswer[], version: number): string {
+  const arms = answers.map((answer, index) => {
+    const patterns: string[] = [];
+    if (answer.args) patterns.push(shQuoted(answer.args.join(US)));
+    if (answer.prefix) {
+      const prefix = answer.prefix.join(US);
+      patterns.push(shQuoted(prefix), answer.prefix.length === 0 ? '*' : `${shQuoted(prefix + US)}*`);
+    }
+    if (patterns.length === 0) return '';
+    const base = join(dir, `answer-${version}-${index}`);
+    if (answer.stdout) writeFileSync(`${base}.out`, answer.stdout);
+    if (answer.stderr) writeFileSync(`${base}.err`, answer.stderr);
+    const body = [
+      answer.stdout ? `cat ${shQuoted(`${base}.out`)}` : '',
+      answer.stderr ? `cat ${shQuoted(`${base}.err`)} >&2` : '',
+      `exit ${answer.code ?? 0}`,
+    ].filter(Boolean);
+    return `  ${patterns.join(' | ')}) ${body.join('; ')} ;;`;
+  });
+  return [
+    '#!/bin/sh',
+    `for arg in "$@"; do printf '%s\\037' "$arg"; done >>${shQuoted(log)}`,
+    `printf '\\036' >>${shQuoted(log)}`,
+    `IFS=$(printf '\\037')`,
+    'case "$*" in',
+    ...arms.filter(Boolean),
+    'esac',
+    'exit 0',
+    '',
+  ].join('\n');
+}
+
+/**
+ * A real executable named `nmcli` (an sh script, so a call costs a shell, not a Node start) that
+ * records its argv and answers from a table: the backend under test runs it with execFile exactly as
+ * it runs the real one, so argument quoting and output parsing go through the same process boundary.
  */
 export function createFakeNmcli(): FakeNmcli {
   const dir = mkdtempSync(join(tmpdir(), 'fake-nmcli-'));
-  const log = join(dir, 'calls.jsonl');
-  const table = join(dir, 'answers.json');
-  writeFileSync(log, '');
-  writeFileSync(table, '[]');
-  const script = `#!${process.execPath}
-const fs = require('node:fs');
-const args = process.argv.slice(2);
-fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(args) + '\\n');
-const answers = JSON.parse(fs.readFileSync(${JSON.stringify(table)}, 'utf8'));
-const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
-const hit = answers.find((a) => (a.args && same(a.args, args)) || (a.prefix && same(a.prefix, args.slice(0, a.prefix.length))));
-if (hit && hit.stdout) process.stdout.write(hit.stdout);
-if (hit && hit.stderr) process.stderr.write(hit.stderr);
-process.exitCode = hit && hit.code ? hit.code : 0;
-`;
+  const log = join(dir, 'calls.log');
   const path = join(dir, 'nmcli');
-  writeFileSync(path, script);
-  chmodSync(path, 0o755);
+  let version = 0;
+  /** Writes the script beside and renames it over the old one: a run never sees half a script. */
+  const install = (answers: FakeAnswer[]) => {
+    version += 1;
+    const next = join(dir, `.nmcli-${version}`);
+    writeFileSync(next, scriptFor(dir, log, answers, version));
+    chmodSync(next, 0o755);
+    renameSync(next, path);
+  };
+  writeFileSync(log, '');
+  install([]);
   return {
     dir,
-    answer: (answers) => writeFileSync(table, JSON.stringify(answers)),
+    answer: install,
     calls: () =>
       readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as string[]),
+        .split(RS)
+        .slice(0, -1)
+        .map((record) => record.split(US).slice(0, -1)),
     clearCalls: () => writeFileSync(log, ''),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

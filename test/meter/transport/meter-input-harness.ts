@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { createAppContext, type AppContext } from '../../../src/context.js';
 import type { RetryTimer } from '../../../src/backoff.js';
 import type { Clock } from '../../../src/clock.js';
@@ -28,9 +26,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+export { tempDir } from '../../helpers/temp-dir.js';
 
 /** A meter input on `source` with a real config store, reading store and logger, as the daemon wires it. */
 export function meterInput(

@@ -1,0 +1,115 @@
+// The two tiers of the test suite (README "Tests", docs/architecture.md#test-tiers), in one place.
+//
+// fast tier: everything NOT listed below: unit and logic tests, loopback-only quick tests with an
+//   in-process server, short peers (mosquitto, socat, pymodbus) that answer within a second or two.
+//   `npm run test:fast` runs it alone for the edit-test loop.
+// system tier: the files listed below. A file belongs here when its tests start the daemon as a
+//   child process, Chromium, podman or install.sh, kill processes (SIGKILL loops), run tens of
+//   thousands of generated inputs (fuzzing), or wait on a real peer or on real time for seconds. test/architecture/test-tiers.test.ts keeps every file
+//   that imports the Chromium, container or daemon-process helpers in this list, and every entry
+//   naming an existing file.
+//
+// Entries are paths below test/ without the `.test.ts` ending; an entry ending in `/` takes a folder.
+// The system tier starts its files in the order of this list (the longest first, so that they run
+// beside the many shorter ones instead of alone at the end); the fast tier in path order.
+
+export const SYSTEM_TIER = [
+  // Container image built with podman from the real Dockerfile.
+  'container/',
+  // install.sh on a scratch prefix, the update launcher.
+  'device/install',
+  'device/install-update',
+  'device/update/launcher',
+  // SIGKILL loops and restarts of the daemon process.
+  'history/sigkill',
+  'config/atomic-file',
+  'config/settings-durability',
+  'actions/definition-durability',
+  'peak/restart',
+  'mqtt/discovery-lifecycle',
+  'mqtt/restart-process',
+  // Chromium pages (test/helpers/file-browser.ts, test/web/page-rig.ts).
+  'web/languages',
+  'web/dashboard',
+  'web/status-pages',
+  'web/phone-layout',
+  'web/actions-page',
+  'web/addon-locks',
+  'web/consumers-settings',
+  'web/costs-page',
+  'web/dashboard-headline',
+  'web/energy-explorer',
+  'web/ethernet-page',
+  'web/files-page',
+  'web/firmware-upload',
+  'web/ingress',
+  'web/maintenance',
+  'web/meter-page',
+  'web/meters-page',
+  'web/peak-pages',
+  'web/settings-forms',
+  'web/theme',
+  'web/tools-pages',
+  'web/wifi-page',
+  // The daemon as a child process (test/helpers/daemon-process.ts).
+  'cli/cli',
+  'cli/health-check',
+  'daemon-isolation',
+  'device/cloud-https-proxy',
+  'device/wifi/interface-name',
+  'homewizard/dongle-sources',
+  'homewizard/whatwatt-routes',
+  'http/hostile-bodies',
+  'meter/modbus/daemon-modbus',
+  'meter/scalers',
+  'meters/meters-daemon',
+  'metrics/metrics-endpoint',
+  'metrics/prometheus-server',
+  'outgoing-bounds',
+  'system-id',
+  // Generated-input runs: tens of thousands of fast-check cases or every split point of the corpus.
+  'meter/d0/fuzz',
+  'meter/d0/robustness',
+  'meter/dsmr/fuzz',
+  'meter/sml/fuzz',
+  'modbus/fuzz',
+  // Long real-time waits on real peers (ptys, pymodbus, mosquitto, mDNS, the network).
+  'meter/transport/serial',
+  'meter/transport/backoff',
+  'meter/transport/remote',
+  'meter/probe/probe',
+  'meter/modbus/modbus-source',
+  'meter/d0/session',
+  'meters/rs485-bus',
+  'modbus/rtu',
+  'mqtt/discovery',
+  'mqtt/tls',
+  'device/mdns',
+  'actions/modbus-write',
+  'actions/triggers',
+  'http/live',
+  'log',
+  'cli/config-checks',
+];
+
+/** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */
+export function testId(path) {
+  const below = path.replace(/\\/g, '/').replace(/^.*?(?:^|\/)test\//, '');
+  return below.replace(/\.test\.[cm]?[jt]s$/, '');
+}
+
+/** True when the entry names the file (exactly) or a folder holding it. */
+export function entryMatches(entry, id) {
+  return entry.endsWith('/') ? id.startsWith(entry) : id === entry;
+}
+
+/** The position of the file's entry in the list above (-1 when it is in the fast tier). */
+export function systemRank(path) {
+  const id = testId(path);
+  return SYSTEM_TIER.findIndex((entry) => entryMatches(entry, id));
+}
+
+/** 'system' for a file of the list above, 'fast' for every other test file. */
+export function tierOf(path) {
+  return systemRank(path) === -1 ? 'fast' : 'system';
+}
