@@ -5,9 +5,11 @@
 // its status every second. Prints the per-minute median of VmRSS (sampled every 10 s) and the
 // least-squares slope after the warm-up (WARM_MIN, default 5 min or a third of the run).
 // /metrics is scraped every 15 s as Prometheus would, with the process metrics on, and each minute
-// also shows where the memory is: the V8 heap (used / total) and the memory outside it that V8 knows
-// of (Buffers and other external memory). Growth of RSS that shows in none of them is native memory
-// of the process (allocator, libuv, OpenSSL), not JavaScript objects.
+// also shows where the memory is: the V8 heap (the lowest used of the minute, close to what survives
+// a collection, the last used, the total V8 holds, its old space and its code space) and the memory
+// outside it that V8 knows of (Buffers and other external memory), with the slope of the heap lows
+// after the warm-up: JavaScript objects kept per request would show there. Growth of RSS that shows
+// in none of them is native memory of the process (allocator, libuv, OpenSSL).
 // Target (docs/architecture.md#performance): flat after warm-up.
 import { createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,21 +113,48 @@ function slope(points: Array<[number, number]>): number {
 
 const MB = 1024 * 1024;
 
-/** Scrapes /metrics every 15 s; `latest()` formats the V8 heap and external memory of the last scrape. */
-function scrapeEvery15s(httpPort: number): { latest(): string; stop(): void } {
+/** A value of the last scrape's text, in MB (the first series of `name`, or the one with `label`). */
+function megabytes(text: string, name: string, label = ''): number {
+  const pattern = new RegExp(`^${name}(?:\\{[^}]*${label}[^}]*\\})? (\\S+)$`, 'm');
+  return Number(pattern.exec(text)?.[1]) / MB;
+}
+
+interface MinuteOfHeap {
+  text: string;
+  /** The lowest V8 heap used of the minute's scrapes: close to what survives a collection. */
+  usedLow: number;
+}
+
+/**
+ * Scrapes /metrics every 15 s; `minute()` formats the V8 heap of the scrapes since its last call:
+ * the lowest and the last heap used, the heap V8 holds, the part of it that is old space and code
+ * space (compiled machine code), and the external memory.
+ */
+function scrapeEvery15s(httpPort: number): { minute(): MinuteOfHeap; stop(): void } {
   let text = '';
+  let usedLow = Infinity;
   const timer = setInterval(() => {
     fetch(`http://127.0.0.1:${httpPort}/metrics`).then(
-      async (answer) => (text = await answer.text()),
+      async (answer) => {
+        text = await answer.text();
+        usedLow = Math.min(usedLow, megabytes(text, 'nodejs_heap_size_used_bytes'));
+      },
       () => undefined,
     );
   }, 15_000);
-  const value = (name: string) =>
-    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]) / MB;
   return {
-    latest: () =>
-      `heap used ${value('nodejs_heap_size_used_bytes').toFixed(1)} of ${value('nodejs_heap_size_total_bytes').toFixed(1)} MB, ` +
-      `external ${value('nodejs_external_memory_bytes').toFixed(1)} MB`,
+    minute() {
+      const value = (name: string, label?: string) => megabytes(text, name, label).toFixed(1);
+      const low = usedLow;
+      usedLow = Infinity;
+      return {
+        usedLow: low,
+        text:
+          `heap used low ${low.toFixed(1)} last ${value('nodejs_heap_size_used_bytes')} of ${value('nodejs_heap_size_total_bytes')} MB ` +
+          `(old ${value('nodejs_heap_space_size_used_bytes', 'space="old"')}, code ${value('nodejs_heap_space_size_used_bytes', 'space="code"')}), ` +
+          `external ${value('nodejs_external_memory_bytes')} MB`,
+      };
+    },
     stop: () => clearInterval(timer),
   };
 }
@@ -155,6 +184,7 @@ export async function soak(minutes: number): Promise<void> {
   const stopCalls = callEverySecond(daemon.httpPort);
   const scraper = scrapeEvery15s(daemon.httpPort);
   const perMinute: Array<[number, number]> = [];
+  const heapLows: Array<[number, number]> = [];
   for (let minute = 1; minute <= minutes; minute++) {
     const rss: number[] = [];
     const anonymous: number[] = [];
@@ -164,12 +194,14 @@ export async function soak(minutes: number): Promise<void> {
       anonymous.push(anonymousKb(daemon.child.pid!) / 1024);
     }
     perMinute.push([minute, median(rss)]);
+    const heap = scraper.minute();
+    if (Number.isFinite(heap.usedLow)) heapLows.push([minute, heap.usedLow]);
     console.log(
       `minute ${String(minute).padStart(3)}  RSS median ${median(rss).toFixed(1).padStart(6)} MB  ` +
         `max ${Math.max(...rss)
           .toFixed(1)
           .padStart(6)} MB  anonymous median ${median(anonymous).toFixed(1).padStart(6)} MB  ` +
-        scraper.latest(),
+        heap.text,
     );
   }
   scraper.stop();
@@ -180,9 +212,11 @@ export async function soak(minutes: number): Promise<void> {
   peer.close();
   sink.server.close();
   const after = perMinute.filter(([minute]) => minute > warmMinutes);
+  const lowsAfter = heapLows.filter(([minute]) => minute > warmMinutes);
   const all = perMinute.map(([, value]) => value);
   console.log(
     `after ${warmMinutes} min warm-up: slope ${slope(after).toFixed(3)} MB/min over ${after.length} min, ` +
-      `median ${median(after.map(([, value]) => value)).toFixed(1)} MB, whole run ${Math.min(...all).toFixed(1)}-${Math.max(...all).toFixed(1)} MB`,
+      `median ${median(after.map(([, value]) => value)).toFixed(1)} MB, whole run ${Math.min(...all).toFixed(1)}-${Math.max(...all).toFixed(1)} MB; ` +
+      `V8 heap used lows: slope ${slope(lowsAfter).toFixed(3)} MB/min`,
   );
 }
