@@ -5,9 +5,13 @@
 // its status every second. Prints the per-minute median of VmRSS (sampled every 10 s) and the
 // least-squares slope after the warm-up (WARM_MIN, default 5 min or a third of the run).
 // /metrics is scraped every 15 s as Prometheus would, with the process metrics on, and each minute
-// also shows where the memory is: the V8 heap (used / total) and the memory outside it that V8 knows
-// of (Buffers and other external memory). Growth of RSS that shows in none of them is native memory
-// of the process (allocator, libuv, OpenSSL), not JavaScript objects.
+// also shows where the memory is: the V8 heap (used, the total V8 holds, the lowest old space used of
+// the minute and the code space used: machine code of compiled functions) and the memory outside it
+// that V8 knows of (Buffers and other external memory). At the end: the lowest old space used in
+// each 5 minutes after the warm-up with their slope (JavaScript objects kept per request or per run
+// would raise them) and the code space at the end of the warm-up and of the run (V8 optimizes a
+// function once it has run enough, so functions called once a second reach it after many minutes).
+// Growth of RSS that shows in none of them is native memory (allocator, libuv, OpenSSL).
 // Target (docs/architecture.md#performance): flat after warm-up.
 import { createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,23 +115,64 @@ function slope(points: Array<[number, number]>): number {
 
 const MB = 1024 * 1024;
 
-/** Scrapes /metrics every 15 s; `latest()` formats the V8 heap and external memory of the last scrape. */
-function scrapeEvery15s(httpPort: number): { latest(): string; stop(): void } {
+/** A value of the last scrape's text, in MB (the first series of `name`, or the one with `label`). */
+function megabytes(text: string, name: string, label = ''): number {
+  const pattern = new RegExp(`^${name}(?:\\{[^}]*${label}[^}]*\\})? (\\S+)$`, 'm');
+  return Number(pattern.exec(text)?.[1]) / MB;
+}
+
+interface MinuteOfHeap {
+  text: string;
+  /** The lowest old space used of the minute's scrapes: what a full collection leaves, plus garbage. */
+  oldLow: number;
+  /** Code space used at the last scrape: machine code of the compiled functions. */
+  code: number;
+}
+
+/**
+ * Scrapes /metrics every 15 s; `minute()` formats the V8 heap of the scrapes since its last call:
+ * the last heap used, the heap V8 holds (total), the lowest old space used (JavaScript objects and
+ * the compilers' metadata), the code space used (machine code), and the external memory.
+ */
+function scrapeEvery15s(httpPort: number): { minute(): MinuteOfHeap; stop(): void } {
   let text = '';
+  let oldLow = Infinity;
   const timer = setInterval(() => {
     fetch(`http://127.0.0.1:${httpPort}/metrics`).then(
-      async (answer) => (text = await answer.text()),
+      async (answer) => {
+        text = await answer.text();
+        oldLow = Math.min(oldLow, megabytes(text, 'nodejs_heap_space_size_used_bytes', 'space="old"'));
+      },
       () => undefined,
     );
   }, 15_000);
-  const value = (name: string) =>
-    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1]) / MB;
   return {
-    latest: () =>
-      `heap used ${value('nodejs_heap_size_used_bytes').toFixed(1)} of ${value('nodejs_heap_size_total_bytes').toFixed(1)} MB, ` +
-      `external ${value('nodejs_external_memory_bytes').toFixed(1)} MB`,
+    minute() {
+      const value = (name: string) => megabytes(text, name).toFixed(1);
+      const low = oldLow;
+      const code = megabytes(text, 'nodejs_heap_space_size_used_bytes', 'space="code"');
+      oldLow = Infinity;
+      return {
+        oldLow: low,
+        code,
+        text:
+          `heap used ${value('nodejs_heap_size_used_bytes')} of ${value('nodejs_heap_size_total_bytes')} MB ` +
+          `(old low ${low.toFixed(1)}, code ${code.toFixed(1)}), external ${value('nodejs_external_memory_bytes')} MB`,
+      };
+    },
     stop: () => clearInterval(timer),
   };
+}
+
+/** The lowest old space used in each 5 minutes after the warm-up (full collections run minutes apart). */
+function oldSpaceLows(heap: Array<[number, MinuteOfHeap]>, warmMinutes: number): Array<[number, number]> {
+  const lows = new Map<number, number>();
+  for (const [minute, { oldLow }] of heap) {
+    if (minute <= warmMinutes || !Number.isFinite(oldLow)) continue;
+    const block = warmMinutes + 5 * Math.floor((minute - warmMinutes - 1) / 5) + 5;
+    lows.set(block, Math.min(lows.get(block) ?? Infinity, oldLow));
+  }
+  return [...lows];
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -155,6 +200,7 @@ export async function soak(minutes: number): Promise<void> {
   const stopCalls = callEverySecond(daemon.httpPort);
   const scraper = scrapeEvery15s(daemon.httpPort);
   const perMinute: Array<[number, number]> = [];
+  const heap: Array<[number, MinuteOfHeap]> = [];
   for (let minute = 1; minute <= minutes; minute++) {
     const rss: number[] = [];
     const anonymous: number[] = [];
@@ -164,12 +210,14 @@ export async function soak(minutes: number): Promise<void> {
       anonymous.push(anonymousKb(daemon.child.pid!) / 1024);
     }
     perMinute.push([minute, median(rss)]);
+    const ofHeap = scraper.minute();
+    heap.push([minute, ofHeap]);
     console.log(
       `minute ${String(minute).padStart(3)}  RSS median ${median(rss).toFixed(1).padStart(6)} MB  ` +
         `max ${Math.max(...rss)
           .toFixed(1)
           .padStart(6)} MB  anonymous median ${median(anonymous).toFixed(1).padStart(6)} MB  ` +
-        scraper.latest(),
+        ofHeap.text,
     );
   }
   scraper.stop();
@@ -180,9 +228,15 @@ export async function soak(minutes: number): Promise<void> {
   peer.close();
   sink.server.close();
   const after = perMinute.filter(([minute]) => minute > warmMinutes);
+  const lows = oldSpaceLows(heap, warmMinutes);
+  const code = heap.filter(([minute]) => minute >= warmMinutes).map(([, { code }]) => code);
   const all = perMinute.map(([, value]) => value);
   console.log(
     `after ${warmMinutes} min warm-up: slope ${slope(after).toFixed(3)} MB/min over ${after.length} min, ` +
       `median ${median(after.map(([, value]) => value)).toFixed(1)} MB, whole run ${Math.min(...all).toFixed(1)}-${Math.max(...all).toFixed(1)} MB`,
+  );
+  console.log(
+    `lowest old space used per 5 min after the warm-up: ${lows.map(([, low]) => low.toFixed(1)).join(', ')} MB ` +
+      `(slope ${slope(lows).toFixed(3)} MB/min); code space used ${code[0]?.toFixed(1)} -> ${code.at(-1)?.toFixed(1)} MB`,
   );
 }
