@@ -1,9 +1,14 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TSchema } from 'typebox';
+import { PEAK_STATES } from './values.js';
 
 /**
- * A stage of the peak guard (docs/architecture.md#peak-guard) as the settings store it under
- * `services.peak_guard.stages`: one declaration for the guard and for the settings page.
+ * The peak guard's shapes (docs/architecture.md#peak-guard): a stage as the settings store it, the
+ * view of GET /api/v1/peak and the `peak` events of /api/v1/peak/stream, the month list of
+ * GET /api/v1/peak/history. Times are ISO 8601 with the local offset, powers kW rounded to 3
+ * decimals, money rounded to 2.
  */
+
+/** A stage as the settings store it under `services.peak_guard.stages`. */
 export const PeakStageSchema = Type.Object({
   id: Type.String(),
   shed: Type.String({ description: 'action id run to shed the load' }),
@@ -17,3 +22,104 @@ export const PeakStageSchema = Type.Object({
   }),
 });
 export type PeakStage = Static<typeof PeakStageSchema>;
+
+const orNull = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
+const kwOrNull = orNull(Type.Number());
+const timeOrNull = orNull(Type.String({ format: 'date-time' }));
+
+/** The quantities of a window; `elapsed_s`/`remaining_s` null while no reading came in it. */
+const PeakWindowSchema = Type.Object({
+  start: Type.String({ format: 'date-time' }),
+  end: Type.String({ format: 'date-time' }),
+  seconds: Type.Integer(),
+  elapsed_s: orNull(Type.Integer()),
+  remaining_s: orNull(Type.Integer()),
+});
+
+/**
+ * GET /api/v1/peak. While the guard is off only `state`, `model` and `meter` are sent; the other
+ * fields come with a running guard.
+ */
+export const PeakViewSchema = Type.Object({
+  state: Type.Enum(PEAK_STATES),
+  model: Type.String(),
+  meter: orNull(
+    Type.Record(Type.String(), Type.Unknown()),
+    "the meter's own registers where it sends them (Belgian P1: 1-0:1.4.0, 1-0:1.6.0, 0-0:98.1.0) and the count of closed windows that differ from 1.4.0",
+  ),
+  window: Type.Optional(orNull(PeakWindowSchema)),
+  running_kw: Type.Optional(kwOrNull),
+  average_kw: Type.Optional(kwOrNull),
+  p_now_kw: Type.Optional(kwOrNull),
+  predicted_kw: Type.Optional(kwOrNull),
+  allowed_kw: Type.Optional(kwOrNull),
+  headroom_kw: Type.Optional(kwOrNull),
+  limit_kw: Type.Optional(Type.Number()),
+  effective_limit_kw: Type.Optional(kwOrNull),
+  month_peak: Type.Optional(orNull(Type.Object({ kw: kwOrNull, at: Type.String({ format: 'date-time' }) }))),
+  rolling: Type.Optional(
+    Type.Object({
+      kw: kwOrNull,
+      months: Type.Array(Type.Object({ month: Type.String(), kw: kwOrNull })),
+    }),
+  ),
+  marginal_eur: Type.Optional(Type.Number()),
+  shed: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        since: Type.String({ format: 'date-time' }),
+        ineffective: Type.Boolean(),
+      }),
+    ),
+  ),
+  stages: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String(),
+        shed: Type.String(),
+        restore: Type.String(),
+        relief_kw: Type.Number(),
+        last_shed: timeOrNull,
+        last_restore: timeOrNull,
+      }),
+      { description: 'every configured stage in order; last_shed and last_restore null: never' },
+    ),
+  ),
+  last_window: Type.Optional(
+    orNull(Type.Object({ start: Type.String({ format: 'date-time' }), kw: kwOrNull })),
+  ),
+  last_reading: Type.Optional(timeOrNull),
+  month_value_kw: Type.Optional(
+    orNull(
+      Type.Number(),
+      'the month value: the mean of its top n windows (no_top3_days: day maxima on distinct days)',
+    ),
+  ),
+  step: Type.Optional(
+    orNull(
+      Type.Object({ index: Type.Integer(), from_kw: Type.Number(), to_kw: kwOrNull, price: Type.Number() }),
+      'no_top3_days: the price step of the month value',
+    ),
+  ),
+  not_counted: Type.Optional(
+    orNull(Type.String(), 'why the current window does not count for the peak (se_max_hour/custom filters)'),
+  ),
+});
+export type PeakView = Static<typeof PeakViewSchema>;
+
+/** GET /api/v1/peak/history: the last months, oldest first, with the meter's own month peak. */
+export const PeakHistorySchema = Type.Object({
+  months: Type.Array(
+    Type.Object({
+      month: Type.String({ description: 'YYYY-MM' }),
+      meter_kw: kwOrNull,
+      meter_at: orNull(Type.String()),
+      peak_kw: kwOrNull,
+      peak_at: timeOrNull,
+      top: Type.Array(Type.Object({ start: Type.String({ format: 'date-time' }), kw: kwOrNull })),
+    }),
+  ),
+});
+export type PeakHistory = Static<typeof PeakHistorySchema>;

@@ -65,3 +65,6 @@ export const METER_ROLES = ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consume
 export type MeterRole = (typeof METER_ROLES)[number];
 /** The primary meter, a polled meter with a source of its own, or a virtual one computed from others. */
 export const METER_KINDS = ['primary', 'polled', 'virtual'] as const;
+
+/** The peak guard's states (docs/architecture.md#peak-guard): `off` while disabled. */
+export const PEAK_STATES = ['off', 'idle', 'warning', 'shedding', 'over_limit', 'stale'] as const;

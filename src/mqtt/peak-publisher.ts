@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import type { PeakEvent } from '../peak/engine-types.js';
 import type { PeakGuard } from '../peak/peak-guard.js';
-import { peakView, type PeakView } from '../peak/view.js';
+import type { PeakView } from '../contracts/peak.js';
+import { peakView } from '../peak/view.js';
 import { localIso } from '../peak/window.js';
 import type { DiscoveryLink } from './ha-topics.js';
 import { PEAK_EVENT_TYPES } from './ha-peak.js';

@@ -1,3 +1,4 @@
+import type { PEAK_STATES } from '../contracts/values.js';
 import type { MonthRecord } from './months.js';
 import type { WindowQuantities } from './quantities.js';
 import type { PeakStage } from './stages.js';
@@ -51,7 +52,7 @@ export interface PeakSettings {
   filter?: WindowFilter;
 }
 
-export type PeakState = 'off' | 'idle' | 'warning' | 'shedding' | 'over_limit' | 'stale';
+export type PeakState = (typeof PEAK_STATES)[number];
 
 /** One reading of the guarded meter: time (ms), A+ (kWh), import power (kW), sub-meter powers. */
 export interface PeakReading {

@@ -1,19 +1,16 @@
 import type { PeakSnapshot } from './engine-types.js';
 import type { MonthRecord } from './months.js';
 import { localIso } from './window.js';
+import type { PeakHistory, PeakView } from '../contracts/peak.js';
 
 /**
- * The guard's API views (GET /api/v1/peak, /api/v1/peak/stream, /api/v1/peak/history): times as
- * ISO 8601 with the local offset, powers in kW rounded to 3 decimals, money to 2.
+ * The guard's API views (GET /api/v1/peak, /api/v1/peak/stream, /api/v1/peak/history), as their
+ * contracts declare them (src/contracts/peak.ts): times as ISO 8601 with the local offset, powers in
+ * kW rounded to 3 decimals, money to 2.
  */
 
 const kw = (value: number | null | undefined): number | null =>
   value === null || value === undefined ? null : Math.round(value * 1000) / 1000;
-
-export interface PeakView {
-  state: string;
-  [key: string]: unknown;
-}
 
 export function peakView(
   snapshot: PeakSnapshot | { state: 'off' },
@@ -76,7 +73,7 @@ export function peakHistoryView(
   months: readonly MonthRecord[],
   count: number,
   meterMonth: (month: string) => { kw: number; at: string } | undefined = () => undefined,
-) {
+): PeakHistory {
   return {
     months: months.slice(-count).map((month) => ({
       month: month.month,
@@ -88,59 +85,3 @@ export function peakHistoryView(
     })),
   };
 }
-
-const NUMBER_OR_NULL = { type: ['number', 'null'] };
-
-export const PEAK_SCHEMA = {
-  type: 'object',
-  required: ['state'],
-  properties: {
-    state: { type: 'string', enum: ['off', 'idle', 'warning', 'shedding', 'over_limit', 'stale'] },
-    model: { type: 'string' },
-    window: { type: ['object', 'null'] },
-    running_kw: NUMBER_OR_NULL,
-    average_kw: NUMBER_OR_NULL,
-    p_now_kw: NUMBER_OR_NULL,
-    predicted_kw: NUMBER_OR_NULL,
-    allowed_kw: NUMBER_OR_NULL,
-    headroom_kw: NUMBER_OR_NULL,
-    limit_kw: { type: 'number' },
-    effective_limit_kw: NUMBER_OR_NULL,
-    month_peak: { type: ['object', 'null'] },
-    rolling: { type: 'object' },
-    marginal_eur: { type: 'number' },
-    shed: { type: 'array', items: { type: 'object' } },
-    stages: {
-      type: 'array',
-      description:
-        'every configured stage in order: id, shed and restore action ids, relief_kw, last_shed and last_restore times (null: never)',
-      items: { type: 'object' },
-    },
-    last_window: { type: ['object', 'null'] },
-    last_reading: { type: ['string', 'null'] },
-    month_value_kw: {
-      ...NUMBER_OR_NULL,
-      description:
-        'the month value: the mean of its top n windows (no_top3_days: day maxima on distinct days)',
-    },
-    step: {
-      type: ['object', 'null'],
-      description: 'no_top3_days: the price step of the month value {index, from_kw, to_kw, price}',
-    },
-    not_counted: {
-      type: ['string', 'null'],
-      description: 'why the current window does not count for the peak (se_max_hour/custom filters)',
-    },
-    meter: {
-      type: ['object', 'null'],
-      description:
-        "the meter's own registers where it sends them (Belgian P1: 1-0:1.4.0, 1-0:1.6.0, 0-0:98.1.0) and the count of closed windows that differ from 1.4.0",
-    },
-  },
-};
-
-export const PEAK_HISTORY_SCHEMA = {
-  type: 'object',
-  required: ['months'],
-  properties: { months: { type: 'array', items: { type: 'object' } } },
-};

@@ -2,9 +2,10 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { PeakEvent, PeakSnapshot } from '../../peak/engine-types.js';
 import type { PeakGuard } from '../../peak/peak-guard.js';
-import { PEAK_HISTORY_SCHEMA, PEAK_SCHEMA, peakHistoryView, peakView } from '../../peak/view.js';
+import { peakHistoryView, peakView } from '../../peak/view.js';
 import { MONTHS_KEPT } from '../../peak/months.js';
 import { ERROR_REF } from '../api-schemas.js';
+import { contract } from '../contract-ref.js';
 import { HttpError } from '../errors.js';
 import { sendJson, SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
@@ -61,7 +62,10 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
         summary:
           'Capacity-tariff peak guard: the demand window, running/average/predicted/allowed power, headroom, limit, month peak, rolling average, shed stages, marginal cost',
         responses: {
-          200: { description: 'peak guard state (state off while disabled)', schema: PEAK_SCHEMA },
+          200: {
+            description: 'peak guard state (state off while disabled)',
+            schema: contract('PeakViewSchema'),
+          },
         },
       },
     },
@@ -89,7 +93,7 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
           months: { type: 'integer', minimum: 1, maximum: MONTHS_KEPT, description: 'months (default 13)' },
         },
         responses: {
-          200: { description: 'month peaks', schema: PEAK_HISTORY_SCHEMA },
+          200: { description: 'month peaks', schema: contract('PeakHistorySchema') },
           400: { description: 'invalid months (validation_failed, details.fields)', schema: ERROR_REF },
         },
       },

@@ -1,40 +1,11 @@
+import type { PeakView } from '../../contracts/peak.js';
 import { pageRelative } from './api.js';
 
 /**
  * The peak guard's view as GET /api/v1/peak and the `peak` events of /api/v1/peak/stream send it
- * (src/peak/view.ts): times ISO 8601 with the local offset, powers in kW.
+ * (its contract: src/contracts/peak.ts): times ISO 8601 with the local offset, powers in kW.
  */
-export interface PeakData {
-  state: 'off' | 'idle' | 'warning' | 'shedding' | 'over_limit' | 'stale';
-  model?: string;
-  window?: {
-    start: string;
-    end: string;
-    seconds: number;
-    elapsed_s: number | null;
-    remaining_s: number | null;
-  } | null;
-  running_kw?: number | null;
-  average_kw?: number | null;
-  p_now_kw?: number | null;
-  predicted_kw?: number | null;
-  allowed_kw?: number | null;
-  headroom_kw?: number | null;
-  limit_kw?: number;
-  effective_limit_kw?: number | null;
-  month_peak?: { kw: number | null; at: string } | null;
-  rolling?: { kw: number | null; months: { month: string; kw: number | null }[] };
-  marginal_eur?: number;
-  shed?: { id: string; since: string; ineffective: boolean }[];
-  stages?: {
-    id: string;
-    shed: string;
-    restore: string;
-    relief_kw: number;
-    last_shed: string | null;
-    last_restore: string | null;
-  }[];
-}
+export type PeakData = PeakView;
 
 type Listener = (data: PeakData) => void;
 

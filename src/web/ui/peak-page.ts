@@ -1,3 +1,4 @@
+import type { PeakHistory } from '../../contracts/peak.js';
 import { api, element } from './api.js';
 import { currentLocale } from './i18n/i18n.js';
 import { formatNumber, formatTime } from './format.js';
@@ -12,13 +13,7 @@ import type { PeakData, PeakLive } from './peak-live.js';
  * The stage list follows the peak stream while the page is open; the months reload on guard events.
  */
 
-interface HistoryMonth {
-  month: string;
-  meter_kw: number | null;
-  meter_at: string | null;
-  peak_kw: number | null;
-  peak_at: string | null;
-}
+type HistoryMonth = PeakHistory['months'][number];
 
 /** The rolling average takes at most 12 months (docs/architecture.md#peak-guard). */
 const FULL_YEAR = 12;
@@ -163,7 +158,7 @@ export function bindPeakPage(live: PeakLive): () => Promise<void> {
   let open = false;
   let months: HistoryMonth[] = [];
   const loadMonths = async () => {
-    const history = await api<{ months: HistoryMonth[] }>('GET', '/api/v1/peak/history?months=13');
+    const history = await api<PeakHistory>('GET', '/api/v1/peak/history?months=13');
     months = history.months;
     showMonths(months, live.latest);
   };
