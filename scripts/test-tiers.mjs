@@ -60,6 +60,7 @@ export const SYSTEM_TIER = [
   'homewizard/dongle-sources',
   'homewizard/whatwatt-routes',
   'http/hostile-bodies',
+  'http/openapi-daemon',
   'meter/modbus/daemon-modbus',
   'meter/scalers',
   'meters/meters-daemon',
