@@ -1,3 +1,4 @@
+import type { MeterRole } from '../../contracts/values.js';
 import type { MeterTestAnswer } from '../../contracts/meters.js';
 import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
@@ -48,7 +49,20 @@ function button(text: string, onClick: () => void): HTMLButtonElement {
   return made;
 }
 
-const ROLES = ['grid', 'pv', 'battery', 'ev', 'heat_pump', 'consumer', 'other'];
+/**
+ * The roles of the meters contract in the select's order. A record over the contract's role type,
+ * so a role added to or dropped from the contract fails to compile here instead of going missing.
+ */
+const ROLE_ORDER: Record<MeterRole, number> = {
+  grid: 0,
+  pv: 1,
+  battery: 2,
+  ev: 3,
+  heat_pump: 4,
+  consumer: 5,
+  other: 6,
+};
+const ROLES = (Object.keys(ROLE_ORDER) as MeterRole[]).sort((a, b) => ROLE_ORDER[a] - ROLE_ORDER[b]);
 
 /** The role choices in the page's language (value: the role the config names). */
 function roleOptions(): Record<string, string> {
