@@ -1,6 +1,12 @@
 import Type, { type Static } from 'typebox';
 import { ReportViewSchema } from './reading.js';
-import { METER_KINDS, METER_ROLES, METER_TEST_DEFAULT_WAIT_S, METER_TEST_MAX_WAIT_S } from './values.js';
+import {
+  METER_KINDS,
+  METER_ROLES,
+  METER_TEST_DEFAULT_WAIT_S,
+  METER_TEST_MAX_WAIT_S,
+  SCALER_LIMITS,
+} from './values.js';
 
 /** GET /api/v1/meters and POST /api/v1/meters/test (docs/architecture.md#several-meters). */
 
@@ -63,3 +69,13 @@ export type MeterListEntry = Static<typeof MeterListEntrySchema>;
 
 /** GET /api/v1/meters: the meters, the primary (main) first. */
 export const MeterListSchema = Type.Array(MeterListEntrySchema);
+
+/** A meter scaler: the power of ten a register's value is multiplied by. */
+export const MeterScalerSchema = Type.Object({
+  obis: Type.String({ description: 'the register (OBIS code) the scaler applies to' }),
+  scaler: Type.Integer({ minimum: SCALER_LIMITS.min, maximum: SCALER_LIMITS.max }),
+});
+export type MeterScaler = Static<typeof MeterScalerSchema>;
+
+/** GET /api/v1/meter/scalers/current and /custom, and the body of their writes. */
+export const MeterScalerListSchema = Type.Array(MeterScalerSchema, { maxItems: SCALER_LIMITS.entries });

@@ -68,3 +68,6 @@ export const METER_KINDS = ['primary', 'polled', 'virtual'] as const;
 
 /** The peak guard's states (docs/architecture.md#peak-guard): `off` while disabled. */
 export const PEAK_STATES = ['off', 'idle', 'warning', 'shedding', 'over_limit', 'stale'] as const;
+
+/** Custom meter scalers (docs/architecture.md#meter-scalers): a power of ten per register, and how many. */
+export const SCALER_LIMITS = { min: -6, max: 6, entries: 64 } as const;

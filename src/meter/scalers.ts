@@ -1,3 +1,5 @@
+import type { MeterScaler } from '../contracts/meters.js';
+import { SCALER_LIMITS } from '../contracts/values.js';
 import type { ValidationIssue } from '../config/validation.js';
 import type { ObisValue, Reading } from '../reading/reading.js';
 
@@ -11,12 +13,7 @@ import type { ObisValue, Reading } from '../reading/reading.js';
  * decimal text or floats with their unit) are not scaled, as on the device ("DLMS only").
  * Applied after the parser and before the store (docs/architecture.md#meter-scalers).
  */
-export interface MeterScaler {
-  obis: string;
-  scaler: number;
-}
-
-export const SCALER_LIMITS = { min: -6, max: 6, entries: 64 } as const;
+export type { MeterScaler };
 
 const OBIS_CDE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 

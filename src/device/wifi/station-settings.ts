@@ -1,3 +1,4 @@
+import type { WifiStationView } from '../../contracts/network.js';
 import type { ValidationIssue } from '../../config/validation.js';
 import type { WifiStationSettings } from '../../config/types.js';
 import { mergeBody, sectionDefaults } from './interface-body.js';
@@ -19,10 +20,7 @@ export const STATION_FIELDS = [
 const READ_ONLY_FIELDS = new Set(['max_tx_power', 'password_len']);
 
 /** The station settings as GET answers them: no password, password_len and the max_tx_power alias. */
-export interface StationResponse extends Omit<WifiStationSettings, 'password'> {
-  password_len: number;
-  max_tx_power: number;
-}
+export type StationResponse = WifiStationView;
 
 export function stationResponse(station: WifiStationSettings): StationResponse {
   const { password, ...visible } = station;

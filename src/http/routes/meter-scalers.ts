@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import { currentScalers, scalerIssues, type MeterScaler } from '../../meter/scalers.js';
 import { ERROR_REF } from '../api-schemas.js';
+import { contract } from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
@@ -14,14 +15,6 @@ import { throwUnlessApplied, validationError } from '../section-writes.js';
  * config layer (state file meter.json). Rules and where they apply: docs/architecture.md#meter-scalers.
  */
 const BASE = '/api/v1/meter/scalers';
-
-const SCALER_LIST = {
-  type: 'array',
-  items: {
-    type: 'object',
-    properties: { obis: { type: 'string' }, scaler: { type: 'integer', minimum: -6, maximum: 6 } },
-  },
-};
 
 async function store(ctx: AppContext, scalers: unknown, response: ServerResponse): Promise<void> {
   const issues = scalerIssues(scalers);
@@ -42,7 +35,7 @@ function merged(ctx: AppContext, request: ApiRequest): unknown {
 }
 
 export function registerMeterScalerRoutes(router: Router, ctx: AppContext): void {
-  const list = { description: 'list of {obis, scaler}', schema: SCALER_LIST };
+  const list = { description: 'list of {obis, scaler}', schema: contract('MeterScalerListSchema') };
   const invalid = { description: 'invalid list (validation_failed)', schema: ERROR_REF };
   router.add(
     'GET',
@@ -62,7 +55,7 @@ export function registerMeterScalerRoutes(router: Router, ctx: AppContext): void
     body: 'json',
     doc: {
       summary: 'Replace the custom meter scalers',
-      request: SCALER_LIST,
+      request: contract('MeterScalerListSchema'),
       responses: { 200: list, 400: invalid },
     },
   });
@@ -70,7 +63,7 @@ export function registerMeterScalerRoutes(router: Router, ctx: AppContext): void
     body: 'json',
     doc: {
       summary: 'Set custom meter scalers by OBIS, keeping the others',
-      request: SCALER_LIST,
+      request: contract('MeterScalerListSchema'),
       responses: { 200: list, 400: invalid },
     },
   });

@@ -78,7 +78,10 @@ export function registerWifiRoutes(router: Router, ctx: AppContext, backend: Wif
       doc: {
         summary: 'Wi-Fi station settings (the password as its length)',
         responses: {
-          200: { description: 'station settings (wifi.sta of the settings)', schema: { type: 'object' } },
+          200: {
+            description: 'station settings (wifi.sta of the settings)',
+            schema: contract('WifiStationViewSchema'),
+          },
         },
       },
     },
