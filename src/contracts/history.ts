@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
-import { RESOLUTIONS, RECENT_CAPACITY } from './values.js';
+import { optionalEach } from './fields.js';
+import { RESOLUTIONS, RECENT_CAPACITY, RECENT_KEYS } from './values.js';
 
 export type { Resolution } from './values.js';
 
@@ -91,14 +92,7 @@ export type HistoryView = Static<typeof HistoryViewSchema>;
 export const RecentPointSchema = Type.Object(
   {
     t: Type.Number({ description: 'arrival of the reading, Unix seconds (ms precision)' }),
-    P_In: Type.Optional(Type.Number()),
-    P_Out: Type.Optional(Type.Number()),
-    P_P1_In: Type.Optional(Type.Number()),
-    P_P2_In: Type.Optional(Type.Number()),
-    P_P3_In: Type.Optional(Type.Number()),
-    P_P1_Out: Type.Optional(Type.Number()),
-    P_P2_Out: Type.Optional(Type.Number()),
-    P_P3_Out: Type.Optional(Type.Number()),
+    ...optionalEach(RECENT_KEYS, () => Type.Number({ description: 'kW' })),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { optionalEach } from './fields.js';
 
 /** POST /api/v1/meter/probe: the request and the probe's report. */
 
@@ -37,14 +38,11 @@ export const ProbeResultViewSchema = Type.Object({
     Type.Boolean({ description: 'DSMR telegrams arrive encrypted (Smarty); meter.encryption_key is needed' }),
   ),
   identity: Type.Optional(
-    Type.Object({
-      prefix: Type.Optional(Type.String()),
-      vendor: Type.Optional(Type.String()),
-      model: Type.Optional(Type.String()),
-      id: Type.Optional(Type.String()),
-      protocolVersion: Type.Optional(Type.String()),
-      logicalName: Type.Optional(Type.String()),
-    }),
+    Type.Object(
+      optionalEach(['prefix', 'vendor', 'model', 'id', 'protocolVersion', 'logicalName'], () =>
+        Type.String(),
+      ),
+    ),
   ),
   source: Type.Optional(Type.String({ description: 'the meter.source URI to use' })),
   steps: Type.Array(ProbeStepReportSchema),

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { optionalEach } from './fields.js';
 import { METER_STATUSES, METER_INTERFACES, METER_PROTOCOLS } from './values.js';
 
 /**
@@ -38,12 +39,9 @@ const meterFields = {
   status: Type.Enum(METER_STATUSES),
   interface: Type.Enum(METER_INTERFACES),
   protocol: Type.Optional(Type.Enum(METER_PROTOCOLS)),
-  protocol_version: Type.Optional(Type.String()),
-  id: Type.Optional(Type.String()),
-  model: Type.Optional(Type.String()),
-  logical_name: Type.Optional(Type.String()),
-  vendor: Type.Optional(Type.String()),
-  prefix: Type.Optional(Type.String()),
+  ...optionalEach(['protocol_version', 'id', 'model', 'logical_name', 'vendor', 'prefix'], () =>
+    Type.String(),
+  ),
 };
 
 /** The meter object of the report. */
@@ -66,12 +64,7 @@ export const SystemMeterSchema = Type.Object({
 export type SystemMeterView = Static<typeof SystemMeterSchema>;
 
 /** A direction of instantaneous power in the report, kW: total and per phase. */
-export const ReportPowerSchema = Type.Object({
-  total: Type.Optional(Type.Number()),
-  l1: Type.Optional(Type.Number()),
-  l2: Type.Optional(Type.Number()),
-  l3: Type.Optional(Type.Number()),
-});
+export const ReportPowerSchema = Type.Object(optionalEach(['total', 'l1', 'l2', 'l3'], () => Type.Number()));
 export type ReportPower = Static<typeof ReportPowerSchema>;
 
 const numberMap = Type.Record(Type.String(), Type.Number());
