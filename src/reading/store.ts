@@ -55,6 +55,8 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
   private readonly clock: Clock;
   private readonly now: () => number;
   private readonly staleAfterMs: number;
+  /** A bound on the latest reading's currency besides staleAfterMs (see `ingest`). */
+  private currentUntil = Number.POSITIVE_INFINITY;
   private reportCounter = 0;
   /** The source failed and is being retried (see setStatus). */
   private retrying = false;
@@ -129,12 +131,27 @@ export class ReadingStore extends GuardedEmitter<StoreEvents> {
   }
 
   private isStaleAt(now: number): boolean {
-    return this.lastValidAt === undefined || now - this.lastValidAt > this.staleAfterMs;
+    return (
+      this.lastValidAt === undefined || now - this.lastValidAt > this.staleAfterMs || now > this.currentUntil
+    );
   }
 
-  /** Accepts a valid reading from a decoder. */
-  ingest(reading: Reading): void {
+  /**
+   * When the latest reading stops being current, read at any instant without waiting for the
+   * staleness timer (undefined: none is current).
+   */
+  currentUntilAt(now: number): number | undefined {
+    if (this.isStaleAt(now) || this.lastValidAt === undefined) return undefined;
+    return Math.min(this.lastValidAt + this.staleAfterMs, this.currentUntil);
+  }
+
+  /**
+   * Accepts a valid reading from a decoder. `currentUntil`: a time before `staleAfterMs` at which it
+   * stops being current as well (a virtual meter's sum: when its first term goes stale).
+   */
+  ingest(reading: Reading, currentUntil = Number.POSITIVE_INFINITY): void {
     const receivedAt = reading.receivedAt;
+    this.currentUntil = currentUntil;
     if (this.lastValidAt !== undefined) {
       this.measuredInterval = Math.round(receivedAt - this.lastValidAt) / 1000;
     }

@@ -57,15 +57,20 @@ export class VirtualMeter {
   private update(): void {
     const now = this.now();
     const readings: Array<{ factor: number; reading: Reading }> = [];
+    let currentUntil = Number.POSITIVE_INFINITY;
     for (const term of this.terms) {
       const store = this.registry.get(term.id)?.store;
       const reading = store?.latestAt(now);
-      if (!store || !reading || store.meterAt(now).status !== 'OK') {
+      const until = store?.currentUntilAt(now);
+      if (!store || !reading || until === undefined || store.meterAt(now).status !== 'OK') {
         this.store.expire();
         return;
       }
+      currentUntil = Math.min(currentUntil, until);
       readings.push({ factor: term.factor, reading });
     }
-    this.store.ingest(combineReadings(readings, now));
+    // The sum is current only while every term is: read at any instant, it is NO DATA from the
+    // moment its first term goes stale, even before that term's staleness timer has run.
+    this.store.ingest(combineReadings(readings, now), currentUntil);
   }
 }

@@ -119,6 +119,14 @@ test('a virtual meter follows its terms and is NO DATA the moment any term is st
     assert.equal(house.store.meter.status, 'NO DATA');
     ev.ingest({ ...EV, receivedAt: now });
     assert.equal(house.store.meter.status, 'OK');
+    // ev's timeout passes with no event at all (its staleness timer has not run yet): read at that
+    // instant, the sum is not current either.
+    now += 3_001;
+    assert.equal(ev.meter.status, 'NO DATA');
+    assert.equal(house.store.latest, undefined);
+    assert.equal(house.store.meter.status, 'NO DATA');
+    ev.ingest({ ...EV, receivedAt: now });
+    assert.equal(house.store.meter.status, 'OK');
     // A term that fails (port gone) makes it NO DATA at once, before any timeout.
     ev.sourceFailed('NOT CONNECTED');
     assert.equal(house.store.latest, undefined);
