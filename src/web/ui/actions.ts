@@ -273,7 +273,11 @@ export function bindActions(): () => Promise<void> {
     return made;
   };
   return async () => {
-    page ??= ready();
+    // A failed start (the choices request refused) is not kept: the next visit tries again.
+    page ??= ready().catch((error: unknown) => {
+      page = undefined;
+      throw error;
+    });
     await (await page).load();
   };
 }
