@@ -14,6 +14,7 @@ import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { recordingServer } from '../actions/rig.js';
 import { importFeeder } from './import-feed.js';
+import { EV } from './simulate.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -33,15 +34,7 @@ test('shed and restore calls reach a loopback server; a locked when trigger is s
       },
     ],
   };
-  const stage = {
-    id: 'ev',
-    shed: 'ev_off',
-    restore: 'ev_on',
-    relief_kw: 3.7,
-    min_on_s: 0,
-    min_off_s: 0,
-    locks: ['ev_boost'],
-  };
+  const stage = { ...EV, locks: ['ev_boost'] };
   let guard: PeakGuard | undefined;
   let actions: ActionsOutput | undefined;
   const h = await startHttpContext({

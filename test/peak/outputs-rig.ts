@@ -18,6 +18,7 @@ import { startMosquitto, type MosquittoBroker } from '../mqtt/mosquitto-broker.j
 import { publisherEnv, waitForStatus } from '../mqtt/mqtt-context.js';
 import { TestSubscriber } from '../mqtt/test-subscriber.js';
 import { importFeeder } from './import-feed.js';
+import { EV } from './simulate.js';
 
 export interface PeakRig {
   h: HttpTestContext;
@@ -32,16 +33,6 @@ export interface PeakRig {
   /** Moves the clock to `before` ms ahead of the next quarter hour. */
   toQuarter(before: number): void;
 }
-
-const STAGE = {
-  id: 'ev',
-  shed: 'ev_off',
-  restore: 'ev_on',
-  relief_kw: 3.7,
-  min_on_s: 0,
-  min_off_s: 0,
-  locks: [],
-};
 
 /** `beforeGateway`: runs once the broker is up, before the gateway connects (retained messages). */
 export async function startPeakRig(
@@ -75,7 +66,7 @@ export async function startPeakRig(
         ],
       }),
       METER_GATEWAY_SERVICES_PEAK_GUARD_ENABLED: 'true',
-      METER_GATEWAY_SERVICES_PEAK_GUARD_STAGES: JSON.stringify([STAGE]),
+      METER_GATEWAY_SERVICES_PEAK_GUARD_STAGES: JSON.stringify([EV]),
     },
     routes: (router, ctx) => {
       registerCoreRoutes(router, ctx);

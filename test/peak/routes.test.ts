@@ -14,21 +14,14 @@ import { startHttpContext } from '../helpers/http-context.js';
 import { send } from '../http/http-client.js';
 import { responseProblems } from '../http/openapi-check.js';
 import { openStream } from '../http/sse-client.js';
+import { EV } from './simulate.js';
 
 process.env.TZ = 'Europe/Brussels';
 
 test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month peak after 18:15, and stream updates', async () => {
   let guard: PeakGuard | undefined;
   let actions: ActionsOutput | undefined;
-  const stage = {
-    id: 'ev',
-    shed: 'ev_off',
-    restore: 'ev_on',
-    relief_kw: 3.7,
-    min_on_s: 0,
-    min_off_s: 0,
-    locks: [],
-  };
+  const stage = EV;
   const h = await startHttpContext({
     clockFrozen: true,
     env: {

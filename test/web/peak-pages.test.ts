@@ -30,6 +30,7 @@ import { fr } from '../../src/web/ui/i18n/fr/index.js';
 import { nl } from '../../src/web/ui/i18n/nl/index.js';
 import { collectVisibleText } from './i18n/visible-text.js';
 import { englishLeft } from './i18n/english-left.js';
+import { EV } from '../peak/simulate.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -85,15 +86,7 @@ async function startGuard(target: string): Promise<{ h: HttpTestContext; stop():
     },
   });
   // The guard's settings through the API (a METER_GATEWAY_* variable would shadow what the form saves).
-  const stage = {
-    id: 'ev',
-    shed: 'ev_off',
-    restore: 'ev_on',
-    relief_kw: 3.7,
-    min_on_s: 0,
-    min_off_s: 0,
-    locks: [],
-  };
+  const stage = EV;
   await jsonOf(`${h.baseUrl}/api/v1/settings`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
