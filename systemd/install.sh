@@ -140,9 +140,17 @@ copy_build() {
   while id="$version-local-$(date -u +%Y%m%d%H%M%S)" && [ -e "$prefix/releases/$id" ]; do sleep 1; done
   cp -a "$repo/package.json" "$repo/package-lock.json" "$repo/dist" "$repo/config" "$repo/systemd" "$staging/"
   [ -f "$repo/LICENSE" ] && cp -a "$repo/LICENSE" "$staging/"
-  cp -a "$repo/node_modules" "$staging/"
-  (cd "$staging" && npm prune --omit=dev --no-audit --no-fund >/dev/null 2>&1) ||
-    echo "install.sh: npm prune failed; the release keeps its development packages" >&2
+  # Only the production packages (package-lock.json's, as a release bundle holds them): the
+  # development tools are three quarters of node_modules, slow to copy to an SD card.
+  local roots dir
+  roots=$("$node" "$repo/dist/scripts/production-packages.js" "$repo") ||
+    fail "cannot list the production packages of $repo/package-lock.json"
+  while IFS= read -r dir; do
+    # An optional package for another platform is in the lock but not installed.
+    [ -d "$repo/$dir" ] || continue
+    mkdir -p "$staging/$(dirname "$dir")"
+    cp -a "$repo/$dir" "$staging/$dir"
+  done <<<"$roots"
   rm -rf "$staging/dist/test" "$staging/dist/bench" "$staging/dist/.tsbuildinfo"
 }
 

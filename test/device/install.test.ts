@@ -26,7 +26,7 @@ test('the launcher with no release installed exits 78 (no restart loop) with a c
   assert.doesNotMatch(unit, /^StartLimitIntervalSec=0$/m, 'restarts are bounded');
 });
 
-// Two full install.sh runs (copy, production npm install, prune) and a launched daemon: minutes on a Pi.
+// Two full install.sh runs (the build and its production packages copied) and a launched daemon.
 const INSTALL_RUNS = { timeout: 300_000 };
 
 const INSTALL_AND_SERVE =

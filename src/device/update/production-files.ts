@@ -24,6 +24,12 @@ export function packageDirOf(path: string): string | undefined {
   return end < 0 ? undefined : parts.slice(0, end).join('/');
 }
 
+/** A package of the lock that production code needs: not dev-only (`dev: true`) and not a link. */
+function isProduction(packages: NonNullable<PackageLock['packages']>, dir: string): boolean {
+  const entry = packages[dir];
+  return entry !== undefined && entry.dev !== true && entry.link !== true;
+}
+
 /**
  * tar filter for the release payload: a path under node_modules is packed only when the package
  * it belongs to is in package-lock.json and not dev-only (`dev: true`); a directory above packages
@@ -33,11 +39,9 @@ export function packageDirOf(path: string): string | undefined {
  */
 export function productionModuleFilter(lock: PackageLock): (path: string) => boolean {
   const packages = lock.packages ?? {};
-  const isProduction = (dir: string) =>
-    packages[dir] !== undefined && packages[dir]!.dev !== true && packages[dir]!.link !== true;
   /** Directories above production packages (node_modules/@scope, node_modules/a/node_modules ...). */
   const ancestors = new Set<string>();
-  for (const dir of Object.keys(packages).filter(isProduction)) {
+  for (const dir of Object.keys(packages).filter((dir) => isProduction(packages, dir))) {
     const parts = dir.split('/');
     for (let length = 1; length < parts.length; length++) ancestors.add(parts.slice(0, length).join('/'));
   }
@@ -49,6 +53,25 @@ export function productionModuleFilter(lock: PackageLock): (path: string) => boo
     if (last === '.bin' || last === '.cache' || last === '.package-lock.json') return false;
     const dir = packageDirOf(normal);
     if (dir === undefined) return ancestors.has(normal);
-    return isProduction(dir);
+    return isProduction(packages, dir);
   };
+}
+
+/**
+ * The directories to copy for the production part of node_modules (install.sh from a checkout):
+ * each production package of the lock (as productionModuleFilter decides) that has no production
+ * package above it, since copying a package copies the packages nested in it.
+ */
+export function productionPackageRoots(lock: PackageLock): string[] {
+  const packages = lock.packages ?? {};
+  const production = new Set(
+    Object.keys(packages).filter((dir) => dir.startsWith('node_modules/') && isProduction(packages, dir)),
+  );
+  const hasProductionAbove = (dir: string) => {
+    const levels = dir.split('/node_modules/');
+    return levels
+      .slice(1)
+      .some((_, depth) => production.has(levels.slice(0, depth + 1).join('/node_modules/')));
+  };
+  return [...production].filter((dir) => !hasProductionAbove(dir)).sort();
 }

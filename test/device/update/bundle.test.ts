@@ -23,7 +23,11 @@ import {
 } from '../../../src/device/update/bundle-format.js';
 import { BundleReceiver } from '../../../src/device/update/bundle-receiver.js';
 import { readBundleHeader, signBundle } from '../../../src/device/update/bundle-writer.js';
-import { packageDirOf, productionModuleFilter } from '../../../src/device/update/production-files.js';
+import {
+  packageDirOf,
+  productionModuleFilter,
+  productionPackageRoots,
+} from '../../../src/device/update/production-files.js';
 import { repoRoot } from '../../helpers/environment.js';
 import { buildFakeBundle, newSigningKey } from './fake-release.js';
 
@@ -259,6 +263,32 @@ test('the release keeps production packages and drops dev-only and extraneous on
   ];
   for (const path of kept) assert.equal(filter(path), true, path);
   for (const path of dropped) assert.equal(filter(path), false, path);
+});
+
+test('a checkout installs the outermost production packages: nested ones come with them, dev-only ones stay behind', () => {
+  const roots = productionPackageRoots({
+    packages: {
+      '': {},
+      'node_modules/tar': {},
+      'node_modules/typescript': { dev: true },
+      'node_modules/typescript/node_modules/x': { dev: true },
+      'node_modules/fsevents': { devOptional: true, optional: true },
+      'node_modules/a': {},
+      'node_modules/a/node_modules/b': {},
+      'node_modules/a/node_modules/@s/c': {},
+      'node_modules/dev-tool': { dev: true },
+      'node_modules/dev-tool/node_modules/shared': {},
+      'node_modules/@serialport/stream': {},
+      'node_modules/linked': { link: true },
+    },
+  });
+  assert.deepEqual(roots, [
+    'node_modules/@serialport/stream',
+    'node_modules/a',
+    'node_modules/dev-tool/node_modules/shared',
+    'node_modules/fsevents',
+    'node_modules/tar',
+  ]);
 });
 
 test("this project's lock: the runtime dependencies are packed, the toolchain is not", () => {
