@@ -63,7 +63,9 @@ export class LogFile implements Output<boolean> {
   private failed(transport: TransportStream, error: Error): void {
     if (this.transport !== transport) return;
     this.failure = `${this.path}: ${error.message}`;
-    void this.detach();
+    // Not waited for: winston's File transport finishes only when its file stream does, and the
+    // write error destroyed that stream, so ending it would hold stop() for endTransport's 10 s.
+    void this.detach(0);
     this.context.logger.error(`log file disabled: ${this.failure}`);
     this.publishStatus();
   }
@@ -79,11 +81,12 @@ export class LogFile implements Output<boolean> {
     });
   }
 
-  private async detach(): Promise<void> {
+  /** Ends the transport: waits for it to finish writing, at most `timeoutMs` (endTransport's default). */
+  private async detach(timeoutMs?: number): Promise<void> {
     const transport = this.transport;
     if (!transport) return;
     this.transport = undefined;
-    const ending = this.context.logger.endTransport(transport);
+    const ending = this.context.logger.endTransport(transport, timeoutMs);
     this.ending = ending;
     await ending;
     if (this.ending === ending) this.ending = undefined;
