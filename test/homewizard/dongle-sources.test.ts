@@ -200,7 +200,8 @@ test('shelly:// reads EM.GetStatus and EMData.GetStatus of an independent stub, 
   });
   const gateway = await daemon(t, {
     METER_GATEWAY_METERS: JSON.stringify([
-      { id: 'shelly', name: 'Shelly', role: 'grid', source: `shelly://127.0.0.1:${port}` },
+      // A 2 s timeout: the stale check below waits for it.
+      { id: 'shelly', name: 'Shelly', role: 'grid', source: `shelly://127.0.0.1:${port}`, timeout: 2 },
     ]),
   });
   const { report } = await reportOf(gateway.baseUrl, '/api/v1/meters/shelly/report');

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { requireCommand, requirePeer } from '../helpers/environment.js';
 import { waitFor } from '../helpers/wait.js';
@@ -156,7 +155,12 @@ test(
       (all) => all.find((row) => row.id === 'ev')!.status === 'NO DATA',
     );
     assert.equal(after.find((row) => row.id === 'pv_minus_ev')!.status, 'NO DATA');
-    await sleep(8000);
+    // Nine more readings of each live meter since unit 2 stopped: their cadence is checked below.
+    await waitFor(
+      'nine readings of pv and hp since unit 2 stopped',
+      () => times.map((at, k) => at.length - from[k]!),
+      (counts) => counts.every((count) => count >= 9),
+    );
     const status = new Map((await list()).map((row) => [row.id, row.status]));
     assert.deepEqual(Object.fromEntries(status), {
       main: 'OK',

@@ -52,8 +52,10 @@ test('the daemon with network.ethernet_interface "--help" refuses to start and n
       PATH: `${nmcli.dir}${delimiter}${process.env.PATH ?? ''}`,
     });
     // A daemon that starts listening took the name: stopped, and the test fails below.
-    const listening = waitFor('the daemon to listen or exit', daemon.output, (output) =>
-      /http: listening on/.test(output),
+    const listening = waitFor(
+      'the daemon to listen or exit',
+      daemon.output,
+      (output) => /http: listening on/.test(output) || daemon.child.exitCode !== null,
     ).then(
       () => daemon.child.kill('SIGTERM'),
       () => undefined,
