@@ -83,29 +83,35 @@ export interface Load {
   sseClients?: number;
   /** Scrape /metrics every second (a Prometheus at scrape_interval 1s). */
   metrics?: boolean;
+  /** Times the normal rate of the report and Modbus polls (1 unless set; the soak's warm-up raises it). */
+  rate?: number;
 }
 
-function pollModbus(port: number): { socket: ReturnType<typeof connect>; timer: NodeJS.Timeout } {
+function pollModbus(
+  port: number,
+  rate: number,
+): { socket: ReturnType<typeof connect>; timer: NodeJS.Timeout } {
   const socket = connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
   let tid = 0;
   // Modbus Application Protocol 1.1b3 §6.4: FC 04, start 0, 125 registers, behind the MBAP header.
   const request = () => Buffer.from([0, ++tid & 0xff, 0, 0, 0, 6, 1, 4, 0, 0, 0, 125]);
-  return { socket, timer: setInterval(() => socket.write(request()), 1000) };
+  return { socket, timer: setInterval(() => socket.write(request()), 1000 / rate) };
 }
 
 /** Keeps the outputs busy: report polls, SSE clients, Modbus polls, a meter proxy reader. */
 export function startLoad(httpPort: number, load: Load): () => void {
   const timers: NodeJS.Timeout[] = [];
   const sockets: ReturnType<typeof connect>[] = [];
+  const rate = load.rate ?? 1;
   timers.push(
     setInterval(() => {
       fetch(`http://127.0.0.1:${httpPort}/api/v1/report`).then(
         (r) => r.arrayBuffer(),
         () => undefined,
       );
-    }, 200),
+    }, 200 / rate),
   );
   if (load.metrics) {
     timers.push(
@@ -126,7 +132,7 @@ export function startLoad(httpPort: number, load: Load): () => void {
       .catch(() => undefined);
   }
   if (load.modbusPort) {
-    const { socket, timer } = pollModbus(load.modbusPort);
+    const { socket, timer } = pollModbus(load.modbusPort, rate);
     sockets.push(socket);
     timers.push(timer);
   }
