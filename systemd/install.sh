@@ -66,7 +66,8 @@ esac
 if [ -n "$bundle" ]; then
   [ -f "$bundle" ] || fail "no bundle file $bundle"
 else
-  [ -f "$repo/dist/src/main.js" ] && [ -f "$repo/dist/scripts/launcher.js" ] ||
+  [ -f "$repo/dist/src/main.js" ] && [ -f "$repo/dist/scripts/launcher.js" ] &&
+    [ -f "$repo/dist/scripts/production-packages.js" ] ||
     fail "no build in $repo/dist: run 'npm ci && npm run build' first, or install a bundle with --bundle FILE"
   [ -d "$repo/node_modules" ] || fail "no node_modules in $repo: run 'npm ci' first"
 fi
