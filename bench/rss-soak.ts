@@ -4,17 +4,18 @@
 // loopback Modbus TCP peer) every second by schedule, plus a call through /api/v1/actions/call and
 // its status every second. The meter is the simulator's household, sent by this bench as DSMR 5
 // telegrams over a loopback TCP meter source (`tcp://`), one a second.
-// Warm-up first (WARM_MIN minutes, default 10, not counted): the same load at WARM_RATE times its rate
-// (default 10: ten telegrams, ten action calls (an HTTP request and a Modbus write each, as the
-// schedule's action) and ten Modbus polls a second, report polls every 20 ms). V8 compiles a function with its optimizing compiler once enough of its bytecode has run, so
-// handlers that run once a second take about 30 minutes to get there and the resident memory rises
-// with their machine code and metadata all that time (docs/architecture.md#performance); the faster
-// warm-up runs them that often in a few minutes. WARM_RATE=1 warms up at the normal rate. The
-// warm-up ends with SETTLE_MIN minutes (default 5) at the normal rate: when the load drops, V8 gives
-// back most of the heap it grew for the faster rate and then grows it again to what the normal rate
-// needs (measured: 85 MB a minute after the drop, 92 MB five minutes later, flat from there).
-// Then MINUTES minutes at the normal rate: prints the per-minute median of VmRSS (sampled every 10 s)
-// and the least-squares slope over them.
+// Warm-up first (WARM_MIN minutes, default 10, not counted): the same load at WARM_RATE times its
+// rate (default 10: ten telegrams, ten action calls (an HTTP request and a Modbus write each, as the
+// schedule's action) and ten Modbus polls a second, report polls every 20 ms). V8 compiles a
+// function with its optimizing compiler once enough of its bytecode has run, so handlers that run
+// once a second take about 30 minutes to get there and the resident memory rises with their machine
+// code and metadata all that time (docs/architecture.md#performance); the faster warm-up runs them
+// that often in a few minutes. WARM_RATE=1 warms up at the normal rate. The warm-up ends with
+// SETTLE_MIN minutes (default 5) at the normal rate: when the load drops, V8 gives back most of the
+// heap it grew for the faster rate and then grows it again to what the normal rate needs (measured:
+// 87 MB a minute after the drop, 91 MB five minutes later).
+// Then MINUTES minutes at the normal rate: prints the per-minute median of VmRSS (sampled every
+// 10 s), the least-squares slope over them, and the median of each 10 minutes.
 // /metrics is scraped every 15 s as Prometheus would, with the process metrics on, and each minute
 // also shows where the memory is: the V8 heap (used, the total V8 holds, the lowest old space used of
 // the minute and the code space used: machine code of compiled functions) and the memory outside it
@@ -325,10 +326,16 @@ export async function soak(minutes: number): Promise<void> {
   const code = heap.map(([, { code }]) => code);
   const all = perMinute.map(([, value]) => value);
   const lastHalf = perMinute.slice(Math.floor(perMinute.length / 2));
+  // V8 gives memory back now and then (a drop of several MB for a minute or two), which pulls a
+  // slope down: the medians of each 10 minutes and the highest minute show the level it returns to.
+  const tens = Array.from({ length: Math.ceil(all.length / 10) }, (_, k) =>
+    median(all.slice(10 * k, 10 * k + 10)),
+  );
   console.log(
     `after the ${warmMinutes + settleMinutes} min warm-up: slope ${slope(perMinute).toFixed(3)} MB/min over ${perMinute.length} min ` +
       `(second half ${slope(lastHalf).toFixed(3)} MB/min), median ${median(all).toFixed(1)} MB, ` +
-      `range ${Math.min(...all).toFixed(1)}-${Math.max(...all).toFixed(1)} MB`,
+      `range ${Math.min(...all).toFixed(1)}-${Math.max(...all).toFixed(1)} MB, ` +
+      `medians of each 10 min ${tens.map((value) => value.toFixed(1)).join(', ')} MB`,
   );
   console.log(
     `lowest old space used per 5 min: ${lows.map(([, low]) => low.toFixed(1)).join(', ')} MB ` +
