@@ -9,14 +9,19 @@
 //   node scripts/run-tests.mjs --tier=system   the system tier alone
 //   node scripts/run-tests.mjs modbus mqtt/    files whose path contains one of the words, any tier
 //
-// Each tier runs its files `--test-concurrency` at a time (TEST_CONCURRENCY overrides both tiers):
-// the fast tier one more than there are cores (a file's start and its loopback peers leave a core
-// idle now and then), the system tier as many (its tests wait on child processes, browsers and
-// peers, but the container build and Chromium pages running side by side starve each other: at
-// twice the cores on two, a page test missed its 30 s wait now and then). At the end: both tiers' counts and times and the ten slowest files.
+// The fast tier runs in shards, one more than there are cores (a file's loopback peers leave a core
+// idle now and then): each shard is one process that runs its files one after another
+// (scripts/test-shard.mjs), because starting node and loading the same modules again was two thirds
+// of the fast tier's CPU. TEST_ISOLATE=1 gives each fast file a process of its own again, and files
+// picked by a word always get one. The system tier runs one process per file, as many at a time
+// (its tests wait on child processes, browsers and peers, but the container build and Chromium pages
+// running side by side starve each other: at twice the cores on two, a page test missed its 30 s
+// wait now and then). TEST_CONCURRENCY overrides
+// both numbers. At the end: both tiers' counts and times and the ten slowest files.
 // Every test has a deadline (60 s, or its own `{ timeout }` when it legitimately needs longer; set
 // TEST_TIMEOUT_MS to change the default): see scripts/test-deadline.mjs.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -72,11 +77,37 @@ const tiers = (tierArg === 'all' ? ['fast', 'system'] : [tierArg])
   }))
   .filter(({ files: inTier }) => inTier.length > 0);
 
+/**
+ * The fast tier's files in `count` shards, each a generated entry module that runs its files one
+ * after another in one process (scripts/test-shard.mjs); files are dealt out in turn, so each shard
+ * gets a share of every folder. Returns the entry modules' paths.
+ */
+function shardEntries(tierFiles, count, scratch) {
+  const shards = Array.from({ length: Math.min(count, tierFiles.length) }, () => []);
+  tierFiles.forEach((file, index) => shards[index % shards.length].push(file));
+  return shards.map((shardFiles, index) => {
+    const entry = join(scratch, `fast-shard-${index + 1}.mjs`);
+    const runner = pathToFileURL(join(root, 'scripts', 'test-shard.mjs')).href;
+    writeFileSync(
+      entry,
+      `import { runFiles } from ${JSON.stringify(runner)};\nawait runFiles(${JSON.stringify(shardFiles, null, 1)});\n`,
+    );
+    return entry;
+  });
+}
+
 /** Runs one tier's files; resolves with the exit status, the file times and the summary counters. */
 function runTier(tier, tierFiles, scratch) {
   const times = join(scratch, `${tier}.jsonl`);
+  const shardTimes = join(scratch, `${tier}-shards.jsonl`);
   const concurrency = Number(process.env.TEST_CONCURRENCY ?? CONCURRENCY[tier]);
-  console.log(`\n# ${tier} tier: ${tierFiles.length} files, ${concurrency} at a time\n`);
+  const sharded = tier === 'fast' && filters.length === 0 && process.env.TEST_ISOLATE !== '1';
+  const entries = sharded ? shardEntries(tierFiles, concurrency, scratch) : tierFiles;
+  console.log(
+    sharded
+      ? `\n# ${tier} tier: ${tierFiles.length} files in ${entries.length} processes (TEST_ISOLATE=1: one each)\n`
+      : `\n# ${tier} tier: ${tierFiles.length} files, ${concurrency} at a time\n`,
+  );
   const started = Date.now();
   const child = spawn(
     process.execPath,
@@ -90,18 +121,19 @@ function runTier(tier, tierFiles, scratch) {
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(root, 'scripts', 'file-times-reporter.mjs')}`,
       `--test-reporter-destination=${times}`,
-      ...tierFiles,
+      ...entries,
     ],
-    { stdio: 'inherit', cwd: root },
+    { stdio: 'inherit', cwd: root, env: { ...process.env, MG_TEST_FILE_TIMES: shardTimes } },
   );
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       const lines = readLines(times);
+      const fileLines = sharded ? readLines(shardTimes) : lines.filter((line) => line.file);
       resolve({
         tier,
         status: code ?? (signal ? 1 : 0),
         seconds: (Date.now() - started) / 1000,
-        files: lines.filter((line) => line.file),
+        files: fileLines,
         summary: lines.find((line) => line.summary)?.summary ?? {},
       });
     });

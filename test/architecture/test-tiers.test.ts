@@ -1,6 +1,7 @@
 // The tier list of scripts/test-tiers.mjs stays true (docs/architecture.md#test-tiers): every entry
 // names test files that exist, and a test file that starts Chromium, a container, install.sh, the
-// daemon as a child process or a SIGKILL loop is in the system tier, so the fast tier stays fast.
+// daemon as a child process or a SIGKILL loop is in the system tier, so the fast tier stays fast; and no fast-tier file declares a
+// top-level hook that its shard (scripts/test-shard.mjs) would run around the files after it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -64,4 +65,14 @@ test('the tier of a path: listed files and folders are system, everything else f
   // An entry names one file exactly: web/dashboard is not web/dashboard-headline's prefix rule.
   assert.equal(tiers.testId('dist/test/web/dashboard-headline.test.js'), 'web/dashboard-headline');
   assert.equal(tiers.entryMatches('web/dashboard', 'web/dashboard-headline'), false);
+});
+
+test('no fast-tier file declares a top-level before, beforeEach or afterEach (its shard would run it around later files)', () => {
+  const offenders = files.flatMap((file) => {
+    if (tiers.tierOf(file) !== 'fast') return [];
+    const source = readFileSync(join(repoRoot, file), 'utf8');
+    const hooks = [...source.matchAll(/^(before|beforeEach|afterEach)\(/gm)].map((match) => match[1]);
+    return hooks.length > 0 ? [`${file} (${hooks.join(', ')})`] : [];
+  });
+  assert.deepEqual(offenders, []);
 });

@@ -1,7 +1,8 @@
 // A real daemon process on a TCP meter sending DSMR telegrams of 15 kW import: the peak guard
 // sheds ev through a loopback HTTP server; after a SIGKILL and a restart 40 s later ev is still
-// shed and no second shed call goes out. The 40 s pass on the restarted daemon's clock
-// (MG_TEST_CLOCK_OFFSET_S, docs/architecture.md#test-clock-offset), not in the test's time.
+// shed and no second shed call goes out. Both daemons' clocks start 60 s into a quarter-hour window
+// and the 40 s pass on the restarted daemon's clock (MG_TEST_CLOCK_OFFSET_S,
+// docs/architecture.md#test-clock-offset), not in the test's time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,8 +24,11 @@ interface PeakAnswer {
   last_reading: string;
 }
 
-/** A meter on TCP: one telegram a second to every connection, 15 kW import integrated into A+. */
-async function tcpMeter() {
+/**
+ * A meter on TCP: one telegram a second to every connection, 15 kW import integrated into A+; its
+ * time stamps `shiftMs` off the real time.
+ */
+async function tcpMeter(shiftMs: number) {
   const state: HouseholdState = {
     phases: [5, 5, 5].map((netKw) => ({
       netKw,
@@ -42,7 +46,7 @@ async function tcpMeter() {
   let sent = 0;
   const timer = setInterval(() => {
     state.importKwh[1] += 15 / 3600;
-    const telegram = buildTelegram(state, Date.now());
+    const telegram = buildTelegram(state, Date.now() + shiftMs);
     for (const socket of sockets) socket.write(telegram);
     if (sockets.size > 0) sent += 1;
   }, 1000);
@@ -69,11 +73,11 @@ test(
   'SIGKILL after the shed call, restart 40 s later: ev still shed, no second shed call, running from the counters ±0.05 kW',
   { timeout: 120_000 },
   async () => {
-    // The window must have room for a shed and the 40 s: not in its last 150 s.
-    const into = (Date.now() / 1000) % 900;
-    if (into > 750) await new Promise((resolve) => setTimeout(resolve, (900 - into + 1) * 1000));
+    // The window must have room for the shed and the 40 s down: the daemons' clocks (and the
+    // meter's time stamps) start 60 s into a quarter-hour window, whatever the time of the run.
+    const shiftS = 60 - ((Date.now() / 1000) % 900);
     const target = await recordingServer(200);
-    const meter = await tcpMeter();
+    const meter = await tcpMeter(shiftS * 1000);
     const state = mkdtempSync(join(tmpdir(), 'peak-restart-'));
     const post = (path: string) => [{ http: { url: `${target.url}${path}`, method: 'POST' } }];
     const env = {
@@ -94,7 +98,7 @@ test(
     const paths = () => target.requests.map((request) => request.url);
     let second: Awaited<ReturnType<typeof startDaemonProcess>> | undefined;
     try {
-      const first = await startDaemonProcess(state, env);
+      const first = await startDaemonProcess(state, { ...env, [CLOCK_OFFSET_VARIABLE]: String(shiftS) });
       await waitFor('the shed call', paths, (list) => list.length > 0, { deadlineMs: 30_000 });
       const before = (await (await fetch(`${first.baseUrl}/api/v1/peak`)).json()) as PeakAnswer;
       // The daemon wires the guard's series into /metrics.
@@ -108,7 +112,7 @@ test(
         ['ev'],
       );
       const DOWN_S = 40;
-      second = await startDaemonProcess(state, { ...env, [CLOCK_OFFSET_VARIABLE]: String(DOWN_S) });
+      second = await startDaemonProcess(state, { ...env, [CLOCK_OFFSET_VARIABLE]: String(shiftS + DOWN_S) });
       const from = meter.sent();
       await waitFor('ten telegrams to the restarted daemon', meter.sent, (count) => count >= from + 10, {
         deadlineMs: 30_000,
