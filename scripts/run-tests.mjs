@@ -25,7 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
-import { systemRank, tierOf } from './test-tiers.mjs';
+import { tierOf } from './test-tiers.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
@@ -68,13 +68,6 @@ if (files.length === 0) {
 
 const tiers = (tierArg === 'all' ? ['fast', 'system'] : [tierArg])
   .map((tier) => ({ tier, files: files.filter((file) => tierOf(relative(root, file)) === tier) }))
-  .map(({ tier, files: inTier }) => ({
-    tier,
-    files:
-      tier === 'system'
-        ? inTier.sort((a, b) => systemRank(relative(root, a)) - systemRank(relative(root, b)))
-        : inTier,
-  }))
   .filter(({ files: inTier }) => inTier.length > 0);
 
 /**

@@ -96,7 +96,7 @@ async function todayHistory(baseUrl: string): Promise<HistoryView['points']> {
 /** The number of points the history page says its chart of `id` shows, once it has loaded. */
 async function chartPoints(page: Page, id: string): Promise<number> {
   const note = page.locator(`#${id}-note[data-points]`);
-  await note.waitFor({ timeout: 15_000 });
+  await note.waitFor({ timeout: 30_000 });
   return Number(await note.getAttribute('data-points'));
 }
 
