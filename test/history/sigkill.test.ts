@@ -9,9 +9,24 @@ import { RESOLUTIONS, TIERS } from '../../src/history/tiers.js';
 import { setTimeout as letRun } from 'node:timers/promises';
 import { startDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { CLOCK_OFFSET_VARIABLE } from '../../src/context.js';
 
 /** Ten simulated readings a second. */
 const FAST_METER = { METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.1' };
+
+/** How far before a minute boundary the daemons' clock is when the test starts. */
+const LEAD_MS = 25_000;
+
+/**
+ * One time line for every daemon of the test and for the test itself: the real time shifted (the
+ * daemons through MG_TEST_CLOCK_OFFSET_S, docs/architecture.md#test-clock-offset) so that a minute
+ * boundary comes LEAD_MS after the start, instead of waiting for a real one up to 70 s away.
+ */
+function shiftedTimeLine(): { now: () => number; env: Record<string, string> } {
+  const real = Date.now();
+  const shiftMs = Math.ceil((real + LEAD_MS) / 60_000) * 60_000 - LEAD_MS - real;
+  return { now: () => Date.now() + shiftMs, env: { [CLOCK_OFFSET_VARIABLE]: String(shiftMs / 1000) } };
+}
 
 /** Waits until the daemon runs with its history loaded; its HTTP port. */
 async function ready(run: DaemonProcess, withMeter = true): Promise<number> {
@@ -75,7 +90,8 @@ class KillPlan {
   }
 }
 
-// Runs across a minute boundary at least 10 s away with a daemon start per kill: over a minute.
+// Runs across a minute boundary 25 s away with a daemon start per kill (a minute later when
+// starts are slow): half a minute to a minute and a half.
 const ACROSS_A_MINUTE = { timeout: 240_000 };
 
 const KILL_LOOP =
@@ -83,34 +99,36 @@ const KILL_LOOP =
 
 test(KILL_LOOP, ACROSS_A_MINUTE, async () => {
   const state = mkdtempSync(join(tmpdir(), 'mg-history-kill-'));
+  const { now, env: clockEnv } = shiftedTimeLine();
+  const meterEnv = { ...FAST_METER, ...clockEnv };
   try {
-    const testStart = Date.now();
+    const testStart = now();
     const runs: Array<{ from: number; to: number }> = [];
     const kills: number[] = [];
     const plan = new KillPlan(testStart);
     while (!plan.done) {
-      const started = Date.now();
-      const run = startDaemon(state, FAST_METER);
+      const started = now();
+      const run = startDaemon(state, meterEnv);
       await ready(run);
-      const from = Date.now();
+      const from = now();
       const killAt = plan.killTime(from, from - started);
       // The kill schedule, not a wait for a state: the daemon runs until its kill time.
-      await letRun(Math.max(killAt - Date.now(), 0));
+      await letRun(Math.max(killAt - now(), 0));
       run.child.kill('SIGKILL');
-      kills.push(Date.now());
-      runs.push({ from, to: Date.now() });
+      kills.push(now());
+      runs.push({ from, to: now() });
       assert.equal(await run.exited, null);
     }
-    const last = startDaemon(state, FAST_METER);
+    const last = startDaemon(state, meterEnv);
     await ready(last);
-    const lastFrom = Date.now();
+    const lastFrom = now();
     await letRun(2000);
     last.child.kill('SIGTERM');
     assert.equal(await last.exited, 0, last.output());
-    runs.push({ from: lastFrom, to: Date.now() });
+    runs.push({ from: lastFrom, to: now() });
     // A daemon without a meter (nothing listens on the discard port) shows the stored history as
     // one consistent snapshot: no reading arrives between the queries.
-    const viewer = startDaemon(state, { METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:9' });
+    const viewer = startDaemon(state, { METER_GATEWAY_METER_SOURCE: 'tcp://127.0.0.1:9', ...clockEnv });
     const port = await ready(viewer, false);
     assert.doesNotMatch(viewer.output(), /reading 1/);
     const since = Math.floor(testStart / 1000) - 60;
@@ -169,7 +187,7 @@ test(KILL_LOOP, ACROSS_A_MINUTE, async () => {
       const { ring } = await RingFile.open(
         join(state, 'history', `${resolution}.ring`),
         TIERS[resolution],
-        Date.now(),
+        now(),
       );
       const { counts } = await ring.readAll();
       await ring.close();
