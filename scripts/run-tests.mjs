@@ -16,8 +16,8 @@
 // picked by a word always get one. The system tier runs one process per file, as many at a time
 // (its tests wait on child processes, browsers and peers, but the container build and Chromium pages
 // running side by side starve each other: at twice the cores on two, a page test missed its 30 s
-// wait now and then). TEST_CONCURRENCY overrides
-// both numbers. At the end: both tiers' counts and times and the ten slowest files.
+// wait now and then). TEST_CONCURRENCY overrides both numbers. At the end: both tiers' counts and
+// times and the ten slowest files.
 // Every test has a deadline (60 s, or its own `{ timeout }` when it legitimately needs longer; set
 // TEST_TIMEOUT_MS to change the default): see scripts/test-deadline.mjs.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -78,9 +78,9 @@ const tiers = (tierArg === 'all' ? ['fast', 'system'] : [tierArg])
 function shardEntries(tierFiles, count, scratch) {
   const shards = Array.from({ length: Math.min(count, tierFiles.length) }, () => []);
   tierFiles.forEach((file, index) => shards[index % shards.length].push(file));
+  const runner = pathToFileURL(join(root, 'scripts', 'test-shard.mjs')).href;
   return shards.map((shardFiles, index) => {
     const entry = join(scratch, `fast-shard-${index + 1}.mjs`);
-    const runner = pathToFileURL(join(root, 'scripts', 'test-shard.mjs')).href;
     writeFileSync(
       entry,
       `import { runFiles } from ${JSON.stringify(runner)};\nawait runFiles(${JSON.stringify(shardFiles, null, 1)});\n`,
