@@ -9,24 +9,17 @@ import { RESOLUTIONS, TIERS } from '../../src/history/tiers.js';
 import { setTimeout as letRun } from 'node:timers/promises';
 import { startDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
-import { CLOCK_OFFSET_VARIABLE } from '../../src/context.js';
+import { shiftedClock } from '../helpers/shifted-clock.js';
 
 /** Ten simulated readings a second. */
 const FAST_METER = { METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.1' };
 
-/** How far before a minute boundary the daemons' clock is when the test starts. */
-const LEAD_MS = 25_000;
-
 /**
- * One time line for every daemon of the test and for the test itself: the real time shifted (the
- * daemons through MG_TEST_CLOCK_OFFSET_S, docs/architecture.md#test-clock-offset) so that a minute
- * boundary comes LEAD_MS after the start, instead of waiting for a real one up to 70 s away.
+ * How far before a minute boundary the test and its daemons start: their shared time line
+ * (test/helpers/shifted-clock.ts) puts one LEAD_MS ahead instead of waiting for a real one up to
+ * 70 s away.
  */
-function shiftedTimeLine(): { now: () => number; env: Record<string, string> } {
-  const real = Date.now();
-  const shiftMs = Math.ceil((real + LEAD_MS) / 60_000) * 60_000 - LEAD_MS - real;
-  return { now: () => Date.now() + shiftMs, env: { [CLOCK_OFFSET_VARIABLE]: String(shiftMs / 1000) } };
-}
+const LEAD_MS = 25_000;
 
 /** Waits until the daemon runs with its history loaded; its HTTP port. */
 async function ready(run: DaemonProcess, withMeter = true): Promise<number> {
@@ -99,7 +92,9 @@ const KILL_LOOP =
 
 test(KILL_LOOP, ACROSS_A_MINUTE, async () => {
   const state = mkdtempSync(join(tmpdir(), 'mg-history-kill-'));
-  const { now, env: clockEnv } = shiftedTimeLine();
+  const clock = shiftedClock(60_000, 60_000 - LEAD_MS);
+  const now = clock.now;
+  const clockEnv = clock.env();
   const meterEnv = { ...FAST_METER, ...clockEnv };
   try {
     const testStart = now();

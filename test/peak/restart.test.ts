@@ -12,9 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTelegram } from '../../src/meter/simulator/telegram.js';
 import type { HouseholdState } from '../../src/meter/simulator/model.js';
-import { CLOCK_OFFSET_VARIABLE } from '../../src/context.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { shiftedClock, type ShiftedClock } from '../helpers/shifted-clock.js';
 import { recordingServer } from '../actions/rig.js';
 
 interface PeakAnswer {
@@ -26,9 +26,9 @@ interface PeakAnswer {
 
 /**
  * A meter on TCP: one telegram a second to every connection, 15 kW import integrated into A+; its
- * time stamps `shiftMs` off the real time.
+ * time stamps on `clock`.
  */
-async function tcpMeter(shiftMs: number) {
+async function tcpMeter(clock: ShiftedClock) {
   const state: HouseholdState = {
     phases: [5, 5, 5].map((netKw) => ({
       netKw,
@@ -46,7 +46,7 @@ async function tcpMeter(shiftMs: number) {
   let sent = 0;
   const timer = setInterval(() => {
     state.importKwh[1] += 15 / 3600;
-    const telegram = buildTelegram(state, Date.now() + shiftMs);
+    const telegram = buildTelegram(state, clock.now());
     for (const socket of sockets) socket.write(telegram);
     if (sockets.size > 0) sent += 1;
   }, 1000);
@@ -75,9 +75,9 @@ test(
   async () => {
     // The window must have room for the shed and the 40 s down: the daemons' clocks (and the
     // meter's time stamps) start 60 s into a quarter-hour window, whatever the time of the run.
-    const shiftS = 60 - ((Date.now() / 1000) % 900);
+    const clock = shiftedClock(900_000, 60_000);
     const target = await recordingServer(200);
-    const meter = await tcpMeter(shiftS * 1000);
+    const meter = await tcpMeter(clock);
     const state = mkdtempSync(join(tmpdir(), 'peak-restart-'));
     const post = (path: string) => [{ http: { url: `${target.url}${path}`, method: 'POST' } }];
     const env = {
@@ -98,7 +98,7 @@ test(
     const paths = () => target.requests.map((request) => request.url);
     let second: Awaited<ReturnType<typeof startDaemonProcess>> | undefined;
     try {
-      const first = await startDaemonProcess(state, { ...env, [CLOCK_OFFSET_VARIABLE]: String(shiftS) });
+      const first = await startDaemonProcess(state, { ...env, ...clock.env() });
       await waitFor('the shed call', paths, (list) => list.length > 0, { deadlineMs: 30_000 });
       const before = (await (await fetch(`${first.baseUrl}/api/v1/peak`)).json()) as PeakAnswer;
       // The daemon wires the guard's series into /metrics.
@@ -112,7 +112,7 @@ test(
         ['ev'],
       );
       const DOWN_S = 40;
-      second = await startDaemonProcess(state, { ...env, [CLOCK_OFFSET_VARIABLE]: String(shiftS + DOWN_S) });
+      second = await startDaemonProcess(state, { ...env, ...clock.env(DOWN_S * 1000) });
       const from = meter.sent();
       await waitFor('ten telegrams to the restarted daemon', meter.sent, (count) => count >= from + 10, {
         deadlineMs: 30_000,
