@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
 import type { MeterInterface } from './reading/reading.js';
 import { ReadingStore } from './reading/store.js';
+import { noPrices, type PriceSignal } from './prices/price-signal.js';
 import { MeterRegistry } from './reading/meter-registry.js';
 import type { TemplateInput } from './reading/template-variables.js';
 import { readSystemId, resolveSystemId } from './system-id.js';
@@ -90,6 +91,8 @@ export interface AppContext {
   clock: Clock;
   /** Asks the daemon to restart (reboot endpoint, firmware switch): flushes, exits for systemd. */
   requestRestart: (reason: string) => void;
+  /** The quarter-hour price series (docs/architecture.md#prices); `noPrices` until a source is set. */
+  prices: PriceSignal;
 }
 
 /** What a caller may replace when building a context; everything else comes from the config. */
@@ -111,6 +114,8 @@ export interface AppContextOptions extends LoadOptions {
   /** A registry shared with another context (a second recorder standing in after a restart). */
   services?: ServiceStates;
   requestRestart?: (reason: string) => void;
+  /** The price series (the daemon's price store; tests give a fixed series). */
+  prices?: PriceSignal;
 }
 
 /**
@@ -166,6 +171,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     now,
     clock,
     requestRestart: options.requestRestart ?? (() => undefined),
+    prices: options.prices ?? noPrices,
   };
 }
 

@@ -21,6 +21,9 @@ const domainOutputs = [
   'src/actions/',
   'src/metrics/',
   'src/peak/',
+  'src/prices/',
+  'src/export-limiter/',
+  'src/push/',
 ] as const;
 
 /** Every output folder: the domain's outputs and the HTTP API and web UI that serve the readings. */
@@ -49,7 +52,10 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'contracts', members: ['src/contracts/'] },
   { name: 'config', members: ['src/config/'] },
   { name: 'reading', members: ['src/reading/'] },
-  { name: 'context', members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts'] },
+  {
+    name: 'context',
+    members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts', 'src/prices/price-signal.ts'],
+  },
   { name: 'shared domain', members: ['src/modbus-protocol/'] },
   {
     name: 'domain',
