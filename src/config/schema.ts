@@ -351,6 +351,15 @@ export const DAEMON_SCHEMA = {
     host: text('0.0.0.0', 255, 'Listen address of the HTTP API.'),
     port: int(8080, 0, 65535, 'Listen port of the HTTP API (0 = any free port).'),
     live_max_clients: int(32, 1, 10000, 'Concurrent /api/v1/live clients before 503.'),
+    allowed_hosts: text(
+      '',
+      1024,
+      'Further names (host or host:port, comma-separated) under which browsers may use the web interface and API, e.g. a container host or reverse proxy name.',
+      {
+        pattern: /^(|[A-Za-z0-9._:[\]-]+( *, *[A-Za-z0-9._:[\]-]+)*)$/,
+        patternText: 'host names or addresses, each optionally with :port, separated by commas',
+      },
+    ),
   },
   paths: {
     state: text('state', 4096, 'State directory (API-written settings, secrets, logs).'),

@@ -7,7 +7,12 @@ import { checkBody } from './body-check.js';
 import { HttpError } from './errors.js';
 import { isLocalHealthCheck } from './health.js';
 import { isIngressRequest } from './ingress-trust.js';
-import { foreignOriginReason } from './origin-check.js';
+import {
+  ALLOWED_HOSTS_ENV,
+  ALLOWED_HOSTS_SETTING,
+  originRefusal,
+  type OriginRefusal,
+} from './origin-check.js';
 import { sendError } from './respond.js';
 import type { ApiRequest, Route, Router } from './router.js';
 
@@ -88,6 +93,37 @@ function isOpenRoute(router: Router, raw: IncomingMessage, config: AppConfig): b
   return match !== undefined && !isMethodList(match) && match.options.open?.(config) === true;
 }
 
+/** Whether the request goes to a file of the web interface (never refused for its origin). */
+function isAssetRoute(router: Router, raw: IncomingMessage): boolean {
+  const url = raw.url ?? '/';
+  const q = url.indexOf('?');
+  const match = router.match(raw.method ?? 'GET', q < 0 ? url : url.slice(0, q));
+  return match !== undefined && !isMethodList(match) && match.options.asset === true;
+}
+
+/**
+ * As the whatwatt Go: 404 and no CORS header, so a foreign page cannot read the answer at all.
+ * The page of the device itself (at a name it was not told) can, and its message names the
+ * address and the setting that allows it (docs/architecture.md#cross-site-requests).
+ */
+function refusedError(refusal: OriginRefusal): HttpError {
+  if (refusal.address === undefined) return new HttpError(404, 'not_found', 'not found');
+  const how = refusal.sameOrigin
+    ? `add it to ${ALLOWED_HOSTS_SETTING} (${ALLOWED_HOSTS_ENV})`
+    : `open the interface at this address, or add it to ${ALLOWED_HOSTS_SETTING} (${ALLOWED_HOSTS_ENV})`;
+  return new HttpError(
+    404,
+    'not_found',
+    `refused: ${refusal.address} is not a known address of this gateway; ${how}`,
+    {
+      refused: 'origin',
+      address: refusal.address,
+      setting: ALLOWED_HOSTS_SETTING,
+      environment: ALLOWED_HOSTS_ENV,
+    },
+  );
+}
+
 function isMethodList(match: Route | readonly string[]): match is readonly string[] {
   return Array.isArray(match);
 }
@@ -113,11 +149,10 @@ export function createRequestHandler(
   return (raw, response) => {
     try {
       const config = ctx.config.config;
-      const foreign = foreignOriginReason(raw, config);
-      if (foreign !== undefined) {
-        // As the whatwatt Go: 404 and no CORS header, so the foreign page learns nothing.
-        ctx.logger.debug(`http: ${raw.method} ${pathForLog(raw.url)} refused: ${foreign}`);
-        throw new HttpError(404, 'not_found', 'not found');
+      const refusal = isAssetRoute(router, raw) ? undefined : originRefusal(raw, config);
+      if (refusal !== undefined) {
+        ctx.logger.debug(`http: ${raw.method} ${pathForLog(raw.url)} refused: ${refusal.reason}`);
+        throw refusedError(refusal);
       }
       if (config.system.protection && !signedInElsewhere(raw, config) && !isOpenRoute(router, raw, config)) {
         const result = auth.check(raw, realmOf(config), config.system.password);

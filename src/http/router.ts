@@ -73,6 +73,12 @@ export interface RouteOptions {
    * config (a setting such as services.metrics.public); only ever on an exact path.
    */
   open?: (config: AppConfig) => boolean;
+  /**
+   * A file of the web interface (page, script, style, image): never refused for the page's origin
+   * or name, so the interface opens at whatever address the user typed
+   * (docs/architecture.md#cross-site-requests).
+   */
+  asset?: boolean;
   doc?: RouteDoc;
 }
 

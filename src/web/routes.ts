@@ -121,6 +121,7 @@ export function registerWebRoutes(
   }
   for (const asset of assets) {
     router.add('GET', asset.urlPath, (request, response) => serveAsset(asset, request.raw, response), {
+      asset: true,
       doc: {
         summary: `Web interface: ${asset.urlPath === '/' ? 'the page' : asset.urlPath.slice(1)}`,
         responses: {

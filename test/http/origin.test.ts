@@ -169,7 +169,9 @@ test('with a changed host name the new name and its .local name are the own orig
     assert.equal(h.ctx.config.apply(new Map([['system.host_name', 'kitchen-meter']])).ok, true);
     const at = (name: string) => ({ Origin: `http://${name}:${h.port}`, Host: `${name}:${h.port}` });
     assert.equal((await ask(h, 'GET', '/api/v1/system', at('kitchen-meter.local'))).status, 200);
-    assert.equal((await ask(h, 'GET', '/api/v1/system', at('meter-gateway.local'))).status, 404);
+    assert.equal((await ask(h, 'GET', '/api/v1/system', at('kitchen-meter'))).status, 200);
+    // A public DNS name is no name of the device, whatever its first label.
+    assert.equal((await ask(h, 'GET', '/api/v1/system', at('kitchen-meter.example.net'))).status, 404);
   }));
 
 test('an own host name on another port or scheme is foreign: the Origin must be the address the request came in on', () =>
@@ -204,34 +206,36 @@ test('an own host name on another port or scheme is foreign: the Origin must be 
     assert.equal(proxied.status, 200, proxied.body);
   }));
 
-test('localhost origins are foreign unless the daemon listens on loopback only', async () => {
+test('a loopback page on another port is foreign while the daemon listens on every address', async () => {
   const h = await startHttpContext({
     env: { METER_GATEWAY_HTTP_HOST: '0.0.0.0' },
     routes: (router, ctx) => registerCoreRoutes(router, ctx),
   });
   try {
-    const at = (authority: string) => ({ Origin: `http://${authority}`, Host: authority });
-    for (const authority of [`localhost:${h.port}`, `127.0.0.1:${h.port}`, `app.localhost:${h.port}`]) {
-      const reply = await ask(h, 'PUT', '/api/v1/settings', { ...json, ...at(authority) }, '{}');
-      assert.equal(reply.status, 404, authority);
+    const put = (headers: Record<string, string>) =>
+      ask(h, 'PUT', '/api/v1/settings', { ...json, ...headers }, '{}');
+    // Another program of the machine (a development server) serves pages on loopback names too.
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://app.localhost:3000']) {
+      for (const host of [`localhost:${h.port}`, `127.0.0.1:${h.port}`, `meter-gateway:${h.port}`]) {
+        assert.equal((await put({ Origin: origin, Host: host })).status, 404, `${origin} to ${host}`);
+      }
     }
-    // The device's own host name still works on the port it listens on; without Origin, everything does.
+    // A page of a development server on the visitor's machine, on the daemon's port number.
     assert.equal(
-      (await ask(h, 'PUT', '/api/v1/settings', { ...json, ...at(`meter-gateway:${h.port}`) }, '{}')).status,
-      200,
+      (await put({ Origin: `http://localhost:${h.port}`, Host: `meter-gateway:${h.port}` })).status,
+      404,
     );
-    assert.equal((await ask(h, 'PUT', '/api/v1/settings', json, '{}')).status, 200);
+    // The page of the device itself at a loopback name, on the port the request came in on.
+    const at = (authority: string) => ({ Origin: `http://${authority}`, Host: authority });
+    for (const authority of [`localhost:${h.port}`, `127.0.0.1:${h.port}`, `meter-gateway:${h.port}`]) {
+      assert.equal((await put(at(authority))).status, 200, authority);
+    }
+    assert.equal((await put({})).status, 200, 'without Origin (curl)');
     const lan = Object.values(networkInterfaces())
       .flat()
       .find((address) => address && address.family === 'IPv4' && !address.internal);
     if (lan) {
-      const reply = await ask(
-        h,
-        'PUT',
-        '/api/v1/settings',
-        { ...json, ...at(`${lan.address}:${h.port}`) },
-        '{}',
-      );
+      const reply = await put(at(`${lan.address}:${h.port}`));
       assert.equal(reply.status, 200, `the LAN address ${lan.address}`);
     }
   } finally {
