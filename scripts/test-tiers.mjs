@@ -34,6 +34,7 @@ export const SYSTEM_TIER = [
   'web/status-pages',
   'web/phone-layout',
   'web/actions-page',
+  'web/addresses',
   'web/addon-locks',
   'web/consumers-settings',
   'web/costs-page',

@@ -108,13 +108,13 @@ function isAssetRoute(router: Router, raw: IncomingMessage): boolean {
  */
 function refusedError(refusal: OriginRefusal): HttpError {
   if (refusal.address === undefined) return new HttpError(404, 'not_found', 'not found');
-  const how = refusal.sameOrigin
-    ? `add it to ${ALLOWED_HOSTS_SETTING} (${ALLOWED_HOSTS_ENV})`
-    : `open the interface at this address, or add it to ${ALLOWED_HOSTS_SETTING} (${ALLOWED_HOSTS_ENV})`;
+  const why = refusal.sameOrigin
+    ? 'is not a known address of this gateway'
+    : 'is not the address the request came to (a proxy that passes on another Host)';
   return new HttpError(
     404,
     'not_found',
-    `refused: ${refusal.address} is not a known address of this gateway; ${how}`,
+    `refused: the page at ${refusal.address} ${why}; add it to ${ALLOWED_HOSTS_SETTING} (${ALLOWED_HOSTS_ENV})`,
     {
       refused: 'origin',
       address: refusal.address,

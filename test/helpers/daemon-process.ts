@@ -52,7 +52,7 @@ export async function startDaemonProcess(
   env: Record<string, string> = {},
 ): Promise<ListeningDaemon> {
   const daemon = startDaemon(state, env);
-  const listening = /http: listening on 127\.0\.0\.1:(\d+)/;
+  const listening = /http: listening on (?:127\.0\.0\.1|0\.0\.0\.0):(\d+)/;
   await Promise.race([
     waitFor('the daemon to listen', daemon.output, (output) => listening.test(output)),
     daemon.exited.then((code) => {

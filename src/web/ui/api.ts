@@ -1,4 +1,5 @@
 import { issuesOf, type FieldIssue } from './fields.js';
+import { showOriginRefusal } from './origin-refusal.js';
 
 /** A failed API call: status, the error body's key and message, and the fields it names. */
 export class ApiError extends Error {
@@ -23,6 +24,9 @@ export async function errorOf(response: Response): Promise<ApiError> {
   }
   const message = typeof body.message === 'string' ? body.message : `HTTP ${response.status}`;
   const key = typeof body.error === 'string' ? body.error : 'http_error';
+  const details = body.details as { refused?: unknown; address?: unknown } | undefined;
+  if (details?.refused === 'origin' && typeof details.address === 'string')
+    showOriginRefusal(details.address);
   return new ApiError(response.status, key, message, issuesOf(body.details));
 }
 

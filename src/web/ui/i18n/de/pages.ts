@@ -83,6 +83,8 @@ export const pages: Translation<typeof english> = {
   'dashboard.unknown': 'unbekannt',
   'dashboard.stale_since': 'Die angezeigten Werte stammen von {time} und sind nicht aktuell.',
   'dashboard.not_connected': 'Keine Verbindung zum Gateway; verbinde neu.',
+  'origin.refused':
+    'Das Gateway hat eine Anfrage dieser Seite unter {address} abgelehnt: Es kennt diese Adresse nicht als eigene. Öffnen Sie die Oberfläche unter dem Hostnamen oder der IP-Adresse des Gateways, oder tragen Sie {address} in die Einstellung http.allowed_hosts ein (Umgebungsvariable METER_GATEWAY_HTTP_ALLOWED_HOSTS) und starten Sie das Gateway neu.',
   'dashboard.no_data_yet': 'Keine Daten: Es ist noch kein Messwert eingetroffen (Zählerstatus {status}).',
   'dashboard.meter_status': 'Zählerstatus {status}.',
   'dashboard.no_reading_for': 'Seit {seconds} s kein Messwert.',

@@ -80,6 +80,8 @@ export const pages = {
   'dashboard.unknown': 'unknown',
   'dashboard.stale_since': 'The values shown are from {time} and are not current.',
   'dashboard.not_connected': 'Not connected to the gateway; reconnecting.',
+  'origin.refused':
+    "The gateway refused a request from this page at {address}: it does not know this address as one of its own. Open the interface at the gateway's host name or IP address, or add {address} to the setting http.allowed_hosts (environment variable METER_GATEWAY_HTTP_ALLOWED_HOSTS) and restart the gateway.",
   'dashboard.no_data_yet': 'No data: no reading has arrived yet (meter status {status}).',
   'dashboard.meter_status': 'Meter status {status}.',
   'dashboard.no_reading_for': 'No reading for {seconds} s.',

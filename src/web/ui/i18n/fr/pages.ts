@@ -83,6 +83,8 @@ export const pages: Translation<typeof english> = {
   'dashboard.unknown': 'inconnu',
   'dashboard.stale_since': 'Les valeurs affichées datent de {time} et ne sont pas à jour.',
   'dashboard.not_connected': 'Pas de connexion à la passerelle ; reconnexion en cours.',
+  'origin.refused':
+    "La passerelle a refusé une requête de cette page à {address} : elle ne connaît pas cette adresse comme la sienne. Ouvrez l'interface au nom d'hôte ou à l'adresse IP de la passerelle, ou ajoutez {address} au réglage http.allowed_hosts (variable d'environnement METER_GATEWAY_HTTP_ALLOWED_HOSTS) puis redémarrez la passerelle.",
   'dashboard.no_data_yet': 'Pas de données : aucun relevé reçu pour l’instant (état du compteur {status}).',
   'dashboard.meter_status': 'État du compteur {status}.',
   'dashboard.no_reading_for': 'Aucun relevé depuis {seconds} s.',

@@ -83,6 +83,8 @@ export const pages: Translation<typeof english> = {
   'dashboard.unknown': 'onbekend',
   'dashboard.stale_since': 'De getoonde waarden zijn van {time} en niet actueel.',
   'dashboard.not_connected': 'Geen verbinding met de gateway; opnieuw verbinden.',
+  'origin.refused':
+    'De gateway heeft een verzoek van deze pagina op {address} geweigerd: dit adres kent hij niet als een van zijn eigen adressen. Open de interface op de hostnaam of het IP-adres van de gateway, of voeg {address} toe aan de instelling http.allowed_hosts (omgevingsvariabele METER_GATEWAY_HTTP_ALLOWED_HOSTS) en start de gateway opnieuw.',
   'dashboard.no_data_yet': 'Geen gegevens: er is nog geen meting binnengekomen (meterstatus {status}).',
   'dashboard.meter_status': 'Meterstatus {status}.',
   'dashboard.no_reading_for': 'Al {seconds} s geen meting.',

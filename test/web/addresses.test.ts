@@ -1,0 +1,121 @@
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { requireChromium } from '../helpers/browser.js';
+import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { launchMappedBrowser, seeRefusal, useEveryPage } from './addresses-check.js';
+import { settingsOf } from './page-rig.js';
+
+// The interface opens wherever a user types its address (docs/architecture.md#cross-site-requests):
+// the daemon as the README's quick start runs it (every address), the browser at loopback names,
+// at the machine's host name, at a name the daemon was never told, and behind reverse proxies
+// under a path prefix. Chromium maps the names to 127.0.0.1 itself: nothing leaves loopback.
+
+const OWN_HOST = hostname().toLowerCase();
+const NAMES = ['raspberrypi.local', OWN_HOST, 'meter.example.test', 'proxy.example.net'];
+
+async function rig(
+  t: TestContext,
+  env: Record<string, string> = {},
+): Promise<{ daemon: ListeningDaemon; browser: Browser }> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'mg-addresses-'));
+  const daemon = await startDaemonProcess(stateDir, { METER_GATEWAY_HTTP_HOST: '0.0.0.0', ...env });
+  const browser = await launchMappedBrowser(NAMES);
+  t.after(async () => {
+    await browser.close();
+    await daemon.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+  return { daemon, browser };
+}
+
+function portOf(daemon: ListeningDaemon): number {
+  return Number(new URL(daemon.baseUrl).port);
+}
+
+test(
+  'the interface works at localhost, 127.0.0.1, the host name and a name the daemon was never told',
+  { timeout: 300_000 },
+  async (t) => {
+    if (!requireChromium(t)) return;
+    const { daemon, browser } = await rig(t);
+    const port = portOf(daemon);
+    for (const [index, host] of ['localhost', '127.0.0.1', OWN_HOST, 'raspberrypi.local'].entries()) {
+      const name = `Meter ${index}`;
+      await useEveryPage(browser, `http://${host}:${port}/`, name);
+      assert.equal((await settingsOf(daemon.baseUrl)).system.name, name, host);
+    }
+  },
+);
+
+/**
+ * A reverse proxy serving the interface under /meter/ on its own port: it strips the prefix and
+ * passes the request on with the upstream's Host. `forwardHost` adds X-Forwarded-Host and
+ * X-Forwarded-Proto (Caddy and Traefik do by default); without it the proxy passes nothing on
+ * (nginx's proxy_pass without proxy_set_header).
+ */
+async function startPathProxy(t: TestContext, target: string, forwardHost: boolean): Promise<number> {
+  const upstream = new URL(target);
+  const server: Server = createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (!path.startsWith('/meter/')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const headers = { ...req.headers, host: upstream.host };
+    if (forwardHost)
+      Object.assign(headers, { 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-proto': 'http' });
+    const proxied = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: path.slice('/meter'.length),
+        headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    proxied.on('error', () => res.destroy());
+    req.pipe(proxied);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  t.after(() => server.closeAllConnections());
+  return (server.address() as { port: number }).port;
+}
+
+test(
+  'behind a reverse proxy under a path prefix, with X-Forwarded-Host or with the proxy in http.allowed_hosts',
+  { timeout: 300_000 },
+  async (t) => {
+    if (!requireChromium(t)) return;
+    const { daemon, browser } = await rig(t, { METER_GATEWAY_HTTP_ALLOWED_HOSTS: 'proxy.example.net' });
+    const forwarding = await startPathProxy(t, daemon.baseUrl, true);
+    await useEveryPage(browser, `http://127.0.0.1:${forwarding}/meter/`, 'Forwarded meter');
+    assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'Forwarded meter');
+    const plain = await startPathProxy(t, daemon.baseUrl, false);
+    await useEveryPage(browser, `http://proxy.example.net:${plain}/meter/`, 'Proxied meter');
+    assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'Proxied meter');
+    // The same proxy at an address nobody listed: the page says what to allow.
+    await seeRefusal(browser, `http://127.0.0.1:${plain}/meter/`, `127.0.0.1:${plain}`);
+  },
+);
+
+test(
+  'at a public name the daemon does not know the page names the address and the setting that allows it',
+  { timeout: 300_000 },
+  async (t) => {
+    if (!requireChromium(t)) return;
+    const { daemon, browser } = await rig(t);
+    const port = portOf(daemon);
+    await seeRefusal(browser, `http://meter.example.test:${port}/`, `meter.example.test:${port}`);
+    assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'meter-gateway', 'nothing was written');
+  },
+);
