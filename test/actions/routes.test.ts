@@ -2,9 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { repoRoot, requirePeer } from '../helpers/environment.js';
+import { requirePeer, requireSharedFile } from '../helpers/environment.js';
 import { responseProblems, validate } from '../http/openapi-check.js';
 import { PYTHON, recordingServer, startActionsRig } from './rig.js';
 
@@ -12,10 +11,10 @@ type Doc = Parameters<typeof validate>[2];
 
 /** The device's OpenAPI description, read with PyYAML (a real YAML parser). */
 function deviceDoc(t: TestContext): Doc | undefined {
-  const file = join(repoRoot, '..', 'shared', 'reference', 'whatwatt-go-openapi.yaml');
+  const file = requireSharedFile(t, 'reference/whatwatt-go-openapi.yaml');
+  if (!file) return undefined;
   const hasYaml =
     existsSync(PYTHON) &&
-    existsSync(file) &&
     (() => {
       try {
         execFileSync(PYTHON, ['-c', 'import yaml'], { stdio: 'ignore' });
@@ -24,8 +23,7 @@ function deviceDoc(t: TestContext): Doc | undefined {
         return false;
       }
     })();
-  if (!requirePeer(t, hasYaml, `${PYTHON} with PyYAML and the device's OpenAPI description`))
-    return undefined;
+  if (!requirePeer(t, hasYaml, `${PYTHON} with PyYAML`)) return undefined;
   const json = execFileSync(
     PYTHON,
     ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file],

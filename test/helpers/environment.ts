@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
@@ -54,6 +54,31 @@ export function requireCommand(t: TestContext, command: string): boolean {
 /** Skips (or fails under CI) when the capture corpus is absent. */
 export function requireCorpus(t: TestContext): boolean {
   return requirePeer(t, existsSync(corpusDir), `corpus at ${corpusDir}`);
+}
+
+/**
+ * The bytes of one corpus file (`relative` below the corpus, e.g. `dsmr/ndokter_v5.txt`), or
+ * undefined when the corpus is absent (the test skipped, or failed under CI).
+ */
+export function corpusBytes(t: TestContext, relative: string): Buffer | undefined {
+  if (!requireCorpus(t)) return undefined;
+  return readFileSync(join(corpusDir, relative));
+}
+
+/**
+ * The shared folder beside the project (../shared: reference documents and the corpus; never
+ * copied into the repository), or TEST_SHARED_DIR. Tests reach it only through this module, so that a clone without
+ * it skips those tests (test/architecture/shared-folder.test.ts).
+ */
+export const sharedDir: string = resolve(process.env.TEST_SHARED_DIR ?? resolve(repoRoot, '..', 'shared'));
+
+/**
+ * The path of a file of the shared folder (`relative` below it, e.g. `reference/x.yaml`), or
+ * undefined when it is absent (the test skipped, or failed under CI).
+ */
+export function requireSharedFile(t: TestContext, relative: string): string | undefined {
+  const file = join(sharedDir, relative);
+  return requirePeer(t, existsSync(file), `shared file ${file}`) ? file : undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseSource } from '../../src/meter/source.js';
-import { corpusDir } from '../helpers/environment.js';
+import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -161,6 +161,7 @@ test('homewizard:// reads the documented /api/v1/data of an independent stub as 
 });
 
 test('homewizard:// (data and telegram mode) reads a second gateway through its HomeWizard personality', async (t) => {
+  if (!requireCorpus(t)) return;
   const capture = join(corpusDir, 'dsmr', 'ndokter_v5.txt');
   const upstream = await daemon(t, {
     METER_GATEWAY_METER_SOURCE: `file:${capture}?interval=0.5&loop=true&protocol=dsmr`,

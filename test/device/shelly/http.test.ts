@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { registerCoreRoutes } from '../../../src/http/server.js';
 import { registerSdCardRoutes } from '../../../src/http/routes/sdcard.js';
 import { registerShellyRoutes, SHELLY_FRAME_LIMIT } from '../../../src/http/routes/shelly.js';
 import { emDataStatus, emStatus } from '../../../src/device/shelly/em-status.js';
-import { repoRoot } from '../../helpers/environment.js';
+import { requireSharedFile } from '../../helpers/environment.js';
 import { readYamlFile } from '../../helpers/yaml.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { send, sendJsonBody } from '../../http/http-client.js';
@@ -128,8 +127,9 @@ function withoutProcessFigures(value: unknown): unknown {
 }
 
 test('every GET route of the whatwatt Go API answers identically with the personality on', async (t) => {
-  const doc = readYamlFile(t, join(repoRoot, '..', 'shared', 'reference', 'whatwatt-go-openapi.yaml')) as
-    { paths: Record<string, Record<string, unknown>> } | undefined;
+  const description = requireSharedFile(t, 'reference/whatwatt-go-openapi.yaml');
+  if (!description) return;
+  const doc = readYamlFile(t, description) as { paths: Record<string, Record<string, unknown>> } | undefined;
   if (!doc) return;
   const paths = Object.entries(doc.paths)
     .filter(([, operations]) => 'get' in operations)
