@@ -4,7 +4,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { hasCommand, repoRoot, requirePeer } from '../helpers/environment.js';
+import { hasCommand, inCi, repoRoot, requirePeer } from '../helpers/environment.js';
+import { CHROMIUM_PATH } from '../helpers/browser.js';
+import { launchMappedBrowser, useEveryPage } from '../web/addresses-check.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
 import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
 import { freePort } from '../helpers/ports.js';
@@ -198,6 +200,7 @@ async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
     await closeClient(client);
   }
   await podman.exec(['healthcheck', 'run', 'mg-modbus']);
+  await browserThroughPublishedPort(httpPort);
   await podman.exec(['rm', '--force', '--time', '10', 'mg-modbus']);
 
   await publish('mg-modbus-502', ['METER_GATEWAY_SERVICES_MODBUS_PORT=502']);
@@ -217,6 +220,27 @@ async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
     .catch((error: Error) => error.message);
   assert.match(log, /unhealthy: output failed: modbus \(.*EACCES.*\)/);
   await podman.exec(['rm', '--force', '--time', '10', 'mg-modbus-502']);
+}
+
+/**
+ * The interface through the published port, as a browser on the container's host opens it: at the
+ * host's address and at a host name the container never heard of (Chromium maps it to 127.0.0.1).
+ * Inside, the socket's address is the container's own, not the one the browser used
+ * (docs/architecture.md#cross-site-requests).
+ */
+async function browserThroughPublishedPort(port: number): Promise<void> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    if (inCi) throw new Error(`required test peer missing under CI: chromium at ${CHROMIUM_PATH}`);
+    console.log(`# skipped: the interface through the published port (no chromium at ${CHROMIUM_PATH})`);
+    return;
+  }
+  const browser = await launchMappedBrowser(['docker-host.lan']);
+  try {
+    await useEveryPage(browser, `http://127.0.0.1:${port}/`, 'Container meter');
+    await useEveryPage(browser, `http://docker-host.lan:${port}/`, 'Docker host meter');
+  } finally {
+    await browser.close();
+  }
 }
 
 /** Until /api/v1/system shows the Modbus slave running (it starts after the API). */
