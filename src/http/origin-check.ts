@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { hostname as osHostname, networkInterfaces } from 'node:os';
 import type { AppConfig } from '../config/types.js';
+import { isIngressRequest } from './ingress-trust.js';
 
 /** Methods that only read (RFC 9110 §9.2.1) and that a browser sends without a preflight. */
 const READ_METHODS = new Set(['GET', 'HEAD']);
@@ -110,14 +111,19 @@ function isUnrebindable(name: string): boolean {
   return PRIVATE_SUFFIXES.some((suffix) => name.endsWith(suffix));
 }
 
-/** Whether a page at this name may use the device: one of its names, or a name no outsider can rebind. */
+/**
+ * Whether a page at this name may use the device: one of its names, or a name no outsider can
+ * rebind; or any name behind Home Assistant's ingress, whose requests come from the Supervisor's
+ * address (a rebinding page talks to the device directly) for a user Home Assistant signed in,
+ * also at a public name such as Home Assistant's remote access.
+ */
 function isTrustedName(
   name: string,
   port: number | undefined,
   request: IncomingMessage,
   config: AppConfig,
 ): boolean {
-  return isUnrebindable(name) || isOwnName(name, port, request, config);
+  return isUnrebindable(name) || isIngressRequest(request, config) || isOwnName(name, port, request, config);
 }
 
 /**

@@ -8,6 +8,7 @@ import { Authenticator } from './auth.js';
 import type { ThrottleOptions } from './auth-throttle.js';
 import { createRequestHandler } from './dispatch.js';
 import { HttpError } from './errors.js';
+import { originRefusal } from './origin-check.js';
 import { rawErrorResponse } from './respond.js';
 import type { Router } from './router.js';
 
@@ -112,7 +113,10 @@ export function createHttpService(
   const upgrades = options.upgrades;
   if (upgrades)
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (upgrades.handles(request)) upgrades.upgrade(request, socket, head);
+      // A browser opens a WebSocket to any origin without CORS: the origin check applies as to a
+      // write (docs/architecture.md#cross-site-requests).
+      const foreign = originRefusal(request, ctx.config.config) !== undefined;
+      if (!foreign && upgrades.handles(request)) upgrades.upgrade(request, socket, head);
       else socket.end(rawErrorResponse(new HttpError(404, 'not_found', 'not found')));
     });
 

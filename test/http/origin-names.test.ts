@@ -194,3 +194,58 @@ test('http.allowed_hosts takes only names, addresses and ports', () => {
     assert.throws(() => load(bad), /http\.allowed_hosts/, bad);
   }
 });
+
+test('behind the trusted ingress proxy a public Home Assistant name (remote access) may write', () =>
+  withServer(
+    { METER_GATEWAY_ADDON_ENABLE: 'true', METER_GATEWAY_ADDON_INGRESS_PROXY: '127.0.0.1' },
+    async (h) => {
+      const ingress = {
+        ...json,
+        Origin: 'https://abc123.ui.nabu.casa',
+        'X-Ingress-Path': '/api/hassio_ingress/token',
+        'X-Forwarded-Host': 'abc123.ui.nabu.casa',
+        'X-Forwarded-Proto': 'https',
+      };
+      const reply = await rename(h, ingress, 'remote');
+      assert.equal(reply.status, 200, reply.body);
+      assert.equal(h.ctx.config.config.system.name, 'remote');
+    },
+  ));
+
+test('a WebSocket upgrade from a foreign or rebinding page is refused; from the own page and apps it is taken', async () => {
+  const { WebSocketServer, WebSocket } = await import('ws');
+  const sockets = new WebSocketServer({ noServer: true });
+  const h = await startHttpContext({
+    env: { METER_GATEWAY_HTTP_HOST: '0.0.0.0' },
+    server: {
+      upgrades: {
+        handles: () => true,
+        upgrade: (request, socket, head) =>
+          sockets.handleUpgrade(request, socket, head, (client) => client.close(1000, 'taken')),
+        close: () => sockets.close(),
+      },
+    },
+    routes: (router, ctx) => registerCoreRoutes(router, ctx),
+  });
+  try {
+    const open = (headers: Record<string, string>) =>
+      new Promise<number>((resolve) => {
+        const client = new WebSocket(`ws://127.0.0.1:${h.port}/rpc`, { headers });
+        client.on('unexpected-response', (_request, response) => {
+          resolve(response.statusCode ?? 0);
+          client.terminate();
+        });
+        client.on('close', () => resolve(101));
+        client.on('error', () => resolve(-1));
+      });
+    assert.equal(await open({ Origin: 'http://attacker.example' }), 404);
+    assert.equal(
+      await open({ Origin: `http://attacker.example:${h.port}`, Host: `attacker.example:${h.port}` }),
+      404,
+    );
+    assert.equal(await open({ Origin: `http://127.0.0.1:${h.port}` }), 101);
+    assert.equal(await open({}), 101);
+  } finally {
+    await h.close();
+  }
+});
