@@ -183,9 +183,10 @@ export function originRefusal(request: IncomingMessage, config: AppConfig): Orig
   const origin = request.headers.origin;
   const scheme = arrivalScheme(request);
   const arrivals = arrivalAddresses(request, scheme);
+  // Every name the request carries: a same-origin page may add X-Forwarded-Host itself.
   const refuseName = (reason: string): OriginRefusal | undefined => {
-    const address = arrivals[arrivals.length - 1];
-    if (!address || isTrustedName(address.name, address.port, request, config)) return undefined;
+    const address = arrivals.find((arrival) => !isTrustedName(arrival.name, arrival.port, request, config));
+    if (!address) return undefined;
     return { reason, address: display(address.name, address.port), sameOrigin: true };
   };
   if (origin === undefined) {

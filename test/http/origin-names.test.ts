@@ -112,6 +112,13 @@ test('a rebinding page (its own public name in Host and Origin) neither writes n
       assert.equal(body.details.address, rebound);
       assert.equal(body.details.setting, 'http.allowed_hosts');
     }
+    // A header of a proxy that the page adds itself names no other page.
+    const disguised = await ask(h, 'GET', '/api/v1/settings', {
+      Host: rebound,
+      'X-Forwarded-Host': 'nas',
+      'Sec-Fetch-Site': 'same-origin',
+    });
+    assert.equal(disguised.status, 404);
     // The files of the interface are not secret and open at any name.
     for (const path of ['/', '/app.js', '/style.css']) {
       const file = await ask(h, 'GET', path, { Host: rebound, Origin: `http://${rebound}` });
