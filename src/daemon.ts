@@ -285,7 +285,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(createMetersInput(context, log('meters'))),
     output(modbus),
     output(modbusRtu),
-    output(new ShellyUdp(shelly, log('shelly'))),
+    output(new ShellyUdp(shelly, log('shelly'), context.clock)),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),

@@ -124,6 +124,12 @@ export const SETTINGS_SCHEMA = {
           65535,
           'UDP JSON-RPC port of the Shelly personality (Marstek batteries poll 1010); 0: no UDP.',
         ),
+        udp_ports: text(
+          '2220',
+          64,
+          'Further UDP JSON-RPC ports of the Shelly personality, comma-separated (B2500 firmware 226 and later poll 2220); empty: udp_port alone.',
+          { pattern: /^(\d{1,5}(,\d{1,5}){0,7})?$/, patternText: 'up to 8 port numbers separated by commas' },
+        ),
         smoothing: {
           mode: oneOf(
             'off',
