@@ -154,6 +154,12 @@ export const SETTINGS_SCHEMA = {
           'main',
           'Meter the HomeWizard P1 personality serves: main or an id of meters.',
         ),
+        port: int(
+          0,
+          0,
+          65535,
+          "Own HTTP port of the HomeWizard personality, open without a password, with the P1's /api/v1/system (Home Assistant needs it while system.protection is on); 0: only on the API's port.",
+        ),
         smoothing: {
           mode: oneOf(
             'off',

@@ -97,7 +97,9 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     const modbus = port(this.context.services.get('modbus'));
     if (modbus !== undefined) wanted.push({ type: '_modbus._tcp', port: modbus });
     if (http !== undefined && this.settings.shelly) wanted.push(...this.shellyServices(http));
-    if (http !== undefined && this.settings.homewizard) wanted.push(this.homewizardService(http));
+    // The personality's own port when it has one (services.emulate.homewizard.port), else the API's.
+    const homewizard = port(this.context.services.get('homewizard')) ?? http;
+    if (homewizard !== undefined && this.settings.homewizard) wanted.push(this.homewizardService(homewizard));
     return wanted;
   }
 

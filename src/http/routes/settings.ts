@@ -67,6 +67,7 @@ const KEPT_ON_REPLACE = [
   ...MULTI_METER_PATHS,
   'services.emulate.homewizard.enable',
   'services.emulate.homewizard.meter',
+  'services.emulate.homewizard.port',
 ];
 
 function omittedOnReplace(ctx: AppContext): (leaf: LeafInfo) => unknown {
