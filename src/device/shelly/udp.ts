@@ -22,7 +22,8 @@ import type { ShellyRpc } from './rpc.js';
  * Against reflection (docs/architecture.md#shelly-pro-3em): only `EM.GetStatus` of component 0 is
  * answered, every other datagram (not JSON, not a request frame, another method, a source port 0)
  * is dropped without an answer and counted; an answer is a few hundred bytes at most, whatever the
- * request; and each source address gets at most UDP_RATE answers per second (burst UDP_BURST),
+ * request; and each source address gets at most UDP_RATE datagrams a second read (burst UDP_BURST;
+ * the rest is dropped before parsing),
  * kept in a table of at most UDP_SOURCES addresses (a full table answers no new address until a
  * sweep, at most once per second, frees idle ones). Bounded and never throwing: a datagram over
  * 4 kB is dropped and counted, a failed send is counted and logged.
@@ -207,6 +208,12 @@ export class ShellyUdp implements Output<UdpSlice> {
       this.ignored++;
       return;
     }
+    // The rate limit comes first: a flood from one source costs a table lookup per datagram, not a
+    // JSON parse.
+    if (!this.limiter.allow(remote.address)) {
+      this.limited++;
+      return;
+    }
     let answer: string | undefined;
     try {
       answer = udpAnswer(this.rpc, message.toString('utf8'));
@@ -215,10 +222,6 @@ export class ShellyUdp implements Output<UdpSlice> {
     }
     if (answer === undefined) {
       this.ignored++;
-      return;
-    }
-    if (!this.limiter.allow(remote.address)) {
-      this.limited++;
       return;
     }
     try {
