@@ -44,6 +44,7 @@ const MULTI_METER_PATHS = [
   'services.emulate.shelly.meter',
   'services.emulate.shelly.udp_port',
   'services.emulate.shelly.udp_ports',
+  'services.emulate.homewizard.port',
   'services.emulate.shelly.smoothing.mode',
   'services.emulate.shelly.smoothing.seconds',
   'services.emulate.homewizard.smoothing.mode',
@@ -67,7 +68,6 @@ const KEPT_ON_REPLACE = [
   ...MULTI_METER_PATHS,
   'services.emulate.homewizard.enable',
   'services.emulate.homewizard.meter',
-  'services.emulate.homewizard.port',
 ];
 
 function omittedOnReplace(ctx: AppContext): (leaf: LeafInfo) => unknown {
