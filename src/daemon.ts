@@ -52,7 +52,7 @@ import { PeakCommandCounts, peakCommandMetrics } from './mqtt/peak-commands.js';
 import { peakFeedOf } from './mqtt/peak-publisher.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
-import { registerHomewizardRoutes } from './http/routes/homewizard.js';
+import { HomewizardServer, homewizardAnswers, registerHomewizardRoutes } from './http/routes/homewizard.js';
 import { metricsSourcesOf } from './http/metrics-sources.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';
@@ -271,7 +271,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     contributors: [peakMetrics(() => peak), peakCommandMetrics(peakCommands)],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
-  registerHomewizardRoutes(router, context);
+  const homewizard = homewizardAnswers(context);
+  registerHomewizardRoutes(router, context, homewizard);
   const output = <Slice>(configured: Output<Slice>) => runOutput(context, configured);
   return [
     output(new LogFile(context)),
@@ -285,7 +286,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(createMetersInput(context, log('meters'))),
     output(modbus),
     output(modbusRtu),
-    output(new ShellyUdp(shelly, log('shelly'))),
+    output(new ShellyUdp(shelly, log('shelly'), context.clock)),
+    output(new HomewizardServer(homewizard, context, log('homewizard'))),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),

@@ -124,6 +124,12 @@ export const SETTINGS_SCHEMA = {
           65535,
           'UDP JSON-RPC port of the Shelly personality (Marstek batteries poll 1010); 0: no UDP.',
         ),
+        udp_ports: text(
+          '2220',
+          64,
+          'Further UDP JSON-RPC ports of the Shelly personality, comma-separated (B2500 firmware 226 and later poll 2220); empty: udp_port alone.',
+          { pattern: /^(\d{1,5}(,\d{1,5}){0,7})?$/, patternText: 'up to 8 port numbers separated by commas' },
+        ),
         smoothing: {
           mode: oneOf(
             'off',
@@ -147,6 +153,12 @@ export const SETTINGS_SCHEMA = {
           'meter-id',
           'main',
           'Meter the HomeWizard P1 personality serves: main or an id of meters.',
+        ),
+        port: int(
+          0,
+          0,
+          65535,
+          "Own HTTP port of the HomeWizard personality, open without a password, with the P1's /api/v1/system (Home Assistant needs it while system.protection is on); 0: only on the API's port.",
         ),
         smoothing: {
           mode: oneOf(

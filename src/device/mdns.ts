@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import makeMdns from 'multicast-dns';
 import type { Answer } from 'dns-packet';
@@ -48,7 +49,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   private advertised: Advertised[] = [];
   private settings: MdnsSettings;
   private readonly onServiceChange = (name: string) => {
-    if (name === 'http' || name === 'modbus') this.announce();
+    if (name === 'http' || name === 'modbus' || name === 'homewizard') this.announce();
   };
 
   constructor(
@@ -97,7 +98,9 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     const modbus = port(this.context.services.get('modbus'));
     if (modbus !== undefined) wanted.push({ type: '_modbus._tcp', port: modbus });
     if (http !== undefined && this.settings.shelly) wanted.push(...this.shellyServices(http));
-    if (http !== undefined && this.settings.homewizard) wanted.push(this.homewizardService(http));
+    // The personality's own port when it has one (services.emulate.homewizard.port), else the API's.
+    const homewizard = port(this.context.services.get('homewizard')) ?? http;
+    if (homewizard !== undefined && this.settings.homewizard) wanted.push(this.homewizardService(homewizard));
     return wanted;
   }
 
@@ -162,7 +165,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   private open(): void {
     try {
       const mdns = makeMdns({ loopback: true, ...this.socketOptions });
-      mdns.on('query', (query) => this.answer(query.questions));
+      mdns.on('query', (query, rinfo) => this.answer(query.questions, rinfo?.address));
       mdns.on('error', (error: Error) => {
         this.logger.warn(`mDNS socket error: ${error.message}`);
         this.context.services.set('mdns', { state: 'error', error: error.message });
@@ -174,8 +177,8 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     }
   }
 
-  private answer(questions: ReadonlyArray<{ name: string; type: string }>): void {
-    const records = this.allRecords(TTL);
+  private answer(questions: ReadonlyArray<{ name: string; type: string }>, querier?: string): void {
+    const records = this.allRecords(TTL, querier);
     const answers = records.filter((record) =>
       questions.some(
         (q) =>
@@ -207,11 +210,9 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     ];
   }
 
-  private allRecords(ttl: number): Answer[] {
-    const addresses = Object.values(networkInterfaces())
-      .flat()
-      .filter((a) => a && a.family === 'IPv4' && !a.internal)
-      .map((a) => a!.address);
+  /** Every record; the A records hold the address(es) of the interface `querier` is on. */
+  private allRecords(ttl: number, querier?: string): Answer[] {
+    const addresses = addressesFor(querier, ipv4Interfaces(), defaultRouteInterface());
     const hosts = new Set([this.hostName(), ...this.advertised.flatMap((a) => (a.host ? [a.host] : []))]);
     return [
       ...this.advertised.flatMap((a) => this.serviceRecords(a, ttl)),
@@ -229,4 +230,61 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       mdns.respond({ answers: this.advertised.flatMap((a) => this.serviceRecords(a, 0)) });
     await new Promise<void>((resolve) => mdns.destroy(() => resolve()));
   }
+}
+
+/** A non-internal IPv4 address of the host with its interface and netmask. */
+export interface InterfaceAddress {
+  name: string;
+  address: string;
+  netmask: string;
+}
+
+function ipv4Interfaces(): InterfaceAddress[] {
+  return Object.entries(networkInterfaces()).flatMap(([name, list]) =>
+    (list ?? [])
+      .filter((a) => a.family === 'IPv4' && !a.internal)
+      .map((a) => ({ name, address: a.address, netmask: a.netmask })),
+  );
+}
+
+function ipv4Number(address: string): number | undefined {
+  const parts = address.split('.').map(Number);
+  if (parts.length !== 4 || parts.some((part) => !Number.isInteger(part) || part < 0 || part > 255))
+    return undefined;
+  return ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0;
+}
+
+/** The interface of the IPv4 default route (/proc/net/route: destination 00000000), when known. */
+function defaultRouteInterface(): string | undefined {
+  try {
+    const lines = readFileSync('/proc/net/route', 'utf8').split('\n').slice(1);
+    return lines.map((line) => line.trim().split(/\s+/)).find((fields) => fields[1] === '00000000')?.[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The addresses an mDNS record set carries (RFC 6762 §15: a host on several links answers on each
+ * link with the address it has on that link). For a query: the addresses of the interface whose
+ * subnet holds the querier's address, so a consumer on the LAN never sees a container bridge's
+ * (docker0) address it cannot reach. For an announcement (no querier), or a querier on no
+ * interface's subnet: the default route's interface's addresses, all when that is not known.
+ */
+export function addressesFor(
+  querier: string | undefined,
+  interfaces: readonly InterfaceAddress[],
+  defaultInterface: string | undefined,
+): string[] {
+  const from = querier === undefined ? undefined : ipv4Number(querier);
+  if (from !== undefined) {
+    const local = interfaces.filter((entry) => {
+      const address = ipv4Number(entry.address);
+      const mask = ipv4Number(entry.netmask);
+      return address !== undefined && mask !== undefined && (address & mask) >>> 0 === (from & mask) >>> 0;
+    });
+    if (local.length > 0) return local.map((entry) => entry.address);
+  }
+  const routed = interfaces.filter((entry) => entry.name === defaultInterface);
+  return (routed.length > 0 ? routed : interfaces).map((entry) => entry.address);
 }

@@ -86,7 +86,15 @@ export class SmoothedFeed {
   private store: ReadingStore | undefined;
   private smoother = new PowerSmoother();
   private last: { source: Reading; served: Reading } | undefined;
-  private readonly onReading = (reading: Reading) => this.take(reading);
+  private readonly changed = new Set<() => void>();
+  private readonly onReading = (reading: Reading): void => {
+    this.take(reading);
+    for (const listener of this.changed) listener();
+  };
+  /** The meter's status changed (it went stale, or came back): what is served changed too. */
+  private readonly onMeter = (): void => {
+    for (const listener of this.changed) listener();
+  };
 
   constructor(
     private readonly storeOf: () => ReadingStore | undefined,
@@ -99,7 +107,9 @@ export class SmoothedFeed {
     const store = this.storeOf();
     if (store !== this.store) {
       this.store?.off('reading', this.onReading);
+      this.store?.off('meter', this.onMeter);
       store?.on('reading', this.onReading);
+      store?.on('meter', this.onMeter);
       this.store = store;
       this.smoother = new PowerSmoother();
       this.last = undefined;
@@ -121,8 +131,19 @@ export class SmoothedFeed {
     return this.take(reading);
   }
 
+  /**
+   * Calls `listener` after each reading of the followed store (the served reading is then
+   * `latest()`) and after each change of its meter status; returns the unsubscribe function.
+   */
+  onChange(listener: () => void): () => void {
+    this.follow();
+    this.changed.add(listener);
+    return () => this.changed.delete(listener);
+  }
+
   close(): void {
     this.store?.off('reading', this.onReading);
+    this.store?.off('meter', this.onMeter);
     this.store = undefined;
   }
 }

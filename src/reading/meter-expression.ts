@@ -30,8 +30,13 @@ function tokenize(text: string): Token[] {
     const match = TOKEN.exec(text);
     if (!match) throw new ExpressionError(`unexpected character at position ${at + 1}`);
     if (match[1] !== undefined) tokens.push({ kind: 'id', text: match[1] });
-    else if (match[2] !== undefined) tokens.push({ kind: 'number', value: Number(match[2]) });
-    else tokens.push({ kind: 'op', text: match[3]! });
+    else if (match[2] !== undefined) {
+      const value = Number(match[2]);
+      // `1e999` parses to Infinity: a factor that is no finite number would make every sum null.
+      if (!Number.isFinite(value))
+        throw new ExpressionError(`the constant ${match[2]} is not a finite number`);
+      tokens.push({ kind: 'number', value });
+    } else tokens.push({ kind: 'op', text: match[3]! });
   }
   return tokens;
 }
@@ -83,5 +88,8 @@ export function parseExpression(text: string): ExpressionTerm[] {
   const terms = new Parser(tokenize(text)).parse();
   const merged = new Map<string, number>();
   for (const term of terms) merged.set(term.id, (merged.get(term.id) ?? 0) + term.factor);
+  for (const [id, factor] of merged)
+    if (!Number.isFinite(factor))
+      throw new ExpressionError(`the factors of ${id} add up to no finite number`);
   return [...merged].map(([id, factor]) => ({ id, factor }));
 }

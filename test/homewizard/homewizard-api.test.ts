@@ -48,17 +48,19 @@ test('GET /api/v1/data maps a DSMR 5 telegram with two M-Bus channels byte for b
   feed(http, TELEGRAM);
   const text = await (await fetch(`${http.baseUrl}/api/v1/data`)).text();
   // 1-0:1.8.1 2130.115 + 1.8.2 245.467 kWh; 1-0:1.7.0 0.111 kW -> 111 W; L1 0.056, L3 0.055 kW;
-  // sags 1/1/192, swells 1/1/1; channel 1 has no identifier (unused), channel 2 is the gas meter.
+  // sags 1/1/192, swells 1/1/1; power failures 0-0:96.7.21 5, 0-0:96.7.9 3; channel 1 has no
+  // identifier (unused), channel 2 is the gas meter; the header /ISK5\2M550T-1012 as a P1 shows it.
   assert.equal(
     text,
-    '{"wifi_ssid":"","smr_version":50,"meter_model":"Iskraemeco M550T-1012","unique_id":"4530303434303037333832323436303139",' +
+    '{"wifi_ssid":"","smr_version":50,"meter_model":"ISKRA 2M550T-1012","unique_id":"4530303434303037333832323436303139",' +
       '"active_tariff":1,"total_power_import_kwh":2375.582,"total_power_import_t1_kwh":2130.115,' +
       '"total_power_import_t2_kwh":245.467,"total_power_export_kwh":0,"total_power_export_t1_kwh":0,' +
       '"total_power_export_t2_kwh":0,"active_power_w":111,"active_power_l1_w":56,"active_power_l2_w":0,' +
       '"active_power_l3_w":55,"active_voltage_l1_v":229.9,"active_voltage_l2_v":229.2,"active_voltage_l3_v":222.9,' +
       '"active_current_l1_a":0,"active_current_l2_a":0,"active_current_l3_a":1,"voltage_sag_l1_count":1,' +
       '"voltage_sag_l2_count":1,"voltage_sag_l3_count":192,"voltage_swell_l1_count":1,"voltage_swell_l2_count":1,' +
-      '"voltage_swell_l3_count":1,"total_gas_m3":246.138,"gas_timestamp":200426223001,' +
+      '"voltage_swell_l3_count":1,"any_power_fail_count":5,"long_power_fail_count":3,' +
+      '"total_gas_m3":246.138,"gas_timestamp":200426223001,' +
       '"gas_unique_id":"4730303339303031393336393930363139","external":[{"unique_id":"4730303339303031393336393930363139",' +
       '"type":"gas_meter","timestamp":200426223001,"value":246.138,"unit":"m3"}]}',
   );

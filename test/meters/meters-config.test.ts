@@ -149,6 +149,15 @@ test('settings API: PUT stores meters; each bad list is a 400 naming the field a
       /cycle: a -> b -> a/,
     ],
     [[{ ...HOUSE, expression: 'main - nope' }], /unknown meter "nope"/],
+    // A constant that parses to Infinity, alone or as a sum of factors of one meter.
+    [
+      [{ ...HOUSE, expression: '1e999 * main' }],
+      /meters\[0\]\.expression: the constant 1e999 is not a finite/,
+    ],
+    [
+      [{ ...HOUSE, expression: '1e308 * main + 1e308 * main' }],
+      /meters\[0\]\.expression: the factors of main add up to no finite number/,
+    ],
     [
       [PV, { ...EV, source: 'modbus-rtu:/dev/ttyUSB0?unit=2&baud=19200' }],
       /meters\[1\]\.source .* and meters\[0\]\.source .* different line settings/,

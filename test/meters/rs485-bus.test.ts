@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext } from '../../src/context.js';
@@ -134,5 +135,70 @@ test(
         `no errors counted on unit ${unit}`,
       );
     }
+  },
+);
+
+/** Blocks this process's event loop for `ms` (a loaded machine: the loop gets no turn meanwhile). */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy: no timer, no I/O callback runs
+  }
+}
+
+test(
+  'a loaded machine: event-loop stalls longer than the response timeout and CPU burners beside the test count no timeout on the live units',
+  { timeout: 90_000 },
+  async (t) => {
+    if (!requireCommand(t, 'socat') || !requirePeer(t, await hasPymodbus(), 'python3-pymodbus')) return;
+    const bus = new Rs485Bus();
+    await bus.start([1, 2, 3]);
+    const dir = tempDir('mg-bus-load-');
+    const ctx = createAppContext({
+      env: {
+        METER_GATEWAY_METERS: JSON.stringify(
+          [1, 2, 3].map((unit) => ({
+            id: `m${unit}`,
+            name: `Meter ${unit}`,
+            role: 'other',
+            source: `modbus-rtu:${bus.hostPath}?unit=${unit}&profile=sdm630&baud=9600&interval=0.3`,
+            timeout: 30,
+          })),
+        ),
+      },
+      stateDir: dir,
+      logger: linesLogger([], 'error'),
+    });
+    // Two CPU burners beside the test, as `stress --cpu 2` would run.
+    const burners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    const meters = runOutput(ctx, new MetersInput(ctx, ctx.logger));
+    t.after(async () => {
+      for (const burner of burners) burner.kill('SIGKILL');
+      await meters.stop();
+      await bus.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    await meters.start();
+    const store = (unit: number) => ctx.meters.get(`m${unit}`)!.store;
+    await waitFor('all three units to read', () =>
+      [1, 2, 3].every((unit) => store(unit).latest !== undefined),
+    );
+    await bus.stopUnit(2);
+    const readings = [1, 3].map((unit) => store(unit).counters.framesOk);
+    // Stalls of 1.3 s (the response timeout is 1 s) at moments unrelated to the traffic: requests
+    // of the live units are in flight during most of them.
+    for (let i = 0; i < 12; i++) {
+      await sleep(150 + ((i * 37) % 200));
+      stall(1300);
+    }
+    await sleep(1500);
+    console.log(
+      `# timeouts with stalls: ${[1, 2, 3].map((unit) => `unit ${unit}: ${store(unit).counters.timeouts}`).join(', ')}`,
+    );
+    for (const [k, unit] of [1, 3].entries()) {
+      assert.equal(store(unit).counters.timeouts, 0, `unit ${unit} timeouts`);
+      assert.ok(store(unit).counters.framesOk > readings[k]! + 5, `unit ${unit} kept reading`);
+    }
+    assert.ok(store(2).counters.timeouts >= 1, 'the dead unit still times out');
   },
 );

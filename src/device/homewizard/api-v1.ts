@@ -152,23 +152,86 @@ const PHASES = [
   { n: 3, c: 60 },
 ] as const;
 
-function identityFields(b: DataBuilder, reading: Reading): void {
+/**
+ * The brand a P1 meter shows in `meter_model` for a DSMR meter's FLAG id: the manufacturer in
+ * capitals before the model of the identification line (HomeWizard's documented example
+ * `"meter_model": "ISKRA  2M550T-101"` for an Iskra AM550). Decision: one space between the two.
+ */
+const P1_BRANDS: Readonly<Record<string, string>> = {
+  ACE: 'ACTARIS',
+  ELL: 'ELSTER',
+  ELS: 'ELSTER',
+  EMH: 'EMH',
+  ESY: 'EASYMETER',
+  ISK: 'ISKRA',
+  KAM: 'KAMSTRUP',
+  KFM: 'KAIFA',
+  KMP: 'KAMSTRUP',
+  LGF: 'LANDIS+GYR',
+  LGZ: 'LANDIS+GYR',
+  SAG: 'SAGEMCOM',
+  XMX: 'LANDIS+GYR',
+};
+
+/**
+ * `meter_model`: for a DSMR meter `<BRAND> <identification>`, the identification being what follows
+ * the FLAG id and the baud rate character in the telegram's header line (DSMR 5.0.2 §6.2:
+ * `/ISK5\2M550T-1012` gives `ISKRA 2M550T-1012`, the leading backslash dropped); without the header,
+ * the brand and the model of the reading's identity. Other meters: vendor and model.
+ */
+export function meterModelOf(reading: Reading, telegram?: Buffer): string | undefined {
+  const { prefix, vendor, model } = reading.identity;
+  if (reading.protocol === 'DSMR' && prefix) {
+    const brand = P1_BRANDS[prefix.toUpperCase()] ?? prefix.toUpperCase();
+    const header = telegram
+      ? /^\/([A-Za-z]{3})[^\r\n\\]?\\?([^\r\n]*)/.exec(telegram.toString('latin1', 0, 128))
+      : null;
+    const ident = header && header[1]!.toUpperCase() === prefix.toUpperCase() ? header[2]!.trim() : model;
+    return ident ? `${brand} ${ident}` : brand;
+  }
+  const text = [vendor ?? prefix, model].filter((part) => part).join(' ');
+  return text || undefined;
+}
+
+/** DSMR 5.0.2 §6.12 power failure counters in a raw telegram: 0-0:96.7.21 (any), 0-0:96.7.9 (long). */
+export interface PowerFailures {
+  any?: number;
+  long?: number;
+}
+
+export function powerFailuresOf(telegram: Buffer | undefined): PowerFailures {
+  if (!telegram) return {};
+  const text = telegram.toString('latin1');
+  const count = (code: string): number | undefined => {
+    const match = new RegExp(`^0-0:${code.replace(/\./g, '\\.')}\\((\\d{1,10})\\)`, 'm').exec(text);
+    return match ? Number(match[1]) : undefined;
+  };
+  return { any: count('96.7.21'), long: count('96.7.9') };
+}
+
+function identityFields(b: DataBuilder, reading: Reading, telegram: Buffer | undefined): void {
   const version = Number(reading.identity.protocolVersion);
   b.set('smr_version', Number.isFinite(version) && reading.identity.protocolVersion ? version : undefined);
-  const brand = reading.identity.vendor ?? reading.identity.prefix;
-  const model = [brand, reading.identity.model].filter((part) => part).join(' ');
-  b.set('meter_model', model || undefined);
+  b.set('meter_model', meterModelOf(reading, telegram));
   b.set('unique_id', reading.identity.id === undefined ? undefined : hexId(reading.identity.id));
   b.set('active_tariff', reading.tariff);
 }
 
+/**
+ * The totals and the tariff registers. A meter without tariff registers (a Modbus meter, an SML
+ * meter with 1.8.0 alone) gives its total as `t1`, as a P1 meter on a single-tariff meter does:
+ * evcc's `meter/homewizard` sums t1..t4 for the energy and would read 0 kWh otherwise.
+ */
 function energyFields(b: DataBuilder): void {
   for (const [c, direction] of [
     [1, 'import'],
     [2, 'export'],
   ] as const) {
-    b.set(`total_power_${direction}_kwh`, b.value(`${c}.8.0`));
-    for (let t = 1; t <= 4; t++) b.set(`total_power_${direction}_t${t}_kwh`, b.value(`${c}.8.${t}`));
+    const total = b.value(`${c}.8.0`);
+    b.set(`total_power_${direction}_kwh`, total);
+    const tariffs = [1, 2, 3, 4].map((t) => b.value(`${c}.8.${t}`));
+    if (!tariffs.some((value) => value !== undefined)) tariffs[0] = total;
+    tariffs.forEach((value, i) => b.set(`total_power_${direction}_t${i + 1}_kwh`, value));
   }
 }
 
@@ -187,6 +250,11 @@ function phaseFields(b: DataBuilder): void {
   // DSMR 5.0.2 §6.12: sags 1-0:32.32.0/52.32.0/72.32.0, swells 1-0:32.36.0/52.36.0/72.36.0.
   for (const { n, c } of PHASES) b.set(`voltage_sag_l${n}_count`, b.value(`${c + 12}.32.0`));
   for (const { n, c } of PHASES) b.set(`voltage_swell_l${n}_count`, b.value(`${c + 12}.36.0`));
+}
+
+function powerFailFields(b: DataBuilder, failures: PowerFailures): void {
+  b.set('any_power_fail_count', failures.any);
+  b.set('long_power_fail_count', failures.long);
 }
 
 function mbusFields(b: DataBuilder, reading: Reading): void {
@@ -217,13 +285,22 @@ export function staleDataOf(wifi: WifiFacts): Record<string, unknown> {
   return out;
 }
 
-/** `GET /api/v1/data` of a fresh reading. */
-export function dataOf(reading: Reading, wifi: WifiFacts): Record<string, unknown> {
+/**
+ * `GET /api/v1/data` of a fresh reading; the header line and the power failure counters come from
+ * its raw DSMR telegram when there is one.
+ */
+export function dataOf(reading: Reading, wifi: WifiFacts, telegram?: Buffer): Record<string, unknown> {
   const b = new DataBuilder(reading);
   wifiFields(b, wifi);
-  identityFields(b, reading);
+  identityFields(b, reading, telegram);
   energyFields(b);
   phaseFields(b);
+  powerFailFields(b, powerFailuresOf(telegram));
   mbusFields(b, reading);
   return b.out;
+}
+
+/** `GET /api/v1/system` of a P1 meter: the cloud connection, which the gateway never makes. */
+export function systemOf(): { cloud_enabled: boolean } {
+  return { cloud_enabled: false };
 }

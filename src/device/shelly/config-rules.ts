@@ -23,7 +23,24 @@ const SHELLY_METER_RULE: ConfigRule = {
   check: unknownMeter,
 };
 
-/** Registers the Shelly personality's rule; part of the config formats registered before loading. */
+const PORTS_FIELD = 'services.emulate.shelly.udp_ports';
+
+/** Every port of `udp_ports` in 1..65535 (the format checks the shape: digits and commas). */
+function badPorts(tree: Readonly<Record<string, unknown>>): ValidationIssue[] {
+  const value = getPath(tree, PORTS_FIELD);
+  if (typeof value !== 'string' || value === '') return [];
+  const bad = value.split(',').filter((part) => !(Number(part) >= 1 && Number(part) <= 65535));
+  if (bad.length === 0) return [];
+  return [{ field: PORTS_FIELD, message: `not a UDP port (1..65535): ${bad.join(', ')}`, value }];
+}
+
+const SHELLY_PORTS_RULE: ConfigRule = {
+  name: 'shelly-udp-ports',
+  watches: [PORTS_FIELD],
+  check: badPorts,
+};
+
+/** Registers the Shelly personality's rules; part of the config formats registered before loading. */
 export function registerShellyRules(): void {
-  registerRules([SHELLY_METER_RULE]);
+  registerRules([SHELLY_METER_RULE, SHELLY_PORTS_RULE]);
 }

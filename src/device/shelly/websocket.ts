@@ -3,12 +3,22 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../../log.js';
 import type { ShellyRpc } from './rpc.js';
+import type { EmStatus } from './em-status.js';
 
 /**
  * JSON-RPC over a WebSocket at `/rpc`, the transport of shellies-ng, aioshelly (Home Assistant) and
  * the Shelly app (docs/architecture.md#shelly-pro-3em): each text frame is one request frame, each
  * answer one response frame. `ws` (loaded on the first upgrade, the feature is optional) takes the
  * HTTP server's upgrade event; the server itself keeps no such sockets.
+ *
+ * Pushes, as a Gen2 device sends them (Gen2 "RPC Protocol" and "Notifications" pages): a client
+ * that has sent a request with a `src` receives, on each new reading of the served meter, one
+ * notification frame `{"src": <device id>, "dst": <its src>, "method": "NotifyStatus", "params":
+ * {"ts": <s>, "em:0": {"id": 0, <changed fields>}, "emdata:0": {...}}}` holding the fields that
+ * changed since the previous reading. Home Assistant's client (aioshelly `RpcDevice`) merges these
+ * into the status it fetched at set-up; it replaces the whole status on `NotifyFullStatus`, sent
+ * here when the meter goes stale or comes back (a delta cannot take the `errors` key away). The
+ * frames are built once per reading for every client; only `dst` differs.
  *
  * Bounds: a frame over `maxPayload` closes the connection (close code 1009, RFC 6455 §7.4.1); a
  * client whose unread answers pile up beyond `maxBufferedBytes` is dropped, never waited for; at
@@ -37,6 +47,13 @@ export class ShellyWebSocket {
   private loading: Promise<WebSocketServer> | undefined;
   /** Clients dropped for not reading their answers (tests and the service state read it). */
   dropped = 0;
+  /** Notification frames sent (tests and the bench read it). */
+  notified = 0;
+  /** Clients that sent a request with a `src`, and that src: they receive the pushes. */
+  private readonly subscribers = new Map<WebSocket, string>();
+  private unsubscribe: (() => void) | undefined;
+  /** The EM and EMData status of the previous push, the base of the next delta. */
+  private previous: { em: EmStatus; emData: EmStatus } | undefined;
 
   constructor(
     private readonly rpc: ShellyRpc,
@@ -70,6 +87,8 @@ export class ShellyWebSocket {
   /** Closes every client (server stop). */
   close(): void {
     for (const client of this.server?.clients ?? []) client.terminate();
+    this.subscribers.clear();
+    this.stopPushes();
   }
 
   get clients(): number {
@@ -84,21 +103,95 @@ export class ShellyWebSocket {
     return this.loading;
   }
 
+  private subscribe(client: WebSocket, src: string): void {
+    if (this.subscribers.get(client) === src) return;
+    this.subscribers.set(client, src);
+    if (this.unsubscribe) return;
+    this.previous = this.rpc.measured();
+    this.unsubscribe = this.rpc.onChange(() => this.push());
+  }
+
+  private stopPushes(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.previous = undefined;
+  }
+
+  private push(): void {
+    const previous = this.previous;
+    const current = this.rpc.measured();
+    if (!previous || this.subscribers.size === 0) return;
+    if (current.em === previous.em && current.emData === previous.emData) return;
+    this.previous = current;
+    const ts = this.rpc.timestamp();
+    let method = 'NotifyStatus';
+    let params: Record<string, unknown>;
+    if ('errors' in current.em !== 'errors' in previous.em) {
+      method = 'NotifyFullStatus';
+      params = { ts, ...this.rpc.status() };
+    } else {
+      params = { ts };
+      const em = delta(previous.em, current.em);
+      const emData = delta(previous.emData, current.emData);
+      if (em) params['em:0'] = em;
+      if (emData) params['emdata:0'] = emData;
+      if (!em && !emData) return;
+    }
+    const head = `{"src":${JSON.stringify(this.rpc.deviceId())},"dst":`;
+    const tail = `,"method":"${method}","params":${JSON.stringify(params)}}`;
+    for (const [client, dst] of this.subscribers) {
+      if (client.readyState !== client.OPEN) continue;
+      if (client.bufferedAmount > this.options.maxBufferedBytes) {
+        this.drop(client);
+        continue;
+      }
+      client.send(head + JSON.stringify(dst) + tail);
+      this.notified++;
+    }
+  }
+
+  private drop(client: WebSocket): void {
+    this.dropped++;
+    this.logger.warn('shelly: websocket client dropped: it does not read its answers');
+    this.forget(client);
+    client.terminate();
+  }
+
+  private forget(client: WebSocket): void {
+    this.subscribers.delete(client);
+    if (this.subscribers.size === 0) this.stopPushes();
+  }
+
   private serve(client: WebSocket): void {
+    client.on('close', () => this.forget(client));
     client.on('error', () => client.terminate());
     client.on('message', (data, isBinary) => {
       // Frames already parsed still arrive after a terminate: a dropped client gets nothing more.
       if (isBinary || client.readyState !== client.OPEN) return;
       if (client.bufferedAmount > this.options.maxBufferedBytes) {
-        this.dropped++;
-        this.logger.warn('shelly: websocket client dropped: it does not read its answers');
-        client.terminate();
+        this.drop(client);
         return;
       }
       const text = Array.isArray(data)
         ? Buffer.concat(data).toString('utf8')
         : Buffer.from(data as Buffer).toString('utf8');
-      client.send(this.rpc.frame(text));
+      client.send(this.rpc.frame(text, (src) => this.subscribe(client, src)));
     });
   }
+}
+
+/** The fields of `next` that differ from `before`, with the component id; undefined when none. */
+function delta(before: EmStatus, next: EmStatus): Record<string, unknown> | undefined {
+  const changed: Record<string, unknown> = {};
+  let any = false;
+  for (const [key, value] of Object.entries(next)) {
+    if (key === 'id') continue;
+    const old = before[key];
+    const same =
+      value === old || (typeof value === 'object' && JSON.stringify(value) === JSON.stringify(old));
+    if (same) continue;
+    changed[key] = value;
+    any = true;
+  }
+  return any ? { id: 0, ...changed } : undefined;
 }

@@ -1,6 +1,9 @@
-import type { ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
-import { dataOf, deviceInfo, errorBody, staleDataOf } from '../../device/homewizard/api-v1.js';
+import type { AppConfig } from '../../config/types.js';
+import type { Logger } from '../../log.js';
+import type { Output, OutputView } from '../../output.js';
+import { dataOf, deviceInfo, errorBody, staleDataOf, systemOf } from '../../device/homewizard/api-v1.js';
 import { checkDsmrCrc } from '../../meter/dsmr/crc16-arc.js';
 import { DsmrFramer } from '../../meter/dsmr/framer.js';
 import type { Reading } from '../../reading/reading.js';
@@ -76,15 +79,17 @@ function hwResponses(contentType: string): NonNullable<RouteDoc['responses']> {
   };
 }
 
-/**
- * The HomeWizard P1 personality on the device's HTTP server (docs/architecture.md#homewizard-personality):
- * `GET /api`, `/api/v1/data`, `/api/v1/telegram`. None of these paths is a whatwatt Go path. Off: 404.
- * The local API v1 has no authentication, so these routes stay open while system.protection is on and
- * the personality is enabled (consumers such as evcc or Home Assistant send no credentials).
- */
-export function registerHomewizardRoutes(router: Router, ctx: AppContext): void {
+/** The personality's answers, shared by the API's port and the personality's own port. */
+export interface HomewizardAnswers {
+  /** Whether the personality is on and its meter exists. */
+  on(): boolean;
+  api(): string | undefined;
+  data(): string | undefined;
+  telegram(): Buffer | undefined;
+}
+
+export function homewizardAnswers(ctx: AppContext): HomewizardAnswers {
   const settings = () => ctx.config.config.services.emulate.homewizard;
-  const open = (config: typeof ctx.config.config) => config.services.emulate.homewizard.enable;
   let keeper: TelegramKeeper | undefined;
   /** The store of the served meter, undefined while the personality is off or the meter is absent. */
   const storeOf = (): ReadingStore | undefined => {
@@ -101,21 +106,47 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
   let cached: { reading: Reading | undefined; ssid: string; text: string } | undefined;
   // Power smoothed once per reading when services.emulate.homewizard.smoothing asks for it.
   const feed = new SmoothedFeed(storeOf, () => settings().smoothing);
+  const telegram = (): Buffer | undefined => {
+    const store = storeOf();
+    return store && store.meter.protocol === 'DSMR' && store.latest ? keeper?.last : undefined;
+  };
   const dataText = (): string => {
     const reading = feed.latest();
     const sta = ctx.config.config.wifi.sta;
     const ssid = sta.enable ? sta.name : '';
     if (!cached || cached.reading !== reading || cached.ssid !== ssid) {
-      const body = reading ? dataOf(reading, { ssid }) : staleDataOf({ ssid });
+      const body = reading ? dataOf(reading, { ssid }, telegram()) : staleDataOf({ ssid });
       cached = { reading, ssid, text: JSON.stringify(body) };
     }
     return cached.text;
   };
-  const notFound = (response: ServerResponse, head: boolean) =>
-    sendJson(response, 404, errorBody(404, 'Not found'), head);
   ctx.config.on('change', () => void storeOf());
   ctx.meters.on('added', () => void storeOf());
   storeOf();
+  return {
+    on: () => storeOf() !== undefined,
+    api: () => (storeOf() ? JSON.stringify(deviceInfo(ctx.system.id, ctx.system.firmware)) : undefined),
+    data: () => (storeOf() ? dataText() : undefined),
+    telegram,
+  };
+}
+
+/**
+ * The HomeWizard P1 personality on the device's HTTP server (docs/architecture.md#homewizard-personality):
+ * `GET /api`, `/api/v1/data`, `/api/v1/telegram` and `PUT /api/v1/identify`. None of these paths is
+ * a whatwatt Go path. Off: 404. The local API v1 has no authentication, so these routes stay open
+ * while system.protection is on and the personality is enabled (consumers such as evcc or Home
+ * Assistant send no credentials). `/api/v1/system` here is the whatwatt Go's (protected);
+ * the P1's `/api/v1/system` is served on the personality's own port (`HomewizardServer`).
+ */
+export function registerHomewizardRoutes(
+  router: Router,
+  ctx: AppContext,
+  answers: HomewizardAnswers = homewizardAnswers(ctx),
+): void {
+  const open = (config: typeof ctx.config.config) => config.services.emulate.homewizard.enable;
+  const notFound = (response: ServerResponse, head: boolean) =>
+    sendJson(response, 404, errorBody(404, 'Not found'), head);
 
   /** A GET (and HEAD) route of the personality: 200 with what `body` gives, 404 when it gives nothing. */
   const serve = (
@@ -135,19 +166,175 @@ export function registerHomewizardRoutes(router: Router, ctx: AppContext): void 
       },
       { open, doc: { summary, responses: hwResponses(contentType) } },
     );
-  serve('/api', `Device information (${HW_DOC})`, 'application/json', () =>
-    storeOf() ? JSON.stringify(deviceInfo(ctx.system.id, ctx.system.firmware)) : undefined,
-  );
-  serve('/api/v1/data', `Recent measurement (${HW_DOC})`, 'application/json', () =>
-    storeOf() ? dataText() : undefined,
-  );
+  serve('/api', `Device information (${HW_DOC})`, 'application/json', answers.api);
+  serve('/api/v1/data', `Recent measurement (${HW_DOC})`, 'application/json', answers.data);
   serve(
     '/api/v1/telegram',
     `Last raw DSMR telegram (${HW_DOC}); 404 when the meter is not DSMR`,
     'text/plain',
-    () => {
-      const store = storeOf();
-      return store && store.meter.protocol === 'DSMR' && store.latest ? keeper?.last : undefined;
+    answers.telegram,
+  );
+  router.add(
+    'PUT',
+    '/api/v1/identify',
+    (_request, response) => {
+      if (!answers.on()) return notFound(response, false);
+      sendJson(response, 200, IDENTIFIED, false);
+    },
+    {
+      open,
+      doc: {
+        summary: `Identify: a P1 meter blinks its LED; the gateway has none and answers ok (${HW_DOC})`,
+        responses: hwResponses('application/json'),
+      },
     },
   );
+}
+
+/** `PUT /api/v1/identify` (HomeWizard api-documentation docs/v1/identify.mdx). */
+const IDENTIFIED = { identify: 'ok' };
+
+/** A body of a PUT on the personality's own port is at most this long; it is read and ignored. */
+const OWN_PORT_BODY_LIMIT = 4096;
+
+/**
+ * The paths of a P1 meter's local API v1 on the personality's own port, as Home Assistant's
+ * HomeWizard integration (python-homewizard-energy `HomeWizardEnergyV1`) calls them: `GET /api`,
+ * `/api/v1/data`, `/api/v1/telegram`, `/api/v1/system` (`{"cloud_enabled": false}`; a PUT answers
+ * the same and changes nothing), `/api/v1/state` 404 (a P1 has none), `PUT /api/v1/identify`.
+ * Everything else is HomeWizard's 404. No credentials: the P1's API v1 has none.
+ */
+export function answerOwnPort(
+  answers: HomewizardAnswers,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const path = (request.url ?? '').split('?', 1)[0];
+  const method = request.method ?? 'GET';
+  const head = method === 'HEAD';
+  const notFound = () => sendJson(response, 404, errorBody(404, 'Not found'), head);
+  if (!answers.on()) return notFound();
+  if (method === 'GET' || head) {
+    const body =
+      path === '/api'
+        ? answers.api()
+        : path === '/api/v1/data'
+          ? answers.data()
+          : path === '/api/v1/system'
+            ? JSON.stringify(systemOf())
+            : undefined;
+    if (body !== undefined) return send(response, 200, body, 'application/json', head);
+    const telegram = path === '/api/v1/telegram' ? answers.telegram() : undefined;
+    if (telegram !== undefined) return send(response, 200, telegram, 'text/plain', head);
+    return notFound();
+  }
+  if (method === 'PUT' && path === '/api/v1/identify') return sendJson(response, 200, IDENTIFIED, false);
+  if (method === 'PUT' && path === '/api/v1/system') return sendJson(response, 200, systemOf(), false);
+  if (method === 'PUT') return notFound();
+  sendJson(response, 405, errorBody(405, 'Method not allowed'), false);
+}
+
+interface OwnPortSlice {
+  enable: boolean;
+  port: number;
+  host: string;
+}
+
+/**
+ * The HomeWizard personality on its own HTTP port, `services.emulate.homewizard.port`
+ * (docs/architecture.md#homewizard-personality): there `/api/v1/system` is the P1's, open, while
+ * the API's port keeps the whatwatt Go's, protected. Bounded: headers within 10 s, a body of at
+ * most 4 kB (413 beyond), idle connections closed after 5 s; a handler error answers 500.
+ */
+export class HomewizardServer implements Output<OwnPortSlice> {
+  readonly name = 'homewizard-port';
+  readonly watches = ['services.emulate.homewizard', 'http.host'] as const;
+  private server: Server | undefined;
+  private bound: string | undefined;
+
+  constructor(
+    private readonly answers: HomewizardAnswers,
+    private readonly ctx: AppContext,
+    private readonly logger: Logger,
+  ) {}
+
+  select(config: AppConfig): OwnPortSlice {
+    const homewizard = config.services.emulate.homewizard;
+    return {
+      enable: homewizard.enable && homewizard.port > 0,
+      port: homewizard.port,
+      host: config.http.host,
+    };
+  }
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {
+    await this.close();
+  }
+
+  /** The bound port, while listening. */
+  address(): number | undefined {
+    const address = this.server?.address();
+    return typeof address === 'object' && address ? address.port : undefined;
+  }
+
+  async reconcile({ slice }: OutputView<OwnPortSlice>): Promise<void> {
+    const key = slice.enable ? `${slice.host}:${slice.port}` : undefined;
+    if (key === this.bound) return;
+    await this.close();
+    if (!slice.enable) {
+      this.ctx.services.set('homewizard', { state: 'disabled' });
+      return;
+    }
+    const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) =>
+      this.handle(request, response),
+    );
+    server.keepAliveTimeout = 5000;
+    server.on('clientError', (_error, socket) => socket.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(slice.port, slice.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.logger.warn(`homewizard: port: ${error.message}`));
+    this.server = server;
+    this.bound = key;
+    this.ctx.services.set('homewizard', { state: 'running', host: slice.host, port: this.address() });
+    this.logger.info(`homewizard: listening on ${slice.host}:${this.address()}`);
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    let size = 0;
+    let refused = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > OWN_PORT_BODY_LIMIT && !refused) {
+        refused = true;
+        sendJson(response, 413, errorBody(413, 'Request entity too large'), false);
+        request.destroy();
+      }
+    });
+    request.on('error', () => request.destroy());
+    request.on('end', () => {
+      if (refused) return;
+      try {
+        answerOwnPort(this.answers, request, response);
+      } catch (error) {
+        this.logger.warn(`homewizard: port: ${(error as Error).message}`);
+        if (!response.headersSent) sendJson(response, 500, errorBody(500, 'Internal error'), false);
+      }
+    });
+  }
+
+  private async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    this.bound = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 }

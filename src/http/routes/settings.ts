@@ -43,6 +43,8 @@ const MULTI_METER_PATHS = [
   'services.emulate.shelly.enable',
   'services.emulate.shelly.meter',
   'services.emulate.shelly.udp_port',
+  'services.emulate.shelly.udp_ports',
+  'services.emulate.homewizard.port',
   'services.emulate.shelly.smoothing.mode',
   'services.emulate.shelly.smoothing.seconds',
   'services.emulate.homewizard.smoothing.mode',

@@ -11,8 +11,10 @@ import type { ApiRequest, Router } from '../router.js';
 /**
  * The Shelly Pro 3EM personality over HTTP (docs/architecture.md#shelly-pro-3em): `GET /shelly`
  * (Gen2 devices answer it with the device info), `GET /rpc/<Method>?id=0` (the result alone, or the
- * error object with HTTP status 404 / 400 like the device) and `POST /rpc` with a JSON-RPC frame
- * (answered by a frame, HTTP 200). While the personality is off every path answers the server's
+ * error object with HTTP status 404 / 400 like the device), `POST /rpc/<Method>` with the params as
+ * a JSON body (the result alone, as for GET; a body holding a whole request frame, `{"id", "src",
+ * "method", "params"}`, as evcc's `meter/shelly` sends it, gives its `params`) and `POST /rpc` with
+ * a JSON-RPC frame (answered by a frame, HTTP 200). While the personality is off every path answers the server's
  * 404 exactly as an unknown path. The consumers (batteries, Victron, Home Assistant) cannot sign
  * in and a Pro 3EM with `auth_en: false` asks for nothing, so while on the paths are open.
  */
@@ -37,6 +39,7 @@ export function shellyRpcOf(ctx: AppContext): ShellyRpc {
     reading: () => feed.latest(),
     identity: () => ({ systemId: ctx.system.id, name: null }),
     clock: ctx.clock,
+    onChange: (listener) => feed.onChange(listener),
   });
 }
 
@@ -56,6 +59,35 @@ function paramsOf(query: URLSearchParams): Record<string, unknown> {
   for (const [key, value] of query)
     params[key] = value !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
   return params;
+}
+
+/** The answer of one method as `/rpc/<Method>` gives it: the result, or the error with 404 / 400. */
+function sendOutcome(
+  response: Parameters<typeof sendJsonText>[0],
+  outcome: ReturnType<ShellyRpc['call']>,
+): void {
+  if ('result' in outcome) sendJsonText(response, 200, JSON.stringify(outcome.result));
+  else sendJsonText(response, outcome.error.code === 404 ? 404 : 400, JSON.stringify(outcome.error));
+}
+
+/**
+ * The params of a `POST /rpc/<Method>` body: the body itself, or its `params` when it is a whole
+ * request frame (it names a `method`); undefined for an empty body; a body that is not a JSON
+ * object is the device's -103 invalid argument.
+ */
+function bodyParams(body: Buffer): { params: unknown } | { error: { code: number; message: string } } {
+  const text = body.toString('utf8').trim();
+  if (text === '') return { params: undefined };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { error: { code: -103, message: 'Invalid JSON body' } };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { error: { code: -103, message: 'The body must be a JSON object' } };
+  const frame = parsed as Record<string, unknown>;
+  return { params: typeof frame.method === 'string' ? frame.params : frame };
 }
 
 export function registerShellyRoutes(
@@ -86,11 +118,32 @@ export function registerShellyRoutes(
     (request, response) => {
       requireOn(ctx, request);
       const method = decodeURIComponent(request.path.slice('/rpc/'.length));
-      const outcome = rpc.call(method, paramsOf(request.query));
-      if ('result' in outcome) sendJsonText(response, 200, JSON.stringify(outcome.result));
-      else sendJsonText(response, outcome.error.code === 404 ? 404 : 400, JSON.stringify(outcome.error));
+      sendOutcome(response, rpc.call(method, paramsOf(request.query)));
     },
     { open, doc: { summary: 'Shelly Pro 3EM personality: one RPC method by GET (services.emulate.shelly)' } },
+  );
+  router.add(
+    'POST',
+    '/rpc/{path}',
+    async (request, response) => {
+      requireOn(ctx, request);
+      const method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      const body = await readBoundedBody(request.raw, {
+        maxBytes: SHELLY_FRAME_LIMIT,
+        timeoutMs: BODY_TIMEOUT_MS,
+        clock: ctx.clock,
+      });
+      const parsed = bodyParams(body);
+      sendOutcome(response, 'error' in parsed ? parsed : rpc.call(method, parsed.params));
+    },
+    {
+      body: 'stream',
+      open,
+      doc: {
+        summary:
+          'Shelly Pro 3EM personality: one RPC method by POST, params (or a whole request frame) as the JSON body (services.emulate.shelly)',
+      },
+    },
   );
   router.add(
     'POST',

@@ -1,5 +1,5 @@
 import { closeClient } from './client-close.js';
-import { delay, systemClock, type Clock } from '../../clock.js';
+import { delay, systemClock, type Clock, type Timer } from '../../clock.js';
 import type { RegisterClient } from './meter-reader.js';
 
 /** The line of one RS485 bus: every unit on it shares these settings. */
@@ -39,6 +39,31 @@ export interface BusLease {
   release(): Promise<void>;
 }
 
+/** The serial port under modbus-serial's buffered RTU port: its drain waits for tcdrain(3). */
+interface DrainablePort {
+  drain(callback: (error?: Error | null) => void): void;
+}
+
+/**
+ * modbus-serial keeps the serial port of its RTU transports as `_port._client` (the serialport
+ * package's SerialPort); undefined when this client has none (a test double), which keeps
+ * modbus-serial's own response timer.
+ */
+function drainablePortOf(client: BusClient): DrainablePort | undefined {
+  const port = (client as unknown as { _port?: { _client?: { drain?: unknown } } })._port?._client;
+  return port && typeof port.drain === 'function' ? (port as DrainablePort) : undefined;
+}
+
+/** A response timeout as modbus-serial reports one (its TransactionTimedOutError's errno). */
+function responseTimeout(ms: number): Error {
+  return Object.assign(new Error(`Timed out: no reply within ${ms} ms`), { errno: 'ETIMEDOUT' });
+}
+
+/** A response timer firing this much late means the event loop was blocked meanwhile. */
+const STALL_MS = 20;
+/** The time a reply already received gets to reach the client after such a stall. */
+const GRACE_MS = 100;
+
 interface Job {
   unitId: number;
   work: (client: RegisterClient) => Promise<unknown>;
@@ -54,6 +79,8 @@ interface Job {
  */
 class RtuBus {
   private client: BusClient | undefined;
+  /** The port whose drain starts the response timer; undefined: modbus-serial's timer. */
+  private port: DrainablePort | undefined;
   private opening: Promise<void> | undefined;
   private readonly lostHandlers = new Set<(reason: Error) => void>();
   private readonly queue: Job[] = [];
@@ -112,7 +139,10 @@ class RtuBus {
       this.forget(this);
       throw error;
     }
-    client.setTimeout(this.responseTimeoutMs);
+    // The response timer starts when the request's last byte is on the wire (see `timed`), not
+    // when modbus-serial hands the request to the port: under load the write itself can wait.
+    this.port = drainablePortOf(client);
+    client.setTimeout(this.port ? 0 : this.responseTimeoutMs);
     client.on('close', () => this.lose(new Error('port closed')));
     this.client = client;
   }
@@ -143,7 +173,7 @@ class RtuBus {
       const wait = this.lastEnd + this.silenceMs - performance.now();
       if (wait > 0) await delay(this.clock, Math.ceil(wait));
       try {
-        return await send();
+        return await this.timed(send);
       } finally {
         this.lastEnd = performance.now();
       }
@@ -152,6 +182,49 @@ class RtuBus {
       readInputRegisters: (address, length) => request(() => client.readInputRegisters(address, length)),
       readHoldingRegisters: (address, length) => request(() => client.readHoldingRegisters(address, length)),
     };
+  }
+
+  /**
+   * One request with its response timeout (docs/architecture.md#shared-rs485-bus): the timer starts
+   * once the port has drained (the OS says the last byte is transmitted), so the time the request
+   * waited for the port, or for an event loop busy elsewhere, is never counted against the unit.
+   * A timer that fires late by more than STALL_MS (the event loop was blocked) gives the port
+   * GRACE_MS more to deliver a reply that arrived meanwhile.
+   */
+  private timed<T>(send: () => Promise<T>): Promise<T> {
+    const port = this.port;
+    if (!port) return send();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let timer: Timer | undefined;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.clock.clearTimeout(timer);
+        return true;
+      };
+      send().then(
+        (value) => {
+          if (settle()) resolve(value);
+        },
+        (error: unknown) => {
+          if (settle()) reject(error);
+        },
+      );
+      // Armed for `ms`; when it fires late (the loop was blocked), the reply may be waiting in the
+      // port's read, which needs a few loop turns: a short grace, again as long as the loop stalls.
+      const arm = (ms: number): void => {
+        const due = performance.now() + ms;
+        timer = this.clock.setTimeout(() => {
+          if (settled) return;
+          if (performance.now() - due > STALL_MS) return arm(GRACE_MS);
+          if (settle()) reject(responseTimeout(this.responseTimeoutMs));
+        }, ms);
+      };
+      port.drain(() => {
+        if (!settled) arm(this.responseTimeoutMs);
+      });
+    });
   }
 
   private lose(reason: Error): void {

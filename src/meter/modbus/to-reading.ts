@@ -1,11 +1,13 @@
 import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import { PHASES } from '../../reading/phases.js';
+import { PHASE_APPARENT, PHASE_POWER_FACTOR } from '../../modbus-protocol/profiles/grid-values.js';
 import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
 
 /**
  * A Modbus meter's decoded registers as a Reading, in the OBIS codes and canonical units of the
  * one quantity table (IEC 62056-61 C.D.E): signed W and var become the import / export pairs
- * (1.7.0 / 2.7.0, 3.7.0 / 4.7.0 and their per-phase 21..64.7.0) in kW and kvar; VA 9.7.0 in kVA;
+ * (1.7.0 / 2.7.0, 3.7.0 / 4.7.0 and their per-phase 21..64.7.0) in kW and kvar; VA 9.7.0 in kVA
+ * (per phase 29/49/69.7.0); power factor per phase 33/53/73.7.0;
  * V 32/52/72.7.0; A 31/51/71.7.0; power factor 13.7.0; Hz 14.7.0; kWh 1.8.0 / 2.8.0; kvarh 3.8.0 /
  * 4.8.0. The meter's sign convention is the profile maps' one: + import from the grid. Pure.
  */
@@ -32,6 +34,9 @@ export function readingFromRegisters(
     put(phase.voltage, measured[`voltage.${n}`], 'V');
     const current = measured[`current.${n}`];
     put(phase.current, current === undefined ? undefined : Math.abs(current), 'A');
+    // Per-phase apparent power (a magnitude, kept as the import register) and power factor.
+    put(PHASE_APPARENT[n], measured[`phaseApparent.${n}`], 'kVA', 0.001);
+    put(PHASE_POWER_FACTOR[n], measured[`phasePowerFactor.${n}`], '');
   });
   put('9.7.0', measured.apparent, 'kVA', 0.001);
   put('13.7.0', measured.powerFactor, '');

@@ -1,7 +1,7 @@
 import type { RegisterBlock } from '../register-block.js';
 import { floatBlock, floatPoint, type FloatPoint, type PollRange } from './float-points.js';
 import { meanOf, sumOf, type GridValues, type SlaveLine } from './grid-values.js';
-import { phaseBlock, type Quantity } from './quantities.js';
+import { phaseBlock, phases, type Quantity } from './quantities.js';
 import { putUint32 } from '../register-encodings.js';
 
 /**
@@ -24,8 +24,8 @@ import { putUint32 } from '../register-encodings.js';
  * No data (no meter yet, or stale): every measurement reads NaN, which inverters treat as a
  * failed meter read, so their export limiter falls back to its safe state instead of regulating
  * on an old number; the energy counters keep their last valid value (they are still true). A
- * quantity the grid meter does not send (phase angle, per-phase apparent power, per-phase
- * energies) reads NaN; the frequency is the meter's or the nominal one (./grid-values.ts).
+ * quantity the grid meter does not send (phase angle, per-phase energies, per-phase apparent power
+ * or power factor of a meter without them) reads NaN; the frequency is the meter's or the nominal one (./grid-values.ts).
  *
  * The same points decode a real Eastron meter read by the Modbus meter source: one read of
  * 30001..30080 (FC 04, 0x0000 x 80) carries every quantity the store knows.
@@ -105,14 +105,16 @@ const total = {
 function threePhasePoints(): FloatPoint[] {
   const points: FloatPoint[] = [];
   const [voltage, current, power, reactive] = phaseBlock();
+  const apparent = phases('phaseApparent');
+  const powerFactor = phases('phasePowerFactor');
   for (let phase = 0; phase < 3; phase++) {
     points.push(
       at(0x0000 + 2 * phase, voltage[phase]),
       at(0x0006 + 2 * phase, current[phase]),
       at(0x000c + 2 * phase, power[phase]),
-      at(0x0012 + 2 * phase), // phase VA
+      at(0x0012 + 2 * phase, apparent[phase]), // phase VA (30019..30023)
       at(0x0018 + 2 * phase, reactive[phase]),
-      at(0x001e + 2 * phase), // phase power factor
+      at(0x001e + 2 * phase, powerFactor[phase]), // phase power factor (30031..30035)
       at(0x0024 + 2 * phase), // phase angle
     );
   }

@@ -35,6 +35,9 @@ export interface GridValues {
   phaseReactive: Array<number | undefined>;
   /** Apparent power total (VA). */
   apparent: number | undefined;
+  /** Apparent power (VA) and power factor per phase: OBIS 29/49/69.7.0 and 33/53/73.7.0. */
+  phaseApparent: Array<number | undefined>;
+  phasePowerFactor: Array<number | undefined>;
   /** Phase-to-neutral voltages (V). */
   voltage: Array<number | undefined>;
   /** Phase currents, magnitude (A). */
@@ -93,6 +96,10 @@ function signedPower(reading: Reading, positive: string, negative: string, sign:
   return Number((((plus ?? 0) - (minus ?? 0)) * 1000 * sign).toPrecision(15)) + 0;
 }
 
+/** Per-phase apparent power (import, kVA) and power factor, IEC 62056-61 C = 29/49/69 and 33/53/73. */
+export const PHASE_APPARENT = ['29.7.0', '49.7.0', '69.7.0'] as const;
+export const PHASE_POWER_FACTOR = ['33.7.0', '53.7.0', '73.7.0'] as const;
+
 export function gridValues(source: GridSource): GridValues {
   const { reading, identity, system, line } = source;
   const sign = source.direction === 'export_positive' ? -1 : 1;
@@ -107,6 +114,8 @@ export function gridValues(source: GridSource): GridValues {
       reactive: undefined,
       phaseReactive: none,
       apparent: undefined,
+      phaseApparent: none,
+      phasePowerFactor: none,
       voltage: none,
       current: none,
       powerFactor: undefined,
@@ -130,6 +139,8 @@ export function gridValues(source: GridSource): GridValues {
       signedPower(reading, phase.reactiveImport, phase.reactiveExport, sign),
     ),
     apparent: scaled(value('9.7.0'), 1000),
+    phaseApparent: PHASE_APPARENT.map((obis) => scaled(value(obis), 1000)),
+    phasePowerFactor: PHASE_POWER_FACTOR.map((obis) => value(obis)),
     voltage: PHASES.map((phase) => value(phase.voltage)),
     current: PHASES.map((phase) => magnitude(value(phase.current))),
     powerFactor: value('13.7.0'),

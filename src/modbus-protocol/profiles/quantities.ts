@@ -16,7 +16,8 @@ export type ScalarQuantity =
   | 'reactiveImportEnergy'
   | 'reactiveExportEnergy';
 
-export type PhaseQuantity = 'voltage' | 'current' | 'phasePower' | 'phaseReactive';
+export type PhaseQuantity =
+  'voltage' | 'current' | 'phasePower' | 'phaseReactive' | 'phaseApparent' | 'phasePowerFactor';
 
 export type Quantity = ScalarQuantity | `${PhaseQuantity}.${0 | 1 | 2}`;
 

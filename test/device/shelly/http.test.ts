@@ -51,9 +51,12 @@ test('GET /shelly and /rpc/<Method>: the device info and the EM answers of the s
 
 test('the device errors: unknown method 404 "No handler for", a component id that does not exist -105', () =>
   withServer(ON, async ({ baseUrl }) => {
-    const unknown = await send(baseUrl, 'GET', '/rpc/Switch.Set?id=0&on=true');
+    const unknown = await send(baseUrl, 'GET', '/rpc/Switch.GetStatus?id=0');
     assert.equal(unknown.status, 404);
-    assert.deepEqual(unknown.json(), { code: 404, message: 'No handler for Switch.Set' });
+    assert.deepEqual(unknown.json(), { code: 404, message: 'No handler for Switch.GetStatus' });
+    const refused = await send(baseUrl, 'GET', '/rpc/Switch.Set?id=0&on=true');
+    assert.equal(refused.status, 400);
+    assert.equal(refused.json().code, -109);
     const missing = await send(baseUrl, 'GET', '/rpc/EM.GetStatus?id=1');
     assert.equal(missing.status, 400);
     assert.equal(missing.json().code, -105);
