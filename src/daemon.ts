@@ -40,6 +40,7 @@ import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
+import { registerPushFormats } from './push/settings.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
 import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
@@ -72,6 +73,7 @@ export function registerConfigFormats(): void {
   registerActionFormats();
   registerMqttRules();
   registerPeakConfig();
+  registerPushFormats();
   registerHomewizardRules();
   registerShellyRules();
 }
