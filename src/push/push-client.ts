@@ -264,8 +264,8 @@ export class PushClient {
       now - this.checkedAt > CLOCK_CHECK_MS ||
       this.state === 'clock_unsynced'
     ) {
-      const synced = await this.checkClock();
-      if (!synced) return 'unsynced';
+      const checked = await this.checkClock();
+      if (checked !== 'sent') return checked;
     }
     const batch = await this.collect(this.until(now));
     if (!batch) {
@@ -380,16 +380,15 @@ export class PushClient {
    * URL that writes nothing: a receiver drops samples stamped far ahead of its own time, so a
    * gateway whose clock is off sends nothing (`clock_unsynced`) until the clock agrees.
    */
-  private async checkClock(): Promise<boolean> {
+  private async checkClock(): Promise<BatchOutcome> {
     const now = this.options.now();
     let answer: BoundedAnswer;
     try {
       answer = await this.request('GET', undefined, {});
     } catch (error) {
-      this.retry(`no answer to the clock check: ${(error as Error).message}`);
-      return false;
+      return this.retry(`no answer to the clock check: ${(error as Error).message}`);
     }
-    return this.noteDate(answer, now);
+    return this.noteDate(answer, now) ? 'sent' : 'unsynced';
   }
 
   private noteDate(answer: BoundedAnswer, sentAt: number): boolean {

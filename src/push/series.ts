@@ -100,9 +100,7 @@ export function seriesKey(sample: PushSample): string {
 }
 
 /** Samples grouped by series, each series' samples oldest first, series in first-seen order. */
-export function groupSeries(
-  samples: readonly PushSample[],
-): Array<{
+export function groupSeries(samples: readonly PushSample[]): Array<{
   name: string;
   labels: Record<string, string>;
   points: Array<{ value: number; timestamp: number }>;
