@@ -115,8 +115,12 @@ export class PushClient {
   private running = false;
   private pumping: Promise<void> | undefined;
   private readonly file: string;
+  private readonly url: URL;
 
   constructor(private readonly options: PushClientOptions) {
+    this.url = new URL(options.settings.url);
+    // The line protocol's timestamps are in ms (InfluxDB 1.x /write and VictoriaMetrics /write read `precision`).
+    if (options.settings.kind === 'influx_line') this.url.searchParams.set('precision', 'ms');
     this.batchQuarters = options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS;
     this.backoff = new Backoff(1000, RETRY_CAP_MS, RETRY_JITTER, options.random);
     this.file = join(options.directory, `${options.settings.id}.json`);
@@ -428,7 +432,7 @@ export class PushClient {
     if (secrets?.bearer_token) auth.authorization = `Bearer ${secrets.bearer_token}`;
     else if (target.username !== undefined)
       auth.authorization = `Basic ${Buffer.from(`${target.username}:${secrets?.password ?? ''}`).toString('base64')}`;
-    return boundedRequest(got, target.url, {
+    return boundedRequest(got, this.url, {
       method,
       headers: { ...headers, ...auth, 'user-agent': 'meter-gateway push' },
       ...(body === undefined ? {} : { body }),
