@@ -93,6 +93,8 @@ export interface PushClientOptions {
   prices?: PriceSignal;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
+  /** Bound of one request (default 30 s). */
+  requestTimeoutMs?: number;
 }
 
 export type BatchOutcome = 'sent' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
@@ -436,7 +438,7 @@ export class PushClient {
       method,
       headers: { ...headers, ...auth, 'user-agent': 'meter-gateway push' },
       ...(body === undefined ? {} : { body }),
-      timeout: { request: REQUEST_TIMEOUT_MS },
+      timeout: { request: this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS },
       https: {
         ...(target.tls?.ca ? { certificateAuthority: target.tls.ca } : {}),
         rejectUnauthorized: target.tls?.insecure !== true,

@@ -4,16 +4,28 @@ import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { setClock } from '../history/history-fixture.js';
 import { flushVictoriaMetrics, startInfluxDb, startVictoriaMetrics, vmExport } from './engines.js';
-import { pushClient, QUARTER_MS, quarterEnd, quarterHoursAgo, startMeter, stopMeter, type TestMeter } from './push-fixture.js';
+import {
+  pushClient,
+  QUARTER_MS,
+  quarterEnd,
+  quarterHoursAgo,
+  startMeter,
+  stopMeter,
+  type TestMeter,
+} from './push-fixture.js';
 import type { HttpTestContext } from '../helpers/http-context.js';
 
 const IMPORT = 'meter_active_energy_import_joules_total';
 
 /** Four quarters of one meter; the registers' values in joules as the engines must give them back. */
-async function fourQuarters(h: HttpTestContext, meter: TestMeter): Promise<{ first: number; joules: number[] }> {
+async function fourQuarters(
+  h: HttpTestContext,
+  meter: TestMeter,
+): Promise<{ first: number; joules: number[] }> {
   const first = quarterHoursAgo(2);
   const kwh = [12345.678, 12345.9, 12346.25, 12347.001];
-  for (const [i, value] of kwh.entries()) await quarterEnd(h, [{ meter, eIn: value, eOut: 1 }], first + (i + 1) * QUARTER_MS);
+  for (const [i, value] of kwh.entries())
+    await quarterEnd(h, [{ meter, eIn: value, eOut: 1 }], first + (i + 1) * QUARTER_MS);
   setClock(h, Date.now());
   return { first, joules: kwh.map((value) => Math.round(value * 3.6e6 * 1e6) / 1e6) };
 }
@@ -31,12 +43,20 @@ test('Influx line protocol into InfluxDB 1.x: the same values back from its quer
     const client = pushClient(h, [main], { kind: 'influx_line', url: `${influx.base}/write?db=fleet` });
     assert.equal(await client.drain(), 'empty');
     const q = `SELECT value FROM "${IMPORT}" WHERE meter='main' AND site='test-site'`;
-    const answer = (await (await fetch(`${influx.base}/query?db=fleet&epoch=ms&q=${encodeURIComponent(q)}`)).json()) as {
+    const answer = (await (
+      await fetch(`${influx.base}/query?db=fleet&epoch=ms&q=${encodeURIComponent(q)}`)
+    ).json()) as {
       results: Array<{ series?: Array<{ values: Array<[number, number]> }> }>;
     };
     const values = answer.results[0]!.series![0]!.values;
-    assert.deepEqual(values.map(([ts]) => ts), timestampsOf(first));
-    assert.deepEqual(values.map(([, v]) => v), joules);
+    assert.deepEqual(
+      values.map(([ts]) => ts),
+      timestampsOf(first),
+    );
+    assert.deepEqual(
+      values.map(([, v]) => v),
+      joules,
+    );
   } finally {
     await stopMeter(main);
     await h.close();
@@ -51,8 +71,18 @@ test('Influx line protocol into VictoriaMetrics /write and JSON lines into /api/
   const main = await startMeter(h, 'main', 'grid');
   try {
     const { first, joules } = await fourQuarters(h, main);
-    const lines = pushClient(h, [main], { id: 'lines', kind: 'influx_line', url: `${vm.base}/write`, extra_labels: { via: 'line' } });
-    const jsonLines = pushClient(h, [main], { id: 'json', kind: 'vm_import', url: `${vm.base}/api/v1/import`, extra_labels: { via: 'json' } });
+    const lines = pushClient(h, [main], {
+      id: 'lines',
+      kind: 'influx_line',
+      url: `${vm.base}/write`,
+      extra_labels: { via: 'line' },
+    });
+    const jsonLines = pushClient(h, [main], {
+      id: 'json',
+      kind: 'vm_import',
+      url: `${vm.base}/api/v1/import`,
+      extra_labels: { via: 'json' },
+    });
     assert.equal(await lines.drain(), 'empty');
     assert.equal(await jsonLines.drain(), 'empty');
     await flushVictoriaMetrics(vm);

@@ -82,6 +82,7 @@ export function pushClient(
   meters: readonly TestMeter[],
   settings: Partial<PushTargetSettings> & Pick<PushTargetSettings, 'url' | 'kind'>,
   secrets?: { bearer_token?: string; password?: string },
+  requestTimeoutMs?: number,
 ): PushClient {
   const client = new PushClient({
     settings: { id: 'fleet', site: 'test-site', ...settings },
@@ -93,6 +94,7 @@ export function pushClient(
     now: h.clock.now,
     logger: h.ctx.logger,
     random: () => 0.5,
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   });
   client.load();
   return client;
