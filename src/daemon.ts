@@ -41,6 +41,9 @@ import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPushFormats } from './push/settings.js';
+import { PushOutput } from './push/push-output.js';
+import { pushMetrics } from './push/push-metrics.js';
+import { registerPushRoutes } from './http/routes/push.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
 import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
@@ -260,6 +263,13 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     (id) => metersHistory.recorderOf(id),
     peakCapacityCharge(() => peak),
   );
+  // The fleet push reads every meter's extended 15-minute tier (docs/architecture.md#push).
+  const push = new PushOutput(context, log('push'), {
+    meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
+    quarters: (id, after, until, limit) =>
+      Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
+  });
+  registerPushRoutes(router, push);
   const modbus = createModbusService(context, { peak });
   const modbusRtu = createModbusRtuService(context, peak);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
@@ -270,7 +280,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     modbusRtu,
     live: core.live,
     actions,
-    contributors: [peakMetrics(() => peak), peakCommandMetrics(peakCommands)],
+    contributors: [
+      peakMetrics(() => peak),
+      peakCommandMetrics(peakCommands),
+      pushMetrics(() => push.status()),
+    ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   registerHomewizardRoutes(router, context);
@@ -295,6 +309,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new ScriptRunner(context, log('script'))),
     output(actions),
     output(peak),
+    output(push),
     output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(

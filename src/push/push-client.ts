@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Backoff } from '../backoff.js';
+import { PUSH_STATES } from '../contracts/push.js';
 import type { Clock, Timer } from '../clock.js';
 import { writeFileAtomic } from '../config/atomic-file.js';
 import type { QuarterRecord } from '../history/recorder.js';
@@ -40,7 +41,7 @@ const RETENTION_MARGIN_MS = 3_600_000;
 /** Longest reason from an answer body kept in the status and the log. */
 const REASON_CHARS = 200;
 
-export type PushState = 'starting' | 'idle' | 'sending' | 'backoff' | 'clock_unsynced' | 'error' | 'stopped';
+export type PushState = (typeof PUSH_STATES)[number];
 
 /** Where the quarters come from: the meters and their extended 15-minute tiers. */
 export interface QuarterSource {

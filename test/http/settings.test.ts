@@ -88,6 +88,7 @@ const DEFAULT_SETTINGS = {
       filter: { hours_from: 0, hours_to: 24, weekdays_only: false, months: [] },
       stages: [],
     },
+    push: { targets: [] },
     emulate: { homewizard: { enable: false, meter: 'main' } },
   },
 };
