@@ -91,6 +91,10 @@ export const SYSTEM_TIER = [
   'http/live',
   'log',
   'cli/config-checks',
+  // The fleet push against real engines (VictoriaMetrics, InfluxDB), and its SIGKILL of the daemon.
+  'push/victoria-metrics',
+  'push/line-and-import',
+  'push/sigkill',
 ];
 
 /** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */
