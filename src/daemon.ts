@@ -44,6 +44,7 @@ import { registerPushFormats } from './push/settings.js';
 import { PushOutput } from './push/push-output.js';
 import { pushMetrics } from './push/push-metrics.js';
 import { registerPushRoutes } from './http/routes/push.js';
+import { registerQuartersCsvRoute } from './http/routes/quarters-csv.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
 import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
@@ -263,6 +264,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     (id) => metersHistory.recorderOf(id),
     peakCapacityCharge(() => peak),
   );
+  registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
   // The fleet push reads every meter's extended 15-minute tier (docs/architecture.md#push).
   const push = new PushOutput(context, log('push'), {
     meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
