@@ -95,6 +95,7 @@ export const SYSTEM_TIER = [
   'push/victoria-metrics',
   'push/line-and-import',
   'push/sigkill',
+  'mqtt/quarters',
 ];
 
 /** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */

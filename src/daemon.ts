@@ -42,6 +42,7 @@ import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPushFormats } from './push/settings.js';
 import { PushOutput } from './push/push-output.js';
+import type { QuarterSource } from './push/push-client.js';
 import { pushMetrics } from './push/push-metrics.js';
 import { registerPushRoutes } from './http/routes/push.js';
 import { registerQuartersCsvRoute } from './http/routes/quarters-csv.js';
@@ -238,10 +239,18 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
   const peakCommands = new PeakCommandCounts();
-  const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'), {
-    feed: peakFeedOf(context, peak),
-    counts: peakCommands,
-  });
+  // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
+  const quarterSource: QuarterSource = {
+    meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
+    quarters: (id, after, until, limit) =>
+      Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
+  };
+  const mqtt = createMqttService(
+    context,
+    (id) => void actions.call(id, 'Home Assistant button'),
+    { feed: peakFeedOf(context, peak), counts: peakCommands },
+    quarterSource,
+  );
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
@@ -265,12 +274,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     peakCapacityCharge(() => peak),
   );
   registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
-  // The fleet push reads every meter's extended 15-minute tier (docs/architecture.md#push).
-  const push = new PushOutput(context, log('push'), {
-    meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
-    quarters: (id, after, until, limit) =>
-      Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
-  });
+  const push = new PushOutput(context, log('push'), quarterSource);
   registerPushRoutes(router, push);
   const modbus = createModbusService(context, { peak });
   const modbusRtu = createModbusRtuService(context, peak);

@@ -91,6 +91,18 @@ export const SETTINGS_SCHEMA = {
         format: 'push-targets' as const,
         default: [] as unknown[],
       },
+      mqtt: {
+        enable: bool(
+          false,
+          'Publish every quarter hour of every meter to <topic>/quarters/<meter> (QoS 1, from the history, re-sent after a reconnect) and a retained birth record to <topic>/birth on every connect.',
+        ),
+        topic: text(
+          'meter-gateway/${sys.id}',
+          256,
+          'Base topic of the quarter records (${sys.id}: the system id).',
+        ),
+        site: text('', 64, 'Site name in the birth record.'),
+      },
       secrets: {
         doc: 'Push target secrets {target id: {bearer_token, password}} (write-only).',
         format: 'push-secrets' as const,

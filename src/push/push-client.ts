@@ -377,7 +377,7 @@ export class PushClient {
   private reasonOf(answer: BoundedAnswer): string {
     const text = answer.body
       .toString('utf8', 0, Math.min(answer.body.length, REASON_CHARS))
-      .replace(/[\0-\x1f\x7f]+/g, ' ')
+      .replace(/\p{Cc}+/gu, ' ')
       .trim();
     return text === '' ? '' : `: ${text}`;
   }

@@ -48,7 +48,7 @@ const ID = /^[a-z][a-z0-9_]{0,31}$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 /** Labels the push sets itself; extra labels may not replace them. */
 export const OWN_LABELS = ['__name__', 'site', 'gateway', 'meter', 'role', 'tariff'] as const;
-const NO_CONTROL = /^[^\0-\x1f\x7f]*$/;
+const NO_CONTROL = /^\P{Cc}*$/u;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -6,7 +6,7 @@ import { registerQuartersCsvRoute } from '../../src/http/routes/quarters-csv.js'
 import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { setClock } from './history-fixture.js';
-import { QUARTER_MS, quarterHoursAgo, startMeter, stopMeter } from '../push/push-fixture.js';
+import { QUARTER_MS, quarterHoursAgo, startMeter, stopMeter, type TestMeter } from '../push/push-fixture.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -76,12 +76,13 @@ test('dso_be CSV: a meter without tariff registers gives Afname and Injectie; a 
 });
 
 test('GET /api/v1/history/quarters.csv: the tariff registers of the extended 15-minute tier as a download', async () => {
+  const meters: { main?: TestMeter } = {};
   const h = await startHttpContext({
     routes: (router, ctx) =>
-      registerQuartersCsvRoute(router, ctx, (id) => (id === 'main' ? main?.recorder : undefined)),
+      registerQuartersCsvRoute(router, ctx, (id) => (id === 'main' ? meters.main?.recorder : undefined)),
   });
-  let main: Awaited<ReturnType<typeof startMeter>> | undefined;
-  main = await startMeter(h, 'main', 'grid');
+  const main = await startMeter(h, 'main', 'grid');
+  meters.main = main;
   try {
     const first = quarterHoursAgo(3);
     for (let i = 0; i < 3; i++) {

@@ -44,7 +44,7 @@ test('services.push: written through the settings API with a write-only token, v
     });
     assert.equal(good.status, 200, good.text);
     const settings = await send(h.baseUrl, 'GET', '/api/v1/settings');
-    assert.deepEqual(settings.json().services.push, { targets: [TARGET] });
+    assert.deepEqual(settings.json().services.push.targets, [TARGET]);
     assert.doesNotMatch(settings.text, /tok-123/);
     // The token is in the secrets file, not in the settings file.
     assert.doesNotMatch(readFileSync(join(h.stateDir, 'settings.json'), 'utf8'), /tok-123/);
