@@ -200,12 +200,14 @@ export class HistoryRecorder implements Service {
       const last = tier.numberOf(until);
       // The ring holds a year; older quarters are gone, so the scan starts at most a ring back.
       let first = Math.max(tier.numberOf(after) + 1, last - tier.capacity + 1);
-      const chunk = Math.max(limit, 960);
+      // Chunks of the batch size: a dense backlog is read once, a sparse one in a few more reads.
+      const chunk = Math.max(limit, 96);
       while (first <= last && found.length < limit) {
         const end = Math.min(last, first + chunk - 1);
         const counters = (await this.counterRing.readRange(first, end)).filter(hasCounters);
         if (counters.length > 0) {
-          const points = await this.rings['15m'].readRange(first, end);
+          const lastFound = tier.numberOf(counters[Math.min(counters.length, limit - found.length) - 1]!.t);
+          const points = await this.rings['15m'].readRange(tier.numberOf(counters[0]!.t), lastFound);
           const byStart = new Map(points.map((point) => [point.t, point]));
           for (const record of counters) {
             if (found.length >= limit) break;
