@@ -92,6 +92,11 @@ export const SYSTEM_TIER = [
   'http/live',
   'log',
   'cli/config-checks',
+  // The fleet push against real engines (VictoriaMetrics, InfluxDB), and its SIGKILL of the daemon.
+  'push/victoria-metrics',
+  'push/line-and-import',
+  'push/sigkill',
+  'mqtt/quarters',
 ];
 
 /** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */

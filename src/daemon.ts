@@ -40,6 +40,12 @@ import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { PeakGuard } from './peak/peak-guard.js';
+import { registerPushFormats } from './push/settings.js';
+import { PushOutput } from './push/push-output.js';
+import type { QuarterSource } from './push/push-client.js';
+import { pushMetrics } from './push/push-metrics.js';
+import { registerPushRoutes } from './http/routes/push.js';
+import { registerQuartersCsvRoute } from './http/routes/quarters-csv.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
 import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
 import { ActionsOutput } from './actions/actions-output.js';
@@ -72,6 +78,7 @@ export function registerConfigFormats(): void {
   registerActionFormats();
   registerMqttRules();
   registerPeakConfig();
+  registerPushFormats();
   registerHomewizardRules();
   registerShellyRules();
 }
@@ -232,10 +239,18 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
   const peakCommands = new PeakCommandCounts();
-  const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'), {
-    feed: peakFeedOf(context, peak),
-    counts: peakCommands,
-  });
+  // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
+  const quarterSource: QuarterSource = {
+    meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
+    quarters: (id, after, until, limit) =>
+      Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
+  };
+  const mqtt = createMqttService(
+    context,
+    (id) => void actions.call(id, 'Home Assistant button'),
+    { feed: peakFeedOf(context, peak), counts: peakCommands },
+    quarterSource,
+  );
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);
@@ -258,6 +273,9 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     (id) => metersHistory.recorderOf(id),
     peakCapacityCharge(() => peak),
   );
+  registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
+  const push = new PushOutput(context, log('push'), quarterSource);
+  registerPushRoutes(router, push);
   const modbus = createModbusService(context, { peak });
   const modbusRtu = createModbusRtuService(context, peak);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
@@ -268,7 +286,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     modbusRtu,
     live: core.live,
     actions,
-    contributors: [peakMetrics(() => peak), peakCommandMetrics(peakCommands)],
+    contributors: [
+      peakMetrics(() => peak),
+      peakCommandMetrics(peakCommands),
+      pushMetrics(() => push.status()),
+    ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   const homewizard = homewizardAnswers(context);
@@ -295,6 +317,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new ScriptRunner(context, log('script'))),
     output(actions),
     output(peak),
+    output(push),
     output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(

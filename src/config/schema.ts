@@ -10,7 +10,7 @@ import { int, num } from './schema-leaves.js';
  * state files, environment overrides and API writes are all validated against it, and the config
  * type (types.ts) is inferred from it: a leaf's type follows from its `format` (and `values`).
  * Formats named here that config/ does not define ('modbus-layout', 'modbus-profile',
- * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets', 'peak-stages', 'peak-steps', 'peak-months') are registered by their owners at wiring time.
+ * 'modbus-power-direction', 'meter-source', 'actions-definition', 'actions-header-secrets', 'peak-stages', 'peak-steps', 'peak-months', 'push-targets', 'push-secrets') are registered by their owners at wiring time.
  */
 
 const bool = (def: boolean, doc: string) => ({ doc, format: 'bool' as const, default: def });
@@ -84,6 +84,33 @@ export const SETTINGS_SCHEMA = {
     meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
     costs: COSTS_SCHEMA,
     peak_guard: PEAK_GUARD_SCHEMA,
+    // Fleet push of the history's quarter hours (docs/architecture.md#push); formats registered by src/push.
+    push: {
+      targets: {
+        doc: 'Push targets [{id, kind: remote_write | influx_line | vm_import, url, username, site, extra_labels, what: ["quarters"], retention_days, batch_quarters, tls: {ca, insecure}}] (docs/guide/fleet-push.md).',
+        format: 'push-targets' as const,
+        default: [] as unknown[],
+      },
+      mqtt: {
+        enable: bool(
+          false,
+          'Publish every quarter hour of every meter to <topic>/quarters/<meter> (QoS 1, from the history, re-sent after a reconnect) and a retained birth record to <topic>/birth on every connect.',
+        ),
+        topic: text(
+          'meter-gateway/${sys.id}',
+          256,
+          'Base topic of the quarter records (${sys.id}: the system id).',
+        ),
+        site: text('', 64, 'Site name in the birth record.'),
+      },
+      secrets: {
+        doc: 'Push target secrets {target id: {bearer_token, password}} (write-only).',
+        format: 'push-secrets' as const,
+        default: {},
+        sensitive: true,
+        secret: true as const,
+      },
+    },
     sd: {
       enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),

@@ -12,6 +12,13 @@ import { mergePoints, type HistoryPoint } from './point.js';
 import { RegisterDelta } from './register-delta.js';
 import { restoreOpenBuckets } from './restore.js';
 import { RingFile } from './ring-file.js';
+import {
+  COUNTER_KEYS,
+  COUNTER_OBIS,
+  COUNTERS_CODEC,
+  hasCounters,
+  type QuarterCounters,
+} from './quarter-counters.js';
 import { RESOLUTIONS, TIERS, type Resolution } from './tiers.js';
 
 /**
@@ -30,6 +37,15 @@ const OBIS = {
   eOut: obisOfLive('E_Out'),
 };
 
+/** A quarter hour of the extended 15-minute tier: its registers at the end, and its point when stored. */
+export interface QuarterRecord {
+  counters: QuarterCounters;
+  point?: HistoryPoint;
+}
+
+/** Ring file of the quarter-hour registers beside the tiers' files (docs/architecture.md#push). */
+export const QUARTERS_FILE = 'quarters.ring';
+
 /** The minute timer fires this long after the boundary, so a reading stamped at :00.000 is in. */
 const TICK_DELAY_MS = 50;
 
@@ -43,7 +59,10 @@ const TICK_DELAY_MS = 50;
 export class HistoryRecorder implements Service {
   readonly name = 'history';
   private rings: Record<Resolution, RingFile> | undefined;
-  private buckets = new OpenBuckets((resolution, point) => this.persist(resolution, point));
+  private counterRing: RingFile<QuarterCounters> | undefined;
+  /** The registers of the latest reading, for the quarter record of the minute that closes next. */
+  private lastCounters: QuarterCounters | undefined;
+  private buckets = new OpenBuckets((resolution, point) => this.closed(resolution, point));
   private readonly unwritten: Array<{ resolution: Resolution; point: HistoryPoint }> = [];
   private queue: Promise<unknown> = Promise.resolve();
   private timer: Timer | undefined;
@@ -84,8 +103,13 @@ export class HistoryRecorder implements Service {
         opened[resolution] = ring;
       }
       const rings = opened as Record<Resolution, RingFile>;
+      const quarters = join(this.directory, QUARTERS_FILE);
+      const counters = await RingFile.openWith(quarters, TIERS['15m'], now, COUNTERS_CODEC);
+      if (counters.movedAside)
+        this.logger.warn(`${quarters} was not a quarters ring file; moved to ${counters.movedAside}`);
+      this.counterRing = counters.ring;
       const restored = await restoreOpenBuckets(rings, now);
-      this.buckets = new OpenBuckets((resolution, point) => this.persist(resolution, point));
+      this.buckets = new OpenBuckets((resolution, point) => this.closed(resolution, point));
       if (restored.open15m) this.buckets.seed('15m', restored.open15m);
       if (restored.open1d) this.buckets.seed('1d', restored.open1d);
       this.rings = rings;
@@ -97,6 +121,8 @@ export class HistoryRecorder implements Service {
       );
     } catch (error) {
       await Promise.all(Object.values(opened).map((ring) => ring.close()));
+      await this.counterRing?.close();
+      this.counterRing = undefined;
       throw error;
     }
     this.store.on('reading', this.onReading);
@@ -112,11 +138,13 @@ export class HistoryRecorder implements Service {
     this.buckets.advanceTo(this.context.now());
     // The open minute is stored as a partial record; the next start continues it.
     const minute = this.buckets.takeOpenMinute();
-    if (minute) this.persist('1m', minute);
+    if (minute) this.closed('1m', minute);
     await this.idle();
     const rings = this.rings;
     this.rings = undefined;
     await Promise.all(RESOLUTIONS.map((resolution) => rings[resolution].close()));
+    await this.counterRing?.close();
+    this.counterRing = undefined;
     this.report('stopped');
   }
 
@@ -158,6 +186,41 @@ export class HistoryRecorder implements Service {
     });
   }
 
+  /**
+   * Stored quarter hours (docs/architecture.md#push) with registers, starting after `after` up to
+   * `until` (Unix s, quarter starts), oldest first, at most `limit`; each with its 15-minute point
+   * when that is stored. Only what is on disk: a quarter whose write is still queued comes in a
+   * later call. Undefined when the store is not running.
+   */
+  async quarters(after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined> {
+    return this.enqueue(async () => {
+      if (!this.rings || !this.counterRing) return undefined;
+      const tier = TIERS['15m'];
+      const found: QuarterRecord[] = [];
+      const last = tier.numberOf(until);
+      // The ring holds a year; older quarters are gone, so the scan starts at most a ring back.
+      let first = Math.max(tier.numberOf(after) + 1, last - tier.capacity + 1);
+      // Chunks of the batch size: a dense backlog is read once, a sparse one in a few more reads.
+      const chunk = Math.max(limit, 96);
+      while (first <= last && found.length < limit) {
+        const end = Math.min(last, first + chunk - 1);
+        const counters = (await this.counterRing.readRange(first, end)).filter(hasCounters);
+        if (counters.length > 0) {
+          const lastFound = tier.numberOf(counters[Math.min(counters.length, limit - found.length) - 1]!.t);
+          const points = await this.rings['15m'].readRange(tier.numberOf(counters[0]!.t), lastFound);
+          const byStart = new Map(points.map((point) => [point.t, point]));
+          for (const record of counters) {
+            if (found.length >= limit) break;
+            const point = byStart.get(record.t);
+            found.push(point ? { counters: record, point } : { counters: record });
+          }
+        }
+        first = end + 1;
+      }
+      return found;
+    });
+  }
+
   private record(reading: Reading): void {
     if (!this.rings || this.store.meter.status !== 'OK') return;
     const id = reading.identity.id;
@@ -166,6 +229,7 @@ export class HistoryRecorder implements Service {
       if (this.meterId !== undefined && id !== this.meterId) {
         this.imported.reset();
         this.exported.reset();
+        this.lastCounters = undefined;
       }
       this.meterId = id;
     }
@@ -177,6 +241,39 @@ export class HistoryRecorder implements Service {
       eIn: this.imported.next(value(OBIS.eIn), at),
       eOut: this.exported.next(value(OBIS.eOut), at),
       tariff: reading.tariff,
+    });
+    // After the add: a minute that this reading closed took the registers of the reading before.
+    const counters = { t: TIERS['15m'].bucketOf(at), at } as QuarterCounters;
+    for (const key of COUNTER_KEYS) {
+      const register = value(COUNTER_OBIS[key]);
+      counters[key] = register !== undefined && Number.isFinite(register) ? register : null;
+    }
+    this.lastCounters = hasCounters(counters) ? counters : undefined;
+  }
+
+  /**
+   * A bucket closed: its record is written, and with each minute the registers of its quarter
+   * hour as of the minute's last reading, so a SIGKILL loses at most that minute's update and a
+   * quarter's record ends with the registers of its last reading (docs/architecture.md#push).
+   */
+  private closed(resolution: Resolution, point: HistoryPoint): void {
+    this.persist(resolution, point);
+    const counters = this.lastCounters;
+    if (resolution !== '1m' || !counters) return;
+    if (counters.at < point.t * 1000 || counters.at >= TIERS['1m'].endOf(point.t) * 1000) return;
+    this.persistCounters(counters);
+  }
+
+  private persistCounters(counters: QuarterCounters): void {
+    void this.enqueue(async () => {
+      try {
+        if (!this.counterRing) return;
+        await this.counterRing.write(counters);
+      } catch (error) {
+        this.counts.errors += 1;
+        this.logger.error(`cannot write the registers of quarter ${counters.t}: ${(error as Error).message}`);
+        this.report('error', (error as Error).message);
+      }
     });
   }
 

@@ -133,6 +133,36 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     return true;
   }
 
+  /**
+   * Publishes and resolves once the broker confirmed the message (QoS 1: its PUBACK, MQTT 3.1.1
+   * §4.3.2); rejects when the link is down, the connection is lost first, or no confirmation came
+   * within `timeoutMs`. Never queued: its caller keeps its own cursor and sends again after a
+   * reconnect (the quarter spool, docs/architecture.md#push).
+   */
+  publishConfirmed(message: QueuedMessage, timeoutMs = 30_000): Promise<void> {
+    const client = this.client;
+    if (this.state !== 'connected' || !client) return Promise.reject(new Error('not connected'));
+    return new Promise((resolve, reject) => {
+      const timer = this.clock.setTimeout(
+        () => reject(new Error(`no confirmation within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      client.publish(
+        message.topic,
+        message.payload,
+        { qos: message.qos, retain: message.retain },
+        (error) => {
+          this.clock.clearTimeout(timer);
+          if (error) reject(error);
+          else {
+            this.counters.published += 1;
+            resolve();
+          }
+        },
+      );
+    });
+  }
+
   subscribe(topic: string): void {
     if (this.subscriptions.has(topic)) return;
     this.subscriptions.add(topic);

@@ -5,6 +5,7 @@ import { linkOptionsOf, type LinkOptions } from './connection-options.js';
 import type { HomeAssistantFeed } from './ha-feed.js';
 import { inactiveOf, loadLinkModules, mqttStatusOf, type Inactive, type LinkModules } from './link-state.js';
 import type { MqttView, TemplatePublisher } from './template-publisher.js';
+import type { QuarterMqtt } from './quarters-publisher.js';
 
 export const MQTT_SERVICE = 'mqtt';
 
@@ -27,6 +28,8 @@ export class LinkSupervisor {
     private readonly ctx: AppContext,
     private readonly discovery: HomeAssistantFeed,
     private readonly reports: TemplatePublisher,
+    /** The quarter hours as a fleet path (docs/architecture.md#push), when the daemon wires one. */
+    private readonly quarters?: QuarterMqtt,
   ) {}
 
   /** Brings the link in line with `view`; resolves when the client code is loaded and the link is there. */
@@ -81,6 +84,7 @@ export class LinkSupervisor {
     link.on('connect', () => {
       this.loggedError = undefined;
       this.discovery.connected();
+      void this.quarters?.connected(link);
       this.ctx.logger.info(`connected to ${url()}`);
       this.publishStatus();
     });
@@ -105,6 +109,7 @@ export class LinkSupervisor {
     this.link = undefined;
     this.linkKey = undefined;
     if (!link) return;
+    this.quarters?.detach();
     const farewell = this.discovery.detach();
     link.removeAllListeners();
     await link.close(farewell);

@@ -1,3 +1,5 @@
+import { QuarterMqtt } from './quarters-publisher.js';
+import type { QuarterSource } from '../push/push-client.js';
 import type { AppContext } from '../context.js';
 import type { Output, OutputView } from '../output.js';
 import type { MeterState } from '../reading/meter-state.js';
@@ -38,10 +40,12 @@ export function createMqttService(
   ctx: AppContext,
   pressAction?: (actionId: string) => void,
   peak?: PeakOnMqtt,
+  /** Every meter's quarter hours for the fleet path on `services.push.mqtt` (docs/architecture.md#push). */
+  quarters?: QuarterSource,
 ): MqttService {
   const reports = new TemplatePublisher(ctx);
   const discovery = new HomeAssistantFeed(ctx, pressAction, peak);
-  const supervisor = new LinkSupervisor(ctx, discovery, reports);
+  const supervisor = new LinkSupervisor(ctx, discovery, reports, quarters && new QuarterMqtt(ctx, quarters));
   let running = false;
 
   const onReading = (reading: Reading): void => {

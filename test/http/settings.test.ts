@@ -88,6 +88,7 @@ const DEFAULT_SETTINGS = {
       filter: { hours_from: 0, hours_to: 24, weekdays_only: false, months: [] },
       stages: [],
     },
+    push: { targets: [], mqtt: { enable: false, topic: 'meter-gateway/${sys.id}', site: '' } },
     emulate: { homewizard: { enable: false, meter: 'main' } },
   },
 };
@@ -142,6 +143,8 @@ const POST_RESET = {
     costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
     // An empty meter id: the guard watches the primary.
     peak_guard: { ...DEFAULT_SETTINGS.services.peak_guard, meter: '' },
+    // An empty topic: the quarter records use the default base topic.
+    push: { targets: [], mqtt: { enable: false, topic: '', site: '' } },
     metrics: { enable: false, public: false, process: false },
   },
 };

@@ -1,0 +1,449 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Backoff } from '../backoff.js';
+import { PUSH_STATES } from '../contracts/push.js';
+import type { Clock, Timer } from '../clock.js';
+import { writeFileAtomic } from '../config/atomic-file.js';
+import type { QuarterRecord } from '../history/recorder.js';
+import type { Logger } from '../log.js';
+import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
+import type { PriceSignal } from '../prices/price-signal.js';
+import { encodeBatch } from './encoders.js';
+import { quarterSamples, type PushSample } from './series.js';
+import {
+  DEFAULT_BATCH_QUARTERS,
+  DEFAULT_RETENTION_DAYS,
+  type PushSecrets,
+  type PushTargetSettings,
+} from './settings.js';
+
+/**
+ * One push target (docs/architecture.md#push): the history is the queue. A persisted cursor names
+ * the last quarter hour the receiver acknowledged; each batch is the next quarters after it (every
+ * meter's records of up to `batch_quarters` quarter starts), oldest first, and the cursor moves
+ * (one atomic file write) only after a 2xx answer. A SIGKILL at any moment therefore loses nothing
+ * and re-sends at most the batch in flight, which a receiver stores once per (series, timestamp).
+ */
+
+const QUARTER_S = 900;
+/** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
+export const GRACE_MS = 120_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+/** Retries after 429, 5xx or no answer: 1 s doubling to 5 minutes, drawn from [50 %, 100 %] of that. */
+export const RETRY_CAP_MS = 300_000;
+const RETRY_JITTER = 0.5;
+/** Clock check: skew against the receiver's Date header beyond this is `clock_unsynced`. */
+export const MAX_SKEW_MS = 300_000;
+/** How long one clock check is trusted before the next batch probes again. */
+const CLOCK_CHECK_MS = 3_600_000;
+/** Samples within this much of the retention edge are counted too old: they would cross it in flight. */
+const RETENTION_MARGIN_MS = 3_600_000;
+/** Longest reason from an answer body kept in the status and the log. */
+const REASON_CHARS = 200;
+
+export type PushState = (typeof PUSH_STATES)[number];
+
+/** Where the quarters come from: the meters and their extended 15-minute tiers. */
+export interface QuarterSource {
+  meters(): Array<{ id: string; role: string }>;
+  quarters(meter: string, after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined>;
+}
+
+export interface PushCounts {
+  /** Samples acknowledged by the receiver. */
+  sent: number;
+  /** Batches acknowledged. */
+  batches: number;
+  /** Attempts that failed and were retried (429, 5xx, no answer, redirect). */
+  retried: number;
+  /** Samples older than the receiver's retention, skipped, never claimed as sent. */
+  dropped_too_old: number;
+  /** Samples of batches the receiver refused with a 4xx (other than 401, 403, 404, 408, 429). */
+  dropped_rejected: number;
+}
+
+export interface PushStatus {
+  id: string;
+  kind: string;
+  state: PushState;
+  /** Last acknowledged quarter start (Unix s), 0 before the first. */
+  cursor: number;
+  /** Quarters from the cursor up to the last complete one. */
+  backlog_quarters: number;
+  last_error: string | null;
+  last_success: number | null;
+  clock_skew_ms: number | null;
+  counts: PushCounts;
+}
+
+interface Persisted {
+  cursor: number;
+  counts: PushCounts;
+}
+
+export interface PushClientOptions {
+  settings: PushTargetSettings;
+  secrets: PushSecrets[string] | undefined;
+  source: QuarterSource;
+  /** Folder of the cursor files (`<state>/push`). */
+  directory: string;
+  gateway: string;
+  clock: Clock;
+  now: () => number;
+  logger: Logger;
+  prices?: PriceSignal;
+  /** Random source of the retry jitter (tests pass a fixed one). */
+  random?: () => number;
+  /** Bound of one request (default 30 s). */
+  requestTimeoutMs?: number;
+}
+
+export type BatchOutcome = 'sent' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
+
+function emptyCounts(): PushCounts {
+  return { sent: 0, batches: 0, retried: 0, dropped_too_old: 0, dropped_rejected: 0 };
+}
+
+export class PushClient {
+  private state: PushState = 'starting';
+  private cursor = 0;
+  private counts = emptyCounts();
+  private lastError: string | null = null;
+  private lastSuccess: number | null = null;
+  private skew: number | null = null;
+  private checkedAt: number | undefined;
+  private batchQuarters: number;
+  private readonly backoff: Backoff;
+  private timer: Timer | undefined;
+  private running = false;
+  private pumping: Promise<void> | undefined;
+  private readonly file: string;
+  private readonly url: URL;
+
+  constructor(private readonly options: PushClientOptions) {
+    this.url = new URL(options.settings.url);
+    // The line protocol's timestamps are in ms (InfluxDB 1.x /write and VictoriaMetrics /write read `precision`).
+    if (options.settings.kind === 'influx_line') this.url.searchParams.set('precision', 'ms');
+    this.batchQuarters = options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS;
+    this.backoff = new Backoff(1000, RETRY_CAP_MS, RETRY_JITTER, options.random);
+    this.file = join(options.directory, `${options.settings.id}.json`);
+  }
+
+  get id(): string {
+    return this.options.settings.id;
+  }
+
+  /** Loads the cursor; a target without one starts at the retention edge (what the receiver keeps). */
+  load(): void {
+    mkdirSync(this.options.directory, { recursive: true });
+    try {
+      const stored = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<Persisted>;
+      if (typeof stored.cursor === 'number' && Number.isSafeInteger(stored.cursor))
+        this.cursor = stored.cursor;
+      if (stored.counts && typeof stored.counts === 'object')
+        for (const key of Object.keys(this.counts) as Array<keyof PushCounts>) {
+          const value = stored.counts[key];
+          if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
+            this.counts[key] = value;
+        }
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.options.logger.warn(
+          `push ${this.id}: cursor file unreadable (${(error as Error).message}); starting at the retention edge`,
+        );
+    }
+    const edge = this.options.now() - this.retentionMs() + RETENTION_MARGIN_MS;
+    this.cursor = Math.floor(edge / 1000 / QUARTER_S) * QUARTER_S;
+    this.persist();
+  }
+
+  private retentionMs(): number {
+    return (this.options.settings.retention_days ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+  }
+
+  private persist(): void {
+    const content: Persisted = { cursor: this.cursor, counts: this.counts };
+    writeFileAtomic(this.file, `${JSON.stringify(content)}\n`);
+  }
+
+  /** Starts the pump: a batch now, then after each success at once, after each failure by the backoff. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.pumping;
+    this.state = 'stopped';
+  }
+
+  /** Sends batches until the backlog is empty or one fails (tests and the bench drive it directly). */
+  async drain(): Promise<BatchOutcome> {
+    for (;;) {
+      const outcome = await this.sendBatch();
+      if (outcome !== 'sent') return outcome;
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    if (this.timer) this.options.clock.clearTimeout(this.timer);
+    this.timer = this.options.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.pumping = this.pump();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async pump(): Promise<void> {
+    let outcome: BatchOutcome;
+    try {
+      outcome = await this.drain();
+    } catch (error) {
+      // A fault of this code or the disk (the cursor write): logged, retried like a failed batch.
+      this.fail(`push failed: ${(error as Error).message}`);
+      outcome = 'retry';
+    }
+    if (!this.running) return;
+    if (outcome === 'empty') {
+      // The next quarter is complete GRACE_MS after its end.
+      const now = this.options.now();
+      const next = (Math.floor(now / 1000 / QUARTER_S) + 1) * QUARTER_S * 1000 + GRACE_MS;
+      this.schedule(Math.max(1000, next - now));
+    } else if (outcome === 'unsynced') this.schedule(60_000);
+    else if (outcome === 'held') this.schedule(RETRY_CAP_MS);
+    else this.schedule(this.backoff.next());
+  }
+
+  /** Last complete quarter start (Unix s): its end lies GRACE_MS in the past. */
+  private until(now: number): number {
+    return Math.floor((now - GRACE_MS) / 1000 / QUARTER_S) * QUARTER_S - QUARTER_S;
+  }
+
+  status(): PushStatus {
+    const until = this.until(this.options.now());
+    return {
+      id: this.id,
+      kind: this.options.settings.kind,
+      state: this.state,
+      cursor: this.cursor,
+      backlog_quarters: Math.max(0, (until - this.cursor) / QUARTER_S),
+      last_error: this.lastError,
+      last_success: this.lastSuccess,
+      clock_skew_ms: this.skew,
+      counts: { ...this.counts },
+    };
+  }
+
+  /** The next batch after the cursor: every meter's records of the first `limit` quarter starts. */
+  private async collect(
+    until: number,
+  ): Promise<
+    | { last: number; records: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> }
+    | undefined
+  > {
+    const limit = this.batchQuarters;
+    const found: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> = [];
+    for (const meter of this.options.source.meters()) {
+      const records = await this.options.source.quarters(meter.id, this.cursor, until, limit);
+      for (const record of records ?? []) found.push({ meter, record });
+    }
+    if (found.length === 0) return undefined;
+    // A meter returned its first `limit` records after the cursor, so the first `limit` distinct
+    // quarter starts over all meters are complete for every meter.
+    const starts = [...new Set(found.map((entry) => entry.record.counters.t))]
+      .sort((a, b) => a - b)
+      .slice(0, limit);
+    const last = starts[starts.length - 1]!;
+    return { last, records: found.filter((entry) => entry.record.counters.t <= last) };
+  }
+
+  /** One batch: collect, guard, encode, send, and move the cursor on an acknowledgement. */
+  async sendBatch(): Promise<BatchOutcome> {
+    const now = this.options.now();
+    if (
+      this.checkedAt === undefined ||
+      now - this.checkedAt > CLOCK_CHECK_MS ||
+      this.state === 'clock_unsynced'
+    ) {
+      const checked = await this.checkClock();
+      if (checked !== 'sent') return checked;
+    }
+    const batch = await this.collect(this.until(now));
+    if (!batch) {
+      this.state = 'idle';
+      return 'empty';
+    }
+    const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
+    const target = this.options.settings;
+    const labels = {
+      site: target.site ?? '',
+      gateway: this.options.gateway,
+      extra: target.extra_labels ?? {},
+    };
+    const samples: PushSample[] = [];
+    let tooOld = 0;
+    for (const { meter, record } of batch.records) {
+      const quarter = quarterSamples(
+        record,
+        { meter: meter.id, role: meter.role },
+        labels,
+        this.options.prices,
+      );
+      if ((record.counters.t + QUARTER_S) * 1000 < oldest) tooOld += quarter.length;
+      else samples.push(...quarter);
+    }
+    if (tooOld > 0) {
+      this.counts.dropped_too_old += tooOld;
+      this.options.logger.warn(
+        `push ${this.id}: ${tooOld} samples older than the receiver's retention (${target.retention_days ?? DEFAULT_RETENTION_DAYS} days) not sent`,
+      );
+    }
+    if (samples.length === 0) {
+      this.acknowledge(batch.last, 0);
+      return 'sent';
+    }
+    this.state = 'sending';
+    const encoded = await encodeBatch(target.kind, samples);
+    let answer: BoundedAnswer;
+    try {
+      answer = await this.request('POST', encoded.body, encoded.headers);
+    } catch (error) {
+      return this.retry(`no answer: ${(error as Error).message}`);
+    }
+    this.noteDate(answer, now);
+    const status = answer.statusCode;
+    if (status >= 200 && status < 300) {
+      this.acknowledge(batch.last, samples.length);
+      return 'sent';
+    }
+    const reason = `HTTP ${status}${this.reasonOf(answer)}`;
+    if (status === 429 || status >= 500 || (status >= 300 && status < 400) || status === 408)
+      // A redirect is not followed (another host must not get the data or the token): retried, so a
+      // receiver that moved back is served without loss.
+      return this.retry(reason);
+    if (status === 413 && this.batchQuarters > 1) {
+      this.batchQuarters = Math.max(1, Math.floor(this.batchQuarters / 2));
+      this.options.logger.warn(`push ${this.id}: ${reason}; batches now ${this.batchQuarters} quarters`);
+      return 'sent';
+    }
+    if (status === 401 || status === 403 || status === 404) {
+      // The target's settings (token, URL) are wrong: hold the backlog until they are fixed.
+      this.state = 'error';
+      this.lastError = reason;
+      this.options.logger.error(
+        `push ${this.id}: ${reason}; the backlog is kept, retried every ${RETRY_CAP_MS / 1000} s`,
+      );
+      return 'held';
+    }
+    this.counts.dropped_rejected += samples.length;
+    this.options.logger.error(
+      `push ${this.id}: batch up to quarter ${batch.last} refused (${reason}); ${samples.length} samples not sent`,
+    );
+    this.lastError = reason;
+    this.acknowledge(batch.last, 0);
+    return 'sent';
+  }
+
+  private acknowledge(last: number, sent: number): void {
+    this.cursor = last;
+    if (sent > 0) {
+      this.counts.sent += sent;
+      this.counts.batches += 1;
+      this.lastSuccess = this.options.now();
+    }
+    this.persist();
+    this.backoff.reset();
+    this.state = 'idle';
+  }
+
+  private retry(reason: string): BatchOutcome {
+    this.counts.retried += 1;
+    this.fail(reason);
+    return 'retry';
+  }
+
+  private fail(reason: string): void {
+    this.state = 'backoff';
+    if (this.lastError !== reason) this.options.logger.warn(`push ${this.id}: ${reason}; retrying`);
+    this.lastError = reason;
+  }
+
+  private reasonOf(answer: BoundedAnswer): string {
+    const text = answer.body
+      .toString('utf8', 0, Math.min(answer.body.length, REASON_CHARS))
+      .replace(/\p{Cc}+/gu, ' ')
+      .trim();
+    return text === '' ? '' : `: ${text}`;
+  }
+
+  /**
+   * Compares the clock with the receiver's Date header (RFC 9110 §6.6.1), from a GET of the target
+   * URL that writes nothing: a receiver drops samples stamped far ahead of its own time, so a
+   * gateway whose clock is off sends nothing (`clock_unsynced`) until the clock agrees.
+   */
+  private async checkClock(): Promise<BatchOutcome> {
+    const now = this.options.now();
+    let answer: BoundedAnswer;
+    try {
+      answer = await this.request('GET', undefined, {});
+    } catch (error) {
+      return this.retry(`no answer to the clock check: ${(error as Error).message}`);
+    }
+    return this.noteDate(answer, now) ? 'sent' : 'unsynced';
+  }
+
+  private noteDate(answer: BoundedAnswer, sentAt: number): boolean {
+    const date = Date.parse(answer.headers.date ?? '');
+    if (Number.isNaN(date)) {
+      // No Date header: nothing to compare with; the receiver's own checks apply.
+      this.checkedAt = sentAt;
+      return true;
+    }
+    // The Date header has 1 s resolution; the request took the time between.
+    const skew = Math.round((sentAt + this.options.now()) / 2 - date);
+    this.skew = skew;
+    if (Math.abs(skew) > MAX_SKEW_MS) {
+      if (this.state !== 'clock_unsynced')
+        this.options.logger.error(
+          `push ${this.id}: the clock is ${Math.round(skew / 1000)} s off the receiver's; nothing is pushed until it agrees`,
+        );
+      this.state = 'clock_unsynced';
+      this.lastError = `clock off by ${Math.round(skew / 1000)} s`;
+      this.checkedAt = undefined;
+      return false;
+    }
+    if (this.state === 'clock_unsynced') this.state = 'idle';
+    this.checkedAt = sentAt;
+    return true;
+  }
+
+  private async request(
+    method: 'GET' | 'POST',
+    body: Buffer | undefined,
+    headers: Record<string, string>,
+  ): Promise<BoundedAnswer> {
+    const { got } = await import('got');
+    const target = this.options.settings;
+    const auth: Record<string, string> = {};
+    const secrets = this.options.secrets;
+    if (secrets?.bearer_token) auth.authorization = `Bearer ${secrets.bearer_token}`;
+    else if (target.username !== undefined)
+      auth.authorization = `Basic ${Buffer.from(`${target.username}:${secrets?.password ?? ''}`).toString('base64')}`;
+    return boundedRequest(got, this.url, {
+      method,
+      headers: { ...headers, ...auth, 'user-agent': 'meter-gateway push' },
+      ...(body === undefined ? {} : { body }),
+      timeout: { request: this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS },
+      https: {
+        ...(target.tls?.ca ? { certificateAuthority: target.tls.ca } : {}),
+        rejectUnauthorized: target.tls?.insecure !== true,
+      },
+    });
+  }
+}

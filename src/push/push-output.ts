@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { AppConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import type { Logger } from '../log.js';
+import type { Output, OutputView } from '../output.js';
+import { PushClient, type PushStatus, type QuarterSource } from './push-client.js';
+import type { PushSecrets, PushTargetSettings } from './settings.js';
+
+interface PushSlice {
+  targets: PushTargetSettings[];
+  secrets: PushSecrets;
+}
+
+/**
+ * The fleet push (services.push, docs/architecture.md#push): one PushClient per enabled target,
+ * each with its own cursor file under `<state>/push/`. A change of a target's settings restarts that
+ * target alone; its cursor stays (same id, same receiver), so nothing is sent twice or skipped.
+ */
+export class PushOutput implements Output<PushSlice> {
+  readonly name = 'push';
+  readonly watches = ['services.push'] as const;
+  private readonly clients = new Map<string, { key: string; client: PushClient }>();
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly logger: Logger,
+    private readonly source: QuarterSource,
+  ) {}
+
+  select(config: AppConfig): PushSlice {
+    return { targets: config.services.push.targets, secrets: config.services.push.secrets };
+  }
+
+  async start(): Promise<void> {}
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.clients.values()].map((entry) => entry.client.stop()));
+    this.clients.clear();
+    this.report();
+  }
+
+  async reconcile({ slice }: OutputView<PushSlice>): Promise<void> {
+    const wanted = new Map(
+      slice.targets
+        .filter((target) => target.enabled !== false)
+        .map((target) => [
+          target.id,
+          { target, key: JSON.stringify([target, slice.secrets[target.id] ?? {}]) },
+        ]),
+    );
+    for (const [id, entry] of this.clients) {
+      if (wanted.get(id)?.key === entry.key) continue;
+      await entry.client.stop();
+      this.clients.delete(id);
+    }
+    for (const [id, { target, key }] of wanted) {
+      if (this.clients.has(id)) continue;
+      const client = new PushClient({
+        settings: target,
+        secrets: slice.secrets[id],
+        source: this.source,
+        directory: join(this.context.config.config.paths.state, 'push'),
+        gateway: this.context.system.id,
+        clock: this.context.clock,
+        now: this.context.now,
+        logger: this.logger,
+        prices: this.context.prices,
+      });
+      client.load();
+      client.start();
+      this.clients.set(id, { key, client });
+    }
+    this.report();
+  }
+
+  /** Every running target's status, in settings order. */
+  status(): PushStatus[] {
+    return [...this.clients.values()].map((entry) => entry.client.status());
+  }
+
+  private report(): void {
+    const targets = this.status();
+    this.context.services.set('push', {
+      state:
+        targets.length === 0
+          ? 'off'
+          : targets.some((t) => t.state === 'error' || t.state === 'clock_unsynced')
+            ? 'error'
+            : 'running',
+      targets: targets.length,
+    });
+  }
+}

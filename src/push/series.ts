@@ -1,0 +1,123 @@
+import type { QuarterRecord } from '../history/recorder.js';
+import type { PriceSignal } from '../prices/price-signal.js';
+
+/**
+ * The samples of one quarter hour of one meter (docs/architecture.md#push). Names and units follow
+ * `/metrics` (docs/architecture.md#prometheus-metrics): energy registers as joules counters, per
+ * tariff (`tariff` label "1", "2") when the meter has tariff registers, else the total without the
+ * label, so `sum()` never counts a register twice; the quarter's mean power in watts; price and cost
+ * only when the price series knows the quarter. Every sample is stamped at the quarter's end (ms),
+ * so a quarter sent twice is the same (series, timestamp) and a deduplicating receiver keeps one.
+ */
+
+export interface PushSample {
+  name: string;
+  /** Without `__name__`. */
+  labels: Record<string, string>;
+  value: number;
+  /** ms since the epoch. */
+  timestamp: number;
+}
+
+export interface MeterLabels {
+  meter: string;
+  role: string;
+}
+
+/** Labels every sample of a target carries besides the meter's. */
+export interface TargetLabels {
+  site: string;
+  gateway: string;
+  extra: Record<string, string>;
+}
+
+export const SERIES = {
+  import: 'meter_active_energy_import_joules_total',
+  export: 'meter_active_energy_export_joules_total',
+  powerImport: 'meter_quarter_active_power_import_watts',
+  powerExport: 'meter_quarter_active_power_export_watts',
+  priceImport: 'meter_quarter_import_price_per_kwh',
+  priceExport: 'meter_quarter_export_price_per_kwh',
+  cost: 'meter_quarter_import_cost',
+  credit: 'meter_quarter_export_credit',
+} as const;
+
+const JOULES_PER_KWH = 3.6e6;
+const QUARTER_S = 900;
+
+/** Rounded to 1e-6 of its unit: float sums carry noise below that and would differ between re-sends. */
+function micro(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+export function quarterSamples(
+  record: QuarterRecord,
+  meter: MeterLabels,
+  target: TargetLabels,
+  prices?: PriceSignal,
+): PushSample[] {
+  const { counters, point } = record;
+  const timestamp = (counters.t + QUARTER_S) * 1000;
+  const base = {
+    ...target.extra,
+    site: target.site,
+    gateway: target.gateway,
+    meter: meter.meter,
+    role: meter.role,
+  };
+  const samples: PushSample[] = [];
+  const add = (name: string, value: number | null | undefined, extra: Record<string, string> = {}) => {
+    if (value === null || value === undefined || !Number.isFinite(value)) return;
+    samples.push({ name, labels: { ...base, ...extra }, value, timestamp });
+  };
+  const registers = (name: string, total: number | null, t1: number | null, t2: number | null) => {
+    if (t1 === null && t2 === null) add(name, total === null ? null : micro(total * JOULES_PER_KWH));
+    else {
+      if (t1 !== null) add(name, micro(t1 * JOULES_PER_KWH), { tariff: '1' });
+      if (t2 !== null) add(name, micro(t2 * JOULES_PER_KWH), { tariff: '2' });
+    }
+  };
+  registers(SERIES.import, counters.eIn, counters.eInT1, counters.eInT2);
+  registers(SERIES.export, counters.eOut, counters.eOutT1, counters.eOutT2);
+  if (point?.pIn) add(SERIES.powerImport, micro((point.pIn.sum / point.pIn.n) * 1000));
+  if (point?.pOut) add(SERIES.powerExport, micro((point.pOut.sum / point.pOut.n) * 1000));
+  const price = prices?.quarterAt(counters.t * 1000);
+  if (price) {
+    add(SERIES.priceImport, price.import);
+    add(SERIES.priceExport, price.export);
+    if (price.import !== null && point?.eIn !== null && point?.eIn !== undefined)
+      add(SERIES.cost, micro(point.eIn * price.import));
+    if (price.export !== null && point?.eOut !== null && point?.eOut !== undefined)
+      add(SERIES.credit, micro(point.eOut * price.export));
+  }
+  return samples;
+}
+
+/** A series' identity: its name and sorted labels. */
+export function seriesKey(sample: PushSample): string {
+  const names = Object.keys(sample.labels).sort();
+  return [sample.name, ...names.map((name) => `${name}=${sample.labels[name]}`)].join('\u0000');
+}
+
+/** Samples grouped by series, each series' samples oldest first, series in first-seen order. */
+export function groupSeries(samples: readonly PushSample[]): Array<{
+  name: string;
+  labels: Record<string, string>;
+  points: Array<{ value: number; timestamp: number }>;
+}> {
+  const bySeries = new Map<
+    string,
+    { name: string; labels: Record<string, string>; points: Array<{ value: number; timestamp: number }> }
+  >();
+  for (const sample of samples) {
+    const key = seriesKey(sample);
+    let series = bySeries.get(key);
+    if (!series) {
+      series = { name: sample.name, labels: sample.labels, points: [] };
+      bySeries.set(key, series);
+    }
+    series.points.push({ value: sample.value, timestamp: sample.timestamp });
+  }
+  for (const series of bySeries.values()) series.points.sort((a, b) => a.timestamp - b.timestamp);
+  return [...bySeries.values()];
+}
