@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-store.js';
+import { StateLockError } from './config/state-lock.js';
 import { Daemon } from './daemon.js';
 import { createLogger, flushLogger, type Logger } from './log.js';
 import { runParseCli } from './meter/parse-cli.js';
@@ -22,6 +23,9 @@ Every config key can be overridden by METER_GATEWAY_<PATH> (e.g. METER_GATEWAY_H
  * timeout).
  */
 const STOP_DEADLINE_MS = 4500;
+
+/** sysexits(3) EX_TEMPFAIL: the state folder is locked by another daemon (try again later). */
+const EXIT_STATE_LOCKED = 75;
 
 function usageError(message: string): never {
   process.stderr.write(`meter-gateway: ${message}\n\n${USAGE}\n`);
@@ -53,6 +57,12 @@ async function runDaemon(args: string[]): Promise<number> {
       ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
     });
   } catch (error) {
+    if (error instanceof StateLockError) {
+      // Another daemon runs on this folder: nothing was opened; EX_TEMPFAIL, so a supervisor may
+      // try again once the other one is gone, and the launcher never counts it against a release.
+      process.stderr.write(`meter-gateway: ${error.message}\n`);
+      return EXIT_STATE_LOCKED;
+    }
     const kind =
       error instanceof ConfigError || error instanceof SourceError
         ? 'configuration error'

@@ -18,6 +18,11 @@ export interface LoadOptions {
   /** Overrides paths.state from the file / environment (CLI --state-dir). */
   stateDir?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Called with the state directory once it is known, before anything in it is read or written
+   * (the daemon takes the folder's lock here: docs/architecture.md#state-folder-lock).
+   */
+  beforeStateDir?: (stateDir: string) => void;
 }
 
 export interface ConfigEvents {
@@ -143,6 +148,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const stateDir = String(
       getPath(merge(structuredClone(defaults), merge(structuredClone(base), env.tree)), 'paths.state'),
     );
+    options.beforeStateDir?.(stateDir);
     const directory = new StateDirectory(stateDir);
     const recovery = directory.recover();
     const overlays = new Map<StateFileName, Record<string, unknown>>();
