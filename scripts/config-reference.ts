@@ -1,9 +1,9 @@
-// Regenerates the configuration reference table in README.md from the convict schema.
+// Regenerates the configuration reference table (docs/guide/configuration-reference.md) from the convict schema.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withConfigReference } from '../src/config/reference.js';
 import { registerConfigFormats } from '../src/daemon.js';
 
 registerConfigFormats();
 
-const path = new URL('../../README.md', import.meta.url);
+const path = new URL('../../docs/guide/configuration-reference.md', import.meta.url);
 writeFileSync(path, withConfigReference(readFileSync(path, 'utf8')));

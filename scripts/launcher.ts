@@ -39,6 +39,14 @@ interface Release {
 
 type Outcome = { kind: 'exited'; code: number } | { kind: 'failed-before-ready'; why: string };
 
+/**
+ * Exit statuses that say the host or the configuration is wrong, not the release (sysexits(3)):
+ * EX_CONFIG (78: the HTTP port is taken or not allowed) and EX_TEMPFAIL (75: another daemon holds
+ * the state folder). The previous release would fail the same way, so an exit with one of them
+ * before READY never rolls back: it is passed on to systemd as it is.
+ */
+const NOT_THE_RELEASE = new Set([75, 78]);
+
 const CURRENT = 'current';
 const POLL_MS = 200;
 const KILL_GRACE_MS = 10_000;
@@ -174,6 +182,13 @@ class Launcher {
       if (onProbation && !this.options.stateDir)
         log('no --state-dir: READY cannot be watched, so no rollback');
       const outcome = await this.start(release, onProbation && this.options.stateDir !== undefined);
+      if (outcome.kind === 'exited' && NOT_THE_RELEASE.has(outcome.code)) {
+        log(
+          `${release.id} exited with ${outcome.code}: a configuration or host problem (see its message above), not a bad release; no rollback`,
+          'error',
+        );
+        return outcome.code;
+      }
       if (outcome.kind === 'exited') {
         if (!this.restartsItself(outcome.code)) return outcome.code;
         log(`${release.id} exited cleanly; starting ${CURRENT} again (no systemd here to do it)`);
@@ -227,7 +242,7 @@ class Launcher {
         clearInterval(poll);
         clearTimeout(deadline);
         this.child = undefined;
-        if (onProbation && !ready && !this.stopping) {
+        if (onProbation && !ready && !this.stopping && !(code !== null && NOT_THE_RELEASE.has(code))) {
           settle({
             kind: 'failed-before-ready',
             why: verdict ?? `exited before READY (${signal ?? `code ${code}`})`,

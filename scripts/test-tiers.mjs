@@ -55,6 +55,7 @@ export const SYSTEM_TIER = [
   // The daemon as a child process (test/helpers/daemon-process.ts).
   'cli/cli',
   'cli/health-check',
+  'cli/state-lock',
   'daemon-isolation',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

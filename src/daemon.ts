@@ -1,4 +1,5 @@
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
+import { acquireStateLock, type StateLock } from './config/state-lock.js';
 import { createAppContext, daemonClock, type AppContext } from './context.js';
 import { componentLogger, type Logger } from './log.js';
 import { RecentLog } from './log-transports.js';
@@ -105,7 +106,13 @@ export class Daemon {
 
   static create(options: DaemonOptions): Daemon {
     registerConfigFormats();
-    const config = ConfigStore.load(options);
+    let lock: StateLock | undefined;
+    const config = ConfigStore.load({
+      ...options,
+      beforeStateDir: (stateDir) => {
+        lock = holdStateLock(stateDir);
+      },
+    });
     let requestRestart: (reason: string) => void = () => undefined;
     const restartRequested = new Promise<string>((resolve) => {
       requestRestart = resolve;
@@ -122,8 +129,13 @@ export class Daemon {
     context.logger.addTransport(recent);
     reportConfigRecovery(context);
     reportListenerFailures(context);
-    return new Daemon(context, buildServices(context, recent), restartRequested);
+    const daemon = new Daemon(context, buildServices(context, recent), restartRequested);
+    daemon.lock = lock;
+    return daemon;
   }
+
+  /** The state folder's lock (docs/architecture.md#state-folder-lock), released when stopped. */
+  private lock: StateLock | undefined;
 
   /**
    * Starts every service in order; a required one that fails aborts start-up (exit 1 in main).
@@ -168,9 +180,21 @@ export class Daemon {
       }
       this.started.length = 0;
       this.context.store.close();
+      this.lock?.release();
     })();
     return this.stopping;
   }
+}
+
+/** Locks this process holds; the exit releases them, however the process ends short of SIGKILL. */
+const heldLocks = new Set<StateLock>();
+
+/** Takes the state folder's lock before anything in it is opened (docs/architecture.md#state-folder-lock). */
+function holdStateLock(stateDir: string): StateLock {
+  const lock = acquireStateLock(stateDir);
+  if (heldLocks.size === 0) process.once('exit', () => heldLocks.forEach((held) => held.release()));
+  heldLocks.add(lock);
+  return lock;
 }
 
 /** What start-up found in the state directory, and a protection setting that locks everyone out. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from './config/config-store.js';
+import { StateLockError } from './config/state-lock.js';
 import { Daemon } from './daemon.js';
 import { createLogger, flushLogger, type Logger } from './log.js';
 import { runParseCli } from './meter/parse-cli.js';
@@ -22,6 +23,30 @@ Every config key can be overridden by METER_GATEWAY_<PATH> (e.g. METER_GATEWAY_H
  * timeout).
  */
 const STOP_DEADLINE_MS = 4500;
+
+/**
+ * sysexits(3) EX_CONFIG: the configuration cannot work here (the HTTP port is taken or not
+ * allowed). Not a fault of the release: the update launcher never rolls back for it, and the
+ * unit's RestartPreventExitStatus stops systemd from retrying until the port is changed.
+ */
+const EXIT_CONFIG = 78;
+
+/** The hint for an HTTP port that cannot be listened on, or undefined for any other failure. */
+function httpListenFailure(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !error.message.startsWith('http failed to start')) return undefined;
+  const cause = error.cause as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (cause?.code !== 'EADDRINUSE' && cause?.code !== 'EACCES') return undefined;
+  const port = cause.port ?? 0;
+  const problem =
+    cause.code === 'EADDRINUSE'
+      ? `HTTP port ${port} is in use by another program`
+      : `HTTP port ${port} is not allowed for this user (ports below 1024 need CAP_NET_BIND_SERVICE)`;
+  const other = port > 0 && port < 65535 ? port + 1 : 8080;
+  return `${problem}; choose another port: METER_GATEWAY_HTTP_PORT=${other} in the environment, http.port in the config file, or on a Raspberry Pi install 'sudo systemd/install.sh --http-port ${other}'`;
+}
+
+/** sysexits(3) EX_TEMPFAIL: the state folder is locked by another daemon (try again later). */
+const EXIT_STATE_LOCKED = 75;
 
 function usageError(message: string): never {
   process.stderr.write(`meter-gateway: ${message}\n\n${USAGE}\n`);
@@ -53,6 +78,12 @@ async function runDaemon(args: string[]): Promise<number> {
       ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
     });
   } catch (error) {
+    if (error instanceof StateLockError) {
+      // Another daemon runs on this folder: nothing was opened; EX_TEMPFAIL, so a supervisor may
+      // try again once the other one is gone, and the launcher never counts it against a release.
+      process.stderr.write(`meter-gateway: ${error.message}\n`);
+      return EXIT_STATE_LOCKED;
+    }
     const kind =
       error instanceof ConfigError || error instanceof SourceError
         ? 'configuration error'
@@ -72,6 +103,11 @@ async function runDaemon(args: string[]): Promise<number> {
         ? ` (${cause.message})`
         : '';
     logger.error(`start-up failed: ${(error as Error).message}${detail}`);
+    const taken = httpListenFailure(error);
+    if (taken) {
+      logger.error(taken);
+      return exitAfterFlush(logger, EXIT_CONFIG);
+    }
     return exitAfterFlush(logger, 1);
   }
   const clock = daemon.context.clock;

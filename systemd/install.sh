@@ -78,14 +78,14 @@ service_active() {
 
 # The port the service will listen on: --http-port, else an earlier run's drop-in, else the unit's 80.
 dropin="$unit_dir/meter-gateway.service.d/http-port.conf"
-port=$http_port
-if [ -z "$port" ] && [ -f "$dropin" ]; then
-  port=$(sed -n 's/^Environment=METER_GATEWAY_HTTP_PORT=//p' "$dropin")
-fi
-port=${port:-80}
-# Another program on that port (a web server, Pi-hole) would make every start fail. While the
-# service runs, the listener is the service itself.
-if [ "$systemd" = yes ] && ! service_active && command -v ss >/dev/null; then
+serving=
+[ -f "$dropin" ] && serving=$(sed -n 's/^Environment=METER_GATEWAY_HTTP_PORT=//p' "$dropin")
+serving=${serving:-80}
+port=${http_port:-$serving}
+# Another program on that port (a web server, Pi-hole) would make every start fail (the daemon
+# exits 78, which the launcher never takes for a bad release). The running service's own port is
+# its own listener; a port that changes is checked whether the service runs or not.
+if [ "$systemd" = yes ] && { [ "$port" != "$serving" ] || ! service_active; } && command -v ss >/dev/null; then
   listener=$(ss -Hltnp "sport = :$port" 2>/dev/null | head -n 1 | tr -s ' ')
   [ -z "$listener" ] ||
     fail "port $port is in use ($listener); choose another HTTP port: install.sh --http-port 8080"
@@ -173,16 +173,23 @@ if [ -n "$old" ] && [ "$old" != "releases/$id" ] && [ -d "$prefix/$old" ]; then
 fi
 ln -sfn "releases/$id" "$prefix/current.tmp" && mv -T "$prefix/current.tmp" "$prefix/current"
 
-# Keep the newest $keep releases; current and previous always stay.
+# Keep the newest $keep releases. Never removed: current, previous (the launcher's rollback target)
+# and the last release that reported READY (`confirmed`: the one a rollback may need next, even
+# when a rollback left previous equal to current). The release the launcher rolled back from
+# (`failed`) goes first.
 keep_current=$(basename "$(readlink "$prefix/current")")
 keep_previous=$(basename "$(readlink "$prefix/previous" 2>/dev/null || echo none)")
-others=$((keep - 1))
-[ -d "$prefix/releases/$keep_previous" ] && others=$((keep - 2))
+keep_confirmed=$(head -n 1 "$prefix/confirmed" 2>/dev/null || echo none)
+failed_id=$(head -n 1 "$prefix/failed" 2>/dev/null || echo none)
+kept=0
+for name in $(printf '%s\n' "$keep_current" "$keep_previous" "$keep_confirmed" | sort -u); do
+  [ -d "$prefix/releases/$name" ] && kept=$((kept + 1))
+done
 while IFS= read -r dir; do
   name=$(basename "$dir")
-  [ "$name" = "$keep_current" ] || [ "$name" = "$keep_previous" ] && continue
-  if [ "$others" -gt 0 ]; then
-    others=$((others - 1))
+  [ "$name" = "$keep_current" ] || [ "$name" = "$keep_previous" ] || [ "$name" = "$keep_confirmed" ] && continue
+  if [ "$name" != "$failed_id" ] && [ "$kept" -lt "$keep" ]; then
+    kept=$((kept + 1))
     continue
   fi
   rm -rf "$dir"
@@ -222,8 +229,12 @@ systemctl enable meter-gateway >/dev/null
 # A Type=notify unit: start and restart return when the app has reported READY, or when the
 # launcher has rolled back to `previous`, so `current` then names the release that runs.
 if [ "$was_active" = yes ]; then systemctl restart meter-gateway; else systemctl start meter-gateway; fi
-systemctl is-active --quiet meter-gateway ||
+if ! systemctl is-active --quiet meter-gateway; then
+  # 78 (EX_CONFIG): the daemon cannot listen on its HTTP port; the release is fine and stays.
+  [ "$(systemctl show -p ExecMainStatus --value meter-gateway 2>/dev/null)" = 78 ] &&
+    fail "meter-gateway cannot run with this configuration (exit 78, e.g. HTTP port $port in use); release $id stays installed, nothing was rolled back; choose another port: install.sh --http-port N (journalctl -u meter-gateway -n 50)"
   fail "meter-gateway did not start; see: journalctl -u meter-gateway -n 50"
+fi
 running=$(basename "$(readlink "$prefix/current")")
 [ "$running" = "$id" ] ||
   fail "release $id did not start; the launcher rolled back to $running (journalctl -u meter-gateway)"

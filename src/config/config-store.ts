@@ -18,6 +18,11 @@ export interface LoadOptions {
   /** Overrides paths.state from the file / environment (CLI --state-dir). */
   stateDir?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Called with the state directory once it is known, before anything in it is read or written
+   * (the daemon takes the folder's lock here: docs/architecture.md#state-folder-lock).
+   */
+  beforeStateDir?: (stateDir: string) => void;
 }
 
 export interface ConfigEvents {
@@ -62,16 +67,38 @@ function readAdminFile(path: string): Record<string, unknown> {
       { field: '', message: `cannot read config file: ${(error as Error).message}` },
     ]);
   }
+  let data: unknown;
   try {
-    const data: unknown = JSON.parse(text);
-    if (typeof data !== 'object' || data === null || Array.isArray(data))
-      throw new Error('not a JSON object');
-    return data as Record<string, unknown>;
+    data = JSON.parse(text);
   } catch (error) {
     throw new ConfigError(path, [
-      { field: '', message: `not a valid JSON config file: ${(error as Error).message}` },
+      {
+        field: '',
+        message: `not a valid JSON config file: ${jsonErrorText(text, (error as Error).message)}`,
+      },
     ]);
   }
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new ConfigError(path, [{ field: '', message: 'not a valid JSON config file: not a JSON object' }]);
+  return data as Record<string, unknown>;
+}
+
+/**
+ * JSON.parse's complaint with the line and column it points at (1-based, as editors count), worked
+ * out from the character offset V8 reports (`at position N`; the end for an unexpected end).
+ */
+export function jsonErrorText(text: string, message: string): string {
+  const reported = /\(line (\d+) column (\d+)\)/.exec(message);
+  const position = /at position (\d+)/.exec(message);
+  let where: string | undefined;
+  if (reported) where = `line ${reported[1]}, column ${reported[2]}`;
+  else if (position || /end of JSON input/.test(message)) {
+    const offset = Math.min(position ? Number(position[1]) : text.length, text.length);
+    const before = text.slice(0, offset).split('\n');
+    where = `line ${before.length}, column ${before.at(-1)!.length + 1}`;
+  }
+  const what = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '');
+  return where ? `${where}: ${what}` : what;
 }
 
 /**
@@ -143,6 +170,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     const stateDir = String(
       getPath(merge(structuredClone(defaults), merge(structuredClone(base), env.tree)), 'paths.state'),
     );
+    options.beforeStateDir?.(stateDir);
     const directory = new StateDirectory(stateDir);
     const recovery = directory.recover();
     const overlays = new Map<StateFileName, Record<string, unknown>>();

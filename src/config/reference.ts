@@ -12,7 +12,7 @@ function describeRule(path: string, format: string, item: Limits): string {
   return described;
 }
 
-/** The configuration reference table of the README, one row per schema leaf. */
+/** The configuration reference table (docs/guide/configuration-reference.md), one row per schema leaf. */
 export function configReferenceMarkdown(): string {
   const rows = [...LEAVES.values()].map((leaf) => {
     const def = leaf.secret ? '(secret)' : `\`${JSON.stringify(leaf.default)}\``;
@@ -29,10 +29,10 @@ export function configReferenceMarkdown(): string {
   ].join('\n');
 }
 
-/** Replaces the generated block inside a README text. */
-export function withConfigReference(readme: string): string {
-  const start = readme.indexOf(BEGIN);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < 0) throw new Error('README has no config-reference markers');
-  return readme.slice(0, start) + configReferenceMarkdown() + readme.slice(end + END.length);
+/** Replaces the generated block inside a markdown text. */
+export function withConfigReference(text: string): string {
+  const start = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (start < 0 || end < 0) throw new Error('the text has no config-reference markers');
+  return text.slice(0, start) + configReferenceMarkdown() + text.slice(end + END.length);
 }

@@ -422,6 +422,14 @@ export const DAEMON_SCHEMA = {
     ),
   },
   log: { level: oneOf('info', ['error', 'warn', 'info', 'debug'], 'Log level.') },
+  health: {
+    max_reading_age_s: int(
+      300,
+      0,
+      86400,
+      'Seconds without a valid meter reading before GET /api/v1/health answers 503 failing (the container turns unhealthy); 0: never. Before that, a stale reading is degraded.',
+    ),
+  },
   meter_proxy: { port: int(2000, 0, 65535, 'TCP port of the raw telegram proxy.') },
   modbus_tcp: {
     host: text(

@@ -35,8 +35,15 @@ export type SdCardView = Static<typeof SdCardSchema>;
 
 /** GET /api/v1/health, also /api/v1/system's `health` (not a field of the device). */
 export const HealthSchema = Type.Object({
-  status: Type.Enum(['ok', 'failing']),
+  status: Type.Enum(['ok', 'degraded', 'failing']),
   failed: Type.Array(Type.Object({ output: Type.String(), error: Type.String() })),
+  degraded: Type.Array(Type.Object({ output: Type.String(), error: Type.String() }), {
+    description: 'what makes the process degraded: the meter reading is stale (meter.timeout)',
+  }),
+  reading_age_s: Type.Integer({
+    minimum: 0,
+    description: 'seconds since the latest valid meter reading (since the start while there was none)',
+  }),
 });
 export type HealthView = Static<typeof HealthSchema>;
 

@@ -15,7 +15,9 @@ import type { HistoryPoint } from './point.js';
  *   15-minute tier instead (history-costs.ts).
  *
  * Import is money paid, export money received; the standing charge is monthly, spread evenly over
- * the days of each month.
+ * the days of each month. Fixed charges are billed "to date" (docs/architecture.md#costs): for the
+ * part of a period from the local day of its first recorded bucket to now, never for days before
+ * the history starts or for the rest of a period not yet over.
  */
 
 export type PriceMode = 'fixed' | 'tariff' | 'time_of_use';
@@ -147,19 +149,25 @@ export function roundMoney(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
-/** Totals of the costs of a range [fromMs, toMs) whose buckets cost `costs`. */
+/**
+ * Totals of the costs of a range [fromMs, toMs) whose buckets cost `costs`. The fixed charges
+ * (standing and capacity) are billed for `charged`, the part of the range that is both elapsed and
+ * recorded ("to date"), when given; nothing when that part is empty.
+ */
 export function costTotals(
   settings: CostSettings,
   costs: readonly PointCost[],
   fromMs: number,
   toMs: number,
   capacity?: CapacityChargeContributor,
+  charged: { fromMs: number; toMs: number } = { fromMs, toMs },
 ): CostTotals {
   const sum = sumCosts(costs);
   const imported = sum.import ?? 0;
   const exported = sum.export ?? 0;
-  const standing = standingCharge(settings.standing_charge, fromMs, toMs);
-  const charge = capacity?.chargeFor(fromMs, toMs) ?? null;
+  const billed = charged.toMs > charged.fromMs;
+  const standing = billed ? standingCharge(settings.standing_charge, charged.fromMs, charged.toMs) : 0;
+  const charge = billed ? (capacity?.chargeFor(charged.fromMs, charged.toMs) ?? null) : null;
   return {
     currency: settings.currency || 'EUR',
     import: roundMoney(imported),

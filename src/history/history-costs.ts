@@ -45,16 +45,40 @@ export async function pointCosts(
   });
 }
 
+/** Start of the local day of `ms`. */
+function localDayStart(ms: number): number {
+  const date = new Date(ms);
+  return new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+}
+
+/**
+ * The part of [fromMs, toMs) fixed charges are billed for: from the local day of the first recorded
+ * bucket in it (a point with readings) to `now`, so a history of 20 minutes is not billed a year of
+ * standing charge, nor a month in progress its days still to come.
+ */
+export function chargedPart(
+  points: readonly HistoryPoint[],
+  fromMs: number,
+  toMs: number,
+  now: number,
+): { fromMs: number; toMs: number } {
+  const first = points.find((point) => point.n > 0 && point.t * 1000 < toMs);
+  if (!first) return { fromMs, toMs: fromMs };
+  return { fromMs: Math.max(fromMs, localDayStart(first.t * 1000)), toMs: Math.min(toMs, now) };
+}
+
 /**
  * The history answer with costs: `cost` on every point and `costs`, the totals of the points that
- * start inside [view.from, view.to] with the standing charge of [from, to + 1 s).
+ * start inside [view.from, view.to] with the fixed charges of the elapsed, recorded part of
+ * [from, to + 1 s) (chargedPart).
  */
 export async function withCosts(
   view: HistoryView,
   settings: CostSettings,
   points: readonly HistoryPoint[],
   query: TierQuery,
-  capacity?: CapacityChargeContributor,
+  capacity: CapacityChargeContributor | undefined,
+  now: number,
 ): Promise<HistoryView> {
   const resolution = view.resolution as Resolution;
   const costs = await pointCosts(settings, resolution, points, query);
@@ -66,6 +90,18 @@ export async function withCosts(
       ...point,
       cost: { import: round(costs[i]!.import), export: round(costs[i]!.export) },
     })),
-    costs: costTotals(settings, inside, view.from * 1000, (view.to + 1) * 1000, capacity),
+    costs: costTotals(
+      settings,
+      inside,
+      view.from * 1000,
+      (view.to + 1) * 1000,
+      capacity,
+      chargedPart(
+        points.filter((point) => point.t >= view.from && point.t <= view.to),
+        view.from * 1000,
+        (view.to + 1) * 1000,
+        now,
+      ),
+    ),
   };
 }

@@ -3,6 +3,7 @@ import type { MeterInterface } from '../reading/reading.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 import { parseDongle, type DongleSource } from './dongles/dongle-uri.js';
 import { SourceError } from './source-error.js';
+import { onlyKnownParams } from './source-params.js';
 
 export { SourceError } from './source-error.js';
 
@@ -75,6 +76,9 @@ function protocolOf(params: URLSearchParams, source: string): ProtocolChoice {
   return value as ProtocolChoice;
 }
 
+const LINE_PARAMS = ['baud', 'parity', 'databits', 'data_bits', 'stopbits', 'stop_bits'];
+const MODBUS_POLL_PARAMS = ['unit', 'profile', 'interval'];
+
 function splitQuery(rest: string): [string, URLSearchParams] {
   const q = rest.indexOf('?');
   return q < 0 ? [rest, new URLSearchParams()] : [rest.slice(0, q), new URLSearchParams(rest.slice(q + 1))];
@@ -85,6 +89,7 @@ export type SerialSource = Extract<MeterSource, { kind: 'serial' }>;
 function parseSerial(source: string, rest: string): MeterSource {
   const [path, params] = splitQuery(rest);
   if (!isDevicePath(path)) throw new SourceError(source, `serial device must be ${DEVICE_PATH_RULE}`);
+  onlyKnownParams(source, params, ['protocol', 'interface', ...LINE_PARAMS, 'mode', 'poll', 'address']);
   const result: SerialSource = {
     kind: 'serial',
     path,
@@ -166,6 +171,7 @@ function parseTcp(source: string): MeterSource {
   if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535) {
     throw new SourceError(source, 'tcp source needs a host and a port (tcp://host:port)');
   }
+  onlyKnownParams(source, url.searchParams, ['protocol']);
   return {
     kind: 'tcp',
     host: url.hostname.replace(/^\[|\]$/g, ''),
@@ -177,6 +183,7 @@ function parseTcp(source: string): MeterSource {
 function parseFile(source: string, rest: string): MeterSource {
   const [path, params] = splitQuery(rest);
   if (!path) throw new SourceError(source, 'file source needs a path (file:captures/x.txt)');
+  onlyKnownParams(source, params, ['protocol', 'interval', 'loop']);
   const interval = Number(params.get('interval') ?? '1');
   if (!Number.isFinite(interval) || interval < 0 || interval > 3600) {
     throw new SourceError(source, 'interval must be seconds between frames (0..3600)');
@@ -226,6 +233,7 @@ function parseModbusRtu(source: string, rest: string): MeterSource {
   const [path, params] = splitQuery(rest);
   if (!path.startsWith('/'))
     throw new SourceError(source, 'serial device must be an absolute path like /dev/ttyUSB0');
+  onlyKnownParams(source, params, [...LINE_PARAMS, ...MODBUS_POLL_PARAMS]);
   const line: SerialSource = { kind: 'serial', path, protocol: 'auto', meterInterface: 'TTL' };
   parseLineParams(source, params, line);
   if (line.dataBits === 7) throw new SourceError(source, 'Modbus RTU uses 8 data bits');
@@ -247,6 +255,7 @@ function parseModbusTcp(source: string): MeterSource {
   const port = Number(url.port || '502');
   if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535)
     throw new SourceError(source, 'modbus-tcp source needs a host (modbus-tcp://host:502)');
+  onlyKnownParams(source, url.searchParams, MODBUS_POLL_PARAMS);
   return {
     kind: 'modbus-tcp',
     host: url.hostname.replace(/^\[|\]$/g, ''),

@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { SerialPort } from 'serialport';
 import type { LineSettings } from './line-settings.js';
 
@@ -6,6 +8,36 @@ export interface SerialLinkEvents {
   data: [chunk: Buffer];
   /** The port went away (unplugged, pty closed); not emitted for close(). */
   close: [reason?: Error];
+}
+
+/** Where udev names every USB serial adapter by its id (a name that survives re-plugging). */
+export const BY_ID_DIR = '/dev/serial/by-id';
+
+/**
+ * serialport's open failure in the words a user acts on. Its own text repeats the caller's
+ * (`Error: No such file or directory, cannot open /dev/ttyUSB0`), so the ", cannot open <path>"
+ * tail is dropped; a missing device lists the adapters present and points to the probe.
+ */
+export function openError(path: string, error: Error, byIdDir = BY_ID_DIR): Error {
+  const text = error.message.replace(/^Error: /, '').replace(/, cannot open .*$/, '');
+  if (!/No such file or directory|ENOENT/i.test(text)) return new Error(text, { cause: error });
+  let adapters: string[] = [];
+  try {
+    adapters = readdirSync(byIdDir)
+      .sort()
+      .map((name) => join(byIdDir, name));
+  } catch {
+    // no USB serial adapter at all: udev creates the folder with the first one
+  }
+  const present =
+    adapters.length > 0
+      ? `serial adapters present: ${adapters.join(', ')}`
+      : `no USB serial adapter present (${byIdDir} is empty)`;
+  const probe = adapters[0] ?? '<device>';
+  return new Error(
+    `no such device; ${present}; find the meter's port and settings with 'meter-gateway probe ${probe}' (or the Meter tab's probe in the web interface)`,
+    { cause: error },
+  );
 }
 
 /**
@@ -42,7 +74,9 @@ export class SerialLink extends EventEmitter<SerialLinkEvents> {
       stopBits: line.stopBits,
       autoOpen: false,
     });
-    await new Promise<void>((resolve, reject) => port.open((error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      port.open((error) => (error ? reject(openError(path, error)) : resolve())),
+    );
     return new SerialLink(port, path);
   }
 

@@ -138,7 +138,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   });
 }
 
-test('a required part that cannot start (HTTP port taken) exits 1 with a clear message', async () => {
+test('an HTTP port that is taken exits 78 (EX_CONFIG) saying how to choose another', async () => {
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const { port } = blocker.address() as AddressInfo;
@@ -161,21 +161,28 @@ test('a required part that cannot start (HTTP port taken) exits 1 with a clear m
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.on('exit', (code) => resolve({ code, output }));
     });
-    assert.equal(result.code, 1, result.output);
+    assert.equal(result.code, 78, result.output);
     assert.match(result.output, /start-up failed: http failed to start: .*EADDRINUSE/);
+    assert.match(
+      result.output,
+      new RegExp(
+        `HTTP port ${port} is in use by another program; choose another port: METER_GATEWAY_HTTP_PORT=\\d+`,
+      ),
+    );
   } finally {
     blocker.close();
   }
 });
 
-test('a state directory that cannot be created stops what started and exits 1 with the original error', async () => {
+test('a state directory that cannot be created stops the start before anything starts, exit 1 with the original error', async () => {
   const parent = join(mkdtempSync(join(tmpdir(), 'mg-no-state-')), 'a-file');
   writeFileSync(parent, '');
   const daemon = startDaemon(join(parent, 'state'));
   const code = await daemon.exited;
   const output = daemon.output();
   assert.equal(code, 1, output);
-  assert.match(output, /stopping what had started: .*http.*meter/);
+  // The state folder's lock comes first (docs/architecture.md#state-folder-lock): no service started.
+  assert.doesNotMatch(output, /listening|stopping what had started/);
   const lines = output.trim().split('\n');
   assert.match(lines[lines.length - 1]!, /start-up failed: ENOTDIR: not a directory, mkdir/);
   assert.doesNotMatch(output, /write after end|uncaught error/);

@@ -83,3 +83,37 @@ test('the health command fails when no daemon answers', () => {
   assert.equal(result.status, 1);
   assert.match(result.stdout, /^unhealthy: the API does not answer/);
 });
+
+test('a silent meter: the health command says degraded, then unhealthy after health.max_reading_age_s', async (t) => {
+  // A TCP meter source that accepts the connection and never sends a telegram.
+  const silent = await occupiedPort();
+  t.after(() => silent.close());
+  const meterPort = (silent.address() as { port: number }).port;
+  const state = mkdtempSync(join(tmpdir(), 'mg-health-meter-'));
+  t.after(() => rmSync(state, { recursive: true, force: true }));
+  const daemon = await startDaemonProcess(state, {
+    METER_GATEWAY_METER_SOURCE: `tcp://127.0.0.1:${meterPort}?protocol=dsmr`,
+    METER_GATEWAY_METER_TIMEOUT: '1',
+    METER_GATEWAY_HEALTH_MAX_READING_AGE_S: '4',
+  });
+  t.after(() => daemon.stop());
+  const httpPort = Number(new URL(daemon.baseUrl).port);
+  const degraded = await waitFor(
+    'the health command to say degraded',
+    async () => healthCheck(httpPort),
+    (result) => result.stdout.startsWith('healthy, degraded'),
+    { intervalMs: 250 },
+  );
+  assert.equal(degraded.status, 0);
+  assert.match(degraded.stdout, /^healthy, degraded: meter: no meter reading since the start \d+ s ago$/m);
+  const failing = await waitFor(
+    'the health command to fail',
+    async () => healthCheck(httpPort),
+    (result) => result.status === 1,
+    { intervalMs: 250 },
+  );
+  assert.match(
+    failing.stdout,
+    /^unhealthy: meter: no meter reading since the start \d+ s ago \(health\.max_reading_age_s 4\)$/m,
+  );
+});

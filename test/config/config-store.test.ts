@@ -80,7 +80,29 @@ test('admin file: unknown key, wrong type and out-of-range value name key, value
   assert.match(range.message, /services\.sd\.frequency: must be an integer in 1\.\.1440: value was 1441/);
 
   const notJson = loadError(() => ConfigStore.load({ env: {}, configFile: adminFile(dir, '{ "http": ') }));
-  assert.match(notJson.message, /not a valid JSON config file/);
+  assert.match(
+    notJson.message,
+    /not a valid JSON config file: line 1, column 11: Unexpected end of JSON input/,
+  );
+
+  // A comma too many, the usual slip of an edited file: the line and column of the character after it.
+  const trailing = loadError(() =>
+    ConfigStore.load({
+      env: {},
+      configFile: adminFile(dir, '{\n  "http": { "port": 8081 },\n  "log": { "level": "info" },\n}\n'),
+    }),
+  );
+  assert.match(
+    trailing.message,
+    /not a valid JSON config file: line 4, column 1: Expected double-quoted property name$/m,
+  );
+  const missingComma = loadError(() =>
+    ConfigStore.load({
+      env: {},
+      configFile: adminFile(dir, '{\n  "http": { "port": 8081 }\n  "log": {}\n}'),
+    }),
+  );
+  assert.match(missingComma.message, /line 3, column 3: Expected ',' or '}' after property value/);
 });
 
 test('environment overrides every key and is validated like the file', () => {

@@ -10,6 +10,8 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
@@ -194,6 +196,83 @@ test('install.sh refuses a port another program listens on, before installing', 
   );
   assert.equal(existsSync(box.prefix), false);
 });
+
+test('install.sh checks a port that changes even while the service runs on the old one', async (t) => {
+  if (!requirePeer(t, process.getuid?.() === 0, 'root (install.sh runs as root)')) return;
+  if (!requireCommand(t, 'ss')) return;
+  const box = sandbox(t);
+  // The service runs (fake systemctl's flag) on the port an earlier run wrote into the drop-in.
+  writeFileSync(join(box.fakeDir, 'active'), '');
+  mkdirSync(join(box.unitDir, 'meter-gateway.service.d'), { recursive: true });
+  writeFileSync(
+    join(box.unitDir, 'meter-gateway.service.d', 'http-port.conf'),
+    `[Service]\nEnvironment=METER_GATEWAY_HTTP_PORT=${await freePort()}\n`,
+  );
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+  t.after(() => taken.close());
+  const port = (taken.address() as { port: number }).port;
+  const result = box.install(['--user', 'root', '--http-port', String(port)]);
+  assert.equal(result.status, 1, result.stdout + result.stderr);
+  assert.match(result.stderr, new RegExp(`port ${port} is in use .*choose another HTTP port`));
+  assert.equal(existsSync(box.prefix), false, 'nothing installed');
+});
+
+/** Installed releases made by hand, oldest first (their mtimes an hour apart), and the launcher's files. */
+function fakeInstalled(
+  prefix: string,
+  ids: string[],
+  links: { current: string; previous: string; confirmed?: string; failed?: string },
+): void {
+  const hour = 3_600_000;
+  ids.forEach((id, index) => {
+    const dir = join(prefix, 'releases', id);
+    mkdirSync(dir, { recursive: true });
+    const when = new Date(Date.now() - (ids.length - index + 1) * hour);
+    utimesSync(dir, when, when);
+  });
+  symlinkSync(`releases/${links.current}`, join(prefix, 'current'));
+  symlinkSync(`releases/${links.previous}`, join(prefix, 'previous'));
+  if (links.confirmed) writeFileSync(join(prefix, 'confirmed'), `${links.confirmed}\n`);
+  if (links.failed) writeFileSync(join(prefix, 'failed'), `${links.failed}\n`);
+}
+
+test(
+  'install.sh never removes the release a rollback may need next: confirmed stays, the failed one goes first',
+  { timeout: 600_000 },
+  async (t) => {
+    if (!requirePeer(t, process.getuid?.() === 0, 'root (install.sh owns files and runs as root)')) return;
+    const port = String(await freePort());
+    // After a rollback: the launcher went back from 0.3.0 to 0.2.0 (previous = current = 0.2.0).
+    const afterRollback = sandbox(t);
+    fakeInstalled(afterRollback.prefix, ['0.1.0-good', '0.2.0-good', '0.3.0-failed'], {
+      current: '0.2.0-good',
+      previous: '0.2.0-good',
+      confirmed: '0.2.0-good',
+      failed: '0.3.0-failed',
+    });
+    const first = afterRollback.install(['--user', 'root', '--http-port', port]);
+    assert.equal(first.status, 0, first.stdout + first.stderr);
+    const installed = readlinkSync(join(afterRollback.prefix, 'current')).slice(9);
+    assert.equal(readlinkSync(join(afterRollback.prefix, 'previous')), 'releases/0.2.0-good');
+    assert.deepEqual(releases(afterRollback.prefix), ['0.1.0-good', '0.2.0-good', installed].sort());
+    assert.match(first.stdout, /removed old release 0\.3\.0-failed/);
+
+    // The last release that reported READY is the oldest: it stays over a newer unconfirmed one.
+    const unconfirmed = sandbox(t);
+    fakeInstalled(unconfirmed.prefix, ['0.1.0-good', '0.2.0-new', '0.3.0-new'], {
+      current: '0.3.0-new',
+      previous: '0.2.0-new',
+      confirmed: '0.1.0-good',
+    });
+    const second = unconfirmed.install(['--user', 'root', '--http-port', port]);
+    assert.equal(second.status, 0, second.stdout + second.stderr);
+    const newest = readlinkSync(join(unconfirmed.prefix, 'current')).slice(9);
+    assert.equal(readlinkSync(join(unconfirmed.prefix, 'previous')), 'releases/0.3.0-new');
+    assert.deepEqual(releases(unconfirmed.prefix), ['0.1.0-good', '0.3.0-new', newest].sort());
+    assert.match(second.stdout, /removed old release 0\.2\.0-new/);
+  },
+);
 
 test('install.sh creates the service user with useradd and stops when it does not exist afterwards', (t) => {
   if (!requirePeer(t, process.getuid?.() === 0, 'root (install.sh runs as root)')) return;

@@ -151,3 +151,51 @@ test('readings count into their tariff: a quarter hour read 4 times in T1 and on
     assert.equal(Math.round(bucketCost(settings, point!, point!.t + 900).import! * 1e9) / 1e9, 0.88);
   });
 });
+
+test('fixed charges are billed to date: from the first recorded day to now, not for the whole period shown', async () => {
+  let recorder: HistoryRecorder | undefined;
+  let recent: RecentPower | undefined;
+  const h = await startHttpContext({
+    env: ENV,
+    routes: (router, ctx) => {
+      recorder = new HistoryRecorder(ctx, ctx.logger);
+      recent = new RecentPower(ctx);
+      registerHistoryRoutes(router, ctx, recorder, recent);
+    },
+  });
+  try {
+    // Noon on 26 Nov (Amsterdam); the history starts on 25 Nov.
+    setClock(h, Date.parse('2026-11-26T11:00:00Z'));
+    await seed(h.stateDir, '15m', QUARTERS);
+    await seed(h.stateDir, '1d', [DAY_POINT]);
+    await recorder!.start();
+    const costsOf = async (from: string, to: string) =>
+      (await send(h.baseUrl, 'GET', `/api/v1/history?from=${at(from)}&to=${at(to) - 1}&resolution=1d`)).json()
+        .costs;
+    // 30 a month, November has 30 days: a day and a half recorded and elapsed cost 1.5.
+    const toDate = {
+      currency: 'EUR',
+      import: 0.4125,
+      export: 0.16,
+      standing: 1.5,
+      capacity: null,
+      total: 1.7525,
+    };
+    assert.deepEqual(await costsOf('2026-11-01T00:00', '2026-12-01T00:00'), toDate, 'the month so far');
+    assert.deepEqual(await costsOf('2026-01-01T00:00', '2027-01-01T00:00'), toDate, 'the year so far');
+    // A finished day of the history is billed whole; a period before the history nothing.
+    assert.equal((await costsOf('2026-11-25T00:00', '2026-11-26T00:00')).standing, 1);
+    assert.deepEqual(await costsOf('2026-10-01T00:00', '2026-11-01T00:00'), {
+      currency: 'EUR',
+      import: 0,
+      export: 0,
+      standing: 0,
+      capacity: null,
+      total: 0,
+    });
+  } finally {
+    await recent!.stop();
+    await recorder!.stop();
+    await h.close();
+  }
+});

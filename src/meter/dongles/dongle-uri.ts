@@ -1,4 +1,5 @@
 import { SourceError } from '../source-error.js';
+import { onlyKnownParams } from '../source-params.js';
 
 /** A dongle read over HTTP (docs/architecture.md#dongle-sources). */
 export type DongleSource =
@@ -14,6 +15,7 @@ export function parseDongle(source: string, kind: DongleSource['kind']): DongleS
     throw new SourceError(source, `not a valid ${kind}://host[:port] URI`);
   }
   if (!url.hostname) throw new SourceError(source, `${kind} source needs a host (${kind}://host)`);
+  onlyKnownParams(source, url.searchParams, kind === 'shelly' ? ['interval'] : ['interval', 'telegram']);
   const interval = Number(url.searchParams.get('interval') ?? '1');
   if (!Number.isFinite(interval) || interval < 0.1 || interval > 3600)
     throw new SourceError(source, 'interval must be seconds between polls (0.1..3600)');

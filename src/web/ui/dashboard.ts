@@ -1,7 +1,7 @@
 import type { LivePayload } from '../../contracts/reading.js';
 import type { SystemView } from '../../contracts/system.js';
 import { api, element, pageRelative } from './api.js';
-import { formatTime, decimalsOf, formatNumber } from './format.js';
+import { formatTime, decimalsOf, formatNumber, protocolVersionText } from './format.js';
 import { LiveChart } from './live-chart.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import { Headline } from './headline.js';
@@ -125,7 +125,12 @@ export class Dashboard {
     };
     for (const [key, label] of IDENTITY_FIELDS) {
       const value = system.meter[key];
-      add(t(label), value === undefined ? undefined : String(value));
+      const text = value === undefined ? undefined : String(value);
+      const shown =
+        key === 'protocol_version' && text !== undefined
+          ? protocolVersionText(system.meter.protocol, text)
+          : text;
+      add(t(label), shown);
     }
     add(t('dashboard.gateway_id'), system.device.id);
     add(t('dashboard.firmware'), system.device.firmware);

@@ -90,3 +90,13 @@ export function formatTime(ms: number, style: TimeStyle, locale: string = curren
 export function clockTime(date: Date): string {
   return formatTime(date.getTime(), 'seconds');
 }
+
+/**
+ * The meter's protocol version as its standard writes it. DSMR sends the version as two digits
+ * without the point (object 1-3:0.2.8, e.g. `(50)` for DSMR 5.0, `(42)` for 4.2: DSMR P1 companion
+ * standard 5.0.2, section 6.12), so the page shows `5.0`, not `50`; anything else is shown as sent.
+ */
+export function protocolVersionText(protocol: string | undefined, version: string): string {
+  if (protocol?.toUpperCase() === 'DSMR' && /^\d\d$/.test(version)) return `${version[0]}.${version[1]}`;
+  return version;
+}

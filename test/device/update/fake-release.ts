@@ -12,13 +12,13 @@ import { join } from 'node:path';
 import { signBundle, writeUnsignedBundle } from '../../../src/device/update/bundle-writer.js';
 
 /** How the fake app behaves when the launcher starts it. */
-export type AppBehaviour = 'works' | 'crashes' | 'hangs';
+export type AppBehaviour = 'works' | 'crashes' | 'hangs' | 'port-taken';
 
 /**
  * A tiny stand-in for the app (not the whole project, to keep tests fast): package.json with the
  * real name and bin entry, and dist/src/main.js that records that it ran (`ran-<version>` in the
- * state dir) and then either writes the READY file and serves until SIGTERM, exits 1 at once, or
- * never gets ready. Its SIGTERM handler is in place before it writes anything, so a test that stops
+ * state dir) and then either writes the READY file and serves until SIGTERM, exits 1 at once, exits
+ * 78 at once as the daemon does when its HTTP port is taken, or never gets ready. Its SIGTERM handler is in place before it writes anything, so a test that stops
  * it after seeing one of its files knows the signal reaches the handler.
  */
 export function writeFakeApp(dir: string, version: string, behaviour: AppBehaviour, padding = 0): void {
@@ -43,6 +43,10 @@ const behaviour = ${JSON.stringify(behaviour)};
 if (behaviour === 'crashes') {
   console.error('fake app ${version}: cannot start');
   process.exit(1);
+}
+if (behaviour === 'port-taken') {
+  console.error('fake app ${version}: HTTP port 8081 is in use by another program');
+  process.exit(78);
 }
 if (behaviour === 'works') {
   writeFileSync(join(stateDir, 'ready.tmp'), process.pid + '\\n');

@@ -148,6 +148,30 @@ for (const behaviour of ['crashes', 'hangs'] as const) {
   });
 }
 
+test('a new release that exits 78 (HTTP port taken) before READY is not rolled back: the launcher exits 78', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'launcher-'));
+  const stateDir = join(work, 'state');
+  mkdirSync(stateDir);
+  const root = installRootWith(work, '1.0.0', 'works');
+  addRelease(root, '2.0.0-good', '2.0.0', 'port-taken');
+  rmSync(join(root, 'current'));
+  symlinkSync('releases/2.0.0-good', join(root, 'current'));
+  symlinkSync('releases/1.0.0-000000000000', join(root, 'previous'));
+  const launched = launch(root, stateDir, 60);
+  try {
+    assert.equal(await launched.exited, 78, launched.output());
+    assert.equal(readlinkSync(join(root, 'current')), 'releases/2.0.0-good', 'current stays');
+    assert.equal(readlinkSync(join(root, 'previous')), 'releases/1.0.0-000000000000', 'previous stays');
+    assert.equal(existsSync(join(root, 'failed')), false, 'not recorded as a failed release');
+    assert.equal(existsSync(join(stateDir, 'ran-1.0.0')), false, 'the previous release was not started');
+    assert.match(launched.output(), /2\.0\.0-good exited with 78: a configuration or host problem/);
+    assert.doesNotMatch(launched.output(), /rolling back/);
+  } finally {
+    killAll(launched);
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
 test('a release that reports READY is confirmed and later crashes are not rolled back', async () => {
   const work = mkdtempSync(join(tmpdir(), 'launcher-'));
   const stateDir = join(work, 'state');
