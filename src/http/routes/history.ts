@@ -90,7 +90,14 @@ export function registerHistoryRoutes(
       };
       const costs = ctx.config.config.services.costs;
       if (costs.enable)
-        answer = await withCosts(answer, costs, points, (...args) => recorder.query(...args), capacity);
+        answer = await withCosts(
+          answer,
+          costs,
+          points,
+          (...args) => recorder.query(...args),
+          capacity,
+          ctx.prices,
+        );
       if (format === 'csv') sendCsv(response, answer);
       else sendJson(response, 200, answer);
     },
