@@ -60,6 +60,8 @@ import { MetersHistory } from './history/meters-history.js';
 import { RecentPower } from './history/recent-power.js';
 import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
+import { PriceStore } from './prices/price-store.js';
+import { registerPricesRoutes } from './http/routes/prices.js';
 import type { ListenerFailure } from './guarded-emitter.js';
 import { runOutput, type Output } from './output.js';
 import type { Service } from './service.js';
@@ -223,6 +225,10 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);
+  // The day-ahead price series every consumer reads (docs/architecture.md#prices).
+  const prices = new PriceStore(context, log('prices'));
+  context.prices = prices;
+  registerPricesRoutes(router, context, prices);
   const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
   // The guard rebuilds its running value after a restart from the history's minutes.
@@ -276,6 +282,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   return [
     output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
+    output(prices),
     history,
     metersHistory,
     recentPower,
