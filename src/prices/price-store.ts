@@ -190,6 +190,11 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     };
   }
 
+  /** Resolves when no fetch is running (tests, and a stop that waits for the last one). */
+  async idle(): Promise<void> {
+    while (this.busy) await this.busy;
+  }
+
   // ---- Output ----
 
   select(config: AppConfig): CostsSlice {
