@@ -62,6 +62,7 @@ import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
 import { PriceStore } from './prices/price-store.js';
 import { registerPricesRoutes } from './http/routes/prices.js';
+import { priceMetrics, priceVariables, registerPriceVariables } from './prices/contributors.js';
 import type { ListenerFailure } from './guarded-emitter.js';
 import { runOutput, type Output } from './output.js';
 import type { Service } from './service.js';
@@ -76,6 +77,7 @@ export function registerConfigFormats(): void {
   registerPeakConfig();
   registerHomewizardRules();
   registerShellyRules();
+  registerPriceVariables();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -237,6 +239,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   );
   registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
+  actions.addVariableSource(priceVariables(() => context.prices, context.now));
   const peakCommands = new PeakCommandCounts();
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'), {
     feed: peakFeedOf(context, peak),
@@ -274,7 +277,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     modbusRtu,
     live: core.live,
     actions,
-    contributors: [peakMetrics(() => peak), peakCommandMetrics(peakCommands)],
+    contributors: [
+      peakMetrics(() => peak),
+      peakCommandMetrics(peakCommands),
+      priceMetrics(() => context.prices, context.now),
+    ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   registerHomewizardRoutes(router, context);
