@@ -43,7 +43,7 @@ const RATE_LIMIT_MS = 10 * 60_000;
 const PUBLISH_SPREAD_MS = 45 * 60_000;
 /** Days kept: a year beside the 15-minute history tier, and the day before. */
 export const DAYS_KEPT = 367;
-const FILE_VERSION = 1;
+const FILE_VERSION = 2;
 
 type CostsSlice = AppConfig['services']['costs'];
 
@@ -479,15 +479,13 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     return join(this.ctx.config.config.paths.state, 'prices');
   }
 
+  /**
+   * One day file: the slots by column (quarter i starts at `start` + i x 15 min), numbers or null.
+   * Columns rather than an object per slot keep a year's start-up read small.
+   */
   private write(record: DayRecord): void {
     mkdirSync(this.directory, { recursive: true });
-    const slots = Array.from(record.spot, (spot, i) => ({
-      start: new Date(record.start + i * QUARTER_MS).toISOString(),
-      spot: finite(spot),
-      ...(record.total ? { total: finite(record.total[i]) } : {}),
-      import: finite(record.imports[i]),
-      export: finite(record.exports[i]),
-    }));
+    const column = (values: Float64Array) => Array.from(values, finite);
     const file = {
       version: FILE_VERSION,
       day: record.day,
@@ -495,9 +493,14 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
       zone: record.zone,
       currency: record.currency,
       fetched_at: new Date(record.fetchedAt).toISOString(),
-      slots,
+      start: new Date(record.start).toISOString(),
+      quarters: record.spot.length,
+      spot: column(record.spot),
+      ...(record.total ? { total: column(record.total) } : {}),
+      import: column(record.imports),
+      export: column(record.exports),
     };
-    writeFileAtomic(join(this.directory, `${record.day}.json`), `${JSON.stringify(file, null, 1)}\n`);
+    writeFileAtomic(join(this.directory, `${record.day}.json`), `${JSON.stringify(file)}\n`);
   }
 
   /** Reads the stored days; a file that does not hold one whole local day is skipped and logged. */
@@ -543,34 +546,27 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
 
 /** One day file, checked: its slots are the local day's quarters in order, numbers or null. */
 function readDay(text: string, day: string): DayRecord {
-  if (text.length > 256 * 1024) throw new Error('larger than a day of quarters');
+  if (text.length > 64 * 1024) throw new Error('larger than a day of quarters');
   const file = JSON.parse(text) as Record<string, unknown>;
   const bounds = localDayBounds(day);
   if (!bounds || file['day'] !== day || file['version'] !== FILE_VERSION)
     throw new Error('not a day file of this version');
-  const slots = file['slots'];
   const count = Math.round((bounds.end - bounds.start) / QUARTER_MS);
-  if (!Array.isArray(slots) || slots.length !== count) throw new Error(`not ${count} quarters`);
-  const spot = new Float64Array(count);
-  const imports = new Float64Array(count);
-  const exports = new Float64Array(count);
-  let total: Float64Array | undefined;
-  const num = (value: unknown) => {
-    if (value === null) return NaN;
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new Error('a price is not a number');
-    return value;
+  if (file['start'] !== new Date(bounds.start).toISOString() || file['quarters'] !== count)
+    throw new Error(`not the ${count} quarters of the day`);
+  // One buffer for the columns of a day: a year is about 1100 small arrays less.
+  const buffer = new ArrayBuffer(count * 8 * (file['total'] === undefined ? 3 : 4));
+  const column = (name: string, index: number): Float64Array => {
+    const values = file[name];
+    if (!Array.isArray(values) || values.length !== count) throw new Error(`${name}: not ${count} values`);
+    const out = new Float64Array(buffer, index * count * 8, count);
+    values.forEach((value: unknown, i) => {
+      if (value !== null && (typeof value !== 'number' || !Number.isFinite(value)))
+        throw new Error(`${name}[${i}] is not a number`);
+      out[i] = value === null ? NaN : value;
+    });
+    return out;
   };
-  slots.forEach((slot: Record<string, unknown>, i) => {
-    if (slot?.['start'] !== new Date(bounds.start + i * QUARTER_MS).toISOString())
-      throw new Error(`quarter ${i} out of place`);
-    spot[i] = num(slot['spot']);
-    imports[i] = num(slot['import']);
-    exports[i] = num(slot['export']);
-    if ('total' in slot) {
-      total ??= new Float64Array(count).fill(NaN);
-      total[i] = num(slot['total']);
-    }
-  });
   const fetched = Date.parse(String(file['fetched_at']));
   const text_ = (value: unknown) => (typeof value === 'string' ? value : '');
   return {
@@ -581,9 +577,9 @@ function readDay(text: string, day: string): DayRecord {
     zone: text_(file['zone']),
     currency: text_(file['currency']),
     fetchedAt: Number.isFinite(fetched) ? fetched : 0,
-    spot,
-    total,
-    imports,
-    exports,
+    spot: column('spot', 0),
+    imports: column('import', 1),
+    exports: column('export', 2),
+    total: file['total'] === undefined ? undefined : column('total', 3),
   };
 }
