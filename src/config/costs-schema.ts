@@ -39,12 +39,12 @@ const number = (doc: string, def: number, min: number, max: number) => ({
 });
 
 const url = (source: keyof typeof PRICE_SOURCE_URLS) => ({
-  doc: `Base URL of the ${source} API (a mirror, a proxy or a test server may stand in).`,
+  doc: `Base URL of the ${source} API (a mirror, a proxy or a test server may stand in); empty: the public address.`,
   format: 'text' as const,
   default: PRICE_SOURCE_URLS[source] as string,
   maxLength: 256,
-  pattern: /^https?:\/\/[^\s]+$/,
-  patternText: 'an http:// or https:// URL',
+  pattern: /^(https?:\/\/\S+)?$/,
+  patternText: 'an http:// or https:// URL, or empty',
 });
 
 /** Charge zones: "HH:MM=amount" on quarter hours, local time, like the time-of-use table. */

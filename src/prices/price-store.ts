@@ -7,6 +7,7 @@ import type { AppContext, ServiceStatus } from '../context.js';
 import type { Logger } from '../log.js';
 import { boundedRequest } from '../outgoing.js';
 import type { Output, OutputView } from '../output.js';
+import { PRICE_SOURCE_URLS } from '../config/costs-schema.js';
 import { compileFormula, type CompiledFormula } from './formula.js';
 import { addDays, localDate, localDayBounds } from './local-day.js';
 import type { PriceSignal, QuarterPrice } from './price-signal.js';
@@ -309,7 +310,8 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
       zone: slice.source.zone,
       token: slice.source.token,
       currency: slice.source.currency,
-      url: slice.source.urls[name],
+      // An empty base URL (a settings POST that left it out) is the source's public address.
+      url: slice.source.urls[name] || PRICE_SOURCE_URLS[name],
     };
   }
 
