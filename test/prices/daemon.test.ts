@@ -87,7 +87,7 @@ test(
     );
     const answer = (await (await fetch(`${daemon.baseUrl}/api/v1/prices?day=today`)).json()) as {
       day: string;
-    quarters: number;
+      quarters: number;
       current: { spot: number; import: number; source: string };
       rank: number;
       status: string;
