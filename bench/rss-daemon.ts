@@ -152,8 +152,11 @@ export function startLoad(httpPort: number, load: Load): () => void {
 /** The daemon on config/default.json, a fresh state directory and `env` over the unit's environment. */
 export async function startDaemon(
   env: Record<string, string>,
+  /** Fills the state folder before the start (a year of price files). */
+  prepare?: (state: string) => void,
 ): Promise<{ child: ChildProcess; httpPort: number; stop(): Promise<void> }> {
   const state = mkdtempSync(join(tmpdir(), 'rss-state-'));
+  prepare?.(state);
   const httpPort = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,

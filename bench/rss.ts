@@ -22,6 +22,9 @@ import {
   type Load,
 } from './rss-daemon.js';
 import { soak } from './rss-soak.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { addDays, localDate, localDayBounds } from '../src/prices/local-day.js';
 
 const WARM_S = Number(process.env.WARM_S ?? 5);
 const SAMPLE_S = Number(process.env.SAMPLE_S ?? 20);
@@ -57,8 +60,14 @@ function formatPhase(name: string, phase: Phase): string {
  * One daemon under `load`; with `then`, the same process is sampled again under that load, so the
  * difference is what the added load costs without the spread between two processes.
  */
-async function measure(name: string, env: Record<string, string>, load: Load, then?: Load): Promise<string> {
-  const daemon = await startDaemon(env);
+async function measure(
+  name: string,
+  env: Record<string, string>,
+  load: Load,
+  then?: Load,
+  prepare?: (state: string) => void,
+): Promise<string> {
+  const daemon = await startDaemon(env, prepare);
   await sleep(WARM_S * 1000);
   const first = await samplePhase(daemon.child.pid!, daemon.httpPort, load);
   const second = then
@@ -105,6 +114,53 @@ async function severalMeters(defaultRow: string): Promise<string> {
   return `${row}\n${''.padEnd(44)} per further meter: ${perMeter.toFixed(2)} MB (target <= 3 MB)`;
 }
 
+/**
+ * The default config with a year of day-ahead quarter prices in the state folder (367 day files
+ * from today back, and tomorrow), which the price store holds in memory
+ * (docs/architecture.md#prices). The source points at a closed loopback port: every day it needs is
+ * there, so it asks nothing. Target: <= 3 MB over the default row.
+ */
+async function yearOfPrices(defaultRow: string): Promise<string> {
+  const prepare = (state: string) => {
+    const folder = join(state, 'prices');
+    mkdirSync(folder, { recursive: true });
+    const today = localDate(Date.now());
+    for (let back = -1; back < 367; back += 1) {
+      const day = addDays(today, -back);
+      const bounds = localDayBounds(day)!;
+      const count = (bounds.end - bounds.start) / 900_000;
+      const spot = Array.from(
+        { length: count },
+        (_, i) => Math.round((50 + 40 * Math.sin(i / 7) + back) * 100) / 100,
+      );
+      const price = spot.map((value) => Math.round((value / 1000) * 1e9) / 1e9);
+      const file = {
+        version: 2,
+        day,
+        source: 'energy_charts',
+        zone: 'BE',
+        currency: 'EUR',
+        fetched_at: new Date().toISOString(),
+        start: new Date(bounds.start).toISOString(),
+        quarters: count,
+        spot,
+        import: price,
+        export: price,
+      };
+      writeFileSync(join(folder, `${day}.json`), `${JSON.stringify(file)}\n`);
+    }
+  };
+  const env = {
+    METER_GATEWAY_SERVICES_COSTS_IMPORT_MODE: 'dynamic',
+    METER_GATEWAY_SERVICES_COSTS_SOURCE_NAME: 'energy_charts',
+    METER_GATEWAY_SERVICES_COSTS_SOURCE_ZONE: 'BE',
+    METER_GATEWAY_SERVICES_COSTS_SOURCE_URLS_ENERGY_CHARTS: 'http://127.0.0.1:9',
+  };
+  const row = await measure('default config + a year of quarter prices', env, {}, undefined, prepare);
+  const median = (text: string) => Number(/median\s+([\d.]+) MB/.exec(text)?.[1]);
+  return `${row}\n${''.padEnd(44)} added: ${(median(row) - median(defaultRow)).toFixed(2)} MB (target <= 3 MB)`;
+}
+
 async function table(): Promise<void> {
   const sink = await startSink();
   const sinkPort = sink.port;
@@ -115,6 +171,13 @@ async function table(): Promise<void> {
   console.log(describeStart());
   const defaultRow = await measure('default config (simulator + HTTP + mDNS)', {}, {}, { metrics: true });
   console.log(defaultRow);
+  if (process.argv.includes('--prices')) {
+    console.log(await yearOfPrices(defaultRow));
+    broker?.stop();
+    sink.server.close();
+    return;
+  }
+  console.log(await yearOfPrices(defaultRow));
   console.log(await severalMeters(defaultRow));
   // The default config plus actions that load got, node-cron and modbus-serial: an HTTP request every
   // second (schedule), one on a live condition, and a Modbus write every 5 s (to a closed port).

@@ -26,6 +26,7 @@ export const SYSTEM_TIER = [
   'config/settings-durability',
   'actions/definition-durability',
   'peak/restart',
+  'prices/daemon',
   'mqtt/discovery-lifecycle',
   'mqtt/restart-process',
   // Chromium pages (test/helpers/file-browser.ts, test/web/page-rig.ts).

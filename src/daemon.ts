@@ -67,6 +67,9 @@ import { MetersHistory } from './history/meters-history.js';
 import { RecentPower } from './history/recent-power.js';
 import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
+import { PriceStore } from './prices/price-store.js';
+import { registerPricesRoutes } from './http/routes/prices.js';
+import { priceMetrics, priceVariables, registerPriceVariables } from './prices/contributors.js';
 import type { ListenerFailure } from './guarded-emitter.js';
 import { runOutput, type Output } from './output.js';
 import type { Service } from './service.js';
@@ -82,6 +85,7 @@ export function registerConfigFormats(): void {
   registerPushFormats();
   registerHomewizardRules();
   registerShellyRules();
+  registerPriceVariables();
 }
 
 export interface DaemonOptions extends LoadOptions {
@@ -254,6 +258,10 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMaintenanceRoutes(router, context);
   registerUpdateRoutes(router, context);
   registerModbusRoutes(router, context);
+  // The day-ahead price series every consumer reads (docs/architecture.md#prices).
+  const prices = new PriceStore(context, log('prices'));
+  context.prices = prices;
+  registerPricesRoutes(router, context, prices);
   const actions = new ActionsOutput(context, log('actions'));
   registerActionsRoutes(router, context, actions);
   // The guard rebuilds its running value after a restart from the history's minutes.
@@ -262,6 +270,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   );
   registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
+  actions.addVariableSource(priceVariables(() => context.prices, context.now));
   const peakCommands = new PeakCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
   const quarterSource: QuarterSource = {
@@ -314,6 +323,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
       peakMetrics(() => peak),
       peakCommandMetrics(peakCommands),
       pushMetrics(() => push.status()),
+      priceMetrics(() => context.prices, context.now),
     ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
@@ -323,6 +333,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   return [
     output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
+    output(prices),
     history,
     metersHistory,
     recentPower,

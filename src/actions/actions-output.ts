@@ -8,6 +8,7 @@ import type { ActionsDefinition } from './definition.js';
 import { withSecretHeaders } from './secret-headers.js';
 import { ActionRunner, type CallResult } from './runner.js';
 import { Schedules, WhenWatcher } from './triggers.js';
+import { CheapestTriggers } from './cheapest.js';
 import { FurtherMeterWatch } from './meter-watch.js';
 import type { VariableSource } from './variables.js';
 
@@ -31,6 +32,8 @@ export class ActionsOutput implements Output<ActionsSlice> {
   readonly runner: ActionRunner;
   private readonly schedules: Schedules;
   private readonly when: WhenWatcher;
+  /** `cheapest` triggers on the day-ahead prices (./cheapest.ts). */
+  readonly cheapest: CheapestTriggers;
   private readonly lastTriggered = new Map<string, number>();
   private view: OutputView<ActionsSlice> | undefined;
   private started = false;
@@ -47,6 +50,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.runner = new ActionRunner(ctx, log, () => this.publishStatus(), this.sources);
     this.schedules = new Schedules(log);
     this.when = new WhenWatcher(ctx, this.sources);
+    this.cheapest = new CheapestTriggers(ctx, log);
     this.further = new FurtherMeterWatch(
       ctx,
       (reading, meter) => this.when.onReading(reading, this.fire, this.mayFire, meter),
@@ -74,6 +78,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.further.watch(this.when.meters);
     for (const id of this.lastTriggered.keys()) if (!this.runner.actionOf(id)) this.lastTriggered.delete(id);
     this.publishStatus();
+    this.cheapest.apply(actions, this.fire);
     await this.schedules.apply(actions, this.fire);
   }
 
@@ -93,6 +98,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.started = false;
     this.watchStore(false);
     this.further.watch(new Set());
+    this.cheapest.clear();
     await this.schedules.clear();
     await this.runner.stop();
     this.publishStatus();

@@ -215,6 +215,39 @@ function checkWhen(issues: Issues, field: string, when: unknown): void {
   checkNumber(issues, `${field}.for`, when.for, 0, LIMITS.forSeconds);
 }
 
+const QUARTER_TIME = /^([01]\d|2[0-3]):(00|15|30|45)$/;
+
+/** A `cheapest` trigger (docs/architecture.md#actions); `off` is checked against the ids later. */
+function checkCheapest(issues: Issues, field: string, cheapest: unknown): void {
+  if (!isObject(cheapest)) return issues.add(field, 'must be an object {quarters, window, ...}', cheapest);
+  issues.keys(field, cheapest, [
+    'quarters',
+    'window',
+    'contiguous',
+    'inverse',
+    'price_limit',
+    'failsafe_start',
+    'off',
+  ]);
+  if (cheapest.quarters === undefined) issues.add(`${field}.quarters`, 'is required');
+  checkNumber(issues, `${field}.quarters`, cheapest.quarters, 1, 96, true);
+  const window = cheapest.window;
+  const parts = typeof window === 'string' ? window.split('-') : [];
+  if (parts.length !== 2 || !parts.every((part) => QUARTER_TIME.test(part)) || parts[0] === parts[1])
+    issues.add(`${field}.window`, 'must be "HH:MM-HH:MM" on quarter hours, start and end different', window);
+  for (const flag of ['contiguous', 'inverse'] as const)
+    if (cheapest[flag] !== undefined && typeof cheapest[flag] !== 'boolean')
+      issues.add(`${field}.${flag}`, 'must be a boolean', cheapest[flag]);
+  checkNumber(issues, `${field}.price_limit`, cheapest.price_limit, -1000, 1000);
+  if (
+    cheapest.failsafe_start !== undefined &&
+    (typeof cheapest.failsafe_start !== 'string' || !QUARTER_TIME.test(cheapest.failsafe_start))
+  )
+    issues.add(`${field}.failsafe_start`, 'must be "HH:MM" on a quarter hour', cheapest.failsafe_start);
+  if (cheapest.off !== undefined && typeof cheapest.off !== 'string')
+    issues.add(`${field}.off`, 'must be an action id', cheapest.off);
+}
+
 function checkAction(
   issues: Issues,
   field: string,
@@ -223,7 +256,7 @@ function checkAction(
   seen: Set<string>,
 ): void {
   if (!isObject(action)) return issues.add(field, 'must be an object', action);
-  issues.keys(field, action, ['id', 'enable', 'requests', 'schedule', 'when', 'min_interval']);
+  issues.keys(field, action, ['id', 'enable', 'requests', 'schedule', 'when', 'cheapest', 'min_interval']);
   const { id } = action;
   if (typeof id !== 'string' || id === '' || id.length > LIMITS.idLength)
     issues.add(`${field}.id`, `must be a string of 1..${LIMITS.idLength} characters`, id);
@@ -241,6 +274,7 @@ function checkAction(
     if (problem) issues.add(`${field}.schedule`, problem, action.schedule);
   }
   if (action.when !== undefined) checkWhen(issues, `${field}.when`, action.when);
+  if (action.cheapest !== undefined) checkCheapest(issues, `${field}.cheapest`, action.cheapest);
   checkNumber(issues, `${field}.min_interval`, action.min_interval, 0, LIMITS.minIntervalSeconds);
   const { requests } = action;
   if (requests === undefined) return;
@@ -284,6 +318,11 @@ export function definitionIssues(value: unknown): ValidationIssue[] {
     if (actions.length > LIMITS.actions) issues.add('actions', `at most ${LIMITS.actions} actions`);
     const seen = new Set<string>();
     actions.forEach((action, index) => checkAction(issues, `actions[${index}]`, action, constants, seen));
+    actions.forEach((action: unknown, index) => {
+      const off = isObject(action) && isObject(action.cheapest) ? action.cheapest.off : undefined;
+      if (typeof off === 'string' && !seen.has(off))
+        issues.add(`actions[${index}].cheapest.off`, 'must be the id of an action of this definition', off);
+    });
   }
   return issues.list.map((issue) => ({ ...issue, field: issue.field.replace(/^\./, '') }));
 }

@@ -11,6 +11,7 @@ export type {
   ActionDefinition,
   ActionRequest,
   ActionsDefinition,
+  CheapestTrigger,
   ConstValue,
   HttpMethod,
   HttpRequestDefinition,

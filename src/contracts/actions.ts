@@ -62,12 +62,36 @@ export const WhenConditionSchema = Type.Object({
 });
 export type WhenCondition = Static<typeof WhenConditionSchema>;
 
+/**
+ * Runs the action at the start of the cheapest (or, `inverse`, most expensive) quarters of a local
+ * time window by the day-ahead import price, and `off` after each block (docs/architecture.md#actions).
+ */
+export const CheapestTriggerSchema = Type.Object({
+  quarters: Type.Integer({ minimum: 1, maximum: 96, description: 'quarter hours to choose' }),
+  window: Type.String({
+    description: 'local time window "HH:MM-HH:MM" on quarter hours; may cross midnight (21:00-07:00)',
+  }),
+  contiguous: Type.Optional(Type.Boolean({ description: 'one block of consecutive quarters' })),
+  inverse: Type.Optional(Type.Boolean({ description: 'the most expensive quarters instead' })),
+  price_limit: Type.Optional(
+    Type.Number({ description: 'only quarters at or below this import price (at or above with inverse)' }),
+  ),
+  failsafe_start: Type.Optional(
+    Type.String({
+      description: 'HH:MM: when the window has no prices by then, run from then for the requested length',
+    }),
+  ),
+  off: Type.Optional(Type.String({ description: 'action id run at the end of each block' })),
+});
+export type CheapestTrigger = Static<typeof CheapestTriggerSchema>;
+
 export const ActionDefinitionSchema = Type.Object({
   id: Type.String(),
   enable: Type.Optional(Type.Boolean()),
   requests: Type.Optional(Type.Array(ActionRequestSchema)),
   schedule: Type.Optional(Type.String()),
   when: Type.Optional(WhenConditionSchema),
+  cheapest: Type.Optional(CheapestTriggerSchema),
   min_interval: Type.Optional(
     Type.Number({
       description: 'seconds an action waits after a triggered run before a trigger may run it again',

@@ -23,7 +23,16 @@ const energy = Type.Union([Type.Number(), Type.Null()], {
 
 /** Money of a bucket (services.costs on): import paid, export received; null where unknown. */
 export const CostViewSchema = Type.Object(
-  { import: Type.Union([Type.Number(), Type.Null()]), export: Type.Union([Type.Number(), Type.Null()]) },
+  {
+    import: Type.Union([Type.Number(), Type.Null()]),
+    export: Type.Union([Type.Number(), Type.Null()]),
+    estimated: Type.Optional(
+      Type.Boolean({
+        description:
+          'true when a quarter of the bucket had no day-ahead price and the fallback priced it (mode dynamic)',
+      }),
+    ),
+  },
   {
     additionalProperties: false,
     description: 'money of the bucket in costs.currency (services.costs.enable only); null where unknown',

@@ -11,6 +11,7 @@ export * from './modbus-table.js';
 export * from './network.js';
 export * from './page.js';
 export * from './peak.js';
+export * from './prices.js';
 export * from './probe.js';
 export * from './reading.js';
 export * from './sdcard.js';

@@ -1,5 +1,6 @@
 import type { CostTotalsView, CostView } from '../contracts/history.js';
 import type { HistoryPoint } from './point.js';
+import type { PriceSignal } from '../prices/price-signal.js';
 
 /**
  * Energy costs of history buckets (docs/architecture.md#costs): pure functions of the price settings
@@ -14,13 +15,17 @@ import type { HistoryPoint } from './point.js';
  *   Buckets longer than 15 minutes cannot be priced by it (null); daily points are priced from the
  *   15-minute tier instead (history-costs.ts).
  *
+ * - dynamic: the day-ahead price of the bucket's quarter (docs/architecture.md#prices) from the price
+ *   series; a quarter without one is priced by `fallback` (fixed or time_of_use) and the cost is
+ *   flagged `estimated`.
+ *
  * Import is money paid, export money received; the standing charge is monthly, spread evenly over
  * the days of each month. Fixed charges are billed "to date" (docs/architecture.md#costs): for the
  * part of a period from the local day of its first recorded bucket to now, never for days before
  * the history starts or for the rest of a period not yet over.
  */
 
-export type PriceMode = 'fixed' | 'tariff' | 'time_of_use';
+export type PriceMode = 'fixed' | 'tariff' | 'time_of_use' | 'dynamic';
 
 export interface PriceSettings {
   mode: PriceMode;
@@ -28,6 +33,8 @@ export interface PriceSettings {
   t1: number;
   t2: number;
   time_of_use: string;
+  /** Mode dynamic: how a quarter without a market price is priced. */
+  fallback?: 'fixed' | 'time_of_use';
 }
 
 export interface CostSettings {
@@ -74,9 +81,42 @@ export function priceAtMinute(entries: readonly TimeOfUseEntry[], minute: number
 
 const QUARTER_S = 900;
 
+/** A price and whether it is an estimate (the fallback of a quarter without a market price). */
+interface Priced {
+  price: number | null;
+  estimated: boolean;
+}
+
 /** The price per kWh of one bucket [t, end) (Unix s), or null when the settings cannot price it. */
-export function bucketPrice(prices: PriceSettings, point: HistoryPoint, end: number): number | null {
+export function bucketPrice(
+  prices: PriceSettings,
+  point: HistoryPoint,
+  end: number,
+  series?: { signal: PriceSignal; direction: 'import' | 'export' },
+): number | null {
+  return pricedBucket(prices, point, end, series).price;
+}
+
+function pricedBucket(
+  prices: PriceSettings,
+  point: HistoryPoint,
+  end: number,
+  series?: { signal: PriceSignal; direction: 'import' | 'export' },
+): Priced {
+  if (prices.mode !== 'dynamic') return { price: settledPrice(prices, point, end), estimated: false };
+  if (end - point.t > QUARTER_S) return { price: null, estimated: false };
+  const quarter = series?.signal.quarterAt(point.t * 1000);
+  const market = quarter?.[series!.direction];
+  if (quarter && market !== null && market !== undefined && !quarter.estimated)
+    return { price: market, estimated: false };
+  const fallback: PriceSettings = { ...prices, mode: prices.fallback ?? 'fixed' };
+  return { price: settledPrice(fallback, point, end), estimated: true };
+}
+
+function settledPrice(prices: PriceSettings, point: HistoryPoint, end: number): number | null {
   switch (prices.mode) {
+    case 'dynamic':
+      return null;
     case 'fixed':
       return prices.price;
     case 'tariff': {
@@ -101,19 +141,40 @@ function times(energy: number | null, price: number | null): number | null {
   return energy === null || price === null ? null : energy * price;
 }
 
-/** The cost of one bucket ending at `end` (Unix s). */
-export function bucketCost(settings: CostSettings, point: HistoryPoint, end: number): PointCost {
-  return {
-    import: times(point.eIn, bucketPrice(settings.import, point, end)),
-    export: times(point.eOut, bucketPrice(settings.export, point, end)),
+/** The cost of one bucket ending at `end` (Unix s); `prices` is the day-ahead series of mode dynamic. */
+export function bucketCost(
+  settings: CostSettings,
+  point: HistoryPoint,
+  end: number,
+  prices?: PriceSignal,
+): PointCost {
+  const imported = pricedBucket(
+    settings.import,
+    point,
+    end,
+    prices && { signal: prices, direction: 'import' },
+  );
+  const exported = pricedBucket(
+    settings.export,
+    point,
+    end,
+    prices && { signal: prices, direction: 'export' },
+  );
+  const cost: PointCost = {
+    import: times(point.eIn, imported.price),
+    export: times(point.eOut, exported.price),
   };
+  if ((imported.estimated && point.eIn) || (exported.estimated && point.eOut)) cost.estimated = true;
+  return cost;
 }
 
 /** The sum of the costs of several buckets (a day from its quarter hours); null parts count as nothing. */
 export function sumCosts(costs: readonly PointCost[]): PointCost {
-  const add = (key: keyof PointCost) =>
+  const add = (key: 'import' | 'export') =>
     costs.reduce<number | null>((sum, cost) => (cost[key] === null ? sum : (sum ?? 0) + cost[key]!), null);
-  return { import: add('import'), export: add('export') };
+  const sum: PointCost = { import: add('import'), export: add('export') };
+  if (costs.some((cost) => cost.estimated)) sum.estimated = true;
+  return sum;
 }
 
 /** Start (ms) of the local day that contains `ms`, and of the next one. */

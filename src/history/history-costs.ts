@@ -2,6 +2,7 @@ import { bucketCost, costTotals, roundMoney, sumCosts } from './costs.js';
 import type { CapacityChargeContributor, CostSettings, PointCost } from './costs.js';
 import type { HistoryView } from '../contracts/history.js';
 import type { HistoryPoint } from './point.js';
+import type { PriceSignal } from '../prices/price-signal.js';
 import { TIERS, type Resolution } from './tiers.js';
 
 /** Reads the points of a tier overlapping [fromMs, toMs] (the recorder's query). */
@@ -25,9 +26,10 @@ export async function pointCosts(
   resolution: Resolution,
   points: readonly HistoryPoint[],
   query: TierQuery,
+  prices?: PriceSignal,
 ): Promise<PointCost[]> {
   const tier = TIERS[resolution];
-  const own = (point: HistoryPoint) => bucketCost(settings, point, tier.endOf(point.t));
+  const own = (point: HistoryPoint) => bucketCost(settings, point, tier.endOf(point.t), prices);
   if (resolution !== '1d' || !needsQuarters(settings) || points.length === 0) return points.map(own);
   const day = TIERS['1d'];
   const from = points[0]!.t * 1000;
@@ -36,7 +38,7 @@ export async function pointCosts(
   for (const quarter of (await query('15m', from, to)) ?? []) {
     const start = day.bucketOf(quarter.t * 1000);
     const list = byDay.get(start) ?? [];
-    list.push(bucketCost(settings, quarter, TIERS['15m'].endOf(quarter.t)));
+    list.push(bucketCost(settings, quarter, TIERS['15m'].endOf(quarter.t), prices));
     byDay.set(start, list);
   }
   return points.map((point) => {
@@ -79,16 +81,21 @@ export async function withCosts(
   query: TierQuery,
   capacity: CapacityChargeContributor | undefined,
   now: number,
+  prices?: PriceSignal,
 ): Promise<HistoryView> {
   const resolution = view.resolution as Resolution;
-  const costs = await pointCosts(settings, resolution, points, query);
+  const costs = await pointCosts(settings, resolution, points, query, prices);
   const round = (value: number | null) => (value === null ? null : roundMoney(value));
   const inside = costs.filter((_, i) => points[i]!.t >= view.from && points[i]!.t <= view.to);
   return {
     ...view,
     points: view.points.map((point, i) => ({
       ...point,
-      cost: { import: round(costs[i]!.import), export: round(costs[i]!.export) },
+      cost: {
+        import: round(costs[i]!.import),
+        export: round(costs[i]!.export),
+        ...(costs[i]!.estimated ? { estimated: true } : {}),
+      },
     })),
     costs: costTotals(
       settings,

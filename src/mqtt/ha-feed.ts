@@ -16,6 +16,7 @@ import { peakContributor } from './ha-peak.js';
 import type { PeakCommandCounts } from './peak-commands.js';
 import { PeakMqtt, type PeakFeed } from './peak-publisher.js';
 import { peakTopics } from './peak-topics.js';
+import { PricesMqtt, pricesContributor } from './ha-prices.js';
 
 /** The peak guard as the MQTT output sees it (docs/architecture.md#peak-guard-outputs). */
 export interface PeakOnMqtt {
@@ -55,6 +56,8 @@ export class HomeAssistantFeed {
   private stateIntervalMs = 0;
   /** The peak guard's topics on the current link, when the daemon has a guard. */
   private peakMqtt: PeakMqtt | undefined;
+  /** The day-ahead price messages on the current link (./ha-prices.ts). */
+  private pricesMqtt: PricesMqtt | undefined;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
@@ -82,6 +85,7 @@ export class HomeAssistantFeed {
           ...this.actionButtons(),
           metersContributor(this.ctx),
           ...this.peakEntities(),
+          pricesContributor(this.ctx),
         ],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
@@ -104,6 +108,7 @@ export class HomeAssistantFeed {
     this.attachPeak(link, () => {
       if (link.connected) discovery.onConnect();
     });
+    this.pricesMqtt = new PricesMqtt(this.ctx, link);
   }
 
   /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */
@@ -128,6 +133,8 @@ export class HomeAssistantFeed {
     this.meters = undefined;
     this.peakMqtt?.stop();
     this.peakMqtt = undefined;
+    this.pricesMqtt?.stop();
+    this.pricesMqtt = undefined;
     discovery?.stop();
     this.link = undefined;
     return discovery?.farewell();
@@ -137,6 +144,7 @@ export class HomeAssistantFeed {
   connected(): void {
     this.discovery?.onConnect();
     this.peakMqtt?.connected();
+    this.pricesMqtt?.connected();
   }
 
   configure(settings: MqttView): void {

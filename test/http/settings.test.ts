@@ -55,8 +55,25 @@ const DEFAULT_SETTINGS = {
     costs: {
       enable: false,
       currency: 'EUR',
-      import: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '' },
-      export: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '' },
+      import: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '', fallback: 'fixed' },
+      export: { mode: 'fixed', price: 0, t1: 0, t2: 0, time_of_use: '', fallback: 'fixed' },
+      formula: { a: 1, markup: 0, vat: 0, tax: 0, zones: '', b: 1, fee: 0 },
+      // The token is write-only: not shown.
+      source: {
+        name: 'none',
+        zone: '',
+        currency: '',
+        rate: 0,
+        own_charges: false,
+        urls: {
+          entsoe: 'https://web-api.tp.entsoe.eu/api',
+          energy_charts: 'https://api.energy-charts.info',
+          nordpool: 'https://dataportal-api.nordpoolgroup.com',
+          awattar: 'https://api.awattar.de',
+          energyzero: 'https://api.energyzero.nl',
+          tibber: 'https://api.tibber.com/v1-beta/gql',
+        },
+      },
       standing_charge: 0,
     },
     peak_guard: {
@@ -140,7 +157,15 @@ const POST_RESET = {
   services: {
     ...DEFAULT_SETTINGS.services,
     broadcast: false,
-    costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
+    costs: {
+      ...DEFAULT_SETTINGS.services.costs,
+      currency: '',
+      // An empty base URL: the source's public address.
+      source: {
+        ...DEFAULT_SETTINGS.services.costs.source,
+        urls: { entsoe: '', energy_charts: '', nordpool: '', awattar: '', energyzero: '', tibber: '' },
+      },
+    },
     // An empty meter id: the guard watches the primary.
     peak_guard: { ...DEFAULT_SETTINGS.services.peak_guard, meter: '' },
     // An empty topic: the quarter records use the default base topic.

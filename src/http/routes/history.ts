@@ -97,6 +97,7 @@ export function registerHistoryRoutes(
           (...args) => recorder.query(...args),
           capacity,
           ctx.now(),
+          ctx.prices,
         );
       if (format === 'csv') sendCsv(response, answer);
       else sendJson(response, 200, answer);

@@ -19,6 +19,7 @@ import { bindPreferences } from './preferences.js';
 import { element } from './api.js';
 import { PeakLive } from './peak-live.js';
 import { startPeakCard } from './peak-card.js';
+import { startPriceCard } from './price-chart.js';
 import { bindPeakPage } from './peak-page.js';
 import { bindPeakSettings } from './peak-settings.js';
 
@@ -44,6 +45,7 @@ startStatus();
 const loadActions = bindActions();
 const peakLive = new PeakLive();
 startPeakCard(peakLive);
+startPriceCard();
 const loadPeak = bindPeakPage(peakLive);
 peakLive.start();
 

@@ -1,0 +1,587 @@
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Timer } from '../clock.js';
+import { writeFileAtomic } from '../config/atomic-file.js';
+import type { AppConfig } from '../config/types.js';
+import type { AppContext, ServiceStatus } from '../context.js';
+import type { Logger } from '../log.js';
+import { boundedRequest } from '../outgoing.js';
+import type { Output, OutputView } from '../output.js';
+import { PRICE_SOURCE_URLS } from '../config/costs-schema.js';
+import { compileFormula, type CompiledFormula } from './formula.js';
+import { addDays, localDate, localDayBounds } from './local-day.js';
+import type { PriceSignal, QuarterPrice } from './price-signal.js';
+import {
+  parseAnswer,
+  sourceRequest,
+  type BilledQuarter,
+  type SourceName,
+  type SourceSettings,
+} from './sources.js';
+import { QUARTER_MS } from './spot.js';
+import { zonedTime } from './zoned-time.js';
+
+/**
+ * The price store (docs/architecture.md#prices): fetches the day-ahead spot prices of today and
+ * tomorrow from the configured source, keeps every local day in a file of the state folder
+ * (`<state>/prices/<YYYY-MM-DD>.json`, written atomically: raw spot, source, fetch time and the
+ * computed prices per quarter), a year of them in memory, and is the `PriceSignal` every consumer
+ * reads. A quarter without a market price is null, never 0.
+ *
+ * Schedule (on the injected clock): today at start and while it is missing every 15 minutes;
+ * tomorrow from 13:00 CET plus a random 0..45 minutes (the auction's results come at about 12:45
+ * CET; the spread keeps many gateways from asking at once), every 15 minutes up to 16:00 CET, then
+ * hourly. HTTP 429 stops asking for at least 10 minutes (or the Retry-After, when longer).
+ */
+
+export const PRICES_SERVICE = 'prices';
+/** A day of quarters from two sources at most; ENTSO-E's A44 for a day is about 20 kB. */
+export const PRICE_BODY_LIMIT = 1024 * 1024;
+const REQUEST_TIMEOUT_MS = 20_000;
+const RETRY_MS = 15 * 60_000;
+const LATE_RETRY_MS = 60 * 60_000;
+const RATE_LIMIT_MS = 10 * 60_000;
+const PUBLISH_SPREAD_MS = 45 * 60_000;
+/** Days kept: a year beside the 15-minute history tier, and the day before. */
+export const DAYS_KEPT = 367;
+const FILE_VERSION = 2;
+
+type CostsSlice = AppConfig['services']['costs'];
+
+interface DayRecord {
+  day: string;
+  start: number;
+  end: number;
+  source: string;
+  zone: string;
+  currency: string;
+  fetchedAt: number;
+  /** Per quarter, in the source's currency per MWh; NaN where there is none. */
+  spot: Float64Array;
+  /** tibber: what is billed per kWh; NaN where there is none. */
+  total: Float64Array | undefined;
+  imports: Float64Array;
+  exports: Float64Array;
+}
+
+export interface SlotView {
+  start: number;
+  end: number;
+  spot: number | null;
+  import: number | null;
+  export: number | null;
+  source: string | null;
+  estimated: boolean;
+}
+
+export interface PricesStatus {
+  state: string;
+  source: string;
+  status: string;
+  last_fetch: string | null;
+  next_fetch: string | null;
+  requests: number;
+  failures: number;
+}
+
+const round = (value: number) => Math.round(value * 1e9) / 1e9;
+const finite = (value: number | undefined): number | null =>
+  value === undefined || Number.isNaN(value) ? null : value;
+
+export class PriceStore implements PriceSignal, Output<CostsSlice> {
+  readonly name = PRICES_SERVICE;
+  readonly watches = ['services.costs'] as const;
+  private readonly days = new Map<string, DayRecord>();
+  private readonly listeners = new Set<() => void>();
+  private slice: CostsSlice | undefined;
+  private formula: CompiledFormula | undefined;
+  private timer: Timer | undefined;
+  private running = false;
+  private busy: Promise<void> | undefined;
+  private blockedUntil = 0;
+  private readonly publishAt = new Map<string, number>();
+  private status = 'idle';
+  private lastFetch: number | undefined;
+  private nextFetch: number | undefined;
+  private requests = 0;
+  private failures = 0;
+  /** A change of the settings that the current fetch must not miss. */
+  private generation = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log: Logger,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  // ---- PriceSignal ----
+
+  quarterAt(time: number): QuarterPrice | undefined {
+    const record = this.days.get(localDate(time));
+    if (!record || time < record.start || time >= record.end) return undefined;
+    return this.quarterOf(record, Math.floor((time - record.start) / QUARTER_MS));
+  }
+
+  quarters(from: number, to: number): QuarterPrice[] {
+    const out: QuarterPrice[] = [];
+    if (!(to > from)) return out;
+    for (let day = localDate(from); ; day = addDays(day, 1)) {
+      const bounds = localDayBounds(day);
+      if (!bounds || bounds.start >= to) break;
+      const record = this.days.get(day);
+      if (record)
+        for (let i = 0; i < record.spot.length; i += 1) {
+          const start = record.start + i * QUARTER_MS;
+          if (start + QUARTER_MS > from && start < to) out.push(this.quarterOf(record, i));
+        }
+    }
+    return out;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private quarterOf(record: DayRecord, i: number): QuarterPrice {
+    const start = record.start + i * QUARTER_MS;
+    return {
+      start,
+      end: start + QUARTER_MS,
+      import: finite(record.imports[i]),
+      export: finite(record.exports[i]),
+      estimated: false,
+    };
+  }
+
+  // ---- views ----
+
+  /** Every quarter of a local day with its prices; a quarter without one is null. */
+  slots(day: string): SlotView[] | undefined {
+    const bounds = localDayBounds(day);
+    if (!bounds) return undefined;
+    const record = this.days.get(day);
+    const out: SlotView[] = [];
+    for (let start = bounds.start, i = 0; start < bounds.end; start += QUARTER_MS, i += 1) {
+      const spot = record ? finite(record.spot[i]) : null;
+      out.push({
+        start,
+        end: start + QUARTER_MS,
+        spot,
+        import: record ? finite(record.imports[i]) : null,
+        export: record ? finite(record.exports[i]) : null,
+        source: spot === null ? null : record!.source,
+        estimated: false,
+      });
+    }
+    return out;
+  }
+
+  /** The status shown in /api/v1/system (`services.prices`) and the prices answer. */
+  statusView(): PricesStatus {
+    const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+    return {
+      state: !this.slice || this.slice.source.name === 'none' ? 'disabled' : 'running',
+      source: this.slice?.source.name ?? 'none',
+      status: this.status,
+      last_fetch: iso(this.lastFetch),
+      next_fetch: iso(this.nextFetch),
+      requests: this.requests,
+      failures: this.failures,
+    };
+  }
+
+  /** Resolves when no fetch is running (tests, and a stop that waits for the last one). */
+  async idle(): Promise<void> {
+    while (this.busy) await this.busy;
+  }
+
+  // ---- Output ----
+
+  select(config: AppConfig): CostsSlice {
+    return config.services.costs;
+  }
+
+  start(): Promise<void> {
+    this.running = true;
+    this.load();
+    return Promise.resolve();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.clearTimer();
+    await this.busy;
+  }
+
+  reconcile({ slice }: OutputView<CostsSlice>): void {
+    const before = this.slice;
+    this.slice = slice;
+    this.generation += 1;
+    this.formula = compileFormula(slice.formula);
+    this.recomputeAll();
+    if (before && before.source.name !== slice.source.name) this.blockedUntil = 0;
+    this.report();
+    this.notify();
+    this.clearTimer();
+    if (slice.source.name !== 'none' && this.running) void this.tick();
+  }
+
+  // ---- schedule ----
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.ctx.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.nextFetch = undefined;
+  }
+
+  private schedule(at: number): void {
+    this.clearTimer();
+    const delay = Math.max(0, at - this.ctx.now());
+    this.nextFetch = at;
+    this.timer = this.ctx.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.tick();
+    }, delay);
+    this.report();
+  }
+
+  /** When tomorrow's prices are asked for first: 13:00 CET of `today` plus the day's spread. */
+  private publicationOf(today: string): number {
+    let at = this.publishAt.get(today);
+    if (at === undefined) {
+      at = zonedTime(today, 13, 0) + Math.floor(this.random() * PUBLISH_SPREAD_MS);
+      this.publishAt.set(today, at);
+      if (this.publishAt.size > 4) this.publishAt.delete(this.publishAt.keys().next().value!);
+    }
+    return at;
+  }
+
+  private tick(): Promise<void> {
+    this.busy ??= this.fetchDue().finally(() => {
+      this.busy = undefined;
+    });
+    return this.busy;
+  }
+
+  private async fetchDue(): Promise<void> {
+    const slice = this.slice;
+    if (!slice || slice.source.name === 'none' || !this.running) return;
+    const generation = this.generation;
+    const now = this.ctx.now();
+    const today = localDate(now);
+    const tomorrow = addDays(today, 1);
+    if (now >= this.blockedUntil) {
+      if (!this.has(today)) await this.fetchDay(slice, today);
+      if (now >= this.publicationOf(today) && !this.has(tomorrow) && this.ctx.now() >= this.blockedUntil)
+        await this.fetchDay(slice, tomorrow);
+    }
+    if (!this.running || generation !== this.generation) return;
+    this.schedule(this.nextWake());
+  }
+
+  private nextWake(): number {
+    const now = this.ctx.now();
+    const today = localDate(now);
+    const midnight = localDayBounds(today)!.end;
+    let at: number;
+    if (!this.has(today)) at = now + RETRY_MS;
+    else if (now < this.publicationOf(today)) at = this.publicationOf(today);
+    else if (!this.has(addDays(today, 1)))
+      at = now + (now < zonedTime(today, 16, 0) ? RETRY_MS : LATE_RETRY_MS);
+    else at = this.publicationOf(addDays(today, 1));
+    // At local midnight tomorrow becomes today: a missing day is asked for then.
+    return Math.max(this.blockedUntil, Math.min(at, midnight));
+  }
+
+  /** Whether `day` is stored from the configured source with a price in every quarter. */
+  private has(day: string): boolean {
+    const record = this.days.get(day);
+    const slice = this.slice;
+    if (!record || !slice) return false;
+    if (record.source !== slice.source.name || record.zone !== slice.source.zone) return false;
+    return record.spot.every((value) => !Number.isNaN(value));
+  }
+
+  private sourceSettings(slice: CostsSlice): SourceSettings {
+    const name = slice.source.name as SourceName;
+    return {
+      name,
+      zone: slice.source.zone,
+      token: slice.source.token,
+      currency: slice.source.currency,
+      // An empty base URL (a settings POST that left it out) is the source's public address.
+      url: slice.source.urls[name] || PRICE_SOURCE_URLS[name],
+    };
+  }
+
+  private async fetchDay(slice: CostsSlice, day: string): Promise<void> {
+    const bounds = localDayBounds(day)!;
+    const source = this.sourceSettings(slice);
+    const request = sourceRequest(source, bounds.start, bounds.end, slice.currency);
+    const shown = `${source.name} ${day}`;
+    this.requests += 1;
+    this.lastFetch = this.ctx.now();
+    let status: number;
+    let body: string;
+    try {
+      const { got } = await import('got');
+      const answer = await boundedRequest(
+        got,
+        request.url,
+        {
+          method: request.method,
+          headers: { accept: 'application/json, application/xml', ...request.headers },
+          ...(request.body !== undefined ? { body: request.body } : {}),
+          timeout: { request: REQUEST_TIMEOUT_MS },
+        },
+        PRICE_BODY_LIMIT,
+      );
+      if (answer.cut) return this.fail(shown, `refused: answer longer than ${PRICE_BODY_LIMIT} bytes`);
+      status = answer.statusCode;
+      if (status === 429) {
+        const retryAfter = Number(answer.headers['retry-after']);
+        const wait = Math.max(RATE_LIMIT_MS, Number.isFinite(retryAfter) ? retryAfter * 1000 : 0);
+        this.blockedUntil = this.ctx.now() + wait;
+        return this.fail(
+          shown,
+          `rate limited (HTTP 429): no request before ${new Date(this.blockedUntil).toISOString()}`,
+        );
+      }
+      body = answer.body.toString('utf8');
+    } catch (error) {
+      return this.fail(shown, `error: ${(error as Error).message}`);
+    }
+    const parsed = await parseAnswer(source, status, body, slice.currency);
+    if (parsed.kind === 'not_published') {
+      this.status = `not published yet (${day})`;
+      this.log.info(`prices ${shown}: not published yet (${parsed.reason})`);
+      this.report();
+      return;
+    }
+    if (parsed.kind === 'refused') return this.fail(shown, `refused: ${parsed.reason}`);
+    if (parsed.currency !== slice.currency && slice.source.rate <= 0)
+      return this.fail(
+        shown,
+        `refused: prices in ${parsed.currency}, the contract is in ${slice.currency} and no rate is set (services.costs.source.rate)`,
+      );
+    const count = Math.round((bounds.end - bounds.start) / QUARTER_MS);
+    const spot = new Float64Array(count).fill(NaN);
+    let total: Float64Array | undefined;
+    let found = 0;
+    for (const quarter of parsed.quarters as BilledQuarter[]) {
+      if (quarter.start < bounds.start || quarter.start >= bounds.end) continue;
+      const i = (quarter.start - bounds.start) / QUARTER_MS;
+      spot[i] = quarter.spot;
+      found += 1;
+      if (quarter.total !== undefined) {
+        total ??= new Float64Array(count).fill(NaN);
+        total[i] = quarter.total;
+      }
+    }
+    if (found === 0) {
+      this.status = `not published yet (${day})`;
+      this.report();
+      return;
+    }
+    const record: DayRecord = {
+      day,
+      start: bounds.start,
+      end: bounds.end,
+      source: source.name,
+      zone: source.zone,
+      currency: parsed.currency,
+      fetchedAt: this.ctx.now(),
+      spot,
+      total,
+      imports: new Float64Array(count),
+      exports: new Float64Array(count),
+    };
+    this.compute(record);
+    try {
+      this.write(record);
+    } catch (error) {
+      this.log.warn(`prices ${shown}: state file not written: ${(error as Error).message}`);
+    }
+    this.days.set(day, record);
+    this.prune();
+    this.status =
+      found === count ? 'ok' : `ok, ${count - found} of ${count} quarters without a price (${day})`;
+    this.log.info(`prices ${shown}: ${found} of ${count} quarters stored`);
+    this.report();
+    this.notify();
+  }
+
+  private fail(shown: string, status: string): void {
+    this.failures += 1;
+    this.status = status;
+    this.log.warn(`prices ${shown}: ${status}`);
+    this.report();
+  }
+
+  private report(): void {
+    this.ctx.services.set(PRICES_SERVICE, { ...this.statusView() } as ServiceStatus);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.log.warn(`prices: a listener failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  // ---- prices after the formula ----
+
+  private compute(record: DayRecord): void {
+    const slice = this.slice;
+    const formula = this.formula;
+    for (let i = 0; i < record.spot.length; i += 1) {
+      const raw = record.spot[i]!;
+      const rate = !slice || record.currency === slice.currency ? 1 : slice.source.rate;
+      if (Number.isNaN(raw) || !formula || rate <= 0) {
+        record.imports[i] = NaN;
+        record.exports[i] = NaN;
+        continue;
+      }
+      const spot = raw * rate;
+      const start = record.start + i * QUARTER_MS;
+      const billed = record.total?.[i];
+      record.imports[i] =
+        record.source === 'tibber' &&
+        !slice!.source.own_charges &&
+        billed !== undefined &&
+        !Number.isNaN(billed)
+          ? round(billed * rate)
+          : formula.importPrice(spot, start);
+      record.exports[i] = formula.exportPrice(spot);
+    }
+  }
+
+  private recomputeAll(): void {
+    for (const record of this.days.values()) {
+      const imports = record.imports.slice();
+      const exports = record.exports.slice();
+      this.compute(record);
+      const same = (a: Float64Array, b: Float64Array) => a.every((value, i) => Object.is(value, b[i]));
+      if (same(imports, record.imports) && same(exports, record.exports)) continue;
+      try {
+        this.write(record);
+      } catch (error) {
+        this.log.warn(`prices ${record.day}: state file not written: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  // ---- state files ----
+
+  private get directory(): string {
+    return join(this.ctx.config.config.paths.state, 'prices');
+  }
+
+  /**
+   * One day file: the slots by column (quarter i starts at `start` + i x 15 min), numbers or null.
+   * Columns rather than an object per slot keep a year's start-up read small.
+   */
+  private write(record: DayRecord): void {
+    mkdirSync(this.directory, { recursive: true });
+    const column = (values: Float64Array) => Array.from(values, finite);
+    const file = {
+      version: FILE_VERSION,
+      day: record.day,
+      source: record.source,
+      zone: record.zone,
+      currency: record.currency,
+      fetched_at: new Date(record.fetchedAt).toISOString(),
+      start: new Date(record.start).toISOString(),
+      quarters: record.spot.length,
+      spot: column(record.spot),
+      ...(record.total ? { total: column(record.total) } : {}),
+      import: column(record.imports),
+      export: column(record.exports),
+    };
+    writeFileAtomic(join(this.directory, `${record.day}.json`), `${JSON.stringify(file)}\n`);
+  }
+
+  /** Reads the stored days; a file that does not hold one whole local day is skipped and logged. */
+  private load(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.directory);
+    } catch {
+      return;
+    }
+    const oldest = addDays(localDate(this.ctx.now()), -DAYS_KEPT);
+    for (const name of names.sort()) {
+      const match = /^(\d{4}-\d\d-\d\d)\.json$/.exec(name);
+      if (!match) continue;
+      const day = match[1]!;
+      if (day < oldest) {
+        this.remove(day);
+        continue;
+      }
+      try {
+        const record = readDay(readFileSync(join(this.directory, name), 'utf8'), day);
+        this.days.set(day, record);
+      } catch (error) {
+        this.log.warn(`prices: state file ${name} skipped: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  private prune(): void {
+    const oldest = addDays(localDate(this.ctx.now()), -DAYS_KEPT);
+    for (const day of [...this.days.keys()]) if (day < oldest) this.remove(day);
+  }
+
+  private remove(day: string): void {
+    this.days.delete(day);
+    try {
+      unlinkSync(join(this.directory, `${day}.json`));
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** One day file, checked: its slots are the local day's quarters in order, numbers or null. */
+function readDay(text: string, day: string): DayRecord {
+  if (text.length > 64 * 1024) throw new Error('larger than a day of quarters');
+  const file = JSON.parse(text) as Record<string, unknown>;
+  const bounds = localDayBounds(day);
+  if (!bounds || file['day'] !== day || file['version'] !== FILE_VERSION)
+    throw new Error('not a day file of this version');
+  const count = Math.round((bounds.end - bounds.start) / QUARTER_MS);
+  if (file['start'] !== new Date(bounds.start).toISOString() || file['quarters'] !== count)
+    throw new Error(`not the ${count} quarters of the day`);
+  // One buffer for the columns of a day: a year is about 1100 small arrays less.
+  const buffer = new ArrayBuffer(count * 8 * (file['total'] === undefined ? 3 : 4));
+  const column = (name: string, index: number): Float64Array => {
+    const values = file[name];
+    if (!Array.isArray(values) || values.length !== count) throw new Error(`${name}: not ${count} values`);
+    const out = new Float64Array(buffer, index * count * 8, count);
+    values.forEach((value: unknown, i) => {
+      if (value !== null && (typeof value !== 'number' || !Number.isFinite(value)))
+        throw new Error(`${name}[${i}] is not a number`);
+      out[i] = value === null ? NaN : value;
+    });
+    return out;
+  };
+  const fetched = Date.parse(String(file['fetched_at']));
+  const text_ = (value: unknown) => (typeof value === 'string' ? value : '');
+  return {
+    day,
+    start: bounds.start,
+    end: bounds.end,
+    source: text_(file['source']),
+    zone: text_(file['zone']),
+    currency: text_(file['currency']),
+    fetchedAt: Number.isFinite(fetched) ? fetched : 0,
+    spot: column('spot', 0),
+    imports: column('import', 1),
+    exports: column('export', 2),
+    total: file['total'] === undefined ? undefined : column('total', 3),
+  };
+}
