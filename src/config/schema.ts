@@ -1,5 +1,6 @@
 import { COSTS_SCHEMA } from './costs-schema.js';
 import { PEAK_GUARD_SCHEMA } from './peak-schema.js';
+import { EXPORT_LIMITER_SCHEMA } from './export-limiter-schema.js';
 import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
 import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js';
 import { int, num } from './schema-leaves.js';
@@ -84,6 +85,7 @@ export const SETTINGS_SCHEMA = {
     meter_proxy: bool(false, 'Raw telegram TCP server on meter_proxy.port.'),
     costs: COSTS_SCHEMA,
     peak_guard: PEAK_GUARD_SCHEMA,
+    export_limiter: EXPORT_LIMITER_SCHEMA,
     sd: {
       enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),
