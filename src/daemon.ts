@@ -39,6 +39,7 @@ import { registerHomewizardRules } from './device/homewizard/config-rules.js';
 import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
+import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
 import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
@@ -72,6 +73,7 @@ export function registerConfigFormats(): void {
   registerActionFormats();
   registerMqttRules();
   registerPeakConfig();
+  registerExportLimiterConfig();
   registerHomewizardRules();
   registerShellyRules();
 }

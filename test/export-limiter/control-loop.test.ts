@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startRig } from './rig.js';
+
+test('house 800 W, PV 3000 W, dead time 5 s: grid within ±50 W from dead time + 3 s, limit 800 ± 50 W, at most 1 write per minute once settled', async () => {
+  const rig = await startRig({ load: () => 800, inverter: { deadTimeMs: 5000, pv: () => 3000 } });
+  try {
+    const t0 = rig.clock.now();
+    await rig.run(1000);
+    const first = rig.writes[0];
+    assert.ok(first, 'a limit was written after the first reading');
+    const settleBy = first.at + 5000 + 3000;
+    await rig.run(settleBy - rig.clock.now());
+    let worst = 0;
+    await rig.run(120_000, () => (worst = Math.max(worst, Math.abs(rig.gridW()))));
+    assert.ok(worst <= 50, `grid stayed within ±50 W after settling (worst ${worst.toFixed(0)} W)`);
+    const limitW = (rig.inverter.limitPctNow() / 100) * rig.inverter.wmaxW;
+    assert.ok(Math.abs(limitW - 800) <= 50, `limit ${limitW} W`);
+    const settled = rig.writesBetween(settleBy, rig.clock.now(), ['limit']);
+    assert.ok(settled.length <= 2, `${settled.length} control writes in 2 settled minutes`);
+    void t0;
+  } finally {
+    await rig.close();
+  }
+});
