@@ -109,6 +109,8 @@ class Inverter {
   consecutiveFailures = 0;
   retryAt = 0;
   error: string | null = null;
+  /** The last write failed: the inverter answers reads but not writes, so it is not under control. */
+  writeFailing = false;
 
   constructor(
     readonly setting: InverterSetting,
@@ -364,9 +366,11 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
           );
         } else inverter.reportedW = await inverter.driver.readOutput();
         inverter.reportedAt = this.ctx.clock.now();
-        if (inverter.state !== 'ok') inverter.error = null;
-        inverter.state = 'ok';
-        inverter.consecutiveFailures = 0;
+        if (!inverter.writeFailing) {
+          if (inverter.state !== 'ok') inverter.error = null;
+          inverter.state = 'ok';
+          inverter.consecutiveFailures = 0;
+        }
         ready.push(inverter);
       } catch (error) {
         this.failed(inverter, error, now);
@@ -523,7 +527,14 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       const block = await inverter.driver.writeLimit(bounded, safe, revertS);
       inverter.commandedPct = bounded;
       this.recordWrite(inverter, kind, bounded, block, now);
+      if (inverter.writeFailing) {
+        inverter.writeFailing = false;
+        inverter.state = 'ok';
+        inverter.error = null;
+        inverter.consecutiveFailures = 0;
+      }
     } catch (error) {
+      inverter.writeFailing = true;
       this.failed(inverter, error, now);
     }
   }
