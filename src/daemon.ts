@@ -40,6 +40,9 @@ import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
 import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
+import { ExportLimiter } from './export-limiter/limiter.js';
+import { limiterMetrics } from './export-limiter/metrics.js';
+import { registerExportLimiterRoutes } from './http/routes/export-limiter.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPeakRoutes } from './http/routes/peak.js';
 import { peakCapacityCharge, peakMetrics, peakVariables } from './peak/contributors.js';
@@ -233,6 +236,13 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   );
   registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
+  // The limiter reads the guard's forecast: no "PV off" in a window predicted above the limit.
+  const limiter = new ExportLimiter(context, log('export-limiter'), () => {
+    const snapshot = peak.snapshot();
+    if (!('window' in snapshot) || !snapshot.quantities) return undefined;
+    return { predictedKw: snapshot.quantities.predicted_kw, limitKw: snapshot.effective_limit_kw };
+  });
+  registerExportLimiterRoutes(router, limiter);
   const peakCommands = new PeakCommandCounts();
   const mqtt = createMqttService(context, (id) => void actions.call(id, 'Home Assistant button'), {
     feed: peakFeedOf(context, peak),
@@ -270,7 +280,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     modbusRtu,
     live: core.live,
     actions,
-    contributors: [peakMetrics(() => peak), peakCommandMetrics(peakCommands)],
+    contributors: [
+      peakMetrics(() => peak),
+      peakCommandMetrics(peakCommands),
+      limiterMetrics(() => limiter.status()),
+    ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   registerHomewizardRoutes(router, context);
@@ -295,6 +309,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(new ScriptRunner(context, log('script'))),
     output(actions),
     output(peak),
+    output(limiter),
     output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(

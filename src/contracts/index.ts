@@ -17,3 +17,4 @@ export * from './sdcard.js';
 export * from './settings.js';
 export * from './status.js';
 export * from './system.js';
+export * from './export-limiter.js';

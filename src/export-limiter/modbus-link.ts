@@ -1,5 +1,4 @@
 import type { Clock, Timer } from '../clock.js';
-import { closeClient } from '../meter/modbus/client-close.js';
 
 /** The part of modbus-serial's client the limiter uses. */
 interface ModbusMaster {
@@ -167,6 +166,9 @@ export class ModbusLink {
   private drop(): void {
     const client = this.client;
     this.client = undefined;
-    if (client) void closeClient(client, this.clock);
+    if (!client) return;
+    client.removeAllListeners();
+    client.on('error', () => undefined);
+    client.close(() => undefined);
   }
 }

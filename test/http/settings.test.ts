@@ -88,6 +88,19 @@ const DEFAULT_SETTINGS = {
       filter: { hours_from: 0, hours_to: 24, weekdays_only: false, months: [] },
       stages: [],
     },
+    export_limiter: {
+      enabled: false,
+      meter: 'main',
+      inverters: [],
+      mode: 'zero_export',
+      target_w: 0,
+      deadband_w: 50,
+      export_threshold: 0,
+      safe_pct: 0,
+      stale_after_s: 30,
+      revert_s: 120,
+      refresh_s: 60,
+    },
     emulate: { homewizard: { enable: false, meter: 'main' } },
   },
 };
@@ -142,6 +155,8 @@ const POST_RESET = {
     costs: { ...DEFAULT_SETTINGS.services.costs, currency: '' },
     // An empty meter id: the guard watches the primary.
     peak_guard: { ...DEFAULT_SETTINGS.services.peak_guard, meter: '' },
+    // The same for the export limiter: it closes its loop on the primary.
+    export_limiter: { ...DEFAULT_SETTINGS.services.export_limiter, meter: '' },
     metrics: { enable: false, public: false, process: false },
   },
 };
