@@ -10,6 +10,7 @@ import type { InverterSetting } from './config-formats.js';
 import { LinkError, ModbusLink, parseInverterSource } from './modbus-link.js';
 import { createDriver, type InverterDriver, type InverterFacts } from './profiles.js';
 import type { RegisterWrite } from './sunspec.js';
+import { LimiterStateFile } from './state-file.js';
 
 export const EXPORT_LIMITER_SERVICE = 'export_limiter';
 
@@ -193,6 +194,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   private reason = 'disabled';
   private state: LimiterState = 'idle';
   private readonly onReading = () => this.kick();
+  private memory: LimiterStateFile | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -206,8 +208,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
 
   async start(): Promise<void> {}
 
+  /** A stop (the daemon ends): every inverter the gateway limits gets safe_pct, as if the gateway were gone. */
   async stop(): Promise<void> {
-    await this.shutdown();
+    await this.shutdown('safe');
   }
 
   select(config: AppConfig): LimiterSlice {
@@ -215,8 +218,22 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   }
 
   async reconcile(view: OutputView<LimiterSlice>): Promise<void> {
-    await this.shutdown();
-    this.settings = view.slice.settings;
+    const next = view.slice.settings;
+    const previous = this.settings;
+    // Target, mode, deadband, timings: taken up by the running loop, the inverters keep their limit.
+    if (
+      previous?.enabled &&
+      next.enabled &&
+      previous.meter === next.meter &&
+      JSON.stringify(previous.inverters) === JSON.stringify(next.inverters)
+    ) {
+      this.settings = next;
+      this.kick();
+      return;
+    }
+    // Disabled or other inverters: the inverters are handed back.
+    await this.shutdown('release');
+    this.settings = next;
     this.reason = 'disabled';
     this.decision = 'off';
     this.state = 'idle';
@@ -224,6 +241,8 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       this.publish();
       return;
     }
+    this.ctx.config.stateDirectory.ensure();
+    this.memory ??= new LimiterStateFile(this.ctx.config.stateDirectory.dir);
     this.inverters = this.settings.inverters.map((setting) => new Inverter(setting, this.ctx));
     this.store = this.ctx.meters.get(this.settings.meter)?.store ?? this.ctx.store;
     this.store.on('reading', this.onReading);
@@ -275,16 +294,21 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     } while (this.again && this.settings?.enabled);
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(handBack: 'safe' | 'release'): Promise<void> {
     this.store?.off('reading', this.onReading);
     this.store = undefined;
     this.ctx.clock.clearInterval(this.ticker);
     this.ticker = undefined;
-    const settings = this.settings;
-    this.settings = undefined;
     await this.idle();
-    // Stopping hands the inverter back: a limit the gateway holds is restored or cancelled once.
-    if (settings?.enabled) for (const inverter of this.inverters) await this.release(inverter, settings);
+    const settings = this.settings;
+    const now = this.ctx.clock.now();
+    if (settings?.enabled)
+      for (const inverter of this.inverters) {
+        if (handBack === 'release') await this.release(inverter, settings);
+        else if (inverter.commandedPct !== null && inverter.facts)
+          await this.command(inverter, settings.safe_pct, 0, 'safe', now);
+      }
+    this.settings = undefined;
     for (const inverter of this.inverters) await inverter.link.close();
     this.inverters = [];
     this.pending = undefined;
@@ -355,7 +379,20 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       if (now < inverter.retryAt) continue;
       try {
         if (!inverter.facts) {
-          inverter.facts = await inverter.driver.probe(inverter.setting.wmax_w);
+          const facts = await inverter.driver.probe(inverter.setting.wmax_w);
+          // A limit the gateway itself left behind (a restart, a SIGKILL) is not an installer's.
+          const remembered = this.memory?.get(inverter.setting.id, inverter.setting.source);
+          if (remembered) {
+            // Another limit than the installer's: the one the gateway left, which it now holds again.
+            if (facts.installerPct !== null && facts.installerPct !== remembered.installer_pct)
+              inverter.commandedPct = facts.installerPct;
+            facts.installerPct = remembered.installer_pct;
+          } else
+            this.memory?.set(inverter.setting.id, {
+              source: inverter.setting.source,
+              installer_pct: facts.installerPct,
+            });
+          inverter.facts = facts;
           inverter.reportedW = inverter.facts.outputW;
           const installer = inverter.facts.installerPct;
           this.event(
@@ -498,7 +535,12 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
 
   /** Hands the inverter back: the installer's limit restored, or the gateway's own limit cancelled. */
   private async release(inverter: Inverter, settings: LimiterSlice['settings']): Promise<void> {
-    if (inverter.commandedPct === null || !inverter.facts) return;
+    if (!inverter.facts) return;
+    if (inverter.commandedPct === null) {
+      // Never limited by the gateway: what the inverter holds is its own; read it afresh next time.
+      this.memory?.forget(inverter.setting.id);
+      return;
+    }
     const now = this.ctx.clock.now();
     const installer = inverter.facts.installerPct;
     try {
@@ -506,6 +548,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
         installer === null ? await inverter.driver.cancel() : await inverter.driver.writeLimit(installer, installer, 0);
       this.recordWrite(inverter, installer === null ? 'cancel' : 'restore', installer, block, now);
       inverter.commandedPct = null;
+      this.memory?.forget(inverter.setting.id);
     } catch (error) {
       this.failed(inverter, error, now);
     }

@@ -63,11 +63,13 @@ export class LimiterRig {
   constructor(
     readonly clock: VirtualClock,
     private readonly killable: KillableClock,
-    readonly ctx: AppContext,
+    public ctx: AppContext,
     readonly inverter: SimulatedInverter,
-    readonly limiter: ExportLimiter | undefined,
-    private readonly service: Service | undefined,
+    public limiter: ExportLimiter | undefined,
+    private service: Service | undefined,
     private readonly stateDir: string,
+    private readonly env: Record<string, string>,
+    private readonly options: RigOptions,
     public load: (time: number) => number,
     readonly meterEveryMs: number,
   ) {
@@ -121,6 +123,19 @@ export class LimiterRig {
     this.killable.alive = false;
   }
 
+  /** A new limiter on the same state folder and settings after a kill (the daemon restarted). */
+  async restart(): Promise<void> {
+    const dead = this.ctx;
+    this.ctx = makeContext(this.clock, this.env, this.stateDir, this.options);
+    dead.store.close();
+    this.killed = false;
+    this.limiter = new ExportLimiter(this.ctx, silentLogger(), this.options.peak);
+    this.limiter.on('write', (write) => this.writes.push(write));
+    this.service = runOutput(this.ctx, this.limiter);
+    await this.service.start();
+    await this.limiter.idle();
+  }
+
   async close(): Promise<void> {
     if (!this.killed) await this.service?.stop();
     else await this.limiter?.idle();
@@ -128,6 +143,18 @@ export class LimiterRig {
     this.ctx.store.close();
     rmSync(this.stateDir, { recursive: true, force: true });
   }
+}
+
+function makeContext(clock: Clock, env: Record<string, string>, stateDir: string, options: RigOptions): AppContext {
+  return createAppContext({
+    env,
+    stateDir,
+    clock,
+    staleAfterMs: 3_600_000,
+    logger: silentLogger(),
+    prices: options.prices,
+    system: { id: 'B827EB12A4F0', model: 'WW_Go_1.2', firmware: '2.1.7', bootId: 'boot' },
+  });
 }
 
 export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
@@ -142,15 +169,7 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
     ]),
     ...options.env,
   };
-  const ctx = createAppContext({
-    env,
-    stateDir,
-    clock: killable,
-    staleAfterMs: 3_600_000,
-    logger: silentLogger(),
-    prices: options.prices,
-    system: { id: 'B827EB12A4F0', model: 'WW_Go_1.2', firmware: '2.1.7', bootId: 'boot' },
-  });
+  const ctx = makeContext(killable, env, stateDir, options);
   let limiter: ExportLimiter | undefined;
   let service: Service | undefined;
   if (!options.noLimiter) {
@@ -167,6 +186,8 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
     limiter,
     service,
     stateDir,
+    env,
+    options,
     options.load ?? (() => 800),
     options.meterEveryMs ?? 1000,
   );

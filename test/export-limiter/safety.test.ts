@@ -150,3 +150,21 @@ test("an installer's 70 % limit present at start: never commanded above 70 %; fr
     await rig.close();
   }
 });
+
+test("after a SIGKILL the gateway's own 16 % is not taken for an installer's limit: the restarted limiter raises it", async () => {
+  let load = 800;
+  const rig = await startRig({ load: () => load, inverter: { model704: true } });
+  try {
+    await rig.run(30_000);
+    assert.equal(rig.inverter.limitPctNow(), 16);
+    rig.kill();
+    await rig.run(10_000);
+    await rig.restart();
+    load = 2000;
+    await rig.run(30_000);
+    assert.equal(rig.limiter!.status().inverters[0]!.installer_limit_pct, null);
+    assert.equal(rig.inverter.limitPctNow(), 40, 'the limit follows the load above the old 16 %');
+  } finally {
+    await rig.close();
+  }
+});
