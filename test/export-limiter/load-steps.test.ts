@@ -85,6 +85,17 @@ test('load 300 -> 2300 W, dead time 5 s: import at most 4.17 Wh, one write', asy
   }
 });
 
+test('load 2000 -> 300 W with a slow ramp (300 W/s) and an inverter reporting its output 2 s late: still one write', async (t) => {
+  const rig = await startRig({ inverter: { deadTimeMs: 5000, pv: () => 3000, rampWPerS: 300, reportLagMs: 2000 } });
+  try {
+    const outcome = await stepOutcome(rig, 2000, 300);
+    t.diagnostic(JSON.stringify(outcome));
+    assert.equal(outcome.limitWrites, 1, 'no second write while the inverter has not shown the effect of the first');
+  } finally {
+    await rig.close();
+  }
+});
+
 /**
  * limit = last command + grid power, written every second: what peers that oscillate do. In the
  * same rig (dead time 5 s) it fails the 2000 -> 300 W case: it keeps writing while the inverter has

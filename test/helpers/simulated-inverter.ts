@@ -25,6 +25,8 @@ export interface SimulatedInverterOptions {
   installerPct?: number;
   /** Accept one Modbus TCP client at a time: a second connection is reset at once. */
   singleClient?: boolean;
+  /** The W register shows the output of this long ago (inverters report averaged, late values). */
+  reportLagMs?: number;
 }
 
 /** One write as the inverter received it. */
@@ -63,6 +65,9 @@ export class SimulatedInverter {
   private readonly limits: { from: number; pct: number }[] = [];
   private output = 0;
   private updatedAt: number;
+  private readonly reportLagMs: number;
+  /** Output samples of the last reportLagMs (time, W), oldest first. */
+  private readonly samples: { at: number; w: number }[] = [];
   private revert123At: number | undefined;
   private revert704At: number | undefined;
   port = 0;
@@ -75,6 +80,7 @@ export class SimulatedInverter {
     this.rampWPerS = options.rampWPerS ?? this.wmaxW;
     this.sf = options.limitSf ?? -1;
     this.has704 = options.model704 ?? false;
+    this.reportLagMs = options.reportLagMs ?? 0;
     this.updatedAt = this.clock.now();
     let at = BASE;
     const put = (words: number[]) => words.forEach((word, index) => this.registers.set(at + index, word & 0xffff));
@@ -172,6 +178,10 @@ export class SimulatedInverter {
       const step = (this.rampWPerS * (next - this.updatedAt)) / 1000;
       this.output = target > this.output ? Math.min(target, this.output + step) : Math.max(target, this.output - step);
       this.updatedAt = next;
+      if (this.reportLagMs > 0) {
+        this.samples.push({ at: next, w: this.output });
+        while (this.samples.length > 1 && this.samples[1]!.at <= next - this.reportLagMs) this.samples.shift();
+      }
     }
     this.writeOutput();
   }
@@ -221,7 +231,8 @@ export class SimulatedInverter {
   }
 
   private writeOutput(): void {
-    const w = this.fault === 'nan' ? 0x8000 : Math.round(this.output) & 0xffff;
+    const reported = this.reportLagMs > 0 && this.samples.length > 0 ? this.samples[0]!.w : this.output;
+    const w = this.fault === 'nan' ? 0x8000 : Math.round(reported) & 0xffff;
     this.registers.set(this.address.m103 + M103.W, w);
     this.registers.set(this.address.m103 + M103.W_SF, 0);
   }
