@@ -37,9 +37,16 @@ const heapAfter = process.memoryUsage().heapUsed;
 const status = rig.limiter!.status();
 
 const cpuMs = (cpu.user + cpu.system) / 1000;
-console.log(`export limiter, ${VIRTUAL_MS / 60_000} virtual minutes, ${steps} control steps (${status.inverters[0]!.writes} writes)`);
-console.log(`  CPU per control step: ${((cpuMs / steps) * 1000).toFixed(0)} µs (upper bound, simulated inverter included)`);
+console.log(
+  `export limiter, ${VIRTUAL_MS / 60_000} virtual minutes, ${steps} control steps (${status.inverters[0]!.writes} writes)`,
+);
+console.log(
+  `  CPU per control step: ${((cpuMs / steps) * 1000).toFixed(0)} µs (upper bound, simulated inverter included)`,
+);
 console.log(`  wall time: ${realMs.toFixed(0)} ms; reconnects: ${rig.inverter.connections - steps0}`);
-if (gc) console.log(`  heap held by a live rig with one inverter after 11 minutes (context, stores, limiter, link, simulated inverter): ${((heapAfter - heapBefore) / 1024).toFixed(0)} kB (bound: 1024 kB)`);
+if (gc)
+  console.log(
+    `  heap held by a live rig with one inverter after 11 minutes (context, stores, limiter, link, simulated inverter): ${((heapAfter - heapBefore) / 1024).toFixed(0)} kB (bound: 1024 kB)`,
+  );
 else console.log('  heap: run with node --expose-gc');
 await rig.close();

@@ -56,7 +56,17 @@ export const EXPORT_LIMITER_SCHEMA = {
     'Limit (% of WMax) the inverter falls back to when the gateway or the meter is gone: 0 for a zero-export connection, 100 for price curtailment.',
     0.1,
   ),
-  stale_after_s: int(30, 2, 3600, 'A grid reading older than this many seconds: write safe_pct once and hold.'),
-  revert_s: int(120, 10, 3600, "Inverter's own revert time (s): without a refresh it falls back to safe_pct."),
+  stale_after_s: int(
+    30,
+    2,
+    3600,
+    'A grid reading older than this many seconds: write safe_pct once and hold.',
+  ),
+  revert_s: int(
+    120,
+    10,
+    3600,
+    "Inverter's own revert time (s): without a refresh it falls back to safe_pct.",
+  ),
   refresh_s: int(60, 5, 1800, 'The current limit is written again every refresh_s (at most revert_s / 2).'),
 };

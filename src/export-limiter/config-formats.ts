@@ -54,7 +54,10 @@ export function inverterListProblems(value: unknown): { field: string; message: 
       problems.push({ field: `${at}.profile`, message: `must be one of ${INVERTER_PROFILES.join(', ')}` });
     if (
       item.wmax_w !== undefined &&
-      (typeof item.wmax_w !== 'number' || !Number.isFinite(item.wmax_w) || item.wmax_w < 1 || item.wmax_w > 1e6)
+      (typeof item.wmax_w !== 'number' ||
+        !Number.isFinite(item.wmax_w) ||
+        item.wmax_w < 1 ||
+        item.wmax_w > 1e6)
     )
       problems.push({ field: `${at}.wmax_w`, message: 'must be a number of W, 1..1000000' });
     if (item.pv_meter !== undefined && (typeof item.pv_meter !== 'string' || !ID.test(item.pv_meter)))
@@ -68,9 +71,13 @@ const INVERTERS: ConfigFormat = {
   validate(value) {
     const parts = inverterListProblems(value);
     if (parts.length > 0)
-      throw new FormatError('invalid-inverters', parts.map((part) => `${part.field}: ${part.message}`).join('; '), {
-        parts,
-      });
+      throw new FormatError(
+        'invalid-inverters',
+        parts.map((part) => `${part.field}: ${part.message}`).join('; '),
+        {
+          parts,
+        },
+      );
   },
   describe: () => 'list of {id, source, profile, wmax_w?, pv_meter?}',
   jsonSchema: () => ({

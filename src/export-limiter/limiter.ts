@@ -138,7 +138,8 @@ class Inverter {
       installer_limit_pct: this.facts?.installerPct ?? null,
       reported_w: this.reportedW,
       commanded_pct: this.commandedPct,
-      commanded_w: this.commandedPct === null || wmax === null ? null : Math.round((this.commandedPct * wmax) / 100),
+      commanded_w:
+        this.commandedPct === null || wmax === null ? null : Math.round((this.commandedPct * wmax) / 100),
       last_write: this.lastWriteAt === null ? null : new Date(this.lastWriteAt).toISOString(),
       writes_per_hour: this.writeTimes.length,
       writes: this.writes,
@@ -343,7 +344,11 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     if (age > settings.stale_after_s * 1000 && now - startedAt >= settings.stale_after_s * 1000) {
       if (!this.staleHeld) {
         this.staleHeld = true;
-        this.event(now, 'stale', `no grid reading for ${settings.stale_after_s} s: inverters to safe_pct ${settings.safe_pct} %`);
+        this.event(
+          now,
+          'stale',
+          `no grid reading for ${settings.stale_after_s} s: inverters to safe_pct ${settings.safe_pct} %`,
+        );
         for (const inverter of ready) await this.command(inverter, settings.safe_pct, 0, 'safe', now);
         this.pending = undefined;
       }
@@ -380,7 +385,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       try {
         if (!inverter.facts) {
           const facts = await inverter.driver.probe(inverter.setting.wmax_w);
-          // A limit the gateway itself left behind (a restart, a SIGKILL) is not an installer's.
+          // A limit the gateway itself left behind (a restart, a kill) is not an installer's.
           const remembered = this.memory?.get(inverter.setting.id, inverter.setting.source);
           if (remembered) {
             // Another limit than the installer's: the one the gateway left, which it now holds again.
@@ -399,7 +404,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
             now,
             'inverter_found',
             `${inverter.setting.id}: model ${inverter.facts.model}, WMax ${inverter.facts.wmaxW} W, output ${inverter.facts.outputW} W` +
-              (installer === null ? ', no limit set' : `, installer limit ${installer} % kept as the ceiling`),
+              (installer === null
+                ? ', no limit set'
+                : `, installer limit ${installer} % kept as the ceiling`),
           );
         } else inverter.reportedW = await inverter.driver.readOutput();
         inverter.reportedAt = this.ctx.clock.now();
@@ -417,14 +424,19 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   }
 
   private failed(inverter: Inverter, error: unknown, now: number): void {
-    const failure = error instanceof LinkError ? error : new LinkError('connection', String((error as Error)?.message ?? error));
+    const failure =
+      error instanceof LinkError
+        ? error
+        : new LinkError('connection', String((error as Error)?.message ?? error));
     inverter.failures += 1;
     inverter.consecutiveFailures += 1;
     const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.min(4, inverter.consecutiveFailures - 1));
     inverter.retryAt = now + wait;
     const state = failure.kind === 'busy' ? 'busy' : 'inverter_lost';
     if (inverter.state !== state || inverter.error !== failure.message) {
-      this.log.warn(`export limiter: inverter ${inverter.setting.id}: ${failure.message}; next try in ${wait / 1000} s`);
+      this.log.warn(
+        `export limiter: inverter ${inverter.setting.id}: ${failure.message}; next try in ${wait / 1000} s`,
+      );
       this.event(now, state, `${inverter.setting.id}: ${failure.message}`);
     }
     inverter.state = state;
@@ -450,9 +462,13 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
         );
       return this.set('pv_off', `import price ${quarter.import} < 0: PV off`);
     }
-    if (quarter.export === null) return this.set('zero_export', 'export price unknown for this quarter: zero export');
+    if (quarter.export === null)
+      return this.set('zero_export', 'export price unknown for this quarter: zero export');
     if (quarter.export < settings.export_threshold)
-      return this.set('zero_export', `export price ${quarter.export} < ${settings.export_threshold}: zero export`);
+      return this.set(
+        'zero_export',
+        `export price ${quarter.export} < ${settings.export_threshold}: zero export`,
+      );
     return this.set('free', `export price ${quarter.export} ≥ ${settings.export_threshold}: free`);
   }
 
@@ -512,7 +528,12 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
    * command (for a raise, at least the command less the deadband, since PV may not reach it), and
    * this meter reading was taken EFFECT_MARGIN_MS after that report; or EFFECT_TIMEOUT_MS passed.
    */
-  private effectSeen(pending: Pending, reportedW: number, settings: LimiterSlice['settings'], now: number): boolean {
+  private effectSeen(
+    pending: Pending,
+    reportedW: number,
+    settings: LimiterSlice['settings'],
+    now: number,
+  ): boolean {
     if (now - pending.at >= EFFECT_TIMEOUT_MS) return true;
     const reached =
       pending.commandedW <= pending.fromW
@@ -524,7 +545,12 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   }
 
   /** Writes the held limit again when refresh_s has passed since the last write. */
-  private async refresh(settings: LimiterSlice['settings'], ready: Inverter[], now: number, meterFresh: boolean): Promise<void> {
+  private async refresh(
+    settings: LimiterSlice['settings'],
+    ready: Inverter[],
+    now: number,
+    meterFresh: boolean,
+  ): Promise<void> {
     if (!meterFresh || this.pending) return;
     for (const inverter of ready) {
       if (inverter.commandedPct === null || inverter.lastWriteAt === null) continue;
@@ -545,7 +571,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     const installer = inverter.facts.installerPct;
     try {
       const block =
-        installer === null ? await inverter.driver.cancel() : await inverter.driver.writeLimit(installer, installer, 0);
+        installer === null
+          ? await inverter.driver.cancel()
+          : await inverter.driver.writeLimit(installer, installer, 0);
       this.recordWrite(inverter, installer === null ? 'cancel' : 'restore', installer, block, now);
       inverter.commandedPct = null;
       this.memory?.forget(inverter.setting.id);
@@ -600,7 +628,10 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   private siteState(ready: Inverter[]): LimiterState {
     if (this.inverters.length === 0) return 'idle';
     if (this.inverters.some((inverter) => inverter.state === 'busy')) return 'busy';
-    if (ready.length < this.inverters.length || this.inverters.some((inverter) => inverter.state === 'inverter_lost'))
+    if (
+      ready.length < this.inverters.length ||
+      this.inverters.some((inverter) => inverter.state === 'inverter_lost')
+    )
       return 'inverter_lost';
     if (this.decision === 'off') return 'idle';
     if (this.decision === 'free') return 'free';
@@ -614,7 +645,11 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
 
   private publish(): void {
     const status = this.status();
-    this.ctx.services.set(EXPORT_LIMITER_SERVICE, { state: status.state, decision: status.decision, reason: status.reason });
+    this.ctx.services.set(EXPORT_LIMITER_SERVICE, {
+      state: status.state,
+      decision: status.decision,
+      reason: status.reason,
+    });
     this.emit('status', status);
   }
 }

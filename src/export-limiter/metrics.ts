@@ -4,7 +4,12 @@ import type { LimiterStatus } from './limiter.js';
 
 /** The export limiter's /metrics series (docs/architecture.md#export-limiter), base units. */
 
-const family = (name: string, help: string, type: 'gauge' | 'counter', labels: string[] = []): FamilySpec => ({
+const family = (
+  name: string,
+  help: string,
+  type: 'gauge' | 'counter',
+  labels: string[] = [],
+): FamilySpec => ({
   name,
   help,
   type,
@@ -12,11 +17,18 @@ const family = (name: string, help: string, type: 'gauge' | 'counter', labels: s
 });
 
 export const LIMITER_FAMILIES = {
-  state: family('meter_gateway_export_limiter_state', 'The export limiter state: 1 for the current one', 'gauge', [
-    'state',
-  ]),
+  state: family(
+    'meter_gateway_export_limiter_state',
+    'The export limiter state: 1 for the current one',
+    'gauge',
+    ['state'],
+  ),
   target: family('meter_gateway_export_limiter_target_watts', 'Grid power the limiter holds', 'gauge'),
-  grid: family('meter_gateway_export_limiter_grid_watts', 'Grid power of the last reading, import positive', 'gauge'),
+  grid: family(
+    'meter_gateway_export_limiter_grid_watts',
+    'Grid power of the last reading, import positive',
+    'gauge',
+  ),
   reported: family('meter_gateway_export_limiter_inverter_watts', "Inverter's reported output", 'gauge', [
     'inverter',
   ]),
@@ -49,7 +61,8 @@ export function limiterMetrics(source: () => LimiterStatus | undefined): Metrics
       for (const inverter of status.inverters) {
         const labels = { inverter: inverter.id };
         if (inverter.reported_w !== null) add(LIMITER_FAMILIES.reported, labels, inverter.reported_w);
-        if (inverter.commanded_pct !== null) add(LIMITER_FAMILIES.commanded, labels, inverter.commanded_pct / 100);
+        if (inverter.commanded_pct !== null)
+          add(LIMITER_FAMILIES.commanded, labels, inverter.commanded_pct / 100);
         add(LIMITER_FAMILIES.writes, labels, inverter.writes);
         add(LIMITER_FAMILIES.failures, labels, inverter.failures);
       }

@@ -77,7 +77,8 @@ export class ModbusLink {
   ) {}
 
   read(address: number, count: number): Promise<number[]> {
-    if (count < 1 || count > MAX_READ) return Promise.reject(new LinkError('invalid', `read of ${count} registers`));
+    if (count < 1 || count > MAX_READ)
+      return Promise.reject(new LinkError('invalid', `read of ${count} registers`));
     return this.run(async (client) => {
       const answer = await client.readHoldingRegisters(address, count);
       const data = Array.isArray(answer?.data) ? answer.data : [];
@@ -129,7 +130,10 @@ export class ModbusLink {
     const code = error.code ?? (typeof error.errno === 'string' ? error.errno : undefined);
     // A connection accepted and at once closed or reset by the peer: it serves another client.
     if (fresh && (code === 'ECONNRESET' || code === 'EPIPE' || error.message === 'Port Not Open'))
-      return new LinkError('busy', 'inverter busy (it closed the connection: another Modbus client holds it)');
+      return new LinkError(
+        'busy',
+        'inverter busy (it closed the connection: another Modbus client holds it)',
+      );
     return new LinkError('connection', error.message || String(code ?? 'connection failed'));
   }
 
@@ -143,7 +147,10 @@ export class ModbusLink {
     this.client = client;
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
-      timer = this.clock.setTimeout(() => reject(new LinkError('timeout', 'connect timeout')), this.timeoutMs);
+      timer = this.clock.setTimeout(
+        () => reject(new LinkError('timeout', 'connect timeout')),
+        this.timeoutMs,
+      );
     });
     try {
       await Promise.race([client.connectTCP(this.endpoint.host, { port: this.endpoint.port }), timeout]);
@@ -152,7 +159,10 @@ export class ModbusLink {
       if (error instanceof LinkError) throw error;
       const failure = error as ModbusFailure;
       if (failure.code === 'ECONNRESET')
-        throw new LinkError('busy', 'inverter busy (it reset the connection: another Modbus client holds it)');
+        throw new LinkError(
+          'busy',
+          'inverter busy (it reset the connection: another Modbus client holds it)',
+        );
       throw new LinkError('connection', failure.message || 'connect failed');
     } finally {
       this.clock.clearTimeout(timer);

@@ -94,7 +94,7 @@ export class SunSpecDriver implements InverterDriver {
       const pct = uint16(words[M123.WMaxLimPct]);
       installerPct = words[M123.WMaxLim_Ena] === 1 && pct !== null && sf !== null ? scaled(pct, sf) : null;
     }
-    if (sf === null) throw new LinkError('invalid', `model ${model} WMaxLimPct_SF not implemented`);
+    if (sf === null) throw new LinkError('invalid', `model ${model} WMaxLimPct_SF absent (0x8000)`);
     this.layout = { output, nameplate: models.get(120), control, model, sf };
     let wmaxW = configuredWmaxW;
     if (wmaxW === undefined && this.layout.nameplate !== undefined) {
@@ -114,7 +114,7 @@ export class SunSpecDriver implements InverterDriver {
     const words = await this.link.read(layout.output + M103.W, 2);
     const raw = int16(words[0]);
     const sf = sunssf(words[1]);
-    if (raw === null || sf === null) throw new LinkError('invalid', 'model 103 W or W_SF not implemented');
+    if (raw === null || sf === null) throw new LinkError('invalid', 'model 103 W or W_SF absent (0x8000)');
     const watts = scaled(raw, sf);
     if (!Number.isFinite(watts)) throw new LinkError('invalid', 'output is not a number');
     return watts;
@@ -125,7 +125,8 @@ export class SunSpecDriver implements InverterDriver {
     let block: RegisterWrite;
     if (this.profile === 'sma')
       block = { address: layout.control + M123.WMaxLimPct, words: [rawPercent(percent, layout.sf)] };
-    else if (layout.model === 704) block = model704Limit(layout.control, percent, safePct, layout.sf, revertS);
+    else if (layout.model === 704)
+      block = model704Limit(layout.control, percent, safePct, layout.sf, revertS);
     else block = model123Limit(layout.control, percent, layout.sf, revertS);
     await this.link.write(block.address, block.words);
     return block;

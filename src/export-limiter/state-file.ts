@@ -14,7 +14,7 @@ const MAX_BYTES = 64 * 1024;
 /**
  * `<state>/export-limiter.json` (docs/architecture.md#export-limiter): the installer's limit of each
  * inverter as found before the gateway first wrote to it, written atomically before that first
- * write. After a restart (or a SIGKILL) the inverter still holds the gateway's own limit, which
+ * write. After a restart (or a kill) the inverter still holds the gateway's own limit, which
  * must not be taken for an installer's ceiling; the remembered value is used instead. An entry is
  * dropped when the gateway hands the inverter back, so the next start reads the inverter afresh.
  */
@@ -52,7 +52,8 @@ export class LimiterStateFile {
       const text = readFileSync(this.path, 'utf8');
       if (text.length > MAX_BYTES) return this.entries;
       const data = JSON.parse(text) as { version?: unknown; inverters?: unknown };
-      if (data?.version !== 1 || typeof data.inverters !== 'object' || data.inverters === null) return this.entries;
+      if (data?.version !== 1 || typeof data.inverters !== 'object' || data.inverters === null)
+        return this.entries;
       for (const [id, value] of Object.entries(data.inverters as Record<string, unknown>)) {
         const entry = value as Partial<InverterMemory> | null;
         const pct = entry?.installer_pct;

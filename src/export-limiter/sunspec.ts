@@ -16,7 +16,7 @@
  *   WMaxLimPct_SF +54. When the revert timer runs out the device takes WMaxLimPctRvrt and
  *   WMaxLimPctEnaRvrt.
  *
- * Not-implemented values (SunSpec: int16 0x8000, uint16 0xFFFF, sunssf 0x8000) read as null.
+ * Unimplemented values (SunSpec: int16 0x8000, uint16 0xFFFF, sunssf 0x8000) read as null.
  */
 
 export const SUNS_MARKER = [0x5375, 0x6e53] as const;
@@ -48,7 +48,7 @@ export const M704 = {
 /** Model id -> address of its ID register. */
 export type ModelMap = ReadonlyMap<number, number>;
 
-/** An int16 register value, null for SunSpec's "not implemented" 0x8000. */
+/** An int16 register value, null for SunSpec's unimplemented value 0x8000. */
 export function int16(word: number | undefined): number | null {
   if (word === undefined || word === 0x8000) return null;
   return word >= 0x8000 ? word - 0x10000 : word;
@@ -59,7 +59,7 @@ export function uint16(word: number | undefined): number | null {
   return word === undefined || word === 0xffff ? null : word;
 }
 
-/** A scale factor (sunssf, -10..10), null when not implemented or out of range. */
+/** A scale factor (sunssf, -10..10), null when unimplemented (0x8000) or out of range. */
 export function sunssf(word: number | undefined): number | null {
   const value = int16(word);
   return value === null || value < -10 || value > 10 ? null : value;
@@ -87,7 +87,12 @@ export interface RegisterWrite {
  * Model 123: WMaxLimPct, WMaxLimPct_WinTms 0 (at once), WMaxLimPct_RvrtTms, WMaxLimPct_RmpTms 0,
  * WMaxLim_Ena 1, in one FC16 block from WMaxLimPct (five consecutive points).
  */
-export function model123Limit(modelAddress: number, percent: number, sf: number, revertS: number): RegisterWrite {
+export function model123Limit(
+  modelAddress: number,
+  percent: number,
+  sf: number,
+  revertS: number,
+): RegisterWrite {
   return {
     address: modelAddress + M123.WMaxLimPct,
     words: [rawPercent(percent, sf), 0, clampWord(revertS), 0, 1],
@@ -113,7 +118,14 @@ export function model704Limit(
   const seconds = Math.max(0, Math.min(0xffffffff, Math.round(revertS)));
   return {
     address: modelAddress + M704.WMaxLimPctEna,
-    words: [1, rawPercent(percent, sf), rawPercent(safePercent, sf), 1, Math.floor(seconds / 0x10000), seconds % 0x10000],
+    words: [
+      1,
+      rawPercent(percent, sf),
+      rawPercent(safePercent, sf),
+      1,
+      Math.floor(seconds / 0x10000),
+      seconds % 0x10000,
+    ],
   };
 }
 

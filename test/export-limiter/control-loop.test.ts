@@ -23,3 +23,21 @@ test('house 800 W, PV 3000 W, dead time 5 s: grid within ±50 W from dead time +
     await rig.close();
   }
 });
+
+test('DSMR 4 meter (a reading every 10 s), house 800 W: the limit settles at 800 ± 50 W and the grid within ±50 W', async () => {
+  const rig = await startRig({
+    load: () => 800,
+    meterEveryMs: 10_000,
+    inverter: { deadTimeMs: 5000, pv: () => 3000 },
+  });
+  try {
+    await rig.run(60_000);
+    const limitW = (rig.inverter.limitPctNow() / 100) * rig.inverter.wmaxW;
+    assert.ok(Math.abs(limitW - 800) <= 50, `limit ${limitW} W`);
+    assert.ok(Math.abs(rig.gridW()) <= 50, `grid ${rig.gridW()} W`);
+    assert.equal(rig.writesBetween(0, Number.POSITIVE_INFINITY, ['limit']).length, 1);
+    assert.equal(rig.limiter!.status().state, 'limiting');
+  } finally {
+    await rig.close();
+  }
+});

@@ -16,7 +16,7 @@ import { startRig } from './rig.js';
 const CASES: { fault: Fault; state: string; error: RegExp }[] = [
   { fault: 'exception', state: 'inverter_lost', error: /exception|SunSpec/ },
   { fault: 'garbage', state: 'inverter_lost', error: /./ },
-  { fault: 'nan', state: 'inverter_lost', error: /not implemented|not a number/ },
+  { fault: 'nan', state: 'inverter_lost', error: /absent|not a number/ },
   { fault: 'dead_on_write', state: 'inverter_lost', error: /./ },
 ];
 

@@ -20,7 +20,12 @@ interface StepOutcome {
 }
 
 /** Runs `rig` 60 s after a step of its load from `from` to `to` W, taken 400 ms after a meter reading. */
-async function stepOutcome(rig: LimiterRig, from: number, to: number, controller?: () => Promise<void>): Promise<StepOutcome> {
+async function stepOutcome(
+  rig: LimiterRig,
+  from: number,
+  to: number,
+  controller?: () => Promise<void>,
+): Promise<StepOutcome> {
   let load = from;
   rig.load = () => load;
   // Settle on the first load, then step just after a reading (the meter sees it up to 1 s late).
@@ -43,7 +48,9 @@ async function stepOutcome(rig: LimiterRig, from: number, to: number, controller
   });
   // Refreshes (the same limit written again) are not control writes.
   const writes = rig.inverter.writes.slice(writesBefore);
-  const distinct = writes.filter((write, index) => index === 0 || write.words.join() !== writes[index - 1]!.words.join());
+  const distinct = writes.filter(
+    (write, index) => index === 0 || write.words.join() !== writes[index - 1]!.words.join(),
+  );
   return {
     exportWh: rig.exportWh,
     importWh: rig.importWh,
@@ -66,7 +73,10 @@ for (const bound of BOUNDS) {
       t.diagnostic(JSON.stringify(outcome));
       assert.ok(outcome.exportWh <= bound.exportWh, `export ${outcome.exportWh.toFixed(2)} Wh`);
       assert.equal(outcome.limitWrites, 1, 'one limit write in the 60 s after the step');
-      assert.ok(outcome.settledAfterMs <= bound.deadTimeMs + 3000, `settled after ${outcome.settledAfterMs} ms`);
+      assert.ok(
+        outcome.settledAfterMs <= bound.deadTimeMs + 3000,
+        `settled after ${outcome.settledAfterMs} ms`,
+      );
     } finally {
       await rig.close();
     }
@@ -86,11 +96,17 @@ test('load 300 -> 2300 W, dead time 5 s: import at most 4.17 Wh, one write', asy
 });
 
 test('load 2000 -> 300 W with a slow ramp (300 W/s) and an inverter reporting its output 2 s late: still one write', async (t) => {
-  const rig = await startRig({ inverter: { deadTimeMs: 5000, pv: () => 3000, rampWPerS: 300, reportLagMs: 2000 } });
+  const rig = await startRig({
+    inverter: { deadTimeMs: 5000, pv: () => 3000, rampWPerS: 300, reportLagMs: 2000 },
+  });
   try {
     const outcome = await stepOutcome(rig, 2000, 300);
     t.diagnostic(JSON.stringify(outcome));
-    assert.equal(outcome.limitWrites, 1, 'no second write while the inverter has not shown the effect of the first');
+    assert.equal(
+      outcome.limitWrites,
+      1,
+      'no second write while the inverter has not shown the effect of the first',
+    );
   } finally {
     await rig.close();
   }
@@ -118,8 +134,7 @@ test('a naive integrator (last command + grid, every second) fails the 2000 -> 3
   };
   try {
     // The naive loop also runs during the settling minute.
-    let load = 2000;
-    rig.load = () => load;
+    rig.load = () => 2000;
     for (let second = 0; second < 60; second++) {
       await rig.run(1000);
       await step();
@@ -134,7 +149,6 @@ test('a naive integrator (last command + grid, every second) fails the 2000 -> 3
     ].filter(Boolean);
     assert.ok(failures.length > 0, 'the naive integrator met every bound');
     assert.ok(outcome.limitWrites > 1, `the naive integrator wrote ${outcome.limitWrites} times`);
-    void load;
   } finally {
     await link.close();
     await rig.close();

@@ -50,7 +50,9 @@ test('price mode: export price negative 12:00-16:00 local, house 800 W: zero exp
     assert.ok(release, 'the limit released after 16:00');
     assert.ok(release.at >= four && release.at <= four + 2000, `off at +${release.at - four} ms`);
     assert.equal(rig.inverter.limitPctNow(), 100);
-    t.diagnostic(`export 12:00-16:00: ${(windowExportWh / 1000).toFixed(4)} kWh (8.8 kWh without the limiter); ${rig.writes.length} writes`);
+    t.diagnostic(
+      `export 12:00-16:00: ${(windowExportWh / 1000).toFixed(4)} kWh (8.8 kWh without the limiter); ${rig.writes.length} writes`,
+    );
     assert.ok(windowExportWh <= 200, `export ${windowExportWh.toFixed(1)} Wh`);
   } finally {
     await rig.close();

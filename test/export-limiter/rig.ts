@@ -16,7 +16,11 @@ import { valuesOf } from '../../src/reading/reading.js';
 import type { Service } from '../../src/service.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
-import { startSimulatedInverter, type SimulatedInverter, type SimulatedInverterOptions } from '../helpers/simulated-inverter.js';
+import {
+  startSimulatedInverter,
+  type SimulatedInverter,
+  type SimulatedInverterOptions,
+} from '../helpers/simulated-inverter.js';
 
 registerConfigFormats();
 
@@ -114,10 +118,12 @@ export class LimiterRig {
 
   /** Writes the limiter made in [from, to). */
   writesBetween(from: number, to: number, kinds?: LimiterWrite['kind'][]): LimiterWrite[] {
-    return this.writes.filter((write) => write.at >= from && write.at < to && (!kinds || kinds.includes(write.kind)));
+    return this.writes.filter(
+      (write) => write.at >= from && write.at < to && (!kinds || kinds.includes(write.kind)),
+    );
   }
 
-  /** The limiter dies without a word (SIGKILL): its timers stop, no reading reaches it, nothing is restored. */
+  /** The limiter dies without a word (as killed by a signal it cannot catch): its timers stop, no reading reaches it, nothing is restored. */
   kill(): void {
     this.killed = true;
     this.killable.alive = false;
@@ -145,7 +151,12 @@ export class LimiterRig {
   }
 }
 
-function makeContext(clock: Clock, env: Record<string, string>, stateDir: string, options: RigOptions): AppContext {
+function makeContext(
+  clock: Clock,
+  env: Record<string, string>,
+  stateDir: string,
+  options: RigOptions,
+): AppContext {
   return createAppContext({
     env,
     stateDir,

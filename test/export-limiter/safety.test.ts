@@ -32,7 +32,10 @@ test('the first write: model 704 gets FC16 at ID + 14 [1, 160, 0, 1, 0, 120] (re
 });
 
 test('meter silent from t0: no write until t0 + 30 s, then exactly one write of safe_pct; state stale', async () => {
-  const rig = await startRig({ load: () => 800, env: { METER_GATEWAY_SERVICES_EXPORT_LIMITER_SAFE_PCT: '0' } });
+  const rig = await startRig({
+    load: () => 800,
+    env: { METER_GATEWAY_SERVICES_EXPORT_LIMITER_SAFE_PCT: '0' },
+  });
   try {
     await rig.run(10_000);
     rig.meterSilent = true;
@@ -67,7 +70,11 @@ for (const model of [704, 123] as const) {
       if (model === 704) {
         assert.equal(rig.inverter.limitPctNow(), 0, 'WMaxLimPctRvrt taken at t + 120 s');
       } else {
-        assert.equal(rig.inverter.register(rig.inverter.address.m123 + M123.WMaxLim_Ena), 0, 'limit cancelled');
+        assert.equal(
+          rig.inverter.register(rig.inverter.address.m123 + M123.WMaxLim_Ena),
+          0,
+          'limit cancelled',
+        );
         assert.equal(rig.inverter.limitPctNow(), 100);
       }
     } finally {
@@ -98,7 +105,12 @@ for (const profile of ['sunspec', 'sma'] as const) {
           (write) => write.address <= enable && write.address + write.words.length > enable,
         );
         assert.equal(touching.length, 0, 'no write to WMaxLim_Ena');
-        assert.ok(rig.inverter.writes.every((write) => write.words.length === 1 && write.address === rig.inverter.address.m123 + M123.WMaxLimPct));
+        assert.ok(
+          rig.inverter.writes.every(
+            (write) =>
+              write.words.length === 1 && write.address === rig.inverter.address.m123 + M123.WMaxLimPct,
+          ),
+        );
       }
     } finally {
       await rig.close();
@@ -131,7 +143,8 @@ test("an installer's 70 % limit present at start: never commanded above 70 %; fr
     await rig.run(60_000);
     load = 6000;
     await rig.run(60_000);
-    for (const write of rig.inverter.writes) assert.ok(write.words[1]! <= 700, `commanded ${write.words[1]! / 10} %`);
+    for (const write of rig.inverter.writes)
+      assert.ok(write.words[1]! <= 700, `commanded ${write.words[1]! / 10} %`);
     assert.equal(rig.inverter.limitPctNow(), 70);
     exportPrice = 0.1;
     load = 800;
@@ -151,7 +164,7 @@ test("an installer's 70 % limit present at start: never commanded above 70 %; fr
   }
 });
 
-test("after a SIGKILL the gateway's own 16 % is not taken for an installer's limit: the restarted limiter raises it", async () => {
+test("after the gateway was killed, its own 16 % is not taken for an installer's limit: the restarted limiter raises it", async () => {
   let load = 800;
   const rig = await startRig({ load: () => load, inverter: { model704: true } });
   try {

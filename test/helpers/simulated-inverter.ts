@@ -83,7 +83,8 @@ export class SimulatedInverter {
     this.reportLagMs = options.reportLagMs ?? 0;
     this.updatedAt = this.clock.now();
     let at = BASE;
-    const put = (words: number[]) => words.forEach((word, index) => this.registers.set(at + index, word & 0xffff));
+    const put = (words: number[]) =>
+      words.forEach((word, index) => this.registers.set(at + index, word & 0xffff));
     put([0x5375, 0x6e53]);
     at += 2;
     const m1 = at;
@@ -176,11 +177,13 @@ export class SimulatedInverter {
       const pct = this.limitAt(next - this.deadTimeMs);
       const target = Math.max(0, Math.min(this.pv(next), (pct / 100) * this.wmaxW));
       const step = (this.rampWPerS * (next - this.updatedAt)) / 1000;
-      this.output = target > this.output ? Math.min(target, this.output + step) : Math.max(target, this.output - step);
+      this.output =
+        target > this.output ? Math.min(target, this.output + step) : Math.max(target, this.output - step);
       this.updatedAt = next;
       if (this.reportLagMs > 0) {
         this.samples.push({ at: next, w: this.output });
-        while (this.samples.length > 1 && this.samples[1]!.at <= next - this.reportLagMs) this.samples.shift();
+        while (this.samples.length > 1 && this.samples[1]!.at <= next - this.reportLagMs)
+          this.samples.shift();
       }
     }
     this.writeOutput();
@@ -191,7 +194,7 @@ export class SimulatedInverter {
   }
 
   private limitFromRegisters(): number {
-    const pctOf = (word: number | undefined) => ((word ?? 0) * 10 ** this.sf);
+    const pctOf = (word: number | undefined) => (word ?? 0) * 10 ** this.sf;
     if (this.has704 && this.registers.get(this.address.m704 + M704.WMaxLimPctEna) === 1)
       return pctOf(this.registers.get(this.address.m704 + M704.WMaxLimPct));
     if (this.registers.get(this.address.m123 + M123.WMaxLim_Ena) === 1)
@@ -295,7 +298,9 @@ export class SimulatedInverter {
       const address = frame.readUInt16BE(8);
       const words: number[] = [];
       if (fc === 6) words.push(frame.readUInt16BE(10));
-      else for (let index = 0; index < frame.readUInt16BE(10); index++) words.push(frame.readUInt16BE(13 + index * 2));
+      else
+        for (let index = 0; index < frame.readUInt16BE(10); index++)
+          words.push(frame.readUInt16BE(13 + index * 2));
       if (words.some((_word, index) => !this.registers.has(address + index))) return exception(2);
       const at = this.clock.now();
       this.writes.push({ at, fc, address, words });
@@ -317,7 +322,8 @@ export class SimulatedInverter {
     const m123 = this.address.m123;
     if (touches(m123 + M123.WMaxLimPct, m123 + M123.WMaxLim_Ena)) {
       const seconds = this.registers.get(m123 + M123.WMaxLimPct_RvrtTms) ?? 0;
-      this.revert123At = seconds > 0 && this.registers.get(m123 + M123.WMaxLim_Ena) === 1 ? at + seconds * 1000 : undefined;
+      this.revert123At =
+        seconds > 0 && this.registers.get(m123 + M123.WMaxLim_Ena) === 1 ? at + seconds * 1000 : undefined;
     }
     if (this.has704) {
       const m704 = this.address.m704;

@@ -54,15 +54,20 @@ function stream(limiter: ExportLimiter, clients: Set<ServerResponse>) {
 
 export function registerExportLimiterRoutes(router: Router, limiter: ExportLimiter): void {
   const clients = new Set<ServerResponse>();
-  router.add('GET', '/api/v1/export-limiter', (_request, response) => sendJson(response, 200, limiter.status()), {
-    doc: {
-      summary:
-        'PV export limiter: mode, decision and its reason, target, grid power, each inverter’s reported output, commanded limit, last write, writes per hour, state',
-      responses: {
-        200: { description: 'export limiter state', schema: contract('ExportLimiterViewSchema') },
+  router.add(
+    'GET',
+    '/api/v1/export-limiter',
+    (_request, response) => sendJson(response, 200, limiter.status()),
+    {
+      doc: {
+        summary:
+          'PV export limiter: mode, decision and its reason, target, grid power, each inverter’s reported output, commanded limit, last write, writes per hour, state',
+        responses: {
+          200: { description: 'export limiter state', schema: contract('ExportLimiterViewSchema') },
+        },
       },
     },
-  });
+  );
   router.add('GET', '/api/v1/export-limiter/stream', stream(limiter, clients), {
     doc: {
       summary:
