@@ -41,3 +41,28 @@ test('DSMR 4 meter (a reading every 10 s), house 800 W: the limit settles at 800
     await rig.close();
   }
 });
+
+test('the grid reading as DSMR 5 telegrams over a loopback tcp:// source, load 2000 -> 300 W, dead time 5 s: one write, export at most 3.54 Wh', async (t) => {
+  let load = 2000;
+  const rig = await startRig({
+    load: () => load,
+    dsmrOverTcp: true,
+    inverter: { deadTimeMs: 5000, pv: () => 3000 },
+  });
+  try {
+    await rig.run(60_400);
+    assert.equal(rig.ctx.store.lastReading?.protocol, 'DSMR');
+    assert.ok(Math.abs(rig.gridW()) <= 50, `settled on 2000 W (grid ${rig.gridW()} W)`);
+    const before = rig.writesBetween(0, Number.POSITIVE_INFINITY, ['limit']).length;
+    rig.exportWh = 0;
+    load = 300;
+    await rig.run(60_000);
+    const writes = rig.writesBetween(0, Number.POSITIVE_INFINITY, ['limit']).length - before;
+    t.diagnostic(`export ${rig.exportWh.toFixed(2)} Wh, ${writes} write(s)`);
+    assert.equal(writes, 1);
+    assert.ok(rig.exportWh <= 3.54, `export ${rig.exportWh.toFixed(2)} Wh`);
+    assert.ok(Math.abs(rig.gridW()) <= 50);
+  } finally {
+    await rig.close();
+  }
+});

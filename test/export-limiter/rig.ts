@@ -4,6 +4,8 @@
 // the clock, lets the inverter's output follow its limit, and waits for the limiter's Modbus
 // transactions before time moves on.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, Timer } from '../../src/clock.js';
@@ -11,6 +13,8 @@ import { createAppContext, type AppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { ExportLimiter, type LimiterWrite, type PeakForecast } from '../../src/export-limiter/limiter.js';
 import { runOutput } from '../../src/output.js';
+import { createMeterInput } from '../../src/meter/meter-input.js';
+import { buildTelegram } from '../../src/meter/simulator/telegram.js';
 import type { PriceSignal } from '../../src/prices/price-signal.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import type { Service } from '../../src/service.js';
@@ -40,6 +44,68 @@ export interface RigOptions {
   peak?: () => PeakForecast | undefined;
   /** Start no limiter (the naive controller case drives the inverter itself). */
   noLimiter?: boolean;
+  /**
+   * The grid power reaches the gateway as DSMR 5 telegrams (CRC-16) from a loopback TCP server,
+   * read by the gateway's meter input from a `tcp://` source, instead of straight into its store.
+   */
+  dsmrOverTcp?: boolean;
+}
+
+/** A loopback TCP server the meter input connects to: a P1 dongle sending telegrams. */
+export class TelegramServer {
+  private socket: Socket | undefined;
+  private constructor(private readonly server: Server) {
+    server.on('connection', (socket) => {
+      this.socket?.destroy();
+      this.socket = socket;
+      socket.on('error', () => undefined);
+    });
+  }
+
+  static async start(): Promise<TelegramServer> {
+    const server = createServer();
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return new TelegramServer(server);
+  }
+
+  get port(): number {
+    return (this.server.address() as { port: number }).port;
+  }
+
+  get connected(): boolean {
+    return this.socket !== undefined && !this.socket.destroyed;
+  }
+
+  send(telegram: Buffer): void {
+    this.socket?.write(telegram);
+  }
+
+  async close(): Promise<void> {
+    this.socket?.destroy();
+    this.server.close();
+    await once(this.server, 'close');
+  }
+}
+
+/** A DSMR 5 telegram for `gridW` at `now` (the whole power on L1). */
+export function telegramFor(gridW: number, now: number, importKwh: number, exportKwh: number): Buffer {
+  return buildTelegram(
+    {
+      phases: [
+        { netKw: gridW / 1000, volts: 230, amps: Math.abs(gridW) / 230 },
+        { netKw: 0, volts: 230, amps: 0 },
+        { netKw: 0, volts: 230, amps: 0 },
+      ],
+      tariff: 2,
+      importKwh: [0, importKwh],
+      exportKwh: [0, exportKwh],
+      gasM3: 0,
+      gasCaptured: { m3: 0, at: now },
+      powerFailures: { short: 0, long: 0 },
+    },
+    now,
+  );
 }
 
 /** A clock whose timers stop firing once `kill` is called: the limiter "process" dies at once. */
@@ -61,6 +127,11 @@ export class LimiterRig {
   exportWh = 0;
   importWh = 0;
   meterSilent = false;
+  /** Set when the readings come as DSMR telegrams over loopback TCP. */
+  telegrams: TelegramServer | undefined;
+  meterInput: Service | undefined;
+  private importKwh = 0;
+  private exportKwh = 0;
   private lastMeterAt: number;
   private killed = false;
 
@@ -95,7 +166,10 @@ export class LimiterRig {
       await this.clock.advance(STEP_MS);
       if (this.clock.now() - this.lastMeterAt >= this.meterEveryMs) {
         this.lastMeterAt = this.clock.now();
-        if (!this.meterSilent && !this.killed) this.feed(this.gridW());
+        if (!this.meterSilent && !this.killed) {
+          if (this.telegrams) await this.sendTelegram(this.gridW());
+          else this.feed(this.gridW());
+        }
       }
       await this.limiter?.idle();
       each?.();
@@ -114,6 +188,19 @@ export class LimiterRig {
       }),
       mbus: [],
     });
+  }
+
+  /** Sends one telegram and waits (real time, at most 2 s) until the meter input has stored its reading. */
+  private async sendTelegram(gridW: number): Promise<void> {
+    const now = this.clock.now();
+    this.importKwh += Math.max(0, gridW) / 3_600_000;
+    this.exportKwh += Math.max(0, -gridW) / 3_600_000;
+    this.telegrams!.send(telegramFor(gridW, now, this.importKwh, this.exportKwh));
+    const deadline = Date.now() + 2000;
+    while ((this.ctx.store.lastReading?.receivedAt ?? 0) < now) {
+      if (Date.now() > deadline) throw new Error('the meter input did not store the telegram within 2 s');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
 
   /** Writes the limiter made in [from, to). */
@@ -145,6 +232,8 @@ export class LimiterRig {
   async close(): Promise<void> {
     if (!this.killed) await this.service?.stop();
     else await this.limiter?.idle();
+    await this.meterInput?.stop();
+    await this.telegrams?.close();
     await this.inverter.close();
     this.ctx.store.close();
     rmSync(this.stateDir, { recursive: true, force: true });
@@ -180,7 +269,19 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
     ]),
     ...options.env,
   };
+  const telegrams = options.dsmrOverTcp ? await TelegramServer.start() : undefined;
+  if (telegrams) env.METER_GATEWAY_METER_SOURCE = `tcp://127.0.0.1:${telegrams.port}`;
   const ctx = makeContext(killable, env, stateDir, options);
+  let meterInput: Service | undefined;
+  if (telegrams) {
+    meterInput = runOutput(ctx, createMeterInput(ctx, silentLogger()));
+    await meterInput.start();
+    const deadline = Date.now() + 5000;
+    while (!telegrams.connected) {
+      if (Date.now() > deadline) throw new Error('the meter input did not connect to the telegram server');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
   let limiter: ExportLimiter | undefined;
   let service: Service | undefined;
   if (!options.noLimiter) {
@@ -189,7 +290,7 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
     await service.start();
     await limiter.idle();
   }
-  return new LimiterRig(
+  const rig = new LimiterRig(
     clock,
     killable,
     ctx,
@@ -202,4 +303,7 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
     options.load ?? (() => 800),
     options.meterEveryMs ?? 1000,
   );
+  rig.telegrams = telegrams;
+  rig.meterInput = meterInput;
+  return rig;
 }
