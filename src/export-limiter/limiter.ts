@@ -112,6 +112,8 @@ class Inverter {
   error: string | null = null;
   /** The last write failed: the inverter answers reads but not writes, so it is not under control. */
   writeFailing = false;
+  /** safe_pct went out during the current stale spell. */
+  safeWritten = false;
 
   constructor(
     readonly setting: InverterSetting,
@@ -305,7 +307,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     const now = this.ctx.clock.now();
     if (settings?.enabled)
       for (const inverter of this.inverters) {
-        if (handBack === 'release') await this.release(inverter, settings);
+        if (handBack === 'release') await this.release(inverter);
         else if (inverter.commandedPct !== null && inverter.facts)
           await this.command(inverter, settings.safe_pct, 0, 'safe', now);
       }
@@ -314,6 +316,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     this.inverters = [];
     this.pending = undefined;
     this.staleHeld = false;
+    this.startedAt = undefined;
     this.gridW = null;
     this.gridAt = null;
     this.lastReadingAt = 0;
@@ -341,16 +344,26 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     const age = this.gridAt === null ? Number.POSITIVE_INFINITY : now - this.gridAt;
     const startedAt = this.startedAt ?? now;
     this.startedAt = startedAt;
-    if (age > settings.stale_after_s * 1000 && now - startedAt >= settings.stale_after_s * 1000) {
+    if (
+      this.decision !== 'off' &&
+      age > settings.stale_after_s * 1000 &&
+      now - startedAt >= settings.stale_after_s * 1000
+    ) {
       if (!this.staleHeld) {
         this.staleHeld = true;
+        this.pending = undefined;
+        for (const inverter of this.inverters) inverter.safeWritten = false;
         this.event(
           now,
           'stale',
           `no grid reading for ${settings.stale_after_s} s: inverters to safe_pct ${settings.safe_pct} %`,
         );
-        for (const inverter of ready) await this.command(inverter, settings.safe_pct, 0, 'safe', now);
-        this.pending = undefined;
+      }
+      // Once per inverter; one that did not answer gets it when it answers again.
+      for (const inverter of ready) {
+        if (inverter.safeWritten) continue;
+        await this.command(inverter, settings.safe_pct, 0, 'safe', now);
+        inverter.safeWritten = !inverter.writeFailing;
       }
       this.state = 'stale';
       this.publish();
@@ -441,7 +454,6 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     }
     inverter.state = state;
     inverter.error = failure.message;
-    if (failure.kind === 'invalid' && !inverter.facts) return;
   }
 
   /** What the loop does now: the mode, the price of the quarter and the peak guard's forecast. */
@@ -483,7 +495,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
 
   private async control(settings: LimiterSlice['settings'], ready: Inverter[], now: number): Promise<void> {
     if (this.decision === 'off' || this.decision === 'free') {
-      for (const inverter of ready) await this.release(inverter, settings);
+      for (const inverter of ready) await this.release(inverter);
       return;
     }
     if (this.decision === 'pv_off') {
@@ -560,7 +572,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   }
 
   /** Hands the inverter back: the installer's limit restored, or the gateway's own limit cancelled. */
-  private async release(inverter: Inverter, settings: LimiterSlice['settings']): Promise<void> {
+  private async release(inverter: Inverter): Promise<void> {
     if (!inverter.facts) return;
     if (inverter.commandedPct === null) {
       // Never limited by the gateway: what the inverter holds is its own; read it afresh next time.
@@ -580,7 +592,6 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     } catch (error) {
       this.failed(inverter, error, now);
     }
-    void settings;
   }
 
   private async command(

@@ -49,6 +49,8 @@ export interface RigOptions {
    * read by the gateway's meter input from a `tcp://` source, instead of straight into its store.
    */
   dsmrOverTcp?: boolean;
+  /** The rig's time step (ms, default STEP_MS): longer runs take coarser steps. */
+  stepMs?: number;
 }
 
 /** A loopback TCP server the meter input connects to: a P1 dongle sending telegrams. */
@@ -159,11 +161,12 @@ export class LimiterRig {
 
   /** Moves the clock by `ms` in 100 ms steps, feeding a reading at the meter's cadence. */
   async run(ms: number, each?: () => void): Promise<void> {
-    for (let moved = 0; moved < ms; moved += STEP_MS) {
+    const stepMs = this.options.stepMs ?? STEP_MS;
+    for (let moved = 0; moved < ms; moved += stepMs) {
       const grid = this.gridW();
-      if (grid < 0) this.exportWh += (-grid * STEP_MS) / 3_600_000;
-      else this.importWh += (grid * STEP_MS) / 3_600_000;
-      await this.clock.advance(STEP_MS);
+      if (grid < 0) this.exportWh += (-grid * stepMs) / 3_600_000;
+      else this.importWh += (grid * stepMs) / 3_600_000;
+      await this.clock.advance(stepMs);
       if (this.clock.now() - this.lastMeterAt >= this.meterEveryMs) {
         this.lastMeterAt = this.clock.now();
         if (!this.meterSilent && !this.killed) {
