@@ -181,3 +181,36 @@ test("after the gateway was killed, its own 16 % is not taken for an installer's
     await rig.close();
   }
 });
+
+test('mode off: the limiter writes nothing, not even safe_pct when the meter goes silent', async () => {
+  const rig = await startRig({ load: () => 800, env: { METER_GATEWAY_SERVICES_EXPORT_LIMITER_MODE: 'off' } });
+  try {
+    await rig.run(10_000);
+    rig.meterSilent = true;
+    await rig.run(60_000);
+    assert.equal(rig.inverter.writes.length, 0);
+    assert.equal(rig.limiter!.status().state, 'idle');
+  } finally {
+    await rig.close();
+  }
+});
+
+test('a clean stop while limiting writes safe_pct once, with no revert timer (model 704)', async () => {
+  const rig = await startRig({
+    load: () => 800,
+    inverter: { model704: true },
+    env: { METER_GATEWAY_SERVICES_EXPORT_LIMITER_SAFE_PCT: '0' },
+  });
+  try {
+    await rig.run(5000);
+    assert.equal(rig.inverter.limitPctNow(), 16);
+    const before = rig.inverter.writes.length;
+    await rig.limiter!.stop();
+    const after = rig.inverter.writes.slice(before);
+    assert.equal(after.length, 1);
+    assert.deepEqual(after[0]!.words, [1, 0, 0, 1, 0, 0]);
+    assert.equal(rig.inverter.limitPctNow(), 0);
+  } finally {
+    await rig.close();
+  }
+});
