@@ -40,6 +40,10 @@ import { registerHomewizardRules } from './device/homewizard/config-rules.js';
 import { registerActionFormats } from './actions/config-formats.js';
 import { registerMqttRules } from './mqtt/config-rules.js';
 import { registerPeakConfig } from './peak/config-rules.js';
+import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
+import { ExportLimiter } from './export-limiter/limiter.js';
+import { limiterMetrics } from './export-limiter/metrics.js';
+import { registerExportLimiterRoutes } from './http/routes/export-limiter.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPushFormats } from './push/settings.js';
 import { PushOutput } from './push/push-output.js';
@@ -83,6 +87,7 @@ export function registerConfigFormats(): void {
   registerMqttRules();
   registerPeakConfig();
   registerPushFormats();
+  registerExportLimiterConfig();
   registerHomewizardRules();
   registerShellyRules();
   registerPriceVariables();
@@ -271,6 +276,13 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
   actions.addVariableSource(priceVariables(() => context.prices, context.now));
+  // The limiter reads the guard's forecast: no "PV off" in a window predicted above the limit.
+  const limiter = new ExportLimiter(context, log('export-limiter'), () => {
+    const snapshot = peak.snapshot();
+    if (!('window' in snapshot) || !snapshot.quantities) return undefined;
+    return { predictedKw: snapshot.quantities.predicted_kw, limitKw: snapshot.effective_limit_kw };
+  });
+  registerExportLimiterRoutes(router, limiter);
   const peakCommands = new PeakCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
   const quarterSource: QuarterSource = {
@@ -324,6 +336,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
       peakCommandMetrics(peakCommands),
       pushMetrics(() => push.status()),
       priceMetrics(() => context.prices, context.now),
+      limiterMetrics(() => limiter.status()),
     ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
@@ -353,6 +366,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(actions),
     output(peak),
     output(push),
+    output(limiter),
     output(createNetworkOutput(context, wifi)),
     output(new MdnsAnnouncer(context, log('mdns'))),
     output(

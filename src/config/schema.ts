@@ -1,5 +1,6 @@
 import { COSTS_SCHEMA } from './costs-schema.js';
 import { PEAK_GUARD_SCHEMA } from './peak-schema.js';
+import { EXPORT_LIMITER_SCHEMA } from './export-limiter-schema.js';
 import { DEVICE_PATH_PATTERN, DEVICE_PATH_RULE } from '../serial/device-path.js';
 import { INTERFACE_NAME_PATTERN, INTERFACE_NAME_RULE } from './interface-name.js';
 import { int, num } from './schema-leaves.js';
@@ -111,6 +112,7 @@ export const SETTINGS_SCHEMA = {
         secret: true as const,
       },
     },
+    export_limiter: EXPORT_LIMITER_SCHEMA,
     sd: {
       enable: bool(false, 'CSV logging of readings in the SD card folder (sd_log.directory).'),
       frequency: int(15, 1, 1440, 'CSV logging period in seconds (1..1440).'),

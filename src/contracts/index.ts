@@ -19,3 +19,4 @@ export * from './settings.js';
 export * from './status.js';
 export * from './system.js';
 export * from './push.js';
+export * from './export-limiter.js';

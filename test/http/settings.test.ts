@@ -106,6 +106,19 @@ const DEFAULT_SETTINGS = {
       stages: [],
     },
     push: { targets: [], mqtt: { enable: false, topic: 'meter-gateway/${sys.id}', site: '' } },
+    export_limiter: {
+      enabled: false,
+      meter: 'main',
+      inverters: [],
+      mode: 'zero_export',
+      target_w: 0,
+      deadband_w: 50,
+      export_threshold: 0,
+      safe_pct: 0,
+      stale_after_s: 30,
+      revert_s: 120,
+      refresh_s: 60,
+    },
     emulate: { homewizard: { enable: false, meter: 'main' } },
   },
 };
@@ -170,6 +183,8 @@ const POST_RESET = {
     peak_guard: { ...DEFAULT_SETTINGS.services.peak_guard, meter: '' },
     // An empty topic: the quarter records use the default base topic.
     push: { targets: [], mqtt: { enable: false, topic: '', site: '' } },
+    // The same for the export limiter: it closes its loop on the primary.
+    export_limiter: { ...DEFAULT_SETTINGS.services.export_limiter, meter: '' },
     metrics: { enable: false, public: false, process: false },
   },
 };

@@ -1,0 +1,59 @@
+import Type, { type Static, type TSchema } from 'typebox';
+
+/**
+ * The export limiter's view (docs/architecture.md#export-limiter): GET /api/v1/export-limiter and
+ * the `export_limiter` events of /api/v1/export-limiter/stream. Powers in W, times ISO 8601 UTC.
+ */
+
+const orNull = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ExportLimiterInverterSchema = Type.Object({
+  id: Type.String(),
+  profile: Type.String(),
+  state: Type.Union([
+    Type.Literal('unknown'),
+    Type.Literal('ok'),
+    Type.Literal('inverter_lost'),
+    Type.Literal('busy'),
+  ]),
+  model: orNull(Type.Integer({ description: 'SunSpec control model written: 704 or 123' })),
+  wmax_w: orNull(Type.Number()),
+  installer_limit_pct: orNull(
+    Type.Number({ description: 'limit found before the first write: the ceiling, restored by free' }),
+  ),
+  reported_w: orNull(Type.Number({ description: "the inverter's reported output" })),
+  commanded_pct: orNull(Type.Number({ description: 'limit the gateway holds (% of WMax); null: none' })),
+  commanded_w: orNull(Type.Number()),
+  last_write: orNull(Type.String({ format: 'date-time' })),
+  writes_per_hour: Type.Integer(),
+  writes: Type.Integer(),
+  refreshes: Type.Integer(),
+  failures: Type.Integer(),
+  error: orNull(Type.String()),
+});
+
+export const ExportLimiterViewSchema = Type.Object({
+  enabled: Type.Boolean(),
+  mode: Type.Union([Type.Literal('off'), Type.Literal('zero_export'), Type.Literal('price')]),
+  decision: Type.Union([
+    Type.Literal('off'),
+    Type.Literal('zero_export'),
+    Type.Literal('pv_off'),
+    Type.Literal('free'),
+  ]),
+  reason: Type.String({ description: 'why the decision was taken (mode, price of the quarter, peak guard)' }),
+  state: Type.Union([
+    Type.Literal('idle'),
+    Type.Literal('limiting'),
+    Type.Literal('free'),
+    Type.Literal('pv_off'),
+    Type.Literal('stale'),
+    Type.Literal('inverter_lost'),
+    Type.Literal('busy'),
+  ]),
+  target_w: Type.Number(),
+  grid_w: orNull(Type.Number({ description: 'grid power of the last reading, import positive' })),
+  grid_at: orNull(Type.String({ format: 'date-time' })),
+  inverters: Type.Array(ExportLimiterInverterSchema),
+});
+export type ExportLimiterView = Static<typeof ExportLimiterViewSchema>;

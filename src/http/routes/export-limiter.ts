@@ -1,0 +1,81 @@
+import type { ServerResponse } from 'node:http';
+import type { ExportLimiter, LimiterStatus, LimiterWrite } from '../../export-limiter/limiter.js';
+import { ERROR_REF } from '../api-schemas.js';
+import { contract } from '../contract-ref.js';
+import { HttpError } from '../errors.js';
+import { sendJson, SSE_HEADERS } from '../respond.js';
+import type { ApiRequest, Router } from '../router.js';
+
+/**
+ * The export limiter's endpoints (docs/architecture.md#export-limiter): its state, and a
+ * Server-Sent Events stream of it (`event: export_limiter` on every control step,
+ * `event: export_limiter_event` for decisions, writes, stale meter, lost inverters).
+ */
+
+const MAX_STREAM_CLIENTS = 16;
+
+function stream(limiter: ExportLimiter, clients: Set<ServerResponse>) {
+  return (request: ApiRequest, response: ServerResponse): void => {
+    if (clients.size >= MAX_STREAM_CLIENTS)
+      throw new HttpError(
+        503,
+        'service_unavailable',
+        `at most ${MAX_STREAM_CLIENTS} export limiter stream clients`,
+      );
+    const send = (event: string, data: unknown) => {
+      if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    const onStatus = (status: LimiterStatus) => send('export_limiter', status);
+    const onEvent = (event: { at: number; type: string; message: string }) =>
+      send('export_limiter_event', { ...event, at: new Date(event.at).toISOString() });
+    const onWrite = (write: LimiterWrite) =>
+      send('export_limiter_event', {
+        at: new Date(write.at).toISOString(),
+        type: `write_${write.kind}`,
+        message: `${write.inverter}: ${write.percent === null ? 'limit cancelled' : `${write.percent} %`}`,
+      });
+    response.writeHead(200, [...SSE_HEADERS]);
+    clients.add(response);
+    send('export_limiter', limiter.status());
+    limiter.on('status', onStatus);
+    limiter.on('event', onEvent);
+    limiter.on('write', onWrite);
+    const close = () => {
+      limiter.off('status', onStatus);
+      limiter.off('event', onEvent);
+      limiter.off('write', onWrite);
+      clients.delete(response);
+      if (!response.writableEnded) response.end();
+    };
+    request.raw.on('close', close);
+    request.shutdown?.addEventListener('abort', close, { once: true });
+  };
+}
+
+export function registerExportLimiterRoutes(router: Router, limiter: ExportLimiter): void {
+  const clients = new Set<ServerResponse>();
+  router.add(
+    'GET',
+    '/api/v1/export-limiter',
+    (_request, response) => sendJson(response, 200, limiter.status()),
+    {
+      doc: {
+        summary:
+          'PV export limiter: mode, decision and its reason, target, grid power, each inverter’s reported output, commanded limit, last write, writes per hour, state',
+        responses: {
+          200: { description: 'export limiter state', schema: contract('ExportLimiterViewSchema') },
+        },
+      },
+    },
+  );
+  router.add('GET', '/api/v1/export-limiter/stream', stream(limiter, clients), {
+    doc: {
+      summary:
+        'The export limiter as Server-Sent Events: `event: export_limiter` (as GET /api/v1/export-limiter) on every control step, `event: export_limiter_event` for decisions, writes, a stale meter, a lost or busy inverter',
+      responses: {
+        200: { description: 'event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
+        503: { description: 'too many stream clients (service_unavailable)', schema: ERROR_REF },
+      },
+    },
+  });
+}
