@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { loadStaticAssets } from '../../src/web/static-assets.js';
 
 /** The whole interface, uPlot included, must stay under this when compressed. */
-const LIMIT_BYTES = 150 * 1024;
+const LIMIT_BYTES = 160 * 1024;
 
-test('the web interface stays under 150 kB gzipped', (t) => {
+test('the web interface stays under 160 kB gzipped', (t) => {
   const assets = loadStaticAssets();
   assert.ok(
     assets.some((asset) => asset.urlPath === '/') && assets.some((asset) => asset.urlPath === '/app.js'),

@@ -75,10 +75,15 @@ const STYLES: Record<TimeStyle, Intl.DateTimeFormatOptions> = {
   full: { dateStyle: 'short', timeStyle: 'medium' },
 };
 
+/**
+ * Formatters by locale, style and time zone: a formatter keeps the zone it was made in, so one made
+ * before the zone changed (a test process that runs files of several zones) must not be reused.
+ */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 export function formatTime(ms: number, style: TimeStyle, locale: string = currentLocale()): string {
-  const key = `${locale}|${style}`;
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const key = `${locale}|${style}|${zone}`;
   let formatter = formatters.get(key);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat(locale, STYLES[style]);
