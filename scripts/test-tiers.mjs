@@ -55,6 +55,7 @@ export const SYSTEM_TIER = [
   'cli/cli',
   'cli/health-check',
   'daemon-isolation',
+  'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',
   'homewizard/dongle-sources',

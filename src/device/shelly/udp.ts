@@ -60,13 +60,19 @@ export class ShellyUdp implements Output<UdpSlice> {
     if (!slice.enable) return;
     const socket = createSocket({ type: slice.host.includes(':') ? 'udp6' : 'udp4', reuseAddr: false });
     socket.on('message', (message, remote) => {
+      // Port 0 is no valid destination (RFC 768): send() would throw ERR_SOCKET_BAD_PORT.
+      if (remote.port === 0) return;
       if (message.length > SHELLY_UDP_LIMIT) {
         this.oversized++;
         return;
       }
       const answer = Buffer.from(this.rpc.frame(message.toString('utf8')));
       this.answered++;
-      socket.send(answer, remote.port, remote.address);
+      try {
+        socket.send(answer, remote.port, remote.address);
+      } catch (error) {
+        this.logger.warn(`shelly: udp: ${(error as Error).message}`);
+      }
     });
     await new Promise<void>((resolve, reject) => {
       socket.once('error', (error) => {
