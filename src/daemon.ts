@@ -29,6 +29,7 @@ import { registerCoreRoutes } from './http/routes/core.js';
 import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
+import { foreignOriginReason } from './http/origin-check.js';
 import { ShellyWebSocket } from './device/shelly/websocket.js';
 import { ShellyUdp } from './device/shelly/udp.js';
 import { registerShellyRules } from './device/shelly/config-rules.js';
@@ -242,7 +243,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const shelly = shellyRpcOf(context);
   registerShellyRoutes(router, context, shelly);
   const shellyEnabled = () => context.config.config.services.emulate.shelly.enable;
-  const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'));
+  const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'), {
+    foreignOrigin: (request) => foreignOriginReason(request, context.config.config),
+    refusals: context.refusals,
+    clock: context.clock,
+  });
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);
   registerBackupRoutes(router, context);

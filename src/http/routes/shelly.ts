@@ -85,7 +85,14 @@ export function registerShellyRoutes(
     '/rpc/{path}',
     (request, response) => {
       requireOn(ctx, request);
-      const method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      let method: string;
+      try {
+        method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      } catch {
+        // A broken percent-escape (RFC 3986 §2.1) is the client's error: counted, not logged.
+        ctx.refusals.add('http_bad_escape');
+        throw new HttpError(400, 'bad_request', 'malformed percent-escape in the method name');
+      }
       const outcome = rpc.call(method, paramsOf(request.query));
       if ('result' in outcome) sendJsonText(response, 200, JSON.stringify(outcome.result));
       else sendJsonText(response, outcome.error.code === 404 ? 404 : 400, JSON.stringify(outcome.error));
