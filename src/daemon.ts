@@ -168,8 +168,9 @@ export class Daemon {
 }
 
 /** What start-up found in the state directory, and a protection setting that locks everyone out. */
-function reportConfigRecovery({ config, logger }: AppContext): void {
+function reportConfigRecovery({ config, logger, refusals }: AppContext): void {
   for (const problem of config.problems) {
+    refusals.add('state_file_corrupt');
     logger.warn(
       `state file ${problem.file}.json was corrupt (${problem.reason}); moved to ${problem.movedTo}, defaults used`,
     );
