@@ -8,6 +8,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
+import { createAppContext } from '../src/context.js';
+import { registerConfigFormats } from '../src/daemon.js';
+import { MdnsAnnouncer } from '../src/device/mdns.js';
+import { runOutput } from '../src/output.js';
+import { silentLogger } from './helpers/log-lines.js';
 import { startDaemonProcess } from './helpers/daemon-process.js';
 import { hasCommand, requirePeer } from './helpers/environment.js';
 import { freePort, freeUdpPort } from './helpers/ports.js';
@@ -198,4 +203,44 @@ test('random datagrams, TCP streams and WebSocket frames on every listener leave
   const [answer] = (await once(udp, 'message')) as [Buffer];
   assert.match(answer.toString(), /"id":7/);
   alive();
+});
+
+test('random datagrams and forged queries on the mDNS responder leave it answering', async (t) => {
+  registerConfigFormats();
+  const port = await freeUdpPort();
+  const context = createAppContext({
+    env: { METER_GATEWAY_SYSTEM_HOST_NAME: 'gw-hostile' },
+    stateDir: mkdtempSync(join(tmpdir(), 'meter-gateway-mdns-hostile-')),
+    logger: silentLogger(),
+  });
+  // Unicast on loopback only: no multicast group is joined, answers go back to 127.0.0.1.
+  const announcer = new MdnsAnnouncer(context, context.logger, {
+    port,
+    ip: '127.0.0.1',
+    interface: '127.0.0.1',
+    bind: '127.0.0.1',
+    multicast: false,
+  });
+  const output = runOutput(context, announcer);
+  context.services.set('http', { state: 'running', host: '127.0.0.1', port: 8080 });
+  await output.start();
+  t.after(async () => {
+    await output.stop();
+    context.store.close();
+  });
+  const random = randomOf(7);
+  const udp = createSocket('udp4');
+  udp.on('message', () => undefined);
+  t.after(() => udp.close());
+  for (let i = 0; i < 300; i++) udp.send(payloadOf(random, 'raw'), port, '127.0.0.1');
+  // Well-formed headers with random questions: counts that do not match the records that follow.
+  for (let i = 0; i < 300; i++) {
+    const packet = payloadOf(random, 'raw');
+    if (packet.length >= 12) packet.writeUInt16BE(0, 2);
+    udp.send(packet, port, '127.0.0.1');
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  // An exception thrown in the responder's handlers would have ended this process; its state
+  // says it still runs.
+  assert.equal(context.services.get('mdns')?.state, 'running');
 });
