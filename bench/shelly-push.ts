@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { WebSocket } from 'ws';
 import { registerCoreRoutes } from '../src/http/server.js';
 import { registerShellyRoutes, shellyRpcOf } from '../src/http/routes/shelly.js';
-import { ShellyWebSocket } from '../src/device/shelly/websocket.js';
+import { SHELLY_WS_DEFAULTS, ShellyWebSocket } from '../src/device/shelly/websocket.js';
 import { ShellyUdp } from '../src/device/shelly/udp.js';
 import { viewOf } from '../src/output.js';
 import { startHttpContext, syntheticReading } from '../test/helpers/http-context.js';
@@ -130,11 +130,13 @@ async function main(): Promise<void> {
       registerCoreRoutes(router, ctx);
       const rpc = shellyRpcOf(ctx);
       registerShellyRoutes(router, ctx, rpc);
-      ws = new ShellyWebSocket(rpc, () => true, ctx.logger, {
-        maxPayload: 4096,
-        maxBufferedBytes: 64 * 1024,
-        maxClients: 600,
-      });
+      ws = new ShellyWebSocket(
+        rpc,
+        () => true,
+        ctx.logger,
+        { foreignOrigin: () => undefined, refusals: ctx.refusals, clock: ctx.clock },
+        { ...SHELLY_WS_DEFAULTS, maxClients: 600, maxPerAddress: 600 },
+      );
     },
   });
   const { ctx, clock, port } = http;

@@ -58,6 +58,7 @@ export const SYSTEM_TIER = [
   'cli/health-check',
   'cli/state-lock',
   'daemon-isolation',
+  'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',
   'homewizard/dongle-sources',

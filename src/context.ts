@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Refusals } from './refusals.js';
 import { EventEmitter } from 'node:events';
 import { systemClock, withNow, type Clock } from './clock.js';
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
@@ -93,6 +94,8 @@ export interface AppContext {
   requestRestart: (reason: string) => void;
   /** The quarter-hour price series (docs/architecture.md#prices); `noPrices` until a source is set. */
   prices: PriceSignal;
+  /** Hostile input refused at the edge, by reason (docs/architecture.md#hostile-input). */
+  refusals: Refusals;
 }
 
 /** What a caller may replace when building a context; everything else comes from the config. */
@@ -168,6 +171,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
       bootTime: options.system?.bootTime ?? now(),
     },
     services: options.services ?? new ServiceStates(),
+    refusals: new Refusals(),
     now,
     clock,
     requestRestart: options.requestRestart ?? (() => undefined),

@@ -30,6 +30,7 @@ import { registerCoreRoutes } from './http/routes/core.js';
 import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
+import { originRefusal } from './http/origin-check.js';
 import { ShellyWebSocket } from './device/shelly/websocket.js';
 import { ShellyUdp } from './device/shelly/udp.js';
 import { registerShellyRules } from './device/shelly/config-rules.js';
@@ -207,8 +208,9 @@ function holdStateLock(stateDir: string): StateLock {
 }
 
 /** What start-up found in the state directory, and a protection setting that locks everyone out. */
-function reportConfigRecovery({ config, logger }: AppContext): void {
+function reportConfigRecovery({ config, logger, refusals }: AppContext): void {
   for (const problem of config.problems) {
+    refusals.add('state_file_corrupt');
     logger.warn(
       `state file ${problem.file}.json was corrupt (${problem.reason}); moved to ${problem.movedTo}, defaults used`,
     );
@@ -302,7 +304,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   const shelly = shellyRpcOf(context);
   registerShellyRoutes(router, context, shelly);
   const shellyEnabled = () => context.config.config.services.emulate.shelly.enable;
-  const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'));
+  const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'), {
+    foreignOrigin: (request) => originRefusal(request, context.config.config)?.reason,
+    refusals: context.refusals,
+    clock: context.clock,
+  });
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);
   registerBackupRoutes(router, context);

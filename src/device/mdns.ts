@@ -165,7 +165,14 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   private open(): void {
     try {
       const mdns = makeMdns({ loopback: true, ...this.socketOptions });
-      mdns.on('query', (query, rinfo) => this.answer(query.questions, rinfo?.address));
+      mdns.on('query', (query, rinfo) => {
+        // A forged query must not end the daemon (docs/architecture.md#hostile-input).
+        try {
+          this.answer(query.questions ?? [], rinfo?.address);
+        } catch (error) {
+          this.logger.warn(`mDNS query not answered: ${(error as Error).message}`);
+        }
+      });
       mdns.on('error', (error: Error) => {
         this.logger.warn(`mDNS socket error: ${error.message}`);
         this.context.services.set('mdns', { state: 'error', error: error.message });

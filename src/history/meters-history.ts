@@ -32,7 +32,7 @@ export class MetersHistory implements Service {
     this.running = true;
     this.context.meters.subscribe(this.name, 'added', this.added);
     this.context.meters.subscribe(this.name, 'removed', this.removed);
-    for (const meter of this.context.meters.list()) if (meter.kind !== 'primary') this.added(meter);
+    this.requestSync();
     await this.queue;
   }
 
@@ -40,13 +40,42 @@ export class MetersHistory implements Service {
     this.running = false;
     this.context.meters.off('added', this.added);
     this.context.meters.off('removed', this.removed);
-    for (const id of [...this.recorders.keys()]) this.removed({ id } as MeterHandle);
+    this.requestSync();
     await this.queue;
   }
 
-  private readonly added = (meter: MeterHandle): void => {
-    this.queue = this.queue.then(async () => {
-      if (!this.running || this.recorders.has(meter.id)) return;
+  /**
+   * Registry changes coalesce (docs/architecture.md#several-meters): an event only asks for one
+   * sync, and a sync brings the recorders in line with the registry as it is when it runs, so a
+   * burst of meter-list changes costs one pass, not one recorder start and stop per change.
+   */
+  private readonly added = (): void => this.requestSync();
+  private readonly removed = (): void => this.requestSync();
+  private syncRequested = false;
+
+  private requestSync(): void {
+    if (this.syncRequested) return;
+    this.syncRequested = true;
+    this.queue = this.queue.then(() => {
+      this.syncRequested = false;
+      return this.sync();
+    });
+  }
+
+  private async sync(): Promise<void> {
+    const wanted = new Map<string, MeterHandle>();
+    if (this.running)
+      for (const meter of this.context.meters.list())
+        if (meter.kind !== 'primary') wanted.set(meter.id, meter);
+    for (const [id, entry] of [...this.recorders]) {
+      if (wanted.get(id)?.store === entry.store) continue;
+      this.recorders.delete(id);
+      await entry.recorder.stop();
+    }
+    for (const meter of wanted.values()) {
+      if (this.recorders.has(meter.id)) continue;
+      // A later change removed it meanwhile: the next sync (already requested) sees that.
+      if (this.syncRequested) return;
       const recorder = new HistoryRecorder(this.context, componentLogger(this.logger, meter.id), {
         id: meter.id,
         store: meter.store,
@@ -57,15 +86,6 @@ export class MetersHistory implements Service {
       } catch (error) {
         this.logger.error(`history of meter ${meter.id} failed to start: ${(error as Error).message}`);
       }
-    });
-  };
-
-  private readonly removed = (meter: Pick<MeterHandle, 'id'>): void => {
-    this.queue = this.queue.then(async () => {
-      const entry = this.recorders.get(meter.id);
-      if (!entry) return;
-      this.recorders.delete(meter.id);
-      await entry.recorder.stop();
-    });
-  };
+    }
+  }
 }

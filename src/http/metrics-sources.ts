@@ -62,6 +62,7 @@ export function metricsSourcesOf(
         return servers;
       },
       ...(live && { sseClients: () => live.size }),
+      refusals: () => ctx.refusals.entries(),
       ...(actions && {
         actions: () =>
           Object.entries(actions.runner.countersOf()).map(([action, counters]) => ({

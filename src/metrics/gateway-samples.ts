@@ -31,6 +31,8 @@ export interface GatewaySources {
   modbus?: () => Iterable<ModbusServerView>;
   sseClients?: () => number;
   actions?: () => Iterable<ActionCountersView>;
+  /** Hostile input refused at the edge, by reason (docs/architecture.md#hostile-input). */
+  refusals?: () => Iterable<[string, number]>;
 }
 
 /**
@@ -97,6 +99,12 @@ export const GATEWAY_FAMILIES = {
     type: 'counter',
     labels: ['action'],
   },
+  refused: {
+    name: 'meter_gateway_refused_total',
+    help: 'Hostile input refused at the edge (datagrams, frames, requests, commands, slow stream clients), by reason',
+    type: 'counter',
+    labels: ['reason'],
+  },
 } as const satisfies Record<string, FamilySpec>;
 
 const G = GATEWAY_FAMILIES;
@@ -120,4 +128,5 @@ export function gatewaySamples(samples: Samples, sources: GatewaySources): void 
     addSample(samples, G.actionRuns, { action: action.action }, action.runs);
     addSample(samples, G.actionFailures, { action: action.action }, action.failed);
   }
+  for (const [reason, count] of sources.refusals?.() ?? []) addSample(samples, G.refused, { reason }, count);
 }

@@ -1,3 +1,4 @@
+import type { CommandGate } from './command-gate.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
@@ -84,12 +85,16 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
   private readonly inFlight = new Set<QueuedMessage>();
   private readonly subscriptions = new Set<string>();
   private counters = { connects: 0, published: 0, failed: 0 };
+  /** Size and rate bounds of incoming messages (commands); none: every message goes on. */
+  private readonly gate: CommandGate | undefined;
+  private readonly stateFilters = new Set<string>();
 
   constructor(
     private options: LinkOptions,
-    limits: { backoff?: Backoff; queue?: QueueLimits; clock?: Clock } = {},
+    limits: { backoff?: Backoff; queue?: QueueLimits; clock?: Clock; gate?: CommandGate } = {},
   ) {
     super();
+    this.gate = limits.gate;
     this.clock = limits.clock ?? systemClock;
     this.backoff = limits.backoff ?? reconnectBackoff();
     this.queue = new OfflineQueue(limits.queue ?? OFFLINE_QUEUE_LIMITS);
@@ -163,13 +168,20 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     });
   }
 
-  subscribe(topic: string): void {
+  /**
+   * Subscribes `topic` (a filter). A command topic's messages pass the command gate (size and
+   * rate); a `state` filter (Home Assistant's status, the retained discovery configs) is what the
+   * broker and Home Assistant publish, bounded by the broker alone.
+   */
+  subscribe(topic: string, kind: 'command' | 'state' = 'command'): void {
+    if (kind === 'state') this.stateFilters.add(topic);
     if (this.subscriptions.has(topic)) return;
     this.subscriptions.add(topic);
     if (this.state === 'connected') this.client?.subscribe(topic, { qos: 0 });
   }
 
   unsubscribe(topic: string): void {
+    this.stateFilters.delete(topic);
     if (!this.subscriptions.delete(topic)) return;
     if (this.state === 'connected') this.client?.unsubscribe(topic);
   }
@@ -243,7 +255,11 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
       if (wasConnected) this.emit('disconnect');
     });
     client.on('message', (topic, payload, packet) => {
-      if (client === this.client) this.emit('message', topic, payload, packet.retain);
+      if (client !== this.client) return;
+      // A retained message is state the broker replays, not a command: no rate to spend on it.
+      const isState = [...this.stateFilters].some((filter) => topicMatches(filter, topic));
+      if (this.gate && !isState && !this.gate.admit(topic, payload, packet.retain)) return;
+      this.emit('message', topic, payload, packet.retain);
     });
   }
 
@@ -351,4 +367,15 @@ function openSocket(options: LinkOptions): Socket | TLSSocket {
   });
   socket.setNoDelay(true);
   return socket;
+}
+
+/** Whether `topic` matches the subscription `filter` (MQTT 3.1.1 §4.7: `+` one level, `#` the rest). */
+export function topicMatches(filter: string, topic: string): boolean {
+  const wanted = filter.split('/');
+  const levels = topic.split('/');
+  for (let i = 0; i < wanted.length; i++) {
+    if (wanted[i] === '#') return true;
+    if (i >= levels.length || (wanted[i] !== '+' && wanted[i] !== levels[i])) return false;
+  }
+  return wanted.length === levels.length;
 }

@@ -110,8 +110,8 @@ export class HomeAssistantDiscovery {
 
   /** HA's status topic and the config topics under our system id (to find configs to clear). */
   private subscribeTopics(settings: DiscoverySettings, how: 'subscribe' | 'unsubscribe'): void {
-    this.link[how](BirthAnswer.statusTopic(settings.prefix));
-    this.link[how](RetainedConfigs.filterOf(settings.prefix, settings.device.systemId));
+    this.link[how](BirthAnswer.statusTopic(settings.prefix), 'state');
+    this.link[how](RetainedConfigs.filterOf(settings.prefix, settings.device.systemId), 'state');
   }
 
   private publishRetained(topic: string, payload: string): boolean {

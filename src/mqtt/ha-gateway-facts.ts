@@ -41,7 +41,12 @@ export function reachableAddress(http: AppConfig['http']): string | undefined {
  * nothing and is logged).
  */
 export function gatewayFactsOf(ctx: AppContext, wirelessFile = PROC_NET_WIRELESS): GatewayFacts {
-  const guard = new RestartGuard(ctx.config.stateDirectory.dir, ctx.now);
+  const guard = new RestartGuard(ctx.config.stateDirectory.dir, ctx.now, (problem) => {
+    ctx.refusals.add('state_file_corrupt');
+    ctx.logger.warn(
+      `state file ${problem.path} was corrupt (${problem.reason}); moved to ${problem.movedTo}`,
+    );
+  });
   return {
     ipAddress: () => reachableAddress(ctx.config.config.http),
     uptimeS: () => Math.max(0, Math.round((ctx.now() - ctx.system.bootTime) / 1000)),

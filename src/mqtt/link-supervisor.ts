@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import type { OutputView } from '../output.js';
 import type { BrokerLink } from './broker-link.js';
+import { CommandGate } from './command-gate.js';
 import { linkOptionsOf, type LinkOptions } from './connection-options.js';
 import type { HomeAssistantFeed } from './ha-feed.js';
 import { inactiveOf, loadLinkModules, mqttStatusOf, type Inactive, type LinkModules } from './link-state.js';
@@ -23,6 +24,8 @@ export class LinkSupervisor {
   private modules: LinkModules | undefined;
   /** The settings in force; undefined while the output is stopped. */
   view: OutputView<MqttView> | undefined;
+  /** One for the output's life: a new link (new settings) does not refill the rate bucket. */
+  private readonly gate: CommandGate;
 
   constructor(
     private readonly ctx: AppContext,
@@ -30,7 +33,9 @@ export class LinkSupervisor {
     private readonly reports: TemplatePublisher,
     /** The quarter hours as a fleet path (docs/architecture.md#push), when the daemon wires one. */
     private readonly quarters?: QuarterMqtt,
-  ) {}
+  ) {
+    this.gate = new CommandGate(ctx.clock, ctx.refusals, ctx.logger);
+  }
 
   /** Brings the link in line with `view`; resolves when the client code is loaded and the link is there. */
   apply(force: boolean): Promise<void> {
@@ -78,7 +83,7 @@ export class LinkSupervisor {
   }
 
   private createLink(loaded: LinkModules, options: LinkOptions): void {
-    const link = new loaded.BrokerLink(options, { clock: this.ctx.clock });
+    const link = new loaded.BrokerLink(options, { clock: this.ctx.clock, gate: this.gate });
     this.discovery.attach(loaded.discovery, link, this.view!.slice);
     const url = () => this.view?.slice.mqtt.url ?? this.ctx.config.config.mqtt.url;
     link.on('connect', () => {

@@ -44,6 +44,8 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
       'src/systemd-notify.ts',
       'src/outgoing.ts',
       'src/ascii-codes.ts',
+      'src/refusals.ts',
+      'src/slow-consumer.ts',
       'src/serial/',
       'src/checksum/',
       'src/digest/',

@@ -28,6 +28,7 @@ test('the OpenAPI 3.1 document lists every served route, later ones included', a
       '401',
       '413',
       '415',
+      '429',
       '500',
     ]);
     assert.equal(

@@ -34,9 +34,51 @@ test('POST /api/v1/meters/test: a working source answers its first reading, a de
   const dead = (await post({ source: `tcp://127.0.0.1:${port}?protocol=dsmr`, wait: 2 })).json();
   assert.equal(dead.ok, false);
   assert.equal(dead.status, 'NOT CONNECTED');
-  assert.match(dead.error, /ECONNREFUSED/);
+  assert.equal(dead.error, `cannot open tcp://127.0.0.1:${port}?protocol=dsmr: no reading within 2 s`);
   const bad = await post({ source: 'modbus-rtu:/dev/ttyUSB0?unit=0' });
   assert.equal(bad.status, 400);
   assert.match(bad.text, /unit must be/);
   assert.deepEqual(h.ctx.config.config.meters, [], 'nothing stored');
+});
+
+test('POST /api/v1/meters/test tells nothing about files and ports: one "cannot open" answer, paths only to device nodes', async (t) => {
+  const h = await startHttpContext({ routes: (router, ctx) => registerMeterTestRoute(router, ctx) });
+  t.after(() => h.close());
+  const post = (body: unknown) =>
+    send(h.baseUrl, 'POST', '/api/v1/meters/test', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  // A listening port that answers garbage, a closed port, a missing and an existing non-device node.
+  const open = createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+  await new Promise<void>((resolve) => open.listen(0, '127.0.0.1', resolve));
+  t.after(() => open.close());
+  const openPort = (open.address() as { port: number }).port;
+  const closed = await closedPort();
+  const answers = [];
+  for (const source of [
+    `tcp://127.0.0.1:${openPort}?protocol=dsmr`,
+    `tcp://127.0.0.1:${closed}?protocol=dsmr`,
+    'serial:/dev/ttyNOSUCH9',
+    'serial:/dev/null/x',
+    'modbus-rtu:/dev/shm?unit=1',
+  ]) {
+    const answer = (await post({ source, wait: 1 })).json();
+    answers.push({ ...answer, error: answer.error.replace(source, 'SOURCE') });
+  }
+  for (const answer of answers)
+    assert.deepEqual(answer, {
+      ok: false,
+      status: 'NOT CONNECTED',
+      error: 'cannot open SOURCE: no reading within 1 s',
+    });
+  for (const source of [
+    'serial:/etc/passwd',
+    'file:/etc/passwd',
+    'modbus-rtu:/tmp/x?unit=1',
+    'serial:/dev/../etc/passwd',
+  ]) {
+    const refused = await post({ source, wait: 1 });
+    assert.equal(refused.status, 400, `${source}: ${refused.text}`);
+  }
 });

@@ -56,9 +56,12 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
     return reply;
   };
   let kwh = 100;
-  const feedUntil = (until: string, kw: number) => {
+  // Yields now and then so the stream client reads: the server drops a client that falls behind
+  // (docs/architecture.md#hostile-input).
+  const feedUntil = async (until: string, kw: number) => {
     const end = Date.parse(until);
-    while (h.clock.now() < end) {
+    for (let n = 1; h.clock.now() < end; n++) {
+      if (n % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
       h.clock.advance(1000);
       kwh += kw / 3600;
       h.ctx.store.ingest({
@@ -77,7 +80,7 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
       /^event: peak\ndata: \{"state":"idle"|^event: peak\ndata: \{"state":"off"/,
     );
     h.clock.advance(Date.parse('2026-11-25T17:59:00') - h.clock.now());
-    feedUntil('2026-11-25T18:05:00', 3);
+    await feedUntil('2026-11-25T18:05:00', 3);
     let peak = (await get('/api/v1/peak')).json();
     assert.equal(peak.window.start, '2026-11-25T18:00:00+01:00');
     assert.equal(peak.window.remaining_s, 600);
@@ -85,7 +88,7 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
     assert.equal(peak.average_kw, 3);
     assert.equal(peak.predicted_kw, 3);
     assert.equal(peak.allowed_kw, 4.5);
-    feedUntil('2026-11-25T18:08:00', 7);
+    await feedUntil('2026-11-25T18:08:00', 7);
     peak = (await get('/api/v1/peak')).json();
     assert.equal(peak.running_kw, 2.4);
     assert.equal(peak.predicted_kw, 5.667);
@@ -95,7 +98,7 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
       peak.shed.map((shed: { id: string }) => shed.id),
       ['ev'],
     );
-    feedUntil('2026-11-25T18:15:00', 3.3);
+    await feedUntil('2026-11-25T18:15:00', 3.3);
     peak = (await get('/api/v1/peak')).json();
     assert.deepEqual(peak.month_peak, { kw: 3.94, at: '2026-11-25T18:00:00+01:00' });
     // 18:15:00 opens a window predicted at 3.3 kW, below the month peak: nothing to add.

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../config/atomic-file.js';
+import { Type } from 'typebox';
+import { VersionedStateFile, type StateFileProblem } from '../../config/state-file.js';
 
 /**
  * Reboot / restore (docs/architecture.md#reboot-restore-update): a second request within 60 s answers 429.
@@ -8,6 +8,13 @@ import { writeFileAtomic } from '../../config/atomic-file.js';
 export const RESTART_INTERVAL_MS = 60_000;
 
 export type RestartAction = 'reboot' | 'restore';
+
+/** maintenance.json: when each action was last accepted (ms since the epoch). */
+const MaintenanceFileSchema = Type.Object({
+  version: Type.Literal(1),
+  reboot: Type.Optional(Type.Number()),
+  restore: Type.Optional(Type.Number()),
+});
 
 export type Claim = { ok: true } | { ok: false; retryAfterMs: number };
 
@@ -18,23 +25,23 @@ export type Claim = { ok: true } | { ok: false; retryAfterMs: number };
  */
 export class RestartGuard {
   readonly file: string;
+  private readonly state: VersionedStateFile<typeof MaintenanceFileSchema>;
 
   constructor(
     stateDir: string,
     private readonly now: () => number,
+    onProblem?: (problem: StateFileProblem) => void,
   ) {
     this.file = join(stateDir, 'maintenance.json');
+    this.state = new VersionedStateFile(this.file, MaintenanceFileSchema, {
+      now,
+      ...(onProblem ? { onProblem } : {}),
+    });
   }
 
   private read(): Partial<Record<RestartAction, number>> {
-    try {
-      const data: unknown = JSON.parse(readFileSync(this.file, 'utf8'));
-      return typeof data === 'object' && data !== null
-        ? (data as Partial<Record<RestartAction, number>>)
-        : {};
-    } catch {
-      return {};
-    }
+    const { version: _version, ...times } = this.state.load() ?? { version: 1 };
+    return times;
   }
 
   /**
@@ -48,7 +55,7 @@ export class RestartGuard {
     if (typeof last === 'number' && last <= now && now - last < RESTART_INTERVAL_MS) {
       return { ok: false, retryAfterMs: RESTART_INTERVAL_MS - (now - last) };
     }
-    writeFileAtomic(this.file, `${JSON.stringify({ ...times, [action]: now })}\n`, 0o640);
+    this.state.save({ version: 1, ...times, [action]: now });
     return { ok: true };
   }
 }

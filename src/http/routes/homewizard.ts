@@ -19,11 +19,14 @@ import { SmoothedFeed } from '../../device/smoothing.js';
 class TelegramKeeper {
   private readonly framer = new DsmrFramer();
   last: Buffer | undefined;
+  /** A meter that sent a valid CRC is held to CRCs (DSMR 4/5), as the decoder holds it. */
+  private crcSeen = false;
   private readonly onRaw = (chunk: Buffer) => {
     for (const event of this.framer.push(chunk)) {
       if (!('frame' in event)) continue;
       const crc = checkDsmrCrc(event.frame).kind;
-      if (crc === 'match' || crc === 'absent') this.last = event.frame;
+      if (crc === 'match') this.crcSeen = true;
+      if (crc === 'match' || (crc === 'absent' && !this.crcSeen)) this.last = event.frame;
     }
   };
 

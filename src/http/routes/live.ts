@@ -10,6 +10,7 @@ import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
+import { DEFAULT_STREAM_BUFFER, responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
 
 export interface LiveHubOptions {
   /**
@@ -49,10 +50,8 @@ export class LiveHub implements Output<boolean> {
   private keepAliveTimer: Timer | undefined;
   private lastReading: Reading | undefined;
   private lastEvent: Buffer | undefined;
-  /** Clients dropped because they did not keep up. */
-  dropped = 0;
   private readonly keepAliveMs: number;
-  private readonly maxBufferedBytes: number;
+  private readonly slow: SlowConsumerGuard;
   private readonly onReading = (reading: Reading): void => this.broadcast(this.eventOf(reading));
 
   constructor(
@@ -60,7 +59,11 @@ export class LiveHub implements Output<boolean> {
     options: LiveHubOptions = {},
   ) {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
-    this.maxBufferedBytes = options.maxBufferedBytes ?? 256 * 1024;
+    this.slow = new SlowConsumerGuard(
+      'live',
+      options.maxBufferedBytes ?? DEFAULT_STREAM_BUFFER,
+      ctx.refusals,
+    );
     this.store = options.store ?? ctx.store;
   }
 
@@ -79,6 +82,11 @@ export class LiveHub implements Output<boolean> {
   reconcile({ slice: protection }: OutputView<boolean>): void {
     if (!protection) return;
     for (const client of [...this.clients]) if (client.withoutCredentials) client.response.end();
+  }
+
+  /** Clients dropped because they did not keep up. */
+  get dropped(): number {
+    return this.slow.dropped;
   }
 
   get size(): number {
@@ -155,14 +163,7 @@ export class LiveHub implements Output<boolean> {
   }
 
   private write(client: LiveClient, bytes: Buffer): void {
-    // writableLength: bytes queued in the response and its socket, not yet taken by the kernel.
-    if (client.response.writableLength + bytes.length > this.maxBufferedBytes) {
-      this.dropped += 1;
-      this.remove(client);
-      client.response.destroy();
-      return;
-    }
-    client.response.write(bytes);
+    if (!this.slow.write(responseSink(client.response), bytes)) this.remove(client);
   }
 }
 

@@ -31,7 +31,12 @@ function tooManyRequests(action: RestartAction, retryAfterMs: number): HttpError
  * starts from the admin's config file and the defaults.
  */
 export function registerMaintenanceRoutes(router: Router, ctx: AppContext): void {
-  const guard = new RestartGuard(ctx.config.stateDirectory.dir, ctx.now);
+  const guard = new RestartGuard(ctx.config.stateDirectory.dir, ctx.now, (problem) => {
+    ctx.refusals.add('state_file_corrupt');
+    ctx.logger.warn(
+      `state file ${problem.path} was corrupt (${problem.reason}); moved to ${problem.movedTo}`,
+    );
+  });
   const claim = (action: RestartAction) => {
     ctx.config.stateDirectory.ensure();
     const result = guard.claim(action);

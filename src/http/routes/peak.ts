@@ -9,6 +9,7 @@ import { contract } from '../contract-ref.js';
 import { HttpError } from '../errors.js';
 import { sendJson, SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
+import { responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
 
 /**
  * The peak guard's endpoints (docs/architecture.md#peak-guard): its state, its month peaks, and
@@ -18,13 +19,16 @@ import type { ApiRequest, Router } from '../router.js';
 
 const MAX_STREAM_CLIENTS = 16;
 
-function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>) {
+function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>, slow: SlowConsumerGuard) {
   return (request: ApiRequest, response: ServerResponse): void => {
     if (clients.size >= MAX_STREAM_CLIENTS)
       throw new HttpError(503, 'service_unavailable', `at most ${MAX_STREAM_CLIENTS} peak stream clients`);
     const model = () => ctx.config.config.services.peak_guard.model;
+    // A client that does not read is dropped, never buffered for (docs/architecture.md#hostile-input).
+    const sink = responseSink(response);
     const send = (event: string, data: unknown) => {
-      if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!response.writableEnded && !response.destroyed)
+        slow.write(sink, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     const onUpdate = (snapshot: PeakSnapshot) =>
       send('peak', peakView(snapshot, model(), guard.meterDemand.view()));
@@ -46,8 +50,9 @@ function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>)
   };
 }
 
-export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): void {
+export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): SlowConsumerGuard {
   const clients = new Set<ServerResponse>();
+  const slow = new SlowConsumerGuard('peak', undefined, ctx.refusals);
   router.add(
     'GET',
     '/api/v1/peak',
@@ -99,7 +104,7 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
       },
     },
   );
-  router.add('GET', '/api/v1/peak/stream', stream(ctx, guard, clients), {
+  router.add('GET', '/api/v1/peak/stream', stream(ctx, guard, clients, slow), {
     doc: {
       summary:
         'The peak guard as Server-Sent Events: `event: peak` (as GET /api/v1/peak) on every reading, `event: peak_event` for warning, shed, restore, ineffective, unavoidable, new_month_peak',
@@ -109,4 +114,5 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
       },
     },
   });
+  return slow;
 }

@@ -1,3 +1,5 @@
+import { ClientRateLimit, type ClientRateOptions } from '../client-rate.js';
+import { HttpError } from '../errors.js';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
@@ -164,14 +166,50 @@ const KNOWN_FIELDS = new Set([
  */
 export type SettingsGuard = (changes: ReadonlyMap<string, unknown>) => Promise<void>;
 
+/**
+ * Writes of `meters` per client: 5 at once, then one per 2 s. A change of the meter list starts
+ * and stops meter inputs and history recorders; a client sending hundreds a minute would keep the
+ * daemon doing only that (docs/architecture.md#hostile-input).
+ */
+export const METERS_WRITE_RATE: ClientRateOptions = { burst: 5, refillMs: 2_000, maxClients: 1024 };
+
+function metersRateRefusal(retryAfterMs: number): HttpError {
+  const seconds = Math.ceil(retryAfterMs / 1000);
+  const { burst, refillMs } = METERS_WRITE_RATE;
+  return new HttpError(
+    429,
+    'too_many_requests',
+    `writes of meters are limited to ${burst} at once and one per ${refillMs / 1000} s per client; retry in ${seconds} s`,
+    { limit: burst, refill_s: refillMs / 1000, retry_after: seconds },
+    { 'Retry-After': String(seconds) },
+  );
+}
+
 export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: SettingsGuard): void {
+  const metersRate = new ClientRateLimit(ctx.now, METERS_WRITE_RATE);
   const write =
     (mode: WriteMode) => async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
       const renamed = ownNames(request.body);
       const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, omittedOnReplace(ctx));
+      // Only a valid write that changes the list costs: a refused or unchanged one starts nothing.
+      const current = ctx.config.config as unknown as Record<string, unknown>;
+      const changesMeters = [...changes].some(
+        ([path, value]) =>
+          (path === 'meters' || path.startsWith('meters.')) &&
+          JSON.stringify(value) !== JSON.stringify(getPath(current, path)),
+      );
+      const client = request.raw.socket.remoteAddress ?? '';
+      if (issues.length === 0 && changesMeters) {
+        const verdict = metersRate.check(client);
+        if (!verdict.ok) {
+          ctx.refusals.add('meters_write_rate');
+          throw metersRateRefusal(verdict.retryAfterMs);
+        }
+      }
       issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
       await throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      if (changesMeters) metersRate.spend(client);
       const ignored = ignoredKeys(request.body, KNOWN_FIELDS);
       if (ignored.length > 0) ctx.logger.warn(`settings write: ignored unknown fields ${ignored.join(', ')}`);
       sendJson(response, 200, withIgnored(settingsView(ctx.config.config), ignored));
@@ -182,6 +220,10 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
     200: { description: 'settings after the change (password omitted)', schema: view },
     400: {
       description: 'malformed JSON (bad_request) or invalid values (validation_failed, details.fields)',
+      schema: ERROR_REF,
+    },
+    429: {
+      description: 'too many writes of meters from this client (too_many_requests, Retry-After)',
       schema: ERROR_REF,
     },
   };

@@ -117,7 +117,14 @@ export function registerShellyRoutes(
     '/rpc/{path}',
     (request, response) => {
       requireOn(ctx, request);
-      const method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      let method: string;
+      try {
+        method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      } catch {
+        // A broken percent-escape (RFC 3986 §2.1) is the client's error: counted, not logged.
+        ctx.refusals.add('http_bad_escape');
+        throw new HttpError(400, 'bad_request', 'malformed percent-escape in the method name');
+      }
       sendOutcome(response, rpc.call(method, paramsOf(request.query)));
     },
     { open, doc: { summary: 'Shelly Pro 3EM personality: one RPC method by GET (services.emulate.shelly)' } },

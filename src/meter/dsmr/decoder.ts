@@ -22,14 +22,20 @@ export function createDsmrDecoder(options: DsmrDecoderOptions = {}): MeterDecode
   return withDsmrEncryption(createPlainDsmrDecoder(options), options.encryptionKey);
 }
 
+/**
+ * DSMR 4 and 5 end every telegram with a CRC (DSMR 5.0.2 §6.2; DSMR 2.2 has none): once a stream
+ * has sent a telegram with a valid CRC, a telegram without one is rejected, not read. Otherwise a
+ * line cut before the CRC, or bytes forged onto the wire, would pass as a reading after good ones.
+ */
 function createPlainDsmrDecoder(options: DsmrDecoderOptions): MeterDecoder {
   const framer = new DsmrFramer(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+  const crc = { seen: false };
   return {
     protocol: 'DSMR',
     push(chunk: Buffer, receivedAt: number): DecodeResult[] {
       const events = framer.push(chunk);
       const results: DecodeResult[] = [];
-      for (const event of events) results.push(resultOf(event, receivedAt));
+      for (const event of events) results.push(resultOf(event, receivedAt, crc));
       return results;
     },
     reset(): void {
@@ -44,8 +50,8 @@ export function parseDsmrCapture(bytes: Buffer, receivedAt: number = systemClock
   return [...framer.push(bytes), ...framer.flush()].map((event) => resultOf(event, receivedAt));
 }
 
-function resultOf(event: FramerEvent, receivedAt: number): DecodeResult {
-  return 'frame' in event ? decodeDsmrFrame(event.frame, receivedAt) : { ok: false, error: event.error };
+function resultOf(event: FramerEvent, receivedAt: number, crc?: { seen: boolean }): DecodeResult {
+  return 'frame' in event ? decodeDsmrFrame(event.frame, receivedAt, crc) : { ok: false, error: event.error };
 }
 
 /**
@@ -54,7 +60,12 @@ function resultOf(event: FramerEvent, receivedAt: number): DecodeResult {
  * anything of it is read; a telegram without any data object is rejected rather than handed on as
  * an empty reading.
  */
-export function decodeDsmrFrame(frame: Buffer, receivedAt: number): DecodeResult {
+export function decodeDsmrFrame(
+  frame: Buffer,
+  receivedAt: number,
+  /** The stream's CRC history: `seen` once a telegram had a valid CRC; absent, no history. */
+  crcHistory?: { seen: boolean },
+): DecodeResult {
   // latin1: one character per byte, so text positions are byte positions.
   const text = frame.toString('latin1');
   const start = text.indexOf('/');
@@ -67,6 +78,11 @@ export function decodeDsmrFrame(frame: Buffer, receivedAt: number): DecodeResult
     return { ok: false, error, frame };
   }
   if (crc.kind === 'malformed') return { ok: false, error: new MeterDataError('parse', crc.reason), frame };
+  if (crc.kind === 'absent' && crcHistory?.seen) {
+    const message = 'telegram without CRC from a meter that sent CRCs (DSMR 4/5)';
+    return { ok: false, error: new MeterDataError('crc', message), frame };
+  }
+  if (crc.kind === 'match' && crcHistory) crcHistory.seen = true;
   try {
     const telegram = parseDsmrTelegram(text);
     if (telegram.objects.length === 0) {

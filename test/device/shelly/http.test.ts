@@ -158,3 +158,17 @@ test('every GET route of the whatwatt Go API answers identically with the person
     assert.equal((await send(baseUrl, 'GET', '/shelly')).status, 200);
   });
 });
+
+test('GET /rpc/ with a broken percent-escape answers 400, counted and not logged', () =>
+  withServer(ON, async ({ baseUrl, ctx, logLines }) => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await send(baseUrl, 'GET', '/rpc/%E0%A4%A');
+      assert.equal(answer.status, 400);
+      assert.equal(answer.json().error, 'bad_request');
+    }
+    assert.equal(ctx.refusals.get('http_bad_escape'), 3);
+    assert.deepEqual(
+      logLines.filter((line) => line.includes('%E0')),
+      [],
+    );
+  }));

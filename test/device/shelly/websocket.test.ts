@@ -3,15 +3,23 @@ import assert from 'node:assert/strict';
 import { DeviceDiscoverer, Shellies } from 'shellies-ng';
 import { WebSocket } from 'ws';
 import { registerShellyRoutes, shellyRpcOf } from '../../../src/http/routes/shelly.js';
-import { ShellyWebSocket } from '../../../src/device/shelly/websocket.js';
+import {
+  SHELLY_WS_DEFAULTS,
+  ShellyWebSocket,
+  type ShellyWsOptions,
+} from '../../../src/device/shelly/websocket.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';
+import { VirtualClock } from '../../helpers/virtual-clock.js';
+import { originRefusal } from '../../../src/http/origin-check.js';
 
 const ON = { METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: 'true' };
 
 async function withServer(
-  fn: (server: HttpTestContext, ws: ShellyWebSocket) => Promise<void>,
+  fn: (server: HttpTestContext, ws: ShellyWebSocket, clock: VirtualClock) => Promise<void>,
+  options: Partial<ShellyWsOptions> = {},
 ): Promise<void> {
+  const clock = new VirtualClock();
   let ws: ShellyWebSocket | undefined;
   const upgrades = {
     handles: (request: Parameters<ShellyWebSocket['handles']>[0]) => ws!.handles(request),
@@ -25,11 +33,21 @@ async function withServer(
     routes: (router, ctx) => {
       const rpc = shellyRpcOf(ctx);
       registerShellyRoutes(router, ctx, rpc);
-      ws = new ShellyWebSocket(rpc, () => ctx.config.config.services.emulate.shelly.enable, ctx.logger);
+      ws = new ShellyWebSocket(
+        rpc,
+        () => ctx.config.config.services.emulate.shelly.enable,
+        ctx.logger,
+        {
+          foreignOrigin: (request) => originRefusal(request, ctx.config.config)?.reason,
+          refusals: ctx.refusals,
+          clock,
+        },
+        { ...SHELLY_WS_DEFAULTS, ...options },
+      );
     },
   });
   try {
-    await fn(server, ws!);
+    await fn(server, ws!, clock);
   } finally {
     await server.close();
   }
@@ -134,3 +152,60 @@ test('a WebSocket to /rpc while the personality is off is refused like an unknow
     assert.equal(ctx.config.apply(new Map([['services.emulate.shelly.enable', false]])).ok, true);
     await assert.rejects(() => open(port), /Unexpected server response: 404/);
   }));
+
+test("a WebSocket upgrade from a foreign page is refused; the device's own origin and no origin pass", () =>
+  withServer(async ({ port, ctx }) => {
+    await assert.rejects(
+      () => open(port, { origin: 'http://evil.example' }),
+      /Unexpected server response: 403/,
+    );
+    assert.equal(ctx.refusals.get('websocket_foreign_origin'), 1);
+    const own = await open(port, { origin: `http://127.0.0.1:${port}` });
+    own.terminate();
+    const app = await open(port);
+    app.terminate();
+  }));
+
+test('WebSocket connections per address are capped; a closed one frees its slot', () =>
+  withServer(
+    async ({ port, ctx }) => {
+      const first = await open(port);
+      const second = await open(port);
+      await assert.rejects(() => open(port), /Unexpected server response: 503/);
+      assert.equal(ctx.refusals.get('websocket_address_cap'), 1);
+      const closed = new Promise((resolve) => first.once('close', resolve));
+      first.close();
+      await closed;
+      const third = await waitFor(
+        'the freed slot',
+        () => open(port).catch(() => undefined),
+        (client) => client !== undefined,
+      );
+      third!.terminate();
+      second.terminate();
+    },
+    { maxPerAddress: 2 },
+  ));
+
+test('an idle WebSocket is closed after idleMs; requests and pings keep a connection open', () =>
+  withServer(
+    async ({ port, ctx }, _ws, clock) => {
+      const idle = await open(port);
+      const busy = await open(port);
+      const idleClosed = new Promise<number>((resolve) => idle.once('close', (code) => resolve(code)));
+      for (let i = 0; i < 4; i++) {
+        busy.send(`{"id":${i},"method":"Sys.GetStatus"}`);
+        await next(busy);
+        await clock.advance(400);
+      }
+      assert.equal(await idleClosed, 1001);
+      assert.equal(ctx.refusals.get('websocket_idle'), 1);
+      assert.equal(busy.readyState, WebSocket.OPEN);
+      busy.ping();
+      await new Promise((resolve) => busy.once('pong', resolve));
+      await clock.advance(600);
+      assert.equal(busy.readyState, WebSocket.OPEN);
+      busy.terminate();
+    },
+    { idleMs: 1000 },
+  ));

@@ -104,3 +104,21 @@ test('parseDsmrCapture returns every telegram of a file, including one without f
   assert.deepEqual(result.reading.values.get('4.7.0'), { value: 0.308, unit: 'kvar' });
   assert.equal(parseDsmrCapture(Buffer.alloc(0)).length, 0);
 });
+
+test('a meter that sent a valid CRC is held to it: a later telegram without CRC is rejected as "crc"', () => {
+  const body = '/ISK5\\2M550T-1012\r\n\r\n1-3:0.2.8(50)\r\n1-0:1.8.1(000004.426*kWh)\r\n!';
+  const withCrc = Buffer.from(`${body}${crcHex(crc16Arc(Buffer.from(body), 0, body.length))}\r\n`, 'latin1');
+  const without = Buffer.from(`${body.replace('4.426', '9.999')}\r\n`, 'latin1');
+  // Alone (a DSMR 2.2 meter never sends a CRC), a telegram without CRC is read.
+  assert.ok(createDsmrDecoder().push(without, 0)[0]?.ok);
+  const decoder = createDsmrDecoder();
+  const [first, second, third] = decoder.push(Buffer.concat([withCrc, without, withCrc]), 0);
+  assert.ok(first?.ok);
+  assert.ok(second && !second.ok);
+  assert.equal(second.error.kind, 'crc');
+  assert.match(second.error.message, /without CRC/);
+  assert.ok(third?.ok);
+  // The stream's history survives a reset (a reconnect to the same meter).
+  decoder.reset();
+  assert.equal(decoder.push(without, 0)[0]?.ok, false);
+});
