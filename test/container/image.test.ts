@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hasCommand, inCi, repoRoot, requirePeer } from '../helpers/environment.js';
-import { CHROMIUM_PATH } from '../helpers/browser.js';
+import { HEADLESS_SHELL_PATH } from '../helpers/browser.js';
 import { launchMappedBrowser, useEveryPage } from '../web/addresses-check.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
 import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
@@ -229,9 +229,14 @@ async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
  * (docs/architecture.md#cross-site-requests).
  */
 async function browserThroughPublishedPort(port: number): Promise<void> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    if (inCi) throw new Error(`required test peer missing under CI: chromium at ${CHROMIUM_PATH}`);
-    console.log(`# skipped: the interface through the published port (no chromium at ${CHROMIUM_PATH})`);
+  if (!existsSync(HEADLESS_SHELL_PATH)) {
+    if (inCi)
+      throw new Error(
+        `required test peer missing under CI: chromium-headless-shell at ${HEADLESS_SHELL_PATH}`,
+      );
+    console.log(
+      `# skipped: the interface through the published port (no chromium-headless-shell at ${HEADLESS_SHELL_PATH})`,
+    );
     return;
   }
   const browser = await launchMappedBrowser(['docker-host.lan']);
