@@ -8,7 +8,7 @@ import { hasCommand, inCi, repoRoot, requirePeer } from '../helpers/environment.
 import { HEADLESS_SHELL_PATH } from '../helpers/browser.js';
 import { launchMappedBrowser, useEveryPage } from '../web/addresses-check.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
-import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
+import { BASE_IMAGE, Podman, keptStorageDir, standInTarball } from './podman.js';
 import { freePort } from '../helpers/ports.js';
 
 const IMAGE = 'localhost/meter-gateway:test';
@@ -46,16 +46,19 @@ test(
     if (!requirePeer(t, tools.length === 0, `container tools (${tools.join(', ')} missing)`)) return;
     if (!requirePeer(t, root, 'root (debootstrap and podman storage need it)')) return;
 
-    const podman = new Podman();
+    const podman = new Podman(keptStorageDir(repoRoot));
+    await podman.clear();
     t.after(() => podman.close());
     const extraCa = process.env.NODE_EXTRA_CA_CERTS;
     const tarball = await standInTarball(extraCa && existsSync(extraCa) ? extraCa : undefined);
     const changes = ['--change', 'CMD ["node"]'];
     if (extraCa) changes.push('--change', 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/extra-ca.crt');
-    await podman.exec(['import', ...changes, tarball, BASE_IMAGE]);
+    await podman.importBase(tarball, changes, BASE_IMAGE);
 
     // The real Dockerfile, unchanged. --format docker keeps HEALTHCHECK (OCI image configs have no
-    // such field); the host's npm cache spares the registry downloads.
+    // such field); the host's npm cache spares the registry downloads. --layers keeps each step's
+    // layer in the kept storage: the next run reuses every step up to the first whose inputs
+    // changed, so `npm ci` runs again only when package.json or package-lock.json did.
     await podman.exec([
       'build',
       '--isolation',
@@ -63,7 +66,7 @@ test(
       '--network',
       'host',
       '--pull=never',
-      '--layers=false',
+      '--layers',
       '--format',
       'docker',
       '--volume',
