@@ -5,10 +5,10 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { hasCommand, inCi, repoRoot, requirePeer } from '../helpers/environment.js';
-import { CHROMIUM_PATH } from '../helpers/browser.js';
+import { HEADLESS_SHELL_PATH } from '../helpers/browser.js';
 import { launchMappedBrowser, useEveryPage } from '../web/addresses-check.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
-import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
+import { BASE_IMAGE, Podman, keptStorageDir, standInTarball } from './podman.js';
 import { freePort } from '../helpers/ports.js';
 
 const IMAGE = 'localhost/meter-gateway:test';
@@ -46,16 +46,19 @@ test(
     if (!requirePeer(t, tools.length === 0, `container tools (${tools.join(', ')} missing)`)) return;
     if (!requirePeer(t, root, 'root (debootstrap and podman storage need it)')) return;
 
-    const podman = new Podman();
+    const podman = new Podman(keptStorageDir(repoRoot));
+    await podman.clear();
     t.after(() => podman.close());
     const extraCa = process.env.NODE_EXTRA_CA_CERTS;
     const tarball = await standInTarball(extraCa && existsSync(extraCa) ? extraCa : undefined);
     const changes = ['--change', 'CMD ["node"]'];
     if (extraCa) changes.push('--change', 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/extra-ca.crt');
-    await podman.exec(['import', ...changes, tarball, BASE_IMAGE]);
+    await podman.importBase(tarball, changes, BASE_IMAGE);
 
     // The real Dockerfile, unchanged. --format docker keeps HEALTHCHECK (OCI image configs have no
-    // such field); the host's npm cache spares the registry downloads.
+    // such field); the host's npm cache spares the registry downloads. --layers keeps each step's
+    // layer in the kept storage: the next run reuses every step up to the first whose inputs
+    // changed, so `npm ci` runs again only when package.json or package-lock.json did.
     await podman.exec([
       'build',
       '--isolation',
@@ -63,7 +66,7 @@ test(
       '--network',
       'host',
       '--pull=never',
-      '--layers=false',
+      '--layers',
       '--format',
       'docker',
       '--volume',
@@ -229,9 +232,14 @@ async function modbusThroughPublishedPort(podman: Podman): Promise<void> {
  * (docs/architecture.md#cross-site-requests).
  */
 async function browserThroughPublishedPort(port: number): Promise<void> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    if (inCi) throw new Error(`required test peer missing under CI: chromium at ${CHROMIUM_PATH}`);
-    console.log(`# skipped: the interface through the published port (no chromium at ${CHROMIUM_PATH})`);
+  if (!existsSync(HEADLESS_SHELL_PATH)) {
+    if (inCi)
+      throw new Error(
+        `required test peer missing under CI: chromium-headless-shell at ${HEADLESS_SHELL_PATH}`,
+      );
+    console.log(
+      `# skipped: the interface through the published port (no chromium-headless-shell at ${HEADLESS_SHELL_PATH})`,
+    );
     return;
   }
   const browser = await launchMappedBrowser(['docker-host.lan']);

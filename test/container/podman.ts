@@ -38,17 +38,34 @@ function storageDriver(dir: string): 'overlay' | 'vfs' {
 }
 
 /**
+ * Where the image test keeps podman's storage from one run to the next, one folder per checkout
+ * (two checkouts' runs on one machine never share containers or volumes), so that `podman build
+ * --layers` reuses the Dockerfile's `npm ci` layer while package.json and package-lock.json are
+ * unchanged. Removing the folder starts afresh.
+ */
+export function keptStorageDir(checkout: string): string {
+  const key = createHash('sha256').update(realpathSync(checkout)).digest('hex').slice(0, 12);
+  return join(tmpdir(), `meter-gateway-podman-${key}`);
+}
+
+/**
  * podman with the settings that work without a Docker engine or systemd: overlay storage where it
  * can mount, else vfs (storageDriver), runc, cgroupfs, and a containers.conf without default
  * rlimits and pids limit (setting them fails in a nested or unprivileged environment). Storage
- * lives in `root`, removed by close().
+ * lives in `root`: a fresh temporary folder removed by close(), or a kept folder (keptStorageDir)
+ * whose images stay for the next run and whose containers and volumes clear() and close() remove.
  */
 export class Podman {
-  readonly root = mkdtempSync(join(tmpdir(), 'mg-podman-'));
-  readonly driver = storageDriver(this.root);
+  readonly root: string;
+  readonly driver: 'overlay' | 'vfs';
+  private readonly kept: boolean;
   private readonly env: NodeJS.ProcessEnv;
 
-  constructor() {
+  constructor(keptRoot?: string) {
+    this.kept = keptRoot !== undefined;
+    if (keptRoot) mkdirSync(keptRoot, { recursive: true });
+    this.root = keptRoot ?? mkdtempSync(join(tmpdir(), 'mg-podman-'));
+    this.driver = storageDriver(this.root);
     const conf = join(this.root, 'containers.conf');
     execFileSync('sh', ['-c', `printf '[containers]\\ndefault_ulimits = []\\npids_limit = 0\\n' >"${conf}"`]);
     this.env = { ...process.env, CONTAINERS_CONF: conf };
@@ -80,8 +97,39 @@ export class Podman {
     }
   }
 
-  async close(): Promise<void> {
+  /** Removes every container and volume (a kept storage's leftovers of an interrupted run). */
+  async clear(): Promise<void> {
     await this.exec(['rm', '--all', '--force', '--time', '0']).catch(() => undefined);
+    await this.exec(['volume', 'rm', '--all', '--force']).catch(() => undefined);
+  }
+
+  /**
+   * Tags the image of `tarball` (podman import with `changes`) as `reference`. In kept storage the
+   * import is done once per tarball and changes: importing again would give the base a new image
+   * ID, and no layer built on the old one would be reused.
+   */
+  async importBase(tarball: string, changes: string[], reference: string): Promise<void> {
+    const key = createHash('sha256')
+      .update(`${tarball}\n${changes.join('\n')}`)
+      .digest('hex')
+      .slice(0, 16);
+    const imported = `localhost/meter-gateway-stand-in:${key}`;
+    const exists = await this.exec(['image', 'exists', imported]).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) await this.exec(['import', ...changes, tarball, imported]);
+    await this.exec(['tag', imported, reference]);
+  }
+
+  async close(): Promise<void> {
+    await this.clear();
+    if (this.kept) {
+      // Images no tag leads to any more (an earlier build's layers); the layers under the
+      // current tags, the `npm ci` layer among them, stay.
+      await this.exec(['image', 'prune', '--force']).catch(() => undefined);
+      return;
+    }
     rmSync(this.root, { recursive: true, force: true });
   }
 }

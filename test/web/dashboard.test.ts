@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { requireChromium } from '../helpers/browser.js';
+import { requireChromium, requireFullChromium } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
@@ -49,9 +49,10 @@ test('the page loads, the live chart receives events, and a stopped gateway show
 });
 
 test('with protection on the page asks for credentials; with them it loads and streams', async (t) => {
-  if (!requireChromium(t)) return;
+  if (!requireChromium(t) || !requireFullChromium(t)) return;
   const env = { METER_GATEWAY_SYSTEM_PROTECTION: 'true', METER_GATEWAY_SYSTEM_PASSWORD: 'Secret-123' };
-  const { daemon, page } = await setUp(t, env);
+  // The full browser: the headless shell has no password prompt and shows the 401 body instead.
+  const { daemon, page } = await setUp(t, env, undefined, undefined, { fullChromium: true });
   // Chromium gets the 401 with the Digest challenge and would show its password prompt; without
   // credentials to give, the navigation ends as ERR_INVALID_AUTH_CREDENTIALS.
   const challenged = page.waitForResponse(`${daemon.baseUrl}/`);

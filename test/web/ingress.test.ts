@@ -5,7 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { requireChromium } from '../helpers/browser.js';
+import { requireChromium, requireFullChromium } from '../helpers/browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { setUp, settingsOf } from './page-rig.js';
 
@@ -155,14 +155,16 @@ test('the page may be framed by its own origin behind ingress only', async (t) =
 });
 
 test('with protection on, the panel through ingress asks for no password; the same page opened directly is refused with a challenge', async (t) => {
-  if (!requireChromium(t)) return;
+  if (!requireChromium(t) || !requireFullChromium(t)) return;
   // 127.0.0.2 stands in for the Supervisor's address on the add-on network (addon.ingress_proxy).
-  const { daemon, page, pageErrors } = await setUp(t, {
+  // The full browser: the headless shell has no password prompt and shows the 401 body instead.
+  const env = {
     METER_GATEWAY_SYSTEM_PROTECTION: 'true',
     METER_GATEWAY_SYSTEM_PASSWORD: 'panel-secret',
     METER_GATEWAY_ADDON_ENABLE: 'true',
     METER_GATEWAY_ADDON_INGRESS_PROXY: '127.0.0.2',
-  });
+  };
+  const { daemon, page, pageErrors } = await setUp(t, env, undefined, undefined, { fullChromium: true });
   const proxy = await startIngressProxy(t, daemon.baseUrl, '127.0.0.2');
   const challenges: string[] = [];
   page.on('response', (answer) => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { TestBrowser } from '../helpers/browser.js';
+import type { BrowserOptions, TestBrowser } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
@@ -16,6 +16,8 @@ export async function setUp(
   credentials?: { username: string; password: string },
   /** A state folder the test prepared (seeded history, ...); a fresh one otherwise. */
   preparedStateDir?: string,
+  /** More of the browser context's options, e.g. `fullChromium` (test/helpers/browser.ts). */
+  browserOptions: BrowserOptions = {},
 ): Promise<{
   daemon: ListeningDaemon;
   browser: TestBrowser;
@@ -25,7 +27,10 @@ export async function setUp(
 }> {
   const stateDir = preparedStateDir ?? mkdtempSync(join(tmpdir(), 'mg-web-'));
   const daemon = await startDaemonProcess(stateDir, env);
-  const browser = await browserContext(credentials ? { httpCredentials: credentials } : {});
+  const browser = await browserContext({
+    ...browserOptions,
+    ...(credentials ? { httpCredentials: credentials } : {}),
+  });
   t.after(async () => {
     await browser.close();
     await daemon.stop();
