@@ -1,6 +1,7 @@
 // Child process of mdns.test.ts, run inside a network namespace.
 //   announce: runs the MdnsAnnouncer with HTTP and Modbus "running"; on stdin "modbus-off" stops Modbus.
-//   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON.
+//   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON;
+//             with a third argument "passive" it only listens (the announcements, no answers).
 import { createInterface } from 'node:readline';
 import makeMdns from 'multicast-dns';
 import { createAppContext } from '../../src/context.js';
@@ -12,7 +13,7 @@ import { registerConfigFormats } from '../../src/daemon.js';
 registerConfigFormats();
 import { runOutput } from '../../src/output.js';
 
-const [mode, stateDir] = process.argv.slice(2);
+const [mode, stateDir, passive] = process.argv.slice(2);
 
 if (mode === 'announce') {
   const context = createAppContext({
@@ -67,8 +68,8 @@ if (mode === 'announce') {
         { name: '_modbus._tcp.local', type: 'PTR' },
       ],
     });
-  ask();
-  const timer = setInterval(ask, 500);
+  const timer = passive === 'passive' ? undefined : setInterval(ask, 500);
+  if (timer) ask();
   setTimeout(
     () => {
       clearInterval(timer);
