@@ -121,7 +121,7 @@ test('announces _http._tcp (TXT id, type=100) and _modbus._tcp to another host; 
  * bridge like docker0 (veth to namespace d): a consumer on each link must see only that link's
  * address (RFC 6762 §15), in the announcements and in the answers.
  */
-function makeTwoLinks(): { g: string; l: string; d: string; remove: () => void } | string {
+function makeTwoLinks(): { g: string; l: string; d: string; tag: string; remove: () => void } | string {
   if (process.getuid?.() !== 0) return 'not root';
   if (!hasCommand('ip')) return 'no ip command';
   const tag = `${process.pid % 10000}${Math.floor(Math.random() * 1000)}`;
@@ -157,6 +157,7 @@ function makeTwoLinks(): { g: string; l: string; d: string; remove: () => void }
     g,
     l,
     d,
+    tag,
     remove: () => {
       for (const ns of [g, l, d]) execFileSync('ip', ['netns', 'del', ns]);
     },
@@ -195,6 +196,19 @@ test('with two interfaces, each link sees only its own address, in announcements
     const [lanAnswers, bridgeAnswers] = await Promise.all([browse(links.l, 1500), browse(links.d, 1500)]);
     assert.deepEqual(addresses(lanAnswers), ['10.231.78.1'], 'answers on the LAN');
     assert.deepEqual(addresses(bridgeAnswers), ['172.31.0.1'], 'answers on the bridge');
+
+    // A second address on the bridge: the re-scan announces it there, and the LAN still sees its own.
+    execFileSync('ip', ['-n', links.g, 'addr', 'add', '172.31.0.9/16', 'dev', `gd${links.tag}`]);
+    const [lanAfter, bridgeAfter] = await Promise.all([
+      browse(links.l, 3000, () => undefined, true),
+      browse(links.d, 3000, () => announcer!.stdin!.write('rescan\n'), true),
+    ]);
+    assert.deepEqual(addresses(bridgeAfter).sort(), ['172.31.0.1', '172.31.0.9'], 'bridge after re-scan');
+    assert.deepEqual(
+      addresses(lanAfter).filter((a) => a !== '10.231.78.1'),
+      [],
+      'LAN after re-scan',
+    );
   } finally {
     if (announcer) {
       announcer.stdin!.write('quit\n');
