@@ -102,6 +102,8 @@ export const ReportBodySchema = Type.Object({
   energy: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   max_demand: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   power_factor: Type.Optional(Type.Number()),
+  /** Grid frequency in Hz, in a further meter's report (/api/v1/meters/{id}/report) that measures it. */
+  frequency: Type.Optional(Type.Number()),
   conv_factor: Type.Optional(Type.Number()),
   volume: Type.Optional(Type.Array(ReportVolumeSchema)),
 });

@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import makeMdns from 'multicast-dns';
 import type { Answer } from 'dns-packet';
 import type { AppContext, ServiceStatus } from '../context.js';
+import type { Timer } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output, OutputView } from '../output.js';
@@ -19,6 +20,16 @@ interface MdnsSettings {
   shelly: boolean;
   /** services.emulate.homewizard.enable: announce `_hwenergy._tcp` on the HTTP port. */
   homewizard: boolean;
+}
+
+/** How often the interfaces are scanned for ones that came, went or changed address. */
+const RESCAN_MS = 30_000;
+
+/** One interface's mDNS socket and the addresses it announces. */
+interface Link {
+  name: string;
+  addresses: InterfaceAddress[];
+  mdns: ReturnType<typeof makeMdns>;
 }
 
 interface Advertised {
@@ -45,7 +56,9 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     'services.emulate.shelly.enable',
     'services.emulate.homewizard.enable',
   ] as const;
-  private mdns: ReturnType<typeof makeMdns> | undefined;
+  /** One socket per IPv4 interface by its name ('' for the one default socket of a host without any). */
+  private readonly links = new Map<string, Link>();
+  private rescanTimer: Timer | undefined;
   private advertised: Advertised[] = [];
   private settings: MdnsSettings;
   private readonly onServiceChange = (name: string) => {
@@ -145,16 +158,17 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     const same = (a: Advertised, b: Advertised) =>
       a.type === b.type && a.port === b.port && a.host === b.host;
     const gone = this.advertised.filter((a) => !wanted.some((w) => same(w, a)));
-    if (gone.length > 0 && this.mdns)
-      this.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
+    if (gone.length > 0)
+      for (const link of this.links.values())
+        link.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
     this.advertised = wanted;
     if (wanted.length === 0) {
       void this.close();
       this.context.services.set('mdns', { state: 'stopped' });
       return;
     }
-    if (!this.mdns) this.open();
-    this.mdns?.respond({ answers: this.allRecords(TTL) });
+    if (this.links.size === 0) this.open();
+    for (const link of this.links.values()) this.announceOn(link);
     this.context.services.set('mdns', {
       state: 'running',
       host: `${this.hostName()}.local`,
@@ -162,30 +176,117 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     });
   }
 
+  /** The records with this link's own addresses, multicast on this link only. */
+  private announceOn(link: Link): void {
+    link.mdns.respond({ answers: this.allRecords(TTL, this.linkAddresses(link)) });
+  }
+
+  /**
+   * One socket per IPv4 interface (RFC 6762 §15: a host on several links announces and answers on
+   * each link with the address it has there), each joined to 224.0.0.251 and sending on its own
+   * interface; a re-scan on the clock follows interfaces that come, go or change address.
+   */
   private open(): void {
+    this.scan();
+    if (this.rescanTimer === undefined)
+      this.rescanTimer = this.context.clock.setInterval(() => this.rescan(), RESCAN_MS);
+  }
+
+  /** The host's IPv4 interfaces by name (without loopback). */
+  private interfaces(): Map<string, InterfaceAddress[]> {
+    const byName = new Map<string, InterfaceAddress[]>();
+    for (const entry of ipv4Interfaces()) byName.set(entry.name, [...(byName.get(entry.name) ?? []), entry]);
+    return byName;
+  }
+
+  /** Opens a socket for each interface that has none and closes those of vanished or changed ones. */
+  private scan(): Map<string, Link> {
+    const interfaces = this.interfaces();
+    const key = (addresses: readonly InterfaceAddress[]) =>
+      addresses.map((a) => `${a.address}/${a.netmask}`).join(',');
+    for (const [name, link] of this.links) {
+      const now = interfaces.get(name);
+      // A host with no IPv4 interface but loopback has one socket on the default interface ('').
+      const keep =
+        name === '' ? interfaces.size === 0 : now !== undefined && key(now) === key(link.addresses);
+      if (keep) continue;
+      this.links.delete(name);
+      link.mdns.destroy();
+    }
+    const opened = new Map<string, Link>();
+    const want: Array<[string, InterfaceAddress[]]> = interfaces.size > 0 ? [...interfaces] : [['', []]];
+    for (const [name, addresses] of want) {
+      if (this.links.has(name)) continue;
+      const link = this.openLink(name, addresses);
+      if (link) opened.set(name, link);
+    }
+    return opened;
+  }
+
+  private rescan(): void {
+    if (this.advertised.length === 0) return;
+    for (const link of this.scan().values()) this.announceOn(link);
+  }
+
+  private openLink(name: string, addresses: InterfaceAddress[]): Link | undefined {
     try {
-      const mdns = makeMdns({ loopback: true, ...this.socketOptions });
+      const own = addresses[0]?.address;
+      const mdns = makeMdns({
+        loopback: true,
+        ...this.socketOptions,
+        // Bound to the wildcard address (a socket bound to a unicast address receives no multicast
+        // on Linux), the group joined and the datagrams sent on this interface only.
+        ...(own === undefined ? {} : { interface: own, bind: '0.0.0.0', reuseAddr: true }),
+      });
+      const link: Link = { name, addresses, mdns };
       mdns.on('query', (query, rinfo) => {
         // A forged query must not end the daemon (docs/architecture.md#hostile-input).
         try {
-          this.answer(query.questions ?? [], rinfo?.address);
+          this.answer(link, query.questions ?? [], rinfo?.address);
         } catch (error) {
           this.logger.warn(`mDNS query not answered: ${(error as Error).message}`);
         }
       });
       mdns.on('error', (error: Error) => {
-        this.logger.warn(`mDNS socket error: ${error.message}`);
+        this.logger.warn(`mDNS socket error${name ? ` on ${name}` : ''}: ${error.message}`);
         this.context.services.set('mdns', { state: 'error', error: error.message });
       });
-      this.mdns = mdns;
+      this.links.set(name, link);
+      return link;
     } catch (error) {
-      this.logger.warn(`mDNS unavailable: ${(error as Error).message}`);
+      this.logger.warn(`mDNS unavailable${name ? ` on ${name}` : ''}: ${(error as Error).message}`);
       this.context.services.set('mdns', { state: 'error', error: (error as Error).message });
+      return undefined;
     }
   }
 
-  private answer(questions: ReadonlyArray<{ name: string; type: string }>, querier?: string): void {
-    const records = this.allRecords(TTL, querier);
+  /** The A records' addresses on `link`: its own, or (the one default socket) per addressesFor. */
+  private linkAddresses(link: Link, querier?: string): string[] {
+    if (link.name !== '') return link.addresses.map((a) => a.address);
+    return addressesFor(querier, ipv4Interfaces(), defaultRouteInterface());
+  }
+
+  /**
+   * Every socket receives every query of the group (Linux delivers a group's datagrams to each
+   * socket bound to the port, whichever interface joined it), so a query is answered on the link
+   * whose subnet holds the querier; a querier on no subnet of the host by the default route's link.
+   */
+  private answers(link: Link, querier: string | undefined): boolean {
+    if (link.name === '') return true;
+    const links = [...this.links.values()];
+    const local = links.find((candidate) => onSubnet(querier, candidate.addresses).length > 0);
+    if (local) return local === link;
+    const routed = links.find((candidate) => candidate.name === defaultRouteInterface()) ?? links[0];
+    return routed === link;
+  }
+
+  private answer(
+    link: Link,
+    questions: ReadonlyArray<{ name: string; type: string }>,
+    querier?: string,
+  ): void {
+    if (!this.answers(link, querier)) return;
+    const records = this.allRecords(TTL, this.linkAddresses(link, querier));
     const answers = records.filter((record) =>
       questions.some(
         (q) =>
@@ -194,7 +295,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     );
     if (answers.length === 0) return;
     const additionals = records.filter((record) => !answers.includes(record));
-    this.mdns?.respond({ answers, additionals });
+    link.mdns.respond({ answers, additionals });
   }
 
   private serviceRecords(advertised: Advertised, ttl: number): Answer[] {
@@ -217,9 +318,8 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     ];
   }
 
-  /** Every record; the A records hold the address(es) of the interface `querier` is on. */
-  private allRecords(ttl: number, querier?: string): Answer[] {
-    const addresses = addressesFor(querier, ipv4Interfaces(), defaultRouteInterface());
+  /** Every record; the A records hold `addresses`. */
+  private allRecords(ttl: number, addresses: readonly string[]): Answer[] {
     const hosts = new Set([this.hostName(), ...this.advertised.flatMap((a) => (a.host ? [a.host] : []))]);
     return [
       ...this.advertised.flatMap((a) => this.serviceRecords(a, ttl)),
@@ -230,12 +330,21 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   }
 
   private async close(): Promise<void> {
-    const mdns = this.mdns;
-    if (!mdns) return;
-    this.mdns = undefined;
-    if (this.advertised.length > 0)
-      mdns.respond({ answers: this.advertised.flatMap((a) => this.serviceRecords(a, 0)) });
-    await new Promise<void>((resolve) => mdns.destroy(() => resolve()));
+    this.context.clock.clearInterval(this.rescanTimer);
+    this.rescanTimer = undefined;
+    const links = [...this.links.values()];
+    this.links.clear();
+    await Promise.all(
+      links.map(async ({ mdns }) => {
+        if (this.advertised.length > 0)
+          await new Promise<void>((resolve) =>
+            mdns.respond({ answers: this.advertised.flatMap((a) => this.serviceRecords(a, 0)) }, () =>
+              resolve(),
+            ),
+          );
+        await new Promise<void>((resolve) => mdns.destroy(() => resolve()));
+      }),
+    );
   }
 }
 
@@ -276,22 +385,28 @@ function defaultRouteInterface(): string | undefined {
  * link with the address it has on that link). For a query: the addresses of the interface whose
  * subnet holds the querier's address, so a consumer on the LAN never sees a container bridge's
  * (docker0) address it cannot reach. For an announcement (no querier), or a querier on no
- * interface's subnet: the default route's interface's addresses, all when that is not known.
+ * interface's subnet: the default route's interface's addresses, all when that is not known. The
+ * announcer uses it only for its one default socket of a host without an IPv4 interface; with
+ * interfaces, each interface's socket carries that interface's addresses.
  */
 export function addressesFor(
   querier: string | undefined,
   interfaces: readonly InterfaceAddress[],
   defaultInterface: string | undefined,
 ): string[] {
-  const from = querier === undefined ? undefined : ipv4Number(querier);
-  if (from !== undefined) {
-    const local = interfaces.filter((entry) => {
-      const address = ipv4Number(entry.address);
-      const mask = ipv4Number(entry.netmask);
-      return address !== undefined && mask !== undefined && (address & mask) >>> 0 === (from & mask) >>> 0;
-    });
-    if (local.length > 0) return local.map((entry) => entry.address);
-  }
+  const local = onSubnet(querier, interfaces);
+  if (local.length > 0) return local.map((entry) => entry.address);
   const routed = interfaces.filter((entry) => entry.name === defaultInterface);
   return (routed.length > 0 ? routed : interfaces).map((entry) => entry.address);
+}
+
+/** The entries of `interfaces` whose subnet holds `querier` (none for no or a non-IPv4 querier). */
+function onSubnet(querier: string | undefined, interfaces: readonly InterfaceAddress[]): InterfaceAddress[] {
+  const from = querier === undefined ? undefined : ipv4Number(querier);
+  if (from === undefined) return [];
+  return interfaces.filter((entry) => {
+    const address = ipv4Number(entry.address);
+    const mask = ipv4Number(entry.netmask);
+    return address !== undefined && mask !== undefined && (address & mask) >>> 0 === (from & mask) >>> 0;
+  });
 }

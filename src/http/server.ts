@@ -116,6 +116,7 @@ export function createHttpService(
       // A browser opens a WebSocket to any origin without CORS: the origin check applies as to a
       // write (docs/architecture.md#cross-site-requests).
       const foreign = originRefusal(request, ctx.config.config) !== undefined;
+      if (foreign) ctx.refusals.add('websocket_foreign_origin');
       if (!foreign && upgrades.handles(request)) upgrades.upgrade(request, socket, head);
       else socket.end(rawErrorResponse(new HttpError(404, 'not_found', 'not found')));
     });

@@ -1,6 +1,8 @@
 // Child process of mdns.test.ts, run inside a network namespace.
-//   announce: runs the MdnsAnnouncer with HTTP and Modbus "running"; on stdin "modbus-off" stops Modbus.
-//   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON.
+//   announce: runs the MdnsAnnouncer with HTTP and Modbus "running"; on stdin "modbus-off" stops Modbus,
+//             "rescan" runs its interval timers now (the interface re-scan) instead of waiting.
+//   browse:   queries _http._tcp.local and _modbus._tcp.local for a few seconds, prints what it saw as JSON;
+//             with a third argument "passive" it only listens (the announcements, no answers).
 import { createInterface } from 'node:readline';
 import makeMdns from 'multicast-dns';
 import { createAppContext } from '../../src/context.js';
@@ -11,16 +13,25 @@ import { registerConfigFormats } from '../../src/daemon.js';
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
 import { runOutput } from '../../src/output.js';
+import { systemClock } from '../../src/clock.js';
 
-const [mode, stateDir] = process.argv.slice(2);
+const [mode, stateDir, passive] = process.argv.slice(2);
 
 if (mode === 'announce') {
+  const intervals: Array<() => void> = [];
   const context = createAppContext({
     env: { METER_GATEWAY_SYSTEM_HOST_NAME: 'gw-test' },
     stateDir: stateDir!,
     staleAfterMs: 10_000,
     logger: silentLogger(),
     system: { id: 'A1B2C3D4E5F6', model: 'meter-gateway', firmware: '0.1.0', bootId: 'x' },
+    clock: {
+      ...systemClock,
+      setInterval: (callback, intervalMs) => {
+        intervals.push(callback);
+        return systemClock.setInterval(callback, intervalMs);
+      },
+    },
   });
   const services = context.services;
   const announcer = new MdnsAnnouncer(context, context.logger);
@@ -33,6 +44,10 @@ if (mode === 'announce') {
     if (line === 'modbus-off') {
       services.set('modbus', { state: 'stopped' });
       process.stdout.write('modbus-off\n');
+    }
+    if (line === 'rescan') {
+      for (const callback of intervals) callback();
+      process.stdout.write('rescanned\n');
     }
     if (line === 'quit') break;
   }
@@ -67,8 +82,8 @@ if (mode === 'announce') {
         { name: '_modbus._tcp.local', type: 'PTR' },
       ],
     });
-  ask();
-  const timer = setInterval(ask, 500);
+  const timer = passive === 'passive' ? undefined : setInterval(ask, 500);
+  if (timer) ask();
   setTimeout(
     () => {
       clearInterval(timer);

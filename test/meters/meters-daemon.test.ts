@@ -107,6 +107,7 @@ test(
       assert.equal(power.active.positive.l3, round(served[0x10]! / 1000), `${id} power L3`);
       assert.equal(power.apparent.total, round(served[0x38]! / 1000), `${id} apparent`);
       assert.equal(report.power_factor, round(served[0x3e]!), `${id} PF`);
+      assert.equal(report.frequency, round(served[0x46]!), `${id} frequency (30071)`);
       assert.equal(report.energy.active.positive.total, round(served[0x48]!), `${id} import`);
       assert.equal(report.energy.active.negative.total, round(served[0x4a]!), `${id} export`);
     }

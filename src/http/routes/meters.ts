@@ -157,8 +157,9 @@ export function registerMetersRoutes(
       }
       const now = ctx.now();
       const { store } = meter;
+      const reading = store.latestAt(now);
       const report = buildReport({
-        reading: store.latestAt(now),
+        reading,
         reportId: store.reportId,
         interval: store.interval,
         meter: store.meterAt(now),
@@ -166,6 +167,9 @@ export function registerMetersRoutes(
         convFactor: undefined,
         now,
       });
+      // The grid frequency (14.7.0, Hz) where the meter measures it (an SDM630's 30071; DSMR has none).
+      const frequency = reading?.values.get('14.7.0')?.value;
+      if (frequency !== undefined) report.report.frequency = frequency;
       sendJson(response, 200, report);
     },
     {

@@ -157,7 +157,8 @@ test("a WebSocket upgrade from a foreign page is refused; the device's own origi
   withServer(async ({ port, ctx }) => {
     await assert.rejects(
       () => open(port, { origin: 'http://evil.example' }),
-      /Unexpected server response: 403/,
+      // The API's answer to a foreign page (docs/architecture.md#cross-site-requests).
+      /Unexpected server response: 404/,
     );
     assert.equal(ctx.refusals.get('websocket_foreign_origin'), 1);
     const own = await open(port, { origin: `http://127.0.0.1:${port}` });
