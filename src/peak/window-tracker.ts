@@ -10,6 +10,8 @@ export interface ClosedWindow {
   start: number;
   end: number;
   kw: number;
+  /** No reading within the gap limit on both sides of its end: its value would be invented. */
+  missed?: boolean;
 }
 
 export interface TrackerState {
@@ -27,6 +29,8 @@ export class WindowTracker {
   constructor(
     readonly seconds: number,
     restored?: TrackerState,
+    /** The longest gap between two readings across which a window end is interpolated. */
+    private readonly maxGapMs = Infinity,
   ) {
     this.state = restored;
   }
@@ -61,13 +65,16 @@ export class WindowTracker {
     }
     const closed: ClosedWindow[] = [];
     let open = windowAt(state.windowStart, this.seconds);
+    const missed = at - state.lastAt > this.maxGapMs;
     while (open.start < window.start) {
       const endKwh = interpolate(state.lastAt, state.lastKwh, at, kwh, open.end);
-      closed.push({
+      const entry: ClosedWindow = {
         start: open.start,
         end: open.end,
         kw: ((endKwh - state.startKwh) * 3600) / open.seconds,
-      });
+      };
+      if (missed) entry.missed = true;
+      closed.push(entry);
       state.startKwh = endKwh;
       open = windowAt(open.end, this.seconds);
     }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { PeakEvent, PeakSnapshot } from '../../peak/engine-types.js';
 import type { PeakGuard } from '../../peak/peak-guard.js';
-import { peakHistoryView, peakView } from '../../peak/view.js';
+import { peakHistoryView } from '../../peak/view.js';
 import { MONTHS_KEPT } from '../../peak/months.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { contract } from '../contract-ref.js';
@@ -18,21 +18,19 @@ import type { ApiRequest, Router } from '../router.js';
 
 const MAX_STREAM_CLIENTS = 16;
 
-function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>) {
+function stream(_ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>) {
   return (request: ApiRequest, response: ServerResponse): void => {
     if (clients.size >= MAX_STREAM_CLIENTS)
       throw new HttpError(503, 'service_unavailable', `at most ${MAX_STREAM_CLIENTS} peak stream clients`);
-    const model = () => ctx.config.config.services.peak_guard.model;
     const send = (event: string, data: unknown) => {
       if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    const onUpdate = (snapshot: PeakSnapshot) =>
-      send('peak', peakView(snapshot, model(), guard.meterDemand.view()));
+    const onUpdate = (snapshot: PeakSnapshot) => send('peak', guard.view(snapshot));
     const onEvent = (event: PeakEvent) =>
       send('peak_event', { ...event, at: new Date(event.at).toISOString() });
     response.writeHead(200, [...SSE_HEADERS]);
     clients.add(response);
-    send('peak', peakView(guard.snapshot(), model(), guard.meterDemand.view()));
+    send('peak', guard.view());
     guard.on('update', onUpdate);
     guard.on('event', onEvent);
     const close = () => {
@@ -51,12 +49,7 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
   router.add(
     'GET',
     '/api/v1/peak',
-    (_request, response) =>
-      sendJson(
-        response,
-        200,
-        peakView(guard.snapshot(), ctx.config.config.services.peak_guard.model, guard.meterDemand.view()),
-      ),
+    (_request, response) => sendJson(response, 200, guard.view()),
     {
       doc: {
         summary:
@@ -83,7 +76,9 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
       sendJson(
         response,
         200,
-        peakHistoryView(guard.months(), months, (month) => guard.meterDemand.monthOf(month)),
+        peakHistoryView(guard.monthEntries(), months, guard.windowSeconds, (month) =>
+          guard.meterDemand.monthOf(month),
+        ),
       );
     },
     {
