@@ -93,6 +93,7 @@ export function problemOf(data: unknown): string | undefined {
     if (!isObject(tracker)) return 'tracker must be an object';
     for (const key of ['windowStart', 'startKwh', 'lastAt', 'lastKwh'])
       if (!finite(tracker[key])) return `tracker.${key} must be a number`;
+    if (tracker.partial !== undefined && typeof tracker.partial !== 'boolean') return 'tracker.partial must be a boolean';
   }
   const ineffective = data.ineffective;
   if (!Array.isArray(ineffective) || ineffective.some((id) => typeof id !== 'string'))

@@ -6,6 +6,9 @@ import { windowAt, type DemandWindow } from './window.js';
  * and the windows that closed, each with its demand (docs/architecture.md#peak-guard).
  */
 
+/** A first reading this long after its window's start leaves the start counter unknown. */
+const START_TOLERANCE_MS = 60_000;
+
 export interface ClosedWindow {
   start: number;
   end: number;
@@ -21,6 +24,8 @@ export interface TrackerState {
   /** The last reading: time and A+. */
   lastAt: number;
   lastKwh: number;
+  /** The window began before the first reading: its start counter is unknown, it is not recorded. */
+  partial?: boolean;
 }
 
 export class WindowTracker {
@@ -59,8 +64,10 @@ export class WindowTracker {
     const window = windowAt(at, this.seconds);
     const state = this.state;
     if (!state || kwh < state.lastKwh) {
-      // First reading, or a counter that went back (meter replaced): start over from here.
+      // First reading, or a counter that went back (meter replaced): start over from here; a
+      // window entered after its start is only partly seen.
       this.state = { windowStart: window.start, startKwh: kwh, lastAt: at, lastKwh: kwh };
+      if (at - window.start > Math.min(this.maxGapMs, START_TOLERANCE_MS)) this.state.partial = true;
       return [];
     }
     const closed: ClosedWindow[] = [];
@@ -73,7 +80,8 @@ export class WindowTracker {
         end: open.end,
         kw: ((endKwh - state.startKwh) * 3600) / open.seconds,
       };
-      if (missed) entry.missed = true;
+      if (missed || state.partial) entry.missed = true;
+      delete state.partial;
       closed.push(entry);
       state.startKwh = endKwh;
       open = windowAt(open.end, this.seconds);

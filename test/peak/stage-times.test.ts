@@ -41,7 +41,11 @@ test('the view lists every stage with its last shed and last restore time, also 
     last_restore: last('restore', stage.id),
   }));
   assert.equal(expected[2]!.last_shed, null, 'spare was never shed');
-  assert.deepEqual(peakView(sim.engine.snapshot(sim.at), 'be_quarter').stages, expected);
+  const times = (engine: PeakEngine) =>
+    peakView(engine.snapshot(sim.at), 'be_quarter').stages!.map(
+      ({ budget_w: _w, budget_a: _a, ...stage }) => stage,
+    );
+  assert.deepEqual(times(sim.engine), expected);
   const restarted = new PeakEngine({ ...BELGIUM, stages }, 10_000, sim.engine.persisted());
-  assert.deepEqual(peakView(restarted.snapshot(sim.at), 'be_quarter').stages, expected);
+  assert.deepEqual(times(restarted), expected);
 });
