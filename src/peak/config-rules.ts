@@ -6,6 +6,7 @@ import { MAX_STAGES, STAGE_JSON_SCHEMA, stageListProblems, type PeakStage } from
 import { declareVariables } from '../actions/variables.js';
 import { PEAK_VARIABLES } from './contributors.js';
 import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
+import { MAIN_METER_ID } from '../reading/meter-entries.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
@@ -123,7 +124,41 @@ function marginIssues(tree: Record<string, unknown>): ValidationIssue[] {
   return issues;
 }
 
+/** custom windows must tile the local hour (window.ts): W divides 3600. */
+function windowIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const seconds = getPath(tree, 'services.peak_guard.window_s') as number;
+  if (3600 % seconds === 0) return [];
+  return [
+    {
+      field: 'services.peak_guard.window_s',
+      message: 'must divide an hour (300, 360, 400, 450, 600, 720, 900, 1200, 1800 or 3600)',
+      value: seconds,
+    },
+  ];
+}
+
+/** The guarded meter is the primary or a listed further meter, never silently another one. */
+function meterIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const meter = getPath(tree, 'services.peak_guard.meter');
+  const listed = getPath(tree, 'meters');
+  const ids = new Set(
+    [MAIN_METER_ID, ...(Array.isArray(listed) ? listed : []).map((entry) => (entry as { id?: unknown })?.id)].filter(
+      (id): id is string => typeof id === 'string',
+    ),
+  );
+  if (typeof meter !== 'string' || ids.has(meter)) return [];
+  return [
+    {
+      field: 'services.peak_guard.meter',
+      message: `names no meter: "main" or one of meters[].id (${[...ids].join(', ')})`,
+      value: meter,
+    },
+  ];
+}
+
 const RULES: ConfigRule[] = [
+  { name: 'peak-guard window length', watches: ['services.peak_guard.window_s'], check: windowIssues },
+  { name: 'peak-guard meter', watches: ['services.peak_guard.meter'], check: meterIssues },
   { name: 'peak-guard stages and actions', watches: [STAGES, 'actions.definition'], check: stageIssues },
   {
     name: 'peak-guard margins',
