@@ -17,7 +17,9 @@ export const PeakStageSchema = Type.Object({
   meter: Type.Optional(Type.String({ description: 'sub-meter measuring the load, when there is one' })),
   min_on_s: Type.Number(),
   min_off_s: Type.Number(),
-  phases: Type.Optional(Type.Integer({ description: 'phases the load draws on (1 or 3), for its budget in A' })),
+  phases: Type.Optional(
+    Type.Integer({ description: 'phases the load draws on (1 or 3), for its budget in A' }),
+  ),
   min_a: Type.Optional(
     Type.Integer({ description: "the charger's lowest current; a budget below it is 0 A (default 6)" }),
   ),
@@ -80,7 +82,9 @@ export const PeakViewSchema = Type.Object({
     }),
   ),
   marginal_eur: Type.Optional(Type.Number()),
-  currency: Type.Optional(Type.String({ description: 'the currency of marginal_eur (services.costs.currency)' })),
+  currency: Type.Optional(
+    Type.String({ description: 'the currency of marginal_eur (services.costs.currency)' }),
+  ),
   shed: Type.Optional(
     Type.Array(
       Type.Object({

@@ -142,9 +142,10 @@ function meterIssues(tree: Record<string, unknown>): ValidationIssue[] {
   const meter = getPath(tree, 'services.peak_guard.meter');
   const listed = getPath(tree, 'meters');
   const ids = new Set(
-    [MAIN_METER_ID, ...(Array.isArray(listed) ? listed : []).map((entry) => (entry as { id?: unknown })?.id)].filter(
-      (id): id is string => typeof id === 'string',
-    ),
+    [
+      MAIN_METER_ID,
+      ...(Array.isArray(listed) ? listed : []).map((entry) => (entry as { id?: unknown })?.id),
+    ].filter((id): id is string => typeof id === 'string'),
   );
   if (typeof meter !== 'string' || ids.has(meter)) return [];
   return [

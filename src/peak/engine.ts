@@ -349,16 +349,16 @@ export class PeakEngine {
       this.holdSince = undefined;
       return;
     }
-    // Late in a window the stage would run on into the next one: it must also fit the next
-    // window's budget, or it is shed again arm_after_s into it (a cycle every window).
-    const { hold_s: hold, arm_after_s: arm, hysteresis_kw: hysteresis } = this.settings;
-    if (q.remaining_s < hold + arm) {
-      const next = this.tracker.current!.end;
-      const nextLimit = outsideFilter(this.settings, next) === undefined ? this.effectiveLimit(next) : Infinity;
-      if (q.p_now_kw + stage.relief_kw > nextLimit - hysteresis) {
-        this.holdSince = undefined;
-        return;
-      }
+    // The stage runs on into the next window: the load it brings back must also fit a whole
+    // window there (p_now + relief ≤ L − hysteresis), or it is shed again arm_after_s into it, a
+    // cycle every window. This covers the last hold_s + arm_after_s of a window, where it matters
+    // most, and any earlier restore under a steady load too.
+    const { hold_s: hold, hysteresis_kw: hysteresis } = this.settings;
+    const next = this.tracker.current!.end;
+    const nextLimit = outsideFilter(this.settings, next) === undefined ? this.effectiveLimit(next) : Infinity;
+    if (q.p_now_kw + stage.relief_kw > nextLimit - hysteresis) {
+      this.holdSince = undefined;
+      return;
     }
     this.holdSince ??= at;
     if (at - this.holdSince < hold * 1000) return;

@@ -179,7 +179,9 @@ export class PeakGuard
     if (this.engine) return this.engine.monthSources();
     const settings = this.slice?.settings;
     const peaks = new MonthPeaks(this.months(), { n: settings ? topN(settings) : 1, days: false });
-    return peaks.list().map((record) => ({ record, source: peaks.sourceOf(record), kw: peaks.valueOf(record) }));
+    return peaks
+      .list()
+      .map((record) => ({ record, source: peaks.sourceOf(record), kw: peaks.valueOf(record) }));
   }
 
   /** The window length in seconds of the settings in force. */
@@ -190,7 +192,12 @@ export class PeakGuard
   /** GET /api/v1/peak and the stream's `peak` event: the snapshot with the meter's registers. */
   view(snapshot: PeakSnapshot | { state: 'off' } = this.snapshot()): PeakView {
     const config = this.ctx.config.config;
-    return peakView(snapshot, config.services.peak_guard.model, this.meterDemand.view(), config.services.costs.currency);
+    return peakView(
+      snapshot,
+      config.services.peak_guard.model,
+      this.meterDemand.view(),
+      config.services.costs.currency,
+    );
   }
 
   /** State files found invalid and set aside since the start. */
@@ -232,7 +239,9 @@ export class PeakGuard
     const lastAverage = this.meterDemand.update(reading);
     if (reading.demand || reading.values.has('1.6.0'))
       engine.meterMonths(
-        this.meterDemand.months().map((month) => ({ month: month.month, kw: month.kw, at: Date.parse(month.at) })),
+        this.meterDemand
+          .months()
+          .map((month) => ({ month: month.month, kw: month.kw, at: Date.parse(month.at) })),
       );
     const step = engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters });
     const closed = step.closed;

@@ -55,7 +55,14 @@ const KEYS = new Set([
   'locks',
 ]);
 /** Names an object's own prototype chain answers to: a stage id keys the times of the state. */
-const RESERVED_IDS = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']);
+const RESERVED_IDS = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+]);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

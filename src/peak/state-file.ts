@@ -79,7 +79,8 @@ function shedProblem(value: unknown): string | undefined {
     if (!finite(shed.since)) return `${at}.since must be a number`;
     if (!finite(shed.beforeKw)) return `${at}.beforeKw must be a number`;
     if (typeof shed.checked !== 'boolean') return `${at}.checked must be a boolean`;
-    if (shed.restore !== undefined && typeof shed.restore !== 'string') return `${at}.restore must be an action id`;
+    if (shed.restore !== undefined && typeof shed.restore !== 'string')
+      return `${at}.restore must be an action id`;
   }
   return undefined;
 }
@@ -93,14 +94,18 @@ export function problemOf(data: unknown): string | undefined {
     if (!isObject(tracker)) return 'tracker must be an object';
     for (const key of ['windowStart', 'startKwh', 'lastAt', 'lastKwh'])
       if (!finite(tracker[key])) return `tracker.${key} must be a number`;
-    if (tracker.partial !== undefined && typeof tracker.partial !== 'boolean') return 'tracker.partial must be a boolean';
+    if (tracker.partial !== undefined && typeof tracker.partial !== 'boolean')
+      return 'tracker.partial must be a boolean';
   }
   const ineffective = data.ineffective;
   if (!Array.isArray(ineffective) || ineffective.some((id) => typeof id !== 'string'))
     return 'ineffective must be a list of stage ids';
   if (ineffective.length > MAX_ENTRIES) return 'ineffective has too many entries';
   const lastWindow = data.lastWindow;
-  if (lastWindow !== undefined && (!isObject(lastWindow) || ![lastWindow.start, lastWindow.end, lastWindow.kw].every(finite)))
+  if (
+    lastWindow !== undefined &&
+    (!isObject(lastWindow) || ![lastWindow.start, lastWindow.end, lastWindow.kw].every(finite))
+  )
     return 'lastWindow must be {start, end, kw}';
   return (
     shedProblem(data.shed) ??

@@ -131,11 +131,7 @@ const BAD: [string, Record<string, unknown>, string][] = [
   ['a window of 1000 s', { model: 'custom', window_s: 1000 }, 'services.peak_guard.window_s'],
   ['a window of 3599 s', { model: 'custom', window_s: 3599 }, 'services.peak_guard.window_s'],
   // A stage id keys the stage's times: a prototype name would lose them.
-  [
-    'a stage id __proto__',
-    { stages: [{ ...EV, id: '__proto__' }] },
-    'services.peak_guard.stages[0].id',
-  ],
+  ['a stage id __proto__', { stages: [{ ...EV, id: '__proto__' }] }, 'services.peak_guard.stages[0].id'],
   ['a stage on 2 phases', { stages: [{ ...EV, phases: 2 }] }, 'services.peak_guard.stages[0].phases'],
 ];
 

@@ -17,10 +17,12 @@ test('the view lists every stage with its last shed and last restore time, also 
   const stages = [EV, boiler, spare];
   const sim = Simulation.belgian(
     '2026-11-25T18:00:00',
+    // From 18:20 the base load and the boiler (its thermostat satisfied) draw nothing, so ev fits
+    // a whole window again and comes back.
     (t, shed) =>
-      (t < at('2026-11-25T18:20:00') ? 2.5 : 0.2) +
+      (t < at('2026-11-25T18:20:00') ? 2.5 : 0) +
       (shed.includes('ev') ? 0 : 3.7) +
-      (shed.includes('boiler') ? 0 : 2),
+      (shed.includes('boiler') || t >= at('2026-11-25T18:20:00') ? 0 : 2),
     { stages },
   );
   sim.runUntil('2026-11-25T18:28:00');

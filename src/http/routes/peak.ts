@@ -46,23 +46,18 @@ function stream(_ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>
 
 export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): void {
   const clients = new Set<ServerResponse>();
-  router.add(
-    'GET',
-    '/api/v1/peak',
-    (_request, response) => sendJson(response, 200, guard.view()),
-    {
-      doc: {
-        summary:
-          'Capacity-tariff peak guard: the demand window, running/average/predicted/allowed power, headroom, limit, month peak, rolling average, shed stages, marginal cost',
-        responses: {
-          200: {
-            description: 'peak guard state (state off while disabled)',
-            schema: contract('PeakViewSchema'),
-          },
+  router.add('GET', '/api/v1/peak', (_request, response) => sendJson(response, 200, guard.view()), {
+    doc: {
+      summary:
+        'Capacity-tariff peak guard: the demand window, running/average/predicted/allowed power, headroom, limit, month peak, rolling average, shed stages, marginal cost',
+      responses: {
+        200: {
+          description: 'peak guard state (state off while disabled)',
+          schema: contract('PeakViewSchema'),
         },
       },
     },
-  );
+  });
   router.add(
     'GET',
     '/api/v1/peak/history',
