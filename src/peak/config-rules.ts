@@ -4,7 +4,7 @@ import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { MAX_STAGES, STAGE_JSON_SCHEMA, stageListProblems, type PeakStage } from './stages.js';
 import { declareVariables } from '../actions/variables.js';
-import { PEAK_VARIABLES } from './contributors.js';
+import { PEAK_BUDGET_VARIABLE, PEAK_VARIABLES } from './contributors.js';
 import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
 import { MAIN_METER_ID } from '../reading/meter-entries.js';
 
@@ -176,5 +176,5 @@ const RULES: ConfigRule[] = [
 export function registerPeakConfig(): void {
   registerFormats([PEAK_STAGES, ...MODEL_FORMATS]);
   registerRules([...RULES, ...MODEL_RULES]);
-  declareVariables(PEAK_VARIABLES);
+  declareVariables(PEAK_VARIABLES, [PEAK_BUDGET_VARIABLE]);
 }

@@ -29,6 +29,12 @@ export const PEAK_VARIABLES = [
   'peak.state',
 ] as const;
 
+/**
+ * A stage's budget (budget.ts) as a `when` quantity and a template variable: `peak.budget.<stage>.w`
+ * in watts, `peak.budget.<stage>.a` in amperes on its phases (stage ids as stages.ts allows them).
+ */
+export const PEAK_BUDGET_VARIABLE = /^peak\.budget\.[A-Za-z0-9_-]{1,15}\.(w|a)$/;
+
 /** `peak.running_kw` ... `peak.state` for an action's url, headers, payload (null while unknown). */
 export function peakVariables(source: () => PeakSource | undefined): VariableSource {
   return {
@@ -44,6 +50,12 @@ export function peakVariables(source: () => PeakSource | undefined): VariableSou
         ['peak.headroom_kw', round(q?.headroom_kw)],
         ['peak.month_kw', round(month)],
         ['peak.state', snapshot.state],
+        ...('stages' in snapshot ? (snapshot.stages ?? []) : []).flatMap(
+          (stage): [string, TemplateValue][] => [
+            [`peak.budget.${stage.id}.w`, stage.budget_w],
+            [`peak.budget.${stage.id}.a`, stage.budget_a],
+          ],
+        ),
       ]);
     },
   };
