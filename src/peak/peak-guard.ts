@@ -207,6 +207,10 @@ export class PeakGuard
     return this.slice?.settings;
   }
 
+  get meterId(): string {
+    return this.slice?.meter ?? 'main';
+  }
+
   get enabled(): boolean {
     return this.engine !== undefined;
   }
