@@ -35,7 +35,8 @@ const PEAK_STAGES: ConfigFormat = {
         },
       );
   },
-  describe: () => 'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks}',
+  describe: () =>
+    'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, phases?, min_a?, locks}',
   jsonSchema: () => ({ type: 'array', maxItems: MAX_STAGES, items: STAGE_JSON_SCHEMA }),
   fromEnv: jsonFromEnv,
 };
@@ -147,7 +148,8 @@ function meterIssues(tree: Record<string, unknown>): ValidationIssue[] {
       ...(Array.isArray(listed) ? listed : []).map((entry) => (entry as { id?: unknown })?.id),
     ].filter((id): id is string => typeof id === 'string'),
   );
-  if (typeof meter !== 'string' || ids.has(meter)) return [];
+  // An empty text (a form or POST that left the field out) is the primary, as in the guard.
+  if (typeof meter !== 'string' || meter === '' || ids.has(meter)) return [];
   return [
     {
       field: 'services.peak_guard.meter',

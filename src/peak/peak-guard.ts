@@ -115,7 +115,7 @@ export class PeakGuard
    * registered is a state (stale, and the service's error), never a fallback to another meter.
    */
   private follow(): void {
-    const id = this.slice?.meter ?? 'main';
+    const id = this.meterId;
     const meter = this.ctx.meters.get(id);
     if (this.store !== meter?.store) this.watch(meter?.store);
     this.engine?.setMeterMissing(meter === undefined);
@@ -207,8 +207,9 @@ export class PeakGuard
     return this.slice?.settings;
   }
 
+  /** The guarded meter's id; an empty setting is the primary. */
   get meterId(): string {
-    return this.slice?.meter ?? 'main';
+    return this.slice?.meter || 'main';
   }
 
   get enabled(): boolean {
@@ -259,7 +260,7 @@ export class PeakGuard
    * (rebuild.ts). Readings wait while the history answers.
    */
   private rebuildWindow(engine: PeakEngine, at: number, kwh: number): void {
-    const meter = this.slice?.meter ?? 'main';
+    const meter = this.meterId;
     if (!this.minutes || !engine.needsWindow(at)) {
       this.rebuild = 'done';
       return;
