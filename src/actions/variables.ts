@@ -55,14 +55,19 @@ export interface VariableSource {
 /** Names declared by domain modules: static, like the config formats and rules. */
 const declaredNames = new Set<string>();
 
+/** Name patterns declared by domain modules, for names that follow the settings (`peak.budget.<stage>.w`). */
+const declaredPatterns: RegExp[] = [];
+
 /** Declares variable names a source will give at run time (before the config loads). */
-export function declareVariables(names: readonly string[]): void {
+export function declareVariables(names: readonly string[], patterns: readonly RegExp[] = []): void {
   for (const name of names) declaredNames.add(name);
+  for (const pattern of patterns)
+    if (!declaredPatterns.some((known) => known.source === pattern.source)) declaredPatterns.push(pattern);
 }
 
 /** Whether a domain module declared `name` (a `when` may watch it). */
 export function isDeclaredVariable(name: string): boolean {
-  return declaredNames.has(name);
+  return declaredNames.has(name) || declaredPatterns.some((pattern) => pattern.test(name));
 }
 
 /** The number a source variable has now (a `when` on `peak.predicted_kw`), or undefined when no source names it. */
@@ -70,9 +75,11 @@ export function sourceNumber(
   sources: readonly VariableSource[],
   name: string,
 ): (() => number | undefined) | undefined {
-  if (!declaredNames.has(name)) return undefined;
+  if (!isDeclaredVariable(name)) return undefined;
   return () => {
-    const source = sources.find((candidate) => candidate.names.includes(name));
+    const source =
+      sources.find((candidate) => candidate.names.includes(name)) ??
+      sources.find((candidate) => candidate.values().has(name));
     const value = source?.values().get(name);
     return typeof value === 'number' ? value : undefined;
   };
@@ -83,7 +90,7 @@ export function unknownVariables(text: string, constants: Readonly<Record<string
   return compileTemplate(text).names.filter((name) => {
     if (name.startsWith('const.')) return !Object.hasOwn(constants, name.slice('const.'.length));
     if (Object.hasOwn(constants, name)) return false;
-    if (declaredNames.has(name)) return false;
+    if (isDeclaredVariable(name)) return false;
     const meter = METER_VARIABLE.exec(name);
     if (meter) return !TEMPLATE_NAMES.has(meter[2]!) && !SHORT_NAMES.some(([short]) => short === meter[2]);
     return !TEMPLATE_NAMES.has(name) && !DYNAMIC_NAMES.some((pattern) => pattern.test(name));

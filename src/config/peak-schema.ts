@@ -42,7 +42,7 @@ export const PEAK_GUARD_SCHEMA = {
     default: 'be_quarter' as (typeof PEAK_MODELS)[number],
     values: PEAK_MODELS,
   },
-  window_s: int(900, 300, 3600, 'Window length in seconds for the custom model (divides an hour).'),
+  window_s: int(900, 300, 3600, 'Window length in seconds for the custom model (must divide an hour).'),
   meter: {
     doc: 'Meter whose import is guarded: "main" (the primary) or the id of a further meter.',
     format: 'text' as const,
@@ -119,7 +119,7 @@ export const PEAK_GUARD_SCHEMA = {
     },
   },
   stages: {
-    doc: 'Ordered stages {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks} naming action ids.',
+    doc: 'Ordered stages {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, phases?, min_a?, locks} naming action ids.',
     format: 'peak-stages' as const,
     default: [] as unknown[],
   },

@@ -17,6 +17,12 @@ export const PeakStageSchema = Type.Object({
   meter: Type.Optional(Type.String({ description: 'sub-meter measuring the load, when there is one' })),
   min_on_s: Type.Number(),
   min_off_s: Type.Number(),
+  phases: Type.Optional(
+    Type.Integer({ description: 'phases the load draws on (1 or 3), for its budget in A' }),
+  ),
+  min_a: Type.Optional(
+    Type.Integer({ description: "the charger's lowest current; a budget below it is 0 A (default 6)" }),
+  ),
   locks: Type.Array(Type.String(), {
     description: 'actions whose when/schedule triggers are suppressed while the stage is shed',
   }),
@@ -27,6 +33,9 @@ const orNull = <T extends TSchema>(schema: T, description?: string) =>
   Type.Union([schema, Type.Null()], description === undefined ? {} : { description });
 const kwOrNull = orNull(Type.Number());
 const timeOrNull = orNull(Type.String({ format: 'date-time' }));
+const MONTH_SOURCE = Type.Union([Type.Literal('meter'), Type.Literal('computed')], {
+  description: "meter: the meter's own register (1-0:1.6.0, 0-0:98.1.0); computed: the closed windows",
+});
 
 /** The quantities of a window; `elapsed_s`/`remaining_s` null while no reading came in it. */
 const PeakWindowSchema = Type.Object({
@@ -57,14 +66,25 @@ export const PeakViewSchema = Type.Object({
   headroom_kw: Type.Optional(kwOrNull),
   limit_kw: Type.Optional(Type.Number()),
   effective_limit_kw: Type.Optional(kwOrNull),
-  month_peak: Type.Optional(orNull(Type.Object({ kw: kwOrNull, at: Type.String({ format: 'date-time' }) }))),
+  month_peak: Type.Optional(
+    orNull(
+      Type.Object({
+        kw: kwOrNull,
+        at: Type.String({ format: 'date-time', description: "the end of the peak's window" }),
+        source: MONTH_SOURCE,
+      }),
+    ),
+  ),
   rolling: Type.Optional(
     Type.Object({
       kw: kwOrNull,
-      months: Type.Array(Type.Object({ month: Type.String(), kw: kwOrNull })),
+      months: Type.Array(Type.Object({ month: Type.String(), kw: kwOrNull, source: MONTH_SOURCE })),
     }),
   ),
   marginal_eur: Type.Optional(Type.Number()),
+  currency: Type.Optional(
+    Type.String({ description: 'the currency of marginal_eur (services.costs.currency)' }),
+  ),
   shed: Type.Optional(
     Type.Array(
       Type.Object({
@@ -83,6 +103,10 @@ export const PeakViewSchema = Type.Object({
         relief_kw: Type.Number(),
         last_shed: timeOrNull,
         last_restore: timeOrNull,
+        budget_w: Type.Optional(
+          orNull(Type.Number(), 'what the stage may draw now without the window ending above the limit'),
+        ),
+        budget_a: Type.Optional(orNull(Type.Integer(), 'budget_w in A on its phases; 0 below min_a')),
       }),
       { description: 'every configured stage in order; last_shed and last_restore null: never' },
     ),
@@ -116,8 +140,11 @@ export const PeakHistorySchema = Type.Object({
       month: Type.String({ description: 'YYYY-MM' }),
       meter_kw: kwOrNull,
       meter_at: orNull(Type.String()),
-      peak_kw: kwOrNull,
-      peak_at: timeOrNull,
+      peak_kw: orNull(Type.Number(), "the month's value: the meter's when it sent one, else computed"),
+      peak_at: orNull(Type.String({ format: 'date-time' }), "the end of the peak's window"),
+      source: Type.Optional(MONTH_SOURCE),
+      computed_kw: Type.Optional(kwOrNull),
+      computed_at: Type.Optional(timeOrNull),
       top: Type.Array(Type.Object({ start: Type.String({ format: 'date-time' }), kw: kwOrNull })),
     }),
   ),

@@ -152,6 +152,12 @@ export const METER_FAMILIES = {
     type: 'gauge',
     labels: meterPhase,
   },
+  averageDemand: {
+    name: 'meter_average_demand_import_watts',
+    help: "Current average demand of the meter's demand window, import (W, OBIS 1-0:1.4.0, Belgian P1)",
+    type: 'gauge',
+    labels: meter,
+  },
   frequency: {
     name: 'meter_frequency_hertz',
     help: 'Grid frequency (Hz, OBIS 1-0:14.7.0)',

@@ -37,6 +37,8 @@ export interface MeteredSource {
   id: string;
   name?: string;
   role?: string;
+  /** A virtual meter is computed from others: it has no frames or bytes of its own. */
+  kind?: string;
   store: MeterStoreView;
 }
 
@@ -61,7 +63,7 @@ export function meterSamples(samples: Samples, source: MeteredSource, now: numbe
   addSample(samples, F.info, infoLabels(source, state), 1);
   addSample(samples, F.up, { meter }, fresh ? 1 : 0);
   if (last) addSample(samples, F.lastReading, { meter }, last.receivedAt / 1000);
-  counterSamples(samples, meter, store.counters);
+  if (source.kind !== 'virtual') counterSamples(samples, meter, store.counters);
   if (fresh) instantaneousSamples(samples, meter, fresh);
   if (last) totalSamples(samples, meter, last, fresh !== undefined);
 }
@@ -113,6 +115,8 @@ function instantaneousSamples(samples: Samples, meter: string, reading: Reading)
     if (phase) addSample(samples, F.phaseActivePower, { meter, phase }, scaled(value, 1e3));
     else addSample(samples, F.activePower, { meter }, scaled(value, 1e3));
   }
+  const average = values.get('1.4.0');
+  if (average) addSample(samples, F.averageDemand, { meter }, scaled(average.value, 1e3));
   const frequency = values.get('14.7.0');
   if (frequency) addSample(samples, F.frequency, { meter }, frequency.value);
   if (reading.tariff !== undefined) addSample(samples, F.tariff, { meter }, reading.tariff);

@@ -2,7 +2,6 @@ import type { AppContext } from '../context.js';
 import type { PeakEvent } from '../peak/engine-types.js';
 import type { PeakGuard } from '../peak/peak-guard.js';
 import type { PeakView } from '../contracts/peak.js';
-import { peakView } from '../peak/view.js';
 import { localIso } from '../peak/window.js';
 import type { DiscoveryLink } from './ha-topics.js';
 import { PEAK_EVENT_TYPES } from './ha-peak.js';
@@ -21,10 +20,9 @@ export interface PeakFeed {
   onEvent(listener: (event: PeakEvent) => void): () => void;
 }
 
-export function peakFeedOf(ctx: AppContext, guard: PeakGuard): PeakFeed {
+export function peakFeedOf(_ctx: AppContext, guard: PeakGuard): PeakFeed {
   return {
-    view: () =>
-      peakView(guard.snapshot(), ctx.config.config.services.peak_guard.model, guard.meterDemand.view()),
+    view: () => guard.view(),
     onUpdate(listener) {
       guard.on('update', listener);
       return () => guard.off('update', listener);

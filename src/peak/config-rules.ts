@@ -4,8 +4,9 @@ import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { MAX_STAGES, STAGE_JSON_SCHEMA, stageListProblems, type PeakStage } from './stages.js';
 import { declareVariables } from '../actions/variables.js';
-import { PEAK_VARIABLES } from './contributors.js';
+import { PEAK_BUDGET_VARIABLE, PEAK_VARIABLES } from './contributors.js';
 import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
+import { MAIN_METER_ID } from '../reading/meter-entries.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
@@ -34,7 +35,8 @@ const PEAK_STAGES: ConfigFormat = {
         },
       );
   },
-  describe: () => 'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, locks}',
+  describe: () =>
+    'list of {id, shed, restore, relief_kw, meter?, min_on_s, min_off_s, phases?, min_a?, locks}',
   jsonSchema: () => ({ type: 'array', maxItems: MAX_STAGES, items: STAGE_JSON_SCHEMA }),
   fromEnv: jsonFromEnv,
 };
@@ -123,7 +125,43 @@ function marginIssues(tree: Record<string, unknown>): ValidationIssue[] {
   return issues;
 }
 
+/** custom windows must tile the local hour (window.ts): W divides 3600. */
+function windowIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const seconds = getPath(tree, 'services.peak_guard.window_s') as number;
+  if (3600 % seconds === 0) return [];
+  return [
+    {
+      field: 'services.peak_guard.window_s',
+      message: 'must divide an hour (300, 360, 400, 450, 600, 720, 900, 1200, 1800 or 3600)',
+      value: seconds,
+    },
+  ];
+}
+
+/** The guarded meter is the primary or a listed further meter, never silently another one. */
+function meterIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const meter = getPath(tree, 'services.peak_guard.meter');
+  const listed = getPath(tree, 'meters');
+  const ids = new Set(
+    [
+      MAIN_METER_ID,
+      ...(Array.isArray(listed) ? listed : []).map((entry) => (entry as { id?: unknown })?.id),
+    ].filter((id): id is string => typeof id === 'string'),
+  );
+  // An empty text (a form or POST that left the field out) is the primary, as in the guard.
+  if (typeof meter !== 'string' || meter === '' || ids.has(meter)) return [];
+  return [
+    {
+      field: 'services.peak_guard.meter',
+      message: `names no meter: "main" or one of meters[].id (${[...ids].join(', ')})`,
+      value: meter,
+    },
+  ];
+}
+
 const RULES: ConfigRule[] = [
+  { name: 'peak-guard window length', watches: ['services.peak_guard.window_s'], check: windowIssues },
+  { name: 'peak-guard meter', watches: ['services.peak_guard.meter'], check: meterIssues },
   { name: 'peak-guard stages and actions', watches: [STAGES, 'actions.definition'], check: stageIssues },
   {
     name: 'peak-guard margins',
@@ -140,5 +178,5 @@ const RULES: ConfigRule[] = [
 export function registerPeakConfig(): void {
   registerFormats([PEAK_STAGES, ...MODEL_FORMATS]);
   registerRules([...RULES, ...MODEL_RULES]);
-  declareVariables(PEAK_VARIABLES);
+  declareVariables(PEAK_VARIABLES, [PEAK_BUDGET_VARIABLE]);
 }

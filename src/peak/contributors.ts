@@ -15,6 +15,10 @@ export interface PeakSource {
   months(): MonthRecord[];
   readonly settings: PeakSettings | undefined;
   readonly enabled: boolean;
+  /** The guarded meter's id (the `meter` label of the series). */
+  readonly meterId?: string;
+  /** State files found invalid and set aside since the start. */
+  readonly stateRejections?: number;
 }
 
 const round = (value: number | null | undefined): TemplateValue =>
@@ -28,6 +32,12 @@ export const PEAK_VARIABLES = [
   'peak.month_kw',
   'peak.state',
 ] as const;
+
+/**
+ * A stage's budget (budget.ts) as a `when` quantity and a template variable: `peak.budget.<stage>.w`
+ * in watts, `peak.budget.<stage>.a` in amperes on its phases (stage ids as stages.ts allows them).
+ */
+export const PEAK_BUDGET_VARIABLE = /^peak\.budget\.[A-Za-z0-9_-]{1,15}\.(w|a)$/;
 
 /** `peak.running_kw` ... `peak.state` for an action's url, headers, payload (null while unknown). */
 export function peakVariables(source: () => PeakSource | undefined): VariableSource {
@@ -44,6 +54,12 @@ export function peakVariables(source: () => PeakSource | undefined): VariableSou
         ['peak.headroom_kw', round(q?.headroom_kw)],
         ['peak.month_kw', round(month)],
         ['peak.state', snapshot.state],
+        ...('stages' in snapshot ? (snapshot.stages ?? []) : []).flatMap(
+          (stage): [string, TemplateValue][] => [
+            [`peak.budget.${stage.id}.w`, stage.budget_w],
+            [`peak.budget.${stage.id}.a`, stage.budget_a],
+          ],
+        ),
       ]);
     },
   };
@@ -57,33 +73,72 @@ const gauge = (name: string, help: string, labels: string[] = []): FamilySpec =>
 });
 
 const FAMILIES = {
-  running: gauge('meter_gateway_peak_running_watts', 'Demand of the current window so far (running value)'),
-  predicted: gauge('meter_gateway_peak_predicted_watts', 'Predicted demand of the current window'),
-  month: gauge('meter_gateway_peak_month_watts', "This month's highest closed window"),
+  running: gauge('meter_gateway_peak_running_watts', 'Demand of the current window so far (running value)', [
+    'meter',
+  ]),
+  predicted: gauge('meter_gateway_peak_predicted_watts', 'Predicted demand of the current window', ['meter']),
+  allowed: gauge(
+    'meter_gateway_peak_allowed_watts',
+    'Mean import the rest of the window may have without ending above the limit (absent in its last 10 s)',
+    ['meter'],
+  ),
+  headroom: gauge('meter_gateway_peak_headroom_watts', 'Allowed minus the current import (30 s mean)', [
+    'meter',
+  ]),
+  limit: gauge('meter_gateway_peak_limit_watts', 'The limit in force for the mode (effective limit)', [
+    'meter',
+  ]),
+  month: gauge(
+    'meter_gateway_peak_month_watts',
+    "This month's peak: the meter's own (1-0:1.6.0) when it sends it, else the highest closed window",
+    ['meter'],
+  ),
+  monthAt: gauge(
+    'meter_gateway_peak_month_peak_timestamp_seconds',
+    "Unix time of this month's peak: the end of its window, as the meter stamps 1-0:1.6.0",
+    ['meter'],
+  ),
   rolling: gauge(
     'meter_gateway_peak_rolling_watts',
     'Mean of the floored monthly peaks of the last 12 months',
+    ['meter'],
   ),
-  shed: gauge('meter_gateway_peak_shed_stages', 'Stages the peak guard holds shed'),
-  state: gauge('meter_gateway_peak_state', 'The peak guard state: 1 for the current one', ['state']),
+  shed: gauge('meter_gateway_peak_shed_stages', 'Stages the peak guard holds shed', ['meter']),
+  state: gauge('meter_gateway_peak_state', 'The peak guard state: 1 for the current one', ['meter', 'state']),
+  rejected: {
+    name: 'meter_gateway_peak_state_file_rejected_total',
+    help: 'Peak guard state files found invalid and moved aside (.corrupt-<time>) since the start',
+    type: 'counter',
+    labels: [],
+  } satisfies FamilySpec,
 };
 
-/** The guard's series on /metrics, in watts; nothing while it is off. */
+/** The guard's series on /metrics, in watts, labelled with the guarded meter; nothing while it is off. */
 export function peakMetrics(source: () => PeakSource | undefined): MetricsContributor {
   return {
     families: Object.values(FAMILIES),
     collect(add) {
-      const snapshot = source()?.snapshot();
+      const guard = source();
+      if (guard?.stateRejections !== undefined) add(FAMILIES.rejected, {}, guard.stateRejections);
+      const snapshot = guard?.snapshot();
       if (!snapshot || !('window' in snapshot)) return;
+      const meter = { meter: guard?.meterId ?? 'main' };
       const q = snapshot.quantities;
       if (q) {
-        add(FAMILIES.running, {}, q.running_kw * 1000);
-        add(FAMILIES.predicted, {}, q.predicted_kw * 1000);
+        add(FAMILIES.running, meter, q.running_kw * 1000);
+        add(FAMILIES.predicted, meter, q.predicted_kw * 1000);
+        if (q.allowed_kw !== null) add(FAMILIES.allowed, meter, q.allowed_kw * 1000);
+        if (q.headroom_kw !== null) add(FAMILIES.headroom, meter, q.headroom_kw * 1000);
       }
-      if (snapshot.month_peak) add(FAMILIES.month, {}, snapshot.month_peak.kw * 1000);
-      add(FAMILIES.rolling, {}, snapshot.rolling.kw * 1000);
-      add(FAMILIES.shed, {}, snapshot.shed.length);
-      add(FAMILIES.state, { state: snapshot.state }, 1);
+      if (Number.isFinite(snapshot.effective_limit_kw))
+        add(FAMILIES.limit, meter, snapshot.effective_limit_kw * 1000);
+      if (snapshot.month_peak) {
+        add(FAMILIES.month, meter, snapshot.month_peak.kw * 1000);
+        add(FAMILIES.monthAt, meter, snapshot.month_peak.at / 1000);
+      }
+      add(FAMILIES.rolling, meter, snapshot.rolling.kw * 1000);
+      add(FAMILIES.shed, meter, snapshot.shed.length);
+      add(FAMILIES.state, { ...meter, state: snapshot.state }, 1);
     },
   };
 }

@@ -94,6 +94,8 @@ export interface ShedStage {
   beforeKw: number;
   /** Whether the relief was checked after step_delay_s. */
   checked: boolean;
+  /** The stage's restore action when it was shed (restored even if the stage is removed). */
+  restore?: string;
 }
 
 /** What survives a restart (written atomically by the service). */
@@ -118,8 +120,9 @@ export interface PeakSnapshot {
   quantities: WindowQuantities | null;
   limit_kw: number;
   effective_limit_kw: number;
-  month_peak: { kw: number; at: number } | null;
-  rolling: { kw: number; months: { month: string; kw: number }[] };
+  /** The month's peak; `at` the end of its window (as the meter stamps it). */
+  month_peak: { kw: number; at: number; source: 'meter' | 'computed' } | null;
+  rolling: { kw: number; months: { month: string; kw: number; source: 'meter' | 'computed' }[] };
   marginal_eur: number;
   shed: { id: string; since: number; ineffective: boolean }[];
   /** Every configured stage, in order, with its actions and its last shed and restore times. */
@@ -130,6 +133,9 @@ export interface PeakSnapshot {
     relief_kw: number;
     last_shed: number | null;
     last_restore: number | null;
+    /** What the stage may draw now without the window ending above the limit (budget.ts), W and A. */
+    budget_w: number | null;
+    budget_a: number | null;
   }[];
   last_window: { start: number; end: number; kw: number } | null;
   last_reading_at: number | null;

@@ -10,11 +10,12 @@ import type {
   ShedStage,
 } from './engine-types.js';
 import { PeakLimits } from './limits.js';
-import { MonthPeaks } from './months.js';
+import { MonthPeaks, type MonthRecord, type MonthSource } from './months.js';
 import { PowerMean, windowQuantities, type WindowQuantities } from './quantities.js';
 import type { PeakStage } from './stages.js';
 import { outsideFilter, windowSeconds } from './tariff-model.js';
-import { windowAt } from './window.js';
+import { monthOf, windowAt } from './window.js';
+import { stageBudget } from './budget.js';
 import { WindowTracker } from './window-tracker.js';
 
 export { windowSeconds };
@@ -33,7 +34,7 @@ const step = (): PeakStep => ({ calls: [], events: [] });
 
 export class PeakEngine {
   private readonly tracker: WindowTracker;
-  private readonly power = new PowerMean(30);
+  private readonly power: PowerMean;
   private readonly months: MonthPeaks;
   private readonly limits: PeakLimits;
   /** Why the current window does not count (se_max_hour and custom filters). */
@@ -42,19 +43,23 @@ export class PeakEngine {
   private quantities: WindowQuantities | null = null;
   private lastReadingAt: number | null = null;
   private lastMeters: Readonly<Record<string, number>> = {};
+  private lastImportKw: number | undefined;
   private warning = false;
   private stale = false;
   private holdSince: number | undefined;
+  private meterMissing = false;
 
   constructor(
     private readonly settings: PeakSettings,
     private readonly staleAfterMs: number,
     persisted?: PeakPersisted,
   ) {
+    // The import samples since a shed are kept for its relief check (step_delay_s).
+    this.power = new PowerMean(30, Math.max(30, settings.step_delay_s + 5));
     this.state = persisted
       ? structuredClone(persisted)
       : { version: 1, shed: [], restoredAt: {}, ineffective: [], months: [] };
-    this.tracker = new WindowTracker(windowSeconds(settings), this.state.tracker);
+    this.tracker = new WindowTracker(windowSeconds(settings), this.state.tracker, staleAfterMs);
     this.limits = new PeakLimits(settings);
     this.months = new MonthPeaks(this.state.months, this.limits.rule);
   }
@@ -82,15 +87,40 @@ export class PeakEngine {
     this.persist();
   }
 
+  /**
+   * The meter's own month values (1-0:1.6.0, 0-0:98.1.0; `at` the window end the meter stamps):
+   * each month's value where the meter sends one (docs/architecture.md#peak-guard).
+   */
+  meterMonths(months: readonly { month: string; kw: number; at: number }[]): void {
+    const seconds = this.tracker.seconds;
+    for (const month of months) {
+      if (!Number.isFinite(month.kw) || !Number.isFinite(month.at)) continue;
+      this.months.setMeter(month.month, { at: month.at - seconds * 1000, kw: month.kw });
+    }
+    this.persist();
+  }
+
+  /** The month records and the source of each month's value. */
+  monthSources(): { record: MonthRecord; source: MonthSource; kw: number | undefined }[] {
+    return this.months
+      .list()
+      .map((record) => ({ record, source: this.months.sourceOf(record), kw: this.months.valueOf(record) }));
+  }
+
   reading(reading: PeakReading): PeakStep {
     const out = step();
     this.stale = false;
     this.lastReadingAt = reading.at;
     this.lastMeters = reading.meters ?? {};
     this.power.add(reading.at, reading.importKw);
+    this.lastImportKw = reading.importKw;
     for (const closed of this.tracker.add(reading.at, reading.importKwh)) {
-      this.state.lastWindow = closed;
-      out.closed = closed;
+      // A window without readings around its end (the daemon or the meter was away) is not
+      // invented from a straight line across the gap.
+      if (closed.missed) continue;
+      const window = { start: closed.start, end: closed.end, kw: closed.kw };
+      this.state.lastWindow = window;
+      out.closed = window;
       if (outsideFilter(this.settings, closed.start) !== undefined) continue;
       if (this.months.record({ at: closed.start, kw: closed.kw }))
         out.events.push({ type: 'new_month_peak', at: closed.end, kw: closed.kw });
@@ -120,6 +150,12 @@ export class PeakEngine {
     return out;
   }
 
+  /** The guarded meter is not registered: stale until it is (no shed, no restore). */
+  setMeterMissing(missing: boolean): void {
+    this.meterMissing = missing;
+    if (missing) this.holdSince = undefined;
+  }
+
   /** Time passing without readings: stale after the meter's timeout. */
   tick(at: number): PeakStep {
     const out = step();
@@ -138,12 +174,34 @@ export class PeakEngine {
     return out;
   }
 
+  /**
+   * Restores the shed stages the settings no longer list, newest first, each once (its restore
+   * action as it was when shed); the others stay shed.
+   */
+  restoreRemoved(at: number, previous: readonly PeakStage[] = []): PeakStep {
+    const out = step();
+    const kept: ShedStage[] = [];
+    for (const shed of [...this.state.shed].reverse()) {
+      if (this.stage(shed.id)) {
+        kept.unshift(shed);
+        continue;
+      }
+      const action = shed.restore ?? previous.find((stage) => stage.id === shed.id)?.restore;
+      this.state.restoredAt[shed.id] = at;
+      if (action !== undefined) out.calls.push({ kind: 'restore', stage: shed.id, action, at });
+      out.events.push({ type: 'restore', at, stage: shed.id });
+    }
+    this.state.shed = kept;
+    this.persist();
+    return out;
+  }
+
   persisted(): PeakPersisted {
     return structuredClone(this.state);
   }
 
   get currentState(): PeakState {
-    if (this.stale) return 'stale';
+    if (this.stale || this.meterMissing) return 'stale';
     const window = this.tracker.current;
     if (window && this.state.unavoidableWindow === window.start && this.overMargin()) return 'over_limit';
     if (this.state.shed.length > 0) return 'shedding';
@@ -153,7 +211,9 @@ export class PeakEngine {
   snapshot(at: number): PeakSnapshot {
     const window = this.tracker.current;
     const peak = this.months.peakOf(at);
+    const entry = this.months.list().find((month) => month.month === monthOf(at));
     const q = this.quantities;
+    const seconds = this.tracker.seconds;
     return {
       state: this.currentState,
       window: window ?? null,
@@ -163,7 +223,11 @@ export class PeakEngine {
       month_value_kw: this.limits.value(this.months, at) ?? null,
       step: this.limits.step(this.months, at),
       not_counted: this.notCounted ?? null,
-      month_peak: peak ? { kw: peak.kw, at: peak.at } : null,
+      // Peak times are the end of their window, as the meter stamps 1-0:1.6.0.
+      month_peak:
+        peak && entry
+          ? { kw: peak.kw, at: peak.at + seconds * 1000, source: this.months.sourceOf(entry) }
+          : null,
       rolling: this.months.rolling(at, this.settings.floor_kw),
       marginal_eur:
         q && this.notCounted === undefined ? this.limits.marginal(this.months, at, q.predicted_kw) : 0,
@@ -179,10 +243,18 @@ export class PeakEngine {
         relief_kw: stage.relief_kw,
         last_shed: this.state.shedAt?.[stage.id] ?? null,
         last_restore: this.state.restoredAt[stage.id] ?? null,
+        ...this.budget(stage),
       })),
       last_window: this.state.lastWindow ?? null,
       last_reading_at: this.lastReadingAt,
     };
+  }
+
+  /** A stage's budget now (budget.ts): watts and amperes, null while allowed_kw is unknown. */
+  budget(stage: PeakStage): { budget_w: number | null; budget_a: number | null } {
+    const q = this.quantities;
+    const shed = this.state.shed.some((entry) => entry.id === stage.id);
+    return stageBudget(stage, q?.allowed_kw ?? null, q?.p_now_kw ?? 0, shed, this.subMeterKw(stage));
   }
 
   monthRecords() {
@@ -202,11 +274,25 @@ export class PeakEngine {
     return this.settings.stages.find((stage) => stage.id === id);
   }
 
-  /** The power a stage's relief is measured on: its sub-meter, else the import (30 s mean). */
-  private reliefBase(stage: PeakStage): number {
-    if (stage.meter !== undefined && this.lastMeters[stage.meter] !== undefined)
-      return this.lastMeters[stage.meter]!;
-    return this.quantities?.p_now_kw ?? 0;
+  /** A stage's own draw from its sub-meter, when it has one with a reading. */
+  private subMeterKw(stage: PeakStage): number | undefined {
+    return stage.meter === undefined ? undefined : this.lastMeters[stage.meter];
+  }
+
+  /**
+   * The power a stage's relief is measured against at its shed: its sub-meter, else the import of
+   * the last reading (a 30 s mean would still hold the power before a load step just taken).
+   */
+  private reliefBefore(stage: PeakStage): number {
+    return this.subMeterKw(stage) ?? this.lastImportKw ?? this.quantities?.p_now_kw ?? 0;
+  }
+
+  /**
+   * step_delay_s after a shed, the power it is judged on: the stage's sub-meter, else the mean
+   * import since the shed went out, so no reading from before the shed counts.
+   */
+  private reliefAfter(stage: PeakStage, since: number, at: number): number {
+    return this.subMeterKw(stage) ?? this.power.meanSince(since, at) ?? this.quantities?.p_now_kw ?? 0;
   }
 
   private checkRelief(at: number, out: PeakStep): void {
@@ -214,7 +300,7 @@ export class PeakEngine {
       const stage = this.stage(shed.id);
       if (shed.checked || !stage || at - shed.since < this.settings.step_delay_s * 1000) continue;
       shed.checked = true;
-      if (shed.beforeKw - this.reliefBase(stage) < stage.relief_kw / 2) {
+      if (shed.beforeKw - this.reliefAfter(stage, shed.since, at) < stage.relief_kw / 2) {
         this.state.ineffective.push(stage.id);
         out.events.push({ type: 'ineffective', at, stage: stage.id });
       }
@@ -236,7 +322,13 @@ export class PeakEngine {
     }
     const restored = this.state.restoredAt[next.id];
     if (restored !== undefined && at - restored < next.min_on_s * 1000) return;
-    const shed: ShedStage = { id: next.id, since: at, beforeKw: this.reliefBase(next), checked: false };
+    const shed: ShedStage = {
+      id: next.id,
+      since: at,
+      beforeKw: this.reliefBefore(next),
+      checked: false,
+      restore: next.restore,
+    };
     this.state.shed.push(shed);
     (this.state.shedAt ??= {})[next.id] = at;
     this.state.lastStepAt = at;
@@ -257,8 +349,19 @@ export class PeakEngine {
       this.holdSince = undefined;
       return;
     }
+    // The stage runs on into the next window: the load it brings back must also fit a whole
+    // window there (p_now + relief ≤ L − hysteresis), or it is shed again arm_after_s into it, a
+    // cycle every window. This covers the last hold_s + arm_after_s of a window, where it matters
+    // most, and any earlier restore under a steady load too.
+    const { hold_s: hold, hysteresis_kw: hysteresis } = this.settings;
+    const next = this.tracker.current!.end;
+    const nextLimit = outsideFilter(this.settings, next) === undefined ? this.effectiveLimit(next) : Infinity;
+    if (q.p_now_kw + stage.relief_kw > nextLimit - hysteresis) {
+      this.holdSince = undefined;
+      return;
+    }
     this.holdSince ??= at;
-    if (at - this.holdSince < this.settings.hold_s * 1000) return;
+    if (at - this.holdSince < hold * 1000) return;
     if (at - newest.since < stage.min_off_s * 1000) return;
     this.restoreNewest(at, out);
     this.holdSince = undefined;
@@ -267,9 +370,9 @@ export class PeakEngine {
   private restoreNewest(at: number, out: PeakStep): void {
     const shed = this.state.shed.pop();
     if (!shed) return;
-    const stage = this.stage(shed.id);
+    const action = this.stage(shed.id)?.restore ?? shed.restore;
     this.state.restoredAt[shed.id] = at;
-    if (stage) out.calls.push({ kind: 'restore', stage: shed.id, action: stage.restore, at });
+    if (action !== undefined) out.calls.push({ kind: 'restore', stage: shed.id, action, at });
     out.events.push({ type: 'restore', at, stage: shed.id });
   }
 

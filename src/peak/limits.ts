@@ -13,7 +13,8 @@ import {
  * The limit in force and the cost of a predicted window, by mode and model
  * (docs/architecture.md#peak-guard-models):
  * - `fixed`: L.
- * - `follow_month_peak`: never below the month's highest window (at least the floor).
+ * - `follow_month_peak`: never below the month's peak (the meter's 1-0:1.6.0 when it sends it, else
+ *   the highest window; at least the floor).
  * - `keep_average`: never below what leaves the month value where it is (today's maximum so far
  *   with distinct days, else the n-th highest window once n windows exist).
  * - `keep_step`: never below the highest window that keeps the month value within the upper
@@ -28,7 +29,7 @@ export class PeakLimits {
   }
 
   value(months: MonthPeaks, at: number): number | undefined {
-    return monthValue(months.topOf(at), this.rule.n);
+    return months.valueAt(at);
   }
 
   effective(months: MonthPeaks, at: number): number {
@@ -63,7 +64,7 @@ export class PeakLimits {
   marginal(months: MonthPeaks, at: number, predictedKw: number): number {
     const { n, days } = this.rule;
     const top = months.topOf(at);
-    const now = monthValue(top, n);
+    const now = months.valueAt(at);
     const next = monthValueWith(top, at, n, days, predictedKw);
     if (this.settings.model === 'no_top3_days') {
       const steps = this.settings.steps ?? [];

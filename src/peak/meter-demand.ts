@@ -10,6 +10,19 @@ import { monthOf } from './window.js';
  */
 
 export const MISMATCH_KW = 0.05;
+/** The 13 months of 0-0:98.1.0 and the current one of 1-0:1.6.0. */
+const KEPT = 14;
+
+/**
+ * The month a stamp at a window's end names: a peak in a month's last window is stamped 00:00 on
+ * the 1st of the next month (the meter stamps the end of the window), and a 0-0:98.1.0 period
+ * stamp is the 1st of the month after the one it closes, so the month is that of the second
+ * before the stamp. Undefined for a time that does not parse.
+ */
+export function monthBefore(stamp: string): string | undefined {
+  const ms = Date.parse(stamp);
+  return Number.isFinite(ms) ? monthOf(ms - 1000) : undefined;
+}
 
 export interface MeterMonth {
   month: string;
@@ -20,7 +33,7 @@ export interface MeterMonth {
 export class MeterDemand {
   private averageKw: number | undefined;
   private monthPeak: { kw: number; at?: string } | undefined;
-  private months = new Map<string, MeterMonth>();
+  private readonly byMonth = new Map<string, MeterMonth>();
   private mismatchCount = 0;
   private seen = false;
 
@@ -33,21 +46,26 @@ export class MeterDemand {
     if (peak !== undefined) {
       const at = reading.demand?.monthPeakAt;
       this.monthPeak = at === undefined ? { kw: peak } : { kw: peak, at };
-      if (at !== undefined)
-        this.months.set(monthOf(Date.parse(at)), { month: monthOf(Date.parse(at)), kw: peak, at });
+      const month = at === undefined ? undefined : monthBefore(at);
+      if (month !== undefined && at !== undefined) this.byMonth.set(month, { month, kw: peak, at });
     }
     for (const entry of reading.demand?.months ?? []) {
       if (entry.at === undefined || entry.kw === undefined) continue;
-      const month = monthOf(Date.parse(entry.at));
-      if (!this.monthPeakAt(month)) this.months.set(month, { month, kw: entry.kw, at: entry.at });
+      // The period stamp names the month (docs/architecture.md#peak-guard); the peak's own time
+      // only when the meter left the period stamp out.
+      const month = monthBefore(entry.month ?? entry.at);
+      if (month !== undefined && !this.monthPeakAt(month))
+        this.byMonth.set(month, { month, kw: entry.kw, at: entry.at });
     }
+    // A long-running daemon adds a month a month: keep the newest ones the guard keeps.
+    for (const month of [...this.byMonth.keys()].sort().slice(0, -KEPT)) this.byMonth.delete(month);
     this.seen ||= average !== undefined || peak !== undefined;
     return before;
   }
 
   private monthPeakAt(month: string): boolean {
     const at = this.monthPeak?.at;
-    return at !== undefined && monthOf(Date.parse(at)) === month;
+    return at !== undefined && monthBefore(at) === month;
   }
 
   /** A window closed with `computedKw`; `meterKw` is the meter's 1.4.0 at its last reading. */
@@ -56,7 +74,12 @@ export class MeterDemand {
   }
 
   monthOf(month: string): MeterMonth | undefined {
-    return this.months.get(month);
+    return this.byMonth.get(month);
+  }
+
+  /** The months the meter gave a value for, oldest first. */
+  months(): MeterMonth[] {
+    return [...this.byMonth.values()].sort((a, b) => a.month.localeCompare(b.month));
   }
 
   /** The registers for GET /api/v1/peak; null when the meter sends none of them. */
@@ -66,7 +89,7 @@ export class MeterDemand {
       average_kw: this.averageKw ?? null,
       month_peak_kw: this.monthPeak?.kw ?? null,
       month_peak_at: this.monthPeak?.at ?? null,
-      months: [...this.months.values()].sort((a, b) => a.month.localeCompare(b.month)),
+      months: this.months(),
       mismatches: this.mismatchCount,
     };
   }

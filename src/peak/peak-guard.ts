@@ -11,6 +11,10 @@ import { windowAt } from './window.js';
 import type { PeakEvent, PeakSettings, PeakSnapshot, PeakStep } from './engine-types.js';
 import { normalizeStages } from './stages.js';
 import { PeakStateFile } from './state-file.js';
+import { MonthPeaks, type MonthRecord } from './months.js';
+import { topN } from './tariff-model.js';
+import { peakView, type MonthEntry } from './view.js';
+import type { PeakView } from '../contracts/peak.js';
 import { MeterDemand } from './meter-demand.js';
 import { energySince, type MinuteSource } from './rebuild.js';
 
@@ -72,7 +76,7 @@ export class PeakGuard
   ) {
     super();
     this.setMaxListeners(0);
-    this.file = new PeakStateFile(ctx.config.stateDirectory.dir);
+    this.file = new PeakStateFile(ctx.config.stateDirectory.dir, () => ctx.now());
   }
 
   select(config: AppConfig): PeakSlice {
@@ -83,27 +87,66 @@ export class PeakGuard
   }
 
   reconcile(view: OutputView<PeakSlice>): void {
+    const previous = this.slice?.settings.stages ?? [];
     this.slice = view.slice;
     if (!this.started) return;
     this.watch(undefined);
-    const persisted = this.engine?.persisted() ?? this.file.load();
+    const persisted = this.engine?.persisted() ?? this.loadState();
     this.engine = new PeakEngine(view.slice.settings, view.slice.timeoutS * 1000, persisted);
     this.rebuild = 'check';
+    // A stage removed from the settings while shed is restored now, newest first, once.
+    const removed = this.engine.restoreRemoved(this.ctx.now(), previous);
+    if (removed.calls.length > 0 || removed.events.length > 0) this.apply(removed);
     if (!view.slice.enabled) {
       // Disabling the guard restores everything, newest first.
-      if ((persisted?.shed.length ?? 0) > 0) this.apply(this.engine.restoreAll(this.ctx.now()));
+      if (this.engine.persisted().shed.length > 0) this.apply(this.engine.restoreAll(this.ctx.now()));
       this.engine = undefined;
       this.actions.lock(LOCK_OWNER, new Set());
       this.ctx.services.set(PEAK_SERVICE, { state: 'disabled' });
       return;
     }
     this.applyLocks();
-    this.watch(this.ctx.meters.get(view.slice.meter)?.store ?? this.ctx.store);
-    this.ctx.services.set(PEAK_SERVICE, { state: 'running' });
+    this.follow();
+  }
+
+  /**
+   * Watches the configured meter's current store: the registry replaces a meter's handle (and
+   * store) when its entry is edited, so the guard follows `added`/`removed`. A meter that is not
+   * registered is a state (stale, and the service's error), never a fallback to another meter.
+   */
+  private follow(): void {
+    const id = this.meterId;
+    const meter = this.ctx.meters.get(id);
+    if (this.store !== meter?.store) this.watch(meter?.store);
+    this.engine?.setMeterMissing(meter === undefined);
+    if (!this.engine) return;
+    this.ctx.services.set(
+      PEAK_SERVICE,
+      meter ? { state: 'running' } : { state: 'error', error: `meter "${id}" is not registered` },
+    );
+    if (!meter) this.emit('update', this.engine.snapshot(this.ctx.now()));
+  }
+
+  private readonly onRegistry = (): void => {
+    if (this.started && this.engine) this.follow();
+  };
+
+  /** The state file, validated (state-file.ts); an invalid one is set aside, logged and counted. */
+  private loadState() {
+    const loaded = this.file.load();
+    if (loaded.rejected) {
+      this.stateRejections += 1;
+      this.log.warn(
+        `peak guard: state file ${this.file.path} is invalid (${loaded.rejected}); moved to ${loaded.movedTo ?? '(not moved)'}, starting from empty`,
+      );
+    }
+    return loaded.state;
   }
 
   async start(): Promise<void> {
     this.started = true;
+    this.ctx.meters.on('added', this.onRegistry);
+    this.ctx.meters.on('removed', this.onRegistry);
     this.ctx.config.stateDirectory.ensure();
     if (this.slice) this.reconcile({ slice: this.slice });
     this.timer = this.ctx.clock.setInterval(() => this.tick(), 1000);
@@ -112,6 +155,8 @@ export class PeakGuard
 
   async stop(): Promise<void> {
     this.started = false;
+    this.ctx.meters.off('added', this.onRegistry);
+    this.ctx.meters.off('removed', this.onRegistry);
     this.watch(undefined);
     if (this.timer) this.ctx.clock.clearInterval(this.timer);
     this.timer = undefined;
@@ -125,12 +170,46 @@ export class PeakGuard
   }
 
   /** Month records (peaks and top windows) of the engine or, while off, of the state file. */
-  months() {
-    return this.engine?.monthRecords() ?? this.file.load()?.months ?? [];
+  months(): MonthRecord[] {
+    return this.engine?.monthRecords() ?? this.file.load().state?.months ?? [];
   }
+
+  /** The months with the value each is billed at and its source (GET /api/v1/peak/history). */
+  monthEntries(): MonthEntry[] {
+    if (this.engine) return this.engine.monthSources();
+    const settings = this.slice?.settings;
+    const peaks = new MonthPeaks(this.months(), { n: settings ? topN(settings) : 1, days: false });
+    return peaks
+      .list()
+      .map((record) => ({ record, source: peaks.sourceOf(record), kw: peaks.valueOf(record) }));
+  }
+
+  /** The window length in seconds of the settings in force. */
+  get windowSeconds(): number {
+    return this.slice ? windowSeconds(this.slice.settings) : 900;
+  }
+
+  /** GET /api/v1/peak and the stream's `peak` event: the snapshot with the meter's registers. */
+  view(snapshot: PeakSnapshot | { state: 'off' } = this.snapshot()): PeakView {
+    const config = this.ctx.config.config;
+    return peakView(
+      snapshot,
+      config.services.peak_guard.model,
+      this.meterDemand.view(),
+      config.services.costs.currency,
+    );
+  }
+
+  /** State files found invalid and set aside since the start. */
+  stateRejections = 0;
 
   get settings(): PeakSettings | undefined {
     return this.slice?.settings;
+  }
+
+  /** The guarded meter's id; an empty setting is the primary. */
+  get meterId(): string {
+    return this.slice?.meter || 'main';
   }
 
   get enabled(): boolean {
@@ -163,6 +242,12 @@ export class PeakGuard
       if (this.rebuild === 'pending') return;
     }
     const lastAverage = this.meterDemand.update(reading);
+    if (reading.demand || reading.values.has('1.6.0'))
+      engine.meterMonths(
+        this.meterDemand
+          .months()
+          .map((month) => ({ month: month.month, kw: month.kw, at: Date.parse(month.at) })),
+      );
     const step = engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters });
     const closed = step.closed;
     if (closed) this.meterDemand.compare(closed.kw, lastAverage);
@@ -175,7 +260,7 @@ export class PeakGuard
    * (rebuild.ts). Readings wait while the history answers.
    */
   private rebuildWindow(engine: PeakEngine, at: number, kwh: number): void {
-    const meter = this.slice?.meter ?? 'main';
+    const meter = this.meterId;
     if (!this.minutes || !engine.needsWindow(at)) {
       this.rebuild = 'done';
       return;

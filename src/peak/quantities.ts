@@ -47,23 +47,33 @@ export function windowQuantities(
   };
 }
 
-/** The mean of the samples of the last `seconds` (the import power p_now, 30 s). */
+/**
+ * The mean of the samples of the last `seconds` (the import power p_now, 30 s); samples are kept
+ * for `keepSeconds` for the mean since a given time (a stage's relief since its shed).
+ */
 export class PowerMean {
   private samples: { at: number; kw: number }[] = [];
 
-  constructor(private readonly seconds = 30) {}
+  constructor(
+    private readonly seconds = 30,
+    private readonly keepSeconds = seconds,
+  ) {}
 
   add(at: number, kw: number): void {
     this.samples.push({ at, kw });
-    const from = at - this.seconds * 1000;
+    const from = at - Math.max(this.seconds, this.keepSeconds) * 1000;
     while (this.samples.length > 0 && this.samples[0]!.at <= from) this.samples.shift();
   }
 
   /** The mean at `at` of the samples inside (at − seconds, at]; 0 without any. */
   mean(at: number): number {
-    const from = at - this.seconds * 1000;
+    return this.meanSince(at - this.seconds * 1000, at) ?? 0;
+  }
+
+  /** The mean of the samples inside (from, at]; undefined without any. */
+  meanSince(from: number, at: number): number | undefined {
     const inside = this.samples.filter((sample) => sample.at > from && sample.at <= at);
-    if (inside.length === 0) return 0;
+    if (inside.length === 0) return undefined;
     return inside.reduce((sum, sample) => sum + sample.kw, 0) / inside.length;
   }
 }

@@ -20,6 +20,8 @@ const ID = /^[A-Za-z0-9_-]{1,15}$/;
 const METER_ID = /^[a-z][a-z0-9_]{0,31}$/;
 const RELIEF = { min: 0.01, max: 1000 };
 const SECONDS = { min: 0, max: 86_400 };
+/** A charger's lowest current (IEC 61851-1 signals 6 A at the least) up to a 3-phase 80 A. */
+const AMPS = { min: 1, max: 80 };
 
 const idSchema = { type: 'string', maxLength: 15, pattern: ID.source };
 
@@ -35,10 +37,32 @@ export const STAGE_JSON_SCHEMA = {
     meter: { type: 'string', maxLength: 32, pattern: METER_ID.source },
     min_on_s: { type: 'integer', minimum: SECONDS.min, maximum: SECONDS.max },
     min_off_s: { type: 'integer', minimum: SECONDS.min, maximum: SECONDS.max },
+    phases: { type: 'integer', enum: [1, 3] },
+    min_a: { type: 'integer', minimum: AMPS.min, maximum: AMPS.max },
     locks: { type: 'array', items: idSchema },
   },
 };
-const KEYS = new Set(['id', 'shed', 'restore', 'relief_kw', 'meter', 'min_on_s', 'min_off_s', 'locks']);
+const KEYS = new Set([
+  'id',
+  'shed',
+  'restore',
+  'relief_kw',
+  'meter',
+  'min_on_s',
+  'min_off_s',
+  'phases',
+  'min_a',
+  'locks',
+]);
+/** Names an object's own prototype chain answers to: a stage id keys the times of the state. */
+const RESERVED_IDS = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+]);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -60,6 +84,7 @@ function stageProblems(stage: unknown, at: string): StageProblem[] {
     if (typeof stage[key] !== 'string' || !ID.test(stage[key] as string))
       add(key, 'must be an id of 1..15 letters, digits, "_" or "-"');
   }
+  if (typeof stage.id === 'string' && RESERVED_IDS.has(stage.id)) add('id', 'is a reserved name');
   const relief = numberProblem(stage.relief_kw, RELIEF.min, RELIEF.max, false);
   if (relief) add('relief_kw', relief);
   for (const key of ['min_on_s', 'min_off_s']) {
@@ -67,6 +92,9 @@ function stageProblems(stage: unknown, at: string): StageProblem[] {
       stage[key] === undefined ? undefined : numberProblem(stage[key], SECONDS.min, SECONDS.max, true);
     if (problem) add(key, problem);
   }
+  if (stage.phases !== undefined && stage.phases !== 1 && stage.phases !== 3) add('phases', 'must be 1 or 3');
+  const amps = stage.min_a === undefined ? undefined : numberProblem(stage.min_a, AMPS.min, AMPS.max, true);
+  if (amps) add('min_a', amps);
   if (stage.meter !== undefined && (typeof stage.meter !== 'string' || !METER_ID.test(stage.meter)))
     add('meter', 'must be a meter id');
   const locks = stage.locks ?? [];

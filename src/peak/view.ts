@@ -1,5 +1,5 @@
 import type { PeakSnapshot } from './engine-types.js';
-import type { MonthRecord } from './months.js';
+import type { MonthRecord, MonthSource } from './months.js';
 import { localIso } from './window.js';
 import type { PeakHistory, PeakView } from '../contracts/peak.js';
 
@@ -16,6 +16,7 @@ export function peakView(
   snapshot: PeakSnapshot | { state: 'off' },
   model: string,
   meter: Record<string, unknown> | null = null,
+  currency?: string,
 ): PeakView {
   if (!('window' in snapshot)) return { state: 'off', model, meter };
   const q = snapshot.quantities;
@@ -41,12 +42,18 @@ export function peakView(
     month_peak: snapshot.month_peak && {
       kw: kw(snapshot.month_peak.kw),
       at: localIso(snapshot.month_peak.at),
+      source: snapshot.month_peak.source,
     },
     rolling: {
       kw: kw(snapshot.rolling.kw),
-      months: snapshot.rolling.months.map((month) => ({ month: month.month, kw: kw(month.kw) })),
+      months: snapshot.rolling.months.map((month) => ({
+        month: month.month,
+        kw: kw(month.kw),
+        source: month.source,
+      })),
     },
     marginal_eur: Math.round(snapshot.marginal_eur * 100) / 100,
+    ...(currency === undefined ? {} : { currency }),
     shed: snapshot.shed.map((stage) => ({
       id: stage.id,
       since: localIso(stage.since),
@@ -69,19 +76,40 @@ export function peakView(
   };
 }
 
+/** A month record with the value the guard bills it at and where that comes from. */
+export interface MonthEntry {
+  record: MonthRecord;
+  source: MonthSource;
+  kw: number | undefined;
+}
+
+/**
+ * The month list: `peak_kw` the month's value (the meter's when it sent one, else computed) with
+ * `source`, the computed value beside it; peak times are the end of their window (as the meter
+ * stamps them), `top` lists the windows by their start.
+ */
 export function peakHistoryView(
-  months: readonly MonthRecord[],
+  months: readonly MonthEntry[],
   count: number,
+  seconds: number,
   meterMonth: (month: string) => { kw: number; at: string } | undefined = () => undefined,
 ): PeakHistory {
+  const end = (start: number) => localIso(start + seconds * 1000);
   return {
-    months: months.slice(-count).map((month) => ({
-      month: month.month,
-      meter_kw: meterMonth(month.month)?.kw ?? null,
-      meter_at: meterMonth(month.month)?.at ?? null,
-      peak_kw: kw(month.top[0]?.kw),
-      peak_at: month.top[0] ? localIso(month.top[0].at) : null,
-      top: month.top.map((window) => ({ start: localIso(window.at), kw: kw(window.kw) })),
-    })),
+    months: months.slice(-count).map(({ record, source, kw: value }) => {
+      const computed = record.top[0];
+      const peak = source === 'meter' ? record.meter : computed;
+      return {
+        month: record.month,
+        meter_kw: meterMonth(record.month)?.kw ?? record.meter?.kw ?? null,
+        meter_at: meterMonth(record.month)?.at ?? (record.meter ? end(record.meter.at) : null),
+        peak_kw: kw(value),
+        peak_at: peak ? end(peak.at) : null,
+        source,
+        computed_kw: kw(computed?.kw),
+        computed_at: computed ? end(computed.at) : null,
+        top: record.top.map((window) => ({ start: localIso(window.at), kw: kw(window.kw) })),
+      };
+    }),
   };
 }

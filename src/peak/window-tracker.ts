@@ -6,10 +6,15 @@ import { windowAt, type DemandWindow } from './window.js';
  * and the windows that closed, each with its demand (docs/architecture.md#peak-guard).
  */
 
+/** A first reading this long after its window's start leaves the start counter unknown. */
+const START_TOLERANCE_MS = 60_000;
+
 export interface ClosedWindow {
   start: number;
   end: number;
   kw: number;
+  /** No reading within the gap limit on both sides of its end: its value would be invented. */
+  missed?: boolean;
 }
 
 export interface TrackerState {
@@ -19,6 +24,8 @@ export interface TrackerState {
   /** The last reading: time and A+. */
   lastAt: number;
   lastKwh: number;
+  /** The window began before the first reading: its start counter is unknown, it is not recorded. */
+  partial?: boolean;
 }
 
 export class WindowTracker {
@@ -27,6 +34,8 @@ export class WindowTracker {
   constructor(
     readonly seconds: number,
     restored?: TrackerState,
+    /** The longest gap between two readings across which a window end is interpolated. */
+    private readonly maxGapMs = Infinity,
   ) {
     this.state = restored;
   }
@@ -55,19 +64,25 @@ export class WindowTracker {
     const window = windowAt(at, this.seconds);
     const state = this.state;
     if (!state || kwh < state.lastKwh) {
-      // First reading, or a counter that went back (meter replaced): start over from here.
+      // First reading, or a counter that went back (meter replaced): start over from here; a
+      // window entered after its start is only partly seen.
       this.state = { windowStart: window.start, startKwh: kwh, lastAt: at, lastKwh: kwh };
+      if (at - window.start > Math.min(this.maxGapMs, START_TOLERANCE_MS)) this.state.partial = true;
       return [];
     }
     const closed: ClosedWindow[] = [];
     let open = windowAt(state.windowStart, this.seconds);
+    const missed = at - state.lastAt > this.maxGapMs;
     while (open.start < window.start) {
       const endKwh = interpolate(state.lastAt, state.lastKwh, at, kwh, open.end);
-      closed.push({
+      const entry: ClosedWindow = {
         start: open.start,
         end: open.end,
         kw: ((endKwh - state.startKwh) * 3600) / open.seconds,
-      });
+      };
+      if (missed || state.partial) entry.missed = true;
+      delete state.partial;
+      closed.push(entry);
       state.startKwh = endKwh;
       open = windowAt(open.end, this.seconds);
     }

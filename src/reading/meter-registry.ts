@@ -69,9 +69,9 @@ export class MeterRegistry extends GuardedEmitter<RegistryEvents> {
    * The shape a consumer of every meter's store takes (the /metrics provider): the current meters
    * each time it is iterated.
    */
-  *forMetrics(): Iterable<{ id: string; name?: string; role?: string; store: ReadingStore }> {
+  *forMetrics(): Iterable<{ id: string; name?: string; role?: string; kind: string; store: ReadingStore }> {
     for (const meter of this.meters.values()) {
-      yield { id: meter.id, name: meter.name, role: meter.role, store: meter.store };
+      yield { id: meter.id, name: meter.name, role: meter.role, kind: meter.kind, store: meter.store };
     }
   }
 }

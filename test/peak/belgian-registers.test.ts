@@ -96,18 +96,33 @@ test('the registers are shown beside the computed values; a closed window off th
   assert.equal(demand.view()!.mismatches, 0);
   demand.compare(0.9, 0.644);
   assert.equal(demand.view()!.mismatches, 1);
+  // December 2022: the meter's 7.950 kW is the month's value; the computed 7.9 beside it.
   const history = peakHistoryView(
-    [{ month: '2022-12', top: [{ at: Date.parse('2022-12-06T22:15:00+01:00'), kw: 7.9 }] }],
+    [
+      {
+        record: {
+          month: '2022-12',
+          top: [{ at: Date.parse('2022-12-06T22:00:00+01:00'), kw: 7.9 }],
+          meter: { at: Date.parse('2022-12-06T22:00:00+01:00'), kw: 7.95 },
+        },
+        source: 'meter',
+        kw: 7.95,
+      },
+    ],
     13,
+    900,
     (month) => demand.monthOf(month),
   );
   assert.deepEqual(history.months[0], {
     month: '2022-12',
     meter_kw: 7.95,
     meter_at: '2022-12-06T22:15:00+01:00',
-    peak_kw: 7.9,
+    peak_kw: 7.95,
     peak_at: '2022-12-06T22:15:00+01:00',
-    top: [{ start: '2022-12-06T22:15:00+01:00', kw: 7.9 }],
+    source: 'meter',
+    computed_kw: 7.9,
+    computed_at: '2022-12-06T22:15:00+01:00',
+    top: [{ start: '2022-12-06T22:00:00+01:00', kw: 7.9 }],
   });
 });
 

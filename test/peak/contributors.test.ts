@@ -74,7 +74,7 @@ test('the metrics contributor gives the window in watts and the state', () => {
   assert.equal(Math.round(value('meter_gateway_peak_predicted_watts')!), 5667);
   assert.deepEqual(
     samples.find(([family]) => family === 'meter_gateway_peak_state'),
-    ['meter_gateway_peak_state', { state: 'over_limit' }, 1],
+    ['meter_gateway_peak_state', { meter: 'main', state: 'over_limit' }, 1],
   );
   const none: unknown[] = [];
   peakMetrics(() => undefined).collect((...sample) => none.push(sample));

@@ -103,7 +103,7 @@ test(
       const before = (await (await fetch(`${first.baseUrl}/api/v1/peak`)).json()) as PeakAnswer;
       // The daemon wires the guard's series into /metrics.
       const metrics = await (await fetch(`${first.baseUrl}/metrics`)).text();
-      assert.match(metrics, /^meter_gateway_peak_shed_stages 1$/m);
+      assert.match(metrics, /^meter_gateway_peak_shed_stages\{meter="main"\} 1$/m);
       first.child.kill('SIGKILL');
       await first.exited;
       const stored = JSON.parse(readFileSync(join(state, 'peak-guard.json'), 'utf8'));

@@ -100,7 +100,8 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
     );
     await feedUntil('2026-11-25T18:15:00', 3.3);
     peak = (await get('/api/v1/peak')).json();
-    assert.deepEqual(peak.month_peak, { kw: 3.94, at: '2026-11-25T18:00:00+01:00' });
+    // The peak's time is its window's end, as the meter stamps 1-0:1.6.0.
+    assert.deepEqual(peak.month_peak, { kw: 3.94, at: '2026-11-25T18:15:00+01:00', source: 'computed' });
     // 18:15:00 opens a window predicted at 3.3 kW, below the month peak: nothing to add.
     assert.equal(peak.marginal_eur, 0);
     const history = (await get('/api/v1/peak/history?months=13')).json();
@@ -110,12 +111,12 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
         meter_kw: null,
         meter_at: null,
         peak_kw: 3.94,
-        peak_at: '2026-11-25T18:00:00+01:00',
-        // 17:59:01–18:00 at 3 kW (59 s × 3 kW / 900 s) is all the guard saw of the 17:45 window.
-        top: [
-          { start: '2026-11-25T18:00:00+01:00', kw: 3.94 },
-          { start: '2026-11-25T17:45:00+01:00', kw: 0.197 },
-        ],
+        peak_at: '2026-11-25T18:15:00+01:00',
+        source: 'computed',
+        computed_kw: 3.94,
+        computed_at: '2026-11-25T18:15:00+01:00',
+        // The guard saw only 17:59:01–18:00 of the 17:45 window: not recorded.
+        top: [{ start: '2026-11-25T18:00:00+01:00', kw: 3.94 }],
       },
     ]);
     const bad = await get('/api/v1/peak/history?months=14');
@@ -126,7 +127,7 @@ test('the peak endpoints show the Belgian case at 18:05 and 18:08, the month pea
     const types = events.map((block) => JSON.parse(block.split('\ndata: ')[1]!).type);
     assert.deepEqual(
       types.filter((type) => type !== 'ineffective' && type !== 'unavoidable'),
-      ['new_month_peak', 'warning', 'shed', 'new_month_peak'],
+      ['warning', 'shed', 'new_month_peak'],
     );
     assert.ok(stream.blocks.filter((block) => block.startsWith('event: peak\n')).length > 900);
   } finally {

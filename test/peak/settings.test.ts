@@ -124,6 +124,15 @@ const BAD: [string, Record<string, unknown>, string][] = [
   ],
   ['a filter hour 25', { filter: { hours_to: 25 } }, 'services.peak_guard.filter.hours_to'],
   ['an absurd top_n', { top_n: 99 }, 'services.peak_guard.top_n'],
+  // Not a fallback to the primary: a meter that is not configured is refused.
+  ['a meter that does not exist', { meter: 'nope' }, 'services.peak_guard.meter'],
+  // Windows tile the local hour.
+  ['a window of 301 s', { model: 'custom', window_s: 301 }, 'services.peak_guard.window_s'],
+  ['a window of 1000 s', { model: 'custom', window_s: 1000 }, 'services.peak_guard.window_s'],
+  ['a window of 3599 s', { model: 'custom', window_s: 3599 }, 'services.peak_guard.window_s'],
+  // A stage id keys the stage's times: a prototype name would lose them.
+  ['a stage id __proto__', { stages: [{ ...EV, id: '__proto__' }] }, 'services.peak_guard.stages[0].id'],
+  ['a stage on 2 phases', { stages: [{ ...EV, phases: 2 }] }, 'services.peak_guard.stages[0].phases'],
 ];
 
 for (const [what, peak, field] of BAD) {

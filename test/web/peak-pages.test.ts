@@ -49,7 +49,13 @@ interface PeakJson {
 }
 
 interface HistoryJson {
-  months: { month: string; peak_kw: number | null; meter_kw: number | null }[];
+  months: {
+    month: string;
+    peak_kw: number | null;
+    meter_kw: number | null;
+    computed_kw: number | null;
+    source: string;
+  }[];
 }
 
 /** Five earlier months the guard's state file already holds: fewer than 12, so the average is flagged. */
@@ -58,7 +64,10 @@ const SEEDED = ['2026-06', '2026-07', '2026-08', '2026-09', '2026-10'].map((mont
   top: [{ at: Date.parse(`${month}-10T19:00:00+02:00`), kw: 3 + index / 10 }],
 }));
 
-async function startGuard(target: string): Promise<{ h: HttpTestContext; stop(): Promise<void> }> {
+async function startGuard(
+  target: string,
+  seeded: boolean = true,
+): Promise<{ h: HttpTestContext; stop(): Promise<void> }> {
   let guard: PeakGuard | undefined;
   let actions: ActionsOutput | undefined;
   const request = (path: string) => [{ http: { url: `${target}${path}`, method: 'POST' } }];
@@ -93,7 +102,7 @@ async function startGuard(target: string): Promise<{ h: HttpTestContext; stop():
     body: JSON.stringify({ services: { peak_guard: { enabled: true, limit_kw: 4, stages: [stage] } } }),
   });
   const state = { version: 1, shed: [], restoredAt: {}, ineffective: [], months: SEEDED };
-  writeFileSync(join(h.ctx.config.stateDirectory.dir, 'peak-guard.json'), JSON.stringify(state));
+  if (seeded) writeFileSync(join(h.ctx.config.stateDirectory.dir, 'peak-guard.json'), JSON.stringify(state));
   const outputs = [runOutput(h.ctx, actions!), runOutput(h.ctx, guard!)];
   for (const output of outputs) await output.start();
   return {
@@ -215,7 +224,7 @@ async function checkPeakPage({ h, page, feedUntil }: Rig): Promise<void> {
     const cell = page.locator(`#peak-months tr[data-month="${month.month}"] td`).nth(1);
     assert.equal(
       await cell.textContent(),
-      month.peak_kw === null ? '—' : month.peak_kw.toFixed(3),
+      month.computed_kw === null ? '—' : month.computed_kw.toFixed(3),
       month.month,
     );
   }
@@ -296,8 +305,32 @@ async function checkPhoneInDark({ h, page }: Rig): Promise<void> {
   assert.equal(background, 'rgb(27, 32, 41)', "theme.css's dark --card");
 }
 
+/**
+ * A full 0-0:98.1.0 buffer: 13 months, October 2025 to October 2026, each with its period stamp
+ * (00:00 on the 1st of the month after, local time) and a peak of 3.0 + month / 10 kW.
+ */
+const BUFFER = Array.from({ length: 13 }, (_, index) => {
+  const stamp = new Date(2025, 10 + index, 1);
+  const iso = (ms: number) => {
+    const date = new Date(ms);
+    const offset = -date.getTimezoneOffset() / 60;
+    const pad = (value: number) => String(value).padStart(2, '0');
+    return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:00+${pad(offset)}:00`;
+  };
+  return {
+    month: iso(stamp.getTime()),
+    at: iso(stamp.getTime() - 10 * 86_400_000),
+    kw: 3 + index / 10,
+  };
+});
+
 /** 1 Hz readings of `kw` import up to the local time `until`, on the frozen clock. */
-function feeder(h: HttpTestContext): (until: string, kw: number) => void {
+function feeder(
+  h: HttpTestContext,
+  months: readonly { month?: string; at: string; kw: number }[] = [
+    { at: '2026-10-12T20:00:00+02:00', kw: 3.456 },
+  ],
+): (until: string, kw: number) => void {
   let kwh = 100;
   return (until, kw) => {
     const end = Date.parse(until);
@@ -312,7 +345,7 @@ function feeder(h: HttpTestContext): (until: string, kw: number) => void {
         values: valuesOf({ '1.8.0': [kwh, 'kWh'], '1.7.0': [kw, 'kW'], '1.6.0': [4.125, 'kW'] }),
         demand: {
           monthPeakAt: '2026-11-03T19:15:00+01:00',
-          months: [{ at: '2026-10-12T20:00:00+02:00', kw: 3.456 }],
+          months: [...months],
         },
         mbus: [],
       });
@@ -340,6 +373,41 @@ test('peak card, month table, stage list and settings form in Chromium', async (
   await checkSettingsForm(rig);
   await checkPhoneInDark(rig);
   assert.deepEqual(pageErrors, []);
+});
+
+test("a fresh install shows the meter's 0-0:98.1.0 months in the month table and a 12-month average", async (t) => {
+  if (!requireChromium(t)) return;
+  const target = await recordingServer(200);
+  const { h, stop } = await startGuard(target.url, false);
+  const browser = await browserContext();
+  t.after(async () => {
+    await browser.close();
+    await stop();
+    await target.close();
+  });
+  const feedUntil = feeder(h, BUFFER);
+  h.clock.advance(Date.parse('2026-11-25T18:00:00+01:00') - h.clock.now());
+  feedUntil('2026-11-25T18:00:10+01:00', 1);
+  const history = await jsonOf<HistoryJson>(`${h.baseUrl}/api/v1/peak/history?months=13`);
+  // November 2025 to November 2026: 12 months of the buffer and November's 1-0:1.6.0.
+  assert.equal(history.months.length, 13);
+  assert.ok(history.months.every((month) => month.source === 'meter'));
+  const peak = await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`);
+  assert.equal(peak.rolling.months.length, 12);
+  const page = await browser.context.newPage();
+  await page.goto(`${h.baseUrl}/#/peak`);
+  await page.locator('#peak-months tr[data-month="2025-11"]').waitFor();
+  assert.equal(await page.locator('#peak-months tbody tr').count(), 13);
+  assert.equal(await page.locator('#peak-months tbody tr.in-average').count(), 12);
+  assert.equal(
+    await page.locator('#peak-months tr[data-month="2026-01"] td').nth(3).textContent(),
+    (3 + 3 / 10).toFixed(3),
+  );
+  assert.match(
+    (await page.locator('#peak-rolling').textContent()) ?? '',
+    new RegExp(`${peak.rolling.kw.toFixed(3)} kW over 12 months`),
+  );
+  assert.ok(await page.locator('#peak-rolling-short').isHidden());
 });
 
 for (const [locale, catalogue] of [

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { PeakEvent, PeakSnapshot } from '../../peak/engine-types.js';
 import type { PeakGuard } from '../../peak/peak-guard.js';
-import { peakHistoryView, peakView } from '../../peak/view.js';
+import { peakHistoryView } from '../../peak/view.js';
 import { MONTHS_KEPT } from '../../peak/months.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { contract } from '../contract-ref.js';
@@ -23,20 +23,18 @@ function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>,
   return (request: ApiRequest, response: ServerResponse): void => {
     if (clients.size >= MAX_STREAM_CLIENTS)
       throw new HttpError(503, 'service_unavailable', `at most ${MAX_STREAM_CLIENTS} peak stream clients`);
-    const model = () => ctx.config.config.services.peak_guard.model;
     // A client that does not read is dropped, never buffered for (docs/architecture.md#hostile-input).
     const sink = responseSink(response);
     const send = (event: string, data: unknown) => {
       if (!response.writableEnded && !response.destroyed)
         slow.write(sink, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
-    const onUpdate = (snapshot: PeakSnapshot) =>
-      send('peak', peakView(snapshot, model(), guard.meterDemand.view()));
+    const onUpdate = (snapshot: PeakSnapshot) => send('peak', guard.view(snapshot));
     const onEvent = (event: PeakEvent) =>
       send('peak_event', { ...event, at: new Date(event.at).toISOString() });
     response.writeHead(200, [...SSE_HEADERS]);
     clients.add(response);
-    send('peak', peakView(guard.snapshot(), model(), guard.meterDemand.view()));
+    send('peak', guard.view());
     guard.on('update', onUpdate);
     guard.on('event', onEvent);
     const close = () => {
@@ -53,28 +51,18 @@ function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>,
 export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): SlowConsumerGuard {
   const clients = new Set<ServerResponse>();
   const slow = new SlowConsumerGuard('peak', undefined, ctx.refusals);
-  router.add(
-    'GET',
-    '/api/v1/peak',
-    (_request, response) =>
-      sendJson(
-        response,
-        200,
-        peakView(guard.snapshot(), ctx.config.config.services.peak_guard.model, guard.meterDemand.view()),
-      ),
-    {
-      doc: {
-        summary:
-          'Capacity-tariff peak guard: the demand window, running/average/predicted/allowed power, headroom, limit, month peak, rolling average, shed stages, marginal cost',
-        responses: {
-          200: {
-            description: 'peak guard state (state off while disabled)',
-            schema: contract('PeakViewSchema'),
-          },
+  router.add('GET', '/api/v1/peak', (_request, response) => sendJson(response, 200, guard.view()), {
+    doc: {
+      summary:
+        'Capacity-tariff peak guard: the demand window, running/average/predicted/allowed power, headroom, limit, month peak, rolling average, shed stages, marginal cost',
+      responses: {
+        200: {
+          description: 'peak guard state (state off while disabled)',
+          schema: contract('PeakViewSchema'),
         },
       },
     },
-  );
+  });
   router.add(
     'GET',
     '/api/v1/peak/history',
@@ -88,7 +76,9 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
       sendJson(
         response,
         200,
-        peakHistoryView(guard.months(), months, (month) => guard.meterDemand.monthOf(month)),
+        peakHistoryView(guard.monthEntries(), months, guard.windowSeconds, (month) =>
+          guard.meterDemand.monthOf(month),
+        ),
       );
     },
     {

@@ -75,8 +75,9 @@ interface MonthRow {
 
 const MONTH_COLUMNS: readonly Column<MonthRow>[] = [
   ['peak.col_month', ({ month }) => monthName(month.month)],
-  ['peak.col_computed', ({ month }) => kw(month.peak_kw)],
-  ['peak.col_computed_at', ({ month }) => stamp(month.peak_at)],
+  // peak_kw is the month's billed value (the meter's when it sent one); computed_kw the windows'.
+  ['peak.col_computed', ({ month }) => kw(month.computed_kw ?? null)],
+  ['peak.col_computed_at', ({ month }) => stamp(month.computed_at ?? null)],
   ['peak.col_meter', ({ month }) => kw(month.meter_kw)],
   ['peak.col_meter_at', ({ month }) => stamp(month.meter_at)],
   ['peak.col_in_average', ({ counted, average }) => (counted ? kw(average) : '—')],
