@@ -284,7 +284,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     if (!('window' in snapshot) || !snapshot.quantities) return undefined;
     return { predictedKw: snapshot.quantities.predicted_kw, limitKw: snapshot.effective_limit_kw };
   });
-  registerExportLimiterRoutes(router, limiter);
+  registerExportLimiterRoutes(router, limiter, context.refusals);
   const peakCommands = new PeakCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
   const quarterSource: QuarterSource = {

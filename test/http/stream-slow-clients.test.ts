@@ -1,5 +1,5 @@
 // Every push stream drops a client that does not read (docs/architecture.md#hostile-input): the
-// peak stream here; /api/v1/live in live.test.ts, the Shelly WebSocket in
+// peak and export limiter streams here; /api/v1/live in live.test.ts, the Shelly WebSocket in
 // device/shelly/websocket.test.ts. Each goes through the one guard of src/slow-consumer.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +8,8 @@ import { connect } from 'node:net';
 import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
+import { registerExportLimiterRoutes } from '../../src/http/routes/export-limiter.js';
+import { ExportLimiter } from '../../src/export-limiter/limiter.js';
 import { componentLogger } from '../../src/log.js';
 import { runOutput } from '../../src/output.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
@@ -67,6 +69,43 @@ test('a peak stream client that never reads is dropped; a reading client keeps g
     reader.close();
     silent.destroy();
     for (const output of outputs) await output.stop();
+    await h.close();
+  }
+});
+
+test('an export limiter stream client that never reads is dropped; a reading client keeps getting events', async () => {
+  let limiter: ExportLimiter | undefined;
+  let slow: SlowConsumerGuard | undefined;
+  const h = await startHttpContext({
+    routes: (router, ctx) => {
+      registerCoreRoutes(router, ctx);
+      limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
+      slow = registerExportLimiterRoutes(router, limiter, ctx.refusals);
+    },
+  });
+  const port = Number(new URL(h.baseUrl).port);
+  const silent = connect(port, '127.0.0.1');
+  silent.on('error', () => undefined);
+  await once(silent, 'connect');
+  silent.write('GET /api/v1/export-limiter/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  silent.pause();
+  const reader = await openStream(h.baseUrl, '/api/v1/export-limiter/stream');
+  try {
+    let sent = 0;
+    while (slow!.dropped === 0) {
+      // A control step's status event, as the limiter emits it on every reading.
+      limiter!.emit('status', limiter!.status());
+      sent++;
+      assert.ok(sent < 200_000, 'the client that does not read was never dropped');
+      if (sent % 200 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(slow!.dropped, 1);
+    assert.equal(h.ctx.refusals.get('slow_client_export_limiter'), 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(reader.blocks.length > 1, 'the reading client got the events');
+  } finally {
+    reader.close();
+    silent.destroy();
     await h.close();
   }
 });

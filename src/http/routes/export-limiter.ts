@@ -5,6 +5,8 @@ import { contract } from '../contract-ref.js';
 import { HttpError } from '../errors.js';
 import { sendJson, SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
+import type { Refusals } from '../../refusals.js';
+import { responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
 
 /**
  * The export limiter's endpoints (docs/architecture.md#export-limiter): its state, and a
@@ -14,7 +16,7 @@ import type { ApiRequest, Router } from '../router.js';
 
 const MAX_STREAM_CLIENTS = 16;
 
-function stream(limiter: ExportLimiter, clients: Set<ServerResponse>) {
+function stream(limiter: ExportLimiter, clients: Set<ServerResponse>, slow: SlowConsumerGuard) {
   return (request: ApiRequest, response: ServerResponse): void => {
     if (clients.size >= MAX_STREAM_CLIENTS)
       throw new HttpError(
@@ -22,8 +24,11 @@ function stream(limiter: ExportLimiter, clients: Set<ServerResponse>) {
         'service_unavailable',
         `at most ${MAX_STREAM_CLIENTS} export limiter stream clients`,
       );
+    // A client that does not read is dropped, never buffered for (docs/architecture.md#hostile-input).
+    const sink = responseSink(response);
     const send = (event: string, data: unknown) => {
-      if (!response.writableEnded) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (!response.writableEnded && !response.destroyed)
+        slow.write(sink, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     };
     const onStatus = (status: LimiterStatus) => send('export_limiter', status);
     const onEvent = (event: { at: number; type: string; message: string }) =>
@@ -52,8 +57,13 @@ function stream(limiter: ExportLimiter, clients: Set<ServerResponse>) {
   };
 }
 
-export function registerExportLimiterRoutes(router: Router, limiter: ExportLimiter): void {
+export function registerExportLimiterRoutes(
+  router: Router,
+  limiter: ExportLimiter,
+  refusals: Refusals,
+): SlowConsumerGuard {
   const clients = new Set<ServerResponse>();
+  const slow = new SlowConsumerGuard('export_limiter', undefined, refusals);
   router.add(
     'GET',
     '/api/v1/export-limiter',
@@ -68,7 +78,7 @@ export function registerExportLimiterRoutes(router: Router, limiter: ExportLimit
       },
     },
   );
-  router.add('GET', '/api/v1/export-limiter/stream', stream(limiter, clients), {
+  router.add('GET', '/api/v1/export-limiter/stream', stream(limiter, clients, slow), {
     doc: {
       summary:
         'The export limiter as Server-Sent Events: `event: export_limiter` (as GET /api/v1/export-limiter) on every control step, `event: export_limiter_event` for decisions, writes, a stale meter, a lost or busy inverter',
@@ -78,4 +88,5 @@ export function registerExportLimiterRoutes(router: Router, limiter: ExportLimit
       },
     },
   });
+  return slow;
 }
