@@ -66,7 +66,7 @@ export const PEAK_GUARD_SCHEMA = {
     30,
     1,
     900,
-    'Seconds between two shed steps, and the time a stage has to show its relief.',
+    'Seconds between two shed steps, and the time a stage has to show its relief (the mean import since the shed, or its sub-meter); arm_after_s + step_delay_s must end inside the window.',
   ),
   hysteresis_kw: num(
     0.3,

@@ -6,6 +6,8 @@ import { MAX_STAGES, STAGE_JSON_SCHEMA, stageListProblems, type PeakStage } from
 import { declareVariables } from '../actions/variables.js';
 import { PEAK_BUDGET_VARIABLE, PEAK_VARIABLES } from './contributors.js';
 import { MODEL_FORMATS, MODEL_RULES } from './model-formats.js';
+import { windowSeconds } from './tariff-model.js';
+import type { PeakSettings } from './engine-types.js';
 import { MAIN_METER_ID } from '../reading/meter-entries.js';
 
 declare module '../config/formats.js' {
@@ -138,6 +140,28 @@ function windowIssues(tree: Record<string, unknown>): ValidationIssue[] {
   ];
 }
 
+/**
+ * A shed stage's relief is judged on the mean import over the step_delay_s after the shed took
+ * effect (docs/architecture.md#peak-guard): that span, after the armed part of a window begins,
+ * must fit inside the window, or a window ends before its first shed could be judged.
+ */
+function stepDelayIssues(tree: Record<string, unknown>): ValidationIssue[] {
+  const window = windowSeconds({
+    model: getPath(tree, 'services.peak_guard.model') as PeakSettings['model'],
+    window_s: getPath(tree, 'services.peak_guard.window_s') as number,
+  });
+  const arm = getPath(tree, 'services.peak_guard.arm_after_s') as number;
+  const delay = getPath(tree, 'services.peak_guard.step_delay_s') as number;
+  if (arm + delay < window) return [];
+  return [
+    {
+      field: 'services.peak_guard.step_delay_s',
+      message: `with arm_after_s ${arm} s must end inside the ${window} s window (at most ${Math.max(0, window - arm - 1)} s), so a shed's relief can be judged`,
+      value: delay,
+    },
+  ];
+}
+
 /** The guarded meter is the primary or a listed further meter, never silently another one. */
 function meterIssues(tree: Record<string, unknown>): ValidationIssue[] {
   const meter = getPath(tree, 'services.peak_guard.meter');
@@ -162,6 +186,16 @@ function meterIssues(tree: Record<string, unknown>): ValidationIssue[] {
 const RULES: ConfigRule[] = [
   { name: 'peak-guard window length', watches: ['services.peak_guard.window_s'], check: windowIssues },
   { name: 'peak-guard meter', watches: ['services.peak_guard.meter'], check: meterIssues },
+  {
+    name: 'peak-guard relief time',
+    watches: [
+      'services.peak_guard.model',
+      'services.peak_guard.window_s',
+      'services.peak_guard.arm_after_s',
+      'services.peak_guard.step_delay_s',
+    ],
+    check: stepDelayIssues,
+  },
   { name: 'peak-guard stages and actions', watches: [STAGES, 'actions.definition'], check: stageIssues },
   {
     name: 'peak-guard margins',

@@ -130,6 +130,17 @@ const BAD: [string, Record<string, unknown>, string][] = [
   ['a window of 301 s', { model: 'custom', window_s: 301 }, 'services.peak_guard.window_s'],
   ['a window of 1000 s', { model: 'custom', window_s: 1000 }, 'services.peak_guard.window_s'],
   ['a window of 3599 s', { model: 'custom', window_s: 3599 }, 'services.peak_guard.window_s'],
+  // A shed's relief is judged over step_delay_s: it must end inside the window.
+  [
+    'a relief time longer than a 5-minute window',
+    { model: 'custom', window_s: 300, arm_after_s: 60, step_delay_s: 240 },
+    'services.peak_guard.step_delay_s',
+  ],
+  [
+    'a relief time past the quarter',
+    { arm_after_s: 600, step_delay_s: 300 },
+    'services.peak_guard.step_delay_s',
+  ],
   // A stage id keys the stage's times: a prototype name would lose them.
   ['a stage id __proto__', { stages: [{ ...EV, id: '__proto__' }] }, 'services.peak_guard.stages[0].id'],
   ['a stage on 2 phases', { stages: [{ ...EV, phases: 2 }] }, 'services.peak_guard.stages[0].phases'],
