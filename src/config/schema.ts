@@ -432,6 +432,14 @@ export const DAEMON_SCHEMA = {
       'Seconds without a valid meter reading before GET /api/v1/health answers 503 failing (the container turns unhealthy); 0: never. Before that, a stale reading is degraded.',
     ),
   },
+  history: {
+    keep_removed_days: int(
+      30,
+      0,
+      3650,
+      'Days the history folder of a meter removed from meters[] is kept (in case it comes back) before the daily housekeeping deletes it; 0: at the next housekeeping.',
+    ),
+  },
   meter_proxy: { port: int(2000, 0, 65535, 'TCP port of the raw telegram proxy.') },
   modbus_tcp: {
     host: text(

@@ -7,7 +7,12 @@ import type { Logger } from '../log.js';
 import { localDateTime } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import type { Output } from '../output.js';
-import { hasHistoryLeftovers, removeHistoryLeftovers } from '../history/upkeep.js';
+import {
+  hasHistoryLeftovers,
+  removedMeterFolders,
+  removeHistoryLeftovers,
+  upkeepRemovedMeters,
+} from '../history/upkeep.js';
 import { deleteExpiredCsvFiles } from './csv-retention.js';
 import { sdCardRoot } from './sd-card.js';
 import { hasLogLeftovers, removeLogLeftovers } from './log-upkeep.js';
@@ -33,8 +38,11 @@ const AT_LOCAL_MIDNIGHT = '0 0 * * *';
  */
 export class Housekeeping implements Output<string> {
   readonly name = 'housekeeping';
-  /** CSV logging switched on gives CSV retention something to keep, services.log the log upkeep. */
-  readonly watches = ['services.sd.enable', 'services.log'] as const;
+  /**
+   * CSV logging switched on gives CSV retention something to keep, services.log the log upkeep, a
+   * meter removed from `meters` the history upkeep.
+   */
+  readonly watches = ['services.sd.enable', 'services.log', 'meters'] as const;
   private task: ScheduledTask | undefined;
   private lastDate: string | undefined;
   private runs = 0;
@@ -55,7 +63,7 @@ export class Housekeeping implements Output<string> {
   }
 
   select(config: AppConfig): string {
-    return `sd ${config.services.sd.enable}, log ${config.services.log}`;
+    return `sd ${config.services.sd.enable}, log ${config.services.log}, meters ${[...listedMeterIds(config)].join(' ')}`;
   }
 
   /** A job may have gained something to keep (CSV logging or the log file switched): schedule if so. */
@@ -163,12 +171,33 @@ export function logUpkeepJob(context: AppContext, logger: Logger): HousekeepingJ
   };
 }
 
-/** History upkeep over `<state>/history/` (../history/upkeep.ts). */
+/** The ids of the further meters in the configuration (their history folders are kept). */
+function listedMeterIds(config: AppConfig): Set<string> {
+  return new Set(config.meters.map((meter) => meter.id));
+}
+
+/**
+ * History upkeep over `<state>/history/` (../history/upkeep.ts): leftovers of the ring files, and
+ * the folders of removed meters after `history.keep_removed_days`.
+ */
 export function historyUpkeepJob(context: AppContext, logger: Logger): HousekeepingJob {
   const directory = () => join(context.config.config.paths.state, 'history');
+  const metersDirectory = () => join(directory(), 'meters');
+  const listed = () => listedMeterIds(context.config.config);
   return {
     name: 'history upkeep',
-    needed: () => hasHistoryLeftovers(directory()),
-    run: (now) => failIfAny(removeHistoryLeftovers(directory(), now, logger)),
+    needed: () =>
+      hasHistoryLeftovers(directory()) || removedMeterFolders(metersDirectory(), listed()).length > 0,
+    run: (now) =>
+      failIfAny([
+        ...removeHistoryLeftovers(directory(), now, logger),
+        ...upkeepRemovedMeters(
+          metersDirectory(),
+          listed(),
+          context.config.config.history.keep_removed_days,
+          now,
+          logger,
+        ),
+      ]),
   };
 }

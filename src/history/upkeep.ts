@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 
@@ -50,6 +50,80 @@ export function removeHistoryLeftovers(directory: string, now: number, logger: L
       logger.info(`deleted history/${name}`);
     } catch (error) {
       logger.error(`cannot delete history/${name}: ${(error as Error).message}`);
+      errors.push(error as Error);
+    }
+  }
+  return errors;
+}
+
+/**
+ * The history folder of a meter that left `meters[]` (`<state>/history/meters/<id>/`) is kept
+ * `history.keep_removed_days`, in case the meter comes back under the same id, then deleted
+ * (docs/architecture.md#housekeeping). The first upkeep that finds the meter gone writes this file
+ * into its folder with that time (ms); a meter listed again has the file removed and keeps its
+ * history.
+ */
+export const REMOVED_MARKER = 'removed-at';
+
+/** The folders of `metersDirectory` whose meter is not in `listed`; none when the folder does not exist. */
+export function removedMeterFolders(metersDirectory: string, listed: ReadonlySet<string>): string[] {
+  try {
+    return readdirSync(metersDirectory, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !listed.has(entry.name))
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+/** When the folder's meter was first found removed; undefined when not marked (or marked unreadably). */
+function removedSince(folder: string): number | undefined {
+  try {
+    const at = Number(readFileSync(join(folder, REMOVED_MARKER), 'utf8'));
+    return Number.isFinite(at) ? at : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Marks the folders of removed meters, deletes those marked at least `keepDays` ago, and unmarks
+ * the folders of meters listed again. A folder that cannot be marked or deleted is skipped and
+ * reported; the others are still handled. Returns the errors.
+ */
+export function upkeepRemovedMeters(
+  metersDirectory: string,
+  listed: ReadonlySet<string>,
+  keepDays: number,
+  now: number,
+  logger: Logger,
+): Error[] {
+  const errors: Error[] = [];
+  for (const id of listed) {
+    const marker = join(metersDirectory, id, REMOVED_MARKER);
+    try {
+      if (existsSync(marker)) {
+        rmSync(marker);
+        logger.info(`meter ${id} is listed again: its history is kept`);
+      }
+    } catch (error) {
+      errors.push(error as Error);
+    }
+  }
+  for (const id of removedMeterFolders(metersDirectory, listed)) {
+    const folder = join(metersDirectory, id);
+    try {
+      let since = removedSince(folder);
+      if (since === undefined) {
+        since = now;
+        writeFileSync(join(folder, REMOVED_MARKER), String(now));
+        logger.info(`meter ${id} is no longer listed: its history is kept ${keepDays} day(s), then deleted`);
+      }
+      if (now - since < keepDays * 86_400_000) continue;
+      rmSync(folder, { recursive: true, force: true });
+      logger.info(`deleted history/meters/${id} (meter removed ${keepDays} day(s) ago)`);
+    } catch (error) {
+      logger.error(`cannot clean up history/meters/${id}: ${(error as Error).message}`);
       errors.push(error as Error);
     }
   }

@@ -9,6 +9,7 @@ import {
   logUpkeepJob,
 } from '../../src/device/housekeeping.js';
 import { SdLogger } from '../../src/device/sd-logger.js';
+import { REMOVED_MARKER } from '../../src/history/upkeep.js';
 import { runOutput } from '../../src/output.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
@@ -197,6 +198,49 @@ test('with services.log on only rotated files past the kept five go; switching i
     assert.equal(scheduled?.failures, 0);
     assert.equal(existsSync(join(sd, 'meter-gateway4.log')), true, 'kept while services.log is on');
     assert.equal(existsSync(join(sd, 'meter-gateway5.log')), false);
+  } finally {
+    await running.stop();
+    await h.close();
+  }
+});
+
+test('a removed meter keeps its history folder for history.keep_removed_days, then it goes; a meter listed again keeps it', async () => {
+  const h = await startHttpContext({
+    env: {
+      METER_GATEWAY_HISTORY_KEEP_REMOVED_DAYS: '2',
+      METER_GATEWAY_METERS: JSON.stringify([{ id: 'pv', name: 'PV', role: 'pv', source: 'simulator' }]),
+    },
+  });
+  const meters = join(h.stateDir, 'history', 'meters');
+  for (const id of ['pv', 'heat', 'ev']) {
+    mkdirSync(join(meters, id), { recursive: true });
+    writeFileSync(join(meters, id, '1m.ring'), 'x');
+  }
+  const housekeeping = new Housekeeping(h.ctx, h.ctx.logger, [historyUpkeepJob(h.ctx, h.ctx.logger)]);
+  const running = runOutput(h.ctx, housekeeping);
+  const status = () => h.ctx.services.get('housekeeping') as unknown as Status;
+  try {
+    await running.start();
+    assert.equal(status().runs, 1, 'at start: two folders of meters no longer listed');
+    for (const id of ['pv', 'heat', 'ev']) assert.equal(existsSync(join(meters, id, '1m.ring')), true, id);
+    assert.equal(existsSync(join(meters, 'pv', REMOVED_MARKER)), false, 'a listed meter is never marked');
+    assert.equal(existsSync(join(meters, 'heat', REMOVED_MARKER)), true);
+
+    h.clock.advance(DAY);
+    await housekeeping.due();
+    // "ev" comes back under its id: its history stays and is no longer marked.
+    const back = [
+      { id: 'pv', name: 'PV', role: 'pv', source: 'simulator' },
+      { id: 'ev', name: 'EV', role: 'consumer', source: 'simulator' },
+    ];
+    assert.equal(h.ctx.config.apply(new Map([['meters', back]])).ok, true);
+    h.clock.advance(DAY);
+    await housekeeping.due();
+    assert.equal(existsSync(join(meters, 'heat')), false, 'removed 2 days ago: deleted');
+    assert.equal(existsSync(join(meters, 'ev', '1m.ring')), true, 'listed again: kept');
+    assert.equal(existsSync(join(meters, 'ev', REMOVED_MARKER)), false, 'and unmarked');
+    assert.equal(existsSync(join(meters, 'pv', '1m.ring')), true);
+    assert.equal(status().failures, 0);
   } finally {
     await running.stop();
     await h.close();
