@@ -19,6 +19,7 @@ import { HEADER_SIZE, ringFileSize, ringHeader } from '../src/history/ring-file.
 import { TIERS } from '../src/history/tiers.js';
 import { createLogger } from '../src/log.js';
 import { PushClient, type QuarterSource } from '../src/push/push-client.js';
+import { Refusals } from '../src/refusals.js';
 import { flushVictoriaMetrics, startVictoriaMetrics, vmQuery } from '../test/push/engines.js';
 
 const GATEWAYS = Number(process.argv[2] ?? 1000);
@@ -121,6 +122,7 @@ async function yearBacklog(base: string, url: string): Promise<string> {
       clock: systemClock,
       now: Date.now,
       logger,
+      refusals: ctx.refusals,
     });
   // Warm-up: the last 10 quarters, so got, protobufjs and snappyjs are loaded before the measure
   // (a daemon that pushes has them loaded whatever its backlog).
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
           clock: systemClock,
           now: Date.now,
           logger,
+          refusals: new Refusals(),
         }),
     );
     for (const client of clients) client.load();

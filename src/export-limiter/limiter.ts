@@ -245,7 +245,15 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       return;
     }
     this.ctx.config.stateDirectory.ensure();
-    this.memory ??= new LimiterStateFile(this.ctx.config.stateDirectory.dir);
+    this.memory ??= new LimiterStateFile(this.ctx.config.stateDirectory.dir, {
+      now: this.ctx.now,
+      onProblem: (problem) => {
+        this.ctx.refusals.add('state_file_corrupt');
+        this.log.warn(
+          `state file ${problem.path} was corrupt (${problem.reason}); moved to ${problem.movedTo}`,
+        );
+      },
+    });
     this.inverters = this.settings.inverters.map((setting) => new Inverter(setting, this.ctx));
     this.store = this.ctx.meters.get(this.settings.meter)?.store ?? this.ctx.store;
     this.store.on('reading', this.onReading);

@@ -1,6 +1,8 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Type } from 'typebox';
 import { writeFileAtomic } from '../config/atomic-file.js';
+import { corruptPathOf, VersionedStateFile, type StateFileOptions } from '../config/state-file.js';
 
 /** What the limiter keeps of an inverter across restarts. */
 export interface InverterMemory {
@@ -10,6 +12,18 @@ export interface InverterMemory {
 }
 
 const MAX_BYTES = 64 * 1024;
+
+/** The file's contract: an invalid file is moved aside and nothing is remembered (docs/architecture.md#durability). */
+const LimiterFileSchema = Type.Object({
+  version: Type.Literal(1),
+  inverters: Type.Record(
+    Type.String(),
+    Type.Object({
+      source: Type.String(),
+      installer_pct: Type.Union([Type.Null(), Type.Number({ minimum: 0, maximum: 100 })]),
+    }),
+  ),
+});
 
 /**
  * `<state>/export-limiter.json` (docs/architecture.md#export-limiter): the installer's limit of each
@@ -21,7 +35,14 @@ const MAX_BYTES = 64 * 1024;
 export class LimiterStateFile {
   private entries: Record<string, InverterMemory> | undefined;
 
-  constructor(private readonly dir: string) {}
+  private readonly file: VersionedStateFile<typeof LimiterFileSchema>;
+
+  constructor(
+    private readonly dir: string,
+    private readonly options: StateFileOptions,
+  ) {
+    this.file = new VersionedStateFile(this.path, LimiterFileSchema, options);
+  }
 
   get path(): string {
     return join(this.dir, 'export-limiter.json');
@@ -48,25 +69,29 @@ export class LimiterStateFile {
   private load(): Record<string, InverterMemory> {
     if (this.entries) return this.entries;
     this.entries = {};
-    try {
-      const text = readFileSync(this.path, 'utf8');
-      if (text.length > MAX_BYTES) return this.entries;
-      const data = JSON.parse(text) as { version?: unknown; inverters?: unknown };
-      if (data?.version !== 1 || typeof data.inverters !== 'object' || data.inverters === null)
-        return this.entries;
-      for (const [id, value] of Object.entries(data.inverters as Record<string, unknown>)) {
-        const entry = value as Partial<InverterMemory> | null;
-        const pct = entry?.installer_pct;
-        if (
-          typeof entry?.source === 'string' &&
-          (pct === null || (typeof pct === 'number' && Number.isFinite(pct) && pct >= 0 && pct <= 100))
-        )
-          this.entries[id] = { source: entry.source, installer_pct: pct };
-      }
-    } catch {
-      // absent or unreadable: nothing remembered, the inverter is read afresh
-    }
+    if (this.tooLarge()) return this.entries;
+    for (const [id, entry] of Object.entries(this.file.load()?.inverters ?? {}))
+      this.entries[id] = { source: entry.source, installer_pct: entry.installer_pct };
     return this.entries;
+  }
+
+  /** A file larger than any the limiter writes is not read: it is moved aside like an invalid one. */
+  private tooLarge(): boolean {
+    let size: number;
+    try {
+      size = statSync(this.path).size;
+    } catch {
+      return false;
+    }
+    if (size <= MAX_BYTES) return false;
+    const movedTo = corruptPathOf(this.path, this.options.now());
+    try {
+      renameSync(this.path, movedTo);
+    } catch {
+      // gone meanwhile or not movable: nothing is remembered all the same
+    }
+    this.options.onProblem?.({ path: this.path, movedTo, reason: `larger than ${MAX_BYTES} bytes` });
+    return true;
   }
 
   private save(entries: Record<string, InverterMemory>): void {

@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timer } from '../clock.js';
 import { writeFileAtomic } from '../config/atomic-file.js';
+import { corruptPathOf } from '../config/state-file.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext, ServiceStatus } from '../context.js';
 import type { Logger } from '../log.js';
@@ -505,7 +506,11 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     writeFileAtomic(join(this.directory, `${record.day}.json`), `${JSON.stringify(file)}\n`);
   }
 
-  /** Reads the stored days; a file that does not hold one whole local day is skipped and logged. */
+  /**
+   * Reads the stored days; a file that does not hold one whole local day of this version is moved
+   * aside as `<file>.corrupt-<time>`, logged and counted (docs/architecture.md#durability), and the
+   * day is fetched again like a missing one.
+   */
   private load(): void {
     let names: string[];
     try {
@@ -526,7 +531,17 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
         const record = readDay(readFileSync(join(this.directory, name), 'utf8'), day);
         this.days.set(day, record);
       } catch (error) {
-        this.log.warn(`prices: state file ${name} skipped: ${(error as Error).message}`);
+        const path = join(this.directory, name);
+        const movedTo = corruptPathOf(path, this.ctx.now());
+        try {
+          renameSync(path, movedTo);
+        } catch {
+          // gone meanwhile or not movable: the day is fetched again all the same
+        }
+        this.ctx.refusals.add('state_file_corrupt');
+        this.log.warn(
+          `prices: state file ${path} was corrupt (${(error as Error).message}); moved to ${movedTo}`,
+        );
       }
     }
   }

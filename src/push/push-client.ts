@@ -1,13 +1,15 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Backoff } from '../backoff.js';
 import { PUSH_STATES } from '../contracts/push.js';
 import type { Clock, Timer } from '../clock.js';
-import { writeFileAtomic } from '../config/atomic-file.js';
+import { Type } from 'typebox';
+import { VersionedStateFile } from '../config/state-file.js';
 import type { QuarterRecord } from '../history/recorder.js';
 import type { Logger } from '../log.js';
 import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../prices/price-signal.js';
+import type { Refusals } from '../refusals.js';
 import { encodeBatch } from './encoders.js';
 import { quarterSamples, type PushSample } from './series.js';
 import {
@@ -76,10 +78,21 @@ export interface PushStatus {
   counts: PushCounts;
 }
 
-interface Persisted {
-  cursor: number;
-  counts: PushCounts;
-}
+/**
+ * `<state>/push/<target id>.json`, held to this contract when loaded (docs/architecture.md#durability):
+ * a file that fails it is moved aside and the target starts at the retention edge, as without one.
+ */
+const CursorFileSchema = Type.Object({
+  version: Type.Literal(1),
+  cursor: Type.Integer(),
+  counts: Type.Object({
+    sent: Type.Integer({ minimum: 0 }),
+    batches: Type.Integer({ minimum: 0 }),
+    retried: Type.Integer({ minimum: 0 }),
+    dropped_too_old: Type.Integer({ minimum: 0 }),
+    dropped_rejected: Type.Integer({ minimum: 0 }),
+  }),
+});
 
 export interface PushClientOptions {
   settings: PushTargetSettings;
@@ -91,6 +104,8 @@ export interface PushClientOptions {
   clock: Clock;
   now: () => number;
   logger: Logger;
+  /** Counts a cursor file moved aside as `state_file_corrupt`. */
+  refusals: Refusals;
   prices?: PriceSignal;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
@@ -117,7 +132,7 @@ export class PushClient {
   private timer: Timer | undefined;
   private running = false;
   private pumping: Promise<void> | undefined;
-  private readonly file: string;
+  private readonly file: VersionedStateFile<typeof CursorFileSchema>;
   private readonly url: URL;
 
   constructor(private readonly options: PushClientOptions) {
@@ -126,7 +141,19 @@ export class PushClient {
     if (options.settings.kind === 'influx_line') this.url.searchParams.set('precision', 'ms');
     this.batchQuarters = options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS;
     this.backoff = new Backoff(1000, RETRY_CAP_MS, RETRY_JITTER, options.random);
-    this.file = join(options.directory, `${options.settings.id}.json`);
+    this.file = new VersionedStateFile(
+      join(options.directory, `${options.settings.id}.json`),
+      CursorFileSchema,
+      {
+        now: options.now,
+        onProblem: (problem) => {
+          options.refusals.add('state_file_corrupt');
+          options.logger.warn(
+            `push ${options.settings.id}: state file ${problem.path} was corrupt (${problem.reason}); moved to ${problem.movedTo}, starting at the retention edge`,
+          );
+        },
+      },
+    );
   }
 
   get id(): string {
@@ -136,22 +163,11 @@ export class PushClient {
   /** Loads the cursor; a target without one starts at the retention edge (what the receiver keeps). */
   load(): void {
     mkdirSync(this.options.directory, { recursive: true });
-    try {
-      const stored = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<Persisted>;
-      if (typeof stored.cursor === 'number' && Number.isSafeInteger(stored.cursor))
-        this.cursor = stored.cursor;
-      if (stored.counts && typeof stored.counts === 'object')
-        for (const key of Object.keys(this.counts) as Array<keyof PushCounts>) {
-          const value = stored.counts[key];
-          if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
-            this.counts[key] = value;
-        }
+    const stored = this.file.load();
+    if (stored) {
+      this.cursor = stored.cursor;
+      this.counts = { ...stored.counts };
       return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.options.logger.warn(
-          `push ${this.id}: cursor file unreadable (${(error as Error).message}); starting at the retention edge`,
-        );
     }
     const edge = this.options.now() - this.retentionMs() + RETENTION_MARGIN_MS;
     this.cursor = Math.floor(edge / 1000 / QUARTER_S) * QUARTER_S;
@@ -163,8 +179,7 @@ export class PushClient {
   }
 
   private persist(): void {
-    const content: Persisted = { cursor: this.cursor, counts: this.counts };
-    writeFileAtomic(this.file, `${JSON.stringify(content)}\n`);
+    this.file.save({ version: 1, cursor: this.cursor, counts: this.counts });
   }
 
   /** Starts the pump: a batch now, then after each success at once, after each failure by the backoff. */

@@ -64,6 +64,7 @@ export class PushOutput implements Output<PushSlice> {
         clock: this.context.clock,
         now: this.context.now,
         logger: this.logger,
+        refusals: this.context.refusals,
         prices: this.context.prices,
       });
       client.load();

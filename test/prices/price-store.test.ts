@@ -2,7 +2,7 @@
 // warm restart, HTTP 429, hostile answers and the computed prices.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
@@ -207,3 +207,40 @@ test('hostile answers never store a partial day and show as the status', async (
   }
   void TOMORROW;
 });
+
+// docs/architecture.md#durability: a day file that fails its checks is moved aside and counted.
+for (const [variant, damage] of [
+  ['truncated', (text: string) => text.slice(0, text.length / 2)],
+  ['of another version', (text: string) => JSON.stringify({ ...JSON.parse(text), version: 99 })],
+  ['missing a field', (text: string) => JSON.stringify({ ...JSON.parse(text), spot: undefined })],
+] as const) {
+  test(`a day file ${variant} is moved aside as .corrupt-<time>, counted, and the day starts empty`, async (t) => {
+    const at = Date.parse('2026-11-29T13:30:00Z');
+    const first = await rig(t, (url) => dayAnswer(url), at);
+    await first.start();
+    await first.stop();
+    const path = join(first.stateDir, 'prices', '2026-11-29.json');
+    const damaged = damage(readFileSync(path, 'utf8'));
+    assert.notEqual(damaged, readFileSync(path, 'utf8'));
+    writeFileSync(path, damaged);
+    const second = await rig(
+      t,
+      () => ({ status: 200, body: acknowledgement() }),
+      at + 60_000,
+      first.stateDir,
+    );
+    await second.start();
+    const names = readdirSync(join(first.stateDir, 'prices'));
+    const aside = names.filter((name) => name.startsWith('2026-11-29.json.corrupt-'));
+    assert.equal(aside.length, 1, names.join(', '));
+    assert.equal(readFileSync(join(first.stateDir, 'prices', aside[0]!), 'utf8'), damaged);
+    assert.equal(second.file('2026-11-29'), undefined);
+    assert.equal(second.store.quarterAt(at), undefined);
+    assert.ok(second.store.quarterAt(Date.parse('2026-11-30T10:00:00Z')), 'the sound day is kept');
+    assert.equal(second.ctx.refusals.get('state_file_corrupt'), 1);
+    assert.ok(
+      second.lines.some((line) => /2026-11-29\.json was corrupt/.test(line)),
+      second.lines.join('\n'),
+    );
+  });
+}

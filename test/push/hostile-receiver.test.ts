@@ -13,6 +13,7 @@ import {
   quarterHoursAgo,
   startMeter,
   stopMeter,
+  ZERO_COUNTS,
   type TestMeter,
 } from './push-fixture.js';
 
@@ -231,7 +232,10 @@ test('quarters older than the receiver retention are counted dropped_too_old, ne
     await withQuarters(4, async (h, main, first) => {
       const { mkdirSync, writeFileSync } = await import('node:fs');
       mkdirSync(join(h.stateDir, 'push'));
-      writeFileSync(join(h.stateDir, 'push', 'fleet.json'), JSON.stringify({ cursor: first / 1000 - 900 }));
+      writeFileSync(
+        join(h.stateDir, 'push', 'fleet.json'),
+        JSON.stringify({ version: 1, cursor: first / 1000 - 900, counts: ZERO_COUNTS }),
+      );
       // The retention edge (one day, less the hour's margin) a minute after the end of quarter 3.
       h.clock.advance(first + 3 * QUARTER_MS + 86_400_000 - 3_600_000 + 60_000 - h.clock.now());
       const client = pushClient(h, [main], { kind: 'vm_import', url: rx.url, retention_days: 1 });

@@ -8,6 +8,9 @@ import type { HttpTestContext } from '../helpers/http-context.js';
 
 export const QUARTER_MS = 900_000;
 
+/** The counts of a cursor file that has sent nothing yet. */
+export const ZERO_COUNTS = { sent: 0, batches: 0, retried: 0, dropped_too_old: 0, dropped_rejected: 0 };
+
 /** A quarter boundary about `hoursAgo` hours before the real time (the push checks the clock against the receiver's). */
 export function quarterHoursAgo(hoursAgo: number): number {
   return Math.floor((Date.now() - hoursAgo * 3_600_000) / QUARTER_MS) * QUARTER_MS;
@@ -93,6 +96,7 @@ export function pushClient(
     clock: h.ctx.clock,
     now: h.clock.now,
     logger: h.ctx.logger,
+    refusals: h.ctx.refusals,
     random: () => 0.5,
     ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
   });

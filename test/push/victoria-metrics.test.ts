@@ -14,6 +14,7 @@ import {
   quarterHoursAgo,
   startMeter,
   stopMeter,
+  ZERO_COUNTS,
 } from './push-fixture.js';
 
 const IMPORT = 'meter_active_energy_import_joules_total';
@@ -107,7 +108,10 @@ test('receiver down 6 hours: the backlog of 2 meters goes out oldest first when 
         }
       // Re-sending acknowledged batches (a cursor set back, as after a kill before its write).
       const before = await vmQuery(vm, `increase(${IMPORT}{meter="main"}[6h])`, first + 24 * QUARTER_MS);
-      writeFileSync(join(h.stateDir, 'push', 'fleet.json'), JSON.stringify({ cursor: first / 1000 + 3600 }));
+      writeFileSync(
+        join(h.stateDir, 'push', 'fleet.json'),
+        JSON.stringify({ version: 1, cursor: first / 1000 + 3600, counts: ZERO_COUNTS }),
+      );
       const again = pushClient(h, [main, pv], { kind: 'remote_write', url });
       assert.equal(await again.drain(), 'empty');
       assert.ok(again.status().counts.sent > 0);
