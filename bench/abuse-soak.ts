@@ -42,6 +42,8 @@ async function main(): Promise<void> {
     METER_GATEWAY_METER_PROXY_PORT: String(proxyPort),
     METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: 'true',
     METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(udpPort),
+    // Only the free port above: the default further port 2220 may be another daemon's.
+    METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
     METER_GATEWAY_SERVICES_PEAK_GUARD_ENABLED: 'true',
     METER_GATEWAY_MQTT_ENABLE: 'true',
     METER_GATEWAY_MQTT_URL: broker.url,

@@ -131,6 +131,8 @@ test('random datagrams, TCP streams and WebSocket frames on every listener leave
     METER_GATEWAY_METER_PROXY_PORT: String(proxyPort),
     METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: 'true',
     METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(udpPort),
+    // Only the free port above: the default further port 2220 may be another daemon's.
+    METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
   });
   t.after(() => daemon.stop());
   const alive = () => {
