@@ -134,7 +134,7 @@ async function main(): Promise<void> {
         rpc,
         () => true,
         ctx.logger,
-        { foreignOrigin: () => undefined, refusals: ctx.refusals, clock: ctx.clock },
+        { refusals: ctx.refusals, clock: ctx.clock },
         { ...SHELLY_WS_DEFAULTS, maxClients: 600, maxPerAddress: 600 },
       );
     },

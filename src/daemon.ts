@@ -30,7 +30,6 @@ import { registerCoreRoutes } from './http/routes/core.js';
 import { registerMetersRoutes } from './http/routes/meters.js';
 import { registerProbeRoute } from './http/routes/probe.js';
 import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
-import { originRefusal } from './http/origin-check.js';
 import { ShellyWebSocket } from './device/shelly/websocket.js';
 import { ShellyUdp } from './device/shelly/udp.js';
 import { registerShellyRules } from './device/shelly/config-rules.js';
@@ -305,7 +304,6 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerShellyRoutes(router, context, shelly);
   const shellyEnabled = () => context.config.config.services.emulate.shelly.enable;
   const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'), {
-    foreignOrigin: (request) => originRefusal(request, context.config.config)?.reason,
     refusals: context.refusals,
     clock: context.clock,
   });

@@ -28,7 +28,7 @@ import type { EmStatus } from './em-status.js';
  * most `maxClients` connections and `maxPerAddress` from one address, further upgrades get 503; a
  * connection that sends neither a frame nor a ping for `idleMs` is closed (1001 going away,
  * RFC 6455 §7.4.1), so idle connections cannot hold every slot. Home Assistant's aioshelly sends
- * a WebSocket ping well within that time. The upgrade passes the API's origin rule
+ * a WebSocket ping well within that time. The HTTP server applies the API's origin rule to the upgrade
  * (docs/architecture.md#cross-site-requests): a browser does not apply CORS to WebSockets, so
  * without it any web page could read the meter through a visitor's browser.
  */
@@ -49,10 +49,11 @@ export const SHELLY_WS_DEFAULTS: ShellyWsOptions = {
   idleMs: 90_000,
 };
 
-/** What the upgrade path needs beside the RPC: the origin rule, the refusal counts and the clock. */
+/**
+ * What the upgrade path needs beside the RPC: the refusal counts and the clock. The origin rule is
+ * the HTTP server's, applied to every upgrade before it reaches this taker (src/http/server.ts).
+ */
 export interface ShellyWsGuard {
-  /** Why the request comes from a foreign page (the HTTP API's origin rule), or undefined. */
-  foreignOrigin: (request: IncomingMessage) => string | undefined;
   refusals: Refusals;
   clock: Clock;
 }
@@ -107,8 +108,6 @@ export class ShellyWebSocket {
 
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    if (this.guard.foreignOrigin(request) !== undefined)
-      return this.refuse(socket, 'websocket_foreign_origin', '403 Forbidden');
     const address = request.socket.remoteAddress ?? '';
     if ((this.perAddress.get(address) ?? 0) >= this.options.maxPerAddress)
       return this.refuse(socket, 'websocket_address_cap', '503 Service Unavailable');

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
 import { registerCoreRoutes } from '../../../src/http/server.js';
 import { registerShellyRoutes, shellyRpcOf } from '../../../src/http/routes/shelly.js';
-import { originRefusal } from '../../../src/http/origin-check.js';
 import { ShellyWebSocket } from '../../../src/device/shelly/websocket.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { send, sendJsonBody } from '../../http/http-client.js';
@@ -54,7 +53,6 @@ async function withServer(
       const rpc = shellyRpcOf(ctx);
       registerShellyRoutes(router, ctx, rpc);
       ws = new ShellyWebSocket(rpc, () => ctx.config.config.services.emulate.shelly.enable, ctx.logger, {
-        foreignOrigin: (request) => originRefusal(request, ctx.config.config)?.reason,
         refusals: ctx.refusals,
         clock: ctx.clock,
       });

@@ -11,7 +11,6 @@ import {
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';
 import { VirtualClock } from '../../helpers/virtual-clock.js';
-import { originRefusal } from '../../../src/http/origin-check.js';
 
 const ON = { METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: 'true' };
 
@@ -38,7 +37,6 @@ async function withServer(
         () => ctx.config.config.services.emulate.shelly.enable,
         ctx.logger,
         {
-          foreignOrigin: (request) => originRefusal(request, ctx.config.config)?.reason,
           refusals: ctx.refusals,
           clock,
         },
