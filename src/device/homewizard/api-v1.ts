@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PHASES as PHASE_TABLE, signedCurrent, type Phase } from '../../reading/phases.js';
 import type { MbusReading, Reading } from '../../reading/reading.js';
 
 /**
@@ -138,6 +139,11 @@ class DataBuilder {
     if (value !== undefined) this.out[field] = value;
   }
 
+  /** The phase current signed by the phase's direction (negative while it exports); absent when not sent. */
+  signedCurrent(phase: Phase): number | undefined {
+    return signedCurrent(this.reading.values, phase);
+  }
+
   /** Import minus export in W from the kW pair, when at least one of them is sent. */
   watts(importKey: string, exportKey: string): number | undefined {
     const [imported, exported] = [this.value(importKey), this.value(exportKey)];
@@ -240,12 +246,10 @@ function phaseFields(b: DataBuilder): void {
   const power = PHASES.map(({ c }) => b.watts(`${c + 1}.7.0`, `${c + 2}.7.0`));
   PHASES.forEach(({ n }, i) => b.set(`active_power_l${n}_w`, power[i]));
   for (const { n, c } of PHASES) b.set(`active_voltage_l${n}_v`, b.value(`${c + 12}.7.0`));
-  // The documented example signs the current like the phase's power (-4 A beside -676 W).
-  PHASES.forEach(({ n, c }, i) => {
-    const amps = b.value(`${c + 11}.7.0`);
-    const sign = (power[i] ?? 0) < 0 ? -1 : 1;
-    b.set(`active_current_l${n}_a`, amps === undefined ? undefined : sign * amps);
-  });
+  // The documented example signs the current like the phase's power (-4 A beside -676 W): the one
+  // signed-current rule of the reading (phases.ts), applied once to the magnitude, so a current the
+  // meter sends signed already (SML and D0 values stay as sent) is not flipped a second time.
+  PHASE_TABLE.forEach((phase, i) => b.set(`active_current_l${i + 1}_a`, b.signedCurrent(phase)));
   b.set('active_frequency_hz', b.value('14.7.0'));
   // DSMR 5.0.2 §6.12: sags 1-0:32.32.0/52.32.0/72.32.0, swells 1-0:32.36.0/52.36.0/72.36.0.
   for (const { n, c } of PHASES) b.set(`voltage_sag_l${n}_count`, b.value(`${c + 12}.32.0`));
