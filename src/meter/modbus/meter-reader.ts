@@ -3,7 +3,7 @@ import {
   type FloatReadMap,
   type MeterProfileName,
 } from '../../modbus-protocol/profiles/catalogue.js';
-import { decodeFloats } from '../../modbus-protocol/profiles/float-points.js';
+import { decodeFloats, type PollRange } from '../../modbus-protocol/profiles/float-points.js';
 import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import { decodeMeterModel, METER_MODEL_IDS } from '../../modbus-protocol/profiles/sunspec.js';
 import type { MeterIdentity } from '../../reading/reading.js';
@@ -27,9 +27,19 @@ const VENDOR: Readonly<Record<Exclude<MeterProfileName, 'sunspec'>, [string, str
   dtsu666: ['Chint', 'DTSU666'],
 };
 
-/** Eastron and Chint: the profile's poll ranges, decoded by its float points. */
+/** A Modbus exception reply (modbus-serial sets `modbusCode`), not a timeout or a broken link. */
+function isExceptionReply(error: unknown): boolean {
+  return typeof (error as { modbusCode?: unknown } | null)?.modbusCode === 'number';
+}
+
+/**
+ * Eastron and Chint: the profile's poll ranges, decoded by its float points. An optional range the
+ * meter answers with an exception (Modbus Application Protocol 1.1b3 §7: 02 illegal data address on
+ * a model without those registers) is not asked again by this reader.
+ */
 class FloatMeterReader implements MeterReader {
   readonly identity: MeterIdentity;
+  private readonly absent = new Set<PollRange>();
 
   constructor(
     private readonly map: FloatReadMap,
@@ -41,9 +51,15 @@ class FloatMeterReader implements MeterReader {
   async read(client: RegisterClient): Promise<MeasuredValues> {
     const out: MeasuredValues = {};
     for (const poll of this.map.polls) {
+      if (this.absent.has(poll)) continue;
       const read = poll.table === 'input' ? client.readInputRegisters : client.readHoldingRegisters;
-      const { buffer } = await read.call(client, poll.start, poll.words);
-      Object.assign(out, decodeFloats(this.map.points, poll.start, buffer));
+      try {
+        const { buffer } = await read.call(client, poll.start, poll.words);
+        Object.assign(out, decodeFloats(this.map.points, poll.start, buffer));
+      } catch (error) {
+        if (!poll.optional || !isExceptionReply(error)) throw error;
+        this.absent.add(poll);
+      }
     }
     return out;
   }

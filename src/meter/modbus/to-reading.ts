@@ -1,6 +1,11 @@
 import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import { PHASES } from '../../reading/phases.js';
-import { PHASE_APPARENT, PHASE_POWER_FACTOR } from '../../modbus-protocol/profiles/grid-values.js';
+import {
+  PHASE_APPARENT,
+  PHASE_EXPORT_ENERGY,
+  PHASE_IMPORT_ENERGY,
+  PHASE_POWER_FACTOR,
+} from '../../modbus-protocol/profiles/grid-values.js';
 import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js';
 
 /**
@@ -8,8 +13,8 @@ import type { MeterIdentity, ObisValue, Reading } from '../../reading/reading.js
  * one quantity table (IEC 62056-61 C.D.E): signed W and var become the import / export pairs
  * (1.7.0 / 2.7.0, 3.7.0 / 4.7.0 and their per-phase 21..64.7.0) in kW and kvar; VA 9.7.0 in kVA
  * (per phase 29/49/69.7.0); power factor per phase 33/53/73.7.0;
- * V 32/52/72.7.0; A 31/51/71.7.0; power factor 13.7.0; Hz 14.7.0; kWh 1.8.0 / 2.8.0; kvarh 3.8.0 /
- * 4.8.0. The meter's sign convention is the profile maps' one: + import from the grid. Pure.
+ * V 32/52/72.7.0; A 31/51/71.7.0; power factor 13.7.0; Hz 14.7.0; kWh 1.8.0 / 2.8.0 (per phase
+ * 21/41/61.8.0 / 22/42/62.8.0); kvarh 3.8.0 / 4.8.0. The meter's sign convention is the profile maps' one: + import from the grid. Pure.
  */
 export function readingFromRegisters(
   measured: MeasuredValues,
@@ -37,6 +42,9 @@ export function readingFromRegisters(
     // Per-phase apparent power (a magnitude, kept as the import register) and power factor.
     put(PHASE_APPARENT[n], measured[`phaseApparent.${n}`], 'kVA', 0.001);
     put(PHASE_POWER_FACTOR[n], measured[`phasePowerFactor.${n}`], '');
+    // Per-phase active energy import and export (an SDM630's 30347..30357), kWh.
+    put(PHASE_IMPORT_ENERGY[n], measured[`phaseImportEnergy.${n}`], 'kWh');
+    put(PHASE_EXPORT_ENERGY[n], measured[`phaseExportEnergy.${n}`], 'kWh');
   });
   put('9.7.0', measured.apparent, 'kVA', 0.001);
   put('13.7.0', measured.powerFactor, '');

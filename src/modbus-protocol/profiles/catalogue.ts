@@ -6,6 +6,7 @@ import {
   SDM120_POINTS,
   SDM630_BLOCKS,
   SDM630_POINTS,
+  SDM630_POLLS,
   SDM72_BLOCKS,
   SDM72_POINTS,
 } from './eastron.js';
@@ -51,7 +52,7 @@ export interface FloatReadMap {
 }
 
 export const FLOAT_READ_MAPS: Readonly<Record<Exclude<MeterProfileName, 'sunspec'>, FloatReadMap>> = {
-  sdm630: { polls: EASTRON_POLLS, points: SDM630_POINTS },
+  sdm630: { polls: SDM630_POLLS, points: SDM630_POINTS },
   sdm120: { polls: EASTRON_POLLS, points: SDM120_POINTS },
   sdm72: { polls: EASTRON_POLLS, points: SDM72_POINTS },
   dtsu666: { polls: DTSU666_POLLS, points: DTSU666_POINTS },

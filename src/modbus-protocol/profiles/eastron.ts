@@ -28,7 +28,8 @@ import { putUint32 } from '../register-encodings.js';
  * or power factor of a meter without them) reads NaN; the frequency is the meter's or the nominal one (./grid-values.ts).
  *
  * The same points decode a real Eastron meter read by the Modbus meter source: one read of
- * 30001..30080 (FC 04, 0x0000 x 80) carries every quantity the store knows.
+ * 30001..30080 (FC 04, 0x0000 x 80) carries every quantity of the quantity table; an SDM630 is
+ * also asked for its per-phase energies (SDM630_POLLS).
  */
 
 type Values = GridValues;
@@ -145,17 +146,33 @@ function commonTail(): FloatPoint[] {
 
 /**
  * SDM630 V1.8 30343..30382 (0x0156..0x017D): total kWh and kvarh, then per phase L1..L3 import
- * kWh (0x015A), export kWh (0x0160), total kWh (0x0166), import kvarh (0x016C), export kvarh
- * (0x0172), total kvarh (0x0178). The grid meter sends no per-phase energies: those read NaN.
+ * kWh (30347/30349/30351, 0x015A..), export kWh (30353/30355/30357, 0x0160..), total kWh (0x0166),
+ * import kvarh (0x016C), export kvarh (0x0172), total kvarh (0x0178). The per-phase import and
+ * export kWh are the meter's OBIS 21/41/61.8.0 and 22/42/62.8.0; a grid meter without them (DSMR)
+ * leaves them NaN, as it does the per-phase totals and kvarh.
  */
 function energyTotalPoints(): FloatPoint[] {
   const points = [derived(0x0156, total.totalEnergy), derived(0x0158, total.totalReactiveEnergy)];
-  for (let address = 0x015a; address <= 0x017c; address += 2) points.push(at(address));
+  const imported = phases('phaseImportEnergy');
+  const exported = phases('phaseExportEnergy');
+  for (let phase = 0; phase < 3; phase++)
+    points.push(at(0x015a + 2 * phase, imported[phase]), at(0x0160 + 2 * phase, exported[phase]));
+  for (let address = 0x0166; address <= 0x017c; address += 2) points.push(at(address));
   return points;
 }
 
 /** The read a meter source makes of an Eastron meter: 30001..30080. */
 export const EASTRON_POLLS: readonly PollRange[] = [{ table: 'input', start: 0x0000, words: 0x0050 }];
+
+/**
+ * An SDM630 is read in two requests: 30001..30080, then the per-phase import and export kWh
+ * 30347..30358 (0x015A, 12 registers). A meter whose firmware answers the second range with an
+ * exception has no per-phase energies; it is read without them.
+ */
+export const SDM630_POLLS: readonly PollRange[] = [
+  ...EASTRON_POLLS,
+  { table: 'input', start: 0x015a, words: 0x000c, optional: true },
+];
 
 export const SDM630_POINTS: readonly FloatPoint[] = [
   ...threePhasePoints(),

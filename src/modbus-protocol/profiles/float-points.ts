@@ -32,6 +32,11 @@ export interface PollRange {
   table: 'input' | 'holding';
   start: number;
   words: number;
+  /**
+   * A range only some models or firmware versions have: an exception reply (the meter has no such
+   * registers) leaves its quantities out instead of failing the reading.
+   */
+  optional?: boolean;
 }
 
 function encoded(point: FloatPoint, values: GridValues): number | undefined {

@@ -51,6 +51,9 @@ export interface GridValues {
   /** Reactive energy import (3.8.0) and export (4.8.0), kvarh. */
   reactiveImportEnergy: number | undefined;
   reactiveExportEnergy: number | undefined;
+  /** Active energy import and export per phase, kWh: OBIS 21/41/61.8.0 and 22/42/62.8.0. */
+  phaseImportEnergy: Array<number | undefined>;
+  phaseExportEnergy: Array<number | undefined>;
   identity: MeterIdentity;
   system: SystemFacts;
   /** The serial line of the slave (RTU) for the identity registers that mirror it; TCP: undefined. */
@@ -99,6 +102,9 @@ function signedPower(reading: Reading, positive: string, negative: string, sign:
 /** Per-phase apparent power (import, kVA) and power factor, IEC 62056-61 C = 29/49/69 and 33/53/73. */
 export const PHASE_APPARENT = ['29.7.0', '49.7.0', '69.7.0'] as const;
 export const PHASE_POWER_FACTOR = ['33.7.0', '53.7.0', '73.7.0'] as const;
+/** Per-phase active energy import and export (kWh), IEC 62056-61 C = 21/41/61 and 22/42/62, D = 8. */
+export const PHASE_IMPORT_ENERGY = ['21.8.0', '41.8.0', '61.8.0'] as const;
+export const PHASE_EXPORT_ENERGY = ['22.8.0', '42.8.0', '62.8.0'] as const;
 
 export function gridValues(source: GridSource): GridValues {
   const { reading, identity, system, line } = source;
@@ -124,6 +130,8 @@ export function gridValues(source: GridSource): GridValues {
       exportEnergy: last?.exportEnergy,
       reactiveImportEnergy: last?.reactiveImportEnergy,
       reactiveExportEnergy: last?.reactiveExportEnergy,
+      phaseImportEnergy: last?.phaseImportEnergy ?? none,
+      phaseExportEnergy: last?.phaseExportEnergy ?? none,
       identity,
       system,
       line,
@@ -149,6 +157,8 @@ export function gridValues(source: GridSource): GridValues {
     exportEnergy: value('2.8.0'),
     reactiveImportEnergy: value('3.8.0'),
     reactiveExportEnergy: value('4.8.0'),
+    phaseImportEnergy: PHASE_IMPORT_ENERGY.map((obis) => value(obis)),
+    phaseExportEnergy: PHASE_EXPORT_ENERGY.map((obis) => value(obis)),
     identity,
     system,
     line,

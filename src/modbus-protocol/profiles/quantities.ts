@@ -17,7 +17,14 @@ export type ScalarQuantity =
   | 'reactiveExportEnergy';
 
 export type PhaseQuantity =
-  'voltage' | 'current' | 'phasePower' | 'phaseReactive' | 'phaseApparent' | 'phasePowerFactor';
+  | 'voltage'
+  | 'current'
+  | 'phasePower'
+  | 'phaseReactive'
+  | 'phaseApparent'
+  | 'phasePowerFactor'
+  | 'phaseImportEnergy'
+  | 'phaseExportEnergy';
 
 export type Quantity = ScalarQuantity | `${PhaseQuantity}.${0 | 1 | 2}`;
 

@@ -187,6 +187,10 @@ test('a pymodbus SDM630 on RS485 read by the modbus-rtu source; silent meter NO 
   assert.equal(value(reading, '2.8.0'), 678.25);
   assert.equal(value(reading, '3.8.0'), 12.5);
   assert.equal(value(reading, '4.8.0'), 3.75);
+  // Per-phase import / export kWh, 30347..30357.
+  assert.equal(value(reading, '21.8.0'), SDM630_VALUES[0x015a]);
+  assert.equal(value(reading, '61.8.0'), SDM630_VALUES[0x015e]);
+  assert.equal(value(reading, '42.8.0'), SDM630_VALUES[0x0162]);
 
   // The meter stops answering: NO DATA after meter.timeout; it answers again: OK.
   assert.equal(harness.store.counters.timeouts, 0);

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 
 /**
  * A pymodbus RTU server on one end of a pty pair serving an Eastron SDM630 map with known values
- * (input registers 30001..30080 as big-endian floats), the meter a Modbus source reads in tests.
+ * (input registers 30001..30384 as big-endian floats), the meter a Modbus source reads in tests.
  * Written by the test from the SDM630 V1.8 addresses, not from the project's profile code.
  */
 const SERVER = `
@@ -12,7 +12,7 @@ from pymodbus.server import StartSerialServer
 from pymodbus.datastore import ModbusSequentialDataBlock, ModbusSlaveContext, ModbusServerContext
 from pymodbus.transaction import ModbusRtuFramer
 port, unit, floats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
-registers = [0] * 0x50
+registers = [0] * 0x180
 for address, value in floats.items():
     high, low = struct.unpack('>HH', struct.pack('>f', value))
     registers[int(address)] = high
@@ -44,6 +44,12 @@ export const SDM630_VALUES: Record<number, number> = {
   0x004a: 678.25, // export kWh
   0x004c: 12.5, // import kvarh
   0x004e: 3.75, // export kvarh
+  0x015a: 4321.5, // L1 import kWh (30347)
+  0x015c: 3210.25, // L2 import kWh (30349)
+  0x015e: 2109.75, // L3 import kWh (30351)
+  0x0160: 120.5, // L1 export kWh (30353)
+  0x0162: 450.25, // L2 export kWh (30355)
+  0x0164: 107.5, // L3 export kWh (30357)
 };
 
 export async function startPymodbusMeter(
