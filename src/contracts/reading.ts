@@ -102,7 +102,7 @@ export const ReportBodySchema = Type.Object({
   energy: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   max_demand: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   power_factor: Type.Optional(Type.Number()),
-  /** Grid frequency in Hz, in a further meter's report (/api/v1/meters/{id}/report) that measures it. */
+  /** Grid frequency in Hz (OBIS 14.7.0), only when the meter measures it (the device's report allows extra keys). */
   frequency: Type.Optional(Type.Number()),
   conv_factor: Type.Optional(Type.Number()),
   volume: Type.Optional(Type.Array(ReportVolumeSchema)),

@@ -45,6 +45,7 @@ const BASE_UNITS: Record<string, { unit: string; factor: number; symbol: string 
   V: { unit: 'volts', factor: 1, symbol: 'V' },
   A: { unit: 'amperes', factor: 1, symbol: 'A' },
   '': { unit: 'ratio', factor: 1, symbol: 'ratio' },
+  Hz: { unit: 'hertz', factor: 1, symbol: 'Hz' },
   // 1 kWh = 3.6e6 J; reactive energy likewise in var-seconds.
   kWh: { unit: 'joules', factor: 3.6e6, symbol: 'J' },
   kvarh: { unit: 'var_seconds', factor: 3.6e6, symbol: 'var s' },
@@ -130,7 +131,7 @@ function build(): { series: QuantitySeries[]; tariffs: TariffGroup[]; families: 
 
 const BUILT = build();
 
-/** Table quantities outside tariff groups (power, voltage, current, power factor). */
+/** Table quantities outside tariff groups (power, voltage, current, power factor, frequency). */
 export const QUANTITY_SERIES: readonly QuantitySeries[] = BUILT.series;
 /** Tariff groups of the table (energy x.8, max demand x.6). */
 export const TARIFF_GROUPS: readonly TariffGroup[] = BUILT.tariffs;
@@ -138,7 +139,7 @@ export const TARIFF_GROUPS: readonly TariffGroup[] = BUILT.tariffs;
 const meter = ['meter'] as const;
 const meterPhase = ['meter', 'phase'] as const;
 
-/** Meter families that are not a table quantity (signed power, frequency, identity, freshness, counters). */
+/** Meter families that are not a table quantity (signed power, identity, freshness, counters). */
 export const METER_FAMILIES = {
   activePower: {
     name: 'meter_active_power_watts',
@@ -155,12 +156,6 @@ export const METER_FAMILIES = {
   averageDemand: {
     name: 'meter_average_demand_import_watts',
     help: "Current average demand of the meter's demand window, import (W, OBIS 1-0:1.4.0, Belgian P1)",
-    type: 'gauge',
-    labels: meter,
-  },
-  frequency: {
-    name: 'meter_frequency_hertz',
-    help: 'Grid frequency (Hz, OBIS 1-0:14.7.0)',
     type: 'gauge',
     labels: meter,
   },

@@ -117,8 +117,6 @@ function instantaneousSamples(samples: Samples, meter: string, reading: Reading)
   }
   const average = values.get('1.4.0');
   if (average) addSample(samples, F.averageDemand, { meter }, scaled(average.value, 1e3));
-  const frequency = values.get('14.7.0');
-  if (frequency) addSample(samples, F.frequency, { meter }, frequency.value);
   if (reading.tariff !== undefined) addSample(samples, F.tariff, { meter }, reading.tariff);
   for (const group of TARIFF_GROUPS) if (!group.counter) tariffSamples(samples, meter, reading, group);
 }

@@ -148,6 +148,17 @@ export const QUANTITIES: readonly Quantity[] = [
     name: 'Power factor',
     ha: { deviceClass: 'power_factor', stateClass: 'measurement', unit: '' },
   },
+  {
+    // Grid frequency, IEC 62056-61 C = 14 (an SDM630's 30071, IEC 62056-21 and SML meters that send
+    // 1-0:14.7.0; DSMR has none). In the report only when the meter measures it; no live key (the
+    // device's live payload has none, docs/architecture.md#live-payload).
+    key: 'frequency',
+    obis: '14.7.0',
+    unit: 'Hz',
+    reportPath: ['frequency'],
+    name: 'Grid frequency',
+    ha: { deviceClass: 'frequency', stateClass: 'measurement', unit: 'Hz' },
+  },
   ...tariffGroup(
     1,
     8,

@@ -28,6 +28,7 @@ const HA_SENSOR_RULES: Record<string, { units: Array<string | undefined>; stateC
   voltage: { units: ['mV', 'V', 'kV'], stateClasses: ['measurement'] },
   current: { units: ['mA', 'A'], stateClasses: ['measurement'] },
   power_factor: { units: [undefined, '%'], stateClasses: ['measurement'] },
+  frequency: { units: ['Hz', 'kHz', 'MHz', 'GHz'], stateClasses: ['measurement'] },
   gas: { units: ['m³', 'ft³', 'CCF'], stateClasses: ['total', 'total_increasing'] },
   water: { units: ['m³', 'L', 'gal', 'ft³', 'CCF'], stateClasses: ['total', 'total_increasing'] },
   volume: { units: ['mL', 'L', 'm³', 'ft³', 'CCF', 'gal'], stateClasses: ['total', 'total_increasing'] },

@@ -75,7 +75,7 @@ test('report of a reading with every quantity: exact bytes', () => {
     '{"id":7,"interval":1.002,"tariff":2,"date_time":"2026-11-21T13:30:00+01:00","date_time_local":"2026-11-21T13:30:00+01:00","date_time_utc":"2026-11-21T12:30:00Z",' +
     '"instantaneous_power":{"active":{"positive":{"total":1.007,"l1":21.007,"l2":41.007,"l3":61.007},"negative":{"total":2.007,"l1":22.007,"l2":42.007,"l3":62.007}},' +
     '"reactive":{"positive":{"total":3.007,"l1":23.007,"l2":43.007,"l3":63.007},"negative":{"total":4.007,"l1":24.007,"l2":44.007,"l3":64.007}},"apparent":{"total":9.007}},' +
-    '"voltage":{"l1":32.007,"l2":52.007,"l3":72.007},"current":{"l1":31.007,"l2":51.007,"l3":71.007},"power_factor":13.007,' +
+    '"voltage":{"l1":32.007,"l2":52.007,"l3":72.007},"current":{"l1":31.007,"l2":51.007,"l3":71.007},"power_factor":13.007,"frequency":14.007,' +
     '"energy":{"active":{"positive":{"total":1.008,"t1":1.0081,"t2":1.0082},"negative":{"total":2.008,"t1":2.0081,"t2":2.0082}},' +
     '"reactive":{"positive":{"total":3.008,"t1":3.0081,"t2":3.0082},"negative":{"total":4.008,"t1":4.0081,"t2":4.0082},' +
     '"imported":{"inductive":{"total":5.008,"t1":5.0081,"t2":5.0082},"capacitive":{"total":6.008,"t1":6.0081,"t2":6.0082}},' +

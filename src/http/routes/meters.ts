@@ -167,9 +167,6 @@ export function registerMetersRoutes(
         convFactor: undefined,
         now,
       });
-      // The grid frequency (14.7.0, Hz) where the meter measures it (an SDM630's 30071; DSMR has none).
-      const frequency = reading?.values.get('14.7.0')?.value;
-      if (frequency !== undefined) report.report.frequency = frequency;
       sendJson(response, 200, report);
     },
     {
