@@ -67,6 +67,7 @@ export const actionsForm: Translation<typeof english> = {
   'quantity.Voltage': 'Spannung',
   'quantity.Current': 'Strom',
   'quantity.Power factor': 'Leistungsfaktor',
+  'quantity.Grid frequency': 'Netzfrequenz',
   'quantity.Energy import': 'Energie Bezug',
   'quantity.Energy export': 'Energie Einspeisung',
   'quantity.Reactive energy import': 'Blindenergie Bezug',

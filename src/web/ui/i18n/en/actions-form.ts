@@ -64,6 +64,7 @@ export const actionsForm = {
   'quantity.Voltage': 'Voltage',
   'quantity.Current': 'Current',
   'quantity.Power factor': 'Power factor',
+  'quantity.Grid frequency': 'Grid frequency',
   'quantity.Energy import': 'Energy import',
   'quantity.Energy export': 'Energy export',
   'quantity.Reactive energy import': 'Reactive energy import',

@@ -67,6 +67,7 @@ export const actionsForm: Translation<typeof english> = {
   'quantity.Voltage': 'Tension',
   'quantity.Current': 'Courant',
   'quantity.Power factor': 'Facteur de puissance',
+  'quantity.Grid frequency': 'Fréquence du réseau',
   'quantity.Energy import': 'Énergie prélevée',
   'quantity.Energy export': 'Énergie injectée',
   'quantity.Reactive energy import': 'Énergie réactive prélevée',

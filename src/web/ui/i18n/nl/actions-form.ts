@@ -67,6 +67,7 @@ export const actionsForm: Translation<typeof english> = {
   'quantity.Voltage': 'Spanning',
   'quantity.Current': 'Stroom',
   'quantity.Power factor': 'Arbeidsfactor',
+  'quantity.Grid frequency': 'Netfrequentie',
   'quantity.Energy import': 'Energie afname',
   'quantity.Energy export': 'Energie teruglevering',
   'quantity.Reactive energy import': 'Blindenergie afname',
