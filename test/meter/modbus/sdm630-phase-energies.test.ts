@@ -8,6 +8,9 @@ import { parseDsmrCapture } from '../../../src/meter/dsmr/decoder.js';
 import { crc16Arc } from '../../../src/checksum/crc16.js';
 import { crcHex } from '../../../src/meter/dsmr/crc16-arc.js';
 import { emDataStatus } from '../../../src/device/shelly/em-status.js';
+import { METER_PROFILES } from '../../../src/modbus-protocol/profiles/catalogue.js';
+import { gridValues } from '../../../src/modbus-protocol/profiles/grid-values.js';
+import { BlockSpace } from '../../../src/modbus/register-space.js';
 import { withDerivedValues } from '../../../src/reading/derive.js';
 import type { Reading } from '../../../src/reading/reading.js';
 import { syntheticReading } from '../../modbus/fixtures.js';
@@ -154,4 +157,30 @@ test('registers to a Reading: per-phase energies in kWh under their OBIS codes, 
   assert.equal(reading.values.get('62.8.0')?.value, 2.25);
   assert.equal(reading.values.has('41.8.0'), false);
   assert.equal(reading.values.has('22.8.0'), false);
+});
+
+test('the SDM630 slave serves the per-phase kWh of the reading and keeps them while stale (counters)', () => {
+  const system = { id: 'B827EB12A4F0', model: 'm', firmware: '1', bootId: 'b', bootTime: 0 };
+  const space = new BlockSpace(METER_PROFILES.sdm630);
+  const reading = feeding(1000);
+  const fresh = gridValues({ reading, identity: {}, system, direction: 'import_positive' });
+  const phaseKwh = (): number[] => {
+    const bytes = space.read('input', 0x015a, 12);
+    assert.ok(Buffer.isBuffer(bytes));
+    return [0, 1, 2, 3, 4, 5].map((k) => bytes.readFloatBE(4 * k));
+  };
+  const expected = ['21.8.0', '41.8.0', '61.8.0', '22.8.0', '42.8.0', '62.8.0'].map(
+    (obis) => PHASE_ENERGIES[obis as keyof typeof PHASE_ENERGIES],
+  );
+  space.rebuild(fresh);
+  assert.deepEqual(phaseKwh(), expected);
+  space.rebuild(
+    gridValues({ reading: undefined, identity: {}, system, direction: 'import_positive', previous: fresh }),
+  );
+  assert.deepEqual(phaseKwh(), expected);
+  // A meter without per-phase energies: NaN, the Eastron "no value".
+  space.rebuild(
+    gridValues({ reading: syntheticReading(1000), identity: {}, system, direction: 'import_positive' }),
+  );
+  assert.ok(phaseKwh().every((value) => Number.isNaN(value)));
 });
