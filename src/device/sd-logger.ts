@@ -1,5 +1,5 @@
 import { type Timer } from '../clock.js';
-import { closeSync, fdatasyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
@@ -39,7 +39,8 @@ export class SdLogger implements Output<SdSettings> {
   private timer: Timer | undefined;
   /** The local date whose retention was last applied. */
   private retentionDate: string | undefined;
-  private file: { date: string; fd: number } | undefined;
+  /** The open day file and the columns of its header line, which its rows keep. */
+  private file: { date: string; fd: number; columns: readonly string[] } | undefined;
   private rows = 0;
   readonly watches = ['services.sd'] as const;
 
@@ -97,9 +98,10 @@ export class SdLogger implements Output<SdSettings> {
       this.applyRetention();
     }
     try {
-      const fd = this.fileFor(date);
+      const { fd, columns } = this.fileFor(date);
       // The local time with its UTC offset: the repeated hour of a DST change stays unambiguous.
-      writeSync(fd, `${csvRow(this.rowValues(stamp + offsetSuffix(now)))}\n`);
+      const values = this.rowValues(stamp + offsetSuffix(now));
+      writeSync(fd, `${csvRow(columns.map((column) => values.get(column) ?? ''))}\n`);
       fdatasyncSync(fd);
       this.rows += 1;
       this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
@@ -115,27 +117,36 @@ export class SdLogger implements Output<SdSettings> {
     this.context.services.set('sd', { state: 'error', error: error.message, rows: this.rows });
   }
 
-  private rowValues(stamp: string): string[] {
+  /** The row's fields by column name (CSV_COLUMNS). */
+  private rowValues(stamp: string): Map<string, string> {
     const { store } = this.context;
     const reading = store.latest;
     const number = (value: number | undefined) => (value === undefined ? '' : String(value));
-    return [
-      stamp,
-      store.meter.status,
-      number(reading?.tariff),
-      ...QUANTITIES.map((q) => number(reading?.values.get(q.obis)?.value)),
-      number(reading?.mbus[0]?.cumulative),
-    ];
+    return new Map([
+      ['date_time', stamp],
+      ['status', store.meter.status],
+      ['tariff', number(reading?.tariff)],
+      ...QUANTITIES.map((q): [string, string] => [q.key, number(reading?.values.get(q.obis)?.value)]),
+      ['volume_1', number(reading?.mbus[0]?.cumulative)],
+    ]);
   }
 
-  private fileFor(date: string): number {
-    if (this.file?.date === date) return this.file.fd;
+  /**
+   * The day's file, opened for appending. A new file gets today's header; a file begun by an
+   * earlier version (another column set) keeps its own header, and its rows follow that header:
+   * a column the table no longer has stays empty, a quantity added since starts with the next day's
+   * file. So every row of a file has the columns its header names.
+   */
+  private fileFor(date: string): { fd: number; columns: readonly string[] } {
+    if (this.file?.date === date) return this.file;
     this.closeFile();
     const path = join(this.directory, `${date}.csv`);
-    const fd = openSync(path, 'a', 0o640);
-    this.file = { date, fd };
+    const fd = openSync(path, 'a+', 0o640);
+    let columns: readonly string[] = CSV_COLUMNS;
     if (statSync(path).size === 0) writeSync(fd, `${csvRow([...CSV_COLUMNS])}\n`);
-    return fd;
+    else columns = headerOf(fd) ?? CSV_COLUMNS;
+    this.file = { date, fd, columns };
+    return this.file;
   }
 
   private closeFile(): void {
@@ -152,6 +163,18 @@ export class SdLogger implements Output<SdSettings> {
     deleteExpiredCsvFiles(this.directory, keepDays, this.context.now(), this.logger);
   }
 }
+
+/** The column names of a file's first line (our headers are plain names, never quoted). */
+function headerOf(fd: number): string[] | undefined {
+  const buffer = Buffer.alloc(HEADER_READ_BYTES);
+  const length = readSync(fd, buffer, 0, buffer.length, 0);
+  const end = buffer.subarray(0, length).indexOf(0x0a);
+  if (end <= 0) return undefined;
+  return buffer.toString('utf8', 0, end).replace(/\r$/, '').split(',');
+}
+
+/** Longer than any header this logger writes (about 40 column names). */
+const HEADER_READ_BYTES = 4096;
 
 function csvRow(fields: string[]): string {
   return fields.map((field) => (/[",\n]/.test(field) ? `"${field.replaceAll('"', '""')}"` : field)).join(',');

@@ -160,3 +160,38 @@ test('rows carry the UTC offset: the repeated hour when DST ends is two distinct
     await h.close();
   }
 });
+
+test("a day file begun by an earlier version keeps its header: its rows follow that header's columns", async () => {
+  const h = await startHttpContext({});
+  try {
+    const sdDir = join(h.stateDir, 'sd');
+    mkdirSync(sdDir, { recursive: true });
+    const today = localDateTime(new Date(h.clock.now())).slice(0, 10);
+    // An earlier column set: one quantity fewer, one name the table no longer has.
+    const earlier = CSV_COLUMNS.filter((column) => column !== 'voltage_l2').concat('retired_column');
+    writeFileSync(join(sdDir, `${today}.csv`), `${earlier.join(',')}\n`);
+    const logger = new SdLogger(h.ctx, h.ctx.logger);
+    const loggerOutput = runOutput(h.ctx, logger);
+    await loggerOutput.start();
+    h.ctx.config.apply(
+      new Map<string, unknown>([
+        ['services.sd.enable', true],
+        ['services.sd.frequency', 1440],
+      ]),
+    );
+    h.ctx.store.ingest(syntheticReading(h.clock.now()));
+    logger.writeRow();
+    await loggerOutput.stop();
+    const [header, row] = readFileSync(join(sdDir, `${today}.csv`), 'utf8')
+      .trimEnd()
+      .split('\n');
+    assert.equal(header, earlier.join(','), 'the header is not rewritten');
+    const fields = row!.split(',');
+    assert.equal(fields.length, earlier.length, 'as many fields as the header names');
+    const cells = Object.fromEntries(fields.map((v, i) => [earlier[i], v]));
+    assert.equal(cells.voltage_l1, '231.4');
+    assert.equal(cells.retired_column, '');
+  } finally {
+    await h.close();
+  }
+});
