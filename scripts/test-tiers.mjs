@@ -27,6 +27,7 @@ export const SYSTEM_TIER = [
   'actions/definition-durability',
   'peak/restart',
   'prices/daemon',
+  'prices/daemon-hostile',
   'mqtt/discovery-lifecycle',
   'mqtt/restart-process',
   // Chromium pages (test/helpers/file-browser.ts, test/web/page-rig.ts).
@@ -49,6 +50,7 @@ export const SYSTEM_TIER = [
   'web/meter-page',
   'web/meters-page',
   'web/peak-pages',
+  'web/prices-pages',
   'web/settings-forms',
   'web/theme',
   'web/tools-pages',

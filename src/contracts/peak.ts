@@ -85,6 +85,19 @@ export const PeakViewSchema = Type.Object({
   currency: Type.Optional(
     Type.String({ description: 'the currency of marginal_eur (services.costs.currency)' }),
   ),
+  marginal_price: Type.Optional(
+    orNull(
+      Type.Number({
+        description:
+          "the import price per kWh the window's energy above the billed demand is counted at in marginal_eur (services.costs.import.mode dynamic); null: the capacity charge alone",
+      }),
+    ),
+  ),
+  marginal_estimated: Type.Optional(
+    Type.Boolean({
+      description: 'marginal_price is the fallback price of a quarter without a market price',
+    }),
+  ),
   shed: Type.Optional(
     Type.Array(
       Type.Object({

@@ -108,7 +108,9 @@ export class HomeAssistantFeed {
     this.attachPeak(link, () => {
       if (link.connected) discovery.onConnect();
     });
-    this.pricesMqtt = new PricesMqtt(this.ctx, link);
+    this.pricesMqtt = new PricesMqtt(this.ctx, link, () => {
+      if (link.connected) discovery.onConnect();
+    });
   }
 
   /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */

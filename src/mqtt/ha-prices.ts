@@ -88,18 +88,40 @@ export function pricesContributor(ctx: AppContext): EntityContributor {
   };
 }
 
-/** Publishes the price messages on one link: at connect, at each quarter boundary, on every change. */
+/**
+ * Publishes the price messages on one link: at connect, at each quarter boundary, on every change.
+ * A source set or switched off at runtime has discovery announce or withdraw the two sensors at
+ * once (`reannounce`; a withdrawn entity's config is cleared with an empty retained message), not
+ * only at the next connect.
+ */
 export class PricesMqtt {
   private timer: Timer | undefined;
   private readonly unsubscribe: () => void;
   private published = false;
+  private hadSource: boolean;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly link: BrokerLink,
+    private readonly reannounce: () => void = () => undefined,
   ) {
-    this.unsubscribe = ctx.prices.onChange(() => this.publish());
+    this.hadSource = hasSource(ctx);
+    const unsubscribe = ctx.prices.onChange(() => this.publish());
+    ctx.config.subscribe('mqtt', 'change', this.onSettings);
+    this.unsubscribe = () => {
+      unsubscribe();
+      ctx.config.unsubscribe('change', this.onSettings);
+    };
   }
+
+  private readonly onSettings = (paths: readonly string[]): void => {
+    if (!paths.some((path) => path.startsWith('services.costs.'))) return;
+    const source = hasSource(this.ctx);
+    if (source === this.hadSource) return;
+    this.hadSource = source;
+    this.publish();
+    this.reannounce();
+  };
 
   connected(): void {
     this.publish();

@@ -124,6 +124,13 @@ export interface PeakSnapshot {
   month_peak: { kw: number; at: number; source: 'meter' | 'computed' } | null;
   rolling: { kw: number; months: { month: string; kw: number; source: 'meter' | 'computed' }[] };
   marginal_eur: number;
+  /**
+   * The import price per kWh of the window's quarter that `marginal_eur` counts the excess energy at
+   * (services.costs import mode dynamic), null without one; `marginal_estimated` when it is the
+   * fallback price of a quarter without a market price.
+   */
+  marginal_price: number | null;
+  marginal_estimated: boolean;
   shed: { id: string; since: number; ineffective: boolean }[];
   /** Every configured stage, in order, with its actions and its last shed and restore times. */
   stages?: {

@@ -32,6 +32,15 @@ export { windowSeconds };
 
 const step = (): PeakStep => ({ calls: [], events: [] });
 
+/** An import price per kWh, and whether it is an estimate (a fallback for a quarter without one). */
+export interface PeakPrice {
+  price: number;
+  estimated: boolean;
+}
+
+/** The import price of the quarter that contains a time (ms), or null when energy is not priced. */
+export type PeakPriceOf = (at: number) => PeakPrice | null;
+
 export class PeakEngine {
   private readonly tracker: WindowTracker;
   private readonly power: PowerMean;
@@ -48,6 +57,7 @@ export class PeakEngine {
   private stale = false;
   private holdSince: number | undefined;
   private meterMissing = false;
+  private priceOf: PeakPriceOf = () => null;
 
   constructor(
     private readonly settings: PeakSettings,
@@ -67,6 +77,14 @@ export class PeakEngine {
   /** The limit in force for the mode (limits.ts); no limit in a window that does not count. */
   effectiveLimit(at: number): number {
     return this.limits.effective(this.months, at);
+  }
+
+  /**
+   * The import price per kWh the marginal cost counts the window's excess energy at (the day-ahead
+   * price of mode dynamic, docs/architecture.md#prices); none: the capacity charge alone.
+   */
+  setPrice(priceOf: PeakPriceOf): void {
+    this.priceOf = priceOf;
   }
 
   get settingsInUse(): PeakSettings {
@@ -214,6 +232,7 @@ export class PeakEngine {
     const entry = this.months.list().find((month) => month.month === monthOf(at));
     const q = this.quantities;
     const seconds = this.tracker.seconds;
+    const marginal = this.marginal(at, window?.seconds ?? seconds);
     return {
       state: this.currentState,
       window: window ?? null,
@@ -229,8 +248,9 @@ export class PeakEngine {
           ? { kw: peak.kw, at: peak.at + seconds * 1000, source: this.months.sourceOf(entry) }
           : null,
       rolling: this.months.rolling(at, this.settings.floor_kw),
-      marginal_eur:
-        q && this.notCounted === undefined ? this.limits.marginal(this.months, at, q.predicted_kw) : 0,
+      marginal_eur: marginal.eur,
+      marginal_price: marginal.price,
+      marginal_estimated: marginal.estimated,
       shed: this.state.shed.map((shed) => ({
         id: shed.id,
         since: shed.since,
@@ -248,6 +268,22 @@ export class PeakEngine {
       last_window: this.state.lastWindow ?? null,
       last_reading_at: this.lastReadingAt,
     };
+  }
+
+  /**
+   * What the predicted window adds to the bill (docs/architecture.md#peak-guard): the rise of the
+   * capacity charge and, with an import price, the energy of the window above the billed demand at
+   * that price (negative prices lower it). Zero in a window that does not count.
+   */
+  private marginal(at: number, seconds: number): { eur: number; price: number | null; estimated: boolean } {
+    const q = this.quantities;
+    const priced = this.priceOf(at);
+    const price = priced?.price ?? null;
+    const estimated = priced?.estimated ?? false;
+    if (!q || this.notCounted !== undefined) return { eur: 0, price, estimated };
+    const capacity = this.limits.marginal(this.months, at, q.predicted_kw);
+    const excessKwh = (Math.max(0, q.predicted_kw - this.limits.billed(this.months, at)) * seconds) / 3600;
+    return { eur: capacity + (price === null ? 0 : excessKwh * price), price, estimated };
   }
 
   /** A stage's budget now (budget.ts): watts and amperes, null while allowed_kw is unknown. */

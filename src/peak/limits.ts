@@ -58,6 +58,14 @@ export class PeakLimits {
   }
 
   /**
+   * The demand the month is billed at so far: its value, at least the floor; a window above it
+   * raises the capacity charge, and the energy above it is what a shed avoids.
+   */
+  billed(months: MonthPeaks, at: number): number {
+    return Math.max(this.settings.floor_kw, months.valueAt(at) ?? 0);
+  }
+
+  /**
    * What the predicted window would add to this month's bill: Norway, the price difference of the
    * steps; otherwise the rise of the floored month value × eur_per_kw_year / 12.
    */

@@ -6,7 +6,9 @@ import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
-import { PeakEngine, windowSeconds } from './engine.js';
+import { PeakEngine, windowSeconds, type PeakPrice } from './engine.js';
+import { parseTimeOfUse, priceAtMinute } from '../history/costs.js';
+import { localMinute } from '../prices/local-day.js';
 import { windowAt } from './window.js';
 import type { PeakEvent, PeakSettings, PeakSnapshot, PeakStep } from './engine-types.js';
 import { normalizeStages } from './stages.js';
@@ -93,6 +95,7 @@ export class PeakGuard
     this.watch(undefined);
     const persisted = this.engine?.persisted() ?? this.loadState();
     this.engine = new PeakEngine(view.slice.settings, view.slice.timeoutS * 1000, persisted);
+    this.engine.setPrice((at) => this.importPrice(at));
     this.rebuild = 'check';
     // A stage removed from the settings while shed is restored now, newest first, once.
     const removed = this.engine.restoreRemoved(this.ctx.now(), previous);
@@ -198,6 +201,25 @@ export class PeakGuard
       this.meterDemand.view(),
       config.services.costs.currency,
     );
+  }
+
+  /**
+   * The import price of the quarter of `at` when services.costs prices import by the day-ahead
+   * series (mode dynamic, docs/architecture.md#prices): the market price, else the direction's
+   * fallback (fixed or time-of-use) flagged estimated, as the costs price such a quarter. Other
+   * modes: null, the marginal cost is the capacity charge alone.
+   */
+  private importPrice(at: number): PeakPrice | null {
+    const prices = this.ctx.config.config.services.costs.import;
+    if (prices.mode !== 'dynamic') return null;
+    const market = this.ctx.prices.quarterAt(at);
+    if (market && market.import !== null && !market.estimated)
+      return { price: market.import, estimated: false };
+    const fallback =
+      prices.fallback === 'time_of_use'
+        ? priceAtMinute(parseTimeOfUse(prices.time_of_use), localMinute(at))
+        : prices.price;
+    return fallback === null ? null : { price: fallback, estimated: true };
   }
 
   /** State files found invalid and set aside since the start. */

@@ -54,6 +54,8 @@ export function peakView(
     },
     marginal_eur: Math.round(snapshot.marginal_eur * 100) / 100,
     ...(currency === undefined ? {} : { currency }),
+    marginal_price: snapshot.marginal_price,
+    marginal_estimated: snapshot.marginal_estimated,
     shed: snapshot.shed.map((stage) => ({
       id: stage.id,
       since: localIso(stage.since),

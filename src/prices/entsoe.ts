@@ -85,7 +85,12 @@ export async function parseEntsoe(xml: string): Promise<SpotAnswer> {
   if (xmlDepth(xml) > MAX_DEPTH) return refused(`ENTSO-E answer nested deeper than ${MAX_DEPTH} elements`);
   let tree: Node;
   try {
-    tree = parseTree(await loadParser(), xml);
+    const module = await loadParser();
+    // The parser alone reads a document cut after a whole Point as a shorter day: only a
+    // well-formed one (every element closed) is read, so a truncated answer stores nothing.
+    const valid = module.XMLValidator.validate(xml);
+    if (valid !== true) return refused(`ENTSO-E answer is not well-formed XML: ${valid.err.msg}`);
+    tree = parseTree(module, xml);
   } catch (error) {
     return refused(`ENTSO-E answer is not XML: ${(error as Error).message}`);
   }

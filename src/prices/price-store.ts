@@ -99,6 +99,8 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
   private timer: Timer | undefined;
   private running = false;
   private busy: Promise<void> | undefined;
+  /** A tick came while a run was under way: run once more after it. */
+  private again = false;
   private blockedUntil = 0;
   private readonly publishAt = new Map<string, number>();
   private status = 'idle';
@@ -258,9 +260,21 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     return at;
   }
 
+  /**
+   * Runs the due fetches, one run at a time. A tick while a run is under way (a settings change
+   * mid-request) runs again after it: that run ends without scheduling, as its settings are stale.
+   */
   private tick(): Promise<void> {
-    this.busy ??= this.fetchDue().finally(() => {
+    if (this.busy) {
+      this.again = true;
+      return this.busy;
+    }
+    this.busy = this.fetchDue().finally(() => {
       this.busy = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.tick();
+      }
     });
     return this.busy;
   }

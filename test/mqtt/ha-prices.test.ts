@@ -85,3 +85,78 @@ test('price sensors: monetary EUR/kWh configs and retained messages with raw_tod
   ) as { value: number };
   assert.equal(exported.value, -0.001);
 });
+
+test('a price source set at runtime announces the two sensors at once; switched off, their configs and messages are cleared', async (t) => {
+  const peers = await withBroker(t);
+  if (!peers) return;
+  const { broker, subscriber } = peers;
+  const context = mqttTestContext(publisherEnv(broker.url, { METER_GATEWAY_MQTT_DISCOVERY_ENABLE: 'true' }));
+  context.ctx.prices = series(context.ctx.now());
+  const running = runOutput(context.ctx, createMqttService(context.ctx));
+  t.after(async () => {
+    await running.stop();
+    context.close();
+  });
+  await running.start();
+  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  const configTopic = (direction: string) => `homeassistant/sensor/${SYSTEM_ID}/price_${direction}/config`;
+  const priceTopic = `meter-gateway/${SYSTEM_ID}/prices/import`;
+  // The gateway's own entities are announced, no price sensor yet.
+  await subscriber.waitFor(
+    'a gateway config',
+    (m) => m.topic.startsWith(`homeassistant/`) && m.payload !== '',
+  );
+  const priceConfigs = async () =>
+    (await retained(broker, ['homeassistant/#']))
+      .filter((m) => m.topic.includes('/price_'))
+      .map((m) => m.topic);
+  assert.deepEqual(await priceConfigs(), []);
+  // mode dynamic with a source, as the settings page writes it: announced without a reconnect.
+  const enabled = subscriber.mark();
+  assert.ok(
+    context.ctx.config.apply(
+      new Map<string, unknown>([
+        ['services.costs.import.mode', 'dynamic'],
+        ['services.costs.source.name', 'energy_charts'],
+        ['services.costs.source.zone', 'BE'],
+      ]),
+    ).ok,
+  );
+  for (const direction of ['import', 'export'])
+    await subscriber.waitFor(
+      `the ${direction} price config`,
+      (m) => m.topic === configTopic(direction) && m.payload !== '',
+      enabled,
+    );
+  await subscriber.waitFor(
+    'the import price message',
+    (m) => m.topic === priceTopic && m.payload !== '',
+    enabled,
+  );
+  assert.deepEqual((await priceConfigs()).sort(), [configTopic('export'), configTopic('import')]);
+  assert.equal(context.ctx.services.get('mqtt')?.state, 'connected');
+  // Switched off again: empty retained configs and price messages.
+  const disabled = subscriber.mark();
+  assert.ok(
+    context.ctx.config.apply(
+      new Map<string, unknown>([
+        ['services.costs.import.mode', 'fixed'],
+        ['services.costs.source.name', 'none'],
+      ]),
+    ).ok,
+  );
+  for (const direction of ['import', 'export'])
+    await subscriber.waitFor(
+      `the ${direction} price config cleared`,
+      (m) => m.topic === configTopic(direction) && m.payload === '',
+      disabled,
+    );
+  await subscriber.waitFor(
+    'the import price cleared',
+    (m) => m.topic === priceTopic && m.payload === '',
+    disabled,
+  );
+  assert.deepEqual(await priceConfigs(), []);
+  const kept = await retained(broker, [`meter-gateway/${SYSTEM_ID}/prices/#`]);
+  assert.deepEqual(kept, []);
+});

@@ -182,6 +182,19 @@ test('refused: another unit, a wrong namespace, NaN, a position outside its peri
   assert.match(reasons[1]!, /namespace/);
 });
 
+test('a document cut anywhere, also right after a whole Point or Period, is refused, never a shorter day', async () => {
+  const doc = a44([{ curve: 'A01', periods: [fullPeriod('2026-11-28T23:00Z', '2026-11-29T23:00Z')] }]);
+  assert.equal((await parseEntsoe(doc)).kind, 'prices');
+  const afterPoint = doc.indexOf('</Point>', doc.length / 2) + '</Point>'.length;
+  const cuts = [afterPoint, afterPoint + 1, doc.indexOf('</Period>') + 9, doc.indexOf('</TimeSeries>') + 13];
+  for (const fraction of [0.3, 0.5, 0.9, 0.99]) cuts.push(Math.floor(doc.length * fraction));
+  for (const cut of cuts) {
+    const answer = await parseEntsoe(doc.slice(0, cut));
+    assert.equal(answer.kind, 'refused', `cut at ${cut} of ${doc.length}`);
+    assert.match(answer.kind === 'refused' ? answer.reason : '', /not (well-formed )?XML|not a number/);
+  }
+});
+
 test('refused: more points than a few days hold', async () => {
   const many = Array.from({ length: 5000 }, (_, i) => [i + 1, 1] as const);
   const answer = await parseEntsoe(

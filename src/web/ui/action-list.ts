@@ -21,6 +21,14 @@ function triggerText(action: ActionDefinition): string {
     const threshold = when.above !== undefined ? `> ${when.above}` : `< ${when.below}`;
     parts.push(t('actions.trigger_when', { value: when.value, threshold, seconds: when.for ?? 0 }));
   }
+  const cheapest = action.cheapest;
+  if (cheapest)
+    parts.push(
+      t(cheapest.inverse ? 'prices.trigger_dearest' : 'prices.trigger_cheapest', {
+        quarters: cheapest.quarters,
+        window: cheapest.window,
+      }),
+    );
   return parts.join('; ') || t('actions.call_only');
 }
 

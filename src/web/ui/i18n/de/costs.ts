@@ -28,6 +28,8 @@ export const costs: Translation<typeof english> = {
   'choice.time_of_use': 'Tageszeit',
   'prices.title': 'Day-Ahead-Preise',
   'prices.facts': 'Jetzt {now} · {min} – {max} · Mittel {mean}',
+  'prices.trigger_cheapest': 'günstigste {quarters} Viertelstunden {window}',
+  'prices.trigger_dearest': 'teuerste {quarters} Viertelstunden {window}',
   'costs.dynamic': 'Day-Ahead-Preise',
   'costs.source': 'Preisquelle',
   'costs.zone': 'Gebotszone oder Gebiet',

@@ -25,6 +25,8 @@ export const costs = {
   'choice.time_of_use': 'time of day',
   'prices.title': 'Day-ahead prices',
   'prices.facts': 'Now {now} · {min} – {max} · mean {mean}',
+  'prices.trigger_cheapest': 'cheapest {quarters} quarter hours {window}',
+  'prices.trigger_dearest': 'most expensive {quarters} quarter hours {window}',
   'costs.dynamic': 'Day-ahead prices',
   'costs.source': 'Price source',
   'costs.zone': 'Bidding zone or area',

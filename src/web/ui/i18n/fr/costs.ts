@@ -28,6 +28,8 @@ export const costs: Translation<typeof english> = {
   'choice.time_of_use': 'l’heure de la journée',
   'prices.title': 'Prix day-ahead',
   'prices.facts': 'Maintenant {now} · {min} – {max} · moyenne {mean}',
+  'prices.trigger_cheapest': "{quarters} quarts d'heure les moins chers {window}",
+  'prices.trigger_dearest': "{quarters} quarts d'heure les plus chers {window}",
   'costs.dynamic': 'Prix day-ahead',
   'costs.source': 'Source des prix',
   'costs.zone': 'Zone de dépôt des offres ou zone',

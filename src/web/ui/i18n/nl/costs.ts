@@ -28,6 +28,8 @@ export const costs: Translation<typeof english> = {
   'choice.time_of_use': 'tijdstip van de dag',
   'prices.title': 'Day-aheadprijzen',
   'prices.facts': 'Nu {now} · {min} – {max} · gemiddeld {mean}',
+  'prices.trigger_cheapest': 'goedkoopste {quarters} kwartieren {window}',
+  'prices.trigger_dearest': 'duurste {quarters} kwartieren {window}',
   'costs.dynamic': 'Day-aheadprijzen',
   'costs.source': 'Prijsbron',
   'costs.zone': 'Biedzone of gebied',
