@@ -43,6 +43,7 @@ import { registerPeakConfig } from './peak/config-rules.js';
 import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
 import { ExportLimiter } from './export-limiter/limiter.js';
 import { limiterMetrics } from './export-limiter/metrics.js';
+import { peakForecastOf, showDecisionInPeakView } from './export-limiter/peak-link.js';
 import { registerExportLimiterRoutes } from './http/routes/export-limiter.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPushFormats } from './push/settings.js';
@@ -278,11 +279,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   actions.addVariableSource(peakVariables(() => peak));
   actions.addVariableSource(priceVariables(() => context.prices, context.now));
   // The limiter reads the guard's forecast: no "PV off" in a window predicted above the limit.
-  const limiter = new ExportLimiter(context, log('export-limiter'), () => {
-    const snapshot = peak.snapshot();
-    if (!('window' in snapshot) || !snapshot.quantities) return undefined;
-    return { predictedKw: snapshot.quantities.predicted_kw, limitKw: snapshot.effective_limit_kw };
-  });
+  const limiter = new ExportLimiter(context, log('export-limiter'), peakForecastOf(peak));
+  showDecisionInPeakView(peak, limiter);
   registerExportLimiterRoutes(router, limiter, context.refusals);
   const peakCommands = new PeakCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).

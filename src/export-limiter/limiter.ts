@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Timer } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
+import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
@@ -277,6 +278,13 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       grid_at: this.gridAt === null ? null : new Date(this.gridAt).toISOString(),
       inverters: this.inverters.map((inverter) => inverter.status(now)),
     };
+  }
+
+  /** The decision as GET /api/v1/peak shows it; undefined while the limiter is disabled. */
+  decisionView(): ExportLimiterDecision | undefined {
+    const settings = this.settings ?? this.ctx.config.config.services.export_limiter;
+    if (!settings.enabled) return undefined;
+    return { mode: settings.mode, decision: this.decision, reason: this.reason, state: this.state };
   }
 
   /** Resolves when no control step runs or waits (tests move a virtual clock between steps). */
