@@ -323,8 +323,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
   const push = new PushOutput(context, log('push'), quarterSource);
   registerPushRoutes(router, push);
-  const modbus = createModbusService(context, { peak });
-  const modbusRtu = createModbusRtuService(context, peak);
+  const modbus = createModbusService(context, { peak, limiter });
+  const modbusRtu = createModbusRtuService(context, peak, limiter);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
   const meters = () => context.meters.forMetrics();
   const metricsOutputs = {
