@@ -62,6 +62,8 @@ import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { PeakCommandCounts, peakCommandMetrics } from './mqtt/peak-commands.js';
 import { peakFeedOf } from './mqtt/peak-publisher.js';
+import { LimiterCommandCounts, limiterCommandMetrics } from './mqtt/limiter-commands.js';
+import { limiterFeedOf } from './mqtt/limiter-mqtt.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { HomewizardServer, homewizardAnswers, registerHomewizardRoutes } from './http/routes/homewizard.js';
@@ -283,6 +285,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   showDecisionInPeakView(peak, limiter);
   registerExportLimiterRoutes(router, limiter, context.refusals);
   const peakCommands = new PeakCommandCounts();
+  const limiterCommands = new LimiterCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
   const quarterSource: QuarterSource = {
     meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
@@ -294,6 +297,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     (id) => void actions.call(id, 'Home Assistant button'),
     { feed: peakFeedOf(context, peak), counts: peakCommands },
     quarterSource,
+    { feed: limiterFeedOf(limiter), counts: limiterCommands },
   );
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -339,6 +343,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
       pushMetrics(() => push.status()),
       priceMetrics(() => context.prices, context.now),
       limiterMetrics(() => limiter.status()),
+      limiterCommandMetrics(limiterCommands),
     ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));

@@ -73,6 +73,9 @@ export const ExportLimiterViewSchema = Type.Object({
   target_w: Type.Number(),
   grid_w: orNull(Type.Number({ description: 'grid power of the last reading, import positive' })),
   grid_at: orNull(Type.String({ format: 'date-time' })),
+  limit_w: orNull(
+    Type.Number({ description: 'the limits the gateway holds, summed over the inverters; null: none' }),
+  ),
   inverters: Type.Array(ExportLimiterInverterSchema),
 });
 export type ExportLimiterView = Static<typeof ExportLimiterViewSchema>;

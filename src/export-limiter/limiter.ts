@@ -68,6 +68,8 @@ export interface LimiterStatus {
   target_w: number;
   grid_w: number | null;
   grid_at: string | null;
+  /** The limits the gateway holds, summed over the inverters (W); null while it holds none. */
+  limit_w: number | null;
   inverters: InverterStatus[];
 }
 
@@ -267,6 +269,8 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   status(): LimiterStatus {
     const now = this.ctx.clock.now();
     const settings = this.settings ?? this.ctx.config.config.services.export_limiter;
+    const inverters = this.inverters.map((inverter) => inverter.status(now));
+    const held = inverters.filter((inverter) => inverter.commanded_w !== null);
     return {
       enabled: settings.enabled,
       mode: settings.mode,
@@ -276,7 +280,8 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       target_w: settings.target_w,
       grid_w: this.gridW === null ? null : Math.round(this.gridW),
       grid_at: this.gridAt === null ? null : new Date(this.gridAt).toISOString(),
-      inverters: this.inverters.map((inverter) => inverter.status(now)),
+      limit_w: held.length === 0 ? null : held.reduce((sum, inverter) => sum + inverter.commanded_w!, 0),
+      inverters,
     };
   }
 
