@@ -49,6 +49,7 @@ export const SYSTEM_TIER = [
   'web/meter-page',
   'web/meters-page',
   'web/peak-pages',
+  'web/limiter-page',
   'web/settings-forms',
   'web/theme',
   'web/tools-pages',
