@@ -1,10 +1,10 @@
-import type { SettingLimits, SettingsChoices, SettingsLimits } from '../../contracts/page.js';
+import type { SettingsChoices, SettingsLimits } from '../../contracts/page.js';
 import { api, ApiError } from './api.js';
 import { setAt, valueAt } from './fields.js';
-import { decimalsOfStep, formatNumber } from './format.js';
 import { applyLimits } from './form-limits.js';
 import { clearIssues, collectForm, fillForm, saveFooter, setStatus, showFailure } from './forms.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
+import { labelled, showRange } from './peak-settings.js';
 
 /**
  * The settings form of services.export_limiter (docs/architecture.md#export-limiter): every field
@@ -50,16 +50,6 @@ const INVERTER_FIELDS: Array<[key: 'id' | 'source' | 'profile' | 'wmax_w', label
   ['wmax_w', 'limiter.inverter_wmax'],
 ];
 
-function labelled(text: string, field: HTMLElement, check = false): HTMLLabelElement {
-  const label = document.createElement('label');
-  if (check) label.className = 'check';
-  const span = document.createElement('span');
-  span.textContent = text;
-  if (check) label.append(field, ' ', span);
-  else label.append(span, ' ', field);
-  return label;
-}
-
 function control(key: string, kind: FieldKind): HTMLInputElement | HTMLSelectElement {
   const name = `${BASE}.${key}`;
   if (kind === 'choice' || kind === 'meter') {
@@ -88,7 +78,7 @@ function inverterRow(list: HTMLElement, inverter: Partial<InverterRow> = {}): vo
     if (key === 'profile') input.setAttribute('list', 'limiter-profiles');
     const value = inverter[key];
     input.value = value === undefined ? (key === 'profile' ? 'sunspec' : '') : String(value);
-    row.append(labelled(t(label), input));
+    row.append(labelled(t(label), input, false));
   }
   if (inverter.pv_meter !== undefined) row.dataset.pvMeter = inverter.pv_meter;
   const remove = document.createElement('button');
@@ -149,17 +139,6 @@ function build(form: HTMLFormElement): HTMLElement {
   inverters.append(legend, list, add, profiles);
   form.append(inverters, saveFooter());
   return list;
-}
-
-function showRange(field: HTMLInputElement, limits: SettingLimits | undefined): void {
-  const label = field.closest('label');
-  if (!label || limits?.min === undefined || limits.max === undefined) return;
-  let hint = label.querySelector('small');
-  if (!hint) {
-    hint = document.createElement('small');
-    label.querySelector('span')!.after(' ', hint);
-  }
-  hint.textContent = `(${formatNumber(limits.min, decimalsOfStep(limits.min))}..${formatNumber(limits.max, 0)})`;
 }
 
 function prepare(
