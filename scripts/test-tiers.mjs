@@ -50,6 +50,7 @@ export const SYSTEM_TIER = [
   'web/meter-page',
   'web/meters-page',
   'web/peak-pages',
+  'web/limiter-page',
   'web/prices-pages',
   'web/settings-forms',
   'web/theme',

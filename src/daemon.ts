@@ -43,6 +43,7 @@ import { registerPeakConfig } from './peak/config-rules.js';
 import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
 import { ExportLimiter } from './export-limiter/limiter.js';
 import { limiterMetrics } from './export-limiter/metrics.js';
+import { peakForecastOf, showDecisionInPeakView } from './export-limiter/peak-link.js';
 import { registerExportLimiterRoutes } from './http/routes/export-limiter.js';
 import { PeakGuard } from './peak/peak-guard.js';
 import { registerPushFormats } from './push/settings.js';
@@ -61,6 +62,8 @@ import { createModbusService } from './modbus/service.js';
 import { createMqttService } from './mqtt/publisher.js';
 import { PeakCommandCounts, peakCommandMetrics } from './mqtt/peak-commands.js';
 import { peakFeedOf } from './mqtt/peak-publisher.js';
+import { LimiterCommandCounts, limiterCommandMetrics } from './mqtt/limiter-commands.js';
+import { limiterFeedOf } from './mqtt/limiter-mqtt.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
 import { HomewizardServer, homewizardAnswers, registerHomewizardRoutes } from './http/routes/homewizard.js';
@@ -278,13 +281,11 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   actions.addVariableSource(peakVariables(() => peak));
   actions.addVariableSource(priceVariables(() => context.prices, context.now));
   // The limiter reads the guard's forecast: no "PV off" in a window predicted above the limit.
-  const limiter = new ExportLimiter(context, log('export-limiter'), () => {
-    const snapshot = peak.snapshot();
-    if (!('window' in snapshot) || !snapshot.quantities) return undefined;
-    return { predictedKw: snapshot.quantities.predicted_kw, limitKw: snapshot.effective_limit_kw };
-  });
+  const limiter = new ExportLimiter(context, log('export-limiter'), peakForecastOf(peak));
+  showDecisionInPeakView(peak, limiter);
   registerExportLimiterRoutes(router, limiter, context.refusals);
   const peakCommands = new PeakCommandCounts();
+  const limiterCommands = new LimiterCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
   const quarterSource: QuarterSource = {
     meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
@@ -296,6 +297,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     (id) => void actions.call(id, 'Home Assistant button'),
     { feed: peakFeedOf(context, peak), counts: peakCommands },
     quarterSource,
+    { feed: limiterFeedOf(limiter), counts: limiterCommands },
   );
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -325,8 +327,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
   const push = new PushOutput(context, log('push'), quarterSource);
   registerPushRoutes(router, push);
-  const modbus = createModbusService(context, { peak });
-  const modbusRtu = createModbusRtuService(context, peak);
+  const modbus = createModbusService(context, { peak, limiter });
+  const modbusRtu = createModbusRtuService(context, peak, limiter);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
   const meters = () => context.meters.forMetrics();
   const metricsOutputs = {
@@ -341,6 +343,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
       pushMetrics(() => push.status()),
       priceMetrics(() => context.prices, context.now),
       limiterMetrics(() => limiter.status()),
+      limiterCommandMetrics(limiterCommands),
     ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));

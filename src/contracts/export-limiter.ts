@@ -32,28 +32,50 @@ export const ExportLimiterInverterSchema = Type.Object({
   error: orNull(Type.String()),
 });
 
+const MODE = Type.Union([Type.Literal('off'), Type.Literal('zero_export'), Type.Literal('price')]);
+const DECISION = Type.Union([
+  Type.Literal('off'),
+  Type.Literal('zero_export'),
+  Type.Literal('pv_off'),
+  Type.Literal('free'),
+]);
+const REASON = Type.String({
+  description: 'why the decision was taken (mode, price of the quarter, peak guard)',
+});
+const STATE = Type.Union([
+  Type.Literal('idle'),
+  Type.Literal('limiting'),
+  Type.Literal('free'),
+  Type.Literal('pv_off'),
+  Type.Literal('stale'),
+  Type.Literal('inverter_lost'),
+  Type.Literal('busy'),
+]);
+
+/**
+ * The limiter's decision as GET /api/v1/peak shows it beside the guard's window: a `pv_off` the
+ * guard's forecast suppresses reads `zero_export` with the reason saying so.
+ */
+export const ExportLimiterDecisionSchema = Type.Object({
+  mode: MODE,
+  decision: DECISION,
+  reason: REASON,
+  state: STATE,
+});
+export type ExportLimiterDecision = Static<typeof ExportLimiterDecisionSchema>;
+
 export const ExportLimiterViewSchema = Type.Object({
   enabled: Type.Boolean(),
-  mode: Type.Union([Type.Literal('off'), Type.Literal('zero_export'), Type.Literal('price')]),
-  decision: Type.Union([
-    Type.Literal('off'),
-    Type.Literal('zero_export'),
-    Type.Literal('pv_off'),
-    Type.Literal('free'),
-  ]),
-  reason: Type.String({ description: 'why the decision was taken (mode, price of the quarter, peak guard)' }),
-  state: Type.Union([
-    Type.Literal('idle'),
-    Type.Literal('limiting'),
-    Type.Literal('free'),
-    Type.Literal('pv_off'),
-    Type.Literal('stale'),
-    Type.Literal('inverter_lost'),
-    Type.Literal('busy'),
-  ]),
+  mode: MODE,
+  decision: DECISION,
+  reason: REASON,
+  state: STATE,
   target_w: Type.Number(),
   grid_w: orNull(Type.Number({ description: 'grid power of the last reading, import positive' })),
   grid_at: orNull(Type.String({ format: 'date-time' })),
+  limit_w: orNull(
+    Type.Number({ description: 'the limits the gateway holds, summed over the inverters; null: none' }),
+  ),
   inverters: Type.Array(ExportLimiterInverterSchema),
 });
 export type ExportLimiterView = Static<typeof ExportLimiterViewSchema>;

@@ -1,4 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
+import { ExportLimiterDecisionSchema } from './export-limiter.js';
 import { PEAK_STATES } from './values.js';
 
 /**
@@ -142,6 +143,11 @@ export const PeakViewSchema = Type.Object({
   ),
   not_counted: Type.Optional(
     orNull(Type.String(), 'why the current window does not count for the peak (se_max_hour/custom filters)'),
+  ),
+  export_limiter: Type.Optional(
+    Type.Object(ExportLimiterDecisionSchema.properties, {
+      description: "the export limiter's decision and its reason, while it is enabled",
+    }),
   ),
 });
 export type PeakView = Static<typeof PeakViewSchema>;

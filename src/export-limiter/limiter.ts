@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Timer } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
+import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
@@ -67,6 +68,8 @@ export interface LimiterStatus {
   target_w: number;
   grid_w: number | null;
   grid_at: string | null;
+  /** The limits the gateway holds, summed over the inverters (W); null while it holds none. */
+  limit_w: number | null;
   inverters: InverterStatus[];
 }
 
@@ -266,6 +269,8 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   status(): LimiterStatus {
     const now = this.ctx.clock.now();
     const settings = this.settings ?? this.ctx.config.config.services.export_limiter;
+    const inverters = this.inverters.map((inverter) => inverter.status(now));
+    const held = inverters.filter((inverter) => inverter.commanded_w !== null);
     return {
       enabled: settings.enabled,
       mode: settings.mode,
@@ -275,8 +280,16 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       target_w: settings.target_w,
       grid_w: this.gridW === null ? null : Math.round(this.gridW),
       grid_at: this.gridAt === null ? null : new Date(this.gridAt).toISOString(),
-      inverters: this.inverters.map((inverter) => inverter.status(now)),
+      limit_w: held.length === 0 ? null : held.reduce((sum, inverter) => sum + inverter.commanded_w!, 0),
+      inverters,
     };
+  }
+
+  /** The decision as GET /api/v1/peak shows it; undefined while the limiter is disabled. */
+  decisionView(): ExportLimiterDecision | undefined {
+    const settings = this.settings ?? this.ctx.config.config.services.export_limiter;
+    if (!settings.enabled) return undefined;
+    return { mode: settings.mode, decision: this.decision, reason: this.reason, state: this.state };
   }
 
   /** Resolves when no control step runs or waits (tests move a virtual clock between steps). */

@@ -1,6 +1,6 @@
 import type { FamilySpec } from '../metrics/families.js';
 import type { MetricsContributor } from '../metrics/gateway-samples.js';
-import type { LimiterStatus } from './limiter.js';
+import type { Decision, LimiterState, LimiterStatus } from './limiter.js';
 
 /** The export limiter's /metrics series (docs/architecture.md#export-limiter), base units. */
 
@@ -19,9 +19,15 @@ const family = (
 export const LIMITER_FAMILIES = {
   state: family(
     'meter_gateway_export_limiter_state',
-    'The export limiter state: 1 for the current one',
+    'The export limiter state: 1 for the current one, 0 for the others',
     'gauge',
     ['state'],
+  ),
+  decision: family(
+    'meter_gateway_export_limiter_decision',
+    'What the loop does this quarter: 1 for the current decision, 0 for the others',
+    'gauge',
+    ['decision'],
   ),
   target: family('meter_gateway_export_limiter_target_watts', 'Grid power the limiter holds', 'gauge'),
   grid: family(
@@ -49,13 +55,27 @@ export const LIMITER_FAMILIES = {
   ),
 };
 
+const STATES: readonly LimiterState[] = [
+  'idle',
+  'limiting',
+  'free',
+  'pv_off',
+  'stale',
+  'inverter_lost',
+  'busy',
+];
+const DECISIONS: readonly Decision[] = ['off', 'zero_export', 'pv_off', 'free'];
+
 export function limiterMetrics(source: () => LimiterStatus | undefined): MetricsContributor {
   return {
     families: Object.values(LIMITER_FAMILIES),
     collect(add) {
       const status = source();
       if (!status?.enabled) return;
-      add(LIMITER_FAMILIES.state, { state: status.state }, 1);
+      // Every value present (0 or 1), so an alert on a state sees its series before it first occurs.
+      for (const state of STATES) add(LIMITER_FAMILIES.state, { state }, state === status.state ? 1 : 0);
+      for (const decision of DECISIONS)
+        add(LIMITER_FAMILIES.decision, { decision }, decision === status.decision ? 1 : 0);
       add(LIMITER_FAMILIES.target, {}, status.target_w);
       if (status.grid_w !== null) add(LIMITER_FAMILIES.grid, {}, status.grid_w);
       for (const inverter of status.inverters) {

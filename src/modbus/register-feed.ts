@@ -17,6 +17,8 @@ import type { ReadingStore } from '../reading/store.js';
 import { BlockSpace, inputImageSpace } from './register-space.js';
 import { PEAK_REGISTER_PREFIX, peakSnapshotOnce } from './peak-registers.js';
 import type { PeakGuard } from '../peak/peak-guard.js';
+import type { ExportLimiter } from '../export-limiter/limiter.js';
+import { LIMITER_REGISTER_PREFIX, limiterStatusOnce } from './limiter-registers.js';
 
 /** What a feed serves besides the config: the meter's store and the peak guard of `peak.*` ids. */
 export interface FeedSources {
@@ -24,6 +26,8 @@ export interface FeedSources {
   store?: ReadingStore;
   /** The running guard whose values `peak.*` ids serve (none: they read NaN / 0). */
   peak?: PeakGuard;
+  /** The export limiter whose values `limiter.*` ids serve (none: they read NaN / 0). */
+  limiter?: ExportLimiter;
 }
 
 /**
@@ -62,6 +66,8 @@ export class RegisterFeed {
   private readonly rebuildNow = (): void => this.rebuild();
   /** The peak guard followed (its `update` events) while the layout holds `peak.*` ids. */
   private peakFollowed: PeakGuard | undefined;
+  /** The export limiter followed (its `status` events) while the layout holds `limiter.*` ids. */
+  private limiterFollowed: ExportLimiter | undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -73,9 +79,11 @@ export class RegisterFeed {
   ) {
     this.store = sources.store ?? ctx.store;
     this.peak = sources.peak;
+    this.limiter = sources.limiter;
   }
 
   private readonly peak: PeakGuard | undefined;
+  private readonly limiter: ExportLimiter | undefined;
 
   readonly store: ReadingStore;
 
@@ -105,6 +113,7 @@ export class RegisterFeed {
     this.store.off('meter', this.rebuildNow);
     this.stopClock();
     this.followPeak(false);
+    this.followLimiter(false);
   }
 
   /** New settings: installed at once while running, else with the next start. */
@@ -118,10 +127,14 @@ export class RegisterFeed {
       if (problem)
         this.ctx.logger.error(`stored Modbus layout is invalid (${problem}); serving the default layout`);
       this.image.setLayout(layout);
-      this.followPeak(layout.some((set) => set.registers.some((r) => r.id.startsWith(PEAK_REGISTER_PREFIX))));
+      const holds = (prefix: string) =>
+        layout.some((set) => set.registers.some((r) => r.id.startsWith(prefix)));
+      this.followPeak(holds(PEAK_REGISTER_PREFIX));
+      this.followLimiter(holds(LIMITER_REGISTER_PREFIX));
     } else {
       this.profileSpace = new BlockSpace(METER_PROFILES[settings.profile]);
       this.followPeak(false);
+      this.followLimiter(false);
     }
     this.rebuild();
     if (settings.profile === 'whatwatt' && this.image.hasClock) this.scheduleClock();
@@ -159,7 +172,20 @@ export class RegisterFeed {
       convFactor: config.config.meter.conv_factor,
       now: this.ctx.now(),
       peak: peakSnapshotOnce(this.peak),
+      limiter: limiterStatusOnce(this.limiter),
     };
+  }
+
+  /**
+   * The limiter changes its values on its own steps (its readings, its inverters, its 1 s tick):
+   * a layout with `limiter.*` ids is rebuilt on each status it publishes.
+   */
+  private followLimiter(on: boolean): void {
+    const limiter = on ? this.limiter : undefined;
+    if (limiter === this.limiterFollowed) return;
+    this.limiterFollowed?.off('status', this.rebuildNow);
+    this.limiterFollowed = limiter;
+    limiter?.on('status', this.rebuildNow);
   }
 
   /**

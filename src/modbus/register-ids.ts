@@ -3,6 +3,8 @@ import type { SystemFacts } from '../reading/meter-state.js';
 import { QUANTITIES, type Quantity } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
 import { peakRegisterIds, type PeakSnapshotOrOff } from './peak-registers.js';
+import { limiterRegisterIds } from './limiter-registers.js';
+import type { LimiterStatus } from '../export-limiter/limiter.js';
 import { writeAscii } from '../modbus-protocol/register-encodings.js';
 
 /**
@@ -26,6 +28,8 @@ export interface ValueSource {
   now: number;
   /** The peak guard's snapshot for the `peak.*` ids (./peak-registers.ts); absent: they read NaN / 0. */
   peak?: () => PeakSnapshotOrOff | undefined;
+  /** The export limiter's status for the `limiter.*` ids (./limiter-registers.ts); absent: they read NaN / 0. */
+  limiter?: () => LimiterStatus | undefined;
 }
 
 export type NumericResolver = (source: ValueSource) => number | undefined;
@@ -196,6 +200,7 @@ function buildCatalogue(): Map<string, RegisterDefinition> {
   ids.set('sys.id', bytes(6, writeSystemId));
   ids.set('sys.firmware', bytes(6, writeFirmware));
   for (const [id, value] of peakRegisterIds()) ids.set(id, numeric(value));
+  for (const [id, value] of limiterRegisterIds()) ids.set(id, numeric(value));
   return ids;
 }
 

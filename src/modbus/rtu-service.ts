@@ -1,4 +1,5 @@
 import type { PeakGuard } from '../peak/peak-guard.js';
+import type { ExportLimiter } from '../export-limiter/limiter.js';
 import { type Timer } from '../clock.js';
 import { existsSync } from 'node:fs';
 import { RECONNECT_CAP_MS } from '../backoff.js';
@@ -47,6 +48,8 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     ctx: AppContext,
     /** The running peak guard, for layouts with `peak.*` ids. */
     private readonly peak?: PeakGuard,
+    /** The export limiter, for layouts with `limiter.*` ids. */
+    private readonly limiter?: ExportLimiter,
   ) {
     super(ctx);
     this.feed = this.feedFor(ctx.config.config.services.modbus_rtu.meter);
@@ -74,7 +77,7 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
       (space) => {
         if (this.slave) this.slave.space = space;
       },
-      { store, peak: this.peak },
+      { store, peak: this.peak, limiter: this.limiter },
     );
   }
 
@@ -302,6 +305,10 @@ interface RtuView {
   nominalFrequency: number;
 }
 
-export function createModbusRtuService(ctx: AppContext, peak?: PeakGuard): ModbusRtuService {
-  return new ModbusRtuService(ctx, peak);
+export function createModbusRtuService(
+  ctx: AppContext,
+  peak?: PeakGuard,
+  limiter?: ExportLimiter,
+): ModbusRtuService {
+  return new ModbusRtuService(ctx, peak, limiter);
 }

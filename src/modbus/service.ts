@@ -1,4 +1,5 @@
 import type { PeakGuard } from '../peak/peak-guard.js';
+import type { ExportLimiter } from '../export-limiter/limiter.js';
 import { createServer, type Server } from 'node:net';
 import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
@@ -15,6 +16,8 @@ export interface ModbusServiceOptions {
   idleTimeoutMs?: number;
   /** The running peak guard, for layouts with `peak.*` ids (docs/architecture.md#peak-guard-outputs). */
   peak?: PeakGuard;
+  /** The export limiter, for layouts with `limiter.*` ids (docs/architecture.md#export-limiter). */
+  limiter?: ExportLimiter;
 }
 
 /** The settings the TCP slave runs on: listener, register profile, and what the image is built from. */
@@ -57,6 +60,7 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
     super(ctx);
     this.feed = new RegisterFeed(ctx, 'modbus', (space) => (this.slave.space = space), {
       peak: options.peak,
+      limiter: options.limiter,
     });
     this.slave = new ModbusSlave({
       space: this.feed.space,
@@ -64,7 +68,10 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
       idleTimeoutMs: options.idleTimeoutMs,
       clock: ctx.clock,
     });
-    this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space, options.peak);
+    this.units = new UnitFeeds(ctx, this.slave, () => this.feed.space, {
+      peak: options.peak,
+      limiter: options.limiter,
+    });
     this.report('stopped');
   }
 

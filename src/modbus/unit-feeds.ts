@@ -1,8 +1,7 @@
-import type { PeakGuard } from '../peak/peak-guard.js';
 import type { AppContext } from '../context.js';
 import { MAIN_METER_ID } from '../reading/meter-entries.js';
 import type { RegisterSpace } from './pdu.js';
-import { RegisterFeed, type FeedSettings } from './register-feed.js';
+import { RegisterFeed, type FeedSettings, type FeedSources } from './register-feed.js';
 import type { ModbusSlave } from './slave.js';
 import { ANY_UNIT, DEFAULT_UNIT_MAP, isPrimaryOnly } from './unit-map.js';
 
@@ -23,7 +22,8 @@ export class UnitFeeds {
     private readonly ctx: AppContext,
     private readonly slave: ModbusSlave,
     private readonly mainSpace: () => RegisterSpace,
-    private readonly peak?: PeakGuard,
+    /** The peak guard and export limiter whose ids the layout may hold. */
+    private readonly sources: Omit<FeedSources, 'store'> = {},
   ) {
     ctx.meters.subscribe('modbus', 'added', () => this.sync());
     ctx.meters.subscribe('modbus', 'removed', () => this.sync());
@@ -53,7 +53,7 @@ export class UnitFeeds {
     for (const id of wanted) {
       const store = this.ctx.meters.get(id)?.store;
       if (!store || this.feeds.has(id)) continue;
-      const feed = new RegisterFeed(this.ctx, 'modbus', () => undefined, { store, peak: this.peak });
+      const feed = new RegisterFeed(this.ctx, 'modbus', () => undefined, { ...this.sources, store });
       feed.start(settings);
       this.feeds.set(id, feed);
     }

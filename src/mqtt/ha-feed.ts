@@ -17,6 +17,7 @@ import type { PeakCommandCounts } from './peak-commands.js';
 import { PeakMqtt, type PeakFeed } from './peak-publisher.js';
 import { peakTopics } from './peak-topics.js';
 import { PricesMqtt, pricesContributor } from './ha-prices.js';
+import { LimiterMqtt, limiterContributor, limiterTopics, type LimiterOnMqtt } from './limiter-mqtt.js';
 
 /** The peak guard as the MQTT output sees it (docs/architecture.md#peak-guard-outputs). */
 export interface PeakOnMqtt {
@@ -58,12 +59,15 @@ export class HomeAssistantFeed {
   private peakMqtt: PeakMqtt | undefined;
   /** The day-ahead price messages on the current link (./ha-prices.ts). */
   private pricesMqtt: PricesMqtt | undefined;
+  /** The export limiter's topics on the current link (./limiter-mqtt.ts), when the daemon has one. */
+  private limiterMqtt: LimiterMqtt | undefined;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
     private readonly ctx: AppContext,
     private readonly pressAction?: (actionId: string) => void,
     private readonly peak?: PeakOnMqtt,
+    private readonly limiter?: LimiterOnMqtt,
   ) {}
 
   /** The last will of a link: every entity unavailable when the gateway vanishes (discovery on). */
@@ -86,6 +90,7 @@ export class HomeAssistantFeed {
           metersContributor(this.ctx),
           ...this.peakEntities(),
           pricesContributor(this.ctx),
+          ...this.limiterEntities(),
         ],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
@@ -111,6 +116,23 @@ export class HomeAssistantFeed {
     this.pricesMqtt = new PricesMqtt(this.ctx, link, () => {
       if (link.connected) discovery.onConnect();
     });
+    this.attachLimiter(link, () => {
+      if (link.connected) discovery.onConnect();
+    });
+  }
+
+  /** The limiter's state, events and commands on this link; `reannounce` when it is switched on or off. */
+  private attachLimiter(link: BrokerLink, reannounce: () => void): void {
+    if (!this.limiter) return;
+    const limiter = new LimiterMqtt(this.ctx, link, this.limiter.feed, this.limiter.counts, reannounce);
+    link.on('message', (name, payload, retained) => limiter.onMessage(name, payload, retained));
+    this.limiterMqtt = limiter;
+  }
+
+  private limiterEntities() {
+    if (!this.limiter) return [];
+    const enabled = () => this.ctx.config.config.services.export_limiter.enabled;
+    return [limiterContributor(enabled, () => limiterTopics(this.ctx.system.id))];
   }
 
   /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */
@@ -137,6 +159,8 @@ export class HomeAssistantFeed {
     this.peakMqtt = undefined;
     this.pricesMqtt?.stop();
     this.pricesMqtt = undefined;
+    this.limiterMqtt?.stop();
+    this.limiterMqtt = undefined;
     discovery?.stop();
     this.link = undefined;
     return discovery?.farewell();
@@ -147,6 +171,7 @@ export class HomeAssistantFeed {
     this.discovery?.onConnect();
     this.peakMqtt?.connected();
     this.pricesMqtt?.connected();
+    this.limiterMqtt?.connected();
   }
 
   configure(settings: MqttView): void {

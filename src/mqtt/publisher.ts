@@ -7,6 +7,7 @@ import type { Reading } from '../reading/reading.js';
 import type { LinkStatus } from './broker-link.js';
 import { HomeAssistantFeed, type PeakOnMqtt } from './ha-feed.js';
 import { LinkSupervisor, MQTT_SERVICE } from './link-supervisor.js';
+import type { LimiterOnMqtt } from './limiter-mqtt.js';
 import { TemplatePublisher, type MqttView } from './template-publisher.js';
 
 export { configurationUrlOf } from './ha-feed.js';
@@ -42,9 +43,11 @@ export function createMqttService(
   peak?: PeakOnMqtt,
   /** Every meter's quarter hours for the fleet path on `services.push.mqtt` (docs/architecture.md#push). */
   quarters?: QuarterSource,
+  /** The export limiter's state, events and commands (./limiter-mqtt.ts). */
+  limiter?: LimiterOnMqtt,
 ): MqttService {
   const reports = new TemplatePublisher(ctx);
-  const discovery = new HomeAssistantFeed(ctx, pressAction, peak);
+  const discovery = new HomeAssistantFeed(ctx, pressAction, peak, limiter);
   const supervisor = new LinkSupervisor(ctx, discovery, reports, quarters && new QuarterMqtt(ctx, quarters));
   let running = false;
 

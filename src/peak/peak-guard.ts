@@ -16,6 +16,7 @@ import { PeakStateFile } from './state-file.js';
 import { MonthPeaks, type MonthRecord } from './months.js';
 import { topN } from './tariff-model.js';
 import { peakView, type MonthEntry } from './view.js';
+import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
 import type { PeakView } from '../contracts/peak.js';
 import { MeterDemand } from './meter-demand.js';
 import { energySince, type MinuteSource } from './rebuild.js';
@@ -68,6 +69,11 @@ export class PeakGuard
   private rebuild: 'check' | 'pending' | 'done' = 'check';
   /** The meter's own demand registers (Belgian P1), beside the computed values. */
   readonly meterDemand = new MeterDemand();
+  /**
+   * The export limiter's decision, shown beside the window in the view (its `pv_off` yields to this
+   * guard's forecast, docs/architecture.md#export-limiter); undefined while the limiter is off.
+   */
+  exportLimiter: () => ExportLimiterDecision | undefined = () => undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -195,12 +201,14 @@ export class PeakGuard
   /** GET /api/v1/peak and the stream's `peak` event: the snapshot with the meter's registers. */
   view(snapshot: PeakSnapshot | { state: 'off' } = this.snapshot()): PeakView {
     const config = this.ctx.config.config;
-    return peakView(
+    const view = peakView(
       snapshot,
       config.services.peak_guard.model,
       this.meterDemand.view(),
       config.services.costs.currency,
     );
+    const limiter = this.exportLimiter();
+    return limiter ? { ...view, export_limiter: limiter } : view;
   }
 
   /**

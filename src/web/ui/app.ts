@@ -22,6 +22,8 @@ import { startPeakCard } from './peak-card.js';
 import { startPriceCard } from './price-chart.js';
 import { bindPeakPage } from './peak-page.js';
 import { bindPeakSettings } from './peak-settings.js';
+import { startLimiterCard } from './limiter-card.js';
+import { bindLimiterSettings } from './limiter-settings.js';
 
 /**
  * The single-page app: hash routes #/dashboard, #/history, #/peak, #/actions, #/files, #/settings/<tab>. The dashboard's live
@@ -35,6 +37,7 @@ loaders.modbus = [bindModbus()];
 bindMaintenance();
 loaders.meter = [...(loaders.meter ?? []), bindPortPicker(), bindMetersSettings()];
 loaders.services = [...(loaders.services ?? []), bindPeakSettings(element<HTMLFormElement>('form-peak'))];
+loaders.services.push(bindLimiterSettings(element<HTMLFormElement>('form-limiter')));
 bindBackup();
 bindLogView();
 bindFiles();
@@ -46,6 +49,7 @@ const loadActions = bindActions();
 const peakLive = new PeakLive();
 startPeakCard(peakLive);
 startPriceCard();
+startLimiterCard();
 const loadPeak = bindPeakPage(peakLive);
 peakLive.start();
 

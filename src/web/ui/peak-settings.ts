@@ -58,7 +58,7 @@ function control(key: string, kind: FieldKind): HTMLInputElement | HTMLSelectEle
   return made;
 }
 
-function labelled(text: string, field: HTMLElement, check: boolean): HTMLLabelElement {
+export function labelled(text: string, field: HTMLElement, check: boolean): HTMLLabelElement {
   const label = document.createElement('label');
   if (check) label.className = 'check';
   const span = document.createElement('span');
@@ -120,7 +120,7 @@ function prepare(
 }
 
 /** The schema's range beside a number field's label, as the other forms show theirs. */
-function showRange(field: HTMLInputElement, limits: SettingLimits | undefined): void {
+export function showRange(field: HTMLInputElement, limits: SettingLimits | undefined): void {
   const label = field.closest('label');
   if (!label || limits?.min === undefined || limits.max === undefined) return;
   let hint = label.querySelector('small');

@@ -3,8 +3,18 @@ import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { meters } from './meters.js';
 import { peak } from './peak.js';
+import { limiter } from './limiter.js';
 import { pages } from './pages.js';
 import { settings } from './settings.js';
 
 /** The German catalogue: each part is typed against its English part (part.ts). */
-export const de = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters, ...peak };
+export const de = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+  ...limiter,
+};

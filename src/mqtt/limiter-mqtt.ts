@@ -1,0 +1,254 @@
+import { EXPORT_LIMITER_MODES, EXPORT_LIMITER_SCHEMA } from '../config/export-limiter-schema.js';
+import type { AppContext } from '../context.js';
+import type { ExportLimiter, LimiterState, LimiterStatus } from '../export-limiter/limiter.js';
+import type { EntityContributor, HaContribution } from './ha-contributors.js';
+import type { DiscoveryTopics, HaEntity } from './ha-entities.js';
+import type { DiscoveryLink } from './ha-topics.js';
+import {
+  LIMITER_COMMANDS,
+  runLimiterCommand,
+  type LimiterCommand,
+  type LimiterCommandCounts,
+} from './limiter-commands.js';
+
+/**
+ * The export limiter on MQTT and in Home Assistant (docs/architecture.md#export-limiter), beside
+ * the gateway's other topics under `meter-gateway/<system id>/export_limiter/`:
+ *
+ * - `state`, retained: the JSON of GET /api/v1/export-limiter, sent when it differs from the last
+ *   one sent (at most once per control step);
+ * - `settings`, retained: `{enabled, mode, target_w}`, what the select and the number show;
+ * - `event`, not retained: one message per change of the limiter's state, `event_type` the new
+ *   state (what HA's event entity requires), with `from`, `decision`, `reason` and `at`;
+ * - `mode/set` and `target/set`: commands (./limiter-commands.ts).
+ *
+ * While the limiter is disabled nothing but the commands is served: switching it off clears both
+ * retained topics and has discovery withdraw the entities.
+ */
+
+export const LIMITER_STATES: readonly LimiterState[] = [
+  'idle',
+  'limiting',
+  'free',
+  'pv_off',
+  'stale',
+  'inverter_lost',
+  'busy',
+];
+
+export interface LimiterTopics {
+  state: string;
+  settings: string;
+  event: string;
+  command: Readonly<Record<LimiterCommand, string>>;
+}
+
+export function limiterTopics(systemId: string): LimiterTopics {
+  const base = `meter-gateway/${systemId}/export_limiter`;
+  return {
+    state: `${base}/state`,
+    settings: `${base}/settings`,
+    event: `${base}/event`,
+    command: { mode: `${base}/mode/set`, target: `${base}/target/set` },
+  };
+}
+
+/** What the MQTT output needs of the limiter: its status and its emitter (followed, never polled). */
+export interface LimiterFeed {
+  status(): LimiterStatus;
+  onStatus(listener: (status: LimiterStatus) => void): () => void;
+}
+
+export function limiterFeedOf(limiter: ExportLimiter): LimiterFeed {
+  return {
+    status: () => limiter.status(),
+    onStatus(listener) {
+      limiter.on('status', listener);
+      return () => limiter.off('status', listener);
+    },
+  };
+}
+
+/** The limiter as the MQTT output sees it. */
+export interface LimiterOnMqtt {
+  feed: LimiterFeed;
+  counts: LimiterCommandCounts;
+}
+
+const entity = (key: string, name: string, extra: Partial<HaEntity> = {}): HaEntity => ({
+  key: `export_limiter_${key}`,
+  name,
+  device: 'gateway',
+  ...extra,
+});
+
+const watts = (key: string, name: string): HaEntity =>
+  entity(key, name, { deviceClass: 'power', stateClass: 'measurement', unit: 'W' });
+
+/** The limiter's entities on the gateway's device, while it is enabled. */
+export function limiterContributor(enabled: () => boolean, topicsOf: () => LimiterTopics): EntityContributor {
+  return (topics: DiscoveryTopics): HaContribution[] => {
+    if (!enabled()) return [];
+    const own = topicsOf();
+    const availability = {
+      availability_topic: topics.availability,
+      payload_available: 'online',
+      payload_not_available: 'offline',
+    };
+    const sensor = (subject: HaEntity, template: string): HaContribution => ({
+      entity: subject,
+      fields: { state_topic: own.state, value_template: template, ...availability },
+    });
+    const target = EXPORT_LIMITER_SCHEMA.target_w;
+    return [
+      sensor(
+        entity('state', 'Export limiter state', { deviceClass: 'enum', options: LIMITER_STATES }),
+        '{{ value_json.state }}',
+      ),
+      // A null value renders None, which HA's MQTT sensor takes as unknown.
+      sensor(watts('limit', 'Export limiter commanded limit'), '{{ value_json.limit_w }}'),
+      sensor(watts('grid', 'Export limiter grid power'), '{{ value_json.grid_w }}'),
+      {
+        entity: entity('mode', 'Export limiter mode', {
+          component: 'select',
+          entityCategory: 'config',
+          options: EXPORT_LIMITER_MODES,
+        }),
+        fields: {
+          state_topic: own.settings,
+          value_template: '{{ value_json.mode }}',
+          command_topic: own.command.mode,
+        },
+      },
+      {
+        entity: entity('target', 'Export limiter target', {
+          component: 'number',
+          deviceClass: 'power',
+          unit: 'W',
+          entityCategory: 'config',
+        }),
+        fields: {
+          state_topic: own.settings,
+          value_template: '{{ value_json.target_w }}',
+          command_topic: own.command.target,
+          min: target.min,
+          max: target.max,
+          step: 1,
+          mode: 'box',
+        },
+      },
+      {
+        entity: entity('event', 'Export limiter event', { component: 'event' }),
+        fields: { state_topic: own.event, event_types: [...LIMITER_STATES] },
+      },
+    ];
+  };
+}
+
+/** The limiter's topics on one broker link (see the file comment). */
+export class LimiterMqtt {
+  readonly topics: LimiterTopics;
+  private sent: string | undefined;
+  private lastState: LimiterState | undefined;
+  private wasEnabled: boolean;
+  private removers: (() => void)[] = [];
+  private readonly commandOf = new Map<string, LimiterCommand>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly link: DiscoveryLink,
+    private readonly feed: LimiterFeed,
+    private readonly counts: LimiterCommandCounts,
+    private readonly reannounce: () => void,
+  ) {
+    this.topics = limiterTopics(ctx.system.id);
+    this.wasEnabled = this.enabled();
+    this.lastState = feed.status().state;
+    for (const command of LIMITER_COMMANDS) this.commandOf.set(this.topics.command[command], command);
+    for (const topic of this.commandOf.keys()) link.subscribe(topic);
+    this.removers.push(feed.onStatus((status) => this.onStatus(status)));
+    ctx.config.subscribe('mqtt', 'change', this.onChange);
+    this.removers.push(() => ctx.config.unsubscribe('change', this.onChange));
+  }
+
+  enabled(): boolean {
+    return this.ctx.config.config.services.export_limiter.enabled;
+  }
+
+  /** A (re)connect: the broker may have lost the retained state; an earlier run may have left one. */
+  connected(): void {
+    this.sent = undefined;
+    if (!this.enabled()) return this.clear();
+    this.publishSettings();
+    this.publishState(this.feed.status());
+  }
+
+  /** A message on a command topic runs the command; false for other topics. A retained command is ignored. */
+  onMessage(topic: string, payload: Buffer, retained: boolean): boolean {
+    const command = this.commandOf.get(topic);
+    if (command === undefined) return false;
+    // A retained command would run again at every reconnect.
+    if (!retained) runLimiterCommand(this.ctx, this.counts, command, payload.toString('utf8'));
+    return true;
+  }
+
+  stop(): void {
+    for (const remove of this.removers) remove();
+    this.removers = [];
+    for (const topic of this.commandOf.keys()) this.link.unsubscribe(topic);
+  }
+
+  private readonly onChange = (paths: readonly string[]): void => {
+    if (!paths.some((path) => path.startsWith('services.export_limiter.'))) return;
+    const enabled = this.enabled();
+    if (enabled !== this.wasEnabled) {
+      this.wasEnabled = enabled;
+      if (!enabled) this.clear();
+      this.reannounce();
+    }
+    if (enabled) this.publishSettings();
+  };
+
+  private onStatus(status: LimiterStatus): void {
+    if (!this.enabled() || !status.enabled) return;
+    const from = this.lastState;
+    this.lastState = status.state;
+    if (from !== undefined && from !== status.state) this.publishEvent(status, from);
+    this.publishState(status);
+  }
+
+  private publishState(status: LimiterStatus): void {
+    if (!this.enabled() || !status.enabled || !this.link.connected) return;
+    const payload = JSON.stringify(status);
+    if (payload === this.sent) return;
+    if (this.link.publish({ topic: this.topics.state, payload, qos: 1, retain: true }, 'drop'))
+      this.sent = payload;
+  }
+
+  private publishSettings(): void {
+    const { enabled, mode, target_w } = this.ctx.config.config.services.export_limiter;
+    const payload = JSON.stringify({ enabled, mode, target_w });
+    this.link.publish({ topic: this.topics.settings, payload, qos: 1, retain: true }, 'drop');
+  }
+
+  private publishEvent(status: LimiterStatus, from: LimiterState): void {
+    const message = {
+      event_type: status.state,
+      from,
+      decision: status.decision,
+      reason: status.reason,
+      at: new Date(this.ctx.now()).toISOString(),
+    };
+    this.link.publish(
+      { topic: this.topics.event, payload: JSON.stringify(message), qos: 1, retain: false },
+      'queue',
+    );
+  }
+
+  /** Empty retained payloads remove the retained state and settings from the broker. */
+  private clear(): void {
+    this.sent = undefined;
+    for (const topic of [this.topics.state, this.topics.settings])
+      this.link.publish({ topic, payload: '', qos: 1, retain: true }, 'drop');
+  }
+}
