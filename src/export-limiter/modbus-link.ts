@@ -13,8 +13,18 @@ interface ModbusMaster {
   readonly isOpen: boolean;
 }
 
-/** Why a transaction failed: the device answered an exception, it did not answer, or the link broke. */
-export type LinkFailureKind = 'exception' | 'timeout' | 'connection' | 'busy' | 'invalid';
+/**
+ * Why a transaction failed: the device answered an exception, it did not answer, or the link broke;
+ * `not_enabled`: the device answers but its owner has not switched on the control the profile uses.
+ */
+export type LinkFailureKind = 'exception' | 'timeout' | 'connection' | 'busy' | 'invalid' | 'not_enabled';
+
+/** One inverter's registers, whatever carries them (Modbus TCP, or a shared RS485 bus). */
+export interface RegisterLink {
+  read(address: number, count: number): Promise<number[]>;
+  write(address: number, words: readonly number[]): Promise<void>;
+  close(): Promise<void>;
+}
 
 export class LinkError extends Error {
   constructor(
@@ -65,7 +75,7 @@ export function parseInverterSource(source: string): TcpEndpoint | undefined {
  * resets right after it was accepted is reported as `busy`: devices that serve one Modbus TCP client
  * only (SolarEdge) do that while another client holds the link.
  */
-export class ModbusLink {
+export class ModbusLink implements RegisterLink {
   private client: ModbusMaster | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;

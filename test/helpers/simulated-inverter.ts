@@ -1,11 +1,26 @@
 // A simulated PV inverter for the export limiter's tests: a Modbus TCP server on 127.0.0.1 (node:net)
 // serving a SunSpec map (models 1, 103, 120, 123 and optionally 704; layouts from the SunSpec model
 // definitions, see src/export-limiter/sunspec.ts), whose output follows its active power limit after
-// a dead time and with a ramp, all on the test's clock (docs/architecture.md#clock).
+// a dead time and with a ramp, all on the test's clock (docs/architecture.md#clock). `vendor` adds a
+// vendor's own control map (src/export-limiter/vendors.ts): SolarEdge EDPC beside SunSpec model 103,
+// Huawei SUN2000 (output 32080, feed-in limit 47415/47418), or a Victron GX whose ESS holds the grid
+// at its setpoint (2700) by curtailing PV against the house load.
 import { createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import type { Clock } from '../../src/clock.js';
 import { M103, M120, M123, M704 } from '../../src/export-limiter/sunspec.js';
+import {
+  float32LowFirst,
+  HUAWEI,
+  int32LowFirst,
+  readFloat32LowFirst,
+  SOLAREDGE,
+  uint32LowFirst,
+  VICTRON,
+  wordInt16,
+} from '../../src/export-limiter/vendors.js';
+
+export type Vendor = 'sunspec' | 'solaredge' | 'huawei' | 'victron';
 
 export interface SimulatedInverterOptions {
   clock: Clock;
@@ -27,6 +42,13 @@ export interface SimulatedInverterOptions {
   singleClient?: boolean;
   /** The W register shows the output of this long ago (inverters report averaged, late values). */
   reportLagMs?: number;
+  /** The control map served (default sunspec). */
+  vendor?: Vendor;
+  /** SolarEdge: 0xF142 AdvancedPwrControlEn (default on). */
+  advancedPowerControl?: boolean;
+  /** Victron: the house load (W) the ESS holds the grid against; the initial grid setpoint (W). */
+  load?: (time: number) => number;
+  setpointW?: number;
 }
 
 /** One write as the inverter received it. */
@@ -70,6 +92,9 @@ export class SimulatedInverter {
   private readonly samples: { at: number; w: number }[] = [];
   private revert123At: number | undefined;
   private revert704At: number | undefined;
+  private revertEdpcAt: number | undefined;
+  readonly vendor: Vendor;
+  private readonly load: (time: number) => number;
   port = 0;
 
   constructor(options: SimulatedInverterOptions) {
@@ -81,6 +106,8 @@ export class SimulatedInverter {
     this.sf = options.limitSf ?? -1;
     this.has704 = options.model704 ?? false;
     this.reportLagMs = options.reportLagMs ?? 0;
+    this.vendor = options.vendor ?? 'sunspec';
+    this.load = options.load ?? (() => 0);
     this.updatedAt = this.clock.now();
     let at = BASE;
     const put = (words: number[]) =>
@@ -114,7 +141,8 @@ export class SimulatedInverter {
     }
     put([0xffff, 0]);
     this.address = { m1, m103, m120, m123, m704 };
-    if (options.installerPct !== undefined) {
+    this.putVendorMap(options);
+    if (options.installerPct !== undefined && this.vendor === 'sunspec') {
       this.registers.set(m123 + M123.WMaxLimPct, this.raw(options.installerPct));
       this.registers.set(m123 + M123.WMaxLim_Ena, 1);
       if (this.has704) {
@@ -175,7 +203,10 @@ export class SimulatedInverter {
       const next = Math.min(now, this.updatedAt + 50);
       this.expireReverts(next);
       const pct = this.limitAt(next - this.deadTimeMs);
-      const target = Math.max(0, Math.min(this.pv(next), (pct / 100) * this.wmaxW));
+      const target =
+        this.vendor === 'victron'
+          ? Math.max(0, Math.min(this.pv(next), this.load(next) - this.setpointW()))
+          : Math.max(0, Math.min(this.pv(next), (pct / 100) * this.wmaxW));
       const step = (this.rampWPerS * (next - this.updatedAt)) / 1000;
       this.output =
         target > this.output ? Math.min(target, this.output + step) : Math.max(target, this.output - step);
@@ -193,7 +224,49 @@ export class SimulatedInverter {
     return Math.round(pct / 10 ** this.sf);
   }
 
+  /** The vendor's own registers (addresses and encodings from src/export-limiter/vendors.ts). */
+  private putVendorMap(options: SimulatedInverterOptions): void {
+    const set = (address: number, words: number[]) =>
+      words.forEach((word, index) => this.registers.set(address + index, word & 0xffff));
+    const installer = options.installerPct;
+    if (this.vendor === 'solaredge') {
+      set(SOLAREDGE.ADVANCED_PWR_CONTROL_EN, [options.advancedPowerControl === false ? 0 : 1, 0]);
+      set(SOLAREDGE.ENABLE_DPC, new Array<number>(0x26).fill(0));
+      set(SOLAREDGE.ENABLE_DPC, [installer === undefined ? 0 : 1]);
+      set(SOLAREDGE.MAX_ACTIVE_POWER, float32LowFirst(this.wmaxW));
+      set(SOLAREDGE.COMMAND_TIMEOUT, uint32LowFirst(60));
+      set(SOLAREDGE.FALLBACK_LIMIT, float32LowFirst(100));
+      set(SOLAREDGE.DYNAMIC_LIMIT, float32LowFirst(installer ?? 100));
+    } else if (this.vendor === 'huawei') {
+      set(HUAWEI.RATED_POWER, [0, this.wmaxW, 0, this.wmaxW]);
+      set(HUAWEI.ACTIVE_POWER, [0, 0]);
+      set(HUAWEI.CONTROL_MODE, [
+        installer === undefined ? HUAWEI.MODE_UNLIMITED : HUAWEI.MODE_PERCENT,
+        0,
+        0,
+        Math.round((installer ?? 100) * 10),
+      ]);
+    } else if (this.vendor === 'victron') {
+      set(VICTRON.GRID_SETPOINT, [(options.setpointW ?? 50) & 0xffff, 0, 0, 0, 0, 0]);
+      set(VICTRON.PV_AC_OUT, [0, 0, 0, 0xffff, 0xffff, 0xffff]);
+      set(VICTRON.PV_DC, [0xffff]);
+    }
+  }
+
   private limitFromRegisters(): number {
+    const word = (address: number) => this.registers.get(address);
+    if (this.vendor === 'solaredge') {
+      if (word(SOLAREDGE.ENABLE_DPC) !== 1) return 100;
+      const limit = readFloat32LowFirst(word(SOLAREDGE.DYNAMIC_LIMIT), word(SOLAREDGE.DYNAMIC_LIMIT + 1));
+      return Math.min(100, Math.max(0, limit ?? 100));
+    }
+    if (this.vendor === 'huawei') {
+      const mode = word(HUAWEI.CONTROL_MODE);
+      if (mode === HUAWEI.MODE_PERCENT) return (wordInt16(word(HUAWEI.FEED_GRID_PCT)) ?? 1000) / 10;
+      if (mode === HUAWEI.MODE_ZERO) return 0;
+      return 100;
+    }
+    if (this.vendor === 'victron') return 100;
     const pctOf = (word: number | undefined) => (word ?? 0) * 10 ** this.sf;
     if (this.has704 && this.registers.get(this.address.m704 + M704.WMaxLimPctEna) === 1)
       return pctOf(this.registers.get(this.address.m704 + M704.WMaxLimPct));
@@ -215,8 +288,23 @@ export class SimulatedInverter {
     while (this.limits.length > 2 && this.limits[1]!.from <= at - this.deadTimeMs - 1000) this.limits.shift();
   }
 
-  /** SunSpec revert semantics: 123 cancels the limit, 704 takes WMaxLimPctRvrt and WMaxLimPctEnaRvrt. */
+  /** The Victron GX's grid setpoint (W). */
+  setpointW(): number {
+    return wordInt16(this.registers.get(VICTRON.GRID_SETPOINT)) ?? 0;
+  }
+
+  /**
+   * SunSpec revert semantics: 123 cancels the limit, 704 takes WMaxLimPctRvrt and WMaxLimPctEnaRvrt;
+   * SolarEdge EDPC takes FallbackActivePowerLimit after CommandTimeout without a dynamic command.
+   */
   private expireReverts(time: number): void {
+    if (this.revertEdpcAt !== undefined && time >= this.revertEdpcAt) {
+      const at = this.revertEdpcAt;
+      this.revertEdpcAt = undefined;
+      this.registers.set(SOLAREDGE.DYNAMIC_LIMIT, this.registers.get(SOLAREDGE.FALLBACK_LIMIT) ?? 0);
+      this.registers.set(SOLAREDGE.DYNAMIC_LIMIT + 1, this.registers.get(SOLAREDGE.FALLBACK_LIMIT + 1) ?? 0);
+      this.noteLimit(at);
+    }
     if (this.revert123At !== undefined && time >= this.revert123At) {
       const at = this.revert123At;
       this.revert123At = undefined;
@@ -238,6 +326,12 @@ export class SimulatedInverter {
     const w = this.fault === 'nan' ? 0x8000 : Math.round(reported) & 0xffff;
     this.registers.set(this.address.m103 + M103.W, w);
     this.registers.set(this.address.m103 + M103.W_SF, 0);
+    if (this.vendor === 'huawei') {
+      const watts = this.fault === 'nan' ? 0x7fffffff : Math.round(reported);
+      this.registers.set(HUAWEI.ACTIVE_POWER, (watts >> 16) & 0xffff);
+      this.registers.set(HUAWEI.ACTIVE_POWER + 1, watts & 0xffff);
+    } else if (this.vendor === 'victron')
+      this.registers.set(VICTRON.PV_AC_OUT, Math.round(reported) & 0xffff);
   }
 
   private accept(socket: Socket, singleClient: boolean): void {
@@ -319,6 +413,17 @@ export class SimulatedInverter {
   /** A write touching a model's limit block (re)starts its revert timer from the time register. */
   private armReverts(address: number, count: number, at: number): void {
     const touches = (from: number, to: number) => address <= to && address + count - 1 >= from;
+    if (this.vendor === 'solaredge') {
+      if (
+        touches(SOLAREDGE.DYNAMIC_LIMIT, SOLAREDGE.DYNAMIC_LIMIT + 1) ||
+        touches(SOLAREDGE.ENABLE_DPC, SOLAREDGE.ENABLE_DPC)
+      ) {
+        const timeout = SOLAREDGE.COMMAND_TIMEOUT;
+        const seconds = int32LowFirst(this.registers.get(timeout), this.registers.get(timeout + 1)) ?? 0;
+        this.revertEdpcAt = seconds > 0 ? at + seconds * 1000 : undefined;
+      }
+      return;
+    }
     const m123 = this.address.m123;
     if (touches(m123 + M123.WMaxLimPct, m123 + M123.WMaxLim_Ena)) {
       const seconds = this.registers.get(m123 + M123.WMaxLimPct_RvrtTms) ?? 0;
