@@ -43,7 +43,7 @@ const HOUR_MS = 3_600_000;
 export interface InverterStatus {
   id: string;
   profile: string;
-  state: 'unknown' | 'ok' | 'inverter_lost' | 'busy';
+  state: 'unknown' | 'ok' | 'inverter_lost' | 'busy' | 'pv_meter_missing';
   model: number | null;
   wmax_w: number | null;
   installer_limit_pct: number | null;
@@ -452,6 +452,14 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
                   : `, installer limit ${installer} % kept as the ceiling`),
           );
         } else inverter.reportedW = await inverter.driver.readOutput();
+        if (inverter.setting.pv_meter !== undefined) {
+          const measured = this.pvMeterW(inverter.setting.pv_meter, now);
+          if (typeof measured === 'string') {
+            this.pvMeterMissing(inverter, measured, now);
+            continue;
+          }
+          inverter.reportedW = measured;
+        }
         inverter.reportedAt = this.ctx.clock.now();
         if (!inverter.writeFailing) {
           if (inverter.state !== 'ok') inverter.error = null;
@@ -464,6 +472,35 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       }
     }
     return ready;
+  }
+
+  /**
+   * The present output of an inverter with `pv_meter` (docs/architecture.md#export-limiter): the
+   * magnitude of that meter's active power (a PV meter may be wired either way round), looked up in
+   * the registry on every step so an edited meter is followed; why not (a string) when the meter
+   * is not configured or has no reading for stale_after_s. Never the primary meter instead.
+   */
+  private pvMeterW(id: string, now: number): number | string {
+    const meter = this.ctx.meters.get(id);
+    if (!meter) return `pv_meter "${id}" is not a configured meter`;
+    const reading = meter.store.lastReading;
+    const staleMs = (this.settings?.stale_after_s ?? 30) * 1000;
+    if (!reading || now - reading.receivedAt > staleMs)
+      return `pv_meter "${id}" has no reading for ${staleMs / 1000} s`;
+    const watts = gridPowerW(reading);
+    if (watts === null) return `pv_meter "${id}" reports no active power`;
+    return Math.abs(watts);
+  }
+
+  /** An inverter whose pv_meter gives no output: not controlled (no write) until it does. */
+  private pvMeterMissing(inverter: Inverter, reason: string, now: number): void {
+    if (inverter.state !== 'pv_meter_missing' || inverter.error !== reason) {
+      this.log.warn(`export limiter: inverter ${inverter.setting.id}: ${reason}`);
+      this.event(now, 'pv_meter_missing', `${inverter.setting.id}: ${reason}`);
+    }
+    inverter.state = 'pv_meter_missing';
+    inverter.error = reason;
+    inverter.reportedW = null;
   }
 
   private failed(inverter: Inverter, error: unknown, now: number): void {
@@ -736,7 +773,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     if (this.inverters.some((inverter) => inverter.state === 'busy')) return 'busy';
     if (
       ready.length < this.inverters.length ||
-      this.inverters.some((inverter) => inverter.state === 'inverter_lost')
+      this.inverters.some(
+        (inverter) => inverter.state === 'inverter_lost' || inverter.state === 'pv_meter_missing',
+      )
     )
       return 'inverter_lost';
     if (this.decision === 'off') return 'idle';

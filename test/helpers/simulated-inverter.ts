@@ -42,6 +42,8 @@ export interface SimulatedInverterOptions {
   singleClient?: boolean;
   /** The W register shows the output of this long ago (inverters report averaged, late values). */
   reportLagMs?: number;
+  /** The W register shows the output times this (an inverter whose own report is off; default 1). */
+  reportScale?: number;
   /** The control map served (default sunspec). */
   vendor?: Vendor;
   /** SolarEdge: 0xF142 AdvancedPwrControlEn (default on). */
@@ -95,6 +97,7 @@ export class SimulatedInverter {
   private revertEdpcAt: number | undefined;
   readonly vendor: Vendor;
   private readonly load: (time: number) => number;
+  private readonly reportScale: number;
   port = 0;
 
   constructor(options: SimulatedInverterOptions) {
@@ -108,6 +111,7 @@ export class SimulatedInverter {
     this.reportLagMs = options.reportLagMs ?? 0;
     this.vendor = options.vendor ?? 'sunspec';
     this.load = options.load ?? (() => 0);
+    this.reportScale = options.reportScale ?? 1;
     this.updatedAt = this.clock.now();
     let at = BASE;
     const put = (words: number[]) =>
@@ -322,7 +326,8 @@ export class SimulatedInverter {
   }
 
   private writeOutput(): void {
-    const reported = this.reportLagMs > 0 && this.samples.length > 0 ? this.samples[0]!.w : this.output;
+    const reported =
+      (this.reportLagMs > 0 && this.samples.length > 0 ? this.samples[0]!.w : this.output) * this.reportScale;
     const w = this.fault === 'nan' ? 0x8000 : Math.round(reported) & 0xffff;
     this.registers.set(this.address.m103 + M103.W, w);
     this.registers.set(this.address.m103 + M103.W_SF, 0);
