@@ -7,7 +7,7 @@ import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import type { InverterSetting } from './config-formats.js';
-import { LinkError, ModbusLink, parseInverterSource, type RegisterLink } from './modbus-link.js';
+import { createLink, LinkError, parseInverterSource, type RegisterLink } from './modbus-link.js';
 import { createDriver, type InverterDriver, type InverterFacts } from './profiles.js';
 import type { RegisterWrite } from './sunspec.js';
 import { LimiterStateFile } from './state-file.js';
@@ -121,7 +121,7 @@ class Inverter {
     readonly setting: InverterSetting,
     ctx: AppContext,
   ) {
-    this.link = new ModbusLink(parseInverterSource(setting.source)!, ctx.clock);
+    this.link = createLink(parseInverterSource(setting.source)!, ctx.clock);
     this.driver = createDriver(this.link, setting.profile);
   }
 

@@ -53,8 +53,8 @@ export interface RigOptions {
   stepMs?: number;
   /** Further keys of the inverter's entry in services.export_limiter.inverters (pv_meter, wmax_w). */
   inverterSetting?: Record<string, unknown>;
-  /** Runs on the context before the limiter starts (further meters registered). */
-  setup?: (ctx: AppContext) => void;
+  /** Runs before the limiter starts (further meters registered, the inverter's RTU end opened). */
+  setup?: (ctx: AppContext, inverter: SimulatedInverter) => void | Promise<void>;
 }
 
 /** A loopback TCP server the meter input connects to: a P1 dongle sending telegrams. */
@@ -284,7 +284,7 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
   const telegrams = options.dsmrOverTcp ? await TelegramServer.start() : undefined;
   if (telegrams) env.METER_GATEWAY_METER_SOURCE = `tcp://127.0.0.1:${telegrams.port}`;
   const ctx = makeContext(killable, env, stateDir, options);
-  options.setup?.(ctx);
+  await options.setup?.(ctx, inverter);
   let meterInput: Service | undefined;
   if (telegrams) {
     meterInput = runOutput(ctx, createMeterInput(ctx, silentLogger()));

@@ -9,6 +9,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { once } from 'node:events';
 import type { Clock } from '../../src/clock.js';
 import { M103, M120, M123, M704 } from '../../src/export-limiter/sunspec.js';
+import { crcMatches, sealFrame } from '../../src/modbus-protocol/rtu-frame.js';
 import {
   float32LowFirst,
   HUAWEI,
@@ -76,6 +77,9 @@ export class SimulatedInverter {
   fault: Fault = 'none';
   connections = 0;
   refused = 0;
+  /** RTU requests addressed to this unit. */
+  rtuRequests = 0;
+  private readonly rtuPorts: { isOpen: boolean; close(callback: () => void): void }[] = [];
   private readonly registers = new Map<number, number>();
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
@@ -172,6 +176,8 @@ export class SimulatedInverter {
   }
 
   async close(): Promise<void> {
+    for (const port of this.rtuPorts.splice(0))
+      if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
     for (const socket of this.sockets) socket.destroy();
     this.server.close();
     await once(this.server, 'close');
@@ -365,52 +371,93 @@ export class SimulatedInverter {
   private answer(socket: Socket, frame: Buffer): void {
     this.update();
     const header = frame.subarray(0, 7);
-    const fc = frame[7]!;
-    const send = (pdu: Buffer) => {
-      const out = Buffer.alloc(7 + pdu.length);
-      header.copy(out, 0, 0, 7);
-      out.writeUInt16BE(pdu.length + 1, 4);
-      pdu.copy(out, 7);
-      socket.write(out);
-    };
-    const exception = (code: number) => send(Buffer.from([fc | 0x80, code]));
     if (this.fault === 'silent') return;
     if (this.fault === 'garbage') {
       socket.write(Buffer.from([0x13, 0x37, 0xff, 0xff, 0x00, 0x02, 0x99, 0x03]));
       return;
     }
+    const pdu = this.respond(frame.subarray(7), () => socket.destroy());
+    if (!pdu) return;
+    const out = Buffer.alloc(7 + pdu.length);
+    header.copy(out, 0, 0, 7);
+    out.writeUInt16BE(pdu.length + 1, 4);
+    pdu.copy(out, 7);
+    socket.write(out);
+  }
+
+  /**
+   * Serves the same map as a Modbus RTU slave with unit id `unit` on the serial device `path` (the
+   * far end of a socat pty pair): frames addressed to other units are ignored, as on a multi-drop
+   * RS485 line; a frame with a wrong CRC is discarded (Modbus over Serial Line V1.02 §2.5.1.2).
+   */
+  async serveRtu(path: string, unit: number): Promise<void> {
+    const { SerialPort } = await import('serialport');
+    const port = await new Promise<InstanceType<typeof SerialPort>>((resolve, reject) => {
+      const opened = new SerialPort({ path, baudRate: 9600 }, (error) =>
+        error ? reject(error) : resolve(opened),
+      );
+    });
+    this.rtuPorts.push(port);
+    let buffer = Buffer.alloc(0);
+    port.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      for (;;) {
+        if (buffer.length < 8) return;
+        const fc = buffer[1]!;
+        const length = fc === 16 ? (buffer.length >= 7 ? 9 + buffer[6]! : 0) : 8;
+        if (length === 0 || buffer.length < length) return;
+        const frame = buffer.subarray(0, length);
+        buffer = buffer.subarray(length);
+        if (!crcMatches(frame, 0, length) || frame[0] !== unit) continue;
+        this.update();
+        this.rtuRequests += 1;
+        if (this.fault === 'silent') continue;
+        const pdu = this.respond(frame.subarray(1, length - 2), () => undefined);
+        if (!pdu) continue;
+        const out = Buffer.alloc(pdu.length + 3);
+        out[0] = unit;
+        pdu.copy(out, 1);
+        port.write(sealFrame(out));
+      }
+    });
+  }
+
+  /** The answer PDU to a request PDU (function code first); undefined: no answer. */
+  private respond(pdu: Buffer, die: () => void): Buffer | undefined {
+    const fc = pdu[0]!;
+    const exception = (code: number) => Buffer.from([fc | 0x80, code]);
     if (this.fault === 'exception') return exception(4);
     if (fc === 3) {
-      const address = frame.readUInt16BE(8);
-      const count = frame.readUInt16BE(10);
+      const address = pdu.readUInt16BE(1);
+      const count = pdu.readUInt16BE(3);
       if (count < 1 || count > 125) return exception(3);
-      const data = Buffer.alloc(1 + count * 2);
-      data[0] = count * 2;
+      const data = Buffer.alloc(2 + count * 2);
+      data[0] = 3;
+      data[1] = count * 2;
       for (let index = 0; index < count; index++) {
         const word = this.registers.get(address + index);
         if (word === undefined) return exception(2);
-        data.writeUInt16BE(word, 1 + index * 2);
+        data.writeUInt16BE(word, 2 + index * 2);
       }
-      return send(Buffer.concat([Buffer.from([3]), data]));
+      return data;
     }
     if (fc === 16 || fc === 6) {
-      const address = frame.readUInt16BE(8);
+      const address = pdu.readUInt16BE(1);
       const words: number[] = [];
-      if (fc === 6) words.push(frame.readUInt16BE(10));
+      if (fc === 6) words.push(pdu.readUInt16BE(3));
       else
-        for (let index = 0; index < frame.readUInt16BE(10); index++)
-          words.push(frame.readUInt16BE(13 + index * 2));
+        for (let index = 0; index < pdu.readUInt16BE(3); index++) words.push(pdu.readUInt16BE(6 + index * 2));
       if (words.some((_word, index) => !this.registers.has(address + index))) return exception(2);
       const at = this.clock.now();
       this.writes.push({ at, fc, address, words });
       if (this.fault === 'dead_on_write') {
-        socket.destroy();
-        return;
+        die();
+        return undefined;
       }
       words.forEach((word, index) => this.registers.set(address + index, word));
       this.armReverts(address, words.length, at);
       this.noteLimit(at);
-      return send(fc === 6 ? frame.subarray(7, 12) : Buffer.from(frame.subarray(7, 12)));
+      return Buffer.from(pdu.subarray(0, 5));
     }
     return exception(1);
   }
