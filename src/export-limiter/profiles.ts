@@ -216,6 +216,7 @@ function tenth(value: number): number {
  * written. The command timeout (0xF310 = revert_s) and the fallback limit (0xF312 = safe_pct) are
  * written once, before the first limit (again only when those settings change), then
  * EnableDynamicPowerControl 1, then each limit is one FC16 of 0xF322 DynamicActivePowerLimit.
+ * Handing back clears EnableDynamicPowerControl, so no timeout falls back to safe_pct afterwards.
  */
 export class SolarEdgeDriver implements InverterDriver {
   readonly control = 'limit';
@@ -260,13 +261,16 @@ export class SolarEdgeDriver implements InverterDriver {
   }
 
   async writeLimit(percent: number, safePct: number, revertS: number): Promise<RegisterWrite> {
-    // revert 0 (a stop, a stale meter): the timeout already written stays and falls back to safe_pct.
-    if (revertS > 0 && (this.written?.timeoutS !== revertS || this.written.fallbackPct !== safePct)) {
+    // Revert 0 (a stop, a stale meter, a restore): the timeout already written stays (the
+    // inverter's default 60 s before any), and its fallback is the limit being written, so the
+    // timeout running out changes nothing.
+    const timeoutS = revertS > 0 ? revertS : (this.written?.timeoutS ?? 60);
+    if (this.written?.timeoutS !== timeoutS || this.written.fallbackPct !== safePct) {
       await this.link.write(SOLAREDGE.COMMAND_TIMEOUT, [
-        ...uint32LowFirst(revertS),
+        ...uint32LowFirst(timeoutS),
         ...float32LowFirst(clampPct(safePct)),
       ]);
-      this.written = { timeoutS: revertS, fallbackPct: safePct };
+      this.written = { timeoutS, fallbackPct: safePct };
     }
     if (!this.enabled) {
       await this.link.write(SOLAREDGE.ENABLE_DPC, [1]);
@@ -277,9 +281,11 @@ export class SolarEdgeDriver implements InverterDriver {
     return block;
   }
 
+  /** EnableDynamicPowerControl 0: the dynamic limit and its timeout no longer apply. */
   async cancel(): Promise<RegisterWrite> {
-    const block = { address: SOLAREDGE.DYNAMIC_LIMIT, words: float32LowFirst(100) };
+    const block = { address: SOLAREDGE.ENABLE_DPC, words: [0] };
     await this.link.write(block.address, block.words);
+    this.enabled = false;
     return block;
   }
 }

@@ -67,7 +67,7 @@ for (const model of [704, 123] as const) {
         'the daemon to limit the inverter at 16 % with revert time 120 s',
         () => ({ pct: inverter.limitPctNow(), last: inverter.writes.at(-1)?.words ?? [] }),
         ({ pct, last }) => pct === 16 && revertWritten(last),
-        { deadlineMs: 60_000 },
+        { deadlineMs: 40_000 },
       );
       process.kill(daemon.child.pid!, 'SIGKILL');
       assert.equal(await daemon.exited, null, 'killed by the signal');

@@ -103,6 +103,37 @@ test('solaredge: the gateway killed while limiting at 16 %: the inverter takes t
   }
 });
 
+test('solaredge handed back (free, no installer limit): EnableDynamicPowerControl 0, and no fallback to safe_pct when the timeout runs out', async () => {
+  let exportPrice = -0.1;
+  const prices = {
+    quarterAt: (time: number) => {
+      const start = Math.floor(time / 900_000) * 900_000;
+      return { start, end: start + 900_000, import: 0.25, export: exportPrice, estimated: false };
+    },
+    quarters: () => [],
+    onChange: () => () => undefined,
+  };
+  const rig = await startRig({
+    load: () => 800,
+    profile: 'solaredge',
+    prices,
+    env: { METER_GATEWAY_SERVICES_EXPORT_LIMITER_MODE: 'price' },
+    inverter: { vendor: 'solaredge' },
+  });
+  try {
+    await rig.run(10_000);
+    assert.equal(rig.inverter.limitPctNow(), 16);
+    exportPrice = 0.1;
+    await rig.run(5000);
+    assert.deepEqual(writesOf(rig).at(-1), { address: SOLAREDGE.ENABLE_DPC, words: [0] });
+    await rig.run(200_000);
+    assert.equal(rig.inverter.limitPctNow(), 100, 'no fallback to 0 % after the command timeout');
+    assert.equal(rig.limiter!.status().state, 'free');
+  } finally {
+    await rig.close();
+  }
+});
+
 test('huawei: 47415 = 7 (power-limited, %) once, then 47418 = 160 (16.0 %, gain 10); refreshes write 47418 alone', async () => {
   const rig = await startRig({ load: () => 800, profile: 'huawei', inverter: { vendor: 'huawei' } });
   try {
