@@ -10,20 +10,37 @@
  * collection from before the rig started (after a first rig loaded the modules) to the end of the run (run with `node --expose-gc`; without
  * it the number is not printed), again with the simulated inverter counted in.
  *
- * Run: `node --expose-gc dist/bench/export-limiter.js` after `npm run build`.
+ * Run: `node --expose-gc dist/bench/export-limiter.js [profile]` after `npm run build`; profile is
+ * sunspec (default), solaredge, huawei or victron_ess (the simulated inverter then serves that
+ * vendor's map).
  */
 import { startRig } from '../test/export-limiter/rig.js';
+import type { Vendor } from '../test/helpers/simulated-inverter.js';
+
+const VENDORS: Record<string, Vendor> = {
+  sunspec: 'sunspec',
+  solaredge: 'solaredge',
+  huawei: 'huawei',
+  victron_ess: 'victron',
+};
+const profile = process.argv[2] ?? 'sunspec';
+const vendor = VENDORS[profile];
+if (!vendor) throw new Error(`profile must be one of ${Object.keys(VENDORS).join(', ')}`);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const VIRTUAL_MS = 600_000;
 
 // A first rig loads every module (modbus-serial, the config schema); the heap is measured after it.
-const warm = await startRig({ load: () => 800 });
+const warm = await startRig({ load: () => 800, profile, inverter: { vendor, load: () => 800 } });
 await warm.run(5000);
 await warm.close();
 gc?.();
 const heapBefore = process.memoryUsage().heapUsed;
-const rig = await startRig({ load: () => 800, inverter: { deadTimeMs: 5000, pv: () => 3000 } });
+const rig = await startRig({
+  load: () => 800,
+  profile,
+  inverter: { deadTimeMs: 5000, pv: () => 3000, vendor, load: () => 800 },
+});
 await rig.run(60_000);
 const steps0 = rig.inverter.connections;
 const cpu0 = process.cpuUsage();
@@ -38,7 +55,7 @@ const status = rig.limiter!.status();
 
 const cpuMs = (cpu.user + cpu.system) / 1000;
 console.log(
-  `export limiter, ${VIRTUAL_MS / 60_000} virtual minutes, ${steps} control steps (${status.inverters[0]!.writes} writes)`,
+  `export limiter (${profile}), ${VIRTUAL_MS / 60_000} virtual minutes, ${steps} control steps (${status.inverters[0]!.writes} writes)`,
 );
 console.log(
   `  CPU per control step: ${((cpuMs / steps) * 1000).toFixed(0)} µs (upper bound, simulated inverter included)`,

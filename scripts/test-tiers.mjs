@@ -105,6 +105,10 @@ export const SYSTEM_TIER = [
   'mqtt/quarters',
   // Inverters that answer garbage or die mid-write: the Modbus master's real 2 s response timeout.
   'export-limiter/hostile-inverter',
+  // The daemon process SIGKILLed while it limits a simulated inverter (real time until the kill).
+  'export-limiter/sigkill',
+  // An inverter on RS485 over a socat pty pair (real serial timing).
+  'export-limiter/modbus-rtu',
 ];
 
 /** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */

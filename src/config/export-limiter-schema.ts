@@ -24,7 +24,7 @@ export const EXPORT_LIMITER_SCHEMA = {
     patternText: 'a meter id',
   },
   inverters: {
-    doc: 'Inverters: list of {id, source: "modbus-tcp://host:502?unit=1", profile: sunspec|fronius|sma, wmax_w?, pv_meter?}.',
+    doc: 'Inverters: list of {id, source: "modbus-tcp://host:502?unit=1" or "modbus-rtu:/dev/ttyUSB0?baud=9600&unit=1", profile: sunspec|fronius|sma|solaredge|huawei|victron_ess (unit 100, a grid setpoint), wmax_w?, pv_meter?}.',
     format: 'export-limiter-inverters' as const,
     default: [] as Array<{
       id: string;

@@ -15,6 +15,7 @@ export const ExportLimiterInverterSchema = Type.Object({
     Type.Literal('ok'),
     Type.Literal('inverter_lost'),
     Type.Literal('busy'),
+    Type.Literal('pv_meter_missing'),
   ]),
   model: orNull(Type.Integer({ description: 'SunSpec control model written: 704 or 123' })),
   wmax_w: orNull(Type.Number()),

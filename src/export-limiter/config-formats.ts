@@ -48,7 +48,8 @@ export function inverterListProblems(value: unknown): { field: string; message: 
     if (typeof item.source !== 'string' || item.source.length > 256 || !parseInverterSource(item.source))
       problems.push({
         field: `${at}.source`,
-        message: 'must be modbus-tcp://host[:port][?unit=1..247]',
+        message:
+          'must be modbus-tcp://host[:port][?unit=1..247] or modbus-rtu:/dev/...?baud=9600&unit=1..247[&parity=none|even|odd&stopbits=1|2]',
       });
     if (typeof item.profile !== 'string' || !(INVERTER_PROFILES as readonly string[]).includes(item.profile))
       problems.push({ field: `${at}.profile`, message: `must be one of ${INVERTER_PROFILES.join(', ')}` });

@@ -8,7 +8,7 @@ import type { Output, OutputView } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import type { InverterSetting } from './config-formats.js';
-import { LinkError, ModbusLink, parseInverterSource } from './modbus-link.js';
+import { createLink, LinkError, parseInverterSource, type RegisterLink } from './modbus-link.js';
 import { createDriver, type InverterDriver, type InverterFacts } from './profiles.js';
 import type { RegisterWrite } from './sunspec.js';
 import { LimiterStateFile } from './state-file.js';
@@ -44,7 +44,7 @@ const HOUR_MS = 3_600_000;
 export interface InverterStatus {
   id: string;
   profile: string;
-  state: 'unknown' | 'ok' | 'inverter_lost' | 'busy';
+  state: 'unknown' | 'ok' | 'inverter_lost' | 'busy' | 'pv_meter_missing';
   model: number | null;
   wmax_w: number | null;
   installer_limit_pct: number | null;
@@ -97,7 +97,7 @@ interface Pending {
 }
 
 class Inverter {
-  readonly link: ModbusLink;
+  readonly link: RegisterLink;
   readonly driver: InverterDriver;
   facts: InverterFacts | undefined;
   state: InverterStatus['state'] = 'unknown';
@@ -105,6 +105,8 @@ class Inverter {
   reportedAt = 0;
   /** The limit the gateway holds (%), null while the gateway holds none. */
   commandedPct: number | null = null;
+  /** `setpoint` devices: the grid setpoint the gateway holds (W), null while it holds none. */
+  commandedW: number | null = null;
   lastWriteAt: number | null = null;
   readonly writeTimes: number[] = [];
   writes = 0;
@@ -122,8 +124,13 @@ class Inverter {
     readonly setting: InverterSetting,
     ctx: AppContext,
   ) {
-    this.link = new ModbusLink(parseInverterSource(setting.source)!, ctx.clock);
+    this.link = createLink(parseInverterSource(setting.source)!, ctx.clock);
     this.driver = createDriver(this.link, setting.profile);
+  }
+
+  /** A device that holds a grid setpoint itself (victron_ess) rather than taking a PV limit. */
+  get holdsSetpoint(): boolean {
+    return this.driver.control === 'setpoint';
   }
 
   /** The highest limit the gateway may command (%): the installer's, else 100. */
@@ -144,7 +151,11 @@ class Inverter {
       reported_w: this.reportedW,
       commanded_pct: this.commandedPct,
       commanded_w:
-        this.commandedPct === null || wmax === null ? null : Math.round((this.commandedPct * wmax) / 100),
+        this.driver.control === 'setpoint'
+          ? this.commandedW
+          : this.commandedPct === null || wmax === null
+            ? null
+            : Math.round((this.commandedPct * wmax) / 100),
       last_write: this.lastWriteAt === null ? null : new Date(this.lastWriteAt).toISOString(),
       writes_per_hour: this.writeTimes.length,
       writes: this.writes,
@@ -329,6 +340,8 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     if (settings?.enabled)
       for (const inverter of this.inverters) {
         if (handBack === 'release') await this.release(inverter);
+        // A setpoint device keeps target_w: it holds it on its own grid meter without the gateway.
+        else if (inverter.holdsSetpoint) continue;
         else if (inverter.commandedPct !== null && inverter.facts)
           await this.command(inverter, settings.safe_pct, 0, 'safe', now);
       }
@@ -382,7 +395,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       }
       // Once per inverter; one that did not answer gets it when it answers again.
       for (const inverter of ready) {
-        if (inverter.safeWritten) continue;
+        // A setpoint device closes its loop on its own grid meter: the gateway's meter going stale
+        // does not change what it holds (docs/architecture.md#export-limiter).
+        if (inverter.safeWritten || inverter.holdsSetpoint) continue;
         await this.command(inverter, settings.safe_pct, 0, 'safe', now);
         inverter.safeWritten = !inverter.writeFailing;
       }
@@ -426,10 +441,15 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
             if (facts.installerPct !== null && facts.installerPct !== remembered.installer_pct)
               inverter.commandedPct = facts.installerPct;
             facts.installerPct = remembered.installer_pct;
+            if (facts.setpointW !== undefined && remembered.setpoint_w !== undefined) {
+              if (facts.setpointW !== remembered.setpoint_w) inverter.commandedW = facts.setpointW;
+              facts.setpointW = remembered.setpoint_w;
+            }
           } else
             this.memory?.set(inverter.setting.id, {
               source: inverter.setting.source,
               installer_pct: facts.installerPct,
+              ...(facts.setpointW === undefined ? {} : { setpoint_w: facts.setpointW }),
             });
           inverter.facts = facts;
           inverter.reportedW = inverter.facts.outputW;
@@ -437,12 +457,22 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
           this.event(
             now,
             'inverter_found',
-            `${inverter.setting.id}: model ${inverter.facts.model}, WMax ${inverter.facts.wmaxW} W, output ${inverter.facts.outputW} W` +
-              (installer === null
-                ? ', no limit set'
-                : `, installer limit ${installer} % kept as the ceiling`),
+            `${inverter.setting.id}: ${inverter.facts.model === null ? inverter.setting.profile : `model ${inverter.facts.model}`}, WMax ${inverter.facts.wmaxW} W, output ${inverter.facts.outputW} W` +
+              (inverter.facts.setpointW !== undefined
+                ? `, grid setpoint ${inverter.facts.setpointW} W found`
+                : installer === null
+                  ? ', no limit set'
+                  : `, installer limit ${installer} % kept as the ceiling`),
           );
         } else inverter.reportedW = await inverter.driver.readOutput();
+        if (inverter.setting.pv_meter !== undefined) {
+          const measured = this.pvMeterW(inverter.setting.pv_meter, now);
+          if (typeof measured === 'string') {
+            this.pvMeterMissing(inverter, measured, now);
+            continue;
+          }
+          inverter.reportedW = measured;
+        }
         inverter.reportedAt = this.ctx.clock.now();
         if (!inverter.writeFailing) {
           if (inverter.state !== 'ok') inverter.error = null;
@@ -455,6 +485,35 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       }
     }
     return ready;
+  }
+
+  /**
+   * The present output of an inverter with `pv_meter` (docs/architecture.md#export-limiter): the
+   * magnitude of that meter's active power (a PV meter may be wired either way round), looked up in
+   * the registry on every step so an edited meter is followed; why not (a string) when the meter
+   * is not configured or has no reading for stale_after_s. Never the primary meter instead.
+   */
+  private pvMeterW(id: string, now: number): number | string {
+    const meter = this.ctx.meters.get(id);
+    if (!meter) return `pv_meter "${id}" is not a configured meter`;
+    const reading = meter.store.lastReading;
+    const staleMs = (this.settings?.stale_after_s ?? 30) * 1000;
+    if (!reading || now - reading.receivedAt > staleMs)
+      return `pv_meter "${id}" has no reading for ${staleMs / 1000} s`;
+    const watts = gridPowerW(reading);
+    if (watts === null) return `pv_meter "${id}" reports no active power`;
+    return Math.abs(watts);
+  }
+
+  /** An inverter whose pv_meter gives no output: not controlled (no write) until it does. */
+  private pvMeterMissing(inverter: Inverter, reason: string, now: number): void {
+    if (inverter.state !== 'pv_meter_missing' || inverter.error !== reason) {
+      this.log.warn(`export limiter: inverter ${inverter.setting.id}: ${reason}`);
+      this.event(now, 'pv_meter_missing', `${inverter.setting.id}: ${reason}`);
+    }
+    inverter.state = 'pv_meter_missing';
+    inverter.error = reason;
+    inverter.reportedW = null;
   }
 
   private failed(inverter: Inverter, error: unknown, now: number): void {
@@ -514,7 +573,14 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     this.reason = reason;
   }
 
-  private async control(settings: LimiterSlice['settings'], ready: Inverter[], now: number): Promise<void> {
+  private async control(settings: LimiterSlice['settings'], all: Inverter[], now: number): Promise<void> {
+    await this.holdSetpoints(
+      settings,
+      all.filter((inverter) => inverter.holdsSetpoint),
+      now,
+    );
+    const ready = all.filter((inverter) => !inverter.holdsSetpoint);
+    if (ready.length === 0) return;
     if (this.decision === 'off' || this.decision === 'free') {
       for (const inverter of ready) await this.release(inverter);
       return;
@@ -557,6 +623,53 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   }
 
   /**
+   * Setpoint devices (victron_ess): in zero_export and pv_off the grid setpoint is target_w (the
+   * device cannot be told to stop its PV through it), written when it differs and again every
+   * refresh_s; off and free give back the setpoint found at the first contact.
+   */
+  private async holdSetpoints(
+    settings: LimiterSlice['settings'],
+    devices: Inverter[],
+    now: number,
+  ): Promise<void> {
+    for (const device of devices) {
+      if (this.decision === 'off' || this.decision === 'free') {
+        await this.release(device);
+        continue;
+      }
+      const due =
+        device.commandedW !== settings.target_w ||
+        device.lastWriteAt === null ||
+        now - device.lastWriteAt >= settings.refresh_s * 1000;
+      if (!due) continue;
+      const kind = device.commandedW === settings.target_w ? 'refresh' : 'limit';
+      await this.setpoint(device, settings.target_w, kind, now);
+    }
+  }
+
+  private async setpoint(
+    device: Inverter,
+    watts: number,
+    kind: LimiterWrite['kind'],
+    now: number,
+  ): Promise<void> {
+    try {
+      const block = await device.driver.writeSetpoint!(watts);
+      device.commandedW = watts;
+      this.recordWrite(device, kind, null, block, now);
+      if (device.writeFailing) {
+        device.writeFailing = false;
+        device.state = 'ok';
+        device.error = null;
+        device.consecutiveFailures = 0;
+      }
+    } catch (error) {
+      device.writeFailing = true;
+      this.failed(device, error, now);
+    }
+  }
+
+  /**
    * Whether a write's effect has shown: the inverter reports an output within deadband of the
    * command (for a raise, at least the command less the deadband, since PV may not reach it), and
    * this meter reading was taken EFFECT_MARGIN_MS after that report; or EFFECT_TIMEOUT_MS passed.
@@ -586,6 +699,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   ): Promise<void> {
     if (!meterFresh || this.pending) return;
     for (const inverter of ready) {
+      if (inverter.holdsSetpoint) continue;
       if (inverter.commandedPct === null || inverter.lastWriteAt === null) continue;
       if (now - inverter.lastWriteAt < settings.refresh_s * 1000) continue;
       await this.command(inverter, inverter.commandedPct, settings.revert_s, 'refresh', now);
@@ -595,6 +709,16 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   /** Hands the inverter back: the installer's limit restored, or the gateway's own limit cancelled. */
   private async release(inverter: Inverter): Promise<void> {
     if (!inverter.facts) return;
+    if (inverter.holdsSetpoint) {
+      const found = inverter.facts.setpointW;
+      if (inverter.commandedW !== null && found !== undefined) {
+        await this.setpoint(inverter, found, 'restore', this.ctx.clock.now());
+        if (inverter.writeFailing) return;
+      }
+      inverter.commandedW = null;
+      this.memory?.forget(inverter.setting.id);
+      return;
+    }
     if (inverter.commandedPct === null) {
       // Never limited by the gateway: what the inverter holds is its own; read it afresh next time.
       this.memory?.forget(inverter.setting.id);
@@ -662,13 +786,17 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     if (this.inverters.some((inverter) => inverter.state === 'busy')) return 'busy';
     if (
       ready.length < this.inverters.length ||
-      this.inverters.some((inverter) => inverter.state === 'inverter_lost')
+      this.inverters.some(
+        (inverter) => inverter.state === 'inverter_lost' || inverter.state === 'pv_meter_missing',
+      )
     )
       return 'inverter_lost';
     if (this.decision === 'off') return 'idle';
     if (this.decision === 'free') return 'free';
     if (this.decision === 'pv_off') return 'pv_off';
-    return this.inverters.some((inverter) => inverter.commandedPct !== null) ? 'limiting' : 'idle';
+    return this.inverters.some((inverter) => inverter.commandedPct !== null || inverter.commandedW !== null)
+      ? 'limiting'
+      : 'idle';
   }
 
   private event(at: number, type: string, message: string): void {

@@ -1,4 +1,12 @@
-import type { Clock, Timer } from '../clock.js';
+import { systemClock, type Clock, type Timer } from '../clock.js';
+import {
+  joinRtuBus,
+  type BusClient,
+  type BusLease,
+  type BusLine,
+  type RegisterClient,
+} from '../modbus-protocol/rtu-bus.js';
+import { isDevicePath } from '../serial/device-path.js';
 
 /** The part of modbus-serial's client the limiter uses. */
 interface ModbusMaster {
@@ -13,8 +21,18 @@ interface ModbusMaster {
   readonly isOpen: boolean;
 }
 
-/** Why a transaction failed: the device answered an exception, it did not answer, or the link broke. */
-export type LinkFailureKind = 'exception' | 'timeout' | 'connection' | 'busy' | 'invalid';
+/**
+ * Why a transaction failed: the device answered an exception, it did not answer, or the link broke;
+ * `not_enabled`: the device answers but its owner has not switched on the control the profile uses.
+ */
+export type LinkFailureKind = 'exception' | 'timeout' | 'connection' | 'busy' | 'invalid' | 'not_enabled';
+
+/** One inverter's registers, whatever carries them (Modbus TCP, or a shared RS485 bus). */
+export interface RegisterLink {
+  read(address: number, count: number): Promise<number[]>;
+  write(address: number, words: readonly number[]): Promise<void>;
+  close(): Promise<void>;
+}
 
 export class LinkError extends Error {
   constructor(
@@ -36,13 +54,30 @@ export const MAX_WRITE = 123;
 
 /** Where an inverter is reached: `modbus-tcp://host:port?unit=n`. */
 export interface TcpEndpoint {
+  kind: 'tcp';
   host: string;
   port: number;
   unit: number;
 }
 
-/** Parses `modbus-tcp://host[:port][?unit=n]` (port 502 and unit 1 by default); undefined when not one. */
-export function parseInverterSource(source: string): TcpEndpoint | undefined {
+/**
+ * `modbus-rtu:/dev/ttyUSB0?baud=9600&unit=1[&parity=none&stopbits=1]`: a unit on an RS485 bus, the
+ * meter sources' syntax (docs/architecture.md#meter-source); the bus is shared with the meters and
+ * inverters on the same device path (docs/architecture.md#shared-rs485-bus).
+ */
+export interface RtuEndpoint extends BusLine {
+  kind: 'rtu';
+  unit: number;
+}
+
+export type InverterEndpoint = TcpEndpoint | RtuEndpoint;
+
+const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
+const RTU_PARAMS = new Set(['baud', 'unit', 'parity', 'stopbits', 'stop_bits']);
+
+/** Parses `modbus-tcp://host[:port][?unit=n]` (port 502 and unit 1 by default) or a `modbus-rtu:` source; undefined when neither. */
+export function parseInverterSource(source: string): InverterEndpoint | undefined {
+  if (source.startsWith('modbus-rtu:')) return parseRtu(source.slice('modbus-rtu:'.length));
   let url: URL;
   try {
     url = new URL(source);
@@ -51,11 +86,145 @@ export function parseInverterSource(source: string): TcpEndpoint | undefined {
   }
   if (url.protocol !== 'modbus-tcp:' || !url.hostname) return undefined;
   const port = url.port ? Number(url.port) : 502;
-  const unitText = url.searchParams.get('unit') ?? '1';
-  if (!/^\d{1,3}$/.test(unitText)) return undefined;
-  const unit = Number(unitText);
-  if (!Number.isInteger(port) || port < 1 || port > 65535 || unit > 247) return undefined;
-  return { host: url.hostname.replace(/^\[|\]$/g, ''), port, unit };
+  const unit = unitOf(url.searchParams);
+  if (!Number.isInteger(port) || port < 1 || port > 65535 || unit === undefined) return undefined;
+  return { kind: 'tcp', host: url.hostname.replace(/^\[|\]$/g, ''), port, unit };
+}
+
+function unitOf(params: URLSearchParams): number | undefined {
+  const text = params.get('unit') ?? '1';
+  if (!/^\d{1,3}$/.test(text)) return undefined;
+  const unit = Number(text);
+  return unit > 247 ? undefined : unit;
+}
+
+/** `PATH?baud=9600&unit=1&parity=none&stopbits=1` (9600 baud, 8N1, unit 1 by default). */
+function parseRtu(rest: string): RtuEndpoint | undefined {
+  const at = rest.indexOf('?');
+  const path = at < 0 ? rest : rest.slice(0, at);
+  const params = new URLSearchParams(at < 0 ? '' : rest.slice(at + 1));
+  if (!isDevicePath(path) || path.length < 2) return undefined;
+  if ([...params.keys()].some((key) => !RTU_PARAMS.has(key))) return undefined;
+  const baudRate = Number(params.get('baud') ?? '9600');
+  const parity = params.get('parity') ?? 'none';
+  const stopBits = Number(params.get('stopbits') ?? params.get('stop_bits') ?? '1');
+  const unit = unitOf(params);
+  if (!BAUD_RATES.includes(baudRate) || (stopBits !== 1 && stopBits !== 2)) return undefined;
+  if (parity !== 'none' && parity !== 'even' && parity !== 'odd') return undefined;
+  // Unit 0 is the RTU broadcast address: no device answers it (Modbus over Serial Line V1.02 §2.2).
+  if (unit === undefined || unit < 1) return undefined;
+  return { kind: 'rtu', path, baudRate, parity, stopBits, unit };
+}
+
+/** The link for an endpoint: a TCP connection of its own, or a unit on a shared RS485 bus. */
+export function createLink(endpoint: InverterEndpoint, clock: Clock): RegisterLink {
+  return endpoint.kind === 'rtu' ? new RtuLink(endpoint) : new ModbusLink(endpoint, clock);
+}
+
+/** modbus-serial's client, loaded on first use (CommonJS: the class is the default's `default`). */
+async function newSerialClient(): Promise<BusClient> {
+  const module = await import('modbus-serial');
+  return new module.default.default() as unknown as BusClient;
+}
+
+/** How long an RTU unit may take to answer (the meters' value on the same bus). */
+const RTU_RESPONSE_MS = 1000;
+
+/**
+ * One inverter on an RS485 bus: its transactions go through the bus's queue between those of the
+ * other units (meters and inverters) on the same device path (src/modbus-protocol/rtu-bus.ts).
+ * The bus is joined on the first transaction and joined again after the port went away.
+ */
+export class RtuLink implements RegisterLink {
+  private lease: BusLease | undefined;
+  private joining: Promise<BusLease> | undefined;
+  private closed = false;
+
+  constructor(private readonly endpoint: RtuEndpoint) {}
+
+  read(address: number, count: number): Promise<number[]> {
+    if (count < 1 || count > MAX_READ)
+      return Promise.reject(new LinkError('invalid', `read of ${count} registers`));
+    return this.transact(async (client) => {
+      const answer = await client.readHoldingRegisters(address, count);
+      const buffer = answer?.buffer;
+      if (!Buffer.isBuffer(buffer) || buffer.length !== count * 2)
+        throw new LinkError(
+          'invalid',
+          `answer of ${buffer?.length ?? 0} bytes to a read of ${count} registers`,
+        );
+      return Array.from({ length: count }, (_word, index) => buffer.readUInt16BE(index * 2));
+    });
+  }
+
+  write(address: number, words: readonly number[]): Promise<void> {
+    if (words.length < 1 || words.length > MAX_WRITE)
+      return Promise.reject(new LinkError('invalid', `write of ${words.length} registers`));
+    return this.transact(async (client) => {
+      await client.writeRegisters(address, [...words]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const lease = this.lease ?? (await this.joining?.catch(() => undefined));
+    this.lease = undefined;
+    this.joining = undefined;
+    await lease?.release();
+  }
+
+  private async transact<T>(work: (client: RegisterClient) => Promise<T>): Promise<T> {
+    if (this.closed) throw new LinkError('connection', 'link closed');
+    let lease: BusLease;
+    try {
+      lease = this.lease ?? (await this.join());
+    } catch (error) {
+      throw new LinkError(
+        'connection',
+        `${this.endpoint.path}: ${(error as Error).message || 'open failed'}`,
+      );
+    }
+    try {
+      return await lease.transact(this.endpoint.unit, work);
+    } catch (error) {
+      if (error instanceof LinkError) throw error;
+      const failure = error as ModbusFailure;
+      if (typeof failure.modbusCode === 'number')
+        throw new LinkError('exception', `exception ${failure.modbusCode}`, failure.modbusCode);
+      if (failure.errno === 'ETIMEDOUT' || /Timed out/.test(failure.message))
+        throw new LinkError('timeout', 'no answer in time');
+      throw new LinkError('connection', failure.message || 'bus failure');
+    }
+  }
+
+  private join(): Promise<BusLease> {
+    // The bus times the wire itself (the silence by performance.now(), the reply timer from the
+    // port's drain): real time, as for the meters on it, whatever clock the limiter runs on.
+    this.joining ??= joinRtuBus(
+      this.endpoint,
+      newSerialClient,
+      RTU_RESPONSE_MS,
+      () => {
+        this.lease = undefined;
+        this.joining = undefined;
+      },
+      systemClock,
+    ).then(
+      (lease) => {
+        if (this.closed) {
+          void lease.release();
+          throw new Error('link closed');
+        }
+        this.lease = lease;
+        return lease;
+      },
+      (error: unknown) => {
+        this.joining = undefined;
+        throw error;
+      },
+    );
+    return this.joining;
+  }
 }
 
 /**
@@ -65,13 +234,13 @@ export function parseInverterSource(source: string): TcpEndpoint | undefined {
  * resets right after it was accepted is reported as `busy`: devices that serve one Modbus TCP client
  * only (SolarEdge) do that while another client holds the link.
  */
-export class ModbusLink {
+export class ModbusLink implements RegisterLink {
   private client: ModbusMaster | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(
-    private readonly endpoint: TcpEndpoint,
+    private readonly endpoint: Omit<TcpEndpoint, 'kind'>,
     private readonly clock: Clock,
     private readonly timeoutMs = 2000,
   ) {}

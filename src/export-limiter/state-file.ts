@@ -9,6 +9,8 @@ export interface InverterMemory {
   source: string;
   /** The limit found enabled before the gateway's first write (%), null when there was none. */
   installer_pct: number | null;
+  /** `setpoint` devices (victron_ess): the grid setpoint found before the first write (W). */
+  setpoint_w?: number;
 }
 
 const MAX_BYTES = 64 * 1024;
@@ -21,6 +23,7 @@ const LimiterFileSchema = Type.Object({
     Type.Object({
       source: Type.String(),
       installer_pct: Type.Union([Type.Null(), Type.Number({ minimum: 0, maximum: 100 })]),
+      setpoint_w: Type.Optional(Type.Number({ minimum: -32768, maximum: 32767 })),
     }),
   ),
 });
@@ -71,7 +74,11 @@ export class LimiterStateFile {
     this.entries = {};
     if (this.tooLarge()) return this.entries;
     for (const [id, entry] of Object.entries(this.file.load()?.inverters ?? {}))
-      this.entries[id] = { source: entry.source, installer_pct: entry.installer_pct };
+      this.entries[id] = {
+        source: entry.source,
+        installer_pct: entry.installer_pct,
+        ...(entry.setpoint_w === undefined ? {} : { setpoint_w: entry.setpoint_w }),
+      };
     return this.entries;
   }
 

@@ -51,6 +51,10 @@ export interface RigOptions {
   dsmrOverTcp?: boolean;
   /** The rig's time step (ms, default STEP_MS): longer runs take coarser steps. */
   stepMs?: number;
+  /** Further keys of the inverter's entry in services.export_limiter.inverters (pv_meter, wmax_w). */
+  inverterSetting?: Record<string, unknown>;
+  /** Runs before the limiter starts (further meters registered, the inverter's RTU end opened). */
+  setup?: (ctx: AppContext, inverter: SimulatedInverter) => void | Promise<void>;
 }
 
 /** A loopback TCP server the meter input connects to: a P1 dongle sending telegrams. */
@@ -268,13 +272,19 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
   const env: Record<string, string> = {
     METER_GATEWAY_SERVICES_EXPORT_LIMITER_ENABLED: options.noLimiter ? 'false' : 'true',
     METER_GATEWAY_SERVICES_EXPORT_LIMITER_INVERTERS: JSON.stringify([
-      { id: 'pv1', source: inverter.source, profile: options.profile ?? 'sunspec' },
+      {
+        id: 'pv1',
+        source: inverter.source,
+        profile: options.profile ?? 'sunspec',
+        ...options.inverterSetting,
+      },
     ]),
     ...options.env,
   };
   const telegrams = options.dsmrOverTcp ? await TelegramServer.start() : undefined;
   if (telegrams) env.METER_GATEWAY_METER_SOURCE = `tcp://127.0.0.1:${telegrams.port}`;
   const ctx = makeContext(killable, env, stateDir, options);
+  await options.setup?.(ctx, inverter);
   let meterInput: Service | undefined;
   if (telegrams) {
     meterInput = runOutput(ctx, createMeterInput(ctx, silentLogger()));

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { MetersInput } from '../../src/meter/meters-input.js';
-import { interFrameSilenceMs } from '../../src/meter/modbus/rtu-bus.js';
+import { interFrameSilenceMs } from '../../src/modbus-protocol/rtu-bus.js';
 import { runOutput } from '../../src/output.js';
 import type { ReadingStore } from '../../src/reading/store.js';
 import { requireCommand, requirePeer } from '../helpers/environment.js';

@@ -5,9 +5,9 @@ import { MeterDataError } from '../decoder.js';
 import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import type { ModbusSource } from '../source.js';
 import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
-import { closeClient } from './client-close.js';
+import { closeClient } from '../../modbus-protocol/client-close.js';
 import { createMeterReader, type MeterReader } from './meter-reader.js';
-import { joinRtuBus, type BusClient, type BusLease } from './rtu-bus.js';
+import { joinRtuBus, type BusClient, type BusLease } from '../../modbus-protocol/rtu-bus.js';
 import { readingFromRegisters } from './to-reading.js';
 
 /** How long a request waits for the meter's reply before it counts as a timeout. */

@@ -1,6 +1,15 @@
 import { closeClient } from './client-close.js';
-import { delay, systemClock, type Clock, type Timer } from '../../clock.js';
-import type { RegisterClient } from './meter-reader.js';
+import { delay, systemClock, type Clock, type Timer } from '../clock.js';
+
+/**
+ * What a unit's work may do on the bus: read (the meters) and write registers (an inverter the
+ * export limiter drives on the same bus; docs/architecture.md#shared-rs485-bus).
+ */
+export interface RegisterClient {
+  readInputRegisters(address: number, length: number): Promise<{ buffer: Buffer }>;
+  readHoldingRegisters(address: number, length: number): Promise<{ buffer: Buffer }>;
+  writeRegisters(address: number, values: number[]): Promise<unknown>;
+}
 
 /** The line of one RS485 bus: every unit on it shares these settings. */
 export interface BusLine {
@@ -32,7 +41,7 @@ export function interFrameSilenceMs(baudRate: number): number {
   return baudRate > 19200 ? 1.75 : (3.5 * 11 * 1000) / baudRate;
 }
 
-/** One meter's use of a bus. `lost` is called when the port goes away under it. */
+/** One unit's use of a bus (a meter's, or an inverter's). `lost` is called when the port goes away under it. */
 export interface BusLease {
   /** Reads of one unit, run when it is this lease's turn; every request keeps the silence. */
   transact<T>(unitId: number, work: (client: RegisterClient) => Promise<T>): Promise<T>;
@@ -72,7 +81,7 @@ interface Job {
 }
 
 /**
- * One RS485 bus shared by several `modbus-rtu:` meters (docs/architecture.md#shared-rs485-bus):
+ * One RS485 bus shared by several `modbus-rtu:` meters and inverters (docs/architecture.md#shared-rs485-bus):
  * opened by its first user, closed by its last; transactions strictly one at a time, first asked
  * first served (each meter has at most one waiting, so the order is a fair round robin), with the
  * inter-frame silence before every request.
@@ -181,6 +190,7 @@ class RtuBus {
     return {
       readInputRegisters: (address, length) => request(() => client.readInputRegisters(address, length)),
       readHoldingRegisters: (address, length) => request(() => client.readHoldingRegisters(address, length)),
+      writeRegisters: (address, values) => request(() => client.writeRegisters(address, values)),
     };
   }
 

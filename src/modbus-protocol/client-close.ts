@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 
 /** What closing needs of a modbus-serial client (TCP or RTU). */
 export interface ClosableClient {
