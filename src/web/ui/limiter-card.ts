@@ -67,10 +67,13 @@ function show(card: HTMLElement, view: ExportLimiterView): void {
     ...view.inverters.map((inverter) => {
       const row = document.createElement('tr');
       row.dataset.inverter = inverter.id;
+      // A Victron ESS is commanded a grid setpoint in W, with no percentage.
       const limit =
-        inverter.commanded_w === null || inverter.commanded_pct === null
+        inverter.commanded_w === null
           ? t('limiter.no_limit')
-          : `${watts(inverter.commanded_w)} W (${formatNumber(inverter.commanded_pct, 1)} %)`;
+          : inverter.commanded_pct === null
+            ? `${watts(inverter.commanded_w)} W`
+            : `${watts(inverter.commanded_w)} W (${formatNumber(inverter.commanded_pct, 1)} %)`;
       for (const text of [inverter.id, watts(inverter.reported_w), limit]) {
         const cell = document.createElement('td');
         cell.textContent = text;

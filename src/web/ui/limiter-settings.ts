@@ -33,7 +33,7 @@ const FIELDS: Array<[key: string, label: MessageKey, kind: FieldKind]> = [
 ];
 
 /** Profiles offered in the list (the server's settings check has the final word). */
-const PROFILES = ['sunspec', 'fronius', 'sma'];
+const PROFILES = ['sunspec', 'fronius', 'sma', 'solaredge', 'huawei', 'victron_ess'];
 
 interface InverterRow {
   id: string;
