@@ -1,10 +1,20 @@
 import { actions } from './actions.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
+import { dashboard } from './dashboard.js';
 import { meters } from './meters.js';
 import { peak } from './peak.js';
 import { pages } from './pages.js';
 import { settings } from './settings.js';
 
 /** The German catalogue: each part is typed against its English part (part.ts). */
-export const de = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters, ...peak };
+export const de = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+  ...dashboard,
+};
