@@ -152,6 +152,15 @@ export const ActionsRecentSchema = Type.Object({
 });
 export type ActionsRecent = Static<typeof ActionsRecentSchema>;
 
+/**
+ * GET /api/v1/actions/definition (beyond the device, for the web page): the stored definition, or
+ * null while none is set, where the device's GET /api/v1/actions answers 404.
+ */
+export const ActionsDefinitionViewSchema = Type.Object({
+  definition: Type.Union([ActionsDefinitionSchema, Type.Null()]),
+});
+export type ActionsDefinitionView = Static<typeof ActionsDefinitionViewSchema>;
+
 /** POST /api/v1/actions/call answer. */
 export const ActionCallAnswerSchema = Type.Object({ status_ids: Type.Array(Type.Integer()) });
 export type ActionCallAnswer = Static<typeof ActionCallAnswerSchema>;

@@ -285,6 +285,35 @@ test('bad definitions answer 400 naming the field, and nothing is stored', async
   }
 });
 
+test("the page's definition route answers null while none is set, where the device's GET answers 404", async () => {
+  const rig = await startActionsRig();
+  try {
+    const view = async () =>
+      JSON.parse((await exchange(rig.baseUrl, 'GET', '/api/v1/actions/definition')).text);
+    assert.deepEqual(await view(), { definition: null });
+    assert.equal((await exchange(rig.baseUrl, 'GET', '/api/v1/actions')).status, 404);
+    const definition = {
+      const: { level: 3 },
+      actions: [
+        {
+          id: 'plug',
+          requests: [{ http: { url: 'http://127.0.0.1:9/on', headers: { Authorization: 'Bearer abc' } } }],
+        },
+      ],
+    };
+    assert.equal((await rig.post(definition)).status, 200);
+    // As GET /api/v1/actions shows it: the secret header's value replaced by its length.
+    const device = JSON.parse((await exchange(rig.baseUrl, 'GET', '/api/v1/actions')).text);
+    const shown = (await view()) as { definition: typeof device };
+    assert.deepEqual(shown, { definition: device });
+    assert.ok(!JSON.stringify(shown).includes('Bearer abc'));
+    assert.equal((await exchange(rig.baseUrl, 'DELETE', '/api/v1/actions')).status, 204);
+    assert.deepEqual(await view(), { definition: null });
+  } finally {
+    await rig.close();
+  }
+});
+
 test('a definition over the documented size answers 413', async () => {
   const rig = await startActionsRig();
   try {
@@ -326,6 +355,7 @@ test('under license FREE every actions path answers 404 and no action runs', asy
       ['DELETE', '/api/v1/actions'],
       ['POST', '/api/v1/actions/call?id=a'],
       ['GET', '/api/v1/actions/status?id=1'],
+      ['GET', '/api/v1/actions/definition'],
     ] as const) {
       const answer = await exchange(
         rig.baseUrl,

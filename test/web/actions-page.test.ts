@@ -104,7 +104,7 @@ test('the Actions form makes an action without JSON, saves it, runs it and shows
   assert.deepEqual(pageErrors, []);
 });
 
-test('a refused connection is shown by the code table; a 404 for the definition is an empty list', async (t) => {
+test('a refused connection is shown by the code table; without a definition the list is empty and nothing answers 404', async (t) => {
   if (!requireChromium(t)) return;
   const closed = await freePort();
   const { daemon, page, pageErrors } = await setUp(t);
@@ -124,18 +124,18 @@ test('a refused connection is shown by the code table; a 404 for the definition 
   assert.equal(await result.getAttribute('data-code'), String(refused));
   assert.match((await result.textContent()) ?? '', /^Failed — connection refused or host unreachable/);
 
-  // A gateway without a definition may answer GET with 404 not_found: the page shows no actions.
-  await page.route('**/api/v1/actions', (route) =>
-    route.request().method() === 'GET'
-      ? route.fulfill({
-          status: 404,
-          contentType: 'application/json',
-          body: '{"error":"not_found","message":"no actions defined","details":{}}',
-        })
-      : route.continue(),
-  );
+  // Without a definition (deleted) the page's own route answers null where the device's GET answers
+  // 404: the page shows no actions, and asks nothing that fails.
+  const deleted = await fetch(`${daemon.baseUrl}/api/v1/actions`, { method: 'DELETE' });
+  assert.equal(deleted.status, 204);
+  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/actions`)).status, 404);
+  const missing: string[] = [];
+  page.on('response', (response) => {
+    if (response.status() === 404) missing.push(response.url());
+  });
   await page.reload();
   await page.locator('#actions-list', { hasText: 'No actions yet.' }).waitFor();
+  assert.deepEqual(missing, []);
   assert.equal(await page.locator('#actions-status').textContent(), '');
   assert.deepEqual(pageErrors, []);
 });

@@ -20,7 +20,12 @@ export function launchMappedBrowser(names: readonly string[]): Promise<Browser> 
 /** The parts of the page's DOM the predicates read (tests compile without the DOM library). */
 type PageGlobal = {
   document: {
-    querySelector(selector: string): { value?: string; textContent: string | null; hidden?: boolean } | null;
+    querySelector(selector: string): {
+      value?: string;
+      textContent: string | null;
+      hidden?: boolean;
+      getAttribute(name: string): string | null;
+    } | null;
   };
 };
 
@@ -48,7 +53,11 @@ export async function useEveryPage(browser: Browser, url: string, name: string):
     assert.equal(response?.status(), 200, `${url}: the page`);
     await page.waitForFunction(
       () =>
-        Number((globalThis as unknown as PageGlobal).document.querySelector('#live-count')?.textContent) > 0,
+        Number(
+          (globalThis as unknown as PageGlobal).document
+            .querySelector('#live-age')
+            ?.getAttribute('data-events'),
+        ) > 0,
       undefined,
       { timeout: 20_000 },
     );

@@ -1,4 +1,4 @@
-// Costs in the web page: the settings form, the dashboard's "today" and the explorer, in headless
+// Costs in the web page: the settings form, the dashboard's "today" and "this month", the explorer, in headless
 // Chromium on the real daemon with a history day built by the test.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,6 +63,25 @@ test('the dashboard and the explorer show the costs the history API computed; th
   );
   assert.ok(standingToday >= (30 / days) * dayShare(started) - 1e-6, String(standingToday));
   assert.match((await today.textContent()) ?? '', /CHF/);
+
+  // This month so far, beside today: the month's daily history priced by the same API, yesterday
+  // (rebuilt into the daily tier from its quarter hours at start) counted when it lies in this
+  // month, the standing charge billed from the first recorded day to now (docs/architecture.md#costs).
+  const line = page.locator('#month-cost-line');
+  await line.waitFor({ state: 'visible', timeout: 15_000 });
+  assert.match((await line.textContent()) ?? '', /^\s*This month so far\s+Import CHF/);
+  const monthCost = page.locator('#month-cost');
+  const monthValue = async (key: string) => Number(await monthCost.getAttribute(`data-${key}`));
+  const yesterdayInMonth = new Date(midnight(-1) * 1000).getMonth() === month.getMonth();
+  const fullDays = yesterdayInMonth ? 1 : 0;
+  const standingMonth = await monthValue('standing');
+  assert.ok(standingMonth <= (30 / days) * (fullDays + dayShare(Date.now())) + 1e-6, String(standingMonth));
+  assert.ok(standingMonth >= (30 / days) * (fullDays + dayShare(started)) - 1e-6, String(standingMonth));
+  // Import paid: yesterday's 1 CHF when it lies in this month, and today's.
+  assert.ok((await monthValue('import')) >= fullDays * 1 - 1e-6, 'month import');
+  assert.ok((await monthValue('export')) >= fullDays * 0.05 - 1e-6, 'month export credit');
+  const parts = (await monthValue('import')) - (await monthValue('export')) + standingMonth;
+  assert.ok(Math.abs((await monthValue('total')) - parts) < 1e-5, 'month total');
 
   await page.goto(`${daemon.baseUrl}/#/history`);
   await page.locator(`#explorer[data-from="${midnight()}"]`).waitFor({ timeout: 15_000 });

@@ -6,7 +6,8 @@ import { requireChromium, requireFullChromium } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
-import { eventsAbove, liveCount, setUp } from './page-rig.js';
+import { PAGES } from '../helpers/ui-pages.js';
+import { eventsAbove, jsonOf, liveCount, setUp, trackRequests } from './page-rig.js';
 
 test('the page loads, the live chart receives events, and a stopped gateway shows "not connected"', async (t) => {
   if (!requireChromium(t)) return;
@@ -38,6 +39,13 @@ test('the page loads, the live chart receives events, and a stopped gateway show
   assert.equal(await page.evaluate('document.body.classList.contains("stale")'), false);
   const before = await liveCount(page);
   await eventsAbove(page, before);
+  // Under the chart: when the last reading came and how long ago, never a raw count of events.
+  assert.match(
+    (await page.locator('#live-age').textContent()) ?? '',
+    /^Last reading received at \d\d:\d\d:\d\d( [AP]M)?, \d+ s ago$/,
+  );
+  const dashboardText = (await page.locator('#page-dashboard').innerText()).toLowerCase();
+  assert.ok(!dashboardText.includes('events received'), 'no event counter on the dashboard');
 
   await daemon.stop();
   await page
@@ -77,7 +85,7 @@ test('with protection on the page asks for credentials; with them it loads and s
   const denied = await deniedPage.goto(`${daemon.baseUrl}/`);
   assert.equal(denied?.status(), 401);
   assert.equal(JSON.parse(await denied!.text()).error, 'unauthorized');
-  assert.equal(await deniedPage.locator('#live-count').count(), 0);
+  assert.equal(await deniedPage.locator('#live-age').count(), 0);
 });
 
 interface HistoryView {
@@ -188,5 +196,39 @@ test('a meter that stops sending greys the last values out as not current; no me
     .locator('#stale-banner', { hasText: 'No data: no reading has arrived yet (meter status NOT CONNECTED)' })
     .waitFor({ timeout: 15_000 });
   assert.equal(await silent.page.locator('#p-in').textContent(), '—');
-  assert.equal(await silent.page.locator('#live-count').textContent(), '0');
+  assert.equal(await silent.page.locator('#live-age').getAttribute('data-events'), '0');
+  assert.equal(await silent.page.locator('#live-age').textContent(), '—');
+});
+
+test('on a fresh install no request of any page fails and the console shows no error', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await setUp(t);
+  const consoleErrors: string[] = [];
+  const failed: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => {
+    // The live and peak streams end when the page is left; that is no failure of the page.
+    if (request.resourceType() !== 'eventsource') failed.push(`failed ${request.url()}`);
+  });
+  const requests = trackRequests(page);
+  await page.goto(`${daemon.baseUrl}/#/dashboard`);
+  await eventsAbove(page, 0);
+  for (const route of PAGES) {
+    await page.evaluate((hash) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
+    }, `#/${route}`);
+    await requests.settled();
+  }
+  // The actions the page reads on a fresh install: none, as an empty answer rather than a 404.
+  const definition = await jsonOf<{ definition: unknown }>(`${daemon.baseUrl}/api/v1/actions/definition`);
+  assert.equal(definition.definition, null);
+  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/actions`)).status, 404, "the device's answer stays");
+  assert.deepEqual(failed, []);
+  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(pageErrors, []);
 });

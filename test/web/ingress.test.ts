@@ -82,7 +82,13 @@ async function startIngressProxy(
   return { url: `http://127.0.0.1:${port}`, forwarded, strays };
 }
 
-type FrameGlobal = { document: { querySelector(selector: string): { textContent: string | null } | null } };
+type FrameGlobal = {
+  document: {
+    querySelector(
+      selector: string,
+    ): { textContent: string | null; getAttribute(name: string): string | null } | null;
+  };
+};
 
 async function ingressFrame(page: import('playwright-core').Page): Promise<Frame> {
   for (;;) {
@@ -104,7 +110,11 @@ test('behind an ingress proxy under a path prefix the page loads in a frame, str
   // Live events arrive through the prefixed stream; the system poll fills the identity.
   await frame.waitForFunction(
     () =>
-      Number((globalThis as unknown as FrameGlobal).document.querySelector('#live-count')?.textContent) > 2,
+      Number(
+        (globalThis as unknown as FrameGlobal).document
+          .querySelector('#live-age')
+          ?.getAttribute('data-events'),
+      ) > 2,
     undefined,
     { timeout: 15_000 },
   );
@@ -176,7 +186,11 @@ test('with protection on, the panel through ingress asks for no password; the sa
   await frame.waitForLoadState('load');
   await frame.waitForFunction(
     () =>
-      Number((globalThis as unknown as FrameGlobal).document.querySelector('#live-count')?.textContent) > 2,
+      Number(
+        (globalThis as unknown as FrameGlobal).document
+          .querySelector('#live-age')
+          ?.getAttribute('data-events'),
+      ) > 2,
     undefined,
     { timeout: 15_000 },
   );

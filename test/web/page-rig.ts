@@ -66,8 +66,9 @@ export async function settingsOf<View = SettingsView>(
   return (await response.json()) as View;
 }
 
+/** The number of live events the dashboard received (kept as a data attribute, not shown). */
 export async function liveCount(page: Page): Promise<number> {
-  return Number(await page.locator('#live-count').textContent());
+  return Number(await page.locator('#live-age').getAttribute('data-events'));
 }
 
 /**
@@ -75,14 +76,22 @@ export async function liveCount(page: Page): Promise<number> {
  * predicates are passed as functions: the page's Content-Security-Policy forbids evaluating strings.
  */
 type PageGlobal = {
-  document: { querySelector(selector: string): { value?: string; textContent: string | null } | null };
+  document: {
+    querySelector(
+      selector: string,
+    ): { value?: string; textContent: string | null; getAttribute(name: string): string | null } | null;
+  };
 };
 
 /** Waits until the live stream has delivered more than `count` events. */
 export async function eventsAbove(page: Page, count: number, timeout = 15_000): Promise<void> {
   await page.waitForFunction(
     (seen) =>
-      Number((globalThis as unknown as PageGlobal).document.querySelector('#live-count')?.textContent) > seen,
+      Number(
+        (globalThis as unknown as PageGlobal).document
+          .querySelector('#live-age')
+          ?.getAttribute('data-events'),
+      ) > seen,
     count,
     { timeout },
   );

@@ -123,6 +123,11 @@ async function cardValues(page: Page): Promise<Record<string, string>> {
   return values;
 }
 
+/** Time left as the page shows it: m:ss (425 s -> 7:05). */
+function minutes(seconds: number): string {
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
 function expectedCard(peak: PeakJson): Record<string, string> {
   const kw = (value: number | null) => (value === null ? '—' : value.toFixed(3));
   return {
@@ -131,7 +136,7 @@ function expectedCard(peak: PeakJson): Record<string, string> {
     limit: kw(peak.effective_limit_kw),
     allowed: kw(peak.allowed_kw),
     headroom: kw(peak.headroom_kw),
-    remaining: `${peak.window.remaining_s} s`,
+    remaining: minutes(peak.window.remaining_s),
     month: kw(peak.month_peak?.kw ?? null),
     state: peak.state,
   };
@@ -150,6 +155,51 @@ async function cardMatches(page: Page, baseUrl: string, state: string): Promise<
   ).catch(async () => cardValues(page));
   assert.deepEqual(shown, want);
   return peak;
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Every value of the card sits with its own label: beside it on its line, or under it at its left
+ * edge, and no other label is nearer to it than its own.
+ */
+async function pairsTogether(page: Page, width: number): Promise<void> {
+  const labels = page.locator('#peak-card .peak-facts dt');
+  const values = page.locator('#peak-card .peak-facts dd');
+  const count = await labels.count();
+  assert.equal(count, 7);
+  assert.equal(await values.count(), count);
+  const boxes = async (list: typeof labels) => {
+    const found: Box[] = [];
+    for (let i = 0; i < count; i += 1) found.push((await list.nth(i).boundingBox())!);
+    return found;
+  };
+  const terms = await boxes(labels);
+  const details = await boxes(values);
+  const names = await labels.allTextContents();
+  // How far a value lies from a label: beside it on its line, or under it at its left edge.
+  const distance = (term: Box, value: Box): number => {
+    const beside = Math.abs(value.y - term.y) <= 2 && value.x >= term.x + term.width - 1;
+    if (beside) return value.x - (term.x + term.width);
+    const below = Math.abs(value.x - term.x) <= 1 && value.y >= term.y + term.height - 1;
+    return below ? value.y - (term.y + term.height) : Infinity;
+  };
+  details.forEach((value, i) => {
+    const own = distance(terms[i]!, value);
+    assert.ok(own < 24, `at ${width} px the value of "${names[i]}" is not beside or under its label`);
+    terms.forEach((other, j) => {
+      if (j !== i)
+        assert.ok(
+          distance(other, value) > own,
+          `at ${width} px the value of "${names[i]}" sits at "${names[j]}"`,
+        );
+    });
+  });
 }
 
 interface Rig {
@@ -176,6 +226,15 @@ async function checkCard({ h, page, feedUntil, calls }: Rig): Promise<void> {
   await page.locator('#peak-card:not([hidden])').waitFor();
   const idle = await cardMatches(page, h.baseUrl, 'idle');
   assert.equal(idle.running_kw, 1);
+  assert.match((await page.locator('#peak-remaining').textContent()) ?? '', /^\d{1,2}:\d\d$/);
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await pairsTogether(page, width);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
   // 3.8 kW predicted: within the 0.3 kW warn margin of 4 kW, under the 0.1 kW shed margin.
   await feedUntil('2026-11-25T18:06:00+01:00', 4.2);
   await cardMatches(page, h.baseUrl, 'warning');
@@ -454,3 +513,119 @@ for (const [locale, catalogue] of [
     );
   });
 }
+
+/** The peak page's live numbers as shown, and what GET /api/v1/peak says they should be. */
+const LIVE_IDS = ['running', 'predicted', 'allowed', 'remaining'] as const;
+
+async function pageLive(page: Page): Promise<Record<string, string>> {
+  const values: Record<string, string> = {};
+  for (const id of LIVE_IDS) values[id] = (await page.locator(`#peak-page-${id}`).textContent()) ?? '';
+  return values;
+}
+
+async function pageLiveMatches(page: Page, baseUrl: string): Promise<Record<string, string>> {
+  const want = expectedCard(await jsonOf<PeakJson>(`${baseUrl}/api/v1/peak`));
+  const expected = Object.fromEntries(LIVE_IDS.map((id) => [id, want[id]!]));
+  const shown = await waitFor(
+    'the live numbers of the peak page',
+    () => pageLive(page),
+    (values) => JSON.stringify(values) === JSON.stringify(expected),
+    { deadlineMs: 15_000, intervalMs: 100 },
+  ).catch(async () => pageLive(page));
+  assert.deepEqual(shown, expected);
+  return shown;
+}
+
+test('the peak page follows the window live, reads its months again after the stream was down, and counts months in four languages', async (t) => {
+  if (!requireChromium(t)) return;
+  const target = await recordingServer(200);
+  const { h, stop } = await startGuard(target.url, false);
+  const browser = await browserContext();
+  t.after(async () => {
+    await browser.close();
+    await stop();
+    await target.close();
+  });
+  // No earlier months: November's own 1-0:1.6.0 is the one month of the average.
+  const feedUntil = feeder(h, []);
+  // From before 18:00, so the guard saw the quarter's start and records it when it closes.
+  h.clock.advance(Date.parse('2026-11-25T17:59:30+01:00') - h.clock.now());
+  await feedUntil('2026-11-25T18:14:30+01:00', 3);
+  const page = await browser.context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page's first peak stream ends at once (as a stream dropped for a slow read does); the
+  // browser's reconnect is held until the window below has closed, so its event never reaches it.
+  let streams = 0;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/v1/peak/stream', async (route) => {
+    streams += 1;
+    if (streams === 1)
+      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'retry: 50\n\n' });
+    if (streams === 2) await released;
+    return route.continue();
+  });
+  await page.goto(`${h.baseUrl}/#/peak`);
+  const november = page.locator('#peak-months tr[data-month="2026-11"] td');
+  await november.first().waitFor();
+  assert.equal(await november.nth(1).textContent(), '—', 'no window of November closed yet');
+  await pageLiveMatches(page, h.baseUrl);
+
+  // One month: singular in every language (Intl.PluralRules), with the count.
+  const peak = await jsonOf<PeakJson>(`${h.baseUrl}/api/v1/peak`);
+  assert.equal(peak.rolling.months.length, 1);
+  const rollingKw = peak.rolling.kw.toFixed(3);
+  assert.equal(
+    await page.locator('#peak-rolling').textContent(),
+    `Rolling average: ${rollingKw} kW over 1 month`,
+  );
+  assert.equal(
+    await page.locator('#peak-rolling-short').textContent(),
+    'Fewer than 12 months recorded: the average is the value of 1 month.',
+  );
+
+  // The quarter closes while the page has no stream: the guard's event is sent to nobody.
+  await feedUntil('2026-11-25T18:15:01+01:00', 3.3);
+  const history = await jsonOf<HistoryJson>(`${h.baseUrl}/api/v1/peak/history?months=13`);
+  const computed = history.months.find((month) => month.month === '2026-11')?.computed_kw;
+  assert.ok(typeof computed === 'number', 'the closed quarter is recorded');
+  assert.equal(streams, 2, 'the reconnect waits');
+  release();
+  await waitFor(
+    "November's computed peak after the reconnect",
+    () => november.nth(1).textContent(),
+    (text) => text === computed.toFixed(3),
+    { deadlineMs: 15_000 },
+  );
+
+  // The live numbers follow the stream now: a new window, other numbers.
+  const before = await pageLiveMatches(page, h.baseUrl);
+  await feedUntil('2026-11-25T18:16:10+01:00', 6);
+  const after = await pageLiveMatches(page, h.baseUrl);
+  assert.notEqual(after.remaining, before.remaining);
+  assert.notEqual(after.running, before.running);
+  assert.match(after.remaining ?? '', /^\d{1,2}:\d\d$/);
+
+  for (const [language, catalogue] of [
+    ['de', de],
+    ['fr', fr],
+    ['nl', nl],
+  ] as const) {
+    await page.evaluate((chosen) => {
+      (
+        globalThis as unknown as { localStorage: { setItem(key: string, value: string): void } }
+      ).localStorage.setItem('meter-gateway.language', chosen);
+    }, language);
+    await page.reload();
+    await page.locator(`html[lang="${language}"]`).waitFor();
+    const fill = (text: string) => text.replace('{kw}', rollingKw.replace('.', ',')).replace('{count}', '1');
+    await page.locator('#peak-months tr[data-month="2026-11"]').waitFor();
+    assert.equal(await page.locator('#peak-rolling').textContent(), fill(catalogue['peak.rolling_one']));
+    assert.equal(
+      await page.locator('#peak-rolling-short').textContent(),
+      fill(catalogue['peak.rolling_short_one']),
+    );
+  }
+  assert.deepEqual(pageErrors, []);
+});

@@ -16,7 +16,8 @@ import { throwUnlessApplied, validationError } from '../section-writes.js';
  * DELETE), calls (POST /call, 202 with the status ids and a Location to poll) and their status
  * (GET /status?id=1,2). License PLUS: under FREE every path answers 404 like /api/v1/report.
  * GET /api/v1/actions/recent (beyond the device) lists the last statuses and the counters for the
- * web page. Codes and limits: docs/architecture.md#actions.
+ * web page; GET /api/v1/actions/definition (beyond the device) gives the page the definition or
+ * null, so a fresh install's page meets no 404. Codes and limits: docs/architecture.md#actions.
  */
 
 const PATH = '/api/v1/actions';
@@ -171,6 +172,23 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       },
     },
   });
+  router.add(
+    'GET',
+    `${PATH}/definition`,
+    (_request, response) => sendJson(response, 200, { definition: definitionView(ctx) }),
+    {
+      license,
+      doc: {
+        summary: 'The actions definition for the web page: null while none is set (never a 404)',
+        responses: {
+          200: {
+            description: 'the definition as GET /api/v1/actions shows it, or null',
+            schema: contract('ActionsDefinitionViewSchema'),
+          },
+        },
+      },
+    },
+  );
   router.add(
     'GET',
     `${PATH}/recent`,

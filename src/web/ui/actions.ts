@@ -1,4 +1,4 @@
-import type { ActionDefinition, ActionsDefinition } from '../../contracts/actions.js';
+import type { ActionDefinition, ActionsDefinition, ActionsDefinitionView } from '../../contracts/actions.js';
 import type { ActionsChoices } from '../../contracts/page.js';
 import { ConstantsEditor } from './action-constants.js';
 import { actionIssues, constantIssues } from './action-checks.js';
@@ -14,12 +14,12 @@ import { t } from './i18n/i18n.js';
 import { quantityName } from './quantity-names.js';
 
 /**
- * The Actions page (GET/POST /api/v1/actions, POST /api/v1/actions/call, GET .../status and
- * .../recent): the list of actions with "Run now", a form for one action built from the server's
+ * The Actions page (GET .../definition, POST /api/v1/actions, POST /api/v1/actions/call, GET
+ * .../status and .../recent): the list of actions with "Run now", a form for one action built from the server's
  * choices (schedule presets, a condition on a measured value, HTTP and Modbus requests with a value
  * picker), the constants as rows, and the last results. Saving posts the whole definition, as the
  * API takes it; messages (the form's checks and the server's 400 details) appear next to the field.
- * GET answering 404 not_found means no definition yet.
+ * GET .../definition answers null while no definition is set (the device's GET answers 404 then).
  */
 
 class ActionsPage {
@@ -85,15 +85,10 @@ class ActionsPage {
     }
   }
 
-  /** The stored definition; a 404 not_found is none yet (an empty one). */
+  /** The stored definition, an empty one while none is set (the page's route never answers 404 for it). */
   private async readDefinition(): Promise<ActionsDefinition> {
-    try {
-      return await api<ActionsDefinition>('GET', '/api/v1/actions');
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404 && error.key === 'not_found')
-        return { const: {}, actions: [] };
-      throw error;
-    }
+    const { definition } = await api<ActionsDefinitionView>('GET', '/api/v1/actions/definition');
+    return definition ?? { const: {}, actions: [] };
   }
 
   private pickerGroups(): PickerGroup[] {

@@ -150,7 +150,8 @@ export class Dashboard {
     element('p-out').textContent = formatNumber(payload.P_Out, 3);
     this.headline.showLive(payload);
     element('reading-time').textContent = this.lastReadingTime;
-    element('live-count').textContent = String(this.events);
+    // The number of live events, not shown: the page's tests wait on it.
+    element('live-age').dataset.events = String(this.events);
     this.showVolumes(payload.Vol);
     this.chart.add(now / 1000, payload);
     this.showFreshness();
@@ -181,6 +182,13 @@ export class Dashboard {
   private showFreshness(): void {
     const staleAfter = Math.max(MIN_STALE_MS, 2.5 * this.lastInterval);
     const age = this.lastEventAt ? Date.now() - this.lastEventAt : Infinity;
+    // When the last reading came, not how many did: a count says nothing a user can act on.
+    element('live-age').textContent = this.lastEventAt
+      ? t('dashboard.last_reading', {
+          time: formatTime(this.lastEventAt, 'seconds'),
+          seconds: Math.max(0, Math.floor(age / 1000)),
+        })
+      : '—';
     const statusOk = this.meterStatus === 'OK';
     const current = this.connected && statusOk && age < staleAfter;
     const badge = element('meter-status');

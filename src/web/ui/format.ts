@@ -105,3 +105,10 @@ export function protocolVersionText(protocol: string | undefined, version: strin
   if (protocol?.toUpperCase() === 'DSMR' && /^\d\d$/.test(version)) return `${version[0]}.${version[1]}`;
   return version;
 }
+
+/** A duration in whole seconds as minutes and seconds, `m:ss` (425 -> "7:05"); a dash for none. */
+export function formatMinutes(seconds: number | null | undefined): string {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds)) return '—';
+  const whole = Math.max(0, Math.round(seconds));
+  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
+}

@@ -12,7 +12,8 @@ const TODAY_POLL_MS = 30_000;
 /**
  * The dashboard's two biggest numbers: net grid power from the live stream, and the energy
  * imported and exported today so far (since local midnight, from the history's 15-minute tier,
- * its open bucket included), read again every TODAY_POLL_MS.
+ * its open bucket included), with today's and this month's costs when they are on, read again
+ * every TODAY_POLL_MS.
  */
 export class Headline {
   start(): void {
@@ -34,6 +35,17 @@ export class Headline {
         : t(shown > 0 ? 'dashboard.importing' : shown < 0 ? 'dashboard.exporting' : 'dashboard.balanced');
   }
 
+  /**
+   * This month so far: the month's daily history (today's open day included) with its costs, the
+   * fixed charges billed to now by the server (docs/architecture.md#costs). Hidden without costs.
+   */
+  private async showMonth(): Promise<void> {
+    const month = periodOf('month', new Date());
+    const answer = await api<HistoryView>('GET', historyQuery(month));
+    showCostTotals(element('month-cost'), answer.costs);
+    element('month-cost-line').hidden = answer.costs === undefined;
+  }
+
   private async pollToday(): Promise<void> {
     const today = periodOf('day', new Date());
     const note = element('today-note');
@@ -43,6 +55,7 @@ export class Headline {
       element('today-in').textContent = formatNumber(totals.e_in, 3);
       element('today-out').textContent = formatNumber(totals.e_out, 3);
       showCostTotals(element('today-cost'), answer.costs);
+      await this.showMonth();
       note.textContent = t('dashboard.as_of', { time: formatTime(Date.now(), 'minutes') });
     } catch (error) {
       note.textContent = t('dashboard.history_unavailable', { message: (error as Error).message });

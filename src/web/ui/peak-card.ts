@@ -1,16 +1,19 @@
 import { element } from './api.js';
-import { formatNumber } from './format.js';
+import { formatMinutes, formatNumber } from './format.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 import type { PeakData, PeakLive } from './peak-live.js';
 
 /**
  * The dashboard's peak card (docs/architecture.md#peak-guard): the window's demand so far and the
- * prediction drawn against the limit, the seconds left, the guard state, allowed power and
+ * prediction drawn against the limit, the time left (m:ss), the guard state, allowed power and
  * headroom. Shown only while the guard is on (its view's state is not `off`); every value the bar
  * draws is also written out as text.
  */
 
-const FACTS: Array<[id: string, label: MessageKey]> = [
+/** The facts of the card: the id part of each value's element and its label. */
+export type PeakFact = [id: string, label: MessageKey];
+
+const FACTS: PeakFact[] = [
   ['running', 'peak.running'],
   ['predicted', 'peak.predicted'],
   ['limit', 'peak.limit'],
@@ -19,6 +22,31 @@ const FACTS: Array<[id: string, label: MessageKey]> = [
   ['remaining', 'peak.remaining'],
   ['month', 'peak.month_peak'],
 ];
+
+/**
+ * The facts as a definition list whose label/value pairs are grouped (a `div` per pair, as HTML
+ * allows in a `dl`), so the grid wraps whole pairs and a value never lands under another label.
+ * Each value is an `output` with the id `<prefix>-<id>`.
+ */
+export function peakFacts(facts: readonly PeakFact[], prefix: string): HTMLDListElement {
+  const list = document.createElement('dl');
+  list.className = 'facts peak-facts';
+  for (const [id, label] of facts) {
+    const pair = document.createElement('div');
+    pair.className = 'peak-fact';
+    const term = document.createElement('dt');
+    term.textContent = t(label);
+    const detail = document.createElement('dd');
+    const value = document.createElement('output');
+    value.id = `${prefix}-${id}`;
+    value.textContent = '—';
+    detail.append(value);
+    if (id !== 'remaining') detail.append(' kW');
+    pair.append(term, detail);
+    list.append(pair);
+  }
+  return list;
+}
 
 export function peakStateText(state: PeakData['state']): string {
   return t(`peak.state_${state}` as MessageKey);
@@ -42,19 +70,7 @@ function build(card: HTMLElement): void {
     mark.dataset.part = part;
     bar.append(mark);
   }
-  const facts = document.createElement('dl');
-  facts.className = 'facts peak-facts';
-  for (const [id, label] of FACTS) {
-    const term = document.createElement('dt');
-    term.textContent = t(label);
-    const detail = document.createElement('dd');
-    const value = document.createElement('output');
-    value.id = `peak-${id}`;
-    value.textContent = '—';
-    detail.append(value);
-    if (id !== 'remaining') detail.append(' kW');
-    facts.append(term, detail);
-  }
+  const facts = peakFacts(FACTS, 'peak');
   const link = document.createElement('a');
   link.href = '#/peak';
   link.textContent = t('peak.details');
@@ -63,6 +79,8 @@ function build(card: HTMLElement): void {
 
 const kw = (value: number | null | undefined): string =>
   value === null || value === undefined ? '—' : formatNumber(value, 3);
+
+const limitOf = (data: PeakData): number => data.effective_limit_kw ?? data.limit_kw ?? 0;
 
 /** Bar widths in % of a scale that holds the limit and both values, with room above the limit. */
 function drawBar(data: PeakData, limit: number): void {
@@ -81,22 +99,28 @@ function drawBar(data: PeakData, limit: number): void {
   );
 }
 
+/** The values of the view in the elements peakFacts made; the limit is the effective one. */
+export function showPeakFacts(facts: readonly PeakFact[], prefix: string, data: PeakData): void {
+  const values: Record<string, string> = {
+    running: kw(data.running_kw),
+    predicted: kw(data.predicted_kw),
+    limit: kw(limitOf(data)),
+    allowed: kw(data.allowed_kw),
+    headroom: kw(data.headroom_kw),
+    remaining: formatMinutes(data.window?.remaining_s),
+    month: kw(data.month_peak?.kw),
+  };
+  for (const [id] of facts) element(`${prefix}-${id}`).textContent = values[id] ?? '—';
+}
+
 function show(card: HTMLElement, data: PeakData): void {
   card.hidden = data.state === 'off';
   if (card.hidden) return;
   const state = element('peak-state');
   state.textContent = peakStateText(data.state);
   state.dataset.state = data.state;
-  const limit = data.effective_limit_kw ?? data.limit_kw ?? 0;
-  element('peak-running').textContent = kw(data.running_kw);
-  element('peak-predicted').textContent = kw(data.predicted_kw);
-  element('peak-limit').textContent = kw(limit);
-  element('peak-allowed').textContent = kw(data.allowed_kw);
-  element('peak-headroom').textContent = kw(data.headroom_kw);
-  const remaining = data.window?.remaining_s;
-  element('peak-remaining').textContent =
-    remaining === null || remaining === undefined ? '—' : t('peak.seconds', { seconds: remaining });
-  element('peak-month').textContent = kw(data.month_peak?.kw);
+  const limit = limitOf(data);
+  showPeakFacts(FACTS, 'peak', data);
   card.dataset.state = data.state;
   drawBar(data, limit);
 }

@@ -3,14 +3,17 @@ import { api, element } from './api.js';
 import { currentLocale } from './i18n/i18n.js';
 import { formatNumber, formatTime } from './format.js';
 import { t, type MessageKey } from './i18n/i18n.js';
-import { peakStateText } from './peak-card.js';
+import { peakFacts, peakStateText, showPeakFacts, type PeakFact } from './peak-card.js';
+import { tCount } from './i18n/plural.js';
 import type { PeakData, PeakLive } from './peak-live.js';
 
 /**
  * The peak page (#/peak): the month table of GET /api/v1/peak/history?months=13 (computed and
  * meter peaks with their times, which months the rolling average takes and their billed values)
  * and the stage list of GET /api/v1/peak (actions, relief, shed since, last shed and restore).
- * The stage list follows the peak stream while the page is open; the months reload on guard events.
+ * The window's live numbers (demand so far, predicted, allowed power now, time left) and the stage
+ * list follow the peak stream while the page is open; the months reload on guard events and when
+ * the stream reconnects (an event sent while it was down is not sent again).
  */
 
 type HistoryMonth = PeakHistory['months'][number];
@@ -99,10 +102,10 @@ function showMonths(months: readonly HistoryMonth[], data: PeakData | undefined)
   element('peak-months-empty').hidden = months.length > 0;
   const count = used.size;
   element('peak-rolling').textContent =
-    data?.rolling && count > 0 ? t('peak.rolling', { kw: kw(data.rolling.kw), count }) : '';
+    data?.rolling && count > 0 ? tCount('peak.rolling', count, { kw: kw(data.rolling.kw) }) : '';
   const short = element('peak-rolling-short');
   short.hidden = count === 0 || count >= FULL_YEAR;
-  short.textContent = t('peak.rolling_short', { count });
+  short.textContent = tCount('peak.rolling_short', count);
 }
 
 type Stage = NonNullable<PeakData['stages']>[number];
@@ -146,8 +149,22 @@ function showStages(data: PeakData): void {
   element('peak-stages-empty').hidden = rows.length > 0;
 }
 
+/** The window's live numbers, as the dashboard's card shows them (docs/architecture.md#peak-guard). */
+const LIVE_FACTS: readonly PeakFact[] = [
+  ['running', 'peak.running'],
+  ['predicted', 'peak.predicted'],
+  ['allowed', 'peak.allowed'],
+  ['remaining', 'peak.remaining'],
+  ['limit', 'peak.limit'],
+  ['headroom', 'peak.headroom'],
+];
+
 function showGuard(data: PeakData): void {
   element('peak-page-off').hidden = data.state !== 'off';
+  const live = element('peak-page-live');
+  if (!live.querySelector('dl')) live.append(peakFacts(LIVE_FACTS, 'peak-page'));
+  live.hidden = data.state === 'off';
+  showPeakFacts(LIVE_FACTS, 'peak-page', data);
   const state = element('peak-page-state');
   state.textContent = peakStateText(data.state);
   state.dataset.state = data.state;
@@ -166,9 +183,12 @@ export function bindPeakPage(live: PeakLive): () => Promise<void> {
   live.onUpdate((data) => {
     if (open && !element('page-peak').hidden) showGuard(data);
   });
-  live.onEvent(() => {
+  const reloadMonths = () => {
     if (open && !element('page-peak').hidden) void loadMonths().catch(() => undefined);
-  });
+  };
+  live.onEvent(reloadMonths);
+  // A window that closed while the stream was down sent its event to nobody here.
+  live.onReconnect(reloadMonths);
   return async () => {
     open = true;
     const failure = element('peak-page-error');

@@ -1,4 +1,5 @@
 import type { PeakStage } from '../../contracts/peak.js';
+import type { ActionsDefinitionView } from '../../contracts/actions.js';
 import type { SettingLimits, SettingsChoices, SettingsLimits } from '../../contracts/page.js';
 import { api, ApiError, element } from './api.js';
 import { setAt, valueAt } from './fields.js';
@@ -133,10 +134,10 @@ export function showRange(field: HTMLInputElement, limits: SettingLimits | undef
 
 async function actionIds(): Promise<string[]> {
   try {
-    const definition = await api<{ actions?: { id: string }[] }>('GET', '/api/v1/actions');
-    return (definition.actions ?? []).map((action) => action.id);
+    const { definition } = await api<ActionsDefinitionView>('GET', '/api/v1/actions/definition');
+    return (definition?.actions ?? []).map((action) => action.id);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return []; // no definition yet
+    if (error instanceof ApiError && error.status === 404) return []; // the FREE license: no actions
     throw error;
   }
 }

@@ -29,7 +29,6 @@ export const pages: Translation<typeof english> = {
   'dashboard.reading_of': 'Messwert von',
   'dashboard.last_minutes': 'Letzte Minuten',
   'dashboard.kw_export_negative': '(kW; Einspeisung negativ)',
-  'dashboard.events_received': 'Ereignisse empfangen',
   'history.day': 'Tag',
   'history.week': 'Woche',
   'history.month': 'Monat',

@@ -17,7 +17,6 @@ export const peak: Translation<typeof english> = {
   'peak.allowed': 'Jetzt erlaubte Leistung',
   'peak.headroom': 'Reserve',
   'peak.remaining': 'Fenster endet in',
-  'peak.seconds': '{seconds} s',
   'peak.month_peak': 'Monatsspitze',
   'peak.bar': 'Bisher {running} kW, erwartet {predicted} kW, Grenzwert {limit} kW',
   'peak.details': 'Monatsspitzen und Stufen',

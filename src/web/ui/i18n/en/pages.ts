@@ -26,7 +26,6 @@ export const pages = {
   'dashboard.reading_of': 'Reading of',
   'dashboard.last_minutes': 'Last minutes',
   'dashboard.kw_export_negative': '(kW; export negative)',
-  'dashboard.events_received': 'events received',
   'history.day': 'Day',
   'history.week': 'Week',
   'history.month': 'Month',

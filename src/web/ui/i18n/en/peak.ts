@@ -14,7 +14,6 @@ export const peak = {
   'peak.allowed': 'Allowed power now',
   'peak.headroom': 'Headroom',
   'peak.remaining': 'Window ends in',
-  'peak.seconds': '{seconds} s',
   'peak.month_peak': 'Month peak',
   'peak.bar': 'Demand so far {running} kW, predicted {predicted} kW, limit {limit} kW',
   'peak.details': 'Month peaks and stages',

@@ -1,6 +1,7 @@
 import { actions } from './actions.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
+import { dashboard } from './dashboard.js';
 import { meters } from './meters.js';
 import { peak } from './peak.js';
 import { limiter } from './limiter.js';
@@ -17,4 +18,5 @@ export const fr = {
   ...meters,
   ...peak,
   ...limiter,
+  ...dashboard,
 };

@@ -29,7 +29,6 @@ export const pages: Translation<typeof english> = {
   'dashboard.reading_of': 'Relevé du',
   'dashboard.last_minutes': 'Dernières minutes',
   'dashboard.kw_export_negative': '(kW ; injection négative)',
-  'dashboard.events_received': 'événements reçus',
   'history.day': 'Jour',
   'history.week': 'Semaine',
   'history.month': 'Mois',

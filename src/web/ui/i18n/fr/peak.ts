@@ -17,7 +17,6 @@ export const peak: Translation<typeof english> = {
   'peak.allowed': 'Puissance permise maintenant',
   'peak.headroom': 'Marge',
   'peak.remaining': 'La fenêtre se termine dans',
-  'peak.seconds': '{seconds} s',
   'peak.month_peak': 'Pic du mois',
   'peak.bar': 'Jusqu’ici {running} kW, prévu {predicted} kW, limite {limit} kW',
   'peak.details': 'Pics mensuels et paliers',

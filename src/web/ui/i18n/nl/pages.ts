@@ -29,7 +29,6 @@ export const pages: Translation<typeof english> = {
   'dashboard.reading_of': 'Meting van',
   'dashboard.last_minutes': 'Laatste minuten',
   'dashboard.kw_export_negative': '(kW; teruglevering negatief)',
-  'dashboard.events_received': 'berichten ontvangen',
   'history.day': 'Dag',
   'history.week': 'Week',
   'history.month': 'Maand',

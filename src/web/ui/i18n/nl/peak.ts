@@ -17,7 +17,6 @@ export const peak: Translation<typeof english> = {
   'peak.allowed': 'Nu toegestaan vermogen',
   'peak.headroom': 'Marge',
   'peak.remaining': 'Venster eindigt over',
-  'peak.seconds': '{seconds} s',
   'peak.month_peak': 'Maandpiek',
   'peak.bar': 'Tot nu toe {running} kW, verwacht {predicted} kW, grens {limit} kW',
   'peak.details': 'Maandpieken en trappen',
