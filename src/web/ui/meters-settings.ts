@@ -3,7 +3,7 @@ import type { MeterTestAnswer } from '../../contracts/meters.js';
 import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
 import { formatNumber } from './format.js';
-import { t } from './i18n/i18n.js';
+import { t, tServer } from './i18n/i18n.js';
 import { roleName } from './meters.js';
 
 /**
@@ -117,7 +117,10 @@ async function testSource(source: string, kind: string, result: HTMLOutputElemen
   try {
     const answer = await api<MeterTestAnswer>('POST', '/api/v1/meters/test', { source, wait: 10 });
     if (!answer.ok) {
-      result.textContent = t('meters.no_reading', { status: answer.status, error: answer.error });
+      result.textContent = t('meters.no_reading', {
+        status: answer.status,
+        error: tServer(answer.error, answer.error_key, answer.error_args),
+      });
       return;
     }
     const active = answer.report.instantaneous_power?.active;
