@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireChromium } from '../helpers/browser.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 import { setUp } from './page-rig.js';
 
@@ -78,7 +79,8 @@ test('Settings: add a meter, test its source (first reading shown), save; a dupl
   await row.locator('[name=id]').fill('pv');
   await row.locator('[name=name]').fill('PV inverter');
   await row.locator('[name=role]').selectOption('pv');
-  await row.locator('[name=what]').fill('simulator');
+  await row.locator('[name=kind]').selectOption('uri');
+  await row.locator('[name=uri]').fill('simulator');
   await row.getByRole('button', { name: 'Test this source' }).click();
   await waitFor(
     'the first reading shown',
@@ -105,7 +107,8 @@ test('Settings: add a meter, test its source (first reading shown), save; a dupl
   const second = form.locator('.meter-entry').nth(1);
   await second.locator('[name=id]').fill('pv');
   await second.locator('[name=name]').fill('Again');
-  await second.locator('[name=what]').fill('simulator');
+  await second.locator('[name=kind]').selectOption('uri');
+  await second.locator('[name=uri]').fill('simulator');
   await form.getByRole('button', { name: 'Save' }).click();
   await waitFor(
     'the refusal shown',
@@ -114,5 +117,69 @@ test('Settings: add a meter, test its source (first reading shown), save; a dupl
   );
   const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as { meters: unknown[] };
   assert.equal(settings.meters.length, 1);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('Settings: a Modbus TCP meter added through the labelled form, tested inline, saved and shown again after a reload', async (t) => {
+  if (!requireChromium(t)) return;
+  // The daemon's own Modbus TCP slave on loopback (SDM630 layout) is the meter the form adds.
+  const port = await freePort();
+  const { daemon, page, pageErrors } = await setUp(t, {
+    METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true',
+    METER_GATEWAY_SERVICES_MODBUS_PORT: String(port),
+    METER_GATEWAY_SERVICES_MODBUS_PROFILE: 'sdm630',
+    METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
+  });
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const form = page.locator('#form-meters');
+  await form.locator('#meters-add:not([disabled])').click();
+  const row = form.locator('.meter-entry').nth(0);
+  // Every field found by its label (<label for>): the form is usable with a screen reader.
+  await row.getByLabel('Id', { exact: true }).fill('pv');
+  await row.getByLabel('Name', { exact: true }).fill('PV meter');
+  await row.getByLabel('Role').selectOption('pv');
+  assert.equal(await row.getByLabel('Source', { exact: true }).inputValue(), 'modbus-tcp');
+  await row.getByLabel('Host name or IP address').fill('127.0.0.1');
+  await row.getByLabel('TCP port').fill(String(port));
+  await row.getByLabel('Register profile').selectOption('sdm630');
+  await row.getByLabel('Unit id').fill('1');
+  const uri = `modbus-tcp://127.0.0.1:${port}?unit=1&profile=sdm630`;
+  assert.equal(await row.locator('.meter-uri').textContent(), `Source URI: ${uri}`);
+  // The fields of the other kinds are hidden, the expression builder too.
+  assert.equal(await row.getByLabel('Expression').isVisible(), false);
+  assert.equal(await row.getByLabel('Serial port').isVisible(), false);
+  await row.getByRole('button', { name: 'Test this source' }).click();
+  await waitFor(
+    'the first reading shown beside the form',
+    () => row.locator('.meter-test').textContent(),
+    (text) => /^first reading: status OK, power -?\d+\.\d{3} kW$/.test(text ?? ''),
+  );
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'saved',
+    () => form.locator('.form-status').textContent(),
+    (text) => text === 'saved',
+  );
+  const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as {
+    meters: Array<Record<string, unknown>>;
+  };
+  assert.deepEqual(settings.meters, [{ id: 'pv', name: 'PV meter', role: 'pv', source: uri }]);
+
+  await page.reload();
+  const again = page.locator('#form-meters .meter-entry').nth(0);
+  await again.getByLabel('Id', { exact: true }).waitFor();
+  assert.equal(await again.getByLabel('Id', { exact: true }).inputValue(), 'pv');
+  assert.equal(await again.getByLabel('Source', { exact: true }).inputValue(), 'modbus-tcp');
+  assert.equal(await again.getByLabel('Host name or IP address').inputValue(), '127.0.0.1');
+  assert.equal(await again.getByLabel('TCP port').inputValue(), String(port));
+  assert.equal(await again.getByLabel('Register profile').inputValue(), 'sdm630');
+  assert.equal(await again.locator('legend').textContent(), 'pv');
+  // The meter runs: the Meters page lists it with its reading.
+  await page.goto(`${daemon.baseUrl}/#/meters`);
+  await waitFor(
+    'pv OK on the Meters page',
+    () => page.locator('#meters-table tr[data-meter="pv"] td').nth(2).textContent(),
+    (text) => text === 'OK',
+  );
   assert.deepEqual(pageErrors, []);
 });

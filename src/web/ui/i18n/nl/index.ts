@@ -2,6 +2,7 @@ import { actions } from './actions.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { meters } from './meters.js';
+import { metersEditor } from './meters-editor.js';
 import { peak } from './peak.js';
 import { pages } from './pages.js';
 import { server } from './server.js';
@@ -17,4 +18,5 @@ export const nl = {
   ...meters,
   ...peak,
   ...server,
+  ...metersEditor,
 };
