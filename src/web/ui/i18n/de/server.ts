@@ -51,6 +51,7 @@ export const server: Translation<typeof english> = {
   'rule.object': 'muss ein Objekt sein',
   'error.invalid_settings': 'ungültige Einstellungen: {fields}',
   'error.locked_by_addon': 'durch die Optionen des Home-Assistant-Add-ons gesperrt: {fields}',
+  'error.license_required': '{path} erfordert eine PLUS- oder PRO-Lizenz',
   'error.invalid_source': 'ungültige Quelle',
   'error.test_running': 'ein Quellentest läuft bereits',
   'meters.test_no_reading': '{source} lässt sich nicht öffnen: keine Messung innerhalb von {seconds} s',

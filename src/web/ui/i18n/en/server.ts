@@ -52,6 +52,7 @@ export const server = {
   'rule.object': 'must be an object',
   'error.invalid_settings': 'invalid settings: {fields}',
   'error.locked_by_addon': "locked by the Home Assistant add-on's options: {fields}",
+  'error.license_required': '{path} needs a PLUS or PRO license',
   'error.invalid_source': 'invalid source',
   'error.test_running': 'a source test is already running',
   'meters.test_no_reading': 'cannot open {source}: no reading within {seconds} s',

@@ -51,6 +51,7 @@ export const server: Translation<typeof english> = {
   'rule.object': 'doit être un objet',
   'error.invalid_settings': 'paramètres invalides : {fields}',
   'error.locked_by_addon': 'verrouillé par les options du module complémentaire Home Assistant : {fields}',
+  'error.license_required': '{path} nécessite une licence PLUS ou PRO',
   'error.invalid_source': 'source invalide',
   'error.test_running': 'un test de source est déjà en cours',
   'meters.test_no_reading': 'impossible d’ouvrir {source} : aucune mesure en {seconds} s',

@@ -51,6 +51,7 @@ export const server: Translation<typeof english> = {
   'rule.object': 'moet een object zijn',
   'error.invalid_settings': 'ongeldige instellingen: {fields}',
   'error.locked_by_addon': 'vergrendeld door de opties van de Home Assistant-add-on: {fields}',
+  'error.license_required': '{path} vereist een PLUS- of PRO-licentie',
   'error.invalid_source': 'ongeldige bron',
   'error.test_running': 'er loopt al een brontest',
   'meters.test_no_reading': 'kan {source} niet openen: geen meting binnen {seconds} s',
