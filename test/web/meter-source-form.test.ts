@@ -14,7 +14,14 @@ test('the profile choices are the meter profiles of the catalogue', () => {
 
 test('each kind builds a URI the source parser takes, and reads it back into the same fields', () => {
   const cases: Array<[string, Record<string, string>]> = [
-    ['serial:/dev/ttyUSB0?protocol=dsmr', { kind: 'serial', path: '/dev/ttyUSB0', protocol: 'dsmr' }],
+    [
+      'serial:/dev/ttyUSB0?protocol=dsmr',
+      { kind: 'serial', path: '/dev/ttyUSB0', protocol: 'dsmr', line: '' },
+    ],
+    [
+      'serial:/dev/ttyAMA0?protocol=auto&baud=9600&databits=7&parity=even',
+      { kind: 'serial', path: '/dev/ttyAMA0', protocol: 'auto', line: 'baud=9600&databits=7&parity=even' },
+    ],
     [
       'modbus-tcp://192.0.2.7:1502?unit=3&profile=sdm630',
       { kind: 'modbus-tcp', host: '192.0.2.7', port: '1502', unit: '3', profile: 'sdm630' },
@@ -46,7 +53,7 @@ test('a source the fields cannot say exactly stays a URI, unchanged; an expressi
   for (const uri of [
     'simulator',
     'tcp://192.0.2.1:2000?protocol=dsmr',
-    'serial:/dev/ttyUSB0?protocol=auto&baud=9600',
+    'serial:/dev/ttyUSB0?protocol=auto&interface=P1',
     'modbus-tcp://192.0.2.7?unit=1&profile=sunspec&interval=5',
     'modbus-rtu:/dev/ttyUSB1?unit=2&parity=even',
     'homewizard://192.0.2.8?interval=2',

@@ -3,7 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireChromium } from '../helpers/browser.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { corpusDir, requireCommand, requireCorpus } from '../helpers/environment.js';
 import { freePort } from '../helpers/ports.js';
+import { ptyWithMeter } from '../meter/probe/pty-meter.js';
+import { FakeMeter } from '../meter/transport/fake-meter.js';
 import { waitFor } from '../helpers/wait.js';
 import { setUp } from './page-rig.js';
 
@@ -181,5 +186,42 @@ test('Settings: a Modbus TCP meter added through the labelled form, tested inlin
     () => page.locator('#meters-table tr[data-meter="pv"] td').nth(2).textContent(),
     (text) => text === 'OK',
   );
+  assert.deepEqual(pageErrors, []);
+});
+
+test('Settings: a serial meter whose line settings "Probe this port" found, saved as the source the probe named', async (t) => {
+  if (!requireChromium(t) || !requireCommand(t, 'socat') || !requireCorpus(t)) return;
+  const telegram = readFileSync(join(corpusDir, 'dsmr', 'ndokter_v5.txt'));
+  const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [telegram], 400));
+  const { daemon, page, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const form = page.locator('#form-meters');
+  await form.locator('#meters-add:not([disabled])').click();
+  const row = form.locator('.meter-entry').nth(0);
+  await row.getByLabel('Id', { exact: true }).fill('p1');
+  await row.getByLabel('Name', { exact: true }).fill('Second P1 port');
+  await row.getByLabel('Source', { exact: true }).selectOption('serial');
+  await row.getByLabel('Serial port').fill(pty.hostPath);
+  await row.getByRole('button', { name: 'Probe this port' }).click();
+  const expected = `serial:${pty.hostPath}?protocol=dsmr&baud=115200&databits=8&parity=none`;
+  await waitFor(
+    'the finding of the probe beside the form',
+    () => row.locator('.meter-test').textContent(),
+    (text) => text === `found DSMR: ${expected}`,
+    { deadlineMs: 40_000 },
+  );
+  assert.equal(await row.getByLabel('Protocol').inputValue(), 'dsmr');
+  assert.equal(await row.getByLabel('Line settings').inputValue(), 'baud=115200&databits=8&parity=none');
+  assert.equal(await row.locator('.meter-uri').textContent(), `Source URI: ${expected}`);
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'saved',
+    () => form.locator('.form-status').textContent(),
+    (text) => text === 'saved',
+  );
+  const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as {
+    meters: Array<{ source?: string }>;
+  };
+  assert.equal(settings.meters[0]?.source, expected);
   assert.deepEqual(pageErrors, []);
 });

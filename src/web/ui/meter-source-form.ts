@@ -14,6 +14,8 @@ export interface SourceFields {
   kind: SourceKind;
   path: string;
   protocol: string;
+  /** A serial line's settings as the URI's parameters (`baud=115200&parity=none`), as a probe found them. */
+  line: string;
   host: string;
   port: string;
   baud: string;
@@ -52,6 +54,7 @@ const EMPTY: SourceFields = {
   kind: 'uri',
   path: '',
   protocol: 'auto',
+  line: '',
   host: '',
   port: '',
   baud: '9600',
@@ -65,6 +68,9 @@ const EMPTY: SourceFields = {
 export function newSource(): SourceFields {
   return { ...EMPTY, kind: 'modbus-tcp', port: '502' };
 }
+
+/** The line settings a serial source takes (docs/architecture.md#meter-source), kept as written. */
+const LINE_PARAMS = ['baud', 'databits', 'parity', 'stopbits'];
 
 /** The query's parameters when every one is among `known`, else undefined (the URI stays a URI). */
 function paramsOf(query: string, known: readonly string[]): URLSearchParams | undefined {
@@ -91,14 +97,16 @@ export function fieldsOf(source: string | undefined, expression: string | undefi
   const fields: SourceFields = { ...EMPTY, uri };
   if (uri.startsWith('serial:')) {
     const [path, query] = split(uri.slice('serial:'.length));
-    const params = paramsOf(query, ['protocol']);
+    const params = paramsOf(query, ['protocol', ...LINE_PARAMS]);
     const protocol = params?.get('protocol') ?? 'auto';
-    if (params && (PROTOCOLS as readonly string[]).includes(protocol) && path.startsWith('/dev/'))
-      return { ...fields, kind: 'serial', path, protocol };
+    if (params && (PROTOCOLS as readonly string[]).includes(protocol) && path.startsWith('/')) {
+      params.delete('protocol');
+      return { ...fields, kind: 'serial', path, protocol, line: params.toString() };
+    }
   } else if (uri.startsWith('modbus-rtu:')) {
     const [path, query] = split(uri.slice('modbus-rtu:'.length));
     const params = paramsOf(query, ['unit', 'profile', 'baud']);
-    if (params && path.startsWith('/dev/'))
+    if (params && path.startsWith('/'))
       return {
         ...fields,
         kind: 'modbus-rtu',
@@ -137,7 +145,7 @@ export function uriOf(fields: SourceFields): string {
   const trim = (value: string) => value.trim();
   switch (fields.kind) {
     case 'serial':
-      return `serial:${trim(fields.path)}?protocol=${fields.protocol}`;
+      return `serial:${trim(fields.path)}?protocol=${fields.protocol}${trim(fields.line) ? `&${trim(fields.line)}` : ''}`;
     case 'modbus-rtu':
       return `modbus-rtu:${trim(fields.path)}?unit=${trim(fields.unit)}&profile=${fields.profile}&baud=${trim(fields.baud)}`;
     case 'modbus-tcp':
@@ -156,7 +164,7 @@ export function uriOf(fields: SourceFields): string {
 
 /** The fields each kind shows, in order. */
 export const FIELDS_OF: Record<SourceKind, ReadonlyArray<keyof SourceFields>> = {
-  serial: ['path', 'protocol'],
+  serial: ['path', 'protocol', 'line'],
   'modbus-tcp': ['host', 'port', 'profile', 'unit'],
   'modbus-rtu': ['path', 'baud', 'profile', 'unit'],
   homewizard: ['host', 'port'],
@@ -171,6 +179,7 @@ export function labelOf(field: keyof SourceFields, kind: SourceKind): string {
   const keys: Record<Exclude<keyof SourceFields, 'path'>, MessageKey> = {
     kind: 'meters.editor.kind',
     protocol: 'meters.editor.protocol',
+    line: 'meters.editor.line',
     host: 'meters.editor.host',
     port: 'meters.editor.tcp_port',
     baud: 'meters.editor.baud',

@@ -1,10 +1,11 @@
 import type { MeterRole } from '../../contracts/values.js';
 import type { MeterTestAnswer } from '../../contracts/meters.js';
+import type { ProbeResultView } from '../../contracts/probe.js';
 import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
 import { formatNumber } from './format.js';
 import { issueText } from './forms.js';
-import { t, tServer } from './i18n/i18n.js';
+import { t, tOr, tServer } from './i18n/i18n.js';
 import {
   FIELDS_OF,
   fieldsOf,
@@ -104,13 +105,10 @@ function textInput(value: string, type = 'text'): HTMLInputElement {
 /** The control of a source field: a select for ports, protocols and profiles, else an input. */
 function sourceControl(name: keyof SourceFields, fields: SourceFields, offers: Offers): HTMLElement {
   if (name === 'path') {
-    const field = document.createElement('select');
-    const ports = offers.ports.map((port): [string, string] => [port.path, port.path]);
-    options(
-      field,
-      [['', t(ports.length === 0 ? 'meters.editor.no_port' : 'settings.pick_port')], ...ports],
-      fields.path,
-    );
+    // The ports found are offered; any device path may be typed (a port the list does not know).
+    const field = textInput(fields.path);
+    field.placeholder = offers.ports.length === 0 ? t('meters.editor.no_port') : '/dev/ttyUSB0';
+    field.setAttribute('list', 'meters-ports');
     return field;
   }
   if (name === 'protocol') {
@@ -199,6 +197,7 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
   for (const field of [
     'path',
     'protocol',
+    'line',
     'host',
     'port',
     'baud',
@@ -242,11 +241,22 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     inserter.hidden = chosen !== 'virtual';
     timeout.closest<HTMLElement>('.meter-field')!.hidden = chosen === 'virtual';
     testButton.hidden = chosen === 'virtual';
+    probeButton.hidden = chosen !== 'serial';
     built.hidden = chosen === 'virtual' || chosen === 'uri';
     built.textContent = t('meters.editor.built', { uri: sourceUri() });
     legend.textContent = id.value || t('meters.editor.new');
   };
   const testButton = button(t('meters.test'), () => void testSource(sourceUri(), result));
+  /** The fields of a source the probe found (its kind may turn to a URI when the fields cannot say it). */
+  const apply = (found: SourceFields) => {
+    kind.value = found.kind;
+    for (const [field, control] of controls) (control as HTMLInputElement).value = found[field];
+    show();
+  };
+  const probeButton = button(t('meters.editor.probe'), () => {
+    const device = (controls.get('path') as HTMLInputElement).value.trim();
+    void probePort(device, result, (source) => apply(fieldsOf(source, undefined)));
+  });
   row.addEventListener('input', show);
   row.addEventListener('change', show);
   row.append(
@@ -260,6 +270,7 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     labelled(prefix, 'timeout', t('meters.timeout'), timeout),
     built,
     testButton,
+    probeButton,
     button(t('meters.remove'), () => row.remove()),
     result,
   );
@@ -275,6 +286,43 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
   };
   show();
   return row;
+}
+
+/** Failed request text: the server's message in the page's language, the fields it names after it. */
+function failureText(error: unknown): string {
+  if (!(error instanceof ApiError)) return (error as Error).message;
+  return [error.text, ...error.fields.map(issueText)].join('; ');
+}
+
+/**
+ * "Probe this port": POST /api/v1/meter/probe tries the usual line settings and protocols (up to
+ * 30 s); the source it recognises fills the form, the outcome shows beside it.
+ */
+async function probePort(
+  device: string,
+  result: HTMLOutputElement,
+  use: (source: string) => void,
+): Promise<void> {
+  result.className = 'meter-test';
+  result.textContent = t('settings.probing');
+  try {
+    const answer = await api<ProbeResultView>('POST', '/api/v1/meter/probe', { device });
+    if (answer.source) {
+      use(answer.source);
+      result.textContent = t('meters.editor.probe_found', {
+        protocol: answer.meterProtocol ?? '',
+        source: answer.source,
+      });
+    } else {
+      result.className = 'meter-test error';
+      result.textContent = t('meters.editor.probe_none', {
+        status: tOr(`meter_status.${answer.status}`, answer.status),
+      });
+    }
+  } catch (error) {
+    result.className = 'meter-test error';
+    result.textContent = failureText(error);
+  }
 }
 
 async function testSource(source: string, result: HTMLOutputElement): Promise<void> {
@@ -298,9 +346,7 @@ async function testSource(source: string, result: HTMLOutputElement): Promise<vo
     });
   } catch (error) {
     result.className = 'meter-test error';
-    const fields = error instanceof ApiError ? error.fields.map(issueText) : [];
-    result.textContent =
-      error instanceof ApiError ? [error.text, ...fields].join('; ') : (error as Error).message;
+    result.textContent = failureText(error);
   }
 }
 
@@ -347,6 +393,7 @@ export function bindMetersSettings(): () => Promise<void> {
       api<{ ports: SerialPortView[] }>('GET', '/api/v1/serial/ports').catch(() => ({ ports: [] })),
     ]);
     offers.ports = ports.ports;
+    element('meters-ports').replaceChildren(...ports.ports.map((port) => new Option(port.path, port.path)));
     rows.replaceChildren(...(settings.meters ?? []).map((entry) => rowOf(entry, offers)));
     add.disabled = false;
   };
