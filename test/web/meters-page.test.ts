@@ -153,6 +153,18 @@ test('Settings: a Modbus TCP meter added through the labelled form, tested inlin
   // The fields of the other kinds are hidden, the expression builder too.
   assert.equal(await row.getByLabel('Expression').isVisible(), false);
   assert.equal(await row.getByLabel('Serial port').isVisible(), false);
+  // A virtual meter beside it, its expression built from the meter ids the form offers.
+  await form.locator('#meters-add').click();
+  const net = form.locator('.meter-entry').nth(1);
+  await net.getByLabel('Id', { exact: true }).fill('house');
+  await net.getByLabel('Name', { exact: true }).fill('House');
+  await net.getByLabel('Role').selectOption('consumer');
+  await net.getByLabel('Source', { exact: true }).selectOption('virtual');
+  assert.equal(await net.getByLabel('Host name or IP address').isVisible(), false);
+  await net.getByLabel('Insert a meter id').selectOption('main');
+  await net.getByLabel('Insert a meter id').selectOption('pv');
+  assert.equal(await net.getByLabel('Expression').inputValue(), 'main + pv');
+  await net.getByLabel('Expression').fill('main - pv');
   await row.getByRole('button', { name: 'Test this source' }).click();
   await waitFor(
     'the first reading shown beside the form',
@@ -168,7 +180,10 @@ test('Settings: a Modbus TCP meter added through the labelled form, tested inlin
   const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as {
     meters: Array<Record<string, unknown>>;
   };
-  assert.deepEqual(settings.meters, [{ id: 'pv', name: 'PV meter', role: 'pv', source: uri }]);
+  assert.deepEqual(settings.meters, [
+    { id: 'pv', name: 'PV meter', role: 'pv', source: uri },
+    { id: 'house', name: 'House', role: 'consumer', expression: 'main - pv' },
+  ]);
 
   await page.reload();
   const again = page.locator('#form-meters .meter-entry').nth(0);
