@@ -157,6 +157,7 @@ export function createAppContext(options: AppContextOptions = {}): AppContext {
     meters: new MeterRegistry({
       id: 'main',
       name: 'Main meter',
+      nameKey: 'meters.main_name',
       role: 'grid',
       kind: 'primary',
       store,

@@ -51,6 +51,9 @@ export class FormatError extends Error {
       summary?: string;
       /** Problems inside a structured value, each naming its field below the leaf (`actions[0].id`). */
       parts?: readonly { field: string; message: string; value?: unknown }[];
+      /** The rule's message key and arguments (docs/architecture.md#server-message-keys). */
+      key?: string;
+      args?: Record<string, string | number>;
     } = {},
   ) {
     super(message);
@@ -160,12 +163,19 @@ function numberFromEnv(text: string): unknown {
   return text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
 }
 
+/** The message key of a rule over a range, its bounds as arguments ('-inf' and 'inf' for none). */
+function rangeKey(key: string, limits: Limits, more: Record<string, number> = {}) {
+  return { key, args: { min: limits.min ?? '-inf', max: limits.max ?? 'inf', ...more } };
+}
+
 const boundedInt: ConfigFormat = {
   name: 'bounded-int',
   validate(value, item) {
     const rule = `must be an integer in ${range(item)}`;
-    if (typeof value !== 'number' || !Number.isInteger(value)) throw new FormatError('not-integer', rule);
-    if (outsideRange(value, item)) throw new FormatError('out-of-range', rule);
+    const key = rangeKey('rule.integer_range', item);
+    if (typeof value !== 'number' || !Number.isInteger(value))
+      throw new FormatError('not-integer', rule, key);
+    if (outsideRange(value, item)) throw new FormatError('out-of-range', rule, key);
   },
   describe: (item) => `integer ${String(item.min)}..${String(item.max)}`,
   fromEnv: numberFromEnv,
@@ -176,10 +186,13 @@ const boundedNumber: ConfigFormat = {
   name: 'bounded-number',
   validate(value, item) {
     const rule = `must be a number in ${range(item)}${item.step ? ` in steps of ${item.step}` : ''}`;
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw new FormatError('not-number', rule);
-    if (outsideRange(value, item)) throw new FormatError('out-of-range', rule);
+    const key = item.step
+      ? rangeKey('rule.number_range_step', item, { step: item.step })
+      : rangeKey('rule.number_range', item);
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw new FormatError('not-number', rule, key);
+    if (outsideRange(value, item)) throw new FormatError('out-of-range', rule, key);
     if (item.step && Math.abs(value / item.step - Math.round(value / item.step)) > 1e-9) {
-      throw new FormatError('off-step', rule);
+      throw new FormatError('off-step', rule, key);
     }
   },
   describe: (item) =>
@@ -196,7 +209,8 @@ const boundedNumber: ConfigFormat = {
 const bool: ConfigFormat = {
   name: 'bool',
   validate(value) {
-    if (typeof value !== 'boolean') throw new FormatError('not-boolean', 'must be true or false');
+    if (typeof value !== 'boolean')
+      throw new FormatError('not-boolean', 'must be true or false', { key: 'rule.boolean', args: {} });
   },
   describe: () => 'boolean',
   jsonSchema: () => ({ type: 'boolean' }),
@@ -214,10 +228,16 @@ const text: ConfigFormat = {
           ? ` of at most ${max} characters`
           : '';
     const rule = `must be a string${lengthRule}`;
-    if (typeof value !== 'string') throw new FormatError('not-string', rule);
-    if (max !== undefined && [...value].length > max) throw new FormatError('too-long', rule);
+    const key: { key: string; args: Record<string, number> } =
+      item.minLength !== undefined && max !== undefined
+        ? { key: 'rule.string_length', args: { min: item.minLength, max } }
+        : max !== undefined
+          ? { key: 'rule.string_max', args: { max } }
+          : { key: 'rule.string', args: {} };
+    if (typeof value !== 'string') throw new FormatError('not-string', rule, key);
+    if (max !== undefined && [...value].length > max) throw new FormatError('too-long', rule, key);
     if (item.minLength !== undefined && value.length > 0 && value.length < item.minLength) {
-      throw new FormatError('too-short', rule);
+      throw new FormatError('too-short', rule, key);
     }
     if (item.pattern && value !== '' && !item.pattern.test(value)) {
       throw new FormatError('pattern', `must be ${item.patternText ?? `a string matching ${item.pattern}`}`);
@@ -243,7 +263,10 @@ export function choiceFormat(name: string, valuesOf: (item: Limits) => readonly 
     validate(value, item) {
       const values = valuesOf(item);
       if (typeof value !== 'string' || !values.includes(value)) {
-        throw new FormatError('not-a-choice', `must be one of ${values.join(', ')}`);
+        throw new FormatError('not-a-choice', `must be one of ${values.join(', ')}`, {
+          key: 'rule.one_of',
+          args: { values: values.join(', ') },
+        });
       }
     },
     describe: (item) => valuesOf(item).join(' \\| '),

@@ -2,6 +2,9 @@
 export interface ValidationIssue {
   field: string;
   message: string;
+  /** The rule's message key and arguments, where it has them (docs/architecture.md#server-message-keys). */
+  key?: string;
+  args?: Record<string, string | number>;
   value?: unknown;
   /** The format owner's own wording of the whole problem, used by start-up errors. */
   summary?: string;

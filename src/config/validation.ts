@@ -61,6 +61,10 @@ export function checkLeaf(
       field: leaf.path,
       message: error.message,
     };
+    if (error.details.key !== undefined) {
+      issue.key = error.details.key;
+      issue.args = error.details.args ?? {};
+    }
     if (!leaf.secret) issue.value = 'shownValue' in error.details ? error.details.shownValue : value;
     if (error.details.summary !== undefined) issue.summary = error.details.summary;
     if (error.details.parts !== undefined) issue.parts = error.details.parts;
@@ -80,11 +84,12 @@ function structureIssues(
     const path = prefix === '' ? key : `${prefix}.${key}`;
     const child = schema[key];
     if (!Object.hasOwn(schema, key)) {
-      if (strict) issues.push({ field: path, message: 'unknown key', value });
+      if (strict)
+        issues.push({ field: path, message: 'unknown key', key: 'rule.unknown_key', args: {}, value });
     } else if (isLeaf(child)) continue;
     else if (isPlainObject(value)) {
       issues.push(...structureIssues(value, child as Record<string, unknown>, path, strict));
-    } else issues.push({ field: path, message: 'must be an object', value });
+    } else issues.push({ field: path, message: 'must be an object', key: 'rule.object', args: {}, value });
   }
   return issues;
 }

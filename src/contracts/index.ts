@@ -6,6 +6,7 @@
 export * from './actions.js';
 export * from './error.js';
 export * from './history.js';
+export * from './message.js';
 export * from './meters.js';
 export * from './modbus-table.js';
 export * from './network.js';

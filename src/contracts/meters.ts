@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { messageKey, MessageArgsSchema } from './message.js';
 import { ReportViewSchema } from './reading.js';
 import {
   METER_KINDS,
@@ -25,7 +26,13 @@ export type MeterTestRequest = Static<typeof MeterTestRequestSchema>;
 /** POST /api/v1/meters/test: the first reading in the report's shape, or the meter status and the exact error. */
 export const MeterTestAnswerSchema = Type.Union([
   Type.Intersect([Type.Object({ ok: Type.Literal(true) }), ReportViewSchema]),
-  Type.Object({ ok: Type.Literal(false), status: Type.String(), error: Type.String() }),
+  Type.Object({
+    ok: Type.Literal(false),
+    status: Type.String(),
+    error: Type.String(),
+    error_key: Type.Optional(messageKey("the error's message key")),
+    error_args: Type.Optional(MessageArgsSchema),
+  }),
 ]);
 export type MeterTestAnswer = Static<typeof MeterTestAnswerSchema>;
 
@@ -36,6 +43,9 @@ const counter = (description: string) => Type.Integer({ description });
 export const MeterListEntrySchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  name_key: Type.Optional(
+    messageKey("the name's message key where the daemon chose it (the primary's default name)"),
+  ),
   role: Type.Enum(METER_ROLES),
   kind: Type.Enum(METER_KINDS),
   source_kind: Type.String(),

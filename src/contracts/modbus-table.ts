@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { MessageArgsSchema, messageKey } from './message.js';
 
 /** GET /api/v1/modbus/table: the layout the slave serves, as rows a person reads. */
 
@@ -6,6 +7,8 @@ export const RegisterRowViewSchema = Type.Object({
   address: Type.Integer({ description: '0-based input register address of the first word' }),
   id: Type.String(),
   name: Type.String(),
+  name_key: Type.Optional(messageKey("the name's message key (the page's own wording of it)")),
+  name_args: Type.Optional(MessageArgsSchema),
   unit: Type.String({ description: "unit of the value before the scaler; '' where there is none" }),
   type: Type.String({
     description: "double, float, long, int, short; 'bytes' for byte arrays, 'padding' for fill words",

@@ -80,7 +80,7 @@ function matchRoute(router: Router, method: string, path: string, config: AppCon
   if (match.options.license === 'PLUS' && config.license.type === 'FREE') {
     throw new HttpError(404, 'license_required', `${path} needs a PLUS or PRO license`, {
       license: config.license.type,
-    });
+    }).withKey('error.license_required', { path });
   }
   return match;
 }

@@ -31,13 +31,32 @@ export class HttpError extends Error {
     this.name = 'HttpError';
   }
 
+  /** The message's key and arguments (docs/architecture.md#server-message-keys), set by withKey. */
+  private text: { key: string; args: Record<string, string | number> } | undefined;
+
+  /** Names the message by a key and its arguments, for a client that words it in its own language. */
+  withKey(key: string, args: Record<string, string | number> = {}): this {
+    this.text = { key, args };
+    return this;
+  }
+
   /** The error body; message and details bounded (ERROR_BODY_LIMITS), whatever a writer put in them. */
-  body(): { error: ErrorKey; message: string; details: Record<string, unknown> } {
+  body(): {
+    error: ErrorKey;
+    message: string;
+    details: Record<string, unknown>;
+    key?: string;
+    args?: Record<string, string | number>;
+  } {
     const details = boundedValue(this.details, 0);
+    const args = this.text ? boundedValue(this.text.args, 0) : undefined;
     return {
       error: this.key,
       message: boundedText(this.message, ERROR_BODY_LIMITS.messageChars),
       details: isRecord(details) ? details : {},
+      ...(this.text
+        ? { key: this.text.key, args: (isRecord(args) ? args : {}) as Record<string, string | number> }
+        : {}),
     };
   }
 }

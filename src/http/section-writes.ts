@@ -7,10 +7,16 @@ import { HttpError } from './errors.js';
  * change, what POST resets) is config/settings-write.ts.
  */
 
-/** An issue as the answer shows it: the field, the rule and (unless secret) the value. */
-function answerField(issue: ValidationIssue): Pick<ValidationIssue, 'field' | 'message' | 'value'> {
-  const { field, message } = issue;
-  return 'value' in issue ? { field, message, value: issue.value } : { field, message };
+/**
+ * An issue as the answer shows it: the field, the rule, the rule's key and arguments where it has
+ * them (docs/architecture.md#server-message-keys) and (unless secret) the value.
+ */
+function answerField(
+  issue: ValidationIssue,
+): Pick<ValidationIssue, 'field' | 'message' | 'key' | 'args' | 'value'> {
+  const { field, message, key, args } = issue;
+  const named = key === undefined ? { field, message } : { field, message, key, args: args ?? {} };
+  return 'value' in issue ? { ...named, value: issue.value } : named;
 }
 
 /**
@@ -25,14 +31,12 @@ export function validationError(issues: readonly ValidationIssue[]): HttpError {
       'conflict',
       `locked by the Home Assistant add-on's options: ${fields.join(', ')}`,
       { fields: issues.map(answerField), locked: fields },
-    );
+    ).withKey('error.locked_by_addon', { fields: fields.join(', ') });
   }
-  return new HttpError(
-    400,
-    'validation_failed',
-    `invalid settings: ${issues.map((issue) => issue.field).join(', ')}`,
-    { fields: issues.map(answerField) },
-  );
+  const fields = issues.map((issue) => issue.field).join(', ');
+  return new HttpError(400, 'validation_failed', `invalid settings: ${fields}`, {
+    fields: issues.map(answerField),
+  }).withKey('error.invalid_settings', { fields });
 }
 
 /**

@@ -158,7 +158,13 @@ export class MeterInput implements Output<MeterSettings> {
     }
     this.validSinceOpen = false;
     this.logger.info(`opened ${link.transport.description}`);
-    this.context.services.set(this.binding.service, { state: 'open', source: link.transport.description });
+    const { descriptionKey } = link.transport;
+    this.context.services.set(this.binding.service, {
+      state: 'open',
+      source: link.transport.description,
+      // The description's key beside it (docs/architecture.md#server-message-keys).
+      ...(descriptionKey ? { source_key: descriptionKey.key, source_args: descriptionKey.args } : {}),
+    });
     if (this.store.isStale()) {
       this.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
     }

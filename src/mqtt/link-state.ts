@@ -4,8 +4,16 @@ import type { LinkStatus } from './broker-link.js';
 import type { DiscoveryModule } from './ha-feed.js';
 import type { MqttView } from './template-publisher.js';
 
-/** Why no connection is wanted, when none is. */
-export type Inactive = { state: 'stopped' | 'disabled' | 'error'; reason: string };
+/**
+ * Why no connection is wanted, when none is: the reason in English and, where it is one of the
+ * fixed reasons, its message key and arguments (docs/architecture.md#server-message-keys).
+ */
+export type Inactive = {
+  state: 'stopped' | 'disabled' | 'error';
+  reason: string;
+  reasonKey?: string;
+  reasonArgs?: Record<string, string>;
+};
 
 /**
  * The connection and discovery code (with TLS and the MQTT client behind it) loads when MQTT is
@@ -19,9 +27,16 @@ export type LinkModules = Awaited<ReturnType<typeof loadLinkModules>>;
 
 /** Why no connection is wanted with these settings (undefined: stopped output), or undefined when one is. */
 export function inactiveOf(view: OutputView<MqttView> | undefined): Inactive | undefined {
-  if (!view) return { state: 'stopped', reason: 'service stopped' };
-  if (view.blocked) return { state: 'stopped', reason: `${view.blocked}: MQTT publishing needs PLUS or PRO` };
-  if (!view.slice.mqtt.enable) return { state: 'disabled', reason: 'mqtt.enable is false' };
+  if (!view) return { state: 'stopped', reason: 'service stopped', reasonKey: 'mqtt.reason.stopped' };
+  if (view.blocked)
+    return {
+      state: 'stopped',
+      reason: `${view.blocked}: MQTT publishing needs PLUS or PRO`,
+      reasonKey: 'mqtt.reason.license',
+      reasonArgs: { license: view.blocked.replace(/^license /, '') },
+    };
+  if (!view.slice.mqtt.enable)
+    return { state: 'disabled', reason: 'mqtt.enable is false', reasonKey: 'mqtt.reason.disabled' };
   return undefined;
 }
 
@@ -33,8 +48,12 @@ export function mqttStatusOf(
   templateErrors: number,
 ): ServiceStatus {
   if (inactive) {
-    const { state, reason } = inactive;
-    return state === 'error' ? { state, error: reason } : { state, reason };
+    const { state, reason, reasonKey, reasonArgs } = inactive;
+    if (state === 'error') return { state, error: reason };
+    // The key beside the English reason: the web page words it in its language.
+    return reasonKey
+      ? { state, reason, reason_key: reasonKey, reason_args: reasonArgs ?? {} }
+      : { state, reason };
   }
   if (!link) return { state: 'connecting', broker: mqtt.url };
   const { state: linkState, retryInMs, ...counters } = link;

@@ -19,7 +19,11 @@ export class LinkSupervisor {
   /** The link while one exists (connected or retrying). */
   link: BrokerLink | undefined;
   private linkKey: string | undefined;
-  private inactive: Inactive | undefined = { state: 'stopped', reason: 'not started' };
+  private inactive: Inactive | undefined = {
+    state: 'stopped',
+    reason: 'not started',
+    reasonKey: 'mqtt.reason.not_started',
+  };
   private loggedError: string | undefined;
   private modules: LinkModules | undefined;
   /** The settings in force; undefined while the output is stopped. */

@@ -10,6 +10,8 @@ import type { ReadingStore } from './store.js';
 export interface MeterHandle {
   readonly id: string;
   readonly name: string;
+  /** The name's message key where the daemon chose the name (docs/architecture.md#server-message-keys). */
+  readonly nameKey?: string;
   readonly role: MeterRole;
   readonly kind: 'primary' | 'polled' | 'virtual';
   readonly store: ReadingStore;

@@ -45,11 +45,13 @@ test('a format rejects with a FormatError carrying a reason key; the checker add
   assert.deepEqual(checkLeaf(leaf, '30'), {
     field: 'services.report_interval',
     message: 'must be an integer in 1..3600',
+    key: 'rule.integer_range',
+    args: { min: 1, max: 3600 },
     value: '30',
   });
   assert.deepEqual(checkTree({ http: { port: 80, prot: 1 }, system: 5 }, true), [
-    { field: 'http.prot', message: 'unknown key', value: 1 },
-    { field: 'system', message: 'must be an object', value: 5 },
+    { field: 'http.prot', message: 'unknown key', key: 'rule.unknown_key', args: {}, value: 1 },
+    { field: 'system', message: 'must be an object', key: 'rule.object', args: {}, value: 5 },
   ]);
 });
 

@@ -123,6 +123,9 @@ test('license FREE answers 404 license_required; PLUS serves the report', async 
       const reply = await send(baseUrl, 'GET', '/api/v1/report');
       assert.equal(reply.status, 404);
       assert.equal(reply.json().error, 'license_required');
+      // The refusal's message key beside its English, for the web page's languages.
+      assert.equal(reply.json().key, 'error.license_required');
+      assert.deepEqual(reply.json().args, { path: '/api/v1/report' });
     },
     { METER_GATEWAY_LICENSE_TYPE: 'FREE' },
   );

@@ -246,8 +246,13 @@ test('every violated field is listed: wrong types, out of range, non-integer, to
     assert.deepEqual(byField.get('services.report_interval'), {
       field: 'services.report_interval',
       message: 'must be an integer in 1..3600',
+      // The rule's key and arguments, for the web page's languages.
+      key: 'rule.integer_range',
+      args: { min: 1, max: 3600 },
       value: 3601,
     });
+    assert.equal(body.key, 'error.invalid_settings');
+    assert.deepEqual(body.args, { fields: body.message.slice('invalid settings: '.length) });
     assert.equal(byField.get('services.modbus.port')?.value, '502');
     assert.equal('value' in byField.get('system.password')!, false, 'the password is never echoed');
     assert.doesNotMatch(reply.text, /pppppppp/);

@@ -64,13 +64,20 @@ test('POST /api/v1/meters/test tells nothing about files and ports: one "cannot 
     'modbus-rtu:/dev/shm?unit=1',
   ]) {
     const answer = (await post({ source, wait: 1 })).json();
-    answers.push({ ...answer, error: answer.error.replace(source, 'SOURCE') });
+    answers.push({
+      ...answer,
+      error: answer.error.replace(source, 'SOURCE'),
+      error_args: { ...answer.error_args, source: answer.error_args.source.replace(source, 'SOURCE') },
+    });
   }
   for (const answer of answers)
     assert.deepEqual(answer, {
       ok: false,
       status: 'NOT CONNECTED',
       error: 'cannot open SOURCE: no reading within 1 s',
+      // The error's key beside it, for the web page's languages.
+      error_key: 'meters.test_no_reading',
+      error_args: { source: 'SOURCE', seconds: 1 },
     });
   for (const source of [
     'serial:/etc/passwd',

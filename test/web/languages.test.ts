@@ -15,6 +15,7 @@ import { nl } from '../../src/web/ui/i18n/nl/index.js';
 import type { Messages } from '../../src/web/ui/i18n/i18n.js';
 import { collectVisibleText } from './i18n/visible-text.js';
 import { englishLeft } from './i18n/english-left.js';
+import { serverEnglish } from './i18n/server-english.js';
 import { exercise } from './i18n/exercise.js';
 import { PAGES } from '../helpers/ui-pages.js';
 import { eventsAbove, trackRequests } from './page-rig.js';
@@ -59,6 +60,9 @@ async function open(
 
 /** The Meters page names roles, virtual meters and flows in the language, numbers in its locale. */
 async function checkMetersPage(page: Page, catalogue: Messages, locale: string): Promise<void> {
+  // The primary's default name is the daemon's, sent with its key and shown in the language.
+  const main = await page.locator('#meters-table tr[data-meter="main"] td').first().textContent();
+  assert.equal(main, catalogue['meters.main_name'], locale);
   const house = await page.locator('#meters-table tr[data-meter="house"] td').allTextContents();
   assert.equal(house[0], catalogue['meters.virtual_name'].replace('{name}', 'House'), locale);
   assert.equal(house[1], catalogue['meters.role_consumer'], locale);
@@ -89,7 +93,9 @@ for (const [locale, catalogue] of LANGUAGES) {
           assert.ok(texts.length >= 8, `${locale} #/${route}${stage}: only ${texts.length} texts collected`);
           const findings = englishLeft(texts, catalogue);
           t.diagnostic(`${locale} #/${route}${stage}: ${texts.length} texts, ${findings.length} English`);
-          for (const finding of findings) {
+          // The server's own prose, in status lines and tables too (marked translate="no").
+          const server = serverEnglish(await page.evaluate(collectVisibleText, true), catalogue);
+          for (const finding of [...findings, ...server]) {
             failures.push(`${locale} #/${route}${stage}: "${finding.text}" (${finding.why})`);
             t.diagnostic(failures.at(-1)!);
           }
@@ -135,4 +141,39 @@ test('the browser language decides, the menu overrides and is remembered, number
   await Promise.all([page.waitForEvent('load'), page.selectOption('#language-choice', 'en')]);
   await page.locator('html[lang="en"]').waitFor();
   assert.equal(await page.locator('#explorer [data-view="week"]').textContent(), 'Week');
+});
+
+test('a refused setting in Dutch shows the rule in Dutch, by the key the API sends beside its English', async (t) => {
+  if (!requireChromium(t)) return;
+  const daemon = await daemonFor(t);
+  const browser = await browserContext({ locale: 'nl-NL' });
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  const field = '#form-services input[name="services.report_interval"]';
+  await page.goto(`${daemon.baseUrl}/#/settings/services`);
+  await page.locator('html[lang="nl"]').waitFor();
+  await page.waitForFunction(
+    (selector) =>
+      (
+        globalThis as unknown as { document: { querySelector(s: string): { max: string } | null } }
+      ).document.querySelector(selector)?.max === '3600',
+    field,
+  );
+  await page.locator(field).fill('0');
+  await page.locator('#form-services button[type=submit]').click();
+  const note = page.locator('#form-services .field-error[data-field="services.report_interval"]');
+  await note.waitFor();
+  assert.equal(
+    await note.textContent(),
+    nl['rule.integer_range'].replace('{min}', '1').replace('{max}', '3600'),
+  );
+  assert.notEqual(
+    await note.getAttribute('translate'),
+    'no',
+    'a translated note is not marked translate="no"',
+  );
+  assert.equal(
+    await page.locator('#form-services output.form-status').textContent(),
+    nl['settings.correct_fields'],
+  );
 });

@@ -3,6 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireChromium } from '../helpers/browser.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { corpusDir, requireCommand, requireCorpus } from '../helpers/environment.js';
+import { freePort } from '../helpers/ports.js';
+import { ptyWithMeter } from '../meter/probe/pty-meter.js';
+import { FakeMeter } from '../meter/transport/fake-meter.js';
 import { waitFor } from '../helpers/wait.js';
 import { setUp } from './page-rig.js';
 
@@ -78,7 +84,8 @@ test('Settings: add a meter, test its source (first reading shown), save; a dupl
   await row.locator('[name=id]').fill('pv');
   await row.locator('[name=name]').fill('PV inverter');
   await row.locator('[name=role]').selectOption('pv');
-  await row.locator('[name=what]').fill('simulator');
+  await row.locator('[name=kind]').selectOption('uri');
+  await row.locator('[name=uri]').fill('simulator');
   await row.getByRole('button', { name: 'Test this source' }).click();
   await waitFor(
     'the first reading shown',
@@ -105,7 +112,8 @@ test('Settings: add a meter, test its source (first reading shown), save; a dupl
   const second = form.locator('.meter-entry').nth(1);
   await second.locator('[name=id]').fill('pv');
   await second.locator('[name=name]').fill('Again');
-  await second.locator('[name=what]').fill('simulator');
+  await second.locator('[name=kind]').selectOption('uri');
+  await second.locator('[name=uri]').fill('simulator');
   await form.getByRole('button', { name: 'Save' }).click();
   await waitFor(
     'the refusal shown',
@@ -114,5 +122,121 @@ test('Settings: add a meter, test its source (first reading shown), save; a dupl
   );
   const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as { meters: unknown[] };
   assert.equal(settings.meters.length, 1);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('Settings: a Modbus TCP meter added through the labelled form, tested inline, saved and shown again after a reload', async (t) => {
+  if (!requireChromium(t)) return;
+  // The daemon's own Modbus TCP slave on loopback (SDM630 layout) is the meter the form adds.
+  const port = await freePort();
+  const { daemon, page, pageErrors } = await setUp(t, {
+    METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true',
+    METER_GATEWAY_SERVICES_MODBUS_PORT: String(port),
+    METER_GATEWAY_SERVICES_MODBUS_PROFILE: 'sdm630',
+    METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
+  });
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const form = page.locator('#form-meters');
+  await form.locator('#meters-add:not([disabled])').click();
+  const row = form.locator('.meter-entry').nth(0);
+  // Every field found by its label (<label for>): the form is usable with a screen reader.
+  await row.getByLabel('Id', { exact: true }).fill('pv');
+  await row.getByLabel('Name', { exact: true }).fill('PV meter');
+  await row.getByLabel('Role').selectOption('pv');
+  assert.equal(await row.getByLabel('Source', { exact: true }).inputValue(), 'modbus-tcp');
+  await row.getByLabel('Host name or IP address').fill('127.0.0.1');
+  await row.getByLabel('TCP port').fill(String(port));
+  await row.getByLabel('Register profile').selectOption('sdm630');
+  await row.getByLabel('Unit id').fill('1');
+  const uri = `modbus-tcp://127.0.0.1:${port}?unit=1&profile=sdm630`;
+  assert.equal(await row.locator('.meter-uri').textContent(), `Source URI: ${uri}`);
+  // The fields of the other kinds are hidden, the expression builder too.
+  assert.equal(await row.getByLabel('Expression').isVisible(), false);
+  assert.equal(await row.getByLabel('Serial port').isVisible(), false);
+  // A virtual meter beside it, its expression built from the meter ids the form offers.
+  await form.locator('#meters-add').click();
+  const net = form.locator('.meter-entry').nth(1);
+  await net.getByLabel('Id', { exact: true }).fill('house');
+  await net.getByLabel('Name', { exact: true }).fill('House');
+  await net.getByLabel('Role').selectOption('consumer');
+  await net.getByLabel('Source', { exact: true }).selectOption('virtual');
+  assert.equal(await net.getByLabel('Host name or IP address').isVisible(), false);
+  await net.getByLabel('Insert a meter id').selectOption('main');
+  await net.getByLabel('Insert a meter id').selectOption('pv');
+  assert.equal(await net.getByLabel('Expression').inputValue(), 'main + pv');
+  await net.getByLabel('Expression').fill('main - pv');
+  await row.getByRole('button', { name: 'Test this source' }).click();
+  await waitFor(
+    'the first reading shown beside the form',
+    () => row.locator('.meter-test').textContent(),
+    (text) => /^first reading: status OK, power -?\d+\.\d{3} kW$/.test(text ?? ''),
+  );
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'saved',
+    () => form.locator('.form-status').textContent(),
+    (text) => text === 'saved',
+  );
+  const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as {
+    meters: Array<Record<string, unknown>>;
+  };
+  assert.deepEqual(settings.meters, [
+    { id: 'pv', name: 'PV meter', role: 'pv', source: uri },
+    { id: 'house', name: 'House', role: 'consumer', expression: 'main - pv' },
+  ]);
+
+  await page.reload();
+  const again = page.locator('#form-meters .meter-entry').nth(0);
+  await again.getByLabel('Id', { exact: true }).waitFor();
+  assert.equal(await again.getByLabel('Id', { exact: true }).inputValue(), 'pv');
+  assert.equal(await again.getByLabel('Source', { exact: true }).inputValue(), 'modbus-tcp');
+  assert.equal(await again.getByLabel('Host name or IP address').inputValue(), '127.0.0.1');
+  assert.equal(await again.getByLabel('TCP port').inputValue(), String(port));
+  assert.equal(await again.getByLabel('Register profile').inputValue(), 'sdm630');
+  assert.equal(await again.locator('legend').textContent(), 'pv');
+  // The meter runs: the Meters page lists it with its reading.
+  await page.goto(`${daemon.baseUrl}/#/meters`);
+  await waitFor(
+    'pv OK on the Meters page',
+    () => page.locator('#meters-table tr[data-meter="pv"] td').nth(2).textContent(),
+    (text) => text === 'OK',
+  );
+  assert.deepEqual(pageErrors, []);
+});
+
+test('Settings: a serial meter whose line settings "Probe this port" found, saved as the source the probe named', async (t) => {
+  if (!requireChromium(t) || !requireCommand(t, 'socat') || !requireCorpus(t)) return;
+  const telegram = readFileSync(join(corpusDir, 'dsmr', 'ndokter_v5.txt'));
+  const pty = await ptyWithMeter(t, (path) => new FakeMeter(path, [telegram], 400));
+  const { daemon, page, pageErrors } = await setUp(t);
+  await page.goto(`${daemon.baseUrl}/#/settings/meter`);
+  const form = page.locator('#form-meters');
+  await form.locator('#meters-add:not([disabled])').click();
+  const row = form.locator('.meter-entry').nth(0);
+  await row.getByLabel('Id', { exact: true }).fill('p1');
+  await row.getByLabel('Name', { exact: true }).fill('Second P1 port');
+  await row.getByLabel('Source', { exact: true }).selectOption('serial');
+  await row.getByLabel('Serial port').fill(pty.hostPath);
+  await row.getByRole('button', { name: 'Probe this port' }).click();
+  const expected = `serial:${pty.hostPath}?protocol=dsmr&baud=115200&databits=8&parity=none`;
+  await waitFor(
+    'the finding of the probe beside the form',
+    () => row.locator('.meter-test').textContent(),
+    (text) => text === `found DSMR: ${expected}`,
+    { deadlineMs: 40_000 },
+  );
+  assert.equal(await row.getByLabel('Protocol').inputValue(), 'dsmr');
+  assert.equal(await row.getByLabel('Line settings').inputValue(), 'baud=115200&databits=8&parity=none');
+  assert.equal(await row.locator('.meter-uri').textContent(), `Source URI: ${expected}`);
+  await form.getByRole('button', { name: 'Save' }).click();
+  await waitFor(
+    'saved',
+    () => form.locator('.form-status').textContent(),
+    (text) => text === 'saved',
+  );
+  const settings = (await (await fetch(`${daemon.baseUrl}/api/v1/settings`)).json()) as {
+    meters: Array<{ source?: string }>;
+  };
+  assert.equal(settings.meters[0]?.source, expected);
   assert.deepEqual(pageErrors, []);
 });

@@ -41,7 +41,7 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
       const invalid = (reason: string) =>
         new HttpError(400, 'validation_failed', 'invalid source', {
           fields: [{ field: 'source', message: reason, value: redactSource(source).shown }],
-        });
+        }).withKey('error.invalid_source');
       try {
         parsed = parseSource(source);
       } catch (error) {
@@ -53,7 +53,10 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
       if (path !== undefined && !(path.startsWith('/dev/') && posix.normalize(path) === path))
         throw invalid(`device must be ${DEVICE_RULE}`);
       const wait = body.wait ?? METER_TEST_DEFAULT_WAIT_S;
-      if (running) throw new HttpError(429, 'too_many_requests', 'a source test is already running');
+      if (running)
+        throw new HttpError(429, 'too_many_requests', 'a source test is already running').withKey(
+          'error.test_running',
+        );
       running = true;
       try {
         let answer: MeterTestAnswer;
@@ -94,6 +97,9 @@ function cannotOpen(source: string, waitS: number): MeterTestAnswer {
     ok: false,
     status: 'NOT CONNECTED',
     error: `cannot open ${redactSource(source).shown}: no reading within ${waitS} s`,
+    // The error's key beside it (docs/architecture.md#server-message-keys).
+    error_key: 'meters.test_no_reading',
+    error_args: { source: redactSource(source).shown, seconds: waitS },
   };
 }
 

@@ -39,6 +39,7 @@ function meterView(meter: MeterHandle, now: number): MeterListEntry {
   return {
     id: meter.id,
     name: meter.name,
+    ...(meter.nameKey !== undefined ? { name_key: meter.nameKey } : {}),
     role: meter.role,
     kind: meter.kind,
     source_kind: sourceKind(meter),

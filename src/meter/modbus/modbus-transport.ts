@@ -4,7 +4,7 @@ import { Backoff, RECONNECT_CAP_MS } from '../../backoff.js';
 import { MeterDataError } from '../decoder.js';
 import type { MeasuredValues } from '../../modbus-protocol/profiles/quantities.js';
 import type { ModbusSource } from '../source.js';
-import type { ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
+import type { MessageRef, ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
 import { closeClient } from '../../modbus-protocol/client-close.js';
 import { createMeterReader, type MeterReader } from './meter-reader.js';
 import { joinRtuBus, type BusClient, type BusLease } from '../../modbus-protocol/rtu-bus.js';
@@ -50,6 +50,7 @@ async function newClient(): Promise<ModbusClient> {
  */
 export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> implements ReadingTransport {
   readonly description: string;
+  readonly descriptionKey: MessageRef;
   readonly counters: ModbusPollCounters = {
     polls: 0,
     readings: 0,
@@ -77,6 +78,13 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
         ? `${source.path} ${source.baudRate} baud`
         : `${source.host}:${source.port}`;
     this.description = `Modbus meter ${source.profile} at ${where}, unit ${source.unitId}`;
+    this.descriptionKey = {
+      key: source.kind === 'modbus-rtu' ? 'source.modbus_rtu' : 'source.modbus_tcp',
+      args:
+        source.kind === 'modbus-rtu'
+          ? { profile: source.profile, path: source.path, baud: source.baudRate, unit: source.unitId }
+          : { profile: source.profile, host: source.host, port: source.port, unit: source.unitId },
+    };
   }
 
   async open(): Promise<void> {

@@ -11,6 +11,7 @@ import { buildTelegram } from './telegram.js';
  */
 export class SimulatorTransport extends EventEmitter<ByteTransportEvents> implements ByteTransport {
   readonly description = 'simulator (DSMR 5)';
+  readonly descriptionKey = { key: 'source.simulator', args: { protocol: 'DSMR 5' } };
   private timer: Timer | undefined;
   private readonly random: () => number;
   private state: HouseholdState | undefined;

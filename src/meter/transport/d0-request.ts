@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { D0RequestSession, type D0SessionOptions } from '../d0/session.js';
 import { SerialLink } from '../../serial/serial-link.js';
 import { formatLine, type LineSettings } from '../../serial/line-settings.js';
-import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
+import type { MessageRef, ReadingTransport, ReadingTransportEvents } from './transport.js';
 
 /**
  * `serial:/dev/...?protocol=d0` in request mode: the IEC 62056-21 request session (sign-on at
@@ -20,6 +20,11 @@ export class D0RequestTransport extends EventEmitter<ReadingTransportEvents> imp
     private readonly sessionOptions: D0SessionOptions,
   ) {
     super();
+  }
+
+  get descriptionKey(): MessageRef {
+    const seconds = (this.sessionOptions.pollIntervalMs ?? 60_000) / 1000;
+    return { key: 'source.d0_request', args: { path: this.path, line: formatLine(this.line), seconds } };
   }
 
   get description(): string {

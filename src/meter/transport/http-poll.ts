@@ -8,7 +8,7 @@ import { readingOfHomewizardData } from '../dongles/homewizard-data.js';
 import { readingOfShellyStatus } from '../dongles/shelly-status.js';
 import type { Reading } from '../../reading/reading.js';
 import type { DongleSource } from '../source.js';
-import type { ReadingTransport, ReadingTransportEvents } from './transport.js';
+import type { MessageRef, ReadingTransport, ReadingTransportEvents } from './transport.js';
 
 /** How long one request waits for the dongle's answer before it counts as a timeout. */
 export const DONGLE_TIMEOUT_MS = 2000;
@@ -54,6 +54,7 @@ function jsonOf(body: Buffer): unknown {
  */
 export class DonglePollTransport extends EventEmitter<ReadingTransportEvents> implements ReadingTransport {
   readonly description: string;
+  readonly descriptionKey: MessageRef;
   readonly counters: OutgoingCounters & { polls: number; readings: number; failures: number } = {
     ...outgoingCounters(),
     polls: 0,
@@ -74,6 +75,10 @@ export class DonglePollTransport extends EventEmitter<ReadingTransportEvents> im
     this.base = `http://${host}:${source.port}`;
     const what = source.kind === 'shelly' ? 'Shelly Pro 3EM' : 'HomeWizard P1 meter';
     this.description = `${what} at ${source.host}:${source.port}`;
+    this.descriptionKey = {
+      key: source.kind === 'shelly' ? 'source.shelly' : 'source.homewizard',
+      args: { host: source.host, port: source.port },
+    };
   }
 
   private async get(path: string): Promise<Buffer> {

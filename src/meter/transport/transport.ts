@@ -2,6 +2,12 @@ import type { EventEmitter } from 'node:events';
 import type { Reading } from '../../reading/reading.js';
 import type { MeterDataError } from '../decoder.js';
 
+/** A message key and its arguments. */
+export interface MessageRef {
+  key: string;
+  args: Record<string, string | number>;
+}
+
 export interface ByteTransportEvents {
   /** Bytes exactly as received. */
   data: [chunk: Buffer];
@@ -12,6 +18,11 @@ export interface ByteTransportEvents {
 /** What every transport of a meter is: named for logs and status, opened and closed by the meter input. */
 interface TransportLifecycle {
   readonly description: string;
+  /**
+   * The description's message key and arguments where it has English words in it (the web page
+   * words it in its language, docs/architecture.md#server-message-keys); absent for a bare URI.
+   */
+  readonly descriptionKey?: MessageRef;
   /** Resolves once open; rejects when the port, host or peer is absent or refuses (401, 404 ...). */
   open(): Promise<void>;
   close(): Promise<void>;

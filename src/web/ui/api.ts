@@ -1,22 +1,33 @@
 import { issuesOf, type FieldIssue } from './fields.js';
+import { tServer } from './i18n/i18n.js';
 import { showOriginRefusal } from './origin-refusal.js';
 
-/** A failed API call: status, the error body's key and message, and the fields it names. */
+/**
+ * A failed API call: status, the error body's key and message, and the fields it names;
+ * `messageKey` and `args` name the message for the page's language (tServer).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly key: string,
     message: string,
     readonly fields: FieldIssue[],
+    readonly messageKey?: string,
+    readonly args?: Record<string, unknown>,
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  /** The message in the page's language where the server named it by a key, else its English. */
+  get text(): string {
+    return tServer(this.message, this.messageKey, this.args);
   }
 }
 
 /** The API's error body ({error, message, details}) as an ApiError. */
 export async function errorOf(response: Response): Promise<ApiError> {
-  let body: { error?: unknown; message?: unknown; details?: unknown } = {};
+  let body: { error?: unknown; message?: unknown; details?: unknown; key?: unknown; args?: unknown } = {};
   try {
     body = (await response.json()) as typeof body;
   } catch {
@@ -27,7 +38,10 @@ export async function errorOf(response: Response): Promise<ApiError> {
   const details = body.details as { refused?: unknown; address?: unknown } | undefined;
   if (details?.refused === 'origin' && typeof details.address === 'string')
     showOriginRefusal(details.address);
-  return new ApiError(response.status, key, message, issuesOf(body.details));
+  const args =
+    typeof body.args === 'object' && body.args !== null ? (body.args as Record<string, unknown>) : {};
+  const messageKey = typeof body.key === 'string' ? body.key : undefined;
+  return new ApiError(response.status, key, message, issuesOf(body.details), messageKey, args);
 }
 
 /**

@@ -7,6 +7,9 @@
 export interface FieldIssue {
   field: string;
   message: string;
+  /** The rule's message key and arguments (docs/architecture.md#server-message-keys). */
+  key?: string;
+  args?: Record<string, unknown>;
 }
 
 /** The fields an API error body's details name (details.fields or details.issues). */
@@ -15,12 +18,19 @@ export function issuesOf(details: unknown): FieldIssue[] {
   const { fields, issues } = details as { fields?: unknown; issues?: unknown };
   const list = Array.isArray(fields) ? fields : Array.isArray(issues) ? issues : [];
   return list.flatMap((item: unknown) => {
-    const { field, path, message, set, register } = (item ?? {}) as Record<string, unknown>;
+    const { field, path, message, set, register, key, args } = (item ?? {}) as Record<string, unknown>;
     let name = typeof field === 'string' ? field : typeof path === 'string' ? path : '';
     // Modbus layout issues locate the field by register set and register.
     if (typeof register === 'number') name = `register ${register}${name ? ` ${name}` : ''}`;
     if (typeof set === 'number') name = `set ${set}${name ? `, ${name}` : ''}`;
-    return typeof message === 'string' ? [{ field: name, message }] : [];
+    if (typeof message !== 'string') return [];
+    const named =
+      typeof key === 'string' && typeof args === 'object' && args !== null
+        ? { key, args: args as Record<string, unknown> }
+        : typeof key === 'string'
+          ? { key }
+          : {};
+    return [{ field: name, message, ...named }];
   });
 }
 

@@ -1,6 +1,7 @@
 import { api, ApiError } from './api.js';
 import { fieldNameOf, setAt, valueAt, type FieldIssue } from './fields.js';
-import { t } from './i18n/i18n.js';
+import { en } from './i18n/en/index.js';
+import { t, tServer } from './i18n/i18n.js';
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
@@ -83,6 +84,11 @@ export interface NoteOptions {
   noteField?: (field: string) => string;
 }
 
+/** An issue's rule in the page's language where the server named it by a key, else its English. */
+export function issueText(issue: FieldIssue): string {
+  return tServer(issue.message, issue.key, issue.args);
+}
+
 /** Puts each issue's message next to its control; returns the ones no control was found for. */
 export function placeIssues(
   issues: readonly FieldIssue[],
@@ -101,8 +107,9 @@ export function placeIssues(
     const note = document.createElement('span');
     note.className = 'field-error';
     note.dataset.field = noteField(issue.field);
-    note.textContent = issue.message;
-    note.translate = !fromServer;
+    // A rule the server names by a key is shown in the page's language, else as the server words it.
+    note.textContent = issueText(issue);
+    note.translate = !fromServer || (issue.key !== undefined && Object.hasOwn(en, issue.key));
     control.insertAdjacentElement('afterend', note);
   }
   return unplaced;
@@ -129,13 +136,11 @@ export function showIssues(
 export function showFailure(form: HTMLFormElement, error: unknown, strip = ''): void {
   if (error instanceof ApiError) {
     const unplaced = showIssues(form, error.fields, strip);
-    const extra = unplaced.map((issue) => `${issue.field ? `${issue.field}: ` : ''}${issue.message}`);
+    const extra = unplaced.map((issue) => `${issue.field ? `${issue.field}: ` : ''}${issueText(issue)}`);
     const fieldsPlaced = error.fields.length > unplaced.length;
     setStatus(
       form,
-      fieldsPlaced && extra.length === 0
-        ? t('settings.correct_fields')
-        : [error.message, ...extra].join('; '),
+      fieldsPlaced && extra.length === 0 ? t('settings.correct_fields') : [error.text, ...extra].join('; '),
       'error',
     );
   } else setStatus(form, t('settings.request_failed', { message: (error as Error).message }), 'error');

@@ -4,7 +4,7 @@ import { api, ApiError, element, pageRelative } from './api.js';
 import { COLORS, createChart, type SeriesSpec } from './charts.js';
 import { showBarCosts, showCostTotals } from './cost-view.js';
 import { formatNumber, formatSigned, formatTime, type TimeStyle } from './format.js';
-import { currentLocale, t } from './i18n/i18n.js';
+import { currentLocale, t, tServer } from './i18n/i18n.js';
 import {
   carryDay,
   dateInputValue,
@@ -65,10 +65,15 @@ function powerLine(totals: PeriodTotals): string {
  */
 /** The history page's meter chooser: every meter, hidden while there is only the primary. */
 async function fillMeterChooser(chooser: HTMLSelectElement): Promise<void> {
-  const meters = await api<Array<{ id: string; name: string }>>('GET', '/api/v1/meters').catch(() => []);
+  const meters = await api<Array<{ id: string; name: string; name_key?: string }>>(
+    'GET',
+    '/api/v1/meters',
+  ).catch(() => []);
   const chosen = chooser.value || 'main';
   chooser.replaceChildren(
-    ...meters.map((meter) => new Option(meter.name, meter.id, false, meter.id === chosen)),
+    ...meters.map(
+      (meter) => new Option(tServer(meter.name, meter.name_key), meter.id, false, meter.id === chosen),
+    ),
   );
   chooser.hidden = meters.length <= 1;
 }

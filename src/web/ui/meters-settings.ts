@@ -1,16 +1,32 @@
 import type { MeterRole } from '../../contracts/values.js';
 import type { MeterTestAnswer } from '../../contracts/meters.js';
+import type { ProbeResultView } from '../../contracts/probe.js';
 import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
 import { formatNumber } from './format.js';
-import { t } from './i18n/i18n.js';
+import { issueText } from './forms.js';
+import { t, tOr, tServer } from './i18n/i18n.js';
+import {
+  FIELDS_OF,
+  fieldsOf,
+  labelOf,
+  newSource,
+  PROFILES,
+  PROTOCOLS,
+  SOURCE_KINDS,
+  uriOf,
+  type SourceFields,
+  type SourceKind,
+} from './meter-source-form.js';
 import { roleName } from './meters.js';
 
 /**
- * Settings > Meter, further meters (docs/architecture.md#several-meters): add, edit and remove
- * entries of `meters`, saved with PUT /api/v1/settings; a polled meter's "test this source" asks
- * POST /api/v1/meters/test and shows its first reading or the exact error. The serial ports found
- * are offered as source suggestions.
+ * Settings > Meter, further meters (docs/architecture.md#several-meters): one labelled form per
+ * entry of `meters` (id, name, role, the source by its kind and fields, the timeout), saved with
+ * PUT /api/v1/settings. The source's fields build the source URI the API takes
+ * (meter-source-form.ts); the serial ports present (GET /api/v1/serial/ports) are offered for the
+ * serial and RS485 kinds, the other meters' ids for a virtual meter's expression. "Test this
+ * source" asks POST /api/v1/meters/test and shows the first reading or the error beside the form.
  */
 
 interface Entry {
@@ -22,32 +38,13 @@ interface Entry {
   expression?: string;
 }
 
-function input(name: string, value: string, placeholder: string, type = 'text'): HTMLInputElement {
-  const field = document.createElement('input');
-  field.name = name;
-  field.type = type;
-  field.value = value;
-  field.placeholder = placeholder;
-  field.title = placeholder;
-  return field;
+/** What the forms offer beside the typed fields: the serial ports and the meter ids. */
+interface Offers {
+  ports: readonly SerialPortView[];
+  ids: () => string[];
 }
 
-function select(name: string, options: Record<string, string>, value: string): HTMLSelectElement {
-  const field = document.createElement('select');
-  field.name = name;
-  field.append(
-    ...Object.entries(options).map(([key, label]) => new Option(label, key, false, key === value)),
-  );
-  return field;
-}
-
-function button(text: string, onClick: () => void): HTMLButtonElement {
-  const made = document.createElement('button');
-  made.type = 'button';
-  made.textContent = text;
-  made.addEventListener('click', onClick);
-  return made;
-}
+let serial = 0;
 
 /**
  * The roles of the meters contract in the select's order. A record over the contract's role type,
@@ -64,60 +61,281 @@ const ROLE_ORDER: Record<MeterRole, number> = {
 };
 const ROLES = (Object.keys(ROLE_ORDER) as MeterRole[]).sort((a, b) => ROLE_ORDER[a] - ROLE_ORDER[b]);
 
-/** The role choices in the page's language (value: the role the config names). */
-function roleOptions(): Record<string, string> {
-  return Object.fromEntries(ROLES.map((role) => [role, roleName(role)]));
+function button(text: string, onClick: () => void): HTMLButtonElement {
+  const made = document.createElement('button');
+  made.type = 'button';
+  made.textContent = text;
+  made.addEventListener('click', onClick);
+  return made;
 }
 
-function rowOf(entry: Entry): HTMLElement {
+function options(
+  field: HTMLSelectElement,
+  choices: ReadonlyArray<[value: string, label: string]>,
+  value: string,
+) {
+  field.replaceChildren(...choices.map(([key, label]) => new Option(label, key, false, key === value)));
+  // A stored value the list does not offer stays chosen (a port unplugged right now).
+  if (value !== '' && !choices.some(([key]) => key === value))
+    field.append(new Option(value, value, false, true));
+}
+
+/** A control with its label (`<label for>`), wrapped in a block the kind shows or hides. */
+function labelled(prefix: string, name: string, text: string, control: HTMLElement): HTMLElement {
+  const id = `${prefix}-${name}`;
+  control.id = id;
+  control.setAttribute('name', name);
+  const label = document.createElement('label');
+  label.htmlFor = id;
+  label.textContent = text;
+  const block = document.createElement('div');
+  block.className = 'meter-field';
+  block.dataset.field = name;
+  block.append(label, control);
+  return block;
+}
+
+function textInput(value: string, type = 'text'): HTMLInputElement {
+  const field = document.createElement('input');
+  field.type = type;
+  field.value = value;
+  return field;
+}
+
+/** The control of a source field: a select for ports, protocols and profiles, else an input. */
+function sourceControl(name: keyof SourceFields, fields: SourceFields, offers: Offers): HTMLElement {
+  if (name === 'path') {
+    // The ports found are offered; any device path may be typed (a port the list does not know).
+    const field = textInput(fields.path);
+    field.placeholder = offers.ports.length === 0 ? t('meters.editor.no_port') : '/dev/ttyUSB0';
+    field.setAttribute('list', 'meters-ports');
+    return field;
+  }
+  if (name === 'protocol') {
+    const field = document.createElement('select');
+    const labels: Record<(typeof PROTOCOLS)[number], string> = {
+      auto: t('meters.editor.protocol_auto'),
+      dsmr: 'DSMR (P1)',
+      sml: 'SML',
+      d0: 'IEC 62056-21',
+    };
+    options(
+      field,
+      PROTOCOLS.map((protocol) => [protocol, labels[protocol]]),
+      fields.protocol,
+    );
+    return field;
+  }
+  if (name === 'profile') {
+    const field = document.createElement('select');
+    options(field, Object.entries(PROFILES), fields.profile);
+    return field;
+  }
+  const numeric = name === 'port' || name === 'unit' || name === 'baud';
+  const input = textInput(fields[name], numeric ? 'number' : 'text');
+  if (name === 'uri') input.placeholder = 'modbus-tcp://192.0.2.10:502?unit=1&profile=sunspec';
+  if (name === 'expression') input.placeholder = t('meters.editor.expression_hint');
+  return input;
+}
+
+/** The expression builder's "insert a meter id": the other meters' ids, added at the end. */
+function idInserter(
+  prefix: string,
+  expression: HTMLInputElement,
+  offers: Offers,
+  own: () => string,
+): HTMLElement {
+  const picker = document.createElement('select');
+  const fill = () =>
+    options(
+      picker,
+      [
+        ['', '…'],
+        ...offers
+          .ids()
+          .filter((id) => id !== '' && id !== own())
+          .map((id): [string, string] => [id, id]),
+      ],
+      '',
+    );
+  fill();
+  picker.addEventListener('focus', fill);
+  picker.addEventListener('change', () => {
+    if (!picker.value) return;
+    const text = expression.value.trim();
+    expression.value = text === '' ? picker.value : `${text} + ${picker.value}`;
+    picker.value = '';
+    expression.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  return labelled(prefix, 'insert', t('meters.editor.insert'), picker);
+}
+
+function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElement {
+  const prefix = `meter-${++serial}`;
   const row = document.createElement('fieldset');
   row.className = 'meter-entry';
-  const virtual = entry.expression !== undefined;
-  const kind = select(
-    'kind',
-    { polled: t('meters.kind_polled'), virtual: t('meters.kind_virtual') },
-    virtual ? 'virtual' : 'polled',
+  const legend = document.createElement('legend');
+  const stored = initial ?? fieldsOf(entry.source, entry.expression);
+  const storedUri = uriOf(stored);
+  const id = textInput(entry.id);
+  const name = textInput(entry.name);
+  const role = document.createElement('select');
+  options(
+    role,
+    ROLES.map((value) => [value, roleName(value)]),
+    entry.role,
   );
-  const what = input(
-    'what',
-    entry.expression ?? entry.source ?? '',
-    virtual ? t('meters.expression') : t('meters.source'),
+  const kind = document.createElement('select');
+  options(
+    kind,
+    Object.entries(SOURCE_KINDS).map(([value, key]) => [value, t(key)]),
+    stored.kind,
   );
-  what.setAttribute('list', 'meters-ports');
-  const timeout = input(
-    'timeout',
-    entry.timeout === undefined ? '' : String(entry.timeout),
-    t('meters.timeout'),
-    'number',
-  );
+  const timeout = textInput(entry.timeout === undefined ? '' : String(entry.timeout), 'number');
+  const controls = new Map<keyof SourceFields, HTMLElement>();
+  const blocks: HTMLElement[] = [];
+  for (const field of [
+    'path',
+    'protocol',
+    'line',
+    'host',
+    'port',
+    'baud',
+    'profile',
+    'unit',
+    'uri',
+    'expression',
+  ] as const) {
+    const control = sourceControl(field, stored, offers);
+    controls.set(field, control);
+    blocks.push(labelled(prefix, field, labelOf(field, stored.kind), control));
+  }
+  const inserter = idInserter(prefix, controls.get('expression') as HTMLInputElement, offers, () => id.value);
+  const built = document.createElement('output');
+  built.className = 'meter-uri muted';
+  built.translate = false;
   const result = document.createElement('output');
   result.className = 'meter-test';
-  kind.addEventListener('change', () => {
-    what.placeholder = kind.value === 'virtual' ? t('meters.expression') : t('meters.source');
-    timeout.disabled = kind.value === 'virtual';
+  result.setAttribute('aria-live', 'polite');
+
+  const current = (): SourceFields => {
+    const fields = { ...stored, kind: kind.value as SourceKind };
+    for (const [field, control] of controls)
+      (fields as unknown as Record<string, string>)[field] = (control as HTMLInputElement).value;
+    return fields;
+  };
+  /** The URI to store: the stored one while the fields still say the same (no needless restart). */
+  const sourceUri = (): string => {
+    const uri = uriOf(current());
+    return uri === storedUri && entry.source !== undefined ? entry.source : uri;
+  };
+  const show = () => {
+    const chosen = kind.value as SourceKind;
+    for (const block of blocks) {
+      const field = block.dataset.field as keyof SourceFields;
+      block.hidden = !FIELDS_OF[chosen].includes(field);
+      block.querySelector('label')!.textContent = labelOf(field, chosen);
+    }
+    const port = controls.get('port') as HTMLInputElement;
+    if (chosen === 'modbus-tcp' && port.value === '') port.value = '502';
+    inserter.hidden = chosen !== 'virtual';
+    timeout.closest<HTMLElement>('.meter-field')!.hidden = chosen === 'virtual';
+    testButton.hidden = chosen === 'virtual';
+    probeButton.hidden = chosen !== 'serial';
+    built.hidden = chosen === 'virtual' || chosen === 'uri';
+    built.textContent = t('meters.editor.built', { uri: sourceUri() });
+    legend.textContent = id.value || t('meters.editor.new');
+  };
+  const testButton = button(t('meters.test'), () => void testSource(sourceUri(), result));
+  /** The fields of a source the probe found (its kind may turn to a URI when the fields cannot say it). */
+  const apply = (found: SourceFields) => {
+    kind.value = found.kind;
+    for (const [field, control] of controls) (control as HTMLInputElement).value = found[field];
+    show();
+  };
+  const probeButton = button(t('meters.editor.probe'), () => {
+    const device = (controls.get('path') as HTMLInputElement).value.trim();
+    void probePort(device, result, (source) => apply(fieldsOf(source, undefined)));
   });
-  timeout.disabled = virtual;
+  row.addEventListener('input', show);
+  row.addEventListener('change', show);
   row.append(
-    input('id', entry.id, t('meters.id')),
-    input('name', entry.name, t('meters.name')),
-    select('role', roleOptions(), entry.role),
-    kind,
-    what,
-    timeout,
-    button(t('meters.test'), () => void testSource(what.value, kind.value, result)),
+    legend,
+    labelled(prefix, 'id', t('meters.id'), id),
+    labelled(prefix, 'name', t('meters.name'), name),
+    labelled(prefix, 'role', t('meters.editor.role'), role),
+    labelled(prefix, 'kind', t('meters.editor.kind'), kind),
+    ...blocks,
+    inserter,
+    labelled(prefix, 'timeout', t('meters.timeout'), timeout),
+    built,
+    testButton,
+    probeButton,
     button(t('meters.remove'), () => row.remove()),
     result,
   );
+  (row as HTMLElement & { entry?: () => Entry }).entry = () => {
+    const base: Entry = { id: id.value.trim(), name: name.value, role: role.value };
+    if (kind.value === 'virtual')
+      return { ...base, expression: (controls.get('expression') as HTMLInputElement).value };
+    return {
+      ...base,
+      source: sourceUri(),
+      ...(timeout.value === '' ? {} : { timeout: Number(timeout.value) }),
+    };
+  };
+  show();
   return row;
 }
 
-async function testSource(source: string, kind: string, result: HTMLOutputElement): Promise<void> {
-  if (kind === 'virtual') return;
+/** Failed request text: the server's message in the page's language, the fields it names after it. */
+function failureText(error: unknown): string {
+  if (!(error instanceof ApiError)) return (error as Error).message;
+  return [error.text, ...error.fields.map(issueText)].join('; ');
+}
+
+/**
+ * "Probe this port": POST /api/v1/meter/probe tries the usual line settings and protocols (up to
+ * 30 s); the source it recognises fills the form, the outcome shows beside it.
+ */
+async function probePort(
+  device: string,
+  result: HTMLOutputElement,
+  use: (source: string) => void,
+): Promise<void> {
+  result.className = 'meter-test';
+  result.textContent = t('settings.probing');
+  try {
+    const answer = await api<ProbeResultView>('POST', '/api/v1/meter/probe', { device });
+    if (answer.source) {
+      use(answer.source);
+      result.textContent = t('meters.editor.probe_found', {
+        protocol: answer.meterProtocol ?? '',
+        source: answer.source,
+      });
+    } else {
+      result.className = 'meter-test error';
+      result.textContent = t('meters.editor.probe_none', {
+        status: tOr(`meter_status.${answer.status}`, answer.status),
+      });
+    }
+  } catch (error) {
+    result.className = 'meter-test error';
+    result.textContent = failureText(error);
+  }
+}
+
+async function testSource(source: string, result: HTMLOutputElement): Promise<void> {
   result.textContent = t('meters.testing');
+  result.className = 'meter-test';
   try {
     const answer = await api<MeterTestAnswer>('POST', '/api/v1/meters/test', { source, wait: 10 });
     if (!answer.ok) {
-      result.textContent = t('meters.no_reading', { status: answer.status, error: answer.error });
+      result.className = 'meter-test error';
+      result.textContent = t('meters.no_reading', {
+        status: answer.status,
+        error: tServer(answer.error, answer.error_key, answer.error_args),
+      });
       return;
     }
     const active = answer.report.instantaneous_power?.active;
@@ -127,17 +345,13 @@ async function testSource(source: string, kind: string, result: HTMLOutputElemen
       power: formatNumber(power, 3),
     });
   } catch (error) {
-    result.textContent = (error as Error).message;
+    result.className = 'meter-test error';
+    result.textContent = failureText(error);
   }
 }
 
 function entryOf(row: HTMLElement): Entry {
-  const value = (name: string) =>
-    row.querySelector<HTMLInputElement | HTMLSelectElement>(`[name=${name}]`)!.value;
-  const entry: Entry = { id: value('id'), name: value('name'), role: value('role') };
-  if (value('kind') === 'virtual') return { ...entry, expression: value('what') };
-  const timeout = value('timeout');
-  return { ...entry, source: value('what'), ...(timeout === '' ? {} : { timeout: Number(timeout) }) };
+  return (row as HTMLElement & { entry: () => Entry }).entry();
 }
 
 /** Binds the editor; returns the loader the meter tab runs when it opens. */
@@ -146,7 +360,18 @@ export function bindMetersSettings(): () => Promise<void> {
   const rows = element('meters-rows');
   const status = form.querySelector<HTMLOutputElement>('.form-status')!;
   const add = element<HTMLButtonElement>('meters-add');
-  add.addEventListener('click', () => rows.append(rowOf({ id: '', name: '', role: 'pv', source: '' })));
+  const offers: { ports: SerialPortView[]; ids: () => string[] } = {
+    ports: [],
+    ids: () => [
+      'main',
+      ...[...rows.querySelectorAll<HTMLElement>('.meter-entry')].map((row) => entryOf(row).id),
+    ],
+  };
+  add.addEventListener('click', () => {
+    const row = rowOf({ id: '', name: '', role: 'pv' }, offers, newSource());
+    rows.append(row);
+    row.querySelector<HTMLInputElement>('[name=id]')!.focus();
+  });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const meters = [...rows.querySelectorAll<HTMLElement>('.meter-entry')].map(entryOf);
@@ -155,8 +380,9 @@ export function bindMetersSettings(): () => Promise<void> {
       .then(() => (status.textContent = t('meters.saved')))
       .catch((error: Error) => {
         // The API names the entry and field (`meters[1].id: "pv" is already the id of meters[0]`).
-        const fields = error instanceof ApiError ? error.fields.map((issue) => issue.message) : [];
-        status.textContent = fields.length > 0 ? fields.join('; ') : error.message;
+        const fields = error instanceof ApiError ? error.fields.map(issueText) : [];
+        status.textContent =
+          fields.length > 0 ? fields.join('; ') : error instanceof ApiError ? error.text : error.message;
       });
   });
   return async () => {
@@ -166,13 +392,9 @@ export function bindMetersSettings(): () => Promise<void> {
       api<{ meters?: Entry[] }>('GET', '/api/v1/settings'),
       api<{ ports: SerialPortView[] }>('GET', '/api/v1/serial/ports').catch(() => ({ ports: [] })),
     ]);
-    rows.replaceChildren(...(settings.meters ?? []).map(rowOf));
+    offers.ports = ports.ports;
+    element('meters-ports').replaceChildren(...ports.ports.map((port) => new Option(port.path, port.path)));
+    rows.replaceChildren(...(settings.meters ?? []).map((entry) => rowOf(entry, offers)));
     add.disabled = false;
-    element('meters-ports').replaceChildren(
-      ...ports.ports.flatMap((port) => [
-        new Option(`modbus-rtu:${port.path}?unit=1&profile=sdm630`),
-        new Option(`serial:${port.path}?protocol=auto`),
-      ]),
-    );
   };
 }

@@ -2,7 +2,7 @@ import type { HistoryView } from '../../contracts/history.js';
 import type { MeterListEntry } from '../../contracts/meters.js';
 import { api } from './api.js';
 import { formatNumber } from './format.js';
-import { t, tOr } from './i18n/i18n.js';
+import { t, tOr, tServer } from './i18n/i18n.js';
 
 /**
  * The Meters page (docs/architecture.md#several-meters): every meter with its power, status and
@@ -10,7 +10,10 @@ import { t, tOr } from './i18n/i18n.js';
  * EV, house) when the meters' roles allow it. Refreshed every 2 s while the page is shown.
  */
 
-type MeterRow = Pick<MeterListEntry, 'id' | 'name' | 'role' | 'kind' | 'status' | 'power_in' | 'power_out'>;
+type MeterRow = Pick<
+  MeterListEntry,
+  'id' | 'name' | 'name_key' | 'role' | 'kind' | 'status' | 'power_in' | 'power_out'
+>;
 
 const REFRESH_MS = 2000;
 let timer: number | undefined;
@@ -66,7 +69,9 @@ async function renderTable(rows: readonly MeterRow[]): Promise<void> {
     ...rows.map((row, k) => {
       const tr = document.createElement('tr');
       tr.dataset.meter = row.id;
-      const name = row.kind === 'virtual' ? t('meters.virtual_name', { name: row.name }) : row.name;
+      // The primary's default name is the daemon's: shown in the page's language by its key.
+      const own = tServer(row.name, row.name_key);
+      const name = row.kind === 'virtual' ? t('meters.virtual_name', { name: own }) : own;
       const [dayIn, dayOut] = days[k]!;
       tr.append(
         cell(name),

@@ -1,7 +1,7 @@
 import type { ModbusTableView } from '../../contracts/modbus-table.js';
 import { api, ApiError, element } from './api.js';
-import { clearIssues, setStatus, showFailure } from './forms.js';
-import { t, type MessageKey } from './i18n/i18n.js';
+import { clearIssues, issueText, setStatus, showFailure } from './forms.js';
+import { t, tOr, tServer, type MessageKey } from './i18n/i18n.js';
 
 const hex = (address: number): string => `0x${address.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -36,7 +36,10 @@ function showTable(table: HTMLTableElement, view: ModbusTableView): void {
       const line = body.insertRow();
       line.dataset.id = row.id;
       const scale = row.type === 'padding' || row.type === 'bytes' ? '' : `×10^${row.scaler}`;
-      const texts = [String(row.address), hex(row.address), row.name, row.unit, row.type, scale, row.id];
+      // Name and type in the page's language: the name by its key, the type by its layout token.
+      const name = tServer(row.name, row.name_key, row.name_args);
+      const type = tOr(`modbus.type.${row.type}`, row.type);
+      const texts = [String(row.address), hex(row.address), name, row.unit, type, scale, row.id];
       // data-label: the column's title, which a phone shows before the value (style.css reflows rows).
       texts.forEach((text, column) =>
         Object.assign(line.insertCell(), { textContent: text }).setAttribute(
@@ -44,8 +47,8 @@ function showTable(table: HTMLTableElement, view: ModbusTableView): void {
           t(titles[column]!),
         ),
       );
-      // The register's name and id are the layout's own (the device specification's terms).
-      line.cells[2]!.translate = false;
+      // The register's id is the layout's own (the device specification's term), so is a name without key.
+      line.cells[2]!.translate = row.name_key !== undefined && name !== row.name;
       line.cells[6]!.translate = false;
     }
   }
@@ -71,10 +74,10 @@ export function bindModbus(): () => Promise<void> {
     if (!(error instanceof ApiError)) return;
     for (const issue of error.fields) {
       const item = document.createElement('li');
-      item.textContent = `${issue.field ? `${issue.field}: ` : ''}${issue.message}`;
+      item.textContent = `${issue.field ? `${issue.field}: ` : ''}${issueText(issue)}`;
       issues.append(item);
     }
-    if (error.fields.length > 0) setStatus(form, error.message, 'error');
+    if (error.fields.length > 0) setStatus(form, error.text, 'error');
   };
 
   let usingDefault = false;

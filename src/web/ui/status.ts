@@ -1,6 +1,6 @@
 import type { ServiceStatusView, SystemView } from '../../contracts/system.js';
 import { api } from './api.js';
-import { t, tOr, type MessageKey } from './i18n/i18n.js';
+import { t, tOr, tServer, type MessageKey } from './i18n/i18n.js';
 
 /**
  * Service states where the user looks: every element with `data-status="meter mqtt ..."` shows
@@ -50,18 +50,27 @@ function span(className: string, text: string): HTMLSpanElement {
   return part;
 }
 
+/** The meter source's description in the page's language (docs/architecture.md#server-message-keys). */
+function sourceText(status: ServiceStatusView): unknown {
+  return typeof status.source === 'string'
+    ? tServer(status.source, status.source_key, status.source_args)
+    : status.source;
+}
+
 function detailOf(status: ServiceStatusView): string {
   const parts: string[] = [];
   // mDNS: the host and the services announced (`_hwenergy._tcp` while the HomeWizard personality is on).
   if (Array.isArray(status.services)) parts.push((status.services as string[]).join(', '));
   for (const [key, label] of COUNTERS) {
-    const value = status[key];
+    // A source the daemon describes in words comes with the description's key.
+    const value = key === 'source' ? sourceText(status) : status[key];
     if (typeof value === 'number' || (typeof value === 'string' && value !== ''))
       parts.push(label ? `${t(label)} ${value}` : String(value));
   }
   if (typeof status.retry_in_ms === 'number')
     parts.push(t('status.next_try', { seconds: Math.ceil(status.retry_in_ms / 1000) }));
-  if (typeof status.reason === 'string') parts.push(status.reason);
+  if (typeof status.reason === 'string')
+    parts.push(tServer(status.reason, status.reason_key, status.reason_args));
   return parts.join(' · ');
 }
 

@@ -72,6 +72,22 @@ export function t(key: MessageKey, params: Record<string, string | number> = {})
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
 }
 
+/**
+ * A text the server words in English and names by a message key with arguments
+ * (docs/architecture.md#server-message-keys): the key's text in the page's language, else the
+ * server's English `message` (a key this page does not know, or none). An argument `suffix` (a
+ * phase or tariff, L1 or T2, alike in every language) follows the text.
+ */
+export function tServer(message: string, key?: unknown, args?: unknown): string {
+  if (typeof key !== 'string' || !Object.hasOwn(en, key)) return message;
+  const params: Record<string, string | number> = {};
+  if (typeof args === 'object' && args !== null)
+    for (const [name, value] of Object.entries(args))
+      if (typeof value === 'string' || typeof value === 'number') params[name] = value;
+  const text = t(key as MessageKey, params);
+  return params.suffix === undefined ? text : `${text} ${params.suffix}`;
+}
+
 /** A translated text for a value the server names (a service state, a counter), else the value. */
 export function tOr(key: string, fallback: string): string {
   return key in en ? t(key as MessageKey) : fallback;

@@ -3,9 +3,11 @@ import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { dashboard } from './dashboard.js';
 import { meters } from './meters.js';
+import { metersEditor } from './meters-editor.js';
 import { peak } from './peak.js';
 import { limiter } from './limiter.js';
 import { pages } from './pages.js';
+import { server } from './server.js';
 import { settings } from './settings.js';
 
 /** The Dutch catalogue: each part is typed against its English part (part.ts). */
@@ -19,4 +21,6 @@ export const nl = {
   ...peak,
   ...limiter,
   ...dashboard,
+  ...server,
+  ...metersEditor,
 };
