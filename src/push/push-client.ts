@@ -11,7 +11,7 @@ import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../prices/price-signal.js';
 import type { Refusals } from '../refusals.js';
 import { encodeBatch } from './encoders.js';
-import { quarterSamples, type PushSample } from './series.js';
+import { quarterSamples, type PushSample, type TargetLabels } from './series.js';
 import {
   DEFAULT_BATCH_QUARTERS,
   DEFAULT_RETENTION_DAYS,
@@ -134,8 +134,15 @@ export class PushClient {
   private pumping: Promise<void> | undefined;
   private readonly file: VersionedStateFile<typeof CursorFileSchema>;
   private readonly url: URL;
+  /** The target's fixed labels, one object for the client's life (the series' labels are cached by it). */
+  private readonly labels: TargetLabels;
 
   constructor(private readonly options: PushClientOptions) {
+    this.labels = {
+      site: options.settings.site ?? '',
+      gateway: options.gateway,
+      extra: options.settings.extra_labels ?? {},
+    };
     this.url = new URL(options.settings.url);
     // The line protocol's timestamps are in ms (InfluxDB 1.x /write and VictoriaMetrics /write read `precision`).
     if (options.settings.kind === 'influx_line') this.url.searchParams.set('precision', 'ms');
@@ -296,11 +303,7 @@ export class PushClient {
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
     const target = this.options.settings;
-    const labels = {
-      site: target.site ?? '',
-      gateway: this.options.gateway,
-      extra: target.extra_labels ?? {},
-    };
+    const labels = this.labels;
     const samples: PushSample[] = [];
     let tooOld = 0;
     for (const { meter, record } of batch.records) {

@@ -50,6 +50,53 @@ function micro(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
+/**
+ * One labels object per series of a target, kept as long as the target's labels object: the samples
+ * of every quarter of a series share it, and its series key is computed once (a year of backlog
+ * would otherwise build both for every sample; docs/guide/fleet-push.md#sizing).
+ */
+const labelCache = new WeakMap<
+  TargetLabels,
+  Map<string, Map<string, Record<string, Record<string, string>>>>
+>();
+const keyCache = new WeakMap<Record<string, string>, string>();
+/** Bound of one target's cache (meters and roles): far above the meters a gateway has. */
+const LABEL_CACHE_MAX = 256;
+const NO_TARIFF = '';
+
+function labelsOf(target: TargetLabels, meter: MeterLabels, name: string, tariff: string | undefined) {
+  let byMeter = labelCache.get(target);
+  if (!byMeter) {
+    byMeter = new Map();
+    labelCache.set(target, byMeter);
+  }
+  // By meter id; a meter whose role changed starts a new map.
+  let bySeries = byMeter.get(meter.meter);
+  const first = bySeries?.values().next().value;
+  if (!bySeries || (first !== undefined && Object.values(first)[0]?.role !== meter.role)) {
+    if (byMeter.size >= LABEL_CACHE_MAX) byMeter.clear();
+    bySeries = new Map();
+    byMeter.set(meter.meter, bySeries);
+  }
+  const tariffOf = tariff ?? NO_TARIFF;
+  let byTariff = bySeries.get(name);
+  let labels = byTariff?.[tariffOf];
+  if (!labels) {
+    labels = {
+      ...target.extra,
+      site: target.site,
+      gateway: target.gateway,
+      meter: meter.meter,
+      role: meter.role,
+      ...(tariff === undefined ? {} : { tariff }),
+    };
+    byTariff ??= {};
+    byTariff[tariffOf] = labels;
+    bySeries.set(name, byTariff);
+  }
+  return labels;
+}
+
 export function quarterSamples(
   record: QuarterRecord,
   meter: MeterLabels,
@@ -58,23 +105,16 @@ export function quarterSamples(
 ): PushSample[] {
   const { counters, point } = record;
   const timestamp = (counters.t + QUARTER_S) * 1000;
-  const base = {
-    ...target.extra,
-    site: target.site,
-    gateway: target.gateway,
-    meter: meter.meter,
-    role: meter.role,
-  };
   const samples: PushSample[] = [];
-  const add = (name: string, value: number | null | undefined, extra: Record<string, string> = {}) => {
+  const add = (name: string, value: number | null | undefined, tariff?: string) => {
     if (value === null || value === undefined || !Number.isFinite(value)) return;
-    samples.push({ name, labels: { ...base, ...extra }, value, timestamp });
+    samples.push({ name, labels: labelsOf(target, meter, name, tariff), value, timestamp });
   };
   const registers = (name: string, total: number | null, t1: number | null, t2: number | null) => {
     if (t1 === null && t2 === null) add(name, total === null ? null : micro(total * JOULES_PER_KWH));
     else {
-      if (t1 !== null) add(name, micro(t1 * JOULES_PER_KWH), { tariff: '1' });
-      if (t2 !== null) add(name, micro(t2 * JOULES_PER_KWH), { tariff: '2' });
+      if (t1 !== null) add(name, micro(t1 * JOULES_PER_KWH), '1');
+      if (t2 !== null) add(name, micro(t2 * JOULES_PER_KWH), '2');
     }
   };
   registers(SERIES.import, counters.eIn, counters.eInT1, counters.eInT2);
@@ -93,10 +133,37 @@ export function quarterSamples(
   return samples;
 }
 
-/** A series' identity: its name and sorted labels. */
+/**
+ * The label names in code unit order. An insertion sort in place: a series has a handful of labels,
+ * and Array.prototype.sort allocates a work area of its own on every call (about 1 kB, measured),
+ * which over a year of backlog is most of a batch's garbage (docs/guide/fleet-push.md#sizing).
+ */
+export function sortedNames(labels: Record<string, string>): string[] {
+  const names = Object.keys(labels);
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i]!;
+    let j = i - 1;
+    while (j >= 0 && names[j]! > name) {
+      names[j + 1] = names[j]!;
+      j -= 1;
+    }
+    names[j + 1] = name;
+  }
+  return names;
+}
+
+/**
+ * A series' identity: its name and labels sorted by name. Built in one string without intermediate
+ * arrays of pairs: it is computed for every sample of a batch (docs/guide/fleet-push.md#sizing).
+ */
 export function seriesKey(sample: PushSample): string {
-  const names = Object.keys(sample.labels).sort();
-  return [sample.name, ...names.map((name) => `${name}=${sample.labels[name]}`)].join('\u0000');
+  let key = keyCache.get(sample.labels);
+  if (key === undefined) {
+    key = '';
+    for (const name of sortedNames(sample.labels)) key += `\u0000${name}=${sample.labels[name]}`;
+    keyCache.set(sample.labels, key);
+  }
+  return `${sample.name}${key}`;
 }
 
 /** Samples grouped by series, each series' samples oldest first, series in first-seen order. */
@@ -118,6 +185,11 @@ export function groupSeries(samples: readonly PushSample[]): Array<{
     }
     series.points.push({ value: sample.value, timestamp: sample.timestamp });
   }
-  for (const series of bySeries.values()) series.points.sort((a, b) => a.timestamp - b.timestamp);
+  for (const series of bySeries.values()) {
+    // Records come oldest first: a sort is needed (and allocates) only when they do not.
+    const points = series.points;
+    if (points.some((point, i) => i > 0 && points[i - 1]!.timestamp > point.timestamp))
+      points.sort((a, b) => a.timestamp - b.timestamp);
+  }
   return [...bySeries.values()];
 }
