@@ -107,6 +107,8 @@ export interface PushClientOptions {
   /** Counts a cursor file moved aside as `state_file_corrupt`. */
   refusals: Refusals;
   prices?: PriceSignal;
+  /** The meter whose quarters carry the peak guard's quarter value, read per batch (none: undefined). */
+  peakMeter?: () => string | undefined;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
   /** Bound of one request (default 30 s). */
@@ -306,12 +308,14 @@ export class PushClient {
     const labels = this.labels;
     const samples: PushSample[] = [];
     let tooOld = 0;
+    const guarded = this.options.peakMeter?.();
     for (const { meter, record } of batch.records) {
       const quarter = quarterSamples(
         record,
         { meter: meter.id, role: meter.role },
         labels,
         this.options.prices,
+        meter.id === guarded,
       );
       if ((record.counters.t + QUARTER_S) * 1000 < oldest) tooOld += quarter.length;
       else samples.push(...quarter);

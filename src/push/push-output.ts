@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import { PushClient, type PushStatus, type QuarterSource } from './push-client.js';
+import { peakQuarterMeter } from './series.js';
 import type { PushSecrets, PushTargetSettings } from './settings.js';
 
 interface PushSlice {
@@ -66,6 +67,7 @@ export class PushOutput implements Output<PushSlice> {
         logger: this.logger,
         refusals: this.context.refusals,
         prices: this.context.prices,
+        peakMeter: () => peakQuarterMeter(this.context.config.config),
       });
       client.load();
       client.start();

@@ -1,4 +1,6 @@
+import type { AppConfig } from '../config/types.js';
 import type { QuarterRecord } from '../history/recorder.js';
+import { windowSeconds } from '../peak/tariff-model.js';
 import type { PriceSignal } from '../prices/price-signal.js';
 
 /**
@@ -6,7 +8,7 @@ import type { PriceSignal } from '../prices/price-signal.js';
  * `/metrics` (docs/architecture.md#prometheus-metrics): energy registers as joules counters, per
  * tariff (`tariff` label "1", "2") when the meter has tariff registers, else the total without the
  * label, so `sum()` never counts a register twice; the quarter's mean power in watts; price and cost
- * only when the price series knows the quarter. Every sample is stamped at the quarter's end (ms),
+ * only when the price series knows the quarter; the peak guard's quarter value for its meter. Every sample is stamped at the quarter's end (ms),
  * so a quarter sent twice is the same (series, timestamp) and a deduplicating receiver keeps one.
  */
 
@@ -40,6 +42,7 @@ export const SERIES = {
   priceExport: 'meter_quarter_export_price_per_kwh',
   cost: 'meter_quarter_import_cost',
   credit: 'meter_quarter_export_credit',
+  demand: 'meter_quarter_average_demand_import_watts',
 } as const;
 
 const JOULES_PER_KWH = 3.6e6;
@@ -97,11 +100,55 @@ function labelsOf(target: TargetLabels, meter: MeterLabels, name: string, tariff
   return labels;
 }
 
+/**
+ * The meter whose quarter hours carry the peak guard's quarter value: the guarded meter while the
+ * guard is on with quarter-hour windows (be_quarter, or custom with window_s 900), else none. The
+ * guard's window value is the window's import energy over its length (docs/architecture.md#peak-guard);
+ * for a quarter that is the quarter's import energy (the history's 15-minute point) times 4.
+ */
+export function peakQuarterMeter(config: AppConfig): string | undefined {
+  const guard = config.services.peak_guard;
+  if (!guard.enabled || windowSeconds(guard) !== QUARTER_S) return undefined;
+  return guard.meter;
+}
+
+/** The facts a quarter record has besides the registers: price, cost and the guard's demand. */
+export interface QuarterExtras {
+  priceImport?: number;
+  priceExport?: number;
+  cost?: number;
+  credit?: number;
+  /** The peak guard's value of the quarter (W), for the guarded meter. */
+  demandW?: number;
+}
+
+export function quarterExtras(
+  record: QuarterRecord,
+  prices: PriceSignal | undefined,
+  guarded: boolean,
+): QuarterExtras {
+  const { counters, point } = record;
+  const extras: QuarterExtras = {};
+  const price = prices?.quarterAt(counters.t * 1000);
+  if (price) {
+    if (price.import !== null) extras.priceImport = price.import;
+    if (price.export !== null) extras.priceExport = price.export;
+    if (price.import !== null && point?.eIn !== null && point?.eIn !== undefined)
+      extras.cost = micro(point.eIn * price.import);
+    if (price.export !== null && point?.eOut !== null && point?.eOut !== undefined)
+      extras.credit = micro(point.eOut * price.export);
+  }
+  if (guarded && point?.eIn !== null && point?.eIn !== undefined)
+    extras.demandW = micro(((point.eIn * 3600) / QUARTER_S) * 1000);
+  return extras;
+}
+
 export function quarterSamples(
   record: QuarterRecord,
   meter: MeterLabels,
   target: TargetLabels,
   prices?: PriceSignal,
+  guarded = false,
 ): PushSample[] {
   const { counters, point } = record;
   const timestamp = (counters.t + QUARTER_S) * 1000;
@@ -121,15 +168,12 @@ export function quarterSamples(
   registers(SERIES.export, counters.eOut, counters.eOutT1, counters.eOutT2);
   if (point?.pIn) add(SERIES.powerImport, micro((point.pIn.sum / point.pIn.n) * 1000));
   if (point?.pOut) add(SERIES.powerExport, micro((point.pOut.sum / point.pOut.n) * 1000));
-  const price = prices?.quarterAt(counters.t * 1000);
-  if (price) {
-    add(SERIES.priceImport, price.import);
-    add(SERIES.priceExport, price.export);
-    if (price.import !== null && point?.eIn !== null && point?.eIn !== undefined)
-      add(SERIES.cost, micro(point.eIn * price.import));
-    if (price.export !== null && point?.eOut !== null && point?.eOut !== undefined)
-      add(SERIES.credit, micro(point.eOut * price.export));
-  }
+  const extras = quarterExtras(record, prices, guarded);
+  add(SERIES.priceImport, extras.priceImport);
+  add(SERIES.priceExport, extras.priceExport);
+  add(SERIES.cost, extras.cost);
+  add(SERIES.credit, extras.credit);
+  add(SERIES.demand, extras.demandW);
   return samples;
 }
 
