@@ -291,11 +291,13 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     quarters: (id, after, until, limit) =>
       Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
   };
+  const push = new PushOutput(context, log('push'), quarterSource);
   const mqtt = createMqttService(
     context,
     (id) => void actions.call(id, 'Home Assistant button'),
     { feed: peakFeedOf(context, peak), counts: peakCommands },
     quarterSource,
+    push,
   );
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -323,7 +325,6 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     peakCapacityCharge(() => peak),
   );
   registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
-  const push = new PushOutput(context, log('push'), quarterSource);
   registerPushRoutes(router, push);
   const modbus = createModbusService(context, { peak });
   const modbusRtu = createModbusRtuService(context, peak);

@@ -17,6 +17,7 @@ import type { PeakCommandCounts } from './peak-commands.js';
 import { PeakMqtt, type PeakFeed } from './peak-publisher.js';
 import { peakTopics } from './peak-topics.js';
 import { PricesMqtt, pricesContributor } from './ha-prices.js';
+import { PushMqtt, pushContributor, type PushOnMqtt } from './ha-push.js';
 
 /** The peak guard as the MQTT output sees it (docs/architecture.md#peak-guard-outputs). */
 export interface PeakOnMqtt {
@@ -58,12 +59,15 @@ export class HomeAssistantFeed {
   private peakMqtt: PeakMqtt | undefined;
   /** The day-ahead price messages on the current link (./ha-prices.ts). */
   private pricesMqtt: PricesMqtt | undefined;
+  /** The push targets' diagnostic messages on the current link (./ha-push.ts). */
+  private pushMqtt: PushMqtt | undefined;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
     private readonly ctx: AppContext,
     private readonly pressAction?: (actionId: string) => void,
     private readonly peak?: PeakOnMqtt,
+    private readonly push?: PushOnMqtt,
   ) {}
 
   /** The last will of a link: every entity unavailable when the gateway vanishes (discovery on). */
@@ -86,6 +90,7 @@ export class HomeAssistantFeed {
           metersContributor(this.ctx),
           ...this.peakEntities(),
           pricesContributor(this.ctx),
+          ...(this.push ? [pushContributor(this.ctx, this.push)] : []),
         ],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
@@ -109,6 +114,10 @@ export class HomeAssistantFeed {
       if (link.connected) discovery.onConnect();
     });
     this.pricesMqtt = new PricesMqtt(this.ctx, link);
+    if (this.push)
+      this.pushMqtt = new PushMqtt(this.ctx, link, this.push, () => {
+        if (link.connected) discovery.onConnect();
+      });
   }
 
   /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */
@@ -135,6 +144,8 @@ export class HomeAssistantFeed {
     this.peakMqtt = undefined;
     this.pricesMqtt?.stop();
     this.pricesMqtt = undefined;
+    this.pushMqtt?.stop();
+    this.pushMqtt = undefined;
     discovery?.stop();
     this.link = undefined;
     return discovery?.farewell();
@@ -145,6 +156,7 @@ export class HomeAssistantFeed {
     this.discovery?.onConnect();
     this.peakMqtt?.connected();
     this.pricesMqtt?.connected();
+    this.pushMqtt?.connected();
   }
 
   configure(settings: MqttView): void {

@@ -1,4 +1,5 @@
 import { QuarterMqtt } from './quarters-publisher.js';
+import type { PushOnMqtt } from './ha-push.js';
 import type { QuarterSource } from '../push/push-client.js';
 import type { AppContext } from '../context.js';
 import type { Output, OutputView } from '../output.js';
@@ -42,9 +43,11 @@ export function createMqttService(
   peak?: PeakOnMqtt,
   /** Every meter's quarter hours for the fleet path on `services.push.mqtt` (docs/architecture.md#push). */
   quarters?: QuarterSource,
+  /** The push targets, as Home Assistant diagnostic sensors (docs/architecture.md#push). */
+  push?: PushOnMqtt,
 ): MqttService {
   const reports = new TemplatePublisher(ctx);
-  const discovery = new HomeAssistantFeed(ctx, pressAction, peak);
+  const discovery = new HomeAssistantFeed(ctx, pressAction, peak, push);
   const supervisor = new LinkSupervisor(ctx, discovery, reports, quarters && new QuarterMqtt(ctx, quarters));
   let running = false;
 

@@ -21,6 +21,7 @@ export class PushOutput implements Output<PushSlice> {
   readonly name = 'push';
   readonly watches = ['services.push'] as const;
   private readonly clients = new Map<string, { key: string; client: PushClient }>();
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly context: AppContext,
@@ -76,12 +77,19 @@ export class PushOutput implements Output<PushSlice> {
     this.report();
   }
 
+  /** Calls `listener` after the running targets changed (started, stopped, restarted); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Every running target's status, in settings order. */
   status(): PushStatus[] {
     return [...this.clients.values()].map((entry) => entry.client.status());
   }
 
   private report(): void {
+    for (const listener of this.listeners) listener();
     const targets = this.status();
     this.context.services.set('push', {
       state:
