@@ -39,6 +39,7 @@ export const SYSTEM_TIER = [
   'web/addon-locks',
   'web/consumers-settings',
   'web/costs-page',
+  'web/info-push',
   'web/dashboard-headline',
   'web/energy-explorer',
   'web/ethernet-page',

@@ -4,7 +4,17 @@ import { costs } from './costs.js';
 import { meters } from './meters.js';
 import { peak } from './peak.js';
 import { pages } from './pages.js';
+import { push } from './push.js';
 import { settings } from './settings.js';
 
 /** The German catalogue: each part is typed against its English part (part.ts). */
-export const de = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters, ...peak };
+export const de = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+  ...push,
+};

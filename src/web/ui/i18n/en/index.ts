@@ -4,6 +4,7 @@ import { costs } from './costs.js';
 import { meters } from './meters.js';
 import { peak } from './peak.js';
 import { pages } from './pages.js';
+import { push } from './push.js';
 import { settings } from './settings.js';
 
 /**
@@ -11,6 +12,15 @@ import { settings } from './settings.js';
  * extra there is a compile error). A new text: add its key to the English part of its page, then
  * the same key to that part in de/, fr/ and nl/ (the compiler lists the files that still lack it).
  */
-export const en = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters, ...peak };
+export const en = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+  ...push,
+};
 
 export type MessageKey = keyof typeof en;
