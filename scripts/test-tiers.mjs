@@ -100,6 +100,7 @@ export const SYSTEM_TIER = [
   'push/victoria-metrics',
   'push/line-and-import',
   'push/sigkill',
+  'push/minutes',
   'mqtt/quarters',
   // Inverters that answer garbage or die mid-write: the Modbus master's real 2 s response timeout.
   'export-limiter/hostile-inverter',

@@ -290,6 +290,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
     quarters: (id, after, until, limit) =>
       Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
+    minutes: (id, from, to) => Promise.resolve(metersHistory.recorderOf(id)?.query('1m', from, to)),
   };
   const push = new PushOutput(context, log('push'), quarterSource);
   const mqtt = createMqttService(

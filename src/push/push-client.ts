@@ -11,12 +11,14 @@ import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../prices/price-signal.js';
 import type { Refusals } from '../refusals.js';
 import { encodeBatch } from './encoders.js';
-import { quarterSamples, type PushSample, type TargetLabels } from './series.js';
+import { minuteSamples, quarterSamples, type PushSample, type TargetLabels } from './series.js';
+import type { HistoryPoint } from '../history/point.js';
 import {
   DEFAULT_BATCH_QUARTERS,
   DEFAULT_RETENTION_DAYS,
   type PushSecrets,
   type PushTargetSettings,
+  type PushWhat,
 } from './settings.js';
 
 /**
@@ -28,6 +30,11 @@ import {
  */
 
 const QUARTER_S = 900;
+const MINUTE_S = 60;
+/** Minutes per batch of what: "minutes" (a day). */
+const MINUTE_BATCH = 1440;
+/** The history's 1-minute tier holds 48 h (src/history/tiers.ts). */
+const MINUTE_TIER_MS = 48 * 3_600_000;
 /** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
 export const GRACE_MS = 120_000;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -49,6 +56,8 @@ export type PushState = (typeof PUSH_STATES)[number];
 export interface QuarterSource {
   meters(): Array<{ id: string; role: string }>;
   quarters(meter: string, after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined>;
+  /** The 1-minute tier's points of a meter whose minute overlaps [from, to] (ms), oldest first. */
+  minutes?(meter: string, from: number, to: number): Promise<HistoryPoint[] | undefined>;
 }
 
 export interface PushCounts {
@@ -85,6 +94,8 @@ export interface PushStatus {
 const CursorFileSchema = Type.Object({
   version: Type.Literal(1),
   cursor: Type.Integer(),
+  /** Last acknowledged minute start (Unix s) of what: "minutes"; absent before the first. */
+  minutes_cursor: Type.Optional(Type.Integer()),
   counts: Type.Object({
     sent: Type.Integer({ minimum: 0 }),
     batches: Type.Integer({ minimum: 0 }),
@@ -124,6 +135,7 @@ function emptyCounts(): PushCounts {
 export class PushClient {
   private state: PushState = 'starting';
   private cursor = 0;
+  private minuteCursor = 0;
   private counts = emptyCounts();
   private lastError: string | null = null;
   private lastSuccess: number | null = null;
@@ -175,6 +187,7 @@ export class PushClient {
     const stored = this.file.load();
     if (stored) {
       this.cursor = stored.cursor;
+      this.minuteCursor = stored.minutes_cursor ?? 0;
       this.counts = { ...stored.counts };
       return;
     }
@@ -183,12 +196,21 @@ export class PushClient {
     this.persist();
   }
 
+  private wants(what: PushWhat): boolean {
+    return (this.options.settings.what ?? ['quarters']).includes(what);
+  }
+
   private retentionMs(): number {
     return (this.options.settings.retention_days ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
   }
 
   private persist(): void {
-    this.file.save({ version: 1, cursor: this.cursor, counts: this.counts });
+    this.file.save({
+      version: 1,
+      cursor: this.cursor,
+      ...(this.minuteCursor > 0 ? { minutes_cursor: this.minuteCursor } : {}),
+      counts: this.counts,
+    });
   }
 
   /** Starts the pump: a batch now, then after each success at once, after each failure by the backoff. */
@@ -298,10 +320,12 @@ export class PushClient {
       const checked = await this.checkClock();
       if (checked !== 'sent') return checked;
     }
-    const batch = await this.collect(this.until(now));
+    const batch = this.wants('quarters') ? await this.collect(this.until(now)) : undefined;
     if (!batch) {
-      this.state = 'idle';
-      return 'empty';
+      // The quarters are up to date: then the minutes, if the target wants them.
+      const minutes = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
+      if (minutes === 'empty') this.state = 'idle';
+      return minutes;
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
     const target = this.options.settings;
@@ -330,8 +354,21 @@ export class PushClient {
       this.acknowledge(batch.last, 0);
       return 'sent';
     }
+    return this.deliver(samples, now, `quarter ${batch.last}`, (sent) => this.acknowledge(batch.last, sent));
+  }
+
+  /**
+   * Sends one batch and acts on the answer; `acknowledge` moves the batch's cursor (with the
+   * samples the receiver took, 0 for a refused batch that is skipped).
+   */
+  private async deliver(
+    samples: PushSample[],
+    now: number,
+    upTo: string,
+    acknowledge: (sent: number) => void,
+  ): Promise<BatchOutcome> {
     this.state = 'sending';
-    const encoded = await encodeBatch(target.kind, samples);
+    const encoded = await encodeBatch(this.options.settings.kind, samples);
     let answer: BoundedAnswer;
     try {
       answer = await this.request('POST', encoded.body, encoded.headers);
@@ -341,7 +378,7 @@ export class PushClient {
     this.noteDate(answer, now);
     const status = answer.statusCode;
     if (status >= 200 && status < 300) {
-      this.acknowledge(batch.last, samples.length);
+      acknowledge(samples.length);
       return 'sent';
     }
     const reason = `HTTP ${status}${this.reasonOf(answer)}`;
@@ -365,11 +402,45 @@ export class PushClient {
     }
     this.counts.dropped_rejected += samples.length;
     this.options.logger.error(
-      `push ${this.id}: batch up to quarter ${batch.last} refused (${reason}); ${samples.length} samples not sent`,
+      `push ${this.id}: batch up to ${upTo} refused (${reason}); ${samples.length} samples not sent`,
     );
     this.lastError = reason;
-    this.acknowledge(batch.last, 0);
+    acknowledge(0);
     return 'sent';
+  }
+
+  /**
+   * The next batch of minutes (what: "minutes", docs/guide/fleet-push.md): every meter's closed
+   * minutes of the history's 1-minute tier after the minute cursor, at most a day, as mean powers
+   * stamped at each minute's end. The tier holds 48 h, so a cursor further back starts there.
+   */
+  private async sendMinuteBatch(now: number): Promise<BatchOutcome> {
+    const source = this.options.source;
+    if (!source.minutes) return 'empty';
+    const until = Math.floor((now - GRACE_MS) / 1000 / MINUTE_S) * MINUTE_S - MINUTE_S;
+    // The tier's span, and the receiver's retention (as for the quarters).
+    const edge = Math.max(now - MINUTE_TIER_MS, now - this.retentionMs() + RETENTION_MARGIN_MS);
+    const oldest = Math.ceil(edge / 1000 / MINUTE_S) * MINUTE_S;
+    const first = Math.max(this.minuteCursor + MINUTE_S, oldest);
+    if (first > until) return 'empty';
+    const last = Math.min(until, first + (MINUTE_BATCH - 1) * MINUTE_S);
+    const samples: PushSample[] = [];
+    for (const meter of source.meters()) {
+      const points = (await source.minutes(meter.id, first * 1000, last * 1000)) ?? [];
+      for (const point of points)
+        if (point.t >= first && point.t <= last)
+          samples.push(...minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels));
+    }
+    if (samples.length === 0) {
+      this.acknowledgeMinutes(last, 0);
+      return 'sent';
+    }
+    return this.deliver(samples, now, `minute ${last}`, (sent) => this.acknowledgeMinutes(last, sent));
+  }
+
+  private acknowledgeMinutes(last: number, sent: number): void {
+    this.minuteCursor = last;
+    this.acknowledge(this.cursor, sent);
   }
 
   private acknowledge(last: number, sent: number): void {

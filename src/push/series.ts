@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config/types.js';
+import type { HistoryPoint } from '../history/point.js';
 import type { QuarterRecord } from '../history/recorder.js';
 import { windowSeconds } from '../peak/tariff-model.js';
 import type { PriceSignal } from '../prices/price-signal.js';
@@ -43,6 +44,8 @@ export const SERIES = {
   cost: 'meter_quarter_import_cost',
   credit: 'meter_quarter_export_credit',
   demand: 'meter_quarter_average_demand_import_watts',
+  minutePowerImport: 'meter_minute_active_power_import_watts',
+  minutePowerExport: 'meter_minute_active_power_export_watts',
 } as const;
 
 const JOULES_PER_KWH = 3.6e6;
@@ -174,6 +177,21 @@ export function quarterSamples(
   add(SERIES.cost, extras.cost);
   add(SERIES.credit, extras.credit);
   add(SERIES.demand, extras.demandW);
+  return samples;
+}
+
+/** The samples of one closed minute of a meter: its mean powers (W), stamped at the minute's end. */
+export function minuteSamples(point: HistoryPoint, meter: MeterLabels, target: TargetLabels): PushSample[] {
+  const timestamp = (point.t + 60) * 1000;
+  const samples: PushSample[] = [];
+  const add = (name: string, stats: HistoryPoint['pIn']) => {
+    if (!stats || stats.n === 0) return;
+    const value = micro((stats.sum / stats.n) * 1000);
+    if (Number.isFinite(value))
+      samples.push({ name, labels: labelsOf(target, meter, name, undefined), value, timestamp });
+  };
+  add(SERIES.minutePowerImport, point.pIn);
+  add(SERIES.minutePowerExport, point.pOut);
   return samples;
 }
 
