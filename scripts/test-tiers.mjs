@@ -101,6 +101,7 @@ export const SYSTEM_TIER = [
   'push/line-and-import',
   'push/sigkill',
   'push/minutes',
+  'push/live-power',
   'mqtt/quarters',
   // Inverters that answer garbage or die mid-write: the Modbus master's real 2 s response timeout.
   'export-limiter/hostile-inverter',

@@ -11,7 +11,14 @@ import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../prices/price-signal.js';
 import type { Refusals } from '../refusals.js';
 import { encodeBatch } from './encoders.js';
-import { minuteSamples, quarterSamples, type PushSample, type TargetLabels } from './series.js';
+import {
+  LIVE_SERIES,
+  liveLabels,
+  minuteSamples,
+  quarterSamples,
+  type PushSample,
+  type TargetLabels,
+} from './series.js';
 import type { HistoryPoint } from '../history/point.js';
 import {
   DEFAULT_BATCH_QUARTERS,
@@ -33,6 +40,12 @@ const QUARTER_S = 900;
 const MINUTE_S = 60;
 /** Minutes per batch of what: "minutes" (a day). */
 const MINUTE_BATCH = 1440;
+/** Live power samples held per target (power_1s): an hour of a meter sending every second. */
+export const LIVE_BUFFER = 3600;
+/** Live power samples per request. */
+const LIVE_BATCH = 1000;
+/** How often the live power goes out while nothing else is due. */
+export const LIVE_PERIOD_MS = 10_000;
 /** The history's 1-minute tier holds 48 h (src/history/tiers.ts). */
 const MINUTE_TIER_MS = 48 * 3_600_000;
 /** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
@@ -58,6 +71,20 @@ export interface QuarterSource {
   quarters(meter: string, after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined>;
   /** The 1-minute tier's points of a meter whose minute overlaps [from, to] (ms), oldest first. */
   minutes?(meter: string, from: number, to: number): Promise<HistoryPoint[] | undefined>;
+}
+
+/** One reading's signed active power (W, import positive), of a meter (power_1s). */
+export interface LivePowerSample {
+  meter: string;
+  role: string;
+  /** ms since the epoch: the reading's time. */
+  at: number;
+  watts: number;
+}
+
+/** The readings' live power, as the push's power_1s takes it; returns the unsubscribe. */
+export interface LivePower {
+  subscribe(listener: (sample: LivePowerSample) => void): () => void;
 }
 
 export interface PushCounts {
@@ -120,6 +147,8 @@ export interface PushClientOptions {
   prices?: PriceSignal;
   /** The meter whose quarters carry the peak guard's quarter value, read per batch (none: undefined). */
   peakMeter?: () => string | undefined;
+  /** The readings' live power, for what: "power_1s". */
+  live?: LivePower;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
   /** Bound of one request (default 30 s). */
@@ -146,6 +175,10 @@ export class PushClient {
   private timer: Timer | undefined;
   private running = false;
   private pumping: Promise<void> | undefined;
+  /** power_1s samples not yet acknowledged, oldest first, at most LIVE_BUFFER. */
+  private live: LivePowerSample[] = [];
+  private liveDropped = 0;
+  private unsubscribeLive: (() => void) | undefined;
   private readonly file: VersionedStateFile<typeof CursorFileSchema>;
   private readonly url: URL;
   /** The target's fixed labels, one object for the client's life (the series' labels are cached by it). */
@@ -217,11 +250,27 @@ export class PushClient {
   start(): void {
     if (this.running) return;
     this.running = true;
+    if (this.wants('power_1s') && this.options.live)
+      this.unsubscribeLive = this.options.live.subscribe((sample) => this.addLive(sample));
     this.schedule(0);
+  }
+
+  /** Takes one live power sample; past LIVE_BUFFER the oldest goes (power_1s is best effort). */
+  addLive(sample: LivePowerSample): void {
+    this.live.push(sample);
+    if (this.live.length > LIVE_BUFFER) {
+      this.live.shift();
+      if (this.liveDropped++ === 0)
+        this.options.logger.warn(
+          `push ${this.id}: live power held beyond ${LIVE_BUFFER} samples; the oldest are dropped (power_1s is not durable)`,
+        );
+    }
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribeLive?.();
+    this.unsubscribeLive = undefined;
     if (this.timer) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.pumping;
@@ -257,10 +306,11 @@ export class PushClient {
     }
     if (!this.running) return;
     if (outcome === 'empty') {
-      // The next quarter is complete GRACE_MS after its end.
+      // The next quarter is complete GRACE_MS after its end; the live power goes more often.
       const now = this.options.now();
       const next = (Math.floor(now / 1000 / QUARTER_S) + 1) * QUARTER_S * 1000 + GRACE_MS;
-      this.schedule(Math.max(1000, next - now));
+      const wait = Math.max(1000, next - now);
+      this.schedule(this.wants('power_1s') ? Math.min(wait, LIVE_PERIOD_MS) : wait);
     } else if (outcome === 'unsynced') this.schedule(60_000);
     else if (outcome === 'held') this.schedule(RETRY_CAP_MS);
     else this.schedule(this.backoff.next());
@@ -323,9 +373,10 @@ export class PushClient {
     const batch = this.wants('quarters') ? await this.collect(this.until(now)) : undefined;
     if (!batch) {
       // The quarters are up to date: then the minutes, if the target wants them.
-      const minutes = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
-      if (minutes === 'empty') this.state = 'idle';
-      return minutes;
+      let outcome = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
+      if (outcome === 'empty' && this.wants('power_1s')) outcome = await this.sendLiveBatch(now);
+      if (outcome === 'empty') this.state = 'idle';
+      return outcome;
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
     const target = this.options.settings;
@@ -436,6 +487,36 @@ export class PushClient {
       return 'sent';
     }
     return this.deliver(samples, now, `minute ${last}`, (sent) => this.acknowledgeMinutes(last, sent));
+  }
+
+  /**
+   * The live power held (power_1s) as `meter_active_power_watts` at each reading's time, the
+   * /metrics series. Taken out of the buffer for the request and put back in front when it is to be
+   * retried; the counters move in memory (no cursor: nothing of it is durable).
+   */
+  private async sendLiveBatch(now: number): Promise<BatchOutcome> {
+    if (this.live.length === 0) return 'empty';
+    const batch = this.live.splice(0, LIVE_BATCH);
+    const samples = batch.map((sample): PushSample => ({
+      name: LIVE_SERIES,
+      labels: liveLabels(this.labels, sample),
+      value: sample.watts,
+      timestamp: sample.at,
+    }));
+    const outcome = await this.deliver(samples, now, 'live power', (sent) => {
+      if (sent > 0) {
+        this.counts.sent += sent;
+        this.counts.batches += 1;
+        this.lastSuccess = this.options.now();
+      }
+      this.backoff.reset();
+      this.state = 'idle';
+    });
+    if (outcome === 'retry' || outcome === 'held') {
+      this.live = [...batch, ...this.live].slice(-LIVE_BUFFER);
+      // Held or retried live power waits for the next turn; the quarters stay first.
+    }
+    return outcome;
   }
 
   private acknowledgeMinutes(last: number, sent: number): void {

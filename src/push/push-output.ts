@@ -3,7 +3,8 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
-import { PushClient, type PushStatus, type QuarterSource } from './push-client.js';
+import type { Reading } from '../reading/reading.js';
+import { PushClient, type LivePower, type PushStatus, type QuarterSource } from './push-client.js';
 import { peakQuarterMeter } from './series.js';
 import type { PushSecrets, PushTargetSettings } from './settings.js';
 
@@ -69,6 +70,7 @@ export class PushOutput implements Output<PushSlice> {
         refusals: this.context.refusals,
         prices: this.context.prices,
         peakMeter: () => peakQuarterMeter(this.context.config.config),
+        live: this.livePower,
       });
       client.load();
       client.start();
@@ -76,6 +78,38 @@ export class PushOutput implements Output<PushSlice> {
     }
     this.report();
   }
+
+  /**
+   * The readings' signed active power of every meter (power_1s), subscribed while a target wants
+   * it: the meters listed when the target starts (a changed meter list restarts no target).
+   */
+  private readonly livePower: LivePower = {
+    subscribe: (listener) => {
+      const meters = this.context.meters.list();
+      const listeners = meters.map((meter) => {
+        const onReading = (reading: Reading): void => {
+          const values = reading.values;
+          const signed = values.get('16.7.0');
+          const pIn = values.get('1.7.0');
+          const pOut = values.get('2.7.0');
+          if (!signed && !pIn && !pOut) return;
+          const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
+          if (!Number.isFinite(kw)) return;
+          listener({
+            meter: meter.id,
+            role: meter.role,
+            at: reading.receivedAt,
+            watts: Math.round(kw * 1e6) / 1e3,
+          });
+        };
+        meter.store.subscribe('push', 'reading', onReading);
+        return { meter, onReading };
+      });
+      return () => {
+        for (const { meter, onReading } of listeners) meter.store.off('reading', onReading);
+      };
+    },
+  };
 
   /** Calls `listener` after the running targets changed (started, stopped, restarted); returns the unsubscribe. */
   onChange(listener: () => void): () => void {

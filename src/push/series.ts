@@ -180,6 +180,17 @@ export function quarterSamples(
   return samples;
 }
 
+/** power_1s: the signed active power of a reading, the /metrics series (import positive, W). */
+export const LIVE_SERIES = 'meter_active_power_watts';
+
+/** The labels of a live power sample: the meter's series labels of the target. */
+export function liveLabels(
+  target: TargetLabels,
+  sample: { meter: string; role: string },
+): Record<string, string> {
+  return labelsOf(target, { meter: sample.meter, role: sample.role }, LIVE_SERIES, undefined);
+}
+
 /** The samples of one closed minute of a meter: its mean powers (W), stamped at the minute's end. */
 export function minuteSamples(point: HistoryPoint, meter: MeterLabels, target: TargetLabels): PushSample[] {
   const timestamp = (point.t + 60) * 1000;

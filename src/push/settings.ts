@@ -9,10 +9,11 @@ export const PUSH_KINDS = ['remote_write', 'influx_line', 'vm_import'] as const;
 export type PushKind = (typeof PUSH_KINDS)[number];
 
 /**
- * What a target receives: the quarter hours of the extended 15-minute tier, and the minutes of the
- * 1-minute tier (mean powers, its own cursor; the tier holds 48 h).
+ * What a target receives: the quarter hours of the extended 15-minute tier, the minutes of the
+ * 1-minute tier (mean powers, its own cursor; the tier holds 48 h), and the live power of every
+ * reading (power_1s: best effort, held in memory only, bounded, never from the history).
  */
-export const PUSH_WHAT = ['quarters', 'minutes'] as const;
+export const PUSH_WHAT = ['quarters', 'minutes', 'power_1s'] as const;
 export type PushWhat = (typeof PUSH_WHAT)[number];
 
 export const MAX_TARGETS = 8;
