@@ -6,6 +6,9 @@
 // recorder over a year of quarter records).
 //
 //   npm run build && node dist/bench/push-fleet.js [gateways=1000] [parallel=50]
+//
+// The daemon runs with --max-semi-space-size=4 (scripts/launcher.ts); measure the year drain as it runs:
+//   MALLOC_MMAP_THRESHOLD_=16384 node --expose-gc --max-semi-space-size=4 dist/bench/push-fleet.js 1 1
 import { mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -40,6 +40,7 @@ export const SYSTEM_TIER = [
   'web/addon-locks',
   'web/consumers-settings',
   'web/costs-page',
+  'web/info-push',
   'web/dashboard-headline',
   'web/energy-explorer',
   'web/ethernet-page',
@@ -102,6 +103,8 @@ export const SYSTEM_TIER = [
   'push/victoria-metrics',
   'push/line-and-import',
   'push/sigkill',
+  'push/minutes',
+  'push/live-power',
   'mqtt/quarters',
   // Inverters that answer garbage or die mid-write: the Modbus master's real 2 s response timeout.
   'export-limiter/hostile-inverter',

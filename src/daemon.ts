@@ -291,13 +291,16 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     meters: () => context.meters.list().map((meter) => ({ id: meter.id, role: meter.role })),
     quarters: (id, after, until, limit) =>
       Promise.resolve(metersHistory.recorderOf(id)?.quarters(after, until, limit)),
+    minutes: (id, from, to) => Promise.resolve(metersHistory.recorderOf(id)?.query('1m', from, to)),
   };
+  const push = new PushOutput(context, log('push'), quarterSource);
   const mqtt = createMqttService(
     context,
     (id) => void actions.call(id, 'Home Assistant button'),
     { feed: peakFeedOf(context, peak), counts: peakCommands },
     quarterSource,
     { feed: limiterFeedOf(limiter), counts: limiterCommands },
+    push,
   );
   registerMqttRoutes(router, context, mqtt);
   registerMqttDiscoveryRoutes(router, context);
@@ -325,7 +328,6 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     peakCapacityCharge(() => peak),
   );
   registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
-  const push = new PushOutput(context, log('push'), quarterSource);
   registerPushRoutes(router, push);
   const modbus = createModbusService(context, { peak, limiter });
   const modbusRtu = createModbusRtuService(context, peak, limiter);

@@ -18,6 +18,7 @@ import { PeakMqtt, type PeakFeed } from './peak-publisher.js';
 import { peakTopics } from './peak-topics.js';
 import { PricesMqtt, pricesContributor } from './ha-prices.js';
 import { LimiterMqtt, limiterContributor, limiterTopics, type LimiterOnMqtt } from './limiter-mqtt.js';
+import { PushMqtt, pushContributor, type PushOnMqtt } from './ha-push.js';
 
 /** The peak guard as the MQTT output sees it (docs/architecture.md#peak-guard-outputs). */
 export interface PeakOnMqtt {
@@ -61,6 +62,8 @@ export class HomeAssistantFeed {
   private pricesMqtt: PricesMqtt | undefined;
   /** The export limiter's topics on the current link (./limiter-mqtt.ts), when the daemon has one. */
   private limiterMqtt: LimiterMqtt | undefined;
+  /** The push targets' diagnostic messages on the current link (./ha-push.ts). */
+  private pushMqtt: PushMqtt | undefined;
 
   /** `pressAction`: what a press of an action's Home Assistant button does (calls the action). */
   constructor(
@@ -68,6 +71,7 @@ export class HomeAssistantFeed {
     private readonly pressAction?: (actionId: string) => void,
     private readonly peak?: PeakOnMqtt,
     private readonly limiter?: LimiterOnMqtt,
+    private readonly push?: PushOnMqtt,
   ) {}
 
   /** The last will of a link: every entity unavailable when the gateway vanishes (discovery on). */
@@ -91,6 +95,7 @@ export class HomeAssistantFeed {
           ...this.peakEntities(),
           pricesContributor(this.ctx),
           ...this.limiterEntities(),
+          ...(this.push ? [pushContributor(this.ctx, this.push)] : []),
         ],
         heartbeat: () => {
           const payload = JSON.stringify(module.diagnosticsOf(facts));
@@ -119,6 +124,10 @@ export class HomeAssistantFeed {
     this.attachLimiter(link, () => {
       if (link.connected) discovery.onConnect();
     });
+    if (this.push)
+      this.pushMqtt = new PushMqtt(this.ctx, link, this.push, () => {
+        if (link.connected) discovery.onConnect();
+      });
   }
 
   /** The limiter's state, events and commands on this link; `reannounce` when it is switched on or off. */
@@ -161,6 +170,8 @@ export class HomeAssistantFeed {
     this.pricesMqtt = undefined;
     this.limiterMqtt?.stop();
     this.limiterMqtt = undefined;
+    this.pushMqtt?.stop();
+    this.pushMqtt = undefined;
     discovery?.stop();
     this.link = undefined;
     return discovery?.farewell();
@@ -172,6 +183,7 @@ export class HomeAssistantFeed {
     this.peakMqtt?.connected();
     this.pricesMqtt?.connected();
     this.limiterMqtt?.connected();
+    this.pushMqtt?.connected();
   }
 
   configure(settings: MqttView): void {

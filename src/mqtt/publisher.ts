@@ -1,4 +1,5 @@
 import { QuarterMqtt } from './quarters-publisher.js';
+import type { PushOnMqtt } from './ha-push.js';
 import type { QuarterSource } from '../push/push-client.js';
 import type { AppContext } from '../context.js';
 import type { Output, OutputView } from '../output.js';
@@ -45,9 +46,11 @@ export function createMqttService(
   quarters?: QuarterSource,
   /** The export limiter's state, events and commands (./limiter-mqtt.ts). */
   limiter?: LimiterOnMqtt,
+  /** The push targets, as Home Assistant diagnostic sensors (docs/architecture.md#push). */
+  push?: PushOnMqtt,
 ): MqttService {
   const reports = new TemplatePublisher(ctx);
-  const discovery = new HomeAssistantFeed(ctx, pressAction, peak, limiter);
+  const discovery = new HomeAssistantFeed(ctx, pressAction, peak, limiter, push);
   const supervisor = new LinkSupervisor(ctx, discovery, reports, quarters && new QuarterMqtt(ctx, quarters));
   let running = false;
 

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../config/atomic-file.js';
 import type { AppContext } from '../context.js';
 import type { QuarterRecord } from '../history/recorder.js';
 import { GRACE_MS, type QuarterSource } from '../push/push-client.js';
+import { peakQuarterMeter, quarterExtras, type QuarterExtras } from '../push/series.js';
 import { VERSION } from '../version.js';
 import type { QueuedMessage } from './offline-queue.js';
 
@@ -43,6 +44,7 @@ const round = (value: number) => Math.round(value * 1e6) / 1e6;
 export function quarterPayload(
   record: QuarterRecord,
   meter: { id: string; role: string },
+  extras: QuarterExtras = {},
 ): Record<string, unknown> {
   const { counters, point } = record;
   const payload: Record<string, unknown> = {
@@ -63,6 +65,12 @@ export function quarterPayload(
   for (const [key, value] of kwh) if (value !== null) payload[key] = value;
   if (point?.pIn) payload.power_import_w = round((point.pIn.sum / point.pIn.n) * 1000);
   if (point?.pOut) payload.power_export_w = round((point.pOut.sum / point.pOut.n) * 1000);
+  // Price and cost when the price series knows the quarter; the peak guard's quarter value for its meter.
+  if (extras.priceImport !== undefined) payload.import_price_per_kwh = extras.priceImport;
+  if (extras.priceExport !== undefined) payload.export_price_per_kwh = extras.priceExport;
+  if (extras.cost !== undefined) payload.import_cost = extras.cost;
+  if (extras.credit !== undefined) payload.export_credit = extras.credit;
+  if (extras.demandW !== undefined) payload.average_demand_import_w = extras.demandW;
   return payload;
 }
 
@@ -192,11 +200,14 @@ export class QuarterMqtt {
       const batch = found
         .filter((f) => f.record.counters.t <= last)
         .sort((a, b) => a.record.counters.t - b.record.counters.t);
+      const guarded = peakQuarterMeter(this.ctx.config.config);
       await Promise.all(
         batch.map(({ meter, record }) =>
           link.publishConfirmed({
             topic: `${base}/quarters/${meter.id}`,
-            payload: JSON.stringify(quarterPayload(record, meter)),
+            payload: JSON.stringify(
+              quarterPayload(record, meter, quarterExtras(record, this.ctx.prices, meter.id === guarded)),
+            ),
             qos: 1,
             retain: false,
           }),

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Type } from 'protobufjs';
-import { groupSeries, type PushSample } from './series.js';
+import { groupSeries, sortedNames, type PushSample } from './series.js';
 import type { PushKind } from './settings.js';
 
 /**
@@ -35,9 +35,19 @@ interface Snappy {
 let writeRequest: Type | undefined;
 let snappy: Snappy | undefined;
 
-/** protobufjs (reflection, no generated code) and snappyjs, loaded once on first use. */
+/** snappyjs, loaded with the first remote_write batch. */
+function snappyCodec(): Promise<Snappy> {
+  // snappyjs is CommonJS without type declarations.
+  snappy ??= createRequire(import.meta.url)('snappyjs') as Snappy;
+  return Promise.resolve(snappy);
+}
+
+/**
+ * The WriteRequest schema for protobufjs (reflection, no generated code) and snappyjs: the
+ * reference the tests decode a body with; the push itself writes the bytes directly.
+ */
 export async function remoteWriteLibraries(): Promise<{ WriteRequest: Type; snappy: Snappy }> {
-  if (!writeRequest || !snappy) {
+  if (!writeRequest) {
     const protobuf = (await import('protobufjs')).default;
     const root = new protobuf.Root();
     const label = new protobuf.Type('Label')
@@ -55,33 +65,145 @@ export async function remoteWriteLibraries(): Promise<{ WriteRequest: Type; snap
     root.define('prometheus').add(label).add(sample).add(series).add(request);
     root.resolveAll();
     writeRequest = request;
-    // snappyjs is CommonJS without type declarations.
-    snappy = createRequire(import.meta.url)('snappyjs') as Snappy;
   }
-  return { WriteRequest: writeRequest, snappy };
+  return { WriteRequest: writeRequest, snappy: await snappyCodec() };
 }
 
 function sortedLabels(name: string, labels: Record<string, string>): Array<{ name: string; value: string }> {
-  return [
-    { name: '__name__', value: name },
-    ...Object.entries(labels).map(([n, value]) => ({ name: n, value })),
-  ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const sorted: Array<{ name: string; value: string }> = [];
+  let named = false;
+  for (const label of sortedNames(labels)) {
+    if (!named && label > '__name__') {
+      sorted.push({ name: '__name__', value: name });
+      named = true;
+    }
+    sorted.push({ name: label, value: labels[label]! });
+  }
+  if (!named) sorted.push({ name: '__name__', value: name });
+  return sorted;
 }
 
-/** The WriteRequest protobuf of the samples, before compression. */
-export async function writeRequestBytes(samples: readonly PushSample[]): Promise<Buffer> {
-  const { WriteRequest } = await remoteWriteLibraries();
-  const timeseries = groupSeries(samples).map((series) => ({
-    labels: sortedLabels(series.name, series.labels),
-    samples: series.points.map((point) => ({ value: point.value, timestamp: point.timestamp })),
-  }));
-  return Buffer.from(WriteRequest.encode(WriteRequest.fromObject({ timeseries })).finish());
+/** Bytes of `value` as a protobuf varint (base 128, low group first); exact up to 2^53. */
+function varintSize(value: number): number {
+  let size = 1;
+  while (value >= 128) {
+    value = Math.floor(value / 128);
+    size += 1;
+  }
+  return size;
+}
+
+/**
+ * A growing byte buffer kept between batches: the WriteRequest of every batch is written into the
+ * same memory (docs/architecture.md#push), so a long backlog allocates no protobuf objects per
+ * label and sample, only what the request itself needs.
+ */
+class ProtoWriter {
+  private buffer = Buffer.allocUnsafe(64 * 1024);
+  length = 0;
+
+  reset(size: number): void {
+    if (size > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(size, this.buffer.length * 2));
+    this.length = 0;
+  }
+
+  byte(value: number): void {
+    this.buffer[this.length++] = value;
+  }
+
+  varint(value: number): void {
+    while (value >= 128) {
+      this.buffer[this.length++] = (value % 128) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    this.buffer[this.length++] = value;
+  }
+
+  double(value: number): void {
+    this.buffer.writeDoubleLE(value, this.length);
+    this.length += 8;
+  }
+
+  utf8(text: string, bytes: number): void {
+    this.buffer.write(text, this.length, bytes, 'utf8');
+    this.length += bytes;
+  }
+
+  /** The written bytes (a view of the kept buffer, valid until the next reset). */
+  view(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+const writer = new ProtoWriter();
+
+// Protobuf wire tags (field number << 3 | wire type): 2 = length-delimited, 1 = 64-bit, 0 = varint.
+const TAG_FIELD1_LEN = 0x0a;
+const TAG_FIELD2_LEN = 0x12;
+const TAG_FIELD1_FIXED64 = 0x09;
+const TAG_FIELD2_VARINT = 0x10;
+
+/** The size of a length-delimited field (tag, length, body). */
+const fieldSize = (body: number) => 1 + varintSize(body) + body;
+
+/**
+ * The WriteRequest of the samples, before compression, written field by field (every field
+ * present, timestamps as varints: the bytes protobufjs writes for the same message). The returned
+ * bytes are a view of a buffer the next call overwrites: compress or copy them first.
+ */
+function writeRequestView(samples: readonly PushSample[]): Buffer {
+  const series = groupSeries(samples).map((entry) => {
+    const labels = sortedLabels(entry.name, entry.labels).map((label) => {
+      const name = Buffer.byteLength(label.name);
+      const value = Buffer.byteLength(label.value);
+      return { ...label, nameBytes: name, valueBytes: value, size: fieldSize(name) + fieldSize(value) };
+    });
+    let size = 0;
+    for (const label of labels) size += fieldSize(label.size);
+    for (const point of entry.points) size += fieldSize(1 + 8 + 1 + varintSize(point.timestamp));
+    return { labels, points: entry.points, size };
+  });
+  let total = 0;
+  for (const entry of series) total += fieldSize(entry.size);
+  writer.reset(total);
+  for (const entry of series) {
+    writer.byte(TAG_FIELD1_LEN);
+    writer.varint(entry.size);
+    for (const label of entry.labels) {
+      writer.byte(TAG_FIELD1_LEN);
+      writer.varint(label.size);
+      writer.byte(TAG_FIELD1_LEN);
+      writer.varint(label.nameBytes);
+      writer.utf8(label.name, label.nameBytes);
+      writer.byte(TAG_FIELD2_LEN);
+      writer.varint(label.valueBytes);
+      writer.utf8(label.value, label.valueBytes);
+    }
+    for (const point of entry.points) {
+      writer.byte(TAG_FIELD2_LEN);
+      writer.varint(1 + 8 + 1 + varintSize(point.timestamp));
+      writer.byte(TAG_FIELD1_FIXED64);
+      writer.double(point.value);
+      writer.byte(TAG_FIELD2_VARINT);
+      writer.varint(point.timestamp);
+    }
+  }
+  return writer.view();
+}
+
+/** The WriteRequest protobuf of the samples, before compression (a copy of its own). */
+export function writeRequestBytes(samples: readonly PushSample[]): Promise<Buffer> {
+  return Promise.resolve(Buffer.from(writeRequestView(samples)));
 }
 
 export async function encodeRemoteWrite(samples: readonly PushSample[]): Promise<EncodedBatch> {
-  const { snappy: codec } = await remoteWriteLibraries();
-  const body = Buffer.from(codec.compress(await writeRequestBytes(samples)));
-  return { body, headers: { ...REMOTE_WRITE_HEADERS } };
+  const codec = await snappyCodec();
+  // snappyjs answers a Buffer for a Buffer: the compressed body is the one copy kept for the request.
+  const body = codec.compress(writeRequestView(samples));
+  return {
+    body: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.length),
+    headers: { ...REMOTE_WRITE_HEADERS },
+  };
 }
 
 // InfluxDB line protocol (docs.influxdata.com, line protocol reference): commas, spaces and equals
@@ -105,8 +227,7 @@ function fieldNumber(value: number): string {
  */
 export function encodeInfluxLines(samples: readonly PushSample[]): EncodedBatch {
   const lines = samples.map((sample) => {
-    const tags = Object.keys(sample.labels)
-      .sort()
+    const tags = sortedNames(sample.labels)
       .filter((key) => sample.labels[key] !== '')
       .map((key) => `,${escapeTag(key)}=${escapeTag(sample.labels[key]!)}`)
       .join('');

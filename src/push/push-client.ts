@@ -11,12 +11,21 @@ import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../prices/price-signal.js';
 import type { Refusals } from '../refusals.js';
 import { encodeBatch } from './encoders.js';
-import { quarterSamples, type PushSample } from './series.js';
+import {
+  LIVE_SERIES,
+  liveLabels,
+  minuteSamples,
+  quarterSamples,
+  type PushSample,
+  type TargetLabels,
+} from './series.js';
+import type { HistoryPoint } from '../history/point.js';
 import {
   DEFAULT_BATCH_QUARTERS,
   DEFAULT_RETENTION_DAYS,
   type PushSecrets,
   type PushTargetSettings,
+  type PushWhat,
 } from './settings.js';
 
 /**
@@ -28,6 +37,17 @@ import {
  */
 
 const QUARTER_S = 900;
+const MINUTE_S = 60;
+/** Minutes per batch of what: "minutes" (a day). */
+const MINUTE_BATCH = 1440;
+/** Live power samples held per target (power_1s): an hour of a meter sending every second. */
+export const LIVE_BUFFER = 3600;
+/** Live power samples per request. */
+const LIVE_BATCH = 1000;
+/** How often the live power goes out while nothing else is due. */
+export const LIVE_PERIOD_MS = 10_000;
+/** The history's 1-minute tier holds 48 h (src/history/tiers.ts). */
+const MINUTE_TIER_MS = 48 * 3_600_000;
 /** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
 export const GRACE_MS = 120_000;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -49,6 +69,22 @@ export type PushState = (typeof PUSH_STATES)[number];
 export interface QuarterSource {
   meters(): Array<{ id: string; role: string }>;
   quarters(meter: string, after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined>;
+  /** The 1-minute tier's points of a meter whose minute overlaps [from, to] (ms), oldest first. */
+  minutes?(meter: string, from: number, to: number): Promise<HistoryPoint[] | undefined>;
+}
+
+/** One reading's signed active power (W, import positive), of a meter (power_1s). */
+export interface LivePowerSample {
+  meter: string;
+  role: string;
+  /** ms since the epoch: the reading's time. */
+  at: number;
+  watts: number;
+}
+
+/** The readings' live power, as the push's power_1s takes it; returns the unsubscribe. */
+export interface LivePower {
+  subscribe(listener: (sample: LivePowerSample) => void): () => void;
 }
 
 export interface PushCounts {
@@ -85,6 +121,8 @@ export interface PushStatus {
 const CursorFileSchema = Type.Object({
   version: Type.Literal(1),
   cursor: Type.Integer(),
+  /** Last acknowledged minute start (Unix s) of what: "minutes"; absent before the first. */
+  minutes_cursor: Type.Optional(Type.Integer()),
   counts: Type.Object({
     sent: Type.Integer({ minimum: 0 }),
     batches: Type.Integer({ minimum: 0 }),
@@ -107,6 +145,10 @@ export interface PushClientOptions {
   /** Counts a cursor file moved aside as `state_file_corrupt`. */
   refusals: Refusals;
   prices?: PriceSignal;
+  /** The meter whose quarters carry the peak guard's quarter value, read per batch (none: undefined). */
+  peakMeter?: () => string | undefined;
+  /** The readings' live power, for what: "power_1s". */
+  live?: LivePower;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
   /** Bound of one request (default 30 s). */
@@ -122,6 +164,7 @@ function emptyCounts(): PushCounts {
 export class PushClient {
   private state: PushState = 'starting';
   private cursor = 0;
+  private minuteCursor = 0;
   private counts = emptyCounts();
   private lastError: string | null = null;
   private lastSuccess: number | null = null;
@@ -132,10 +175,21 @@ export class PushClient {
   private timer: Timer | undefined;
   private running = false;
   private pumping: Promise<void> | undefined;
+  /** power_1s samples not yet acknowledged, oldest first, at most LIVE_BUFFER. */
+  private live: LivePowerSample[] = [];
+  private liveDropped = 0;
+  private unsubscribeLive: (() => void) | undefined;
   private readonly file: VersionedStateFile<typeof CursorFileSchema>;
   private readonly url: URL;
+  /** The target's fixed labels, one object for the client's life (the series' labels are cached by it). */
+  private readonly labels: TargetLabels;
 
   constructor(private readonly options: PushClientOptions) {
+    this.labels = {
+      site: options.settings.site ?? '',
+      gateway: options.gateway,
+      extra: options.settings.extra_labels ?? {},
+    };
     this.url = new URL(options.settings.url);
     // The line protocol's timestamps are in ms (InfluxDB 1.x /write and VictoriaMetrics /write read `precision`).
     if (options.settings.kind === 'influx_line') this.url.searchParams.set('precision', 'ms');
@@ -166,6 +220,7 @@ export class PushClient {
     const stored = this.file.load();
     if (stored) {
       this.cursor = stored.cursor;
+      this.minuteCursor = stored.minutes_cursor ?? 0;
       this.counts = { ...stored.counts };
       return;
     }
@@ -174,23 +229,48 @@ export class PushClient {
     this.persist();
   }
 
+  private wants(what: PushWhat): boolean {
+    return (this.options.settings.what ?? ['quarters']).includes(what);
+  }
+
   private retentionMs(): number {
     return (this.options.settings.retention_days ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
   }
 
   private persist(): void {
-    this.file.save({ version: 1, cursor: this.cursor, counts: this.counts });
+    this.file.save({
+      version: 1,
+      cursor: this.cursor,
+      ...(this.minuteCursor > 0 ? { minutes_cursor: this.minuteCursor } : {}),
+      counts: this.counts,
+    });
   }
 
   /** Starts the pump: a batch now, then after each success at once, after each failure by the backoff. */
   start(): void {
     if (this.running) return;
     this.running = true;
+    if (this.wants('power_1s') && this.options.live)
+      this.unsubscribeLive = this.options.live.subscribe((sample) => this.addLive(sample));
     this.schedule(0);
+  }
+
+  /** Takes one live power sample; past LIVE_BUFFER the oldest goes (power_1s is best effort). */
+  addLive(sample: LivePowerSample): void {
+    this.live.push(sample);
+    if (this.live.length > LIVE_BUFFER) {
+      this.live.shift();
+      if (this.liveDropped++ === 0)
+        this.options.logger.warn(
+          `push ${this.id}: live power held beyond ${LIVE_BUFFER} samples; the oldest are dropped (power_1s is not durable)`,
+        );
+    }
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    this.unsubscribeLive?.();
+    this.unsubscribeLive = undefined;
     if (this.timer) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.pumping;
@@ -226,10 +306,11 @@ export class PushClient {
     }
     if (!this.running) return;
     if (outcome === 'empty') {
-      // The next quarter is complete GRACE_MS after its end.
+      // The next quarter is complete GRACE_MS after its end; the live power goes more often.
       const now = this.options.now();
       const next = (Math.floor(now / 1000 / QUARTER_S) + 1) * QUARTER_S * 1000 + GRACE_MS;
-      this.schedule(Math.max(1000, next - now));
+      const wait = Math.max(1000, next - now);
+      this.schedule(this.wants('power_1s') ? Math.min(wait, LIVE_PERIOD_MS) : wait);
     } else if (outcome === 'unsynced') this.schedule(60_000);
     else if (outcome === 'held') this.schedule(RETRY_CAP_MS);
     else this.schedule(this.backoff.next());
@@ -289,26 +370,27 @@ export class PushClient {
       const checked = await this.checkClock();
       if (checked !== 'sent') return checked;
     }
-    const batch = await this.collect(this.until(now));
+    const batch = this.wants('quarters') ? await this.collect(this.until(now)) : undefined;
     if (!batch) {
-      this.state = 'idle';
-      return 'empty';
+      // The quarters are up to date: then the minutes, if the target wants them.
+      let outcome = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
+      if (outcome === 'empty' && this.wants('power_1s')) outcome = await this.sendLiveBatch(now);
+      if (outcome === 'empty') this.state = 'idle';
+      return outcome;
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
     const target = this.options.settings;
-    const labels = {
-      site: target.site ?? '',
-      gateway: this.options.gateway,
-      extra: target.extra_labels ?? {},
-    };
+    const labels = this.labels;
     const samples: PushSample[] = [];
     let tooOld = 0;
+    const guarded = this.options.peakMeter?.();
     for (const { meter, record } of batch.records) {
       const quarter = quarterSamples(
         record,
         { meter: meter.id, role: meter.role },
         labels,
         this.options.prices,
+        meter.id === guarded,
       );
       if ((record.counters.t + QUARTER_S) * 1000 < oldest) tooOld += quarter.length;
       else samples.push(...quarter);
@@ -323,8 +405,21 @@ export class PushClient {
       this.acknowledge(batch.last, 0);
       return 'sent';
     }
+    return this.deliver(samples, now, `quarter ${batch.last}`, (sent) => this.acknowledge(batch.last, sent));
+  }
+
+  /**
+   * Sends one batch and acts on the answer; `acknowledge` moves the batch's cursor (with the
+   * samples the receiver took, 0 for a refused batch that is skipped).
+   */
+  private async deliver(
+    samples: PushSample[],
+    now: number,
+    upTo: string,
+    acknowledge: (sent: number) => void,
+  ): Promise<BatchOutcome> {
     this.state = 'sending';
-    const encoded = await encodeBatch(target.kind, samples);
+    const encoded = await encodeBatch(this.options.settings.kind, samples);
     let answer: BoundedAnswer;
     try {
       answer = await this.request('POST', encoded.body, encoded.headers);
@@ -334,7 +429,7 @@ export class PushClient {
     this.noteDate(answer, now);
     const status = answer.statusCode;
     if (status >= 200 && status < 300) {
-      this.acknowledge(batch.last, samples.length);
+      acknowledge(samples.length);
       return 'sent';
     }
     const reason = `HTTP ${status}${this.reasonOf(answer)}`;
@@ -358,11 +453,75 @@ export class PushClient {
     }
     this.counts.dropped_rejected += samples.length;
     this.options.logger.error(
-      `push ${this.id}: batch up to quarter ${batch.last} refused (${reason}); ${samples.length} samples not sent`,
+      `push ${this.id}: batch up to ${upTo} refused (${reason}); ${samples.length} samples not sent`,
     );
     this.lastError = reason;
-    this.acknowledge(batch.last, 0);
+    acknowledge(0);
     return 'sent';
+  }
+
+  /**
+   * The next batch of minutes (what: "minutes", docs/guide/fleet-push.md): every meter's closed
+   * minutes of the history's 1-minute tier after the minute cursor, at most a day, as mean powers
+   * stamped at each minute's end. The tier holds 48 h, so a cursor further back starts there.
+   */
+  private async sendMinuteBatch(now: number): Promise<BatchOutcome> {
+    const source = this.options.source;
+    if (!source.minutes) return 'empty';
+    const until = Math.floor((now - GRACE_MS) / 1000 / MINUTE_S) * MINUTE_S - MINUTE_S;
+    // The tier's span, and the receiver's retention (as for the quarters).
+    const edge = Math.max(now - MINUTE_TIER_MS, now - this.retentionMs() + RETENTION_MARGIN_MS);
+    const oldest = Math.ceil(edge / 1000 / MINUTE_S) * MINUTE_S;
+    const first = Math.max(this.minuteCursor + MINUTE_S, oldest);
+    if (first > until) return 'empty';
+    const last = Math.min(until, first + (MINUTE_BATCH - 1) * MINUTE_S);
+    const samples: PushSample[] = [];
+    for (const meter of source.meters()) {
+      const points = (await source.minutes(meter.id, first * 1000, last * 1000)) ?? [];
+      for (const point of points)
+        if (point.t >= first && point.t <= last)
+          samples.push(...minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels));
+    }
+    if (samples.length === 0) {
+      this.acknowledgeMinutes(last, 0);
+      return 'sent';
+    }
+    return this.deliver(samples, now, `minute ${last}`, (sent) => this.acknowledgeMinutes(last, sent));
+  }
+
+  /**
+   * The live power held (power_1s) as `meter_active_power_watts` at each reading's time, the
+   * /metrics series. Taken out of the buffer for the request and put back in front when it is to be
+   * retried; the counters move in memory (no cursor: nothing of it is durable).
+   */
+  private async sendLiveBatch(now: number): Promise<BatchOutcome> {
+    if (this.live.length === 0) return 'empty';
+    const batch = this.live.splice(0, LIVE_BATCH);
+    const samples = batch.map((sample): PushSample => ({
+      name: LIVE_SERIES,
+      labels: liveLabels(this.labels, sample),
+      value: sample.watts,
+      timestamp: sample.at,
+    }));
+    const outcome = await this.deliver(samples, now, 'live power', (sent) => {
+      if (sent > 0) {
+        this.counts.sent += sent;
+        this.counts.batches += 1;
+        this.lastSuccess = this.options.now();
+      }
+      this.backoff.reset();
+      this.state = 'idle';
+    });
+    if (outcome === 'retry' || outcome === 'held') {
+      this.live = [...batch, ...this.live].slice(-LIVE_BUFFER);
+      // Held or retried live power waits for the next turn; the quarters stay first.
+    }
+    return outcome;
+  }
+
+  private acknowledgeMinutes(last: number, sent: number): void {
+    this.minuteCursor = last;
+    this.acknowledge(this.cursor, sent);
   }
 
   private acknowledge(last: number, sent: number): void {

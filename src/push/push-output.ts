@@ -3,7 +3,9 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
-import { PushClient, type PushStatus, type QuarterSource } from './push-client.js';
+import type { Reading } from '../reading/reading.js';
+import { PushClient, type LivePower, type PushStatus, type QuarterSource } from './push-client.js';
+import { peakQuarterMeter } from './series.js';
 import type { PushSecrets, PushTargetSettings } from './settings.js';
 
 interface PushSlice {
@@ -20,6 +22,7 @@ export class PushOutput implements Output<PushSlice> {
   readonly name = 'push';
   readonly watches = ['services.push'] as const;
   private readonly clients = new Map<string, { key: string; client: PushClient }>();
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly context: AppContext,
@@ -66,6 +69,8 @@ export class PushOutput implements Output<PushSlice> {
         logger: this.logger,
         refusals: this.context.refusals,
         prices: this.context.prices,
+        peakMeter: () => peakQuarterMeter(this.context.config.config),
+        live: this.livePower,
       });
       client.load();
       client.start();
@@ -74,12 +79,51 @@ export class PushOutput implements Output<PushSlice> {
     this.report();
   }
 
+  /**
+   * The readings' signed active power of every meter (power_1s), subscribed while a target wants
+   * it: the meters listed when the target starts (a changed meter list restarts no target).
+   */
+  private readonly livePower: LivePower = {
+    subscribe: (listener) => {
+      const meters = this.context.meters.list();
+      const listeners = meters.map((meter) => {
+        const onReading = (reading: Reading): void => {
+          const values = reading.values;
+          const signed = values.get('16.7.0');
+          const pIn = values.get('1.7.0');
+          const pOut = values.get('2.7.0');
+          if (!signed && !pIn && !pOut) return;
+          const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
+          if (!Number.isFinite(kw)) return;
+          listener({
+            meter: meter.id,
+            role: meter.role,
+            at: reading.receivedAt,
+            watts: Math.round(kw * 1e6) / 1e3,
+          });
+        };
+        meter.store.subscribe('push', 'reading', onReading);
+        return { meter, onReading };
+      });
+      return () => {
+        for (const { meter, onReading } of listeners) meter.store.off('reading', onReading);
+      };
+    },
+  };
+
+  /** Calls `listener` after the running targets changed (started, stopped, restarted); returns the unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Every running target's status, in settings order. */
   status(): PushStatus[] {
     return [...this.clients.values()].map((entry) => entry.client.status());
   }
 
   private report(): void {
+    for (const listener of this.listeners) listener();
     const targets = this.status();
     this.context.services.set('push', {
       state:

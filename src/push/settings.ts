@@ -8,8 +8,13 @@ import { FormatError, jsonValueFormat, registerFormats } from '../config/formats
 export const PUSH_KINDS = ['remote_write', 'influx_line', 'vm_import'] as const;
 export type PushKind = (typeof PUSH_KINDS)[number];
 
-/** What a target receives; the quarter hours of the extended 15-minute tier. */
-export const PUSH_WHAT = ['quarters'] as const;
+/**
+ * What a target receives: the quarter hours of the extended 15-minute tier, the minutes of the
+ * 1-minute tier (mean powers, its own cursor; the tier holds 48 h), and the live power of every
+ * reading (power_1s: best effort, held in memory only, bounded, never from the history).
+ */
+export const PUSH_WHAT = ['quarters', 'minutes', 'power_1s'] as const;
+export type PushWhat = (typeof PUSH_WHAT)[number];
 
 export const MAX_TARGETS = 8;
 export const MAX_EXTRA_LABELS = 8;
@@ -25,7 +30,7 @@ export interface PushTargetSettings {
   username?: string;
   site?: string;
   extra_labels?: Record<string, string>;
-  what?: Array<(typeof PUSH_WHAT)[number]>;
+  what?: PushWhat[];
   /** The receiver's retention: older samples are never sent (it would drop them silently). */
   retention_days?: number;
   /** Quarter hours per request (each with every meter's series). */
@@ -119,7 +124,7 @@ function targetProblems(value: unknown, at: string): string[] {
     value.what !== undefined &&
     (!Array.isArray(value.what) ||
       value.what.length === 0 ||
-      value.what.some((w) => !PUSH_WHAT.includes(w as 'quarters')))
+      value.what.some((w) => !PUSH_WHAT.includes(w as PushWhat)))
   )
     problems.push(`${at}.what: must be a non-empty list of ${PUSH_WHAT.join(', ')}`);
   const integer = (key: string, min: number, max: number) => {

@@ -95,3 +95,58 @@ test('vm import: one JSON line per series with its values and timestamps', () =>
     { metric: { __name__: 'm', meter: 'pv' }, values: [5], timestamps: [1000] },
   ]);
 });
+
+test('remote_write: the bytes written directly equal protobufjs encoding the same WriteRequest (labels sorted in code unit order, __name__ among them)', async () => {
+  const { WriteRequest } = await remoteWriteLibraries();
+  const samples: PushSample[] = [];
+  for (let q = 0; q < 5; q++)
+    for (const [name, tariff] of [
+      ['meter_active_energy_import_joules_total', '1'],
+      ['meter_active_energy_import_joules_total', '2'],
+      ['meter_quarter_active_power_import_watts', undefined],
+    ] as const)
+      samples.push({
+        name,
+        // A capital label name sorts before `__name__` ('Z' < '_'); values in UTF-8 of several bytes.
+        labels: {
+          Zone: 'Süd €',
+          site: '',
+          gateway: 'ABCDEF012345',
+          meter: 'main',
+          role: 'grid',
+          ...(tariff ? { tariff } : {}),
+        },
+        value: q === 0 ? 0 : 1e9 / (q + 3),
+        timestamp: 1_790_000_000_000 + q * 900_000,
+      });
+  const direct = await writeRequestBytes(samples);
+  const timeseries = new Map<
+    string,
+    { labels: Array<{ name: string; value: string }>; samples: unknown[] }
+  >();
+  for (const sample of samples) {
+    const labels = [
+      { name: '__name__', value: sample.name },
+      ...Object.entries(sample.labels).map(([name, value]) => ({ name, value })),
+    ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const key = JSON.stringify(labels);
+    const entry = timeseries.get(key) ?? { labels, samples: [] };
+    entry.samples.push({ value: sample.value, timestamp: sample.timestamp });
+    timeseries.set(key, entry);
+  }
+  const reference = Buffer.from(
+    WriteRequest.encode(WriteRequest.fromObject({ timeseries: [...timeseries.values()] })).finish(),
+  );
+  assert.equal(direct.toString('hex'), reference.toString('hex'));
+  assert.equal(
+    (timeseries.values().next().value as { labels: Array<{ name: string }> }).labels[0]!.name,
+    'Zone',
+  );
+});
+
+test('remote_write: a second batch does not change the body of the first (the reused buffer is not handed out)', async () => {
+  const first = await encodeRemoteWrite([{ name: 'a', labels: { meter: 'main' }, value: 1, timestamp: 2 }]);
+  const copy = Buffer.from(first.body);
+  await encodeRemoteWrite([{ name: 'b', labels: { meter: 'pv' }, value: 7, timestamp: 9 }]);
+  assert.deepEqual(first.body, copy);
+});

@@ -77,6 +77,7 @@ export function sourceOf(meters: readonly TestMeter[]): QuarterSource {
     meters: () => meters.map((m) => ({ id: m.id, role: m.role })),
     quarters: (id, after, until, limit) =>
       meters.find((m) => m.id === id)!.recorder.quarters(after, until, limit),
+    minutes: (id, from, to) => meters.find((m) => m.id === id)!.recorder.query('1m', from, to),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { PushView } from '../../contracts/push.js';
 import type { SystemView } from '../../contracts/system.js';
 import { api, element } from './api.js';
 import { formatNumber, formatTime } from './format.js';
@@ -59,7 +60,39 @@ function show(system: SystemView): void {
   );
 }
 
-/** The Info page: device and process facts and the input counters of GET /api/v1/system. */
+function cell(row: HTMLTableRowElement, text: string, key: string): void {
+  const td = row.insertCell();
+  td.textContent = text;
+  td.dataset.push = key;
+}
+
+/** The fleet push targets of GET /api/v1/push: one row per target (docs/guide/fleet-push.md). */
+function showPush(view: PushView): void {
+  const table = element<HTMLTableElement>('info-push');
+  const none = element('info-push-none');
+  none.textContent = view.targets.length === 0 ? t('push.none') : '';
+  table.hidden = view.targets.length === 0;
+  const body = table.tBodies[0] ?? table.createTBody();
+  body.replaceChildren();
+  for (const target of view.targets) {
+    const row = body.insertRow();
+    row.dataset.target = target.id;
+    cell(row, target.id, 'id');
+    cell(row, tOr(`push.state.${target.state}`, target.state), 'state');
+    cell(row, target.cursor === null ? '–' : formatTime(Date.parse(target.cursor), 'full'), 'cursor');
+    cell(row, formatNumber(target.backlog_quarters, 0), 'backlog');
+    cell(row, formatNumber(target.counts.sent, 0), 'sent');
+    cell(row, formatNumber(target.counts.retried, 0), 'retried');
+    cell(
+      row,
+      `${formatNumber(target.counts.dropped_too_old, 0)} / ${formatNumber(target.counts.dropped_rejected, 0)}`,
+      'dropped',
+    );
+    cell(row, target.last_error ?? '–', 'last_error');
+  }
+}
+
+/** The Info page: device and process facts, the input counters and the fleet push targets. */
 export async function showInfo(): Promise<void> {
   const note = element('info-status');
   try {
@@ -67,5 +100,10 @@ export async function showInfo(): Promise<void> {
     note.textContent = t('info.updated', { time: formatTime(Date.now(), 'seconds') });
   } catch (error) {
     note.textContent = t('info.load_failed', { message: (error as Error).message });
+  }
+  try {
+    showPush(await api<PushView>('GET', '/api/v1/push'));
+  } catch (error) {
+    element('info-push-none').textContent = t('push.load_failed', { message: (error as Error).message });
   }
 }

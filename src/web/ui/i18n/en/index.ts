@@ -8,6 +8,7 @@ import { peak } from './peak.js';
 import { limiter } from './limiter.js';
 import { pages } from './pages.js';
 import { server } from './server.js';
+import { push } from './push.js';
 import { settings } from './settings.js';
 
 /**
@@ -27,6 +28,7 @@ export const en = {
   ...dashboard,
   ...server,
   ...metersEditor,
+  ...push,
 };
 
 export type MessageKey = keyof typeof en;

@@ -8,6 +8,7 @@ import { peak } from './peak.js';
 import { limiter } from './limiter.js';
 import { pages } from './pages.js';
 import { server } from './server.js';
+import { push } from './push.js';
 import { settings } from './settings.js';
 
 /** The French catalogue: each part is typed against its English part (part.ts). */
@@ -23,4 +24,5 @@ export const fr = {
   ...dashboard,
   ...server,
   ...metersEditor,
+  ...push,
 };

@@ -1,0 +1,21 @@
+/** English: the fleet push section of the Info page (GET /api/v1/push). */
+export const push = {
+  'push.title': 'Fleet push',
+  'push.none': 'No push target is enabled.',
+  'push.target': 'Target',
+  'push.state': 'State',
+  'push.cursor': 'Sent up to',
+  'push.backlog': 'Backlog (quarter hours)',
+  'push.sent': 'Samples sent',
+  'push.retried': 'Retries',
+  'push.dropped': 'Dropped (too old / refused)',
+  'push.last_error': 'Last error',
+  'push.state.starting': 'starting',
+  'push.state.idle': 'up to date',
+  'push.state.sending': 'sending',
+  'push.state.backoff': 'waiting to retry',
+  'push.state.clock_unsynced': 'clock off',
+  'push.state.error': 'error',
+  'push.state.stopped': 'stopped',
+  'push.load_failed': 'Push status not loaded: {message}',
+};
