@@ -40,7 +40,7 @@ test('push targets: diagnostic sensors per target, a removed target cleared', as
   const context = mqttTestContext(publisherEnv(broker.url, { METER_GATEWAY_MQTT_DISCOVERY_ENABLE: 'true' }));
   const running = runOutput(
     context.ctx,
-    createMqttService(context.ctx, undefined, undefined, undefined, push),
+    createMqttService(context.ctx, undefined, undefined, undefined, undefined, push),
   );
   t.after(async () => {
     await running.stop();
