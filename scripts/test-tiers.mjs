@@ -58,6 +58,7 @@ export const SYSTEM_TIER = [
   'cli/health-check',
   'cli/state-lock',
   'daemon-isolation',
+  'runtime/runner',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

@@ -2,7 +2,8 @@ import type { AppConfig } from './config/types.js';
 import type { AppContext } from './context.js';
 import type { Service } from './service.js';
 import type { ServiceStatus } from './context.js';
-import { Backoff, RECONNECT_CAP_MS, clockRetryTimer, type RetryTimer } from './backoff.js';
+import { Backoff, RECONNECT_CAP_MS, type RetryTimer } from './backoff.js';
+import type { Clock } from './clock.js';
 
 /**
  * Dot path of a node of the configuration tree: a section (`mqtt`), a group (`mqtt.discovery`) or
@@ -117,7 +118,7 @@ export class ReconcileQueue {
 export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>, options: RunOptions = {}): Service {
   const watches: readonly string[] = output.license ? [...output.watches, 'license.type'] : output.watches;
   const backoff = options.backoff ?? new Backoff(1000, RECONNECT_CAP_MS);
-  const timer = options.retryTimer ?? clockRetryTimer(ctx.clock);
+  const timer = options.retryTimer ?? unrefRetryTimer(ctx.clock);
   let cancelRetry: (() => void) | undefined;
   // The output's own start() has returned (it is retried with the reconcile until it does).
   let outputStarted = false;
@@ -133,7 +134,10 @@ export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>, options
     if (cancelRetry) shown.retry_in_ms = lastDelay;
     // Each new reason once at error; the same one again (a retry) only at debug.
     const level = failure?.reason === reason ? 'debug' : 'error';
-    ctx.logger.log(level, `${output.name}: ${reason}${cancelRetry ? `; retrying in ${lastDelay / 1000} s` : ''}`);
+    ctx.logger.log(
+      level,
+      `${output.name}: ${reason}${cancelRetry ? `; retrying in ${lastDelay / 1000} s` : ''}`,
+    );
     failure = { shown, before, reason };
     ctx.services.set(output.name, shown);
     throw error;
@@ -213,6 +217,15 @@ export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>, options
 export interface RunOptions {
   backoff?: Backoff;
   retryTimer?: RetryTimer;
+}
+
+/** Retries on `clock` that do not keep the process alive alone (a stopped daemon exits). */
+function unrefRetryTimer(clock: Clock): RetryTimer {
+  return (attempt, delayMs) => {
+    const timer = clock.setTimeout(attempt, delayMs);
+    timer.unref();
+    return () => clock.clearTimeout(timer);
+  };
 }
 
 function noop(): void {}

@@ -171,6 +171,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
       env.tree,
       options,
+      merge(structuredClone(defaults), structuredClone(base)),
     );
 
     const stateDir = String(
