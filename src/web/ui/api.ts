@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly key: string,
     message: string,
     readonly fields: FieldIssue[],
+    /** A 500 of a stored write: the outputs that did not take it up, and why. */
+    readonly failed: readonly { output: string; message: string }[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -27,7 +29,28 @@ export async function errorOf(response: Response): Promise<ApiError> {
   const details = body.details as { refused?: unknown; address?: unknown } | undefined;
   if (details?.refused === 'origin' && typeof details.address === 'string')
     showOriginRefusal(details.address);
-  return new ApiError(response.status, key, message, issuesOf(body.details));
+  return new ApiError(response.status, key, message, issuesOf(body.details), failedOf(body.details));
+}
+
+/** `details.failed` of a write's 500 (docs/architecture.md#output-contract), entries checked. */
+function failedOf(details: unknown): { output: string; message: string }[] {
+  const failed = (details as { failed?: unknown } | undefined)?.failed;
+  if (!Array.isArray(failed)) return [];
+  return failed.filter(
+    (entry): entry is { output: string; message: string } =>
+      typeof entry?.output === 'string' && typeof entry?.message === 'string',
+  );
+}
+
+/** The 202 of a write whose outputs were still applying it (ApplyingAnswerSchema). */
+export interface ApplyingAnswer {
+  state: 'applying';
+  outputs: string[];
+}
+
+export function isApplying(data: unknown): data is ApplyingAnswer {
+  const answer = data as Partial<ApplyingAnswer> | null;
+  return answer?.state === 'applying' && Array.isArray(answer.outputs);
 }
 
 /**

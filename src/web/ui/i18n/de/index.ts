@@ -1,4 +1,5 @@
 import { actions } from './actions.js';
+import { apply } from './apply.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { meters } from './meters.js';
@@ -7,4 +8,13 @@ import { pages } from './pages.js';
 import { settings } from './settings.js';
 
 /** The German catalogue: each part is typed against its English part (part.ts). */
-export const de = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters, ...peak };
+export const de = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+  ...apply,
+};

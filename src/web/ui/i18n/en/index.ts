@@ -1,4 +1,5 @@
 import { actions } from './actions.js';
+import { apply } from './apply.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { meters } from './meters.js';
@@ -11,6 +12,15 @@ import { settings } from './settings.js';
  * extra there is a compile error). A new text: add its key to the English part of its page, then
  * the same key to that part in de/, fr/ and nl/ (the compiler lists the files that still lack it).
  */
-export const en = { ...pages, ...settings, ...actions, ...actionsForm, ...costs, ...meters, ...peak };
+export const en = {
+  ...pages,
+  ...settings,
+  ...actions,
+  ...actionsForm,
+  ...costs,
+  ...meters,
+  ...peak,
+  ...apply,
+};
 
 export type MessageKey = keyof typeof en;
