@@ -50,6 +50,7 @@ export const SYSTEM_TIER = [
   'web/meters-page',
   'web/peak-pages',
   'web/settings-forms',
+  'web/apply-answers',
   'web/theme',
   'web/tools-pages',
   'web/wifi-page',
