@@ -45,6 +45,12 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
     return this.states.get(name);
   }
 
+  /** Removes a record (the runner's error record of an output that reports no state of its own). */
+  delete(name: string): void {
+    if (!this.states.delete(name)) return;
+    this.emit('change', name, { state: 'off' });
+  }
+
   /**
    * Changes some fields of a record and keeps the others: for records with more than one writer
    * (the Wi-Fi backend reports the link state, the network output the link facts), so one writer

@@ -10,6 +10,14 @@ export interface ListenerFailure {
 
 type Listener = object;
 
+/** What a delivery whose listeners may answer with promises gives its caller. */
+export interface Delivery {
+  /** Resolves once every promise settled, to the listeners that threw or rejected. */
+  settled: Promise<ListenerFailure[]>;
+  /** The owners whose promise has not settled yet. */
+  pending: () => string[];
+}
+
 /**
  * An event emitter whose listeners fail alone (docs/architecture.md#data-flow): `deliver` calls every
  * listener inside its own try/catch, so an output that throws on a reading or a settings change neither
@@ -61,35 +69,43 @@ export class GuardedEmitter<Events extends Record<keyof Events, unknown[]>> exte
 
   /**
    * Delivers an event like `deliver`, then waits for the listeners that answered with a promise
-   * (an output reconciling a settings change): the result names every listener that threw or
-   * rejected, so the writer can report what was stored but not applied.
+   * (an output reconciling a settings change): `settled` names every listener that threw or
+   * rejected, so the writer can report what was stored but not applied; `pending` names those
+   * whose promise has not settled yet (a writer that stops waiting answers with them).
    */
-  protected async deliverSettled<K extends keyof Events & string>(
-    event: K,
-    ...args: Events[K]
-  ): Promise<ListenerFailure[]> {
+  protected deliverSettled<K extends keyof Events & string>(event: K, ...args: Events[K]): Delivery {
     const failures: ListenerFailure[] = [];
+    const waiting = new Set<string>();
     const pending: Promise<void>[] = [];
     for (const raw of (this as EventEmitter).rawListeners(event)) {
       try {
         const answer: unknown = (raw as (...values: unknown[]) => unknown).apply(this, args);
-        if (answer instanceof Promise)
+        if (answer instanceof Promise) {
+          const owner = this.ownerOf(raw);
+          waiting.add(owner);
           pending.push(
-            answer.then(noop, (error: unknown) => void failures.push(this.failed(raw, event, error))),
+            answer
+              .then(noop, (error: unknown) => void failures.push(this.failed(raw, event, error)))
+              .finally(() => waiting.delete(owner)),
           );
+        }
       } catch (error) {
         failures.push(this.failed(raw, event, error));
       }
     }
-    await Promise.all(pending);
-    return failures;
+    return { settled: Promise.all(pending).then(() => failures), pending: () => [...waiting] };
+  }
+
+  /** The owner a listener was subscribed for, else its function's name. */
+  private ownerOf(raw: unknown): string {
+    // rawListeners gives once() wrappers, whose `listener` is the function subscribed.
+    const original = ((raw as { listener?: Listener }).listener ?? raw) as Listener;
+    return this.owners.get(original) ?? ((original as { name?: string }).name || 'anonymous listener');
   }
 
   /** Counts and reports one listener's failure under its owner. */
   private failed(raw: unknown, event: string, error: unknown): ListenerFailure {
-    // rawListeners gives once() wrappers, whose `listener` is the function subscribed.
-    const original = ((raw as { listener?: Listener }).listener ?? raw) as Listener;
-    const owner = this.owners.get(original) ?? ((original as { name?: string }).name || 'anonymous listener');
+    const owner = this.ownerOf(raw);
     const failure = { owner, event, message: error instanceof Error ? error.message : String(error) };
     this.failureCounts.set(owner, (this.failureCounts.get(owner) ?? 0) + 1);
     this.onListenerFailure?.(failure);

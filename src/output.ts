@@ -2,6 +2,8 @@ import type { AppConfig } from './config/types.js';
 import type { AppContext } from './context.js';
 import type { Service } from './service.js';
 import type { ServiceStatus } from './context.js';
+import { Backoff, RECONNECT_CAP_MS, type RetryTimer } from './backoff.js';
+import type { Clock } from './clock.js';
 
 /**
  * Dot path of a node of the configuration tree: a section (`mqtt`), a group (`mqtt.discovery`) or
@@ -100,32 +102,69 @@ export class ReconcileQueue {
 }
 
 /**
- * Runs an output as a service of the daemon: start, then reconcile with the current view; on
- * every settings change that touches a watched node (or the license of a licensed output),
- * reconcile again, one reconcile at a time (ReconcileQueue). The change listener answers with the
- * reconcile's promise under the output's name, so a write learns which outputs did not take its
- * change up (the settings API answers 500 naming them); a failed reconcile also leaves the output's
- * service state at `error` with the reason until a later reconcile succeeds.
+ * Runs an output as a service of the daemon (docs/architecture.md#output-contract): start, then
+ * reconcile with the current view; on every settings change that touches a watched node (or the
+ * license of a licensed output), reconcile again, one reconcile at a time (ReconcileQueue). The
+ * change listener answers with the reconcile's promise under the output's name, so a write learns
+ * which outputs did not take its change up (the settings API answers 500 naming them).
+ *
+ * The runner alone retries: a start or reconcile that throws or rejects leaves the output
+ * subscribed, shows `error` with the reason under the output's name (the key it reports its own
+ * state under) and tries again after a capped exponential backoff on the context's clock (1 s
+ * doubling to 30 s, src/backoff.ts); a settings change tries again at once. The first success
+ * resets the backoff and takes the error record away. Only a required output's failed start is
+ * passed on (start-up ends, exit 1); any other output runs on without its part until it recovers.
  */
-export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>): Service {
+export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>, options: RunOptions = {}): Service {
   const watches: readonly string[] = output.license ? [...output.watches, 'license.type'] : output.watches;
-  // The state shown while the last reconcile failed, and the one it replaced.
-  let failure: { shown: ServiceStatus; before: ServiceStatus | undefined } | undefined;
+  const backoff = options.backoff ?? new Backoff(1000, RECONNECT_CAP_MS);
+  const timer = options.retryTimer ?? unrefRetryTimer(ctx.clock);
+  let cancelRetry: (() => void) | undefined;
+  // The output's own start() has returned (it is retried with the reconcile until it does).
+  let outputStarted = false;
+  let running = false;
+  // The state shown while the last attempt failed, and the one it replaced.
+  let failure: { shown: ServiceStatus; before: ServiceStatus | undefined; reason: string } | undefined;
   const failed = (error: unknown): never => {
     const reason = error instanceof Error ? error.message : String(error);
-    const before = ctx.services.get(output.name);
-    const shown = { ...before, state: 'error', error: reason };
-    failure = { shown, before: failure?.before ?? before };
+    const current = ctx.services.get(output.name);
+    const before = failure && current === failure.shown ? failure.before : current;
+    if (running) scheduleRetry();
+    const shown: ServiceStatus = { ...before, state: 'error', error: reason };
+    if (cancelRetry) shown.retry_in_ms = lastDelay;
+    // Each new reason once at error; the same one again (a retry) only at debug.
+    const level = failure?.reason === reason ? 'debug' : 'error';
+    ctx.logger.log(
+      level,
+      `${output.name}: ${reason}${cancelRetry ? `; retrying in ${lastDelay / 1000} s` : ''}`,
+    );
+    failure = { shown, before, reason };
     ctx.services.set(output.name, shown);
     throw error;
   };
-  // Success: the error state goes, unless the output has reported a state of its own since.
+  // Success: the error record goes, unless the output has reported a state of its own since.
   const succeeded = (): void => {
-    if (failure && ctx.services.get(output.name) === failure.shown && failure.before)
-      ctx.services.set(output.name, failure.before);
+    backoff.reset();
+    cancelRetry?.();
+    cancelRetry = undefined;
+    if (failure && ctx.services.get(output.name) === failure.shown) {
+      if (failure.before) ctx.services.set(output.name, failure.before);
+      else ctx.services.delete(output.name);
+    }
+    if (failure) ctx.logger.info(`${output.name}: running again`);
     failure = undefined;
   };
-  const queue = new ReconcileQueue(() => {
+  let lastDelay = 0;
+  const scheduleRetry = (): void => {
+    cancelRetry?.();
+    lastDelay = backoff.next();
+    cancelRetry = timer(() => {
+      cancelRetry = undefined;
+      // The outcome is recorded by `failed` / `succeeded`; nobody waits for a retry.
+      if (running) queue.request().catch(noop);
+    }, lastDelay);
+  };
+  const reconcileNow = (): void | Promise<void> => {
     let answer: void | Promise<void>;
     try {
       answer = output.reconcile(viewOf(output, ctx.config.config));
@@ -134,31 +173,58 @@ export function runOutput<Slice>(ctx: AppContext, output: Output<Slice>): Servic
     }
     if (answer instanceof Promise) return answer.then(succeeded, failed);
     succeeded();
+  };
+  const queue = new ReconcileQueue(() => {
+    if (outputStarted) return reconcileNow();
+    return output.start().then(() => {
+      outputStarted = true;
+      return reconcileNow();
+    }, failed);
   });
   const onChange = (paths: readonly string[]): Promise<void> | undefined =>
     paths.some((path) => watchesPath(watches, path)) ? queue.request() : undefined;
-  let running = false;
   return {
     name: output.name,
     required: output.required,
     async start() {
-      await output.start();
       running = true;
       ctx.config.subscribe(output.name, 'change', onChange);
       try {
         await queue.request();
       } catch (error) {
-        ctx.config.unsubscribe('change', onChange);
+        // A required part that cannot run ends the start-up (docs/architecture.md#output-contract).
+        if (!output.required) return;
         running = false;
+        cancelRetry?.();
+        cancelRetry = undefined;
+        ctx.config.unsubscribe('change', onChange);
         throw error;
       }
     },
     async stop() {
       if (running) ctx.config.unsubscribe('change', onChange);
       running = false;
+      cancelRetry?.();
+      cancelRetry = undefined;
       await queue.idle();
-      await output.stop();
+      if (outputStarted) await output.stop();
+      outputStarted = false;
     },
+  };
+}
+
+/** What a test replaces in the runner: the backoff and the timer its retries wait on. */
+export interface RunOptions {
+  backoff?: Backoff;
+  retryTimer?: RetryTimer;
+}
+
+/** Retries on `clock` that do not keep the process alive alone (a stopped daemon exits). */
+function unrefRetryTimer(clock: Clock): RetryTimer {
+  return (attempt, delayMs) => {
+    const timer = clock.setTimeout(attempt, delayMs);
+    timer.unref();
+    return () => clock.clearTimeout(timer);
   };
 }
 

@@ -140,7 +140,11 @@ test('an output that fails to apply a change fails alone: named in the write res
     ]);
     assert.equal(ctx.config.failureCounts.get('throwing'), 1);
     assert.equal(ctx.config.failureCounts.get('rejecting'), 1);
-    assert.deepEqual(ctx.services.get('rejecting'), { state: 'error', error: 'rejecting lost it' });
+    assert.deepEqual(ctx.services.get('rejecting'), {
+      state: 'error',
+      error: 'rejecting lost it',
+      retry_in_ms: 1000,
+    });
     assert.equal(ctx.services.get('throwing')?.error, 'throwing cannot apply');
   } finally {
     close();
@@ -161,7 +165,12 @@ test('a reconcile that succeeds after a failure takes the error state away again
     const failed = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 9]]));
     assert.ok(failed.ok);
     assert.equal((await failed.settled).length, 1);
-    assert.deepEqual(ctx.services.get('flaky'), { state: 'error', error: 'port taken', port: 1 });
+    assert.deepEqual(ctx.services.get('flaky'), {
+      state: 'error',
+      error: 'port taken',
+      port: 1,
+      retry_in_ms: 1000,
+    });
     fail = false;
     const healed = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 10]]));
     assert.ok(healed.ok);

@@ -36,7 +36,13 @@ export interface ConfigEvents {
  * change is stored and applied to the others.
  */
 export type ApplyResult =
-  | { ok: true; changed: string[]; settled: Promise<ListenerFailure[]> }
+  | {
+      ok: true;
+      changed: string[];
+      settled: Promise<ListenerFailure[]>;
+      /** The outputs still applying the change (docs/architecture.md#output-contract). */
+      pending: () => string[];
+    }
   | { ok: false; issues: ValidationIssue[] };
 
 /** An environment string parsed by the leaf's format; unparseable text stays text and fails validation. */
@@ -165,6 +171,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       merge(merge(structuredClone(defaults), structuredClone(base)), env.tree),
       env.tree,
       options,
+      merge(structuredClone(defaults), structuredClone(base)),
     );
 
     const stateDir = String(
@@ -321,15 +328,15 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     for (const [file, overlay] of updated) this.overlays.set(file, overlay);
     // An environment override wins at start-up; an API write made while running wins until restart.
     for (const [path] of changed) unsetPath(this.pinned, path);
-    let settled: Promise<ListenerFailure[]> = Promise.resolve([]);
+    let delivery = { settled: Promise.resolve<ListenerFailure[]>([]), pending: (): string[] => [] };
     if (changed.length > 0) {
       this.effective = this.compose(this.adminTree);
-      settled = this.deliverSettled(
+      delivery = this.deliverSettled(
         'change',
         changed.map(([path]) => path),
       );
     }
-    return { ok: true, changed: changed.map(([path]) => path), settled };
+    return { ok: true, changed: changed.map(([path]) => path), ...delivery };
   }
 }
 

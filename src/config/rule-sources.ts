@@ -12,18 +12,25 @@ function sets(tree: Record<string, unknown>, path: string): boolean {
 
 /**
  * The rules between keys over defaults < admin file < environment: a break is a start-up error
- * naming the key, attributed to the environment when it sets the key, else to the admin's file.
+ * naming the key, attributed to the source that broke it (docs/architecture.md#configuration): the
+ * environment when it sets the key, or when the admin's file (over the defaults) keeps every rule
+ * and only the environment's values break one (a rule over two keys, one set in each, reports the
+ * file's key); else the admin's file.
  */
 export function startupRuleCheck(
   tree: Record<string, unknown>,
   envTree: Record<string, unknown>,
   options: { configFile?: string },
+  /** Defaults < admin file, without the environment. */
+  fileTree?: Record<string, unknown>,
 ): void {
   const issues = ruleIssues(tree).map((found) => found.issue);
   if (issues.length === 0) return;
   const fromEnv = (issue: ValidationIssue) => sets(envTree, issue.field);
-  const source = issues.some(fromEnv) ? 'environment' : (options.configFile ?? 'defaults');
-  throw new ConfigError(source, source === 'environment' ? issues.filter(fromEnv) : issues);
+  const file = options.configFile ?? 'defaults';
+  if (issues.some(fromEnv)) throw new ConfigError('environment', issues.filter(fromEnv));
+  if (fileTree && ruleIssues(fileTree).length === 0) throw new ConfigError('environment', issues);
+  throw new ConfigError(file, issues);
 }
 
 /**

@@ -392,6 +392,12 @@ export const DAEMON_SCHEMA = {
     host: text('0.0.0.0', 255, 'Listen address of the HTTP API.'),
     port: int(8080, 0, 65535, 'Listen port of the HTTP API (0 = any free port).'),
     live_max_clients: int(32, 1, 10000, 'Concurrent /api/v1/live clients before 503.'),
+    apply_timeout_ms: int(
+      5000,
+      100,
+      600000,
+      'How long a settings write waits for the outputs to apply the change (ms); past it the write answers 202 applying.',
+    ),
     allowed_hosts: text(
       '',
       1024,

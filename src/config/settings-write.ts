@@ -146,6 +146,6 @@ export function writeSection(
     const reported = new Set(found.map((issue) => issue.field));
     return { ok: false, issues: [...found, ...issues.filter((issue) => !reported.has(issue.field))] };
   }
-  if (changes.size === 0) return { ok: true, changed: [], settled: Promise.resolve([]) };
+  if (changes.size === 0) return { ok: true, changed: [], settled: Promise.resolve([]), pending: () => [] };
   return store.apply(changes);
 }

@@ -51,3 +51,17 @@ export const MqttSettingsViewSchema = Type.Object({
   key_password_len: Type.Integer(),
 });
 export type MqttSettingsView = Static<typeof MqttSettingsViewSchema>;
+
+/**
+ * 202 of a settings write whose outputs had not finished applying it by `http.apply_timeout_ms`
+ * (docs/architecture.md#output-contract): the change is stored; the outputs named are still at
+ * work, and their service states in /api/v1/system tell how it ended (running or error).
+ */
+export const ApplyingAnswerSchema = Type.Object(
+  {
+    state: Type.Literal('applying'),
+    outputs: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type ApplyingAnswer = Static<typeof ApplyingAnswerSchema>;

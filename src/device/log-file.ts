@@ -15,7 +15,7 @@ import { sdCardRoot } from './sd-card.js';
  * switching it off ends the transport, so every line logged before is in the file.
  */
 export class LogFile implements Output<boolean> {
-  readonly name = 'log file';
+  readonly name = 'log';
   readonly watches = ['services.log'] as const;
   private transport: TransportStream | undefined;
   private failure: string | undefined;

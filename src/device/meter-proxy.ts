@@ -22,7 +22,7 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
  * while enabled and the license is not FREE; follows setting changes live.
  */
 export class MeterProxy implements Output<ProxySettings> {
-  readonly name = 'meter proxy';
+  readonly name = 'meter_proxy';
   readonly watches = ['services.meter_proxy', 'meter_proxy'] as const;
   readonly license = 'PLUS';
   private server: Server | undefined;
@@ -44,7 +44,7 @@ export class MeterProxy implements Output<ProxySettings> {
   async start(): Promise<void> {}
 
   async stop(): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.close());
+    this.reconciling = this.reconciling.catch(noop).then(() => this.close());
     await this.reconciling;
   }
 
@@ -53,19 +53,23 @@ export class MeterProxy implements Output<ProxySettings> {
     return this.listeningPort;
   }
 
-  /** Brings the server in line with the settings: start, stop or move to another port. */
+  /**
+   * Brings the server in line with the settings: start, stop or move to another port. A port it
+   * cannot listen on rejects (the runner shows and retries it: docs/architecture.md#output-contract);
+   * the next reconcile runs after a rejected one all the same.
+   */
   reconcile({ slice, blocked }: OutputView<ProxySettings>): Promise<void> {
     const wanted = slice.enabled && !blocked ? { port: slice.port } : undefined;
-    this.reconciling = this.reconciling.then(async () => {
+    this.reconciling = this.reconciling.catch(noop).then(async () => {
       if (this.server && (!wanted || (wanted.port !== 0 && wanted.port !== this.listeningPort)))
         await this.close();
       if (wanted && !this.server) {
         try {
           await this.listen(wanted.port);
         } catch (error) {
-          this.logger.error(`cannot listen on port ${wanted.port}: ${(error as Error).message}`);
-          this.report(`error`, (error as Error).message);
-          return;
+          const message = `cannot listen on port ${wanted.port}: ${(error as Error).message}`;
+          this.report(`error`, message);
+          throw new Error(message, { cause: error });
         }
       }
       this.report(this.server ? 'running' : 'stopped');
@@ -134,3 +138,5 @@ export class MeterProxy implements Output<ProxySettings> {
     });
   }
 }
+
+function noop(): void {}

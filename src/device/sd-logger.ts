@@ -35,7 +35,7 @@ type SdSettings = AppConfig['services']['sd'];
  * The daily housekeeping applies the same limit while no rows are written.
  */
 export class SdLogger implements Output<SdSettings> {
-  readonly name = 'sd logger';
+  readonly name = 'sd';
   private timer: Timer | undefined;
   /** The local date whose retention was last applied. */
   private retentionDate: string | undefined;

@@ -13,7 +13,8 @@ import {
   originRefusal,
   type OriginRefusal,
 } from './origin-check.js';
-import { sendError } from './respond.js';
+import { sendError, sendJson } from './respond.js';
+import { StillApplying } from './section-writes.js';
 import type { ApiRequest, Route, Router } from './router.js';
 
 export interface DispatchOptions {
@@ -218,6 +219,10 @@ function answerFailure(
   onFailure?: (error: unknown) => void,
 ): void {
   try {
+    if (error instanceof StillApplying && !response.headersSent && !response.destroyed) {
+      sendJson(response, 202, error.view());
+      return;
+    }
     const expected = error instanceof HttpError;
     if (!expected) ctx.logger.error(`http: ${raw.method} ${pathForLog(raw.url)} failed: ${messageOf(error)}`);
     if (response.headersSent || response.destroyed) {

@@ -1,4 +1,6 @@
 import type { ApplyResult, ValidationIssue } from '../config/config-store.js';
+import type { Timer } from '../clock.js';
+import type { AppContext } from '../context.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -40,17 +42,48 @@ export function validationError(issues: readonly ValidationIssue[]): HttpError {
 }
 
 /**
+ * A write whose outputs were still applying it when the deadline passed: answered 202
+ * `{state: "applying", outputs}` (docs/architecture.md#output-contract), never 200. Thrown like an
+ * HttpError so every writer gets it; the dispatcher answers it with its view.
+ */
+export class StillApplying extends Error {
+  constructor(readonly outputs: readonly string[]) {
+    super(`settings saved, still being applied by: ${outputs.join(', ')}`);
+    this.name = 'StillApplying';
+  }
+
+  /** The 202 body (contract ApplyingAnswerSchema). */
+  view(): { state: 'applying'; outputs: string[] } {
+    return { state: 'applying', outputs: [...this.outputs] };
+  }
+}
+
+/**
  * Ends an API write: invalid values are a 400; a change that was stored but that an output failed
  * to take up is a 500 naming the outputs (docs/architecture.md#output-contract: reported as failed, never
- * passed off as applied). It waits until every output watching a changed path has reconciled. The
- * stored settings stay consistent: every other output has the change.
+ * passed off as applied). It waits until every output watching a changed path has reconciled, at
+ * most `http.apply_timeout_ms` on the context's clock: past it the write answers 202 `applying`
+ * naming the outputs still at work, whose service states then tell how it ended. The stored
+ * settings stay consistent: every other output has the change.
  */
 export async function throwUnlessApplied(
+  ctx: Pick<AppContext, 'clock' | 'config'>,
   result: ApplyResult,
   invalid: (issues: ValidationIssue[]) => HttpError = validationError,
 ): Promise<void> {
   if (!result.ok) throw invalid(result.issues);
-  const failed = await result.settled;
+  let timer: Timer | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = ctx.clock.setTimeout(() => resolve('late'), ctx.config.config.http.apply_timeout_ms);
+  });
+  const outcome = await Promise.race([result.settled, deadline]);
+  ctx.clock.clearTimeout(timer);
+  if (outcome === 'late') {
+    // The outcome still counts: failures are logged and shown by the runner, never unhandled.
+    result.settled.catch(() => undefined);
+    throw new StillApplying(result.pending());
+  }
+  const failed = outcome;
   if (failed.length === 0) return;
   const names = [...new Set(failed.map((failure) => failure.owner))].join(', ');
   throw new HttpError(500, 'internal_error', `settings saved, but not applied by: ${names}`, {

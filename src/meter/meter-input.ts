@@ -37,7 +37,8 @@ const WATCHDOG_FACTOR = 3;
  * resolved by the probe first (status RECOGNITION, NOT RECOGNIZED when nothing matched).
  */
 export class MeterInput implements Output<MeterSettings> {
-  readonly name = 'meter input';
+  /** The key of its service line (`meter`, `meter:<id>`): the runner's records go there too. */
+  readonly name: string;
   readonly required = true;
   readonly watches = ['meter'] as const;
   /** The meter settings the link was opened with. */
@@ -70,6 +71,7 @@ export class MeterInput implements Output<MeterSettings> {
       settings: () => context.config.config.meter,
       service: 'meter',
     };
+    this.name = this.binding.service;
   }
 
   /** The store this input feeds: the primary's, or a further meter's (docs/architecture.md#several-meters). */
@@ -99,29 +101,40 @@ export class MeterInput implements Output<MeterSettings> {
     this.applied = slice;
     // New custom scalers apply from the next reading on; only the other meter settings reopen the link.
     if (previous !== undefined && onlyScalersChanged(previous, slice)) return;
-    if (previous !== undefined) return this.restart(slice.source);
+    if (previous !== undefined) {
+      try {
+        parseSource(slice.source);
+      } catch (error) {
+        // Not taken up: the next attempt (the runner's retry) fails the same way until it changes.
+        this.applied = previous;
+        throw error;
+      }
+      return this.restart(slice.source);
+    }
     // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
     this.source = parseSource(slice.source);
     await this.connect();
   }
 
+  /**
+   * A changed source: an unusable one rejects (the write answers 500 naming this output), as
+   * does a first open that fails; the input keeps retrying that one with its own backoff
+   * (docs/architecture.md#output-contract).
+   */
   private async restart(sourceText: string): Promise<void> {
-    try {
-      this.source = parseSource(sourceText);
-    } catch (error) {
-      this.logger.error((error as Error).message);
-      return;
-    }
+    this.source = parseSource(sourceText);
     this.logger.info(`meter settings changed, reopening ${sourceText}`);
     await this.disconnect();
     this.detection.forget();
     this.store.sourceChanged();
     this.store.setInterface(interfaceOfSource(sourceText));
     this.backoff.reset();
-    await this.connect();
+    const failure = await this.connect();
+    if (failure !== undefined) throw new Error(failure);
   }
 
-  private async connect(): Promise<void> {
+  /** Opens the link; answers why it could not (a retry is then scheduled), else undefined. */
+  private async connect(): Promise<string | undefined> {
     if (!this.running || !this.source) return;
     const generation = this.generation;
     const meter = this.binding.settings();
@@ -133,8 +146,9 @@ export class MeterInput implements Output<MeterSettings> {
       link = await createTransport(source, meter, this.context.clock);
     } catch (error) {
       this.store.sourceFailed('NOT CONNECTED');
-      this.scheduleReconnect(`cannot open ${this.binding.settings().source}: ${(error as Error).message}`);
-      return;
+      const why = `cannot open ${this.binding.settings().source}: ${(error as Error).message}`;
+      this.scheduleReconnect(why);
+      return why;
     }
     if (generation !== this.generation) return;
     this.decoder = link.delivers === 'bytes' ? this.createDecoder(source, options) : undefined;
@@ -147,8 +161,9 @@ export class MeterInput implements Output<MeterSettings> {
       this.link = undefined;
       link.transport.removeAllListeners();
       this.store.sourceFailed('NOT CONNECTED');
-      this.scheduleReconnect(`cannot open ${link.transport.description}: ${(error as Error).message}`);
-      return;
+      const why = `cannot open ${link.transport.description}: ${(error as Error).message}`;
+      this.scheduleReconnect(why);
+      return why;
     }
     if (this.link !== link) {
       // Stopped or restarted while the transport was opening: it must not stay open unowned.

@@ -47,12 +47,16 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
 
   async stop(): Promise<void> {
     this.started = false;
-    await this.queue;
+    await this.queue.catch(noop);
     for (const id of [...this.running.keys()].reverse()) await this.stopMeter(id);
   }
 
+  /**
+   * Runs after the previous reconcile, whatever its outcome (a rejected one does not stop the
+   * next); rejects naming the meters that failed to start, which the next attempt starts again.
+   */
   reconcile({ slice }: OutputView<readonly MeterEntry[]>): Promise<void> {
-    this.queue = this.queue.then(() => this.apply(slice));
+    this.queue = this.queue.catch(noop).then(() => this.apply(slice));
     return this.queue;
   }
 
@@ -74,14 +78,28 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
     for (const id of stale) await this.stopMeter(id);
     // Polled meters first: a virtual meter added in the same change finds its terms registered.
     const order = [...entries].sort((a, b) => Number(isVirtualEntry(a)) - Number(isVirtualEntry(b)));
+    const failed: string[] = [];
     for (const entry of order) {
       if (this.running.has(entry.id)) continue;
       try {
         await this.startMeter(entry);
       } catch (error) {
-        this.logger.error(`meter ${entry.id} failed to start: ${(error as Error).message}`);
+        const message = `meter ${entry.id} failed to start: ${(error as Error).message}`;
+        this.context.services.set(`meter:${entry.id}`, { state: 'error', error: message });
+        failed.push(message);
       }
     }
+    this.report(entries.length, failed);
+    if (failed.length > 0) throw new Error(failed.join('; '));
+  }
+
+  /** The output's own line (`meters`): how many further meters run; each meter has its `meter:<id>`. */
+  private report(configured: number, failed: readonly string[]): void {
+    const running = this.running.size;
+    if (failed.length > 0)
+      this.context.services.set('meters', { state: 'error', running, configured, error: failed.join('; ') });
+    else if (configured > 0) this.context.services.set('meters', { state: 'running', running, configured });
+    else this.context.services.delete('meters');
   }
 
   private async startMeter(entry: MeterEntry): Promise<void> {
@@ -172,3 +190,5 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
 export function createMetersInput(context: AppContext, logger: Logger): MetersInput {
   return new MetersInput(context, logger);
 }
+
+function noop(): void {}

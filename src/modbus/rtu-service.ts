@@ -194,8 +194,11 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     try {
       link = await SerialLink.open(device, line);
     } catch (error) {
-      this.failed(`cannot open ${device}: ${(error as Error).message}`);
-      return;
+      // The environment's, not the settings' (docs/architecture.md#output-contract): the runner
+      // shows it under this output's name and retries.
+      const message = `cannot open ${device}: ${(error as Error).message}`;
+      this.report('error', { error: message });
+      throw new Error(message, { cause: error });
     }
     if (!this.started) {
       await link.close();
@@ -243,7 +246,8 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     if (!this.started) return;
     this.retry = this.ctx.clock.setTimeout(() => {
       this.retry = undefined;
-      void this.apply();
+      // A reopen that fails again waits the next, longer step.
+      this.apply().catch((error: Error) => this.failed(error.message));
     }, this.retryMs);
     this.retry.unref();
     this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);

@@ -145,9 +145,10 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
       this.ctx.logger.info(`Modbus TCP slave listening on ${where} (profile ${this.feed.profile})`);
       this.report('running');
     } catch (error) {
-      const message = (error as Error).message;
-      this.ctx.logger.error(`Modbus TCP slave cannot listen on port ${wanted}: ${message}`);
+      const message = `cannot listen on port ${wanted}: ${(error as Error).message}`;
       this.report('error', { error: message });
+      // The runner logs it, shows it under this output's name and retries (docs/architecture.md#output-contract).
+      throw new Error(message, { cause: error });
     }
   }
 

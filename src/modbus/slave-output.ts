@@ -20,6 +20,8 @@ export abstract class SlaveOutput<Slice> {
   /** The last view reconciled; undefined before the first. */
   protected view: OutputView<Slice> | undefined;
   private reconciling: Promise<void> = Promise.resolve();
+  /** The last endpoint change failed: the next reconcile tries again even with the same view. */
+  protected failedLast = false;
 
   constructor(protected readonly ctx: AppContext) {}
 
@@ -32,15 +34,28 @@ export abstract class SlaveOutput<Slice> {
     await this.apply();
   }
 
-  /** Brings the endpoint in line with the settings; calls run one after another. */
+  /**
+   * Brings the endpoint in line with the settings; calls run one after another, and one that
+   * rejects (a port in use) does not stop the next one: the chain goes on after a failure, and
+   * the failure reaches the caller (the runner retries it: docs/architecture.md#output-contract).
+   */
   protected apply(reopen = false): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.applySettings(reopen));
+    const run = this.reconciling.catch(noop).then(() => this.applySettings(reopen));
+    this.reconciling = run.then(
+      () => {
+        this.failedLast = false;
+      },
+      (error: unknown) => {
+        this.failedLast = true;
+        throw error;
+      },
+    );
     return this.reconciling;
   }
 
-  /** The endpoint change in progress (resolved when none is). */
+  /** The endpoint change in progress (resolved when none is); after a failure, a new attempt. */
   protected settled(): Promise<void> {
-    return this.reconciling;
+    return this.failedLast ? this.apply() : this.reconciling;
   }
 
   /** Opens, moves or closes the endpoint as the current view and `started` ask. */
@@ -62,3 +77,5 @@ export abstract class SlaveOutput<Slice> {
     return true;
   }
 }
+
+function noop(): void {}

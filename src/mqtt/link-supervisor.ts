@@ -41,7 +41,15 @@ export class LinkSupervisor {
     this.gate = new CommandGate(ctx.clock, ctx.refusals, ctx.logger);
   }
 
-  /** Brings the link in line with `view`; resolves when the client code is loaded and the link is there. */
+  /** The last apply could not make a link (options the client refuses, client code missing). */
+  get failed(): boolean {
+    return this.inactive?.state === 'error';
+  }
+
+  /**
+   * Brings the link in line with `view`; resolves when the client code is loaded and the link is
+   * there, rejects when no link can be made with these settings.
+   */
   apply(force: boolean): Promise<void> {
     const loading = this.settle(force);
     this.publishStatus();
@@ -59,8 +67,10 @@ export class LinkSupervisor {
           return this.apply(force);
         },
         (error: Error) => {
-          this.inactive = { state: 'error', reason: `cannot load the MQTT client: ${error.message}` };
+          const reason = `cannot load the MQTT client: ${error.message}`;
+          this.inactive = { state: 'error', reason };
           this.publishStatus();
+          throw new Error(reason, { cause: error });
         },
       );
     }
@@ -68,8 +78,12 @@ export class LinkSupervisor {
     const will = this.discovery.will(this.modules.discovery, settings);
     const built = linkOptionsOf(settings.mqtt, this.ctx.system.id, will);
     if (!built.ok) {
+      // Not running as configured: the apply rejects (docs/architecture.md#output-contract).
       this.inactive = { state: 'error', reason: built.reason };
-      return this.teardown().then(() => this.publishStatus());
+      return this.teardown().then(() => {
+        this.publishStatus();
+        throw new Error(built.reason);
+      });
     }
     const key = JSON.stringify(built.options);
     if (this.link && key === this.linkKey) {

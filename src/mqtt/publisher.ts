@@ -79,7 +79,7 @@ export function createMqttService(
       supervisor.view = view;
       if (before && before.slice.reportInterval !== view.slice.reportInterval) reports.restartSchedule();
       // On at start-up: the link exists when start() returns, so no early reading is skipped.
-      if (!before || linkSettingsDiffer(before, view)) await supervisor.apply(false);
+      if (!before || linkSettingsDiffer(before, view) || supervisor.failed) await supervisor.apply(false);
       else discovery.configure(view.slice);
     },
     async start() {
@@ -100,7 +100,8 @@ export function createMqttService(
       return supervisor.link?.status();
     },
     reconnectNow() {
-      if (running && supervisor.view) void supervisor.apply(true);
+      // A failure is on the status line already (the write's own reconcile reported it).
+      if (running && supervisor.view) supervisor.apply(true).catch(() => undefined);
     },
   };
 }

@@ -84,3 +84,36 @@ test('a key named __proto__ in the admin file is an unknown key, not a prototype
     (error: unknown) => error instanceof ConfigError && /system\.__proto__: unknown key/.test(error.message),
   );
 });
+
+test('a rule the environment breaks is blamed on the environment, even when the key it reports is the admin file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-rules-blame-'));
+  const configFile = join(dir, 'config.json');
+  // The file alone keeps every rule: one further meter on the device, the primary on the simulator.
+  writeFileSync(
+    configFile,
+    JSON.stringify({ meters: [{ id: 'pv', name: 'PV', role: 'pv', source: 'serial:/dev/ttyUSB7' }] }),
+  );
+  const load = (env: Record<string, string>) => () =>
+    ConfigStore.load({ configFile, env, stateDir: join(dir, 'state') });
+  assert.doesNotThrow(load({}));
+  // The environment points the primary at the same device: the rule reports `meters`, the file's key.
+  assert.throws(
+    load({ METER_GATEWAY_METER_SOURCE: 'serial:/dev/ttyUSB7' }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.source === 'environment' &&
+      error.issues.some((issue) => issue.field === 'meters'),
+  );
+  // A file that breaks a rule by itself is still the file's.
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      meter: { source: 'serial:/dev/ttyUSB7' },
+      meters: [{ id: 'pv', name: 'PV', role: 'pv', source: 'serial:/dev/ttyUSB7' }],
+    }),
+  );
+  assert.throws(
+    load({ METER_GATEWAY_SYSTEM_NAME: 'env-name' }),
+    (error: unknown) => error instanceof ConfigError && error.source === configFile,
+  );
+});

@@ -24,6 +24,7 @@ test('the OpenAPI 3.1 document lists every served route, later ones included', a
     assert.ok(served.includes('DELETE /api/v1/added-later'));
     assert.deepEqual(Object.keys(doc.paths['/api/v1/settings'].put.responses).sort(), [
       '200',
+      '202',
       '400',
       '401',
       '413',

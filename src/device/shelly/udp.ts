@@ -121,7 +121,7 @@ class SourceLimiter {
 }
 
 export class ShellyUdp implements Output<UdpSlice> {
-  readonly name = 'shelly-udp';
+  readonly name = 'shelly_udp';
   readonly watches = ['services.emulate.shelly', 'http.host'] as const;
   private sockets: Socket[] = [];
   private bound: string | undefined;

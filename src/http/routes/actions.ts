@@ -50,7 +50,7 @@ async function postDefinition(ctx: AppContext, request: ApiRequest, response: Se
     ['actions.definition', definition],
     ['actions.header_secrets', secrets],
   ]);
-  await throwUnlessApplied(ctx.config.apply(changes), definitionError);
+  await throwUnlessApplied(ctx, ctx.config.apply(changes), definitionError);
   sendJson(response, 200, definitionView(ctx));
 }
 
@@ -65,7 +65,7 @@ async function deleteDefinition(ctx: AppContext, response: ServerResponse): Prom
     ['actions.definition', null],
     ['actions.header_secrets', {}],
   ]);
-  await throwUnlessApplied(ctx.config.apply(changes));
+  await throwUnlessApplied(ctx, ctx.config.apply(changes));
   sendNoContent(response);
 }
 

@@ -131,7 +131,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       for (const path of ctx.config.locked) changes.delete(path);
       separateHeaderSecrets(ctx, changes);
       const result = ctx.config.apply(changes);
-      await throwUnlessApplied(result);
+      await throwUnlessApplied(ctx, result);
       if (result.ok) ctx.logger.info(`settings restored from a backup: ${result.changed.length} changed`);
       sendJson(response, 200, { restored: changes.size, changed: result.ok ? result.changed : [] });
     },

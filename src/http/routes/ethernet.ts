@@ -24,7 +24,7 @@ function validationError(found: readonly ValidationIssue[]): HttpError {
 
 async function store(ctx: AppContext, eth: EthernetSettings): Promise<void> {
   const changes = new Map<string, unknown>(ETHERNET_FIELDS.map((field) => [`eth.${field}`, eth[field]]));
-  await throwUnlessApplied(ctx.config.apply(changes), validationError);
+  await throwUnlessApplied(ctx, ctx.config.apply(changes), validationError);
 }
 
 /**

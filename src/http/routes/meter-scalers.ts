@@ -19,7 +19,7 @@ const BASE = '/api/v1/meter/scalers';
 async function store(ctx: AppContext, scalers: unknown, response: ServerResponse): Promise<void> {
   const issues = scalerIssues(scalers);
   if (issues.length > 0) throw validationError(issues);
-  await throwUnlessApplied(ctx.config.apply(new Map([['meter.scalers', scalers]])));
+  await throwUnlessApplied(ctx, ctx.config.apply(new Map([['meter.scalers', scalers]])));
   sendJson(response, 200, ctx.config.config.meter.scalers);
 }
 

@@ -63,7 +63,7 @@ export function registerMeterSettingsRoutes(router: Router, ctx: AppContext): vo
       // The redacted URI of GET sent back unchanged keeps the stored one (with its password).
       if (changes.get('meter.source') === redactSource(ctx.config.config.meter.source).shown)
         changes.delete('meter.source');
-      await throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      await throwUnlessApplied(ctx, writeSection(ctx.config, changes, issues));
       const ignored = ignoredKeys(request.body, METER_FIELDS, METER_RESPONSE_ONLY);
       if (ignored.length > 0)
         ctx.logger.warn(`meter settings write: ignored unknown fields ${ignored.join(', ')}`);

@@ -54,6 +54,7 @@ async function postLayout(ctx: AppContext, request: ApiRequest, response: Server
       issues: result.issues,
     });
   await throwUnlessApplied(
+    ctx,
     ctx.config.apply(new Map([['modbus.layout', result.layout]])),
     (issues: ValidationIssue[]) =>
       new HttpError(400, 'validation_failed', 'invalid Modbus register layout', { issues }),
@@ -63,6 +64,7 @@ async function postLayout(ctx: AppContext, request: ApiRequest, response: Server
 
 async function deleteLayout(ctx: AppContext, response: ServerResponse): Promise<void> {
   await throwUnlessApplied(
+    ctx,
     ctx.config.apply(new Map([['modbus.layout', null]])),
     (issues: ValidationIssue[]) =>
       new HttpError(500, 'internal_error', 'cannot restore the default Modbus layout', { issues }),

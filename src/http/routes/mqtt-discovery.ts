@@ -44,7 +44,7 @@ export function registerMqttDiscoveryRoutes(router: Router, ctx: AppContext): vo
     MQTT_DISCOVERY_PATH,
     async (request: ApiRequest, response: ServerResponse) => {
       const { changes, issues } = leafWrites(DISCOVERY_SECTION, request.body, 'merge');
-      await throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      await throwUnlessApplied(ctx, writeSection(ctx.config, changes, issues));
       sendJson(response, 200, withIgnored(view(), ignoredKeys(request.body, KNOWN)));
     },
     {

@@ -34,7 +34,7 @@ export function registerMqttRoutes(
   const write = (mode: WriteMode) => async (request: ApiRequest, response: ServerResponse) => {
     const parsed = settingsChanges(request.body, mode);
     if (!parsed.ok) throw validationError(parsed.issues);
-    await throwUnlessApplied(ctx.config.apply(parsed.changes), validationError);
+    await throwUnlessApplied(ctx, ctx.config.apply(parsed.changes), validationError);
     if (mode === 'replace') publisher.reconnectNow();
     if (parsed.ignored.length > 0)
       ctx.logger.warn(`MQTT settings write: ignored unknown fields ${parsed.ignored.join(', ')}`);

@@ -2,6 +2,7 @@ import { ClientRateLimit, type ClientRateOptions } from '../client-rate.js';
 import { HttpError } from '../errors.js';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF, IGNORED_DETAILS_SCHEMA, sectionSchema } from '../api-schemas.js';
+import { contract } from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import type { ApiRequest, JsonSchema, Router } from '../router.js';
 import { getPath, LEAVES, setPath, type LeafInfo } from '../../config/paths.js';
@@ -208,7 +209,7 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
       }
       issues.push(...renamed.issues);
       if (guard && issues.length === 0) await guard(changes);
-      await throwUnlessApplied(writeSection(ctx.config, changes, issues));
+      await throwUnlessApplied(ctx, writeSection(ctx.config, changes, issues));
       if (changesMeters) metersRate.spend(client);
       const ignored = ignoredKeys(request.body, KNOWN_FIELDS);
       if (ignored.length > 0) ctx.logger.warn(`settings write: ignored unknown fields ${ignored.join(', ')}`);
@@ -218,12 +219,20 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
   const request = sectionSchema(SETTINGS_SECTION, 'write');
   const responses = {
     200: { description: 'settings after the change (password omitted)', schema: view },
+    202: {
+      description: 'stored; the outputs named were still applying it after http.apply_timeout_ms',
+      schema: contract('ApplyingAnswerSchema'),
+    },
     400: {
       description: 'malformed JSON (bad_request) or invalid values (validation_failed, details.fields)',
       schema: ERROR_REF,
     },
     429: {
       description: 'too many writes of meters from this client (too_many_requests, Retry-After)',
+      schema: ERROR_REF,
+    },
+    500: {
+      description: 'stored, but an output failed to apply it (internal_error, details.failed names each)',
       schema: ERROR_REF,
     },
   };

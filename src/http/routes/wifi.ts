@@ -37,7 +37,7 @@ async function store(ctx: AppContext, station: WifiStationSettings): Promise<voi
   const changes = new Map<string, unknown>(
     STATION_FIELDS.map((field) => [`wifi.sta.${field}`, station[field]]),
   );
-  await throwUnlessApplied(ctx.config.apply(changes), validationError);
+  await throwUnlessApplied(ctx, ctx.config.apply(changes), validationError);
 }
 
 /**

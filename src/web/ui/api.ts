@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly fields: FieldIssue[],
     readonly messageKey?: string,
     readonly args?: Record<string, unknown>,
+    /** A 500 of a stored write: the outputs that did not take it up, and why. */
+    readonly failed: readonly { output: string; message: string }[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -41,7 +43,36 @@ export async function errorOf(response: Response): Promise<ApiError> {
   const args =
     typeof body.args === 'object' && body.args !== null ? (body.args as Record<string, unknown>) : {};
   const messageKey = typeof body.key === 'string' ? body.key : undefined;
-  return new ApiError(response.status, key, message, issuesOf(body.details), messageKey, args);
+  return new ApiError(
+    response.status,
+    key,
+    message,
+    issuesOf(body.details),
+    messageKey,
+    args,
+    failedOf(body.details),
+  );
+}
+
+/** `details.failed` of a write's 500 (docs/architecture.md#output-contract), entries checked. */
+function failedOf(details: unknown): { output: string; message: string }[] {
+  const failed = (details as { failed?: unknown } | undefined)?.failed;
+  if (!Array.isArray(failed)) return [];
+  return failed.filter(
+    (entry): entry is { output: string; message: string } =>
+      typeof entry?.output === 'string' && typeof entry?.message === 'string',
+  );
+}
+
+/** The 202 of a write whose outputs were still applying it (ApplyingAnswerSchema). */
+export interface ApplyingAnswer {
+  state: 'applying';
+  outputs: string[];
+}
+
+export function isApplying(data: unknown): data is ApplyingAnswer {
+  const answer = data as Partial<ApplyingAnswer> | null;
+  return answer?.state === 'applying' && Array.isArray(answer.outputs);
 }
 
 /**

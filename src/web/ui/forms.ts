@@ -1,4 +1,4 @@
-import { api, ApiError } from './api.js';
+import { api, ApiError, isApplying } from './api.js';
 import { fieldNameOf, setAt, valueAt, type FieldIssue } from './fields.js';
 import { en } from './i18n/en/index.js';
 import { t, tServer } from './i18n/i18n.js';
@@ -134,7 +134,12 @@ export function showIssues(
 
 /** Shows a failed request on the form: field errors next to fields, the rest in the status line. */
 export function showFailure(form: HTMLFormElement, error: unknown, strip = ''): void {
-  if (error instanceof ApiError) {
+  if (error instanceof ApiError && error.failed.length > 0) {
+    // Stored, but an output did not take it up: named, with its own reason as the daemon words it.
+    const outputs = [...new Set(error.failed.map((failure) => failure.output))].join(', ');
+    const reasons = error.failed.map((failure) => failure.message).join('; ');
+    setStatus(form, t('apply.not_applied', { outputs, reasons }), 'error');
+  } else if (error instanceof ApiError) {
     const unplaced = showIssues(form, error.fields, strip);
     const extra = unplaced.map((issue) => `${issue.field ? `${issue.field}: ` : ''}${issueText(issue)}`);
     const fieldsPlaced = error.fields.length > unplaced.length;
@@ -169,6 +174,11 @@ export function bindSettingsForm(
     api<unknown>('PUT', endpoint, collectForm(form))
       .then((data) => {
         clearIssues(form);
+        // 202: stored, still being applied; the status board tells how it ends.
+        if (isApplying(data)) {
+          setStatus(form, t('apply.applying', { outputs: data.outputs.join(', ') }), 'busy');
+          return;
+        }
         show(data);
         setStatus(form, t('common.saved'));
       })

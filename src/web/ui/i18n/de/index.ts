@@ -1,4 +1,5 @@
 import { actions } from './actions.js';
+import { apply } from './apply.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { dashboard } from './dashboard.js';
@@ -25,4 +26,5 @@ export const de = {
   ...server,
   ...metersEditor,
   ...push,
+  ...apply,
 };

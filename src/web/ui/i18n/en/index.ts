@@ -1,4 +1,5 @@
 import { actions } from './actions.js';
+import { apply } from './apply.js';
 import { actionsForm } from './actions-form.js';
 import { costs } from './costs.js';
 import { dashboard } from './dashboard.js';
@@ -29,6 +30,7 @@ export const en = {
   ...server,
   ...metersEditor,
   ...push,
+  ...apply,
 };
 
 export type MessageKey = keyof typeof en;
