@@ -6,7 +6,7 @@ import Type, { type Static } from 'typebox';
  * stays in its usual field; a client that does not know the key shows that text.
  */
 export const MessageArgsSchema = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]), {
-  description: "values of the key's {name} placeholders",
+  description: "values for the key's {name} parameters",
 });
 export type MessageArgs = Static<typeof MessageArgsSchema>;
 
