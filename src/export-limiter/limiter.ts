@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
+import { meterView } from '../reading/meter-view.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import type { InverterSetting } from './config-formats.js';
@@ -166,13 +167,13 @@ class Inverter {
   }
 }
 
-/** Grid power in W from a reading (import positive), or null when the reading has no active power. */
+/**
+ * Grid power in W from a reading (import positive, the meter view's one rule of
+ * src/reading/meter-view.ts), or null when the reading has no finite active power.
+ */
 export function gridPowerW(reading: Reading): number | null {
-  const imported = reading.values.get('1.7.0')?.value;
-  const exported = reading.values.get('2.7.0')?.value;
-  if (imported === undefined && exported === undefined) return null;
-  const watts = ((imported ?? 0) - (exported ?? 0)) * 1000;
-  return Number.isFinite(watts) ? watts : null;
+  const watts = meterView(reading).total.w;
+  return watts !== null && Number.isFinite(watts) ? watts : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { MeterState } from '../reading/meter-state.js';
-import type { MbusReading, ObisValue, Reading } from '../reading/reading.js';
+import type { MbusReading, Reading } from '../reading/reading.js';
+import { meterView } from '../reading/meter-view.js';
 import type { MeterCounters } from '../reading/store.js';
 import { METER_FAMILIES as F, QUANTITY_SERIES, TARIFF_GROUPS, type FamilySpec } from './families.js';
 
@@ -41,14 +42,6 @@ export interface MeteredSource {
   kind?: string;
   store: MeterStoreView;
 }
-
-/** Powers of a signed quantity: the meter's own signed value, else import - export (both in kW). */
-const SIGNED: ReadonlyArray<{ phase?: string; signed: string; positive: string; negative: string }> = [
-  { signed: '16.7.0', positive: '1.7.0', negative: '2.7.0' },
-  { phase: 'l1', signed: '36.7.0', positive: '21.7.0', negative: '22.7.0' },
-  { phase: 'l2', signed: '56.7.0', positive: '41.7.0', negative: '42.7.0' },
-  { phase: 'l3', signed: '76.7.0', positive: '61.7.0', negative: '62.7.0' },
-];
 
 /**
  * Samples of one meter at `now` (docs/architecture.md#staleness): `meter_up` 0 and no instantaneous series
@@ -93,7 +86,12 @@ function counterSamples(samples: Samples, meter: string, counters: MeterCounters
 
 /** Base unit value, rounded to 15 significant digits so 0.1 kW reads 100, not 100.00000000000001. */
 function scaled(value: number, factor: number): number {
-  return factor === 1 ? value : Number.parseFloat((value * factor).toPrecision(15));
+  return factor === 1 ? value : significant(value * factor);
+}
+
+/** 15 significant digits: the binary noise of a unit conversion dropped. */
+function significant(value: number): number {
+  return Number.parseFloat(value.toPrecision(15));
 }
 
 function instantaneousSamples(samples: Samples, meter: string, reading: Reading): void {
@@ -109,22 +107,17 @@ function instantaneousSamples(samples: Samples, meter: string, reading: Reading)
       scaled(value.value, series.factor),
     );
   }
-  for (const { phase, signed, positive, negative } of SIGNED) {
-    const value = signedPower(values.get(signed), values.get(positive), values.get(negative));
-    if (value === undefined) continue;
-    if (phase) addSample(samples, F.phaseActivePower, { meter, phase }, scaled(value, 1e3));
-    else addSample(samples, F.activePower, { meter }, scaled(value, 1e3));
-  }
+  // Signed active power in W from the reading's meter view (src/reading/meter-view.ts): the meter's
+  // own signed value, else import - export.
+  const view = meterView(reading);
+  if (view.total.w !== null) addSample(samples, F.activePower, { meter }, significant(view.total.w));
+  for (const phase of view.phases)
+    if (phase.w !== null)
+      addSample(samples, F.phaseActivePower, { meter, phase: phase.line }, significant(phase.w));
   const average = values.get('1.4.0');
   if (average) addSample(samples, F.averageDemand, { meter }, scaled(average.value, 1e3));
   if (reading.tariff !== undefined) addSample(samples, F.tariff, { meter }, reading.tariff);
   for (const group of TARIFF_GROUPS) if (!group.counter) tariffSamples(samples, meter, reading, group);
-}
-
-function signedPower(signed?: ObisValue, positive?: ObisValue, negative?: ObisValue): number | undefined {
-  if (signed) return signed.value;
-  if (!positive && !negative) return undefined;
-  return (positive?.value ?? 0) - (negative?.value ?? 0);
 }
 
 /** Counters of the last valid reading (fresh or not) and the M-Bus channels. */

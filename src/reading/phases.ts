@@ -3,7 +3,9 @@ import type { ObisValue } from './reading.js';
 /**
  * The three phases and the OBIS codes (C.D.E, IEC 62056-61 / DSMR 5.0.2 §6.12) of their
  * quantities: current (31/51/71.7.0), voltage (32/52/72.7.0), active power import and export
- * (21/41/61.7.0, 22/42/62.7.0), reactive power Q+ and Q- (23/43/63.7.0, 24/44/64.7.0).
+ * (21/41/61.7.0, 22/42/62.7.0), reactive power Q+ and Q- (23/43/63.7.0, 24/44/64.7.0), signed
+ * active power import - export (36/56/76.7.0), apparent power S+ and S- (29/49/69.7.0,
+ * 30/50/70.7.0) and power factor (33/53/73.7.0).
  */
 export interface Phase {
   line: 'l1' | 'l2' | 'l3';
@@ -13,6 +15,10 @@ export interface Phase {
   activeExport: string;
   reactiveImport: string;
   reactiveExport: string;
+  signedActive: string;
+  apparentImport: string;
+  apparentExport: string;
+  powerFactor: string;
 }
 
 export const PHASES: readonly Phase[] = [1, 2, 3].map((n): Phase => {
@@ -25,6 +31,10 @@ export const PHASES: readonly Phase[] = [1, 2, 3].map((n): Phase => {
     activeExport: `${base + 2}.7.0`,
     reactiveImport: `${base + 3}.7.0`,
     reactiveExport: `${base + 4}.7.0`,
+    signedActive: `${base + 16}.7.0`,
+    apparentImport: `${base + 9}.7.0`,
+    apparentExport: `${base + 10}.7.0`,
+    powerFactor: `${base + 13}.7.0`,
   };
 });
 

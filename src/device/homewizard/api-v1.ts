@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PHASES as PHASE_TABLE, signedCurrent, type Phase } from '../../reading/phases.js';
+import { meterView, type Measured, type MeterView } from '../../reading/meter-view.js';
 import type { MbusReading, Reading } from '../../reading/reading.js';
 
 /**
@@ -129,7 +129,11 @@ function externalOf(channel: MbusReading): External | undefined {
 /** Builds the data answer in the documented field order, leaving out what the reading lacks. */
 class DataBuilder {
   readonly out: Record<string, unknown> = {};
-  constructor(private readonly reading: Reading) {}
+  /** The reading's meter view (src/reading/meter-view.ts): powers in W, signed currents. */
+  readonly view: MeterView;
+  constructor(private readonly reading: Reading) {
+    this.view = meterView(reading);
+  }
 
   value(key: string): number | undefined {
     return this.reading.values.get(key)?.value;
@@ -139,16 +143,14 @@ class DataBuilder {
     if (value !== undefined) this.out[field] = value;
   }
 
-  /** The phase current signed by the phase's direction (negative while it exports); absent when not sent. */
-  signedCurrent(phase: Phase): number | undefined {
-    return signedCurrent(this.reading.values, phase);
+  /** A measurement of the view as the documented point: left out when the meter does not send it. */
+  measured(value: Measured): number | undefined {
+    return value === null ? undefined : value;
   }
 
-  /** Import minus export in W from the kW pair, when at least one of them is sent. */
-  watts(importKey: string, exportKey: string): number | undefined {
-    const [imported, exported] = [this.value(importKey), this.value(exportKey)];
-    if (imported === undefined && exported === undefined) return undefined;
-    return round3(((imported ?? 0) - (exported ?? 0)) * 1000);
+  /** A power of the view in W, 3 decimals; left out when the meter does not send it. */
+  watts(value: Measured): number | undefined {
+    return value === null ? undefined : round3(value);
   }
 }
 
@@ -242,15 +244,16 @@ function energyFields(b: DataBuilder): void {
 }
 
 function phaseFields(b: DataBuilder): void {
-  b.set('active_power_w', b.watts('1.7.0', '2.7.0'));
-  const power = PHASES.map(({ c }) => b.watts(`${c + 1}.7.0`, `${c + 2}.7.0`));
-  PHASES.forEach(({ n }, i) => b.set(`active_power_l${n}_w`, power[i]));
-  for (const { n, c } of PHASES) b.set(`active_voltage_l${n}_v`, b.value(`${c + 12}.7.0`));
+  const { total, phases } = b.view;
+  // Active power signed import positive by the view's one rule (meter-view.ts).
+  b.set('active_power_w', b.watts(total.w));
+  PHASES.forEach(({ n }, i) => b.set(`active_power_l${n}_w`, b.watts(phases[i]!.w)));
+  PHASES.forEach(({ n }, i) => b.set(`active_voltage_l${n}_v`, b.measured(phases[i]!.v)));
   // The documented example signs the current like the phase's power (-4 A beside -676 W): the one
-  // signed-current rule of the reading (phases.ts), applied once to the magnitude, so a current the
-  // meter sends signed already (SML and D0 values stay as sent) is not flipped a second time.
-  PHASE_TABLE.forEach((phase, i) => b.set(`active_current_l${i + 1}_a`, b.signedCurrent(phase)));
-  b.set('active_frequency_hz', b.value('14.7.0'));
+  // signed-current rule of the reading (phases.ts, the view's `a`), applied once to the magnitude, so
+  // a current the meter sends signed already (SML and D0 values stay as sent) is not flipped twice.
+  PHASES.forEach(({ n }, i) => b.set(`active_current_l${n}_a`, b.measured(phases[i]!.a)));
+  b.set('active_frequency_hz', b.measured(total.hz));
   // DSMR 5.0.2 §6.12: sags 1-0:32.32.0/52.32.0/72.32.0, swells 1-0:32.36.0/52.36.0/72.36.0.
   for (const { n, c } of PHASES) b.set(`voltage_sag_l${n}_count`, b.value(`${c + 12}.32.0`));
   for (const { n, c } of PHASES) b.set(`voltage_swell_l${n}_count`, b.value(`${c + 12}.36.0`));

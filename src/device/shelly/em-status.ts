@@ -1,5 +1,5 @@
 import type { ObisValue, Reading } from '../../reading/reading.js';
-import { PHASES } from '../../reading/phases.js';
+import { meterView, type MeterView } from '../../reading/meter-view.js';
 
 /**
  * The Shelly Pro 3EM's `EM.GetStatus` and `EMData.GetStatus` (component `em:0` / `emdata:0` of the
@@ -18,65 +18,26 @@ import { PHASES } from '../../reading/phases.js';
  * `n_current` it does not measure). A stale or absent reading answers as a Pro 3EM whose metering
  * chip is lost: every measurement null and the component error `power_meter_failure` (one of the
  * EM component's documented errors beside `phase_sequence` and `ct_type_not_set`).
+ *
+ * The measurements come from the reading's meter view (src/reading/meter-view.ts): its active
+ * power is signed import positive, its apparent power a magnitude, as the device gives them.
  */
 
 type Num = number | null;
 
 const PHASE_LETTERS = ['a', 'b', 'c'] as const;
 
-/** OBIS C.D.E of per-phase apparent power import/export and power factor (IEC 62056-61). */
-const PHASE_EXTRA = [
-  {
-    aprtImport: '29.7.0',
-    aprtExport: '30.7.0',
-    pf: '33.7.0',
-    energyImport: '21.8.0',
-    energyExport: '22.8.0',
-  },
-  {
-    aprtImport: '49.7.0',
-    aprtExport: '50.7.0',
-    pf: '53.7.0',
-    energyImport: '41.8.0',
-    energyExport: '42.8.0',
-  },
-  {
-    aprtImport: '69.7.0',
-    aprtExport: '70.7.0',
-    pf: '73.7.0',
-    energyImport: '61.8.0',
-    energyExport: '62.8.0',
-  },
+/** OBIS C.D.E of the per-phase active energy import and export (IEC 62056-61). */
+const PHASE_ENERGY = [
+  { energyImport: '21.8.0', energyExport: '22.8.0' },
+  { energyImport: '41.8.0', energyExport: '42.8.0' },
+  { energyImport: '61.8.0', energyExport: '62.8.0' },
 ] as const;
 
 function round(value: number | undefined, digits: number): Num {
   if (value === undefined || !Number.isFinite(value)) return null;
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
-}
-
-type Combine = (imported: number, exported: number) => number;
-
-/** Active power: import minus export. */
-const net: Combine = (imported, exported) => imported - exported;
-
-/** Apparent power is a magnitude: the direction's register that is sent. */
-const magnitude: Combine = (imported, exported) => Math.abs(imported) + Math.abs(exported);
-
-/**
- * The import and export kW (or kVA) registers of one quantity combined, in W (or VA), a missing
- * one as 0; undefined when the meter sends neither.
- */
-function watts(
-  values: ReadonlyMap<string, ObisValue>,
-  importKey: string,
-  exportKey: string,
-  combine: Combine,
-): number | undefined {
-  const imported = values.get(importKey)?.value;
-  const exported = values.get(exportKey)?.value;
-  if (imported === undefined && exported === undefined) return undefined;
-  return combine(imported ?? 0, exported ?? 0) * 1000;
 }
 
 function sumOf(parts: readonly (number | undefined)[]): number | undefined {
@@ -93,22 +54,19 @@ interface PhaseValues {
   freq?: number;
 }
 
-function phaseValues(values: ReadonlyMap<string, ObisValue>, index: number): PhaseValues {
-  const phase = PHASES[index]!;
-  const extra = PHASE_EXTRA[index]!;
-  const current = values.get(phase.current)?.value;
-  const voltage = values.get(phase.voltage)?.value;
-  const act = watts(values, phase.activeImport, phase.activeExport, net);
-  const measured = current !== undefined || voltage !== undefined || act !== undefined;
+function phaseValues(view: MeterView, index: number): PhaseValues {
+  const phase = view.phases[index]!;
+  const defined = (value: number | null): number | undefined => (value === null ? undefined : value);
+  const measured = phase.a !== null || phase.v !== null || phase.w !== null;
   return {
     // Current is a magnitude on the device; the direction is in the sign of act_power.
-    current: current === undefined ? undefined : Math.abs(current),
-    voltage,
-    act,
-    aprt: watts(values, extra.aprtImport, extra.aprtExport, magnitude),
-    pf: values.get(extra.pf)?.value,
+    current: phase.a === null ? undefined : Math.abs(phase.a),
+    voltage: defined(phase.v),
+    act: defined(phase.w),
+    aprt: defined(phase.va),
+    pf: defined(phase.pf),
     // One grid frequency (14.7.0) for every phase the meter measures.
-    freq: measured ? values.get('14.7.0')?.value : undefined,
+    freq: measured ? defined(view.total.hz) : undefined,
   };
 }
 
@@ -117,7 +75,8 @@ export type EmStatus = Record<string, Num | number[] | string[]>;
 /** `EM.GetStatus` (id 0). */
 export function emStatus(reading: Reading | undefined): EmStatus {
   const status: EmStatus = { id: 0 };
-  const phases = PHASE_LETTERS.map((_, index) => (reading ? phaseValues(reading.values, index) : {}));
+  const view = reading ? meterView(reading) : undefined;
+  const phases = PHASE_LETTERS.map((_, index) => (view ? phaseValues(view, index) : {}));
   PHASE_LETTERS.forEach((letter, index) => {
     const phase = phases[index]!;
     status[`${letter}_current`] = round(phase.current, 3);
@@ -128,13 +87,8 @@ export function emStatus(reading: Reading | undefined): EmStatus {
     status[`${letter}_freq`] = round(phase.freq, 1);
   });
   status.n_current = null;
-  const values = reading?.values;
-  const totalAct = values
-    ? (watts(values, '1.7.0', '2.7.0', net) ?? sumOf(phases.map((p) => p.act)))
-    : undefined;
-  const totalAprt = values
-    ? (watts(values, '9.7.0', '10.7.0', magnitude) ?? sumOf(phases.map((p) => p.aprt)))
-    : undefined;
+  const totalAct = view ? (view.total.w ?? sumOf(phases.map((p) => p.act))) : undefined;
+  const totalAprt = view ? (view.total.va ?? sumOf(phases.map((p) => p.aprt))) : undefined;
   status.total_current = round(sumOf(phases.map((p) => p.current)), 3);
   status.total_act_power = round(totalAct, 3);
   status.total_aprt_power = round(totalAprt, 3);
@@ -154,7 +108,7 @@ export function emDataStatus(reading: Reading | undefined): EmStatus {
   const values = reading?.values;
   const status: EmStatus = { id: 0 };
   PHASE_LETTERS.forEach((letter, index) => {
-    const extra = PHASE_EXTRA[index]!;
+    const extra = PHASE_ENERGY[index]!;
     status[`${letter}_total_act_energy`] = wh(values, extra.energyImport);
     status[`${letter}_total_act_ret_energy`] = wh(values, extra.energyExport);
   });

@@ -1,11 +1,12 @@
-import { PHASES } from '../../reading/phases.js';
+import { meterView, type Measured } from '../../reading/meter-view.js';
 import type { MeterIdentity, Reading } from '../../reading/reading.js';
 import type { SystemFacts } from '../../reading/meter-state.js';
 
 /**
  * The grid connection point as an inverter's meter sees it, in the units meter register maps use
  * (W, var, VA, V, A, kWh, kvarh), computed once per reading from the one quantity table's OBIS
- * values. Every profile encodes these; none reads the Reading itself.
+ * values and the reading's meter view (src/reading/meter-view.ts, one sign rule for every consumer).
+ * Every profile encodes these; none reads the Reading itself.
  *
  * Direction: `import_positive` (the default) gives power drawn from the grid as positive and
  * power fed into it as negative, which is how an Eastron or Chint meter reads when its input side
@@ -83,20 +84,17 @@ export interface GridSource {
   previous?: GridValues;
 }
 
-function scaled(value: number | undefined, factor: number): number | undefined {
-  return value === undefined ? undefined : value * factor;
+function defined(value: Measured): number | undefined {
+  return value === null ? undefined : value;
 }
 
-function magnitude(value: number | undefined): number | undefined {
-  return value === undefined ? undefined : Math.abs(value);
+function magnitude(value: Measured): number | undefined {
+  return value === null ? undefined : Math.abs(value);
 }
 
-/** import - export of two OBIS values in kW/kvar, times 1000 and the direction's sign. */
-function signedPower(reading: Reading, positive: string, negative: string, sign: number): number | undefined {
-  const plus = reading.values.get(positive)?.value;
-  const minus = reading.values.get(negative)?.value;
-  if (plus === undefined && minus === undefined) return undefined;
-  return Number((((plus ?? 0) - (minus ?? 0)) * 1000 * sign).toPrecision(15)) + 0;
+/** A signed power of the view (W, var) in the direction's sign, 15 significant digits. */
+function directed(value: Measured, sign: number): number | undefined {
+  return value === null ? undefined : Number((value * sign).toPrecision(15)) + 0;
 }
 
 /** Per-phase apparent power (import, kVA) and power factor, IEC 62056-61 C = 29/49/69 and 33/53/73. */
@@ -138,21 +136,20 @@ export function gridValues(source: GridSource): GridValues {
     };
   }
   const value = (obis: string): number | undefined => reading.values.get(obis)?.value;
+  const { total, phases } = meterView(reading);
   return {
     fresh: true,
-    power: signedPower(reading, '1.7.0', '2.7.0', sign),
-    phasePower: PHASES.map((phase) => signedPower(reading, phase.activeImport, phase.activeExport, sign)),
-    reactive: signedPower(reading, '3.7.0', '4.7.0', sign),
-    phaseReactive: PHASES.map((phase) =>
-      signedPower(reading, phase.reactiveImport, phase.reactiveExport, sign),
-    ),
-    apparent: scaled(value('9.7.0'), 1000),
-    phaseApparent: PHASE_APPARENT.map((obis) => scaled(value(obis), 1000)),
-    phasePowerFactor: PHASE_POWER_FACTOR.map((obis) => value(obis)),
-    voltage: PHASES.map((phase) => value(phase.voltage)),
-    current: PHASES.map((phase) => magnitude(value(phase.current))),
-    powerFactor: value('13.7.0'),
-    frequency: value('14.7.0') ?? nominal,
+    power: directed(total.w, sign),
+    phasePower: phases.map((phase) => directed(phase.w, sign)),
+    reactive: directed(total.var, sign),
+    phaseReactive: phases.map((phase) => directed(phase.var, sign)),
+    apparent: defined(total.va),
+    phaseApparent: phases.map((phase) => defined(phase.va)),
+    phasePowerFactor: phases.map((phase) => defined(phase.pf)),
+    voltage: phases.map((phase) => defined(phase.v)),
+    current: phases.map((phase) => magnitude(phase.a)),
+    powerFactor: defined(total.pf),
+    frequency: defined(total.hz) ?? nominal,
     importEnergy: value('1.8.0'),
     exportEnergy: value('2.8.0'),
     reactiveImportEnergy: value('3.8.0'),
