@@ -1,4 +1,5 @@
-import { PHASES, signedCurrent, type Phase } from '../reading/phases.js';
+import { meterView } from '../reading/meter-view.js';
+import { PHASES } from '../reading/phases.js';
 import type { SystemFacts } from '../reading/meter-state.js';
 import { QUANTITIES, type Quantity } from '../reading/quantities.js';
 import type { MeterIdentity, Reading } from '../reading/reading.js';
@@ -72,11 +73,14 @@ const unsignedCurrent =
     return value === undefined ? undefined : Math.abs(value);
   };
 
-/** current.lN: the signed current of phases.ts (the MQTT template's s31_7_0 uses the same rule). */
+/**
+ * current.lN: the signed current of the reading's meter view (the one rule of phases.ts; the MQTT
+ * template's s31_7_0 reads the same).
+ */
 const phaseCurrent =
-  (phase: Phase): NumericResolver =>
+  (index: number): NumericResolver =>
   (source) =>
-    source.reading ? signedCurrent(source.reading.values, phase) : undefined;
+    source.reading ? (meterView(source.reading).phases[index]!.a ?? undefined) : undefined;
 
 const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
 
@@ -146,11 +150,11 @@ function buildCatalogue(): Map<string, RegisterDefinition> {
     ids.set(quantity.obis, numeric(obisValue(quantity.obis), { counter: isCounter(quantity) }));
   ids.set('power.active', numeric(difference('1.7.0', '2.7.0')));
   ids.set('power.reactive', numeric(difference('3.7.0', '4.7.0')));
-  for (const phase of PHASES) {
+  for (const [index, phase] of PHASES.entries()) {
     ids.set(phase.current, numeric(unsignedCurrent(phase.current)));
     ids.set(`power.active.${phase.line}`, numeric(difference(phase.activeImport, phase.activeExport)));
     ids.set(`power.reactive.${phase.line}`, numeric(difference(phase.reactiveImport, phase.reactiveExport)));
-    ids.set(`current.${phase.line}`, numeric(phaseCurrent(phase)));
+    ids.set(`current.${phase.line}`, numeric(phaseCurrent(index)));
   }
   ids.set(
     '96.14.0',

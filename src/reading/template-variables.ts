@@ -1,4 +1,5 @@
-import { PHASES, signedCurrent } from './phases.js';
+import { meterView } from './meter-view.js';
+import { PHASES } from './phases.js';
 import { QUANTITIES, templateName } from './quantities.js';
 import type { Reading } from './reading.js';
 import type { MeterState, SystemFacts } from './meter-state.js';
@@ -37,13 +38,11 @@ export function buildTemplateVariables(input: TemplateInput): Map<string, Templa
   const value = (obis: string): number | null => reading?.values.get(obis)?.value ?? null;
   for (const quantity of QUANTITIES) vars.set(templateName(quantity.obis), value(quantity.obis));
   for (const [alias, obis] of ALIASES) vars.set(alias, value(obis));
-  // `s31_7_0`: the same rule as Modbus `current.lN` (phases.ts).
-  for (const phase of PHASES) {
-    vars.set(
-      `s${templateName(phase.current)}`,
-      reading ? (signedCurrent(reading.values, phase) ?? null) : null,
-    );
-  }
+  // `s31_7_0`: the signed current of the meter view, as Modbus `current.lN` (phases.ts's one rule).
+  const view = reading ? meterView(reading) : undefined;
+  PHASES.forEach((phase, index) =>
+    vars.set(`s${templateName(phase.current)}`, view ? view.phases[index]!.a : null),
+  );
   vars.set('tariff', reading?.tariff ?? null);
   vars.set('96_14_0', reading?.tariff ?? null);
   vars.set('conv_factor', input.convFactor ?? null);
