@@ -39,15 +39,20 @@ export const PHASES: readonly Phase[] = [1, 2, 3].map((n): Phase => {
 });
 
 /**
- * The one signed-current rule (Modbus register id `current.lN`, MQTT template `s31_7_0`): the magnitude
- * of the phase current, negative while the phase exports, i.e. its export power exceeds its import
- * power. A meter that sends the current already signed gives the same result (only the magnitude
- * is used); undefined when the meter sent no current for the phase.
+ * The one signed-current rule (the meter view's `a`, Modbus register id `current.lN`, MQTT template
+ * `s31_7_0`): the magnitude of the phase current, negative while the phase exports, i.e. while the
+ * meter's signed active power of the phase (36/56/76.7.0) is negative when it sends one, else while
+ * its export power exceeds its import power: the sign of the phase's active power in the meter
+ * view (./meter-view.ts). A meter that sends the current already signed gives the same result
+ * (only the magnitude is used); undefined when the meter sent no current for the phase.
  */
 export function signedCurrent(values: ReadonlyMap<string, ObisValue>, phase: Phase): number | undefined {
   const current = values.get(phase.current)?.value;
   if (current === undefined) return undefined;
+  const signed = values.get(phase.signedActive)?.value;
   const exporting =
-    (values.get(phase.activeExport)?.value ?? 0) > (values.get(phase.activeImport)?.value ?? 0);
+    signed !== undefined
+      ? signed < 0
+      : (values.get(phase.activeExport)?.value ?? 0) > (values.get(phase.activeImport)?.value ?? 0);
   return exporting ? -Math.abs(current) : Math.abs(current);
 }
