@@ -8,9 +8,9 @@ import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
 import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
-import type { DiscoveredDongle, MeterListEntry } from '../../contracts/meters.js';
-import { browseDongles } from '../../device/mdns-browse.js';
+import type { MeterListEntry } from '../../contracts/meters.js';
 import { LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterDiscoverRoute } from './meter-discover.js';
 import { registerMeterTestRoute } from './meter-test.js';
 
 /**
@@ -124,6 +124,7 @@ export function registerMetersRoutes(
 ): void {
   const hubs = new MeterLiveHubs(ctx, core.live, options);
   registerMeterTestRoute(router, ctx);
+  registerMeterDiscoverRoute(router, ctx);
   router.add(
     'GET',
     '/api/v1/meters',
@@ -140,27 +141,6 @@ export function registerMetersRoutes(
         summary: 'Every meter: id, name, role, source kind, status, last reading, error counters',
         responses: {
           200: { description: 'meters, the primary (main) first', schema: contract('MeterListSchema') },
-        },
-      },
-    },
-  );
-  // One browse at a time: a request while one runs gets its answer (docs/architecture.md#dongle-sources).
-  let browsing: Promise<DiscoveredDongle[]> | undefined;
-  router.add(
-    'GET',
-    '/api/v1/meters/discover',
-    async (_request, response) => {
-      browsing ??= browseDongles(ctx, { systemId: ctx.system.id }).finally(() => (browsing = undefined));
-      sendJson(response, 200, await browsing);
-    },
-    {
-      doc: {
-        summary: 'HomeWizard and Shelly dongles on the network, found by a 3 s mDNS browse',
-        responses: {
-          200: {
-            description: 'the dongles found, each with the meter source URI that reads it',
-            schema: contract('DiscoveredDongleListSchema'),
-          },
         },
       },
     },

@@ -9,4 +9,5 @@ export const metersDiscover: Translation<typeof english> = {
   'meters.discover.found': 'gefundene Geräte: {count}',
   'meters.discover.pick': 'Gefundene Geräte',
   'meters.discover.choose': 'Gerät wählen…',
+  'error.mdns_off': 'mDNS ist aus (services.broadcast): zum Suchen im Netzwerk einschalten',
 };

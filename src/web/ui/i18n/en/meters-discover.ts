@@ -9,4 +9,5 @@ export const metersDiscover = {
   'meters.discover.found': 'devices found: {count}',
   'meters.discover.pick': 'Found devices',
   'meters.discover.choose': 'choose a device…',
+  'error.mdns_off': 'mDNS is off (services.broadcast): turn it on to find devices on the network',
 };

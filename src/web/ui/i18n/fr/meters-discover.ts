@@ -9,4 +9,5 @@ export const metersDiscover: Translation<typeof english> = {
   'meters.discover.found': 'appareils trouvés : {count}',
   'meters.discover.pick': 'Appareils trouvés',
   'meters.discover.choose': 'choisir un appareil…',
+  'error.mdns_off': 'mDNS est désactivé (services.broadcast) : activez-le pour rechercher sur le réseau',
 };

@@ -9,4 +9,5 @@ export const metersDiscover: Translation<typeof english> = {
   'meters.discover.found': 'gevonden apparaten: {count}',
   'meters.discover.pick': 'Gevonden apparaten',
   'meters.discover.choose': 'kies een apparaat…',
+  'error.mdns_off': 'mDNS staat uit (services.broadcast): zet het aan om in het netwerk te zoeken',
 };
