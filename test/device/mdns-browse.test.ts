@@ -32,7 +32,7 @@ interface Browsed {
 async function withDongles(
   t: TestContext,
   hostile: boolean,
-  run: (browse: (systemId: string) => Promise<Browsed>) => Promise<void>,
+  run: (browse: (systemId: string, max?: number) => Promise<Browsed>) => Promise<void>,
 ): Promise<void> {
   const namespaces = vethNamespaces('10.231.79');
   if (
@@ -47,9 +47,12 @@ async function withDongles(
   const dongles = inNamespace(namespaces.b, 'dongles', hostile ? 'hostile' : 'plain', '10.231.79.2');
   try {
     await new Promise<void>((resolve) => dongles.stdout!.once('data', () => resolve()));
+    const more = (max: number | undefined) => (max === undefined ? [] : [String(max)]);
     await run(
-      async (systemId) =>
-        JSON.parse(await lastLine(inNamespace(namespaces.a, 'browse', systemId, '2500'))) as Browsed,
+      async (systemId, max) =>
+        JSON.parse(
+          await lastLine(inNamespace(namespaces.a, 'browse', systemId, '2500', ...more(max))),
+        ) as Browsed,
     );
   } finally {
     dongles.stdin!.write('quit\n');
@@ -97,11 +100,15 @@ test('finds a HomeWizard P1 meter and a Shelly Pro 3EM (Gen2, once for its two s
   });
 });
 
-test("the gateway's own HomeWizard and Shelly personalities are not listed", async (t) => {
+test("the gateway's own HomeWizard and Shelly personalities are not listed; the list is bounded", async (t) => {
   await withDongles(t, false, async (browse) => {
     // System id 5c2faf334455 is the HomeWizard serial's; c8f09e8e1234 the Shelly id's.
     assert.deepEqual((await browse('5C2FAF334455')).devices, [PRO3EM]);
     assert.deepEqual((await browse('C8F09E8E1234')).devices, [P1]);
+    // The list is bounded: over the bound, devices are counted, not listed.
+    const bounded = await browse('A1B2C3D4E5F6', 1);
+    assert.deepEqual(bounded.devices, [P1]);
+    assert.deepEqual(bounded.refusals, { mdns_browse_too_many: 1 });
   });
 });
 

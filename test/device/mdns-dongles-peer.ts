@@ -3,7 +3,7 @@
 //             HomeWizard P1 meter and a Shelly Pro 3EM do (plus a Gen1 Shelly and a plain web
 //             server, which are no dongles); with "hostile" it first sends undecodable datagrams, a
 //             compression-pointer loop and an answer of 500 records to the querier. Prints "ready".
-//   browse <system id>: runs browseDongles, prints {devices, refusals} as JSON.
+//   browse <system id> <ms> [<max devices>]: runs browseDongles, prints {devices, refusals} as JSON.
 import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import makeMdns from 'multicast-dns';
@@ -121,7 +121,11 @@ if (mode === 'dongles') {
   const refusals = new Refusals();
   const devices = await browseDongles(
     { clock: systemClock, logger: silentLogger(), refusals },
-    { systemId: arg ?? 'A1B2C3D4E5F6', durationMs: Number(process.argv[4] ?? '3000') },
+    {
+      systemId: arg ?? 'A1B2C3D4E5F6',
+      durationMs: Number(process.argv[4] ?? '3000'),
+      ...(process.argv[5] ? { maxDevices: Number(process.argv[5]) } : {}),
+    },
   );
   process.stdout.write(`${JSON.stringify({ devices, refusals: Object.fromEntries(refusals.entries()) })}\n`);
   process.exit(0);
