@@ -96,6 +96,7 @@ export const SYSTEM_TIER = [
   'mqtt/discovery',
   'mqtt/tls',
   'device/mdns',
+  'device/mdns-browse',
   'actions/modbus-write',
   'actions/triggers',
   'http/live',

@@ -89,3 +89,19 @@ export type MeterScaler = Static<typeof MeterScalerSchema>;
 
 /** GET /api/v1/meter/scalers/current and /custom, and the body of their writes. */
 export const MeterScalerListSchema = Type.Array(MeterScalerSchema, { maxItems: SCALER_LIMITS.entries });
+
+/** One dongle of GET /api/v1/meters/discover (found by mDNS; docs/architecture.md#dongle-sources). */
+export const DiscoveredDongleSchema = Type.Object({
+  kind: Type.Union([Type.Literal('homewizard'), Type.Literal('shelly')]),
+  name: Type.String({
+    description: 'the mDNS instance name, e.g. p1meter-334455 or shellypro3em-c8f09e8e1234',
+  }),
+  host: Type.String({ description: 'the IPv4 address the device answered with' }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  product: Type.String({ description: "HomeWizard's product_type (HWE-P1) or Shelly's app (Pro3EM)" }),
+  source: Type.String({ description: 'the meter source URI that reads it, as meters[].source takes it' }),
+});
+export type DiscoveredDongle = Static<typeof DiscoveredDongleSchema>;
+
+/** GET /api/v1/meters/discover: the dongles that answered a 3 s mDNS browse (at most 64). */
+export const DiscoveredDongleListSchema = Type.Array(DiscoveredDongleSchema, { maxItems: 64 });

@@ -355,7 +355,8 @@ export interface InterfaceAddress {
   netmask: string;
 }
 
-function ipv4Interfaces(): InterfaceAddress[] {
+/** The host's non-internal IPv4 addresses by interface (the announcer's links and the browse's). */
+export function ipv4Interfaces(): InterfaceAddress[] {
   return Object.entries(networkInterfaces()).flatMap(([name, list]) =>
     (list ?? [])
       .filter((a) => a.family === 'IPv4' && !a.internal)

@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import { requireChromium } from '../helpers/browser.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { corpusDir, requireCommand, requireCorpus } from '../helpers/environment.js';
+import { spawn } from 'node:child_process';
+import {
+  corpusDir,
+  requireCommand,
+  requireCorpus,
+  requirePeer,
+  testModuleCommand,
+} from '../helpers/environment.js';
+import { vethNamespaces } from '../helpers/netns.js';
 import { freePort } from '../helpers/ports.js';
 import { ptyWithMeter } from '../meter/probe/pty-meter.js';
 import { FakeMeter } from '../meter/transport/fake-meter.js';
@@ -239,4 +247,44 @@ test('Settings: a serial meter whose line settings "Probe this port" found, save
   };
   assert.equal(settings.meters[0]?.source, expected);
   assert.deepEqual(pageErrors, []);
+});
+
+test('Settings: "Find on the network" for a HomeWizard or Shelly source, over mDNS in a test network namespace', async (t) => {
+  if (!requireChromium(t)) return;
+  // The daemon and Chromium in namespace a (meters-discover-page.ts), the dongles in b: the browse's
+  // multicast goes over the namespaces' veth pair only.
+  const namespaces = vethNamespaces('10.231.80');
+  if (
+    !requirePeer(
+      t,
+      typeof namespaces !== 'string',
+      `network namespaces for multicast (${String(namespaces)})`,
+    )
+  )
+    return;
+  if (typeof namespaces === 'string') return;
+  const run = (ns: string, module: string, ...args: string[]) => {
+    const { command, args: base } = testModuleCommand(module);
+    // The child reports on its own (node's runner would otherwise make it talk its inner protocol).
+    const env = { ...process.env };
+    delete env.NODE_TEST_CONTEXT;
+    return spawn('ip', ['netns', 'exec', ns, command, ...base, ...args], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env,
+    });
+  };
+  const dongles = run(namespaces.b, 'device/mdns-dongles-peer', 'dongles', 'plain', '10.231.80.2');
+  try {
+    await new Promise<void>((resolve) => dongles.stdout!.once('data', () => resolve()));
+    const page = run(namespaces.a, 'web/meters-discover-page');
+    let output = '';
+    page.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => page.on('exit', resolve));
+    assert.equal(code, 0, output);
+    assert.match(output, /^\S* ?pass 1$/m, output);
+  } finally {
+    dongles.stdin!.write('quit\n');
+    await new Promise((resolve) => dongles.on('exit', resolve));
+    namespaces.remove();
+  }
 });

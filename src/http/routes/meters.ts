@@ -10,6 +10,7 @@ import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 import type { MeterListEntry } from '../../contracts/meters.js';
 import { LiveHub, type LiveHubOptions } from './live.js';
+import { registerMeterDiscoverRoute } from './meter-discover.js';
 import { registerMeterTestRoute } from './meter-test.js';
 
 /**
@@ -123,6 +124,7 @@ export function registerMetersRoutes(
 ): void {
   const hubs = new MeterLiveHubs(ctx, core.live, options);
   registerMeterTestRoute(router, ctx);
+  registerMeterDiscoverRoute(router, ctx);
   router.add(
     'GET',
     '/api/v1/meters',

@@ -1,5 +1,5 @@
 import type { MeterRole } from '../../contracts/values.js';
-import type { MeterTestAnswer } from '../../contracts/meters.js';
+import type { DiscoveredDongle, MeterTestAnswer } from '../../contracts/meters.js';
 import type { ProbeResultView } from '../../contracts/probe.js';
 import type { SerialPortView } from '../../contracts/status.js';
 import { api, ApiError, element } from './api.js';
@@ -242,6 +242,8 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     timeout.closest<HTMLElement>('.meter-field')!.hidden = chosen === 'virtual';
     testButton.hidden = chosen === 'virtual';
     probeButton.hidden = chosen !== 'serial';
+    discoverButton.hidden = chosen !== 'homewizard' && chosen !== 'shelly';
+    found.hidden = discoverButton.hidden || picker.options.length === 0;
     built.hidden = chosen === 'virtual' || chosen === 'uri';
     built.textContent = t('meters.editor.built', { uri: sourceUri() });
     legend.textContent = id.value || t('meters.editor.new');
@@ -257,6 +259,39 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     const device = (controls.get('path') as HTMLInputElement).value.trim();
     void probePort(device, result, (source) => apply(fieldsOf(source, undefined)));
   });
+  // "Find on the network": the dongles an mDNS browse found; picking one fills its kind, host and port.
+  const picker = document.createElement('select');
+  const found = labelled(prefix, 'found', t('meters.discover.pick'), picker);
+  let dongles: DiscoveredDongle[] = [];
+  const discoverButton = button(t('meters.discover.find'), () => {
+    discoverButton.disabled = true;
+    void discoverDongles(result)
+      .then((list) => {
+        dongles = list;
+        options(
+          picker,
+          [
+            ['', t('meters.discover.choose')],
+            ...list.map((dongle, index): [string, string] => [
+              String(index),
+              `${dongle.name} · ${dongle.product} · ${dongle.host}${dongle.port === 80 ? '' : `:${dongle.port}`}`,
+            ]),
+          ],
+          '',
+        );
+        if (list.length === 0) picker.replaceChildren();
+        show();
+      })
+      .finally(() => (discoverButton.disabled = false));
+  });
+  picker.addEventListener('change', () => {
+    const dongle = dongles[Number(picker.value)];
+    if (picker.value === '' || !dongle) return;
+    kind.value = dongle.kind;
+    (controls.get('host') as HTMLInputElement).value = dongle.host;
+    (controls.get('port') as HTMLInputElement).value = dongle.port === 80 ? '' : String(dongle.port);
+    show();
+  });
   row.addEventListener('input', show);
   row.addEventListener('change', show);
   row.append(
@@ -271,6 +306,8 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     built,
     testButton,
     probeButton,
+    discoverButton,
+    found,
     button(t('meters.remove'), () => row.remove()),
     result,
   );
@@ -322,6 +359,22 @@ async function probePort(
   } catch (error) {
     result.className = 'meter-test error';
     result.textContent = failureText(error);
+  }
+}
+
+/** GET /api/v1/meters/discover (a browse of a few seconds); the outcome shows beside the form. */
+async function discoverDongles(result: HTMLOutputElement): Promise<DiscoveredDongle[]> {
+  result.className = 'meter-test';
+  result.textContent = t('meters.discover.searching');
+  try {
+    const list = await api<DiscoveredDongle[]>('GET', '/api/v1/meters/discover');
+    result.textContent =
+      list.length === 0 ? t('meters.discover.none') : t('meters.discover.found', { count: list.length });
+    return list;
+  } catch (error) {
+    result.className = 'meter-test error';
+    result.textContent = failureText(error);
+    return [];
   }
 }
 

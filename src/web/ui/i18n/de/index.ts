@@ -5,6 +5,7 @@ import { costs } from './costs.js';
 import { dashboard } from './dashboard.js';
 import { meters } from './meters.js';
 import { metersEditor } from './meters-editor.js';
+import { metersDiscover } from './meters-discover.js';
 import { peak } from './peak.js';
 import { limiter } from './limiter.js';
 import { pages } from './pages.js';
@@ -25,6 +26,7 @@ export const de = {
   ...dashboard,
   ...server,
   ...metersEditor,
+  ...metersDiscover,
   ...push,
   ...apply,
 };
