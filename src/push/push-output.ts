@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
+import type { MeterHandle } from '../reading/meter-registry.js';
 import type { Reading } from '../reading/reading.js';
 import { PushClient, type LivePower, type PushStatus, type QuarterSource } from './push-client.js';
 import { peakQuarterMeter } from './series.js';
@@ -81,32 +82,39 @@ export class PushOutput implements Output<PushSlice> {
 
   /**
    * The readings' signed active power of every meter (power_1s), subscribed while a target wants
-   * it: the meters listed when the target starts (a changed meter list restarts no target).
+   * it. It follows the meter registry (docs/architecture.md#several-meters): a meter added later is
+   * fed, an edited one (a new handle with its own store) is followed on its new store and role, a
+   * removed one stops; a meter the registry does not hold has no samples, never another meter's.
    */
   private readonly livePower: LivePower = {
     subscribe: (listener) => {
-      const meters = this.context.meters.list();
-      const listeners = meters.map((meter) => {
+      const registry = this.context.meters;
+      const followed = new Map<string, { meter: MeterHandle; off: () => void }>();
+      const follow = (meter: MeterHandle): void => {
         const onReading = (reading: Reading): void => {
-          const values = reading.values;
-          const signed = values.get('16.7.0');
-          const pIn = values.get('1.7.0');
-          const pOut = values.get('2.7.0');
-          if (!signed && !pIn && !pOut) return;
-          const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
-          if (!Number.isFinite(kw)) return;
-          listener({
-            meter: meter.id,
-            role: meter.role,
-            at: reading.receivedAt,
-            watts: Math.round(kw * 1e6) / 1e3,
-          });
+          const watts = signedWatts(reading);
+          if (watts === undefined) return;
+          listener({ meter: meter.id, role: meter.role, at: reading.receivedAt, watts });
         };
         meter.store.subscribe('push', 'reading', onReading);
-        return { meter, onReading };
-      });
+        followed.set(meter.id, { meter, off: () => meter.store.unsubscribe('reading', onReading) });
+      };
+      const sync = (): void => {
+        for (const [id, entry] of followed) {
+          if (registry.get(id) === entry.meter) continue;
+          entry.off();
+          followed.delete(id);
+        }
+        for (const meter of registry.list()) if (!followed.has(meter.id)) follow(meter);
+      };
+      registry.subscribe('push', 'added', sync);
+      registry.subscribe('push', 'removed', sync);
+      sync();
       return () => {
-        for (const { meter, onReading } of listeners) meter.store.off('reading', onReading);
+        registry.unsubscribe('added', sync);
+        registry.unsubscribe('removed', sync);
+        for (const entry of followed.values()) entry.off();
+        followed.clear();
       };
     },
   };
@@ -135,4 +143,15 @@ export class PushOutput implements Output<PushSlice> {
       targets: targets.length,
     });
   }
+}
+
+/** A reading's signed active power in W (import positive): 16.7.0, else 1.7.0 less 2.7.0 (kW). */
+function signedWatts(reading: Reading): number | undefined {
+  const values = reading.values;
+  const signed = values.get('16.7.0');
+  const pIn = values.get('1.7.0');
+  const pOut = values.get('2.7.0');
+  if (!signed && !pIn && !pOut) return undefined;
+  const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
+  return Number.isFinite(kw) ? Math.round(kw * 1e6) / 1e3 : undefined;
 }
