@@ -155,7 +155,7 @@ export interface PushClientOptions {
   requestTimeoutMs?: number;
 }
 
-export type BatchOutcome = 'sent' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
+export type BatchOutcome = 'sent' | 'shrunk' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
 
 function emptyCounts(): PushCounts {
   return { sent: 0, batches: 0, retried: 0, dropped_too_old: 0, dropped_rejected: 0 };
@@ -171,6 +171,10 @@ export class PushClient {
   private skew: number | null = null;
   private checkedAt: number | undefined;
   private batchQuarters: number;
+  /** Minutes per batch of what: "minutes", halved by a 413 like the quarters. */
+  private minuteBatch = MINUTE_BATCH;
+  /** Live power samples per request, halved by a 413 like the quarters. */
+  private liveBatch = LIVE_BATCH;
   private readonly backoff: Backoff;
   private timer: Timer | undefined;
   private running = false;
@@ -281,7 +285,7 @@ export class PushClient {
   async drain(): Promise<BatchOutcome> {
     for (;;) {
       const outcome = await this.sendBatch();
-      if (outcome !== 'sent') return outcome;
+      if (outcome !== 'sent' && outcome !== 'shrunk') return outcome;
     }
   }
 
@@ -405,18 +409,31 @@ export class PushClient {
       this.acknowledge(batch.last, 0);
       return 'sent';
     }
-    return this.deliver(samples, now, `quarter ${batch.last}`, (sent) => this.acknowledge(batch.last, sent));
+    return this.deliver(
+      samples,
+      now,
+      `quarter ${batch.last}`,
+      (sent) => this.acknowledge(batch.last, sent),
+      () => {
+        if (this.batchQuarters === 1) return undefined;
+        this.batchQuarters = Math.max(1, Math.floor(this.batchQuarters / 2));
+        return `${this.batchQuarters} quarters`;
+      },
+    );
   }
 
   /**
    * Sends one batch and acts on the answer; `acknowledge` moves the batch's cursor (with the
-   * samples the receiver took, 0 for a refused batch that is skipped).
+   * samples the receiver took, 0 for a refused batch that is skipped). After a 413 `shrink` halves
+   * the size of that kind of batch and names it (undefined: it is one unit already) and the same
+   * data goes again in smaller batches ('shrunk').
    */
   private async deliver(
     samples: PushSample[],
     now: number,
     upTo: string,
     acknowledge: (sent: number) => void,
+    shrink: () => string | undefined,
   ): Promise<BatchOutcome> {
     this.state = 'sending';
     const encoded = await encodeBatch(this.options.settings.kind, samples);
@@ -437,10 +454,12 @@ export class PushClient {
       // A redirect is not followed (another host must not get the data or the token): retried, so a
       // receiver that moved back is served without loss.
       return this.retry(reason);
-    if (status === 413 && this.batchQuarters > 1) {
-      this.batchQuarters = Math.max(1, Math.floor(this.batchQuarters / 2));
-      this.options.logger.warn(`push ${this.id}: ${reason}; batches now ${this.batchQuarters} quarters`);
-      return 'sent';
+    if (status === 413) {
+      const smaller = shrink();
+      if (smaller !== undefined) {
+        this.options.logger.warn(`push ${this.id}: ${reason}; batches now ${smaller}`);
+        return 'shrunk';
+      }
     }
     if (status === 401 || status === 403 || status === 404) {
       // The target's settings (token, URL) are wrong: hold the backlog until they are fixed.
@@ -474,7 +493,7 @@ export class PushClient {
     const oldest = Math.ceil(edge / 1000 / MINUTE_S) * MINUTE_S;
     const first = Math.max(this.minuteCursor + MINUTE_S, oldest);
     if (first > until) return 'empty';
-    const last = Math.min(until, first + (MINUTE_BATCH - 1) * MINUTE_S);
+    const last = Math.min(until, first + (this.minuteBatch - 1) * MINUTE_S);
     const samples: PushSample[] = [];
     for (const meter of source.meters()) {
       const points = (await source.minutes(meter.id, first * 1000, last * 1000)) ?? [];
@@ -486,7 +505,17 @@ export class PushClient {
       this.acknowledgeMinutes(last, 0);
       return 'sent';
     }
-    return this.deliver(samples, now, `minute ${last}`, (sent) => this.acknowledgeMinutes(last, sent));
+    return this.deliver(
+      samples,
+      now,
+      `minute ${last}`,
+      (sent) => this.acknowledgeMinutes(last, sent),
+      () => {
+        if (this.minuteBatch === 1) return undefined;
+        this.minuteBatch = Math.max(1, Math.floor(this.minuteBatch / 2));
+        return `${this.minuteBatch} minutes`;
+      },
+    );
   }
 
   /**
@@ -496,23 +525,33 @@ export class PushClient {
    */
   private async sendLiveBatch(now: number): Promise<BatchOutcome> {
     if (this.live.length === 0) return 'empty';
-    const batch = this.live.splice(0, LIVE_BATCH);
+    const batch = this.live.splice(0, this.liveBatch);
     const samples = batch.map((sample): PushSample => ({
       name: LIVE_SERIES,
       labels: liveLabels(this.labels, sample),
       value: sample.watts,
       timestamp: sample.at,
     }));
-    const outcome = await this.deliver(samples, now, 'live power', (sent) => {
-      if (sent > 0) {
-        this.counts.sent += sent;
-        this.counts.batches += 1;
-        this.lastSuccess = this.options.now();
-      }
-      this.backoff.reset();
-      this.state = 'idle';
-    });
-    if (outcome === 'retry' || outcome === 'held') {
+    const outcome = await this.deliver(
+      samples,
+      now,
+      'live power',
+      (sent) => {
+        if (sent > 0) {
+          this.counts.sent += sent;
+          this.counts.batches += 1;
+          this.lastSuccess = this.options.now();
+        }
+        this.backoff.reset();
+        this.state = 'idle';
+      },
+      () => {
+        if (this.liveBatch === 1) return undefined;
+        this.liveBatch = Math.max(1, Math.floor(this.liveBatch / 2));
+        return `${this.liveBatch} live samples`;
+      },
+    );
+    if (outcome === 'retry' || outcome === 'held' || outcome === 'shrunk') {
       this.live = [...batch, ...this.live].slice(-LIVE_BUFFER);
       // Held or retried live power waits for the next turn; the quarters stay first.
     }
