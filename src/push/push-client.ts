@@ -340,18 +340,25 @@ export class PushClient {
     };
   }
 
-  /** The next batch after the cursor: every meter's records of the first `limit` quarter starts. */
+  /**
+   * The next batch after the cursor: every meter's records of the first `limit` quarter starts.
+   * A listed meter whose history is not open (`undefined`: its recorder starts or restarts after a
+   * change of the meter) is named in `missing`: the batch waits for it, since moving the cursor
+   * past its quarters would never send them.
+   */
   private async collect(
     until: number,
   ): Promise<
     | { last: number; records: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> }
+    | { missing: string }
     | undefined
   > {
     const limit = this.batchQuarters;
     const found: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> = [];
     for (const meter of this.options.source.meters()) {
       const records = await this.options.source.quarters(meter.id, this.cursor, until, limit);
-      for (const record of records ?? []) found.push({ meter, record });
+      if (records === undefined) return { missing: meter.id };
+      for (const record of records) found.push({ meter, record });
     }
     if (found.length === 0) return undefined;
     // A meter returned its first `limit` records after the cursor, so the first `limit` distinct
@@ -375,6 +382,7 @@ export class PushClient {
       if (checked !== 'sent') return checked;
     }
     const batch = this.wants('quarters') ? await this.collect(this.until(now)) : undefined;
+    if (batch && 'missing' in batch) return this.waitForHistory(batch.missing);
     if (!batch) {
       // The quarters are up to date: then the minutes, if the target wants them.
       let outcome = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
@@ -496,7 +504,8 @@ export class PushClient {
     const last = Math.min(until, first + (this.minuteBatch - 1) * MINUTE_S);
     const samples: PushSample[] = [];
     for (const meter of source.meters()) {
-      const points = (await source.minutes(meter.id, first * 1000, last * 1000)) ?? [];
+      const points = await source.minutes(meter.id, first * 1000, last * 1000);
+      if (points === undefined) return this.waitForHistory(meter.id);
       for (const point of points)
         if (point.t >= first && point.t <= last)
           samples.push(...minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels));
@@ -573,6 +582,15 @@ export class PushClient {
     this.persist();
     this.backoff.reset();
     this.state = 'idle';
+  }
+
+  /**
+   * A listed meter's history is not open: nothing moves, tried again by the backoff (not counted
+   * as a receiver's retry); the status names the meter (docs/architecture.md#push).
+   */
+  private waitForHistory(meter: string): BatchOutcome {
+    this.fail(`the history of meter ${meter} is not open`);
+    return 'retry';
   }
 
   private retry(reason: string): BatchOutcome {
