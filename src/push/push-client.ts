@@ -149,6 +149,8 @@ export interface PushClientOptions {
   peakMeter?: () => string | undefined;
   /** The readings' live power, for what: "power_1s". */
   live?: LivePower;
+  /** Called after the state changed (the push output's service state follows its targets). */
+  onState?: () => void;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
   /** Bound of one request (default 30 s). */
@@ -212,6 +214,12 @@ export class PushClient {
         },
       },
     );
+  }
+
+  private enter(state: PushState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.options.onState?.();
   }
 
   get id(): string {
@@ -278,7 +286,7 @@ export class PushClient {
     if (this.timer) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.pumping;
-    this.state = 'stopped';
+    this.enter('stopped');
   }
 
   /** Sends batches until the backlog is empty or one fails (tests and the bench drive it directly). */
@@ -387,7 +395,7 @@ export class PushClient {
       // The quarters are up to date: then the minutes, if the target wants them.
       let outcome = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
       if (outcome === 'empty' && this.wants('power_1s')) outcome = await this.sendLiveBatch(now);
-      if (outcome === 'empty') this.state = 'idle';
+      if (outcome === 'empty') this.enter('idle');
       return outcome;
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
@@ -443,7 +451,7 @@ export class PushClient {
     acknowledge: (sent: number) => void,
     shrink: () => string | undefined,
   ): Promise<BatchOutcome> {
-    this.state = 'sending';
+    this.enter('sending');
     const encoded = await encodeBatch(this.options.settings.kind, samples);
     let answer: BoundedAnswer;
     try {
@@ -471,7 +479,7 @@ export class PushClient {
     }
     if (status === 401 || status === 403 || status === 404) {
       // The target's settings (token, URL) are wrong: hold the backlog until they are fixed.
-      this.state = 'error';
+      this.enter('error');
       this.lastError = reason;
       this.options.logger.error(
         `push ${this.id}: ${reason}; the backlog is kept, retried every ${RETRY_CAP_MS / 1000} s`,
@@ -552,7 +560,7 @@ export class PushClient {
           this.lastSuccess = this.options.now();
         }
         this.backoff.reset();
-        this.state = 'idle';
+        this.enter('idle');
       },
       () => {
         if (this.liveBatch === 1) return undefined;
@@ -581,7 +589,7 @@ export class PushClient {
     }
     this.persist();
     this.backoff.reset();
-    this.state = 'idle';
+    this.enter('idle');
   }
 
   /**
@@ -600,7 +608,7 @@ export class PushClient {
   }
 
   private fail(reason: string): void {
-    this.state = 'backoff';
+    this.enter('backoff');
     if (this.lastError !== reason) this.options.logger.warn(`push ${this.id}: ${reason}; retrying`);
     this.lastError = reason;
   }
@@ -644,12 +652,12 @@ export class PushClient {
         this.options.logger.error(
           `push ${this.id}: the clock is ${Math.round(skew / 1000)} s off the receiver's; nothing is pushed until it agrees`,
         );
-      this.state = 'clock_unsynced';
+      this.enter('clock_unsynced');
       this.lastError = `clock off by ${Math.round(skew / 1000)} s`;
       this.checkedAt = undefined;
       return false;
     }
-    if (this.state === 'clock_unsynced') this.state = 'idle';
+    if (this.state === 'clock_unsynced') this.enter('idle');
     this.checkedAt = sentAt;
     return true;
   }

@@ -24,6 +24,8 @@ export class PushOutput implements Output<PushSlice> {
   readonly watches = ['services.push'] as const;
   private readonly clients = new Map<string, { key: string; client: PushClient }>();
   private readonly listeners = new Set<() => void>();
+  /** The service state last set (state and number of targets). */
+  private reported: string | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -72,6 +74,7 @@ export class PushOutput implements Output<PushSlice> {
         prices: this.context.prices,
         peakMeter: () => peakQuarterMeter(this.context.config.config),
         live: this.livePower,
+        onState: () => this.reportState(),
       });
       client.load();
       client.start();
@@ -132,16 +135,26 @@ export class PushOutput implements Output<PushSlice> {
 
   private report(): void {
     for (const listener of this.listeners) listener();
-    const targets = this.status();
-    this.context.services.set('push', {
-      state:
-        targets.length === 0
-          ? 'off'
-          : targets.some((t) => t.state === 'error' || t.state === 'clock_unsynced')
-            ? 'error'
-            : 'running',
-      targets: targets.length,
-    });
+    this.reportState();
+  }
+
+  /**
+   * The service state of the push in /api/v1/system: `error` while a target is in error or
+   * clock_unsynced, set when a target's state changes (not only when the targets do), and only
+   * when it differs from the last one set.
+   */
+  private reportState(): void {
+    const targets = [...this.clients.values()].map((entry) => entry.client.status().state);
+    const state =
+      targets.length === 0
+        ? 'off'
+        : targets.some((t) => t === 'error' || t === 'clock_unsynced')
+          ? 'error'
+          : 'running';
+    const key = `${state}/${targets.length}`;
+    if (key === this.reported) return;
+    this.reported = key;
+    this.context.services.set('push', { state, targets: targets.length });
   }
 }
 
