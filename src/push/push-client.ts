@@ -504,19 +504,32 @@ export class PushClient {
     const source = this.options.source;
     if (!source.minutes) return 'empty';
     const until = Math.floor((now - GRACE_MS) / 1000 / MINUTE_S) * MINUTE_S - MINUTE_S;
-    // The tier's span, and the receiver's retention (as for the quarters).
-    const edge = Math.max(now - MINUTE_TIER_MS, now - this.retentionMs() + RETENTION_MARGIN_MS);
+    // The tier's span; a new target also starts at the receiver's retention edge (as for the
+    // quarters), while minutes after a cursor that fell behind that edge are counted too old.
+    const retentionEdge = now - this.retentionMs() + RETENTION_MARGIN_MS;
+    const tierEdge = now - MINUTE_TIER_MS;
+    const edge = this.minuteCursor > 0 ? tierEdge : Math.max(tierEdge, retentionEdge);
     const oldest = Math.ceil(edge / 1000 / MINUTE_S) * MINUTE_S;
     const first = Math.max(this.minuteCursor + MINUTE_S, oldest);
     if (first > until) return 'empty';
     const last = Math.min(until, first + (this.minuteBatch - 1) * MINUTE_S);
     const samples: PushSample[] = [];
+    let tooOld = 0;
     for (const meter of source.meters()) {
       const points = await source.minutes(meter.id, first * 1000, last * 1000);
       if (points === undefined) return this.waitForHistory(meter.id);
-      for (const point of points)
-        if (point.t >= first && point.t <= last)
-          samples.push(...minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels));
+      for (const point of points) {
+        if (point.t < first || point.t > last) continue;
+        const minute = minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels);
+        if ((point.t + MINUTE_S) * 1000 < retentionEdge) tooOld += minute.length;
+        else samples.push(...minute);
+      }
+    }
+    if (tooOld > 0) {
+      this.counts.dropped_too_old += tooOld;
+      this.options.logger.warn(
+        `push ${this.id}: ${tooOld} minute samples older than the receiver's retention not sent`,
+      );
     }
     if (samples.length === 0) {
       this.acknowledgeMinutes(last, 0);

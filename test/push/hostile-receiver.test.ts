@@ -297,3 +297,53 @@ test('413 halves live power and minute batches too: every sample arrives, none d
     await rx.close();
   }
 });
+
+test('minutes after a cursor that fell behind the receiver retention are counted dropped_too_old, never sent', async () => {
+  const rx = await receiver((_, response) => response.writeHead(204).end());
+  const h = await startHttpContext();
+  const main = await startMeter(h, 'main', 'grid');
+  try {
+    // Three minutes 25 hours ago (beyond a retention of one day) and two 10 minutes ago, each with
+    // an import and an export mean power.
+    const minute = (hoursAgo: number) => Math.floor((Date.now() - hoursAgo * 3_600_000) / 60_000) * 60_000;
+    const old = minute(25);
+    const recent = minute(10 / 60);
+    const starts = [old, old + 60_000, old + 120_000, recent, recent + 60_000];
+    for (const start of starts) {
+      setClock(h, start + 10_000);
+      main.ctx.store.ingest(meterReading(start + 10_000, { pIn: 1, pOut: 0, eIn: 100 }));
+      setClock(h, start + 60_050);
+      main.recorder.tick(start + 60_050);
+      await main.recorder.idle();
+    }
+    setClock(h, Date.now());
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(h.stateDir, 'push'));
+    writeFileSync(
+      join(h.stateDir, 'push', 'fleet.json'),
+      JSON.stringify({
+        version: 1,
+        cursor: Math.floor(Date.now() / QUARTER_MS) * 900,
+        minutes_cursor: (old - 60_000) / 1000,
+        counts: ZERO_COUNTS,
+      }),
+    );
+    const client = pushClient(h, [main], {
+      kind: 'vm_import',
+      url: rx.url,
+      what: ['minutes'],
+      retention_days: 1,
+    });
+    assert.equal(await client.drain(), 'empty');
+    assert.equal(client.status().counts.dropped_too_old, 6);
+    assert.equal(client.status().counts.sent, 4);
+    assert.deepEqual(
+      [...new Set(rx.posts.flatMap((p) => p.timestamps))].sort((a, b) => a - b),
+      [recent + 60_000, recent + 120_000],
+    );
+  } finally {
+    await stopMeter(main);
+    await h.close();
+    await rx.close();
+  }
+});
