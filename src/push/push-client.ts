@@ -149,13 +149,15 @@ export interface PushClientOptions {
   peakMeter?: () => string | undefined;
   /** The readings' live power, for what: "power_1s". */
   live?: LivePower;
+  /** Called after the state changed (the push output's service state follows its targets). */
+  onState?: () => void;
   /** Random source of the retry jitter (tests pass a fixed one). */
   random?: () => number;
   /** Bound of one request (default 30 s). */
   requestTimeoutMs?: number;
 }
 
-export type BatchOutcome = 'sent' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
+export type BatchOutcome = 'sent' | 'shrunk' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
 
 function emptyCounts(): PushCounts {
   return { sent: 0, batches: 0, retried: 0, dropped_too_old: 0, dropped_rejected: 0 };
@@ -171,6 +173,10 @@ export class PushClient {
   private skew: number | null = null;
   private checkedAt: number | undefined;
   private batchQuarters: number;
+  /** Minutes per batch of what: "minutes", halved by a 413 like the quarters. */
+  private minuteBatch = MINUTE_BATCH;
+  /** Live power samples per request, halved by a 413 like the quarters. */
+  private liveBatch = LIVE_BATCH;
   private readonly backoff: Backoff;
   private timer: Timer | undefined;
   private running = false;
@@ -208,6 +214,12 @@ export class PushClient {
         },
       },
     );
+  }
+
+  private enter(state: PushState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.options.onState?.();
   }
 
   get id(): string {
@@ -274,14 +286,14 @@ export class PushClient {
     if (this.timer) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     await this.pumping;
-    this.state = 'stopped';
+    this.enter('stopped');
   }
 
   /** Sends batches until the backlog is empty or one fails (tests and the bench drive it directly). */
   async drain(): Promise<BatchOutcome> {
     for (;;) {
       const outcome = await this.sendBatch();
-      if (outcome !== 'sent') return outcome;
+      if (outcome !== 'sent' && outcome !== 'shrunk') return outcome;
     }
   }
 
@@ -336,18 +348,25 @@ export class PushClient {
     };
   }
 
-  /** The next batch after the cursor: every meter's records of the first `limit` quarter starts. */
+  /**
+   * The next batch after the cursor: every meter's records of the first `limit` quarter starts.
+   * A listed meter whose history is not open (`undefined`: its recorder starts or restarts after a
+   * change of the meter) is named in `missing`: the batch waits for it, since moving the cursor
+   * past its quarters would never send them.
+   */
   private async collect(
     until: number,
   ): Promise<
     | { last: number; records: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> }
+    | { missing: string }
     | undefined
   > {
     const limit = this.batchQuarters;
     const found: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> = [];
     for (const meter of this.options.source.meters()) {
       const records = await this.options.source.quarters(meter.id, this.cursor, until, limit);
-      for (const record of records ?? []) found.push({ meter, record });
+      if (records === undefined) return { missing: meter.id };
+      for (const record of records) found.push({ meter, record });
     }
     if (found.length === 0) return undefined;
     // A meter returned its first `limit` records after the cursor, so the first `limit` distinct
@@ -371,11 +390,12 @@ export class PushClient {
       if (checked !== 'sent') return checked;
     }
     const batch = this.wants('quarters') ? await this.collect(this.until(now)) : undefined;
+    if (batch && 'missing' in batch) return this.waitForHistory(batch.missing);
     if (!batch) {
       // The quarters are up to date: then the minutes, if the target wants them.
       let outcome = this.wants('minutes') ? await this.sendMinuteBatch(now) : 'empty';
       if (outcome === 'empty' && this.wants('power_1s')) outcome = await this.sendLiveBatch(now);
-      if (outcome === 'empty') this.state = 'idle';
+      if (outcome === 'empty') this.enter('idle');
       return outcome;
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
@@ -405,20 +425,33 @@ export class PushClient {
       this.acknowledge(batch.last, 0);
       return 'sent';
     }
-    return this.deliver(samples, now, `quarter ${batch.last}`, (sent) => this.acknowledge(batch.last, sent));
+    return this.deliver(
+      samples,
+      now,
+      `quarter ${batch.last}`,
+      (sent) => this.acknowledge(batch.last, sent),
+      () => {
+        if (this.batchQuarters === 1) return undefined;
+        this.batchQuarters = Math.max(1, Math.floor(this.batchQuarters / 2));
+        return `${this.batchQuarters} quarters`;
+      },
+    );
   }
 
   /**
    * Sends one batch and acts on the answer; `acknowledge` moves the batch's cursor (with the
-   * samples the receiver took, 0 for a refused batch that is skipped).
+   * samples the receiver took, 0 for a refused batch that is skipped). After a 413 `shrink` halves
+   * the size of that kind of batch and names it (undefined: it is one unit already) and the same
+   * data goes again in smaller batches ('shrunk').
    */
   private async deliver(
     samples: PushSample[],
     now: number,
     upTo: string,
     acknowledge: (sent: number) => void,
+    shrink: () => string | undefined,
   ): Promise<BatchOutcome> {
-    this.state = 'sending';
+    this.enter('sending');
     const encoded = await encodeBatch(this.options.settings.kind, samples);
     let answer: BoundedAnswer;
     try {
@@ -437,14 +470,16 @@ export class PushClient {
       // A redirect is not followed (another host must not get the data or the token): retried, so a
       // receiver that moved back is served without loss.
       return this.retry(reason);
-    if (status === 413 && this.batchQuarters > 1) {
-      this.batchQuarters = Math.max(1, Math.floor(this.batchQuarters / 2));
-      this.options.logger.warn(`push ${this.id}: ${reason}; batches now ${this.batchQuarters} quarters`);
-      return 'sent';
+    if (status === 413) {
+      const smaller = shrink();
+      if (smaller !== undefined) {
+        this.options.logger.warn(`push ${this.id}: ${reason}; batches now ${smaller}`);
+        return 'shrunk';
+      }
     }
     if (status === 401 || status === 403 || status === 404) {
       // The target's settings (token, URL) are wrong: hold the backlog until they are fixed.
-      this.state = 'error';
+      this.enter('error');
       this.lastError = reason;
       this.options.logger.error(
         `push ${this.id}: ${reason}; the backlog is kept, retried every ${RETRY_CAP_MS / 1000} s`,
@@ -469,24 +504,48 @@ export class PushClient {
     const source = this.options.source;
     if (!source.minutes) return 'empty';
     const until = Math.floor((now - GRACE_MS) / 1000 / MINUTE_S) * MINUTE_S - MINUTE_S;
-    // The tier's span, and the receiver's retention (as for the quarters).
-    const edge = Math.max(now - MINUTE_TIER_MS, now - this.retentionMs() + RETENTION_MARGIN_MS);
+    // The tier's span; a new target also starts at the receiver's retention edge (as for the
+    // quarters), while minutes after a cursor that fell behind that edge are counted too old.
+    const retentionEdge = now - this.retentionMs() + RETENTION_MARGIN_MS;
+    const tierEdge = now - MINUTE_TIER_MS;
+    const edge = this.minuteCursor > 0 ? tierEdge : Math.max(tierEdge, retentionEdge);
     const oldest = Math.ceil(edge / 1000 / MINUTE_S) * MINUTE_S;
     const first = Math.max(this.minuteCursor + MINUTE_S, oldest);
     if (first > until) return 'empty';
-    const last = Math.min(until, first + (MINUTE_BATCH - 1) * MINUTE_S);
+    const last = Math.min(until, first + (this.minuteBatch - 1) * MINUTE_S);
     const samples: PushSample[] = [];
+    let tooOld = 0;
     for (const meter of source.meters()) {
-      const points = (await source.minutes(meter.id, first * 1000, last * 1000)) ?? [];
-      for (const point of points)
-        if (point.t >= first && point.t <= last)
-          samples.push(...minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels));
+      const points = await source.minutes(meter.id, first * 1000, last * 1000);
+      if (points === undefined) return this.waitForHistory(meter.id);
+      for (const point of points) {
+        if (point.t < first || point.t > last) continue;
+        const minute = minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels);
+        if ((point.t + MINUTE_S) * 1000 < retentionEdge) tooOld += minute.length;
+        else samples.push(...minute);
+      }
+    }
+    if (tooOld > 0) {
+      this.counts.dropped_too_old += tooOld;
+      this.options.logger.warn(
+        `push ${this.id}: ${tooOld} minute samples older than the receiver's retention not sent`,
+      );
     }
     if (samples.length === 0) {
       this.acknowledgeMinutes(last, 0);
       return 'sent';
     }
-    return this.deliver(samples, now, `minute ${last}`, (sent) => this.acknowledgeMinutes(last, sent));
+    return this.deliver(
+      samples,
+      now,
+      `minute ${last}`,
+      (sent) => this.acknowledgeMinutes(last, sent),
+      () => {
+        if (this.minuteBatch === 1) return undefined;
+        this.minuteBatch = Math.max(1, Math.floor(this.minuteBatch / 2));
+        return `${this.minuteBatch} minutes`;
+      },
+    );
   }
 
   /**
@@ -496,23 +555,33 @@ export class PushClient {
    */
   private async sendLiveBatch(now: number): Promise<BatchOutcome> {
     if (this.live.length === 0) return 'empty';
-    const batch = this.live.splice(0, LIVE_BATCH);
+    const batch = this.live.splice(0, this.liveBatch);
     const samples = batch.map((sample): PushSample => ({
       name: LIVE_SERIES,
       labels: liveLabels(this.labels, sample),
       value: sample.watts,
       timestamp: sample.at,
     }));
-    const outcome = await this.deliver(samples, now, 'live power', (sent) => {
-      if (sent > 0) {
-        this.counts.sent += sent;
-        this.counts.batches += 1;
-        this.lastSuccess = this.options.now();
-      }
-      this.backoff.reset();
-      this.state = 'idle';
-    });
-    if (outcome === 'retry' || outcome === 'held') {
+    const outcome = await this.deliver(
+      samples,
+      now,
+      'live power',
+      (sent) => {
+        if (sent > 0) {
+          this.counts.sent += sent;
+          this.counts.batches += 1;
+          this.lastSuccess = this.options.now();
+        }
+        this.backoff.reset();
+        this.enter('idle');
+      },
+      () => {
+        if (this.liveBatch === 1) return undefined;
+        this.liveBatch = Math.max(1, Math.floor(this.liveBatch / 2));
+        return `${this.liveBatch} live samples`;
+      },
+    );
+    if (outcome === 'retry' || outcome === 'held' || outcome === 'shrunk') {
       this.live = [...batch, ...this.live].slice(-LIVE_BUFFER);
       // Held or retried live power waits for the next turn; the quarters stay first.
     }
@@ -533,7 +602,16 @@ export class PushClient {
     }
     this.persist();
     this.backoff.reset();
-    this.state = 'idle';
+    this.enter('idle');
+  }
+
+  /**
+   * A listed meter's history is not open: nothing moves, tried again by the backoff (not counted
+   * as a receiver's retry); the status names the meter (docs/architecture.md#push).
+   */
+  private waitForHistory(meter: string): BatchOutcome {
+    this.fail(`the history of meter ${meter} is not open`);
+    return 'retry';
   }
 
   private retry(reason: string): BatchOutcome {
@@ -543,7 +621,7 @@ export class PushClient {
   }
 
   private fail(reason: string): void {
-    this.state = 'backoff';
+    this.enter('backoff');
     if (this.lastError !== reason) this.options.logger.warn(`push ${this.id}: ${reason}; retrying`);
     this.lastError = reason;
   }
@@ -587,12 +665,12 @@ export class PushClient {
         this.options.logger.error(
           `push ${this.id}: the clock is ${Math.round(skew / 1000)} s off the receiver's; nothing is pushed until it agrees`,
         );
-      this.state = 'clock_unsynced';
+      this.enter('clock_unsynced');
       this.lastError = `clock off by ${Math.round(skew / 1000)} s`;
       this.checkedAt = undefined;
       return false;
     }
-    if (this.state === 'clock_unsynced') this.state = 'idle';
+    if (this.state === 'clock_unsynced') this.enter('idle');
     this.checkedAt = sentAt;
     return true;
   }

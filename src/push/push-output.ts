@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
+import type { MeterHandle } from '../reading/meter-registry.js';
 import type { Reading } from '../reading/reading.js';
 import { PushClient, type LivePower, type PushStatus, type QuarterSource } from './push-client.js';
 import { peakQuarterMeter } from './series.js';
@@ -23,6 +24,8 @@ export class PushOutput implements Output<PushSlice> {
   readonly watches = ['services.push'] as const;
   private readonly clients = new Map<string, { key: string; client: PushClient }>();
   private readonly listeners = new Set<() => void>();
+  /** The service state last set (state and number of targets). */
+  private reported: string | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -71,6 +74,7 @@ export class PushOutput implements Output<PushSlice> {
         prices: this.context.prices,
         peakMeter: () => peakQuarterMeter(this.context.config.config),
         live: this.livePower,
+        onState: () => this.reportState(),
       });
       client.load();
       client.start();
@@ -81,32 +85,39 @@ export class PushOutput implements Output<PushSlice> {
 
   /**
    * The readings' signed active power of every meter (power_1s), subscribed while a target wants
-   * it: the meters listed when the target starts (a changed meter list restarts no target).
+   * it. It follows the meter registry (docs/architecture.md#several-meters): a meter added later is
+   * fed, an edited one (a new handle with its own store) is followed on its new store and role, a
+   * removed one stops; a meter the registry does not hold has no samples, never another meter's.
    */
   private readonly livePower: LivePower = {
     subscribe: (listener) => {
-      const meters = this.context.meters.list();
-      const listeners = meters.map((meter) => {
+      const registry = this.context.meters;
+      const followed = new Map<string, { meter: MeterHandle; off: () => void }>();
+      const follow = (meter: MeterHandle): void => {
         const onReading = (reading: Reading): void => {
-          const values = reading.values;
-          const signed = values.get('16.7.0');
-          const pIn = values.get('1.7.0');
-          const pOut = values.get('2.7.0');
-          if (!signed && !pIn && !pOut) return;
-          const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
-          if (!Number.isFinite(kw)) return;
-          listener({
-            meter: meter.id,
-            role: meter.role,
-            at: reading.receivedAt,
-            watts: Math.round(kw * 1e6) / 1e3,
-          });
+          const watts = signedWatts(reading);
+          if (watts === undefined) return;
+          listener({ meter: meter.id, role: meter.role, at: reading.receivedAt, watts });
         };
         meter.store.subscribe('push', 'reading', onReading);
-        return { meter, onReading };
-      });
+        followed.set(meter.id, { meter, off: () => meter.store.unsubscribe('reading', onReading) });
+      };
+      const sync = (): void => {
+        for (const [id, entry] of followed) {
+          if (registry.get(id) === entry.meter) continue;
+          entry.off();
+          followed.delete(id);
+        }
+        for (const meter of registry.list()) if (!followed.has(meter.id)) follow(meter);
+      };
+      registry.subscribe('push', 'added', sync);
+      registry.subscribe('push', 'removed', sync);
+      sync();
       return () => {
-        for (const { meter, onReading } of listeners) meter.store.off('reading', onReading);
+        registry.unsubscribe('added', sync);
+        registry.unsubscribe('removed', sync);
+        for (const entry of followed.values()) entry.off();
+        followed.clear();
       };
     },
   };
@@ -124,15 +135,36 @@ export class PushOutput implements Output<PushSlice> {
 
   private report(): void {
     for (const listener of this.listeners) listener();
-    const targets = this.status();
-    this.context.services.set('push', {
-      state:
-        targets.length === 0
-          ? 'off'
-          : targets.some((t) => t.state === 'error' || t.state === 'clock_unsynced')
-            ? 'error'
-            : 'running',
-      targets: targets.length,
-    });
+    this.reportState();
   }
+
+  /**
+   * The service state of the push in /api/v1/system: `error` while a target is in error or
+   * clock_unsynced, set when a target's state changes (not only when the targets do), and only
+   * when it differs from the last one set.
+   */
+  private reportState(): void {
+    const targets = [...this.clients.values()].map((entry) => entry.client.status().state);
+    const state =
+      targets.length === 0
+        ? 'off'
+        : targets.some((t) => t === 'error' || t === 'clock_unsynced')
+          ? 'error'
+          : 'running';
+    const key = `${state}/${targets.length}`;
+    if (key === this.reported) return;
+    this.reported = key;
+    this.context.services.set('push', { state, targets: targets.length });
+  }
+}
+
+/** A reading's signed active power in W (import positive): 16.7.0, else 1.7.0 less 2.7.0 (kW). */
+function signedWatts(reading: Reading): number | undefined {
+  const values = reading.values;
+  const signed = values.get('16.7.0');
+  const pIn = values.get('1.7.0');
+  const pOut = values.get('2.7.0');
+  if (!signed && !pIn && !pOut) return undefined;
+  const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
+  return Number.isFinite(kw) ? Math.round(kw * 1e6) / 1e3 : undefined;
 }

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
-import { setClock } from '../history/history-fixture.js';
+import { meterReading, setClock } from '../history/history-fixture.js';
 import {
   pushClient,
   QUARTER_MS,
@@ -248,6 +248,102 @@ test('quarters older than the receiver retention are counted dropped_too_old, ne
       );
     });
   } finally {
+    await rx.close();
+  }
+});
+
+test('413 halves live power and minute batches too: every sample arrives, none dropped', async () => {
+  const accepted: number[] = [];
+  const rx = await receiver((_, response, body) => {
+    const lines = body
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { values: number[]; timestamps: number[] });
+    if (lines.reduce((n, l) => n + l.values.length, 0) > 2) {
+      response.writeHead(413).end('too large');
+      return;
+    }
+    accepted.push(...lines.flatMap((l) => l.timestamps));
+    response.writeHead(204).end();
+  });
+  const h = await startHttpContext();
+  const main = await startMeter(h, 'main', 'grid');
+  try {
+    // Four closed minutes of readings ending 5 minutes ago: import and export mean power in each.
+    const first = Math.floor((Date.now() - 10 * 60_000) / 60_000) * 60_000;
+    for (let i = 0; i < 4; i++) {
+      setClock(h, first + i * 60_000 + 10_000);
+      main.ctx.store.ingest(meterReading(first + i * 60_000 + 10_000, { pIn: 1 + i, pOut: 0, eIn: 100 }));
+      setClock(h, first + (i + 1) * 60_000 + 50);
+      main.recorder.tick(first + (i + 1) * 60_000 + 50);
+      await main.recorder.idle();
+    }
+    setClock(h, Date.now());
+    const client = pushClient(h, [main], { kind: 'vm_import', url: rx.url, what: ['minutes', 'power_1s'] });
+    const live = Array.from({ length: 7 }, (_, i) => first + i * 1000);
+    for (const at of live) client.addLive({ meter: 'main', role: 'grid', at, watts: 100 });
+    assert.equal(await client.drain(), 'empty');
+    const minutes = Array.from({ length: 4 }, (_, i) => first + (i + 1) * 60_000);
+    assert.deepEqual(
+      [...accepted].sort((a, b) => a - b),
+      [...live, ...minutes.flatMap((t) => [t, t])].sort((a, b) => a - b),
+    );
+    assert.equal(client.status().counts.dropped_rejected, 0);
+    assert.equal(client.status().counts.sent, 7 + 8);
+  } finally {
+    await stopMeter(main);
+    await h.close();
+    await rx.close();
+  }
+});
+
+test('minutes after a cursor that fell behind the receiver retention are counted dropped_too_old, never sent', async () => {
+  const rx = await receiver((_, response) => response.writeHead(204).end());
+  const h = await startHttpContext();
+  const main = await startMeter(h, 'main', 'grid');
+  try {
+    // Three minutes 25 hours ago (beyond a retention of one day) and two 10 minutes ago, each with
+    // an import and an export mean power.
+    const minute = (hoursAgo: number) => Math.floor((Date.now() - hoursAgo * 3_600_000) / 60_000) * 60_000;
+    const old = minute(25);
+    const recent = minute(10 / 60);
+    const starts = [old, old + 60_000, old + 120_000, recent, recent + 60_000];
+    for (const start of starts) {
+      setClock(h, start + 10_000);
+      main.ctx.store.ingest(meterReading(start + 10_000, { pIn: 1, pOut: 0, eIn: 100 }));
+      setClock(h, start + 60_050);
+      main.recorder.tick(start + 60_050);
+      await main.recorder.idle();
+    }
+    setClock(h, Date.now());
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(h.stateDir, 'push'));
+    writeFileSync(
+      join(h.stateDir, 'push', 'fleet.json'),
+      JSON.stringify({
+        version: 1,
+        cursor: Math.floor(Date.now() / QUARTER_MS) * 900,
+        minutes_cursor: (old - 60_000) / 1000,
+        counts: ZERO_COUNTS,
+      }),
+    );
+    const client = pushClient(h, [main], {
+      kind: 'vm_import',
+      url: rx.url,
+      what: ['minutes'],
+      retention_days: 1,
+    });
+    assert.equal(await client.drain(), 'empty');
+    assert.equal(client.status().counts.dropped_too_old, 6);
+    assert.equal(client.status().counts.sent, 4);
+    assert.deepEqual(
+      [...new Set(rx.posts.flatMap((p) => p.timestamps))].sort((a, b) => a - b),
+      [recent + 60_000, recent + 120_000],
+    );
+  } finally {
+    await stopMeter(main);
+    await h.close();
     await rx.close();
   }
 });
