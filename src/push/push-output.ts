@@ -1,3 +1,4 @@
+import { meterView } from '../reading/meter-view.js';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
@@ -158,13 +159,8 @@ export class PushOutput implements Output<PushSlice> {
   }
 }
 
-/** A reading's signed active power in W (import positive): 16.7.0, else 1.7.0 less 2.7.0 (kW). */
+/** A reading's signed active power in W (import positive), by the meter view's one rule. */
 function signedWatts(reading: Reading): number | undefined {
-  const values = reading.values;
-  const signed = values.get('16.7.0');
-  const pIn = values.get('1.7.0');
-  const pOut = values.get('2.7.0');
-  if (!signed && !pIn && !pOut) return undefined;
-  const kw = signed ? signed.value : (pIn?.value ?? 0) - (pOut?.value ?? 0);
-  return Number.isFinite(kw) ? Math.round(kw * 1e6) / 1e3 : undefined;
+  const watts = meterView(reading).total.w;
+  return watts !== null && Number.isFinite(watts) ? Math.round(watts * 1e3) / 1e3 : undefined;
 }
