@@ -27,6 +27,9 @@ import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 import { tierOf } from './test-tiers.mjs';
 
+/** The longest a test file's process may run (the slowest file, the container image test, takes ~200 s). */
+const FILE_TIMEOUT_MS = 900_000;
+
 const root = new URL('..', import.meta.url).pathname;
 const testRoot = join(root, 'dist', 'test');
 const cores = availableParallelism();
@@ -110,6 +113,10 @@ function runTier(tier, tierFiles, scratch) {
       join(root, 'scripts', 'test-deadline.mjs'),
       '--test',
       `--test-concurrency=${concurrency}`,
+      // Node 20 bounds each test file's process with this (Node 22 makes it the default of a test
+      // that sets none, which test-deadline.mjs already sets): a file whose tests have ended but
+      // whose process a leftover child keeps alive is cancelled instead of hanging the run.
+      `--test-timeout=${FILE_TIMEOUT_MS}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(root, 'scripts', 'file-times-reporter.mjs')}`,

@@ -55,16 +55,20 @@ test('a daemon reads another daemon over Modbus RTU: same values, NO DATA when s
     METER_GATEWAY_SERVICES_MODBUS_RTU_DEVICE: pty.hostPath,
     METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sdm630',
   };
-  let a = await startDaemonProcess(join(dir, 'a'), slaveEnv);
-  const b = await startDaemonProcess(join(dir, 'b'), {
-    METER_GATEWAY_METER_SOURCE: `modbus-rtu:${pty.meterPath}?unit=1&profile=sdm630&interval=0.2`,
-    METER_GATEWAY_METER_TIMEOUT: '2',
-  });
+  // The clean-up is registered before the first daemon starts: a start that fails (a loaded machine)
+  // must not leave the other daemon and socat running, which would keep this test process alive.
+  let a: ListeningDaemon | undefined;
+  let b: ListeningDaemon | undefined;
   t.after(async () => {
-    await b.stop();
-    await a.stop();
+    await b?.stop();
+    await a?.stop();
     await pty.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+  a = await startDaemonProcess(join(dir, 'a'), slaveEnv);
+  b = await startDaemonProcess(join(dir, 'b'), {
+    METER_GATEWAY_METER_SOURCE: `modbus-rtu:${pty.meterPath}?unit=1&profile=sdm630&interval=0.2`,
+    METER_GATEWAY_METER_TIMEOUT: '2',
   });
 
   const fed = await waitForStatus(a, 'OK');
