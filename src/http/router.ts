@@ -111,7 +111,10 @@ export type StaticOf<R, Otherwise = never> =
  * runs before the handler, the handler's argument and return types, and the route's entry in
  * GET /api/v1/openapi.json.
  */
-export interface RouteDeclaration extends Omit<RouteOptions, 'body' | 'bodySchema' | 'doc' | 'querySchema' | 'paramsSchema'> {
+export interface RouteDeclaration extends Omit<
+  RouteOptions,
+  'body' | 'bodySchema' | 'doc' | 'querySchema' | 'paramsSchema'
+> {
   method: string;
   path: string;
   summary: string;
@@ -176,15 +179,21 @@ function pathParameters(pattern: string, path: string): Record<string, string> {
     try {
       return decodeURIComponent(text);
     } catch {
-      throw new HttpError(400, 'validation_failed', `invalid request path: ${name} is not percent-encoded UTF-8`, {
-        fields: [{ field: name, message: 'is not percent-encoded UTF-8' }],
-      });
+      throw new HttpError(
+        400,
+        'validation_failed',
+        `invalid request path: ${name} is not percent-encoded UTF-8`,
+        {
+          fields: [{ field: name, message: 'is not percent-encoded UTF-8' }],
+        },
+      );
     }
   };
   names.forEach((segment, index) => {
     const name = /^\{([a-z_]+)\}$/.exec(segment)?.[1];
     if (name === undefined) return;
-    const text = segment === TAIL_PARAMETER && index === names.length - 1 ? parts.slice(index).join('/') : parts[index];
+    const text =
+      segment === TAIL_PARAMETER && index === names.length - 1 ? parts.slice(index).join('/') : parts[index];
     params[name] = decode(name, text ?? '');
   });
   return params;

@@ -1,6 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { contract, loadContracts, resolveContracts, type ContractModule, type ContractRef } from '../contract-ref.js';
+import {
+  contract,
+  loadContracts,
+  resolveContracts,
+  type ContractModule,
+  type ContractRef,
+} from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import { TAIL_PARAMETER, type JsonSchema, type Route, type Router } from '../router.js';
 
@@ -91,7 +97,9 @@ function operation(route: Route, contracts: ContractModule): Record<string, unkn
       schema: { type: 'string' },
     });
   }
-  const declared = route.options.paramsSchema ? contractParameters(route.options.paramsSchema, contracts) : [];
+  const declared = route.options.paramsSchema
+    ? contractParameters(route.options.paramsSchema, contracts)
+    : [];
   for (const name of segmentParameters(route.path))
     parameters.push({
       name,
