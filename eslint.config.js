@@ -48,7 +48,9 @@ const clockRule = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'state/**', 'bench/results/**'] },
+  // test/types/: files only test/http/route-shape.test.ts compiles, one of them wrong on purpose
+  // (docs/architecture.md#typed-routes); the build's projects leave them out.
+  { ignores: ['dist/**', 'node_modules/**', '.tmp/**', 'state/**', 'bench/results/**', 'test/types/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -71,6 +71,8 @@ export const SYSTEM_TIER = [
   'homewizard/whatwatt-routes',
   'http/hostile-bodies',
   'http/openapi-daemon',
+  // The TypeScript compiler on a planted wrong route answer (about 15 s of CPU).
+  'http/route-shape',
   'meter/modbus/daemon-modbus',
   'meter/scalers',
   'meters/meters-daemon',

@@ -164,3 +164,18 @@ export type ActionsDefinitionView = Static<typeof ActionsDefinitionViewSchema>;
 /** POST /api/v1/actions/call answer. */
 export const ActionCallAnswerSchema = Type.Object({ status_ids: Type.Array(Type.Integer()) });
 export type ActionCallAnswer = Static<typeof ActionCallAnswerSchema>;
+
+/** POST /api/v1/actions/call?id=: the action to run. */
+export const ActionCallQuerySchema = Type.Object({
+  id: Type.String({ minLength: 1, description: 'the action id' }),
+});
+export type ActionCallQuery = Static<typeof ActionCallQuerySchema>;
+
+/**
+ * GET /api/v1/actions/status?id=1,2: the status ids, comma-separated. Optional here: the device's
+ * OpenAPI lists no 400 for this path, so a missing or malformed list is a 404 (docs/architecture.md#actions).
+ */
+export const ActionStatusQuerySchema = Type.Object({
+  id: Type.Optional(Type.String({ description: 'comma-separated status ids' })),
+});
+export type ActionStatusQuery = Static<typeof ActionStatusQuerySchema>;

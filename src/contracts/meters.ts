@@ -87,7 +87,7 @@ export const MeterScalerSchema = Type.Object({
 });
 export type MeterScaler = Static<typeof MeterScalerSchema>;
 
-/** GET /api/v1/meter/scalers/current and /custom, and the body of their writes. */
+/** GET /api/v1/meter/scalers/current and /custom. */
 export const MeterScalerListSchema = Type.Array(MeterScalerSchema, { maxItems: SCALER_LIMITS.entries });
 
 /** One dongle of GET /api/v1/meters/discover (found by mDNS; docs/architecture.md#dongle-sources). */
@@ -105,3 +105,27 @@ export type DiscoveredDongle = Static<typeof DiscoveredDongleSchema>;
 
 /** GET /api/v1/meters/discover: the dongles that answered a 3 s mDNS browse (at most 64). */
 export const DiscoveredDongleListSchema = Type.Array(DiscoveredDongleSchema, { maxItems: 64 });
+
+/** One OBIS value group C or D (0..254) or E (0..255, 255: every E), as 1 to 3 decimal digits. */
+const OBIS_CD = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-4])';
+const OBIS_E = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-5])';
+
+/**
+ * A custom scaler as POST and PUT /api/v1/meter/scalers/custom take it: OBIS `C.D.E` (C and D
+ * 0..254, E 0..255 where 255 means every E of C.D) and nothing else (docs/architecture.md#meter-scalers).
+ */
+export const MeterScalerWriteSchema = Type.Object(
+  {
+    obis: Type.String({
+      pattern: `^${OBIS_CD}\\.${OBIS_CD}\\.${OBIS_E}$`,
+      description: 'OBIS C.D.E of the register; E 255: every E of C.D',
+    }),
+    scaler: Type.Integer({ minimum: SCALER_LIMITS.min, maximum: SCALER_LIMITS.max }),
+  },
+  { additionalProperties: false },
+);
+
+/** The body of POST and PUT /api/v1/meter/scalers/custom; an OBIS listed twice is the config's check. */
+export const MeterScalerWriteListSchema = Type.Array(MeterScalerWriteSchema, {
+  maxItems: SCALER_LIMITS.entries,
+});

@@ -85,15 +85,26 @@ export async function bodyIssues(schema: TSchema, body: unknown): Promise<BodyIs
   return [...byField.values()];
 }
 
+/** The part of a request a contract checks, as the 400's message names it. */
+export type RequestPart = 'body' | 'query' | 'path';
+
 /** 400 validation_failed naming every field of the body that breaks its contract. */
 export async function checkBody(ref: ContractRef, body: unknown): Promise<void> {
+  await checkPart(ref, body, 'body');
+}
+
+/**
+ * 400 validation_failed naming every field of a request part (the JSON body, the query's
+ * parameters, the path's parameters) that breaks its contract.
+ */
+export async function checkPart(ref: ContractRef, value: unknown, part: RequestPart): Promise<void> {
   const contracts = await loadContracts();
-  const issues = await bodyIssues(contracts[ref.contract], body);
+  const issues = await bodyIssues(contracts[ref.contract], value);
   if (issues.length === 0) return;
   throw new HttpError(
     400,
     'validation_failed',
-    `invalid request body: ${issues.map((issue) => `${issue.field || 'body'} ${issue.message}`).join('; ')}`,
+    `invalid request ${part}: ${issues.map((issue) => `${issue.field || part} ${issue.message}`).join('; ')}`,
     { fields: issues },
   );
 }

@@ -9,12 +9,13 @@ import type * as Contracts from '../contracts/index.js';
 export type ContractModule = typeof Contracts;
 export type ContractName = Extract<keyof ContractModule, `${string}Schema`>;
 
-export interface ContractRef {
-  readonly contract: ContractName;
+/** A reference to a contract schema; its name carries the schema's type to typed routes (`Static` of it). */
+export interface ContractRef<N extends ContractName = ContractName> {
+  readonly contract: N;
 }
 
 /** A reference to the contract schema `name` (a name the compiler checks). */
-export function contract(name: ContractName): ContractRef {
+export function contract<N extends ContractName>(name: N): ContractRef<N> {
   return { contract: name };
 }
 

@@ -54,6 +54,7 @@ const SCALERS_RULE: IssueRule = {
   reason: 'invalid-scalers',
   must: 'must be a list of {obis, scaler}',
   whole: 'scalers',
+  withParts: true,
 };
 
 const METER_SCALERS = jsonValueFormat('meter-scalers', {

@@ -1,14 +1,13 @@
 import { contract } from '../contract-ref.js';
 import { ERROR_REF } from '../api-schemas.js';
-import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { ActionsOutput } from '../../actions/actions-output.js';
 import { LIMITS, type ActionsDefinition } from '../../actions/definition.js';
+import type { ActionStatusRecord } from '../../contracts/actions.js';
 import { secretHeadersView, splitSecretHeaders } from '../../actions/secret-headers.js';
 import type { ValidationIssue } from '../../config/validation.js';
 import { HttpError } from '../errors.js';
-import { sendJson, sendNoContent } from '../respond.js';
-import type { ApiRequest, Router } from '../router.js';
+import type { Router } from '../router.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 
 /**
@@ -22,10 +21,6 @@ import { throwUnlessApplied, validationError } from '../section-writes.js';
 
 const PATH = '/api/v1/actions';
 
-function queryIssue(parameter: string, message: string, value: unknown): HttpError {
-  return validationError([{ field: parameter, message, value }]);
-}
-
 /** The definition's issues as the route's body names them (`actions[0].schedule`). */
 function definitionError(issues: readonly ValidationIssue[]): HttpError {
   return validationError(
@@ -33,25 +28,22 @@ function definitionError(issues: readonly ValidationIssue[]): HttpError {
   );
 }
 
-/** Every check is the config's (the actions-definition format), as for a restore or the admin's file. */
-async function postDefinition(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
-  // null is the stored "no definition" (DELETE), never a definition a client posts.
-  if (request.body === null)
-    throw definitionError([{ field: '', message: 'must be a JSON object {const, actions}', value: null }]);
+/**
+ * The body's shape is its contract's (checked by the router); every rule beyond it is the config's
+ * (the actions-definition format), as for a restore or the admin's file.
+ */
+async function postDefinition(ctx: AppContext, body: ActionsDefinition): Promise<ActionsDefinition> {
   // The body as sent is checked first, so a problem is named where the client wrote it (a secret
   // header's value included); then the secret values go to the secrets (secret-headers.ts).
-  const sent = ctx.config.schemaIssues(new Map([['actions.definition', request.body]]));
+  const sent = ctx.config.schemaIssues(new Map([['actions.definition', body]]));
   if (sent.length > 0) throw definitionError(sent);
-  const { definition, secrets } = splitSecretHeaders(
-    request.body as ActionsDefinition,
-    ctx.config.config.actions.header_secrets,
-  );
+  const { definition, secrets } = splitSecretHeaders(body, ctx.config.config.actions.header_secrets);
   const changes = new Map<string, unknown>([
     ['actions.definition', definition],
     ['actions.header_secrets', secrets],
   ]);
   await throwUnlessApplied(ctx, ctx.config.apply(changes), definitionError);
-  sendJson(response, 200, definitionView(ctx));
+  return getDefinition(ctx);
 }
 
 /** The stored definition as GET shows it: secret header values replaced by their lengths. */
@@ -60,18 +52,16 @@ function definitionView(ctx: AppContext): ActionsDefinition | null {
   return definition === null ? null : secretHeadersView(definition, secrets);
 }
 
-async function deleteDefinition(ctx: AppContext, response: ServerResponse): Promise<void> {
+async function deleteDefinition(ctx: AppContext): Promise<void> {
   const changes = new Map<string, unknown>([
     ['actions.definition', null],
     ['actions.header_secrets', {}],
   ]);
   await throwUnlessApplied(ctx, ctx.config.apply(changes));
-  sendNoContent(response);
 }
 
-function callAction(actions: ActionsOutput, request: ApiRequest, response: ServerResponse): void {
-  const id = request.query.get('id');
-  if (id === null || id === '') throw queryIssue('id', 'is required (the action id)', id);
+/** POST /call: the status id of the run started. */
+function callAction(actions: ActionsOutput, id: string): number {
   const result = actions.call(id, 'API call');
   if (!result.ok) {
     switch (result.reason) {
@@ -84,26 +74,22 @@ function callAction(actions: ActionsOutput, request: ApiRequest, response: Serve
         throw new HttpError(429, 'too_many_requests', `action ${id} is still running`, { id });
     }
   }
-  const statusId = result.record.id;
-  response.setHeader('Location', `${PATH}/status?id=${statusId}`);
-  sendJson(response, 202, { status_ids: [statusId] });
+  return result.record.id;
 }
 
-/** The device's GET /actions: 404 when no definition is set or it was deleted ("Actions Definition"). */
-/** The device answers 404 while no definition is set (none yet, or after DELETE). */
-function getDefinition(ctx: AppContext, response: ServerResponse): void {
+/** The device answers 404 while no definition is set (none yet, or after DELETE): "Actions Definition". */
+function getDefinition(ctx: AppContext): ActionsDefinition {
   const definition = definitionView(ctx);
   if (definition === null) throw new HttpError(404, 'not_found', 'no actions definition is set');
-  sendJson(response, 200, definition);
+  return definition;
 }
 
 /**
  * The device's OpenAPI lists 200, 401, 404 and 500 for GET /status: a missing or malformed id
  * list names no status, so it is a 404 too, with the reason in the message.
  */
-function getStatus(actions: ActionsOutput, request: ApiRequest, response: ServerResponse): void {
-  const text = request.query.get('id');
-  if (text === null || text === '')
+function getStatus(actions: ActionsOutput, text: string | undefined): ActionStatusRecord[] {
+  if (text === undefined || text === '')
     throw new HttpError(404, 'not_found', 'no status id given (id=<status id>[,<status id>])');
   const ids = text.split(',').map((part) => part.trim());
   if (ids.some((part) => !/^\d{1,10}$/.test(part)))
@@ -115,99 +101,119 @@ function getStatus(actions: ActionsOutput, request: ApiRequest, response: Server
     return record ? [{ ...record }] : [];
   });
   if (records.length === 0) throw new HttpError(404, 'not_found', `no status with id ${text}`, { id: text });
-  sendJson(response, 200, records);
+  return records;
 }
 
 export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
   const license = 'PLUS' as const;
-  router.add('GET', PATH, (_request, response) => getDefinition(ctx, response), {
-    license,
-    doc: {
+  router.route(
+    {
+      method: 'GET',
+      path: PATH,
+      license,
       summary: 'The actions definition',
-      responses: {
+      response: {
         200: { description: 'definition', schema: contract('ActionsDefinitionSchema') },
         404: { description: 'no definition set (or deleted)', schema: ERROR_REF },
       },
     },
-  });
-  router.add('POST', PATH, (request, response) => postDefinition(ctx, request, response), {
-    license,
-    body: 'json',
-    maxBodyBytes: LIMITS.definitionBytes,
-    doc: {
+    () => ({ status: 200, body: getDefinition(ctx) }),
+  );
+  router.route(
+    {
+      method: 'POST',
+      path: PATH,
+      license,
+      maxBodyBytes: LIMITS.definitionBytes,
       summary: 'Replace the actions definition',
-      request: contract('ActionsDefinitionSchema'),
-      responses: {
+      body: contract('ActionsDefinitionSchema'),
+      response: {
         200: { description: 'the stored definition', schema: contract('ActionsDefinitionSchema') },
       },
     },
-  });
-  router.add('DELETE', PATH, (_request, response) => deleteDefinition(ctx, response), {
-    license,
-    doc: { summary: 'Delete the actions definition', responses: { 204: { description: 'deleted' } } },
-  });
-  router.add('POST', `${PATH}/call`, (request, response) => callAction(actions, request, response), {
-    license,
-    doc: {
+    async ({ body }) => ({ status: 200, body: await postDefinition(ctx, body) }),
+  );
+  router.route(
+    {
+      method: 'DELETE',
+      path: PATH,
+      license,
+      summary: 'Delete the actions definition',
+      response: { 204: { description: 'deleted' } },
+    },
+    async () => {
+      await deleteDefinition(ctx);
+      return { status: 204 };
+    },
+  );
+  router.route(
+    {
+      method: 'POST',
+      path: `${PATH}/call`,
+      license,
       summary: 'Run an action (asynchronously)',
-      query: { id: { type: 'string' } },
-      responses: {
-        202: {
-          description: 'started; Location: the status URL',
-          schema: contract('ActionCallAnswerSchema'),
-        },
+      query: contract('ActionCallQuerySchema'),
+      response: {
+        202: { description: 'started; Location: the status URL', schema: contract('ActionCallAnswerSchema') },
+        404: { description: 'no action with this id', schema: ERROR_REF },
         409: { description: 'the action is disabled', schema: ERROR_REF },
         429: { description: 'the action is still running', schema: ERROR_REF },
       },
     },
-  });
-  router.add('GET', `${PATH}/status`, (request, response) => getStatus(actions, request, response), {
-    license,
-    doc: {
+    ({ query }) => {
+      const statusId = callAction(actions, query.id);
+      return {
+        status: 202,
+        body: { status_ids: [statusId] },
+        headers: { Location: `${PATH}/status?id=${statusId}` },
+      };
+    },
+  );
+  router.route(
+    {
+      method: 'GET',
+      path: `${PATH}/status`,
+      license,
       summary: 'Execution statuses by status id',
-      query: { id: { type: 'string' } },
-      responses: {
+      query: contract('ActionStatusQuerySchema'),
+      response: {
         200: { description: 'status records', schema: contract('ActionStatusListSchema') },
         404: { description: 'no known status among the ids (or no id given)', schema: ERROR_REF },
       },
     },
-  });
-  router.add(
-    'GET',
-    `${PATH}/definition`,
-    (_request, response) => sendJson(response, 200, { definition: definitionView(ctx) }),
-    {
-      license,
-      doc: {
-        summary: 'The actions definition for the web page: null while none is set (never a 404)',
-        responses: {
-          200: {
-            description: 'the definition as GET /api/v1/actions shows it, or null',
-            schema: contract('ActionsDefinitionViewSchema'),
-          },
-        },
-      },
-    },
+    ({ query }) => ({ status: 200, body: getStatus(actions, query.id) }),
   );
-  router.add(
-    'GET',
-    `${PATH}/recent`,
-    (_request, response) =>
-      sendJson(response, 200, {
-        statuses: actions.runner.ring.latest(),
-        counters: actions.runner.countersOf(),
-      }),
+  router.route(
     {
+      method: 'GET',
+      path: `${PATH}/definition`,
       license,
-      doc: {
-        summary: 'The last action executions and the counters per action',
-        responses: {
-          200: {
-            description: 'the last statuses, newest first, and the counters',
-            schema: contract('ActionsRecentSchema'),
-          },
+      summary: 'The actions definition for the web page: null while none is set (never a 404)',
+      response: {
+        200: {
+          description: 'the definition as GET /api/v1/actions shows it, or null',
+          schema: contract('ActionsDefinitionViewSchema'),
         },
       },
     },
+    () => ({ status: 200, body: { definition: definitionView(ctx) } }),
+  );
+  router.route(
+    {
+      method: 'GET',
+      path: `${PATH}/recent`,
+      license,
+      summary: 'The last action executions and the counters per action',
+      response: {
+        200: {
+          description: 'the last statuses, newest first, and the counters',
+          schema: contract('ActionsRecentSchema'),
+        },
+      },
+    },
+    () => ({
+      status: 200,
+      body: { statuses: actions.runner.ring.latest(), counters: actions.runner.countersOf() },
+    }),
   );
 }

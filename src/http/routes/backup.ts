@@ -8,7 +8,7 @@ import { ERROR_REF } from '../api-schemas.js';
 import { sendJson } from '../respond.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 import type { Router } from '../router.js';
-import type { SettingsBackup, SettingsRestore } from '../../contracts/status.js';
+import type { SettingsBackup } from '../../contracts/status.js';
 import { BACKUP_FORMAT } from '../../contracts/values.js';
 
 export const BACKUP_PATH = '/api/v1/backup';
@@ -120,12 +120,21 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       },
     },
   );
-  router.add(
-    'POST',
-    BACKUP_PATH,
-    async (request, response) => {
-      // The envelope (format, version, a settings object) is checked by contract('SettingsRestoreSchema').
-      const { changes, issues } = restoreWrites((request.body as SettingsRestore).settings);
+  router.route(
+    {
+      method: 'POST',
+      path: BACKUP_PATH,
+      maxBodyBytes: BACKUP_MAX_BYTES,
+      summary: 'Restore the settings from a backup file (all or nothing)',
+      // The envelope (format, version, a settings object) is the contract's; the settings the config's.
+      body: contract('SettingsRestoreSchema'),
+      response: {
+        200: { description: 'settings restored', schema: contract('RestoreAnswerSchema') },
+        400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },
+      },
+    },
+    async ({ body }) => {
+      const { changes, issues } = restoreWrites(body.settings);
       if (issues.length > 0) throw validationError(issues);
       // The add-on's options win over a backup too (docs/architecture.md#add-on-options).
       for (const path of ctx.config.locked) changes.delete(path);
@@ -133,19 +142,7 @@ export function registerBackupRoutes(router: Router, ctx: AppContext): void {
       const result = ctx.config.apply(changes);
       await throwUnlessApplied(ctx, result);
       if (result.ok) ctx.logger.info(`settings restored from a backup: ${result.changed.length} changed`);
-      sendJson(response, 200, { restored: changes.size, changed: result.ok ? result.changed : [] });
-    },
-    {
-      body: 'json',
-      bodySchema: contract('SettingsRestoreSchema'),
-      maxBodyBytes: BACKUP_MAX_BYTES,
-      doc: {
-        summary: 'Restore the settings from a backup file (all or nothing)',
-        responses: {
-          200: { description: 'settings restored', schema: contract('RestoreAnswerSchema') },
-          400: { description: 'not a backup, or invalid settings (validation_failed)', schema: ERROR_REF },
-        },
-      },
+      return { status: 200, body: { restored: changes.size, changed: result.ok ? result.changed : [] } };
     },
   );
 }

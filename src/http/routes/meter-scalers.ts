@@ -1,10 +1,9 @@
-import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
-import { currentScalers, scalerIssues, type MeterScaler } from '../../meter/scalers.js';
+import type { ValidationIssue } from '../../config/validation.js';
+import { currentScalers, type MeterScaler } from '../../meter/scalers.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { contract } from '../contract-ref.js';
-import { sendJson } from '../respond.js';
-import type { ApiRequest, Router } from '../router.js';
+import type { Router } from '../router.js';
 import { throwUnlessApplied, validationError } from '../section-writes.js';
 
 /**
@@ -16,55 +15,71 @@ import { throwUnlessApplied, validationError } from '../section-writes.js';
  */
 const BASE = '/api/v1/meter/scalers';
 
-async function store(ctx: AppContext, scalers: unknown, response: ServerResponse): Promise<void> {
-  const issues = scalerIssues(scalers);
-  if (issues.length > 0) throw validationError(issues);
-  await throwUnlessApplied(ctx, ctx.config.apply(new Map([['meter.scalers', scalers]])));
-  sendJson(response, 200, ctx.config.config.meter.scalers);
+/**
+ * The config's issues (the meter-scalers format, the one check of every writer) named as the body
+ * names them: `meter.scalers[3].obis` is `[1].obis` of a PUT body that followed 2 kept entries.
+ */
+function bodyIssues(issues: readonly ValidationIssue[], offset: number): ValidationIssue[] {
+  return issues.map((issue) => {
+    const field = issue.field.replace(/^meter\.scalers/, '');
+    const index = /^\[(\d+)\]/.exec(field);
+    const shifted =
+      index && Number(index[1]) >= offset
+        ? `[${Number(index[1]) - offset}]${field.slice(index[0].length)}`
+        : field;
+    return { ...issue, field: shifted };
+  });
 }
 
-/** PUT: the body's entries replace those of the same OBIS; the others stay. */
-function merged(ctx: AppContext, request: ApiRequest): unknown {
-  const issues = scalerIssues(request.body);
-  if (issues.length > 0) throw validationError(issues);
-  const update = request.body as MeterScaler[];
+/** Stores the list; `offset`: where the body's entries start in it (those before are kept ones). */
+async function store(ctx: AppContext, scalers: MeterScaler[], offset = 0): Promise<MeterScaler[]> {
+  const applied = ctx.config.apply(new Map([['meter.scalers', scalers]]));
+  await throwUnlessApplied(ctx, applied, (issues) => validationError(bodyIssues(issues, offset)));
+  return ctx.config.config.meter.scalers;
+}
+
+/** PUT: the body's entries replace those of the same OBIS; the others stay, before them. */
+function merge(ctx: AppContext, update: readonly MeterScaler[]): Promise<MeterScaler[]> {
   const kept = ctx.config.config.meter.scalers.filter(
     (entry) => !update.some((next) => next.obis === entry.obis),
   );
-  return [...kept, ...update];
+  return store(ctx, [...kept, ...update], kept.length);
 }
 
 export function registerMeterScalerRoutes(router: Router, ctx: AppContext): void {
   const list = { description: 'list of {obis, scaler}', schema: contract('MeterScalerListSchema') };
   const invalid = { description: 'invalid list (validation_failed)', schema: ERROR_REF };
-  router.add(
-    'GET',
-    `${BASE}/current`,
-    (_request, response) => sendJson(response, 200, currentScalers(ctx.store.latest)),
+  router.route(
     {
-      doc: { summary: 'Scalers in effect for the registers of the latest reading', responses: { 200: list } },
+      method: 'GET',
+      path: `${BASE}/current`,
+      summary: 'Scalers in effect for the registers of the latest reading',
+      response: { 200: list },
     },
+    () => ({ status: 200, body: currentScalers(ctx.store.latest) }),
   );
-  router.add(
-    'GET',
-    `${BASE}/custom`,
-    (_request, response) => sendJson(response, 200, ctx.config.config.meter.scalers),
-    { doc: { summary: 'Custom meter scalers', responses: { 200: list } } },
+  router.route(
+    { method: 'GET', path: `${BASE}/custom`, summary: 'Custom meter scalers', response: { 200: list } },
+    () => ({ status: 200, body: ctx.config.config.meter.scalers }),
   );
-  router.add('POST', `${BASE}/custom`, (request, response) => store(ctx, request.body, response), {
-    body: 'json',
-    doc: {
+  router.route(
+    {
+      method: 'POST',
+      path: `${BASE}/custom`,
       summary: 'Replace the custom meter scalers',
-      request: contract('MeterScalerListSchema'),
-      responses: { 200: list, 400: invalid },
+      body: contract('MeterScalerWriteListSchema'),
+      response: { 200: list, 400: invalid },
     },
-  });
-  router.add('PUT', `${BASE}/custom`, (request, response) => store(ctx, merged(ctx, request), response), {
-    body: 'json',
-    doc: {
+    async ({ body }) => ({ status: 200, body: await store(ctx, body) }),
+  );
+  router.route(
+    {
+      method: 'PUT',
+      path: `${BASE}/custom`,
       summary: 'Set custom meter scalers by OBIS, keeping the others',
-      request: contract('MeterScalerListSchema'),
-      responses: { 200: list, 400: invalid },
+      body: contract('MeterScalerWriteListSchema'),
+      response: { 200: list, 400: invalid },
     },
-  });
+    async ({ body }) => ({ status: 200, body: await merge(ctx, body) }),
+  );
 }

@@ -16,10 +16,9 @@ import {
 import { buildReport } from '../../reading/report.js';
 import { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
-import type { MeterTestAnswer, MeterTestRequest } from '../../contracts/meters.js';
+import type { MeterTestAnswer } from '../../contracts/meters.js';
 import { METER_TEST_DEFAULT_WAIT_S } from '../../contracts/values.js';
 import { HttpError } from '../errors.js';
-import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 
 /**
@@ -31,11 +30,21 @@ import type { Router } from '../router.js';
  */
 export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
   let running = false;
-  router.add(
-    'POST',
-    '/api/v1/meters/test',
-    async (request, response) => {
-      const body = request.body as MeterTestRequest;
+  router.route(
+    {
+      method: 'POST',
+      path: '/api/v1/meters/test',
+      summary: 'Test a meter source: its first reading (report shape) or the exact error',
+      body: contract('MeterTestRequestSchema'),
+      response: {
+        200: {
+          description: '{ok: true, report} or {ok: false, status, error}',
+          schema: contract('MeterTestAnswerSchema'),
+        },
+        429: { description: 'another test is running (too_many_requests)', schema: ERROR_REF },
+      },
+    },
+    async ({ body, request }) => {
       const { source } = body;
       let parsed: MeterSource;
       const invalid = (reason: string) =>
@@ -59,30 +68,15 @@ export function registerMeterTestRoute(router: Router, ctx: AppContext): void {
         );
       running = true;
       try {
-        let answer: MeterTestAnswer;
         if (path !== undefined && !isCharacterDevice(path)) {
           // Answered after the same wait as a device that does not answer: the time tells nothing either.
           await delay(ctx.clock, wait * 1000, request.shutdown);
-          answer = cannotOpen(source, wait);
-        } else answer = await testSource(ctx, source, wait);
-        sendJson(response, 200, answer);
+          return { status: 200, body: cannotOpen(source, wait) };
+        }
+        return { status: 200, body: await testSource(ctx, source, wait) };
       } finally {
         running = false;
       }
-    },
-    {
-      body: 'json',
-      bodySchema: contract('MeterTestRequestSchema'),
-      doc: {
-        summary: 'Test a meter source: its first reading (report shape) or the exact error',
-        responses: {
-          200: {
-            description: '{ok: true, report} or {ok: false, status, error}',
-            schema: contract('MeterTestAnswerSchema'),
-          },
-          429: { description: 'another test is running (too_many_requests)', schema: ERROR_REF },
-        },
-      },
     },
   );
 }

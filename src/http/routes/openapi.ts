@@ -1,6 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
-import { contract, loadContracts, resolveContracts } from '../contract-ref.js';
+import {
+  contract,
+  loadContracts,
+  resolveContracts,
+  type ContractModule,
+  type ContractRef,
+} from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import { TAIL_PARAMETER, type JsonSchema, type Route, type Router } from '../router.js';
 
@@ -28,7 +34,25 @@ function segmentParameters(path: string): string[] {
     .filter((name) => `{${name}}` !== TAIL_PARAMETER || !path.endsWith(TAIL_PARAMETER));
 }
 
-function operation(route: Route): Record<string, unknown> {
+/**
+ * The parameters an object contract declares (a typed route's query or path, docs/architecture.md#typed-routes):
+ * each property with its schema and whether the contract requires it.
+ */
+function contractParameters(
+  ref: ContractRef,
+  contracts: ContractModule,
+): Array<{ name: string; required: boolean; schema: unknown }> {
+  const schema: object = contracts[ref.contract];
+  const properties = 'properties' in schema && typeof schema.properties === 'object' ? schema.properties : {};
+  const required = 'required' in schema && Array.isArray(schema.required) ? schema.required : [];
+  return Object.entries(properties ?? {}).map(([name, property]) => ({
+    name,
+    required: required.includes(name),
+    schema: property,
+  }));
+}
+
+function operation(route: Route, contracts: ContractModule): Record<string, unknown> {
   const doc = route.options.doc;
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc?.responses ?? { 200: { description: 'success' } })) {
@@ -73,16 +97,22 @@ function operation(route: Route): Record<string, unknown> {
       schema: { type: 'string' },
     });
   }
+  const declared = route.options.paramsSchema
+    ? contractParameters(route.options.paramsSchema, contracts)
+    : [];
   for (const name of segmentParameters(route.path))
     parameters.push({
       name,
       in: 'path',
       required: true,
       description: `the ${name}`,
-      schema: { type: 'string' },
+      schema: declared.find((parameter) => parameter.name === name)?.schema ?? { type: 'string' },
     });
   for (const [name, schema] of Object.entries(doc?.query ?? {}))
     parameters.push({ name, in: 'query', required: false, schema });
+  if (route.options.querySchema)
+    for (const { name, required, schema } of contractParameters(route.options.querySchema, contracts))
+      parameters.push({ name, in: 'query', required, schema });
   if (parameters.length > 0) op.parameters = parameters;
   if (route.options.body === 'json') {
     const schema = doc?.request ?? route.options.bodySchema ?? {};
@@ -93,9 +123,10 @@ function operation(route: Route): Record<string, unknown> {
 
 /** The document, its contract references resolved (the contracts load on the first call). */
 export async function buildOpenApi(router: Router, version: string): Promise<Record<string, unknown>> {
+  const contracts = await loadContracts();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of router.list()) {
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, contracts);
   }
   const doc = {
     openapi: '3.1.0',
@@ -114,7 +145,7 @@ export async function buildOpenApi(router: Router, version: string): Promise<Rec
     },
     security: [{ basicAuth: [] }, { digestAuth: [] }, {}],
   };
-  return resolveContracts(doc, await loadContracts()) as Record<string, unknown>;
+  return resolveContracts(doc, contracts) as Record<string, unknown>;
 }
 
 const OPENAPI_DOC: JsonSchema = { type: 'object', required: ['openapi', 'info', 'paths'] };

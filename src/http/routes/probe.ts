@@ -3,32 +3,13 @@ import { realpathSync } from 'node:fs';
 import type { AppContext } from '../../context.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { HttpError } from '../errors.js';
-import { sendJson } from '../respond.js';
-import type { RouteDoc, Router } from '../router.js';
+import type { Router } from '../router.js';
 import type { ProbeRequest } from '../../contracts/probe.js';
 import { parseSource } from '../../meter/source.js';
 import { probeSerialPort, type ProbeOptions } from '../../meter/probe/probe.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../../serial/device-path.js';
 
 export const PROBE_PATH = '/api/v1/meter/probe';
-
-const PROBE_DOC: RouteDoc = {
-  summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
-  responses: {
-    200: {
-      description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
-      schema: contract('ProbeResultViewSchema'),
-    },
-    400: {
-      description: 'device missing or not an absolute path (validation_failed)',
-      schema: ERROR_REF,
-    },
-    409: {
-      description: 'the meter input uses this device, or a probe is running (conflict)',
-      schema: ERROR_REF,
-    },
-  },
-};
 
 /** The device path with symbolic links resolved (/dev/serial/by-id/... -> /dev/ttyUSB0) when it exists. */
 function canonicalDevice(path: string): string {
@@ -72,11 +53,29 @@ export function registerProbeRoute(
   options: Pick<ProbeOptions, 'steps' | 'budgetMs'> = {},
 ): void {
   let running = false;
-  router.add(
-    'POST',
-    PROBE_PATH,
-    async (request, response) => {
-      const device = requestedDevice(request.body as ProbeRequest);
+  router.route(
+    {
+      method: 'POST',
+      path: PROBE_PATH,
+      summary: 'Detect protocol and line settings of a serial port (the CLI probe); up to 30 s',
+      body: contract('ProbeRequestSchema'),
+      response: {
+        200: {
+          description: 'probe result (status OK with source, NOT RECOGNIZED, NOT CONNECTED)',
+          schema: contract('ProbeResultViewSchema'),
+        },
+        400: {
+          description: 'device missing or not an absolute path (validation_failed)',
+          schema: ERROR_REF,
+        },
+        409: {
+          description: 'the meter input uses this device, or a probe is running (conflict)',
+          schema: ERROR_REF,
+        },
+      },
+    },
+    async ({ body, request }) => {
+      const device = requestedDevice(body);
       if (deviceInUse(ctx) === canonicalDevice(device)) {
         throw new HttpError(
           409,
@@ -98,11 +97,10 @@ export function registerProbeRoute(
         ctx.logger.info(
           `meter probe of ${device}: ${result.status}${result.source ? ` (${result.source})` : ''}`,
         );
-        sendJson(response, 200, result);
+        return { status: 200, body: result };
       } finally {
         running = false;
       }
     },
-    { body: 'json', bodySchema: contract('ProbeRequestSchema'), doc: PROBE_DOC },
   );
 }
