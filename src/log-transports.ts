@@ -147,9 +147,29 @@ const jsonLine = winston.format((info) => {
     message: entry.message,
     ...entry.meta,
   };
-  (info as unknown as Record<symbol, string>)[Symbol.for('message')] = JSON.stringify(line);
+  info[Symbol.for('message')] = JSON.stringify(line);
   return info;
 });
+
+/**
+ * The stream handling of winston's File transport (lib/winston/transports/file.js) that the class
+ * below extends; winston's typings (transports/index.d.ts) declare only its options and fields.
+ */
+interface FileStreams {
+  _createStream(this: object, source: NodeJS.ReadableStream): WriteStream;
+  _endStream(this: object, callback?: () => void): void;
+}
+
+function hasFileStreams(prototype: unknown): prototype is FileStreams {
+  return (
+    typeof prototype === 'object' &&
+    prototype !== null &&
+    '_createStream' in prototype &&
+    typeof prototype._createStream === 'function' &&
+    '_endStream' in prototype &&
+    typeof prototype._endStream === 'function'
+  );
+}
 
 /** winston's File transport class (below): built on first use, so it loads only with services.log on. */
 let reportingFileTransport: ReturnType<typeof defineReportingFileTransport> | undefined;
@@ -161,13 +181,16 @@ let reportingFileTransport: ReturnType<typeof defineReportingFileTransport> | un
  */
 function defineReportingFileTransport() {
   const File = winston.transports.File;
-  const inherited = File.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const inherited: unknown = File.prototype;
+  if (!hasFileStreams(inherited)) throw new Error("winston's File transport has no _createStream/_endStream");
   return class ReportingFileTransport extends File {
+    /** winston's queue of lines (file.js: a PassThrough made in its constructor), piped into the file. */
+    declare _stream: NodeJS.ReadableStream;
     /** Puts back into the queue what it gives out while no file is attached (see _endStream). */
     private rescue: ((chunk: Buffer) => void) | undefined;
 
     _createStream(source: NodeJS.ReadableStream): WriteStream {
-      const stream = inherited._createStream!.call(this, source) as WriteStream;
+      const stream = inherited._createStream.call(this, source);
       stream.on('error', (error) => this.emit('error', error));
       // Before winston attaches the queue to the new file on 'open'.
       stream.prependListener('open', () => {
@@ -186,8 +209,8 @@ function defineReportingFileTransport() {
      * into the next file in order.
      */
     _endStream(callback?: () => void): void {
-      const queue = (this as unknown as { _stream: NodeJS.ReadableStream })._stream;
-      inherited._endStream!.call(this, callback);
+      const queue = this._stream;
+      inherited._endStream.call(this, callback);
       // Detached now (and paused): a listener added here starts nothing, it only catches.
       if (!this.rescue) {
         const rescue = (chunk: Buffer) => queue.unshift(chunk);

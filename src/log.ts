@@ -133,8 +133,8 @@ export class Logger {
     const own = transport.format;
     transport.format = winston.format((info) => {
       const cutoff = cutoffs.get(transport);
-      if (cutoff !== undefined && (info as unknown as Record<symbol, number>)[SEQUENCE]! > cutoff)
-        return false;
+      const sequence = info[SEQUENCE];
+      if (cutoff !== undefined && typeof sequence === 'number' && sequence > cutoff) return false;
       return own ? own.transform(info, own.options) : info;
     })();
     this.root.winston.add(transport);

@@ -101,10 +101,11 @@ export function boundedRequest(
   });
 }
 
-type StreamFetch = (
-  url: string | URL,
-  init: { signal?: AbortSignal | null; [key: string]: unknown },
-) => Promise<Response>;
+/**
+ * The fetch of an event stream reader (the eventsource package's FetchLike): of its options only
+ * the signal is read here, the rest (headers, mode, cache, redirect) are passed on as they are.
+ */
+type StreamFetch = (url: string | URL, init: { signal?: AbortSignal | null }) => Promise<Response>;
 
 export interface EventStreamBounds {
   /** Longest event (bytes between blank lines, RFC: WHATWG HTML §9.2.6 event stream format). */

@@ -9,7 +9,6 @@ import {
   VALUE_TYPES,
   type ActionsDefinition,
   type ConstValue,
-  type HttpRequestDefinition,
   type ValueType,
 } from './definition.js';
 import { isSecretHeader } from './secret-headers.js';
@@ -121,7 +120,7 @@ function checkHttp(
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) issues.add(at, 'header name must be an RFC 9110 token');
     else if (RESERVED_NAMES.has(name)) issues.add(at, 'is a reserved name');
     // A secret header's value is never echoed in an error (secret-headers.ts).
-    const shown = isSecretHeader(name, http as unknown as HttpRequestDefinition) ? undefined : value;
+    const shown = isSecretHeader(name, http) ? undefined : value;
     if (typeof value !== 'string') issues.add(at, 'must be a string', shown);
     else if (/[\r\n\0]/.test(value)) issues.add(at, 'must not contain CR, LF or NUL', shown);
     else checkText(issues, at, value, constants, shown !== undefined);

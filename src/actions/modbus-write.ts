@@ -1,4 +1,5 @@
 import { systemClock, type Clock, type Timer } from '../clock.js';
+import { newSerialClient } from '../modbus-protocol/serial-client.js';
 import type { Logger } from '../log.js';
 import { DEFAULTS, type ModbusRequestDefinition, type ValueType } from './definition.js';
 import { CODE, modbusExceptionCode, networkFailureCode } from './status-codes.js';
@@ -138,9 +139,7 @@ export class ModbusWriter {
   ): Promise<ModbusMaster> {
     if (entry.client?.isOpen) return entry.client;
     this.closeEntry(entry);
-    const module = await import('modbus-serial');
-    // CommonJS: under NodeNext the class is the default export's `default` (index.js sets both).
-    const client = new module.default.default() as unknown as ModbusMaster;
+    const client: ModbusMaster = await newSerialClient();
     entry.client = client;
     let timer: Timer | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {

@@ -26,11 +26,14 @@ function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-/** Whether a header's value is secret: a sensitive name, or one the request lists as secret. */
-export function isSecretHeader(name: string, http: HttpRequestDefinition): boolean {
+/**
+ * Whether a header's value is secret: a sensitive name, or one the request lists as secret. Also
+ * called on a request not yet checked (its `secret_headers` of any type): a malformed list just
+ * marks nothing.
+ */
+export function isSecretHeader(name: string, http: { readonly secret_headers?: unknown }): boolean {
   const lower = name.toLowerCase();
-  // Also called on a definition not yet checked: a malformed list just marks nothing.
-  const marked: unknown = http.secret_headers;
+  const marked = http.secret_headers;
   return (
     SENSITIVE_HEADERS.has(lower) ||
     (Array.isArray(marked) && marked.some((n) => typeof n === 'string' && n.toLowerCase() === lower))

@@ -217,7 +217,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
    */
   private dropOverlaysBreakingRules(problems: StateFileProblem[]): void {
     for (;;) {
-      const found = ruleIssues(this.effective as unknown as Record<string, unknown>);
+      const found = ruleIssues(this.effective);
       if (found.length === 0) return;
       const file = overlayBehind(this.overlays, found[0]!.rule, found[0]!.issue);
       if (!file) return;
@@ -251,7 +251,9 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
       if (fixed !== undefined) setPath(tree, path, structuredClone(fixed));
     }
     merge(tree, this.pinned);
-    return deepFreeze(tree) as unknown as AppConfig;
+    // Every layer of the tree passed the schema's formats (checkTree) before it got here, and
+    // AppConfig is inferred from that schema (types.ts): the typed view of a checked tree.
+    return deepFreeze(tree) as AppConfig;
   }
 
   /** The effective configuration (frozen; replaced, never mutated, on change). */
@@ -265,7 +267,7 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
 
   /** The effective configuration with the writes applied (a copy; nothing is stored). */
   private candidate(changes: ReadonlyMap<string, unknown>): Record<string, unknown> {
-    const candidate = structuredClone(this.effective) as unknown as Record<string, unknown>;
+    const candidate: Record<string, unknown> = structuredClone(this.effective);
     for (const [path, value] of changes) setPath(candidate, path, value);
     return candidate;
   }

@@ -140,8 +140,8 @@ export function registerFormats(formats: readonly ConfigFormat[]): void {
     registry.set(format.name, format);
     convict.addFormat({
       name: format.name,
-      validate: (value: unknown, item: convict.SchemaObj) =>
-        format.validate(value, item as unknown as Limits),
+      // convict passes the leaf's schema item, which carries the leaf's limits (schema.ts).
+      validate: (value: unknown, item: convict.SchemaObj & Limits) => format.validate(value, item),
     });
   }
 }

@@ -37,7 +37,7 @@ function collectLeaves(node: Record<string, unknown>, prefix: string, out: Map<s
 
 export const LEAVES: ReadonlyMap<string, LeafInfo> = (() => {
   const out = new Map<string, LeafInfo>();
-  collectLeaves(SCHEMA as unknown as Record<string, unknown>, '', out);
+  collectLeaves(SCHEMA, '', out);
   return out;
 })();
 

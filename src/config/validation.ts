@@ -107,7 +107,7 @@ export function checkTree(tree: Record<string, unknown>, strict: boolean): Valid
     if (value === undefined) continue;
     issues.push(...leafIssues(leaf, value));
   }
-  issues.push(...structureIssues(tree, SCHEMA as unknown as Record<string, unknown>, '', strict));
+  issues.push(...structureIssues(tree, SCHEMA, '', strict));
   return issues;
 }
 
@@ -131,9 +131,7 @@ export function schemaDefaults(): Record<string, unknown> {
   if (missing.size > 0) {
     throw new Error(`config formats not registered before the config load: ${[...missing].join(', ')}`);
   }
-  const instance = convict<Record<string, unknown>>(
-    SCHEMA as unknown as convict.Schema<Record<string, unknown>>,
-  );
+  const instance = convict<Record<string, unknown>>(SCHEMA);
   const defaults = instance.getProperties();
   const issues = [...checkTree(defaults, true), ...ruleIssues(defaults).map((found) => found.issue)];
   if (issues.length > 0) {

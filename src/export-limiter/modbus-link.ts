@@ -1,11 +1,6 @@
 import { systemClock, type Clock, type Timer } from '../clock.js';
-import {
-  joinRtuBus,
-  type BusClient,
-  type BusLease,
-  type BusLine,
-  type RegisterClient,
-} from '../modbus-protocol/rtu-bus.js';
+import { joinRtuBus, type BusLease, type BusLine, type RegisterClient } from '../modbus-protocol/rtu-bus.js';
+import { newSerialClient } from '../modbus-protocol/serial-client.js';
 import { isDevicePath } from '../serial/device-path.js';
 
 /** The part of modbus-serial's client the limiter uses. */
@@ -119,12 +114,6 @@ function parseRtu(rest: string): RtuEndpoint | undefined {
 /** The link for an endpoint: a TCP connection of its own, or a unit on a shared RS485 bus. */
 export function createLink(endpoint: InverterEndpoint, clock: Clock): RegisterLink {
   return endpoint.kind === 'rtu' ? new RtuLink(endpoint) : new ModbusLink(endpoint, clock);
-}
-
-/** modbus-serial's client, loaded on first use (CommonJS: the class is the default's `default`). */
-async function newSerialClient(): Promise<BusClient> {
-  const module = await import('modbus-serial');
-  return new module.default.default() as unknown as BusClient;
 }
 
 /** How long an RTU unit may take to answer (the meters' value on the same bus). */
@@ -309,9 +298,7 @@ export class ModbusLink implements RegisterLink {
   private async connected(): Promise<ModbusMaster> {
     if (this.client?.isOpen) return this.client;
     this.drop();
-    const module = await import('modbus-serial');
-    // CommonJS: under NodeNext the class is the default export's `default` (index.js sets both).
-    const client = new module.default.default() as unknown as ModbusMaster;
+    const client: ModbusMaster = await newSerialClient();
     client.on('error', () => undefined);
     this.client = client;
     let timer: Timer | undefined;

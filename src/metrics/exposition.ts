@@ -44,12 +44,14 @@ class FormatSet {
     if (!this.process) {
       const registry = registryOf(this.contentType);
       collectDefaultMetrics({ register: registry });
-      // The registry's entries are the metric instances themselves (its typings say MetricObject). The
-      // gauges prom-client names nodejs_active_*_total are left out: `_total` belongs to counters only.
-      this.process = (registry.getMetricsAsArray() as unknown as Metric[]).filter(
-        (metric) =>
-          !(metric instanceof Gauge && (metric as unknown as { name: string }).name.endsWith('_total')),
-      );
+      // Each registered metric by its name: getSingleMetric gives the instance itself, typed as one.
+      // The gauges prom-client names nodejs_active_*_total are left out: `_total` belongs to counters only.
+      const metrics: Metric[] = [];
+      for (const { name } of registry.getMetricsAsArray()) {
+        const metric = registry.getSingleMetric(name);
+        if (metric && !(metric instanceof Gauge && name.endsWith('_total'))) metrics.push(metric);
+      }
+      this.process = metrics;
     }
     return this.process;
   }

@@ -59,8 +59,16 @@ interface DrainablePort {
  * modbus-serial's own response timer.
  */
 function drainablePortOf(client: BusClient): DrainablePort | undefined {
-  const port = (client as unknown as { _port?: { _client?: { drain?: unknown } } })._port?._client;
-  return port && typeof port.drain === 'function' ? (port as DrainablePort) : undefined;
+  const transport = '_port' in client ? client._port : undefined;
+  const port =
+    typeof transport === 'object' && transport !== null && '_client' in transport
+      ? transport._client
+      : undefined;
+  return isDrainable(port) ? port : undefined;
+}
+
+function isDrainable(port: unknown): port is DrainablePort {
+  return typeof port === 'object' && port !== null && 'drain' in port && typeof port.drain === 'function';
 }
 
 /** A response timeout as modbus-serial reports one (its TransactionTimedOutError's errno). */

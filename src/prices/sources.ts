@@ -185,6 +185,108 @@ function fromSlots(
   return { kind: 'prices', currency, quarters: sorted };
 }
 
+/** ENTSO-E's answer: it answers an acknowledgement with 200 or 400 (no data: reason 999). */
+async function entsoeAnswer(status: number, body: string): Promise<SpotAnswer> {
+  if (status === 200 || body.includes('Acknowledgement_MarketDocument')) {
+    const answer = await parseEntsoe(body);
+    if (status === 200 || answer.kind !== 'prices')
+      return answer.kind === 'refused' && status !== 200
+        ? refused(`HTTP ${status}: ${answer.reason}`)
+        : answer;
+  }
+  return refused(`HTTP ${status}`);
+}
+
+function nordPoolAnswer(body: string, source: SourceSettings, contractCurrency: string): SpotAnswer {
+  const doc = json(body, 'Nord Pool');
+  if (isAnswer(doc)) return doc;
+  const currency =
+    typeof doc['currency'] === 'string' ? doc['currency'] : source.currency || contractCurrency;
+  const entries = doc['multiAreaEntries'];
+  if (!Array.isArray(entries)) return refused('Nord Pool answer without multiAreaEntries');
+  return fromSlots(
+    'Nord Pool',
+    currency,
+    entries.map((entry: Record<string, unknown> | null) => ({
+      start: entry?.['deliveryStart'],
+      end: entry?.['deliveryEnd'],
+      price: (entry?.['entryPerArea'] as Record<string, unknown> | undefined)?.[source.zone],
+    })),
+    15,
+  );
+}
+
+function awattarAnswer(body: string): SpotAnswer {
+  const doc = json(body, 'aWATTar');
+  if (isAnswer(doc)) return doc;
+  const data = doc['data'];
+  if (!Array.isArray(data)) return refused('aWATTar answer without data');
+  for (const entry of data as Array<Record<string, unknown> | null>)
+    if (entry?.['unit'] !== 'Eur/MWh')
+      return refused(`aWATTar unit ${JSON.stringify(entry?.['unit'])}, expected "Eur/MWh"`);
+  return fromSlots(
+    'aWATTar',
+    'EUR',
+    (data as Array<Record<string, unknown>>).map((entry) => ({
+      start: entry['start_timestamp'],
+      end: entry['end_timestamp'],
+      price: entry['marketprice'],
+    })),
+    60,
+  );
+}
+
+function energyZeroAnswer(body: string): SpotAnswer {
+  const doc = json(body, 'EnergyZero');
+  if (isAnswer(doc)) return doc;
+  const prices = doc['Prices'];
+  if (!Array.isArray(prices)) return refused('EnergyZero answer without Prices');
+  const minutes = doc['intervalType'] === 4 || doc['intervalType'] === undefined ? 60 : 15;
+  return fromSlots(
+    'EnergyZero',
+    'EUR',
+    (prices as Array<Record<string, unknown> | null>).map((entry) => ({
+      start: entry?.['readingDate'],
+      price: entry?.['price'],
+    })),
+    minutes,
+    1000,
+  );
+}
+
+function tibberAnswer(body: string, contractCurrency: string): SpotAnswer {
+  const doc = json(body, 'Tibber');
+  if (isAnswer(doc)) return doc;
+  if (Array.isArray(doc['errors'])) return refused(`Tibber: ${JSON.stringify(doc['errors']).slice(0, 200)}`);
+  const homes = (doc['data'] as { viewer?: { homes?: unknown } } | undefined)?.viewer?.homes;
+  const info = Array.isArray(homes)
+    ? (homes[0] as { currentSubscription?: { priceInfo?: Record<string, unknown> } } | undefined)
+        ?.currentSubscription?.priceInfo
+    : undefined;
+  if (!info) return refused('Tibber answer without priceInfo');
+  const slots = [
+    ...(Array.isArray(info['today']) ? info['today'] : []),
+    ...(Array.isArray(info['tomorrow']) ? info['tomorrow'] : []),
+  ] as Array<Record<string, unknown> | null>;
+  const currency =
+    typeof slots[0]?.['currency'] === 'string' ? (slots[0]['currency'] as string) : contractCurrency;
+  const spaced =
+    slots.length > 1
+      ? (Date.parse(String(slots[1]?.['startsAt'])) - Date.parse(String(slots[0]?.['startsAt']))) / 60_000
+      : 15;
+  return fromSlots(
+    'Tibber',
+    currency,
+    slots.map((entry) => ({
+      start: entry?.['startsAt'],
+      price: entry?.['energy'],
+      total: entry?.['total'],
+    })),
+    spaced === 60 ? 60 : 15,
+    1000,
+  );
+}
+
 /** Reads one source's answer (HTTP status and body); never throws. 429 is the caller's business. */
 export async function parseAnswer(
   source: SourceSettings,
@@ -192,109 +294,20 @@ export async function parseAnswer(
   body: string,
   contractCurrency: string,
 ): Promise<SpotAnswer> {
-  if (source.name === 'entsoe') {
-    // The API answers an acknowledgement with 200 or 400 (no data: reason 999).
-    if (status === 200 || body.includes('Acknowledgement_MarketDocument')) {
-      const answer = await parseEntsoe(body);
-      if (status === 200 || answer.kind !== 'prices')
-        return answer.kind === 'refused' && status !== 200
-          ? refused(`HTTP ${status}: ${answer.reason}`)
-          : answer;
-    }
-    return refused(`HTTP ${status}`);
-  }
+  if (source.name === 'entsoe') return entsoeAnswer(status, body);
   if (status === 204 || (source.name === 'nordpool' && status === 404))
     return { kind: 'not_published', reason: `HTTP ${status}` };
   if (status < 200 || status > 299) return refused(`HTTP ${status}`);
   switch (source.name) {
     case 'energy_charts':
       return parseEnergyCharts(body);
-    case 'nordpool': {
-      const doc = json(body, 'Nord Pool');
-      if (isAnswer(doc)) return doc;
-      const currency =
-        typeof doc['currency'] === 'string' ? doc['currency'] : source.currency || contractCurrency;
-      const entries = doc['multiAreaEntries'];
-      if (!Array.isArray(entries)) return refused('Nord Pool answer without multiAreaEntries');
-      return fromSlots(
-        'Nord Pool',
-        currency,
-        entries.map((entry: Record<string, unknown> | null) => ({
-          start: entry?.['deliveryStart'],
-          end: entry?.['deliveryEnd'],
-          price: (entry?.['entryPerArea'] as Record<string, unknown> | undefined)?.[source.zone],
-        })),
-        15,
-      );
-    }
-    case 'awattar': {
-      const doc = json(body, 'aWATTar');
-      if (isAnswer(doc)) return doc;
-      const data = doc['data'];
-      if (!Array.isArray(data)) return refused('aWATTar answer without data');
-      for (const entry of data as Array<Record<string, unknown> | null>)
-        if (entry?.['unit'] !== 'Eur/MWh')
-          return refused(`aWATTar unit ${JSON.stringify(entry?.['unit'])}, expected "Eur/MWh"`);
-      return fromSlots(
-        'aWATTar',
-        'EUR',
-        (data as Array<Record<string, unknown>>).map((entry) => ({
-          start: entry['start_timestamp'],
-          end: entry['end_timestamp'],
-          price: entry['marketprice'],
-        })),
-        60,
-      );
-    }
-    case 'energyzero': {
-      const doc = json(body, 'EnergyZero');
-      if (isAnswer(doc)) return doc;
-      const prices = doc['Prices'];
-      if (!Array.isArray(prices)) return refused('EnergyZero answer without Prices');
-      const minutes = doc['intervalType'] === 4 || doc['intervalType'] === undefined ? 60 : 15;
-      return fromSlots(
-        'EnergyZero',
-        'EUR',
-        (prices as Array<Record<string, unknown> | null>).map((entry) => ({
-          start: entry?.['readingDate'],
-          price: entry?.['price'],
-        })),
-        minutes,
-        1000,
-      );
-    }
-    case 'tibber': {
-      const doc = json(body, 'Tibber');
-      if (isAnswer(doc)) return doc;
-      if (Array.isArray(doc['errors']))
-        return refused(`Tibber: ${JSON.stringify(doc['errors']).slice(0, 200)}`);
-      const homes = (doc['data'] as { viewer?: { homes?: unknown } } | undefined)?.viewer?.homes;
-      const info = Array.isArray(homes)
-        ? (homes[0] as { currentSubscription?: { priceInfo?: Record<string, unknown> } } | undefined)
-            ?.currentSubscription?.priceInfo
-        : undefined;
-      if (!info) return refused('Tibber answer without priceInfo');
-      const slots = [
-        ...(Array.isArray(info['today']) ? info['today'] : []),
-        ...(Array.isArray(info['tomorrow']) ? info['tomorrow'] : []),
-      ] as Array<Record<string, unknown> | null>;
-      const currency =
-        typeof slots[0]?.['currency'] === 'string' ? (slots[0]['currency'] as string) : contractCurrency;
-      const spaced =
-        slots.length > 1
-          ? (Date.parse(String(slots[1]?.['startsAt'])) - Date.parse(String(slots[0]?.['startsAt']))) / 60_000
-          : 15;
-      return fromSlots(
-        'Tibber',
-        currency,
-        slots.map((entry) => ({
-          start: entry?.['startsAt'],
-          price: entry?.['energy'],
-          total: entry?.['total'],
-        })),
-        spaced === 60 ? 60 : 15,
-        1000,
-      );
-    }
+    case 'nordpool':
+      return nordPoolAnswer(body, source, contractCurrency);
+    case 'awattar':
+      return awattarAnswer(body);
+    case 'energyzero':
+      return energyZeroAnswer(body);
+    case 'tibber':
+      return tibberAnswer(body, contractCurrency);
   }
 }

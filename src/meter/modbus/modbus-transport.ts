@@ -7,6 +7,7 @@ import type { ModbusSource } from '../source.js';
 import type { MessageRef, ReadingTransport, ReadingTransportEvents } from '../transport/transport.js';
 import { closeClient } from '../../modbus-protocol/client-close.js';
 import { createMeterReader, type MeterReader } from './meter-reader.js';
+import { newSerialClient } from '../../modbus-protocol/serial-client.js';
 import { joinRtuBus, type BusClient, type BusLease } from '../../modbus-protocol/rtu-bus.js';
 import { readingFromRegisters } from './to-reading.js';
 
@@ -34,10 +35,7 @@ type ModbusClient = BusClient & {
 
 /** modbus-serial's client, loaded only when a Modbus source is configured. */
 async function newClient(): Promise<ModbusClient> {
-  const module = await import('modbus-serial');
-  // CommonJS: under NodeNext the class is the default export's `default` (index.js sets both).
-  const ModbusRTU = module.default.default;
-  return new ModbusRTU() as unknown as ModbusClient;
+  return newSerialClient();
 }
 
 /**
@@ -93,7 +91,7 @@ export class ModbusMeterTransport extends EventEmitter<ReadingTransportEvents> i
       // One opener per device path: every unit on the bus shares one link (docs/architecture.md#shared-rs485-bus).
       this.lease = await joinRtuBus(
         source,
-        async () => (await newClient()) as unknown as BusClient,
+        newClient,
         RESPONSE_TIMEOUT_MS,
         (reason) => this.lost(reason),
         this.clock,

@@ -100,7 +100,8 @@ export function basicAuthorization(credentials: Credentials): string {
   return `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`, 'utf8').toString('base64')}`;
 }
 
-type FetchInit = { headers?: Record<string, string>; method?: string; [key: string]: unknown };
+/** The request options read here; the others (signal, mode, cache ...) are passed on as they are. */
+type FetchInit = { headers?: Record<string, string>; method?: string; signal?: AbortSignal | null };
 type Fetch = (url: string | URL, init: FetchInit) => Promise<Response>;
 
 /**

@@ -44,7 +44,7 @@ export class RemoteTransport extends EventEmitter<ReadingTransportEvents> implem
           new MeterDataError('overflow', `remote live event longer than ${OUTGOING_EVENT_LIMIT} bytes`),
         ),
     });
-    this.fetch = bounded as unknown as FetchLike;
+    this.fetch = bounded;
   }
 
   get description(): string {

@@ -12,13 +12,14 @@ type Row = [t: number, ...values: Array<number | null>];
 
 /** The power keys a row is made of (live payload and recent buffer use the same live keys). */
 type PowerValues = RecentPoint | LivePayload;
+type PowerKey = Exclude<keyof RecentPoint, 't'>;
 
 function rowOf(t: number, values: PowerValues): Row {
-  const num = (key: string) => {
-    const value = (values as unknown as Record<string, unknown>)[key];
+  const num = (key: PowerKey) => {
+    const value = values[key];
     return typeof value === 'number' ? value : null;
   };
-  const net = (phase: number) => {
+  const net = (phase: 1 | 2 | 3) => {
     const imported = num(`P_P${phase}_In`);
     const exported = num(`P_P${phase}_Out`);
     return imported === null && exported === null ? null : (imported ?? 0) - (exported ?? 0);

@@ -38,6 +38,9 @@ interface Entry {
   expression?: string;
 }
 
+/** The source's fields a control edits as text: all but the kind (its own select). */
+type TextField = Exclude<keyof SourceFields, 'kind'>;
+
 /** What the forms offer beside the typed fields: the serial ports and the meter ids. */
 interface Offers {
   ports: readonly SerialPortView[];
@@ -192,7 +195,7 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     stored.kind,
   );
   const timeout = textInput(entry.timeout === undefined ? '' : String(entry.timeout), 'number');
-  const controls = new Map<keyof SourceFields, HTMLElement>();
+  const controls = new Map<TextField, HTMLElement>();
   const blocks: HTMLElement[] = [];
   for (const field of [
     'path',
@@ -220,8 +223,7 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
 
   const current = (): SourceFields => {
     const fields = { ...stored, kind: kind.value as SourceKind };
-    for (const [field, control] of controls)
-      (fields as unknown as Record<string, string>)[field] = (control as HTMLInputElement).value;
+    for (const [field, control] of controls) fields[field] = (control as HTMLInputElement).value;
     return fields;
   };
   /** The URI to store: the stored one while the fields still say the same (no needless restart). */
