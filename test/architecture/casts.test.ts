@@ -10,11 +10,6 @@ import { repoRoot } from '../helpers/environment.js';
 const SRC = join(repoRoot, 'src');
 const MAX_DOUBLE_CASTS = 4;
 const DOUBLE_CAST = /\bas\s+unknown\s+as\b/g;
-/**
- * The assertions that predate this check without a comment, by file, at most so many: the route
- * handlers' own typing removes them.
- */
-const UNCOMMENTED_BEFORE: ReadonlyMap<string, number> = new Map([['src/http/routes/settings.ts', 2]]);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir)
@@ -61,10 +56,7 @@ test(`src/ has at most ${MAX_DOUBLE_CASTS} 'as unknown as'`, () => {
 
 test("every 'as unknown as' in src/ carries a comment saying why", () => {
   const uncommented = all.filter((found) => !found.commented);
-  const beyond = [...new Set(uncommented.map((found) => found.file))].filter(
-    (file) => uncommented.filter((found) => found.file === file).length > (UNCOMMENTED_BEFORE.get(file) ?? 0),
-  );
-  assert.deepEqual(beyond, [], `without a comment: ${where(uncommented)}`);
+  assert.deepEqual(uncommented, [], `without a comment: ${where(uncommented)}`);
 });
 
 test('the scan finds an assertion and tells a commented one from a bare one', () => {

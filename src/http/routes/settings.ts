@@ -140,6 +140,8 @@ function settingsViewSchema(): JsonSchema {
     properties(cloud)[name] = { type: 'boolean' };
     (cloud.required as string[]).push(name);
   }
+  // A contract reference inside a schema generated from the config: the OpenAPI writer resolves a
+  // ContractRef wherever it sits (src/http/openapi.ts), so it stands in for the schema it names.
   properties(schema).details = IGNORED_DETAILS_SCHEMA as unknown as JsonSchema;
   for (const path of MULTI_METER_PATHS) {
     const keys = path.split('.');
@@ -193,7 +195,7 @@ export function registerSettingsRoutes(router: Router, ctx: AppContext, guard?: 
       const renamed = ownNames(request.body);
       const { changes, issues } = leafWrites(SETTINGS_SECTION, renamed.body, mode, omittedOnReplace(ctx));
       // Only a valid write that changes the list costs: a refused or unchanged one starts nothing.
-      const current = ctx.config.config as unknown as Record<string, unknown>;
+      const current = ctx.config.config;
       const changesMeters = [...changes].some(
         ([path, value]) =>
           (path === 'meters' || path.startsWith('meters.')) &&
