@@ -57,19 +57,18 @@ test('a daemon reads another daemon over Modbus RTU: same values, NO DATA when s
   };
   // The clean-up is registered before the first daemon starts: a start that fails (a loaded machine)
   // must not leave the other daemon and socat running, which would keep this test process alive.
-  let a: ListeningDaemon | undefined;
-  let b: ListeningDaemon | undefined;
+  const started: { a?: ListeningDaemon; b?: ListeningDaemon } = {};
   t.after(async () => {
-    await b?.stop();
-    await a?.stop();
+    await started.b?.stop();
+    await started.a?.stop();
     await pty.stop();
     rmSync(dir, { recursive: true, force: true });
   });
-  a = await startDaemonProcess(join(dir, 'a'), slaveEnv);
-  b = await startDaemonProcess(join(dir, 'b'), {
+  const a = (started.a = await startDaemonProcess(join(dir, 'a'), slaveEnv));
+  const b = (started.b = await startDaemonProcess(join(dir, 'b'), {
     METER_GATEWAY_METER_SOURCE: `modbus-rtu:${pty.meterPath}?unit=1&profile=sdm630&interval=0.2`,
     METER_GATEWAY_METER_TIMEOUT: '2',
-  });
+  }));
 
   const fed = await waitForStatus(a, 'OK');
   const read = await waitForStatus(b, 'OK');
@@ -87,7 +86,7 @@ test('a daemon reads another daemon over Modbus RTU: same values, NO DATA when s
 
   await a.stop();
   await waitForStatus(b, 'NO DATA');
-  a = await startDaemonProcess(join(dir, 'a'), slaveEnv);
+  started.a = await startDaemonProcess(join(dir, 'a'), slaveEnv);
   const back = await waitForStatus(b, 'OK', 60_000);
   assert.ok(back.report.energy?.active?.positive?.total !== undefined);
 });
