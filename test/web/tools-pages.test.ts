@@ -162,7 +162,8 @@ test('the Modbus tab shows the served layout as a table, without a failed reques
     `0x${address.toString(16).toUpperCase().padStart(4, '0')}`,
     'Active power, import minus export',
     'kW',
-    'float',
+    // The register type in words, from the page's catalogue (modbus.type.float).
+    '32-bit float',
     '×10^3',
   ]);
   assert.match((await page.locator('#modbus-state').textContent()) ?? '', /default layout/);
@@ -180,7 +181,7 @@ test('the Modbus tab shows the served layout as a table, without a failed reques
   await page.reload();
   await page.locator('#modbus-state', { hasText: 'A custom layout is in use.' }).waitFor();
   const energy = await page.locator('#modbus-table tr[data-id="1.8.0"] td').allTextContents();
-  assert.deepEqual(energy.slice(0, 5), ['100', '0x0064', 'Energy import', 'kWh', 'double']);
+  assert.deepEqual(energy.slice(0, 5), ['100', '0x0064', 'Energy import', 'kWh', '64-bit float']);
   assert.deepEqual(failed, []);
   assert.deepEqual(pageErrors, []);
 });

@@ -1,5 +1,5 @@
 import type { ExportLimiterView } from '../../contracts/export-limiter.js';
-import { element, pageRelative } from './api.js';
+import { api, element, pageRelative } from './api.js';
 import { formatNumber } from './format.js';
 import { t, type MessageKey } from './i18n/i18n.js';
 
@@ -84,7 +84,15 @@ function show(card: HTMLElement, view: ExportLimiterView): void {
   );
 }
 
-/** Builds the card and follows the limiter stream; reconnects as the other streams of the page do. */
+/** How often a page whose limiter is off asks whether it was switched on. */
+const DISABLED_RECHECK_MS = 60_000;
+
+/**
+ * Builds the card and follows the limiter stream while the limiter is enabled; reconnects as the
+ * other streams of the page do. While it is off the page holds no stream for it, only a GET a
+ * minute: a browser allows 6 connections to one host, and every open tab holds its streams, so an
+ * unused one would leave a second tab's settings writes waiting for a free connection.
+ */
 export function startLimiterCard(): void {
   const card = element('limiter-card');
   build(card);
@@ -94,8 +102,22 @@ export function startLimiterCard(): void {
       if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5_000);
     };
     source.addEventListener('export_limiter', (event) => {
-      show(card, JSON.parse((event as MessageEvent<string>).data) as ExportLimiterView);
+      const view = JSON.parse((event as MessageEvent<string>).data) as ExportLimiterView;
+      show(card, view);
+      if (!view.enabled) {
+        source.close();
+        setTimeout(watch, DISABLED_RECHECK_MS);
+      }
     });
   };
-  connect();
+  const watch = (): void => {
+    api<ExportLimiterView>('GET', '/api/v1/export-limiter')
+      .then((view) => {
+        show(card, view);
+        if (view.enabled) connect();
+        else setTimeout(watch, DISABLED_RECHECK_MS);
+      })
+      .catch(() => setTimeout(watch, DISABLED_RECHECK_MS));
+  };
+  watch();
 }
