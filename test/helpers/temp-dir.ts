@@ -9,6 +9,7 @@ import { join } from 'node:path';
  */
 export function tempDir(prefix: string, t?: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  t?.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Retried a few times: a child process ending beside the removal may still add a file.
+  t?.after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
   return dir;
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLOCK_OFFSET_VARIABLE } from '../../src/context.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { rmSync } from 'node:fs';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitFor } from '../helpers/wait.js';
 import { energyCharts } from './fixtures.js';
@@ -22,7 +23,14 @@ test(
   'daemon: prices fetched and served, a cheapest action runs on and off, a warm restart asks nothing',
   { timeout: 120_000 },
   async (t) => {
-    const state = tempDir('mg-prices-daemon-', t);
+    // Removed after the daemons: `after` hooks run in the order they were added, and a daemon still
+    // writing its state into the folder would make the removal fail.
+    const state = tempDir('mg-prices-daemon-');
+    const daemons: Array<{ stop(): Promise<unknown> }> = [];
+    t.after(async () => {
+      for (const running of daemons) await running.stop();
+      rmSync(state, { recursive: true, force: true });
+    });
     // The daemon's now: 25 s before the next quarter boundary.
     const real = Date.now();
     const boundary = Math.ceil((real + 40_000) / (Q * 1000)) * Q * 1000;
@@ -81,7 +89,7 @@ test(
       }),
     };
     const daemon = await startDaemonProcess(state, env);
-    t.after(() => daemon.stop());
+    daemons.push(daemon);
     await waitFor('today fetched', daemon.output, (output) =>
       /prices energy_charts \d{4}-\d\d-\d\d: \d+ of \d+ quarters stored/.test(output),
     );
@@ -127,7 +135,7 @@ test(
       state,
       Object.fromEntries(Object.entries(env).filter(([name]) => name !== 'METER_GATEWAY_ACTIONS_DEFINITION')),
     );
-    t.after(() => again.stop());
+    daemons.push(again);
     const warm = (await (await fetch(`${again.baseUrl}/api/v1/prices?day=today`)).json()) as {
       slots: unknown[];
     };
