@@ -12,6 +12,9 @@ import type { AppContext, ServiceStatus } from '../context.js';
  */
 const LISTENING_OUTPUTS = ['modbus', 'modbus_rtu', 'meter_proxy'];
 
+/** An output that does not run as configured: failed for good, or failed and retried by the runner. */
+const FAILED_STATES = new Set(['error', 'retrying']);
+
 export const HEALTH_PATH = '/api/v1/health';
 
 export interface HealthProblem {
@@ -45,10 +48,12 @@ export function healthOf(
   services: Readonly<Record<string, ServiceStatus>>,
   meter: MeterFreshness,
 ): HealthView {
-  const failed = LISTENING_OUTPUTS.filter((name) => services[name]?.state === 'error').map((name) => ({
-    output: name,
-    error: String(services[name]!.error ?? services[name]!.reason ?? 'failed'),
-  }));
+  const failed = LISTENING_OUTPUTS.filter((name) => FAILED_STATES.has(services[name]?.state ?? '')).map(
+    (name) => ({
+      output: name,
+      error: String(services[name]!.error ?? services[name]!.reason ?? 'failed'),
+    }),
+  );
   const degraded: HealthProblem[] = [];
   const age = Math.max(0, Math.floor((meter.now - (meter.lastReadingAt ?? meter.bootTime)) / 1000));
   const what =

@@ -36,7 +36,7 @@ const COUNTERS: Array<[key: string, label: MessageKey | '']> = [
 ];
 
 const GOOD = new Set(['connected', 'open', 'running', 'listening']);
-const BAD = new Set(['error', 'disconnected', 'retrying', 'waiting']);
+const BAD = new Set(['error', 'disconnected', 'retrying', 'waiting', 'blocked']);
 
 function badgeClass(state: string): string {
   if (GOOD.has(state)) return 'badge ok';

@@ -148,6 +148,8 @@ export const pages: Translation<typeof english> = {
   'state.configured': 'eingerichtet',
   'state.retrying': 'neuer Versuch',
   'state.busy': 'beschäftigt',
+  'state.starting': 'startet',
+  'state.blocked': 'durch die Lizenz gesperrt',
   'info.fact.Name': 'Name',
   'info.fact.Host name': 'Hostname',
   'info.fact.Id': 'ID',

@@ -145,6 +145,8 @@ export const pages = {
   'state.configured': 'configured',
   'state.retrying': 'retrying',
   'state.busy': 'busy',
+  'state.starting': 'starting',
+  'state.blocked': 'blocked by the license',
   'info.fact.Name': 'Name',
   'info.fact.Host name': 'Host name',
   'info.fact.Id': 'Id',

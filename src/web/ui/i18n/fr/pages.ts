@@ -148,6 +148,8 @@ export const pages: Translation<typeof english> = {
   'state.configured': 'configuré',
   'state.retrying': 'nouvel essai',
   'state.busy': 'occupé',
+  'state.starting': 'démarrage',
+  'state.blocked': 'bloqué par la licence',
   'info.fact.Name': 'Nom',
   'info.fact.Host name': 'Nom d’hôte',
   'info.fact.Id': 'Id',

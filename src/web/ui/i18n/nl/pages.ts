@@ -148,6 +148,8 @@ export const pages: Translation<typeof english> = {
   'state.configured': 'ingesteld',
   'state.retrying': 'nieuwe poging',
   'state.busy': 'bezig',
+  'state.starting': 'start',
+  'state.blocked': 'geblokkeerd door de licentie',
   'info.fact.Name': 'Naam',
   'info.fact.Host name': 'Hostnaam',
   'info.fact.Id': 'Id',
