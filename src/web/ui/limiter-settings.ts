@@ -1,25 +1,17 @@
-import type { SettingsChoices, SettingsLimits } from '../../contracts/page.js';
-import { api, ApiError } from './api.js';
 import { setAt, valueAt } from './fields.js';
-import { applyLimits } from './form-limits.js';
-import { clearIssues, collectForm, fillForm, saveFooter, setStatus, showFailure } from './forms.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
-import { labelled, showRange } from './peak-settings.js';
+import { bindSectionForm, labelled, type SectionField, type SectionPart } from './section-form.js';
 
 /**
- * The settings form of services.export_limiter (docs/architecture.md#export-limiter): every field
- * named by its config path, numbers limited by the schema (GET /api/v1/settings/limits), the mode
- * from GET /api/v1/settings/choices, the meter from GET /api/v1/meters, and the inverter list as
- * rows of labelled fields. Saved with PUT /api/v1/settings; the server validates and its 400 is
- * shown next to the field it names (an inverter's field as `inverters[1].source`).
+ * The settings form of services.export_limiter (docs/architecture.md#export-limiter), a section
+ * form (section-form.ts) whose own part is the inverter list, rows of labelled fields; the
+ * server's 400 about an inverter's field (`inverters[1].source`) is shown next to it.
  */
 
 const BASE = 'services.export_limiter';
 const INVERTERS = `${BASE}.inverters`;
 
-type FieldKind = 'check' | 'number' | 'choice' | 'meter';
-
-const FIELDS: Array<[key: string, label: MessageKey, kind: FieldKind]> = [
+const FIELDS: SectionField[] = [
   ['enabled', 'limiter.enabled', 'check'],
   ['meter', 'limiter.meter', 'meter'],
   ['mode', 'limiter.mode', 'choice'],
@@ -49,20 +41,6 @@ const INVERTER_FIELDS: Array<[key: 'id' | 'source' | 'profile' | 'wmax_w', label
   ['profile', 'limiter.inverter_profile'],
   ['wmax_w', 'limiter.inverter_wmax'],
 ];
-
-function control(key: string, kind: FieldKind): HTMLInputElement | HTMLSelectElement {
-  const name = `${BASE}.${key}`;
-  if (kind === 'choice' || kind === 'meter') {
-    const made = document.createElement('select');
-    made.name = name;
-    return made;
-  }
-  const made = document.createElement('input');
-  made.name = name;
-  made.type = kind === 'check' ? 'checkbox' : 'number';
-  if (kind === 'number') made.step = 'any';
-  return made;
-}
 
 /** One inverter's fieldset; its inputs carry no name (collected by inverterRows, not collectForm). */
 function inverterRow(list: HTMLElement, inverter: Partial<InverterRow> = {}): void {
@@ -117,16 +95,9 @@ function markInverterIssues(list: HTMLElement, fields: { field: string; message:
   }
 }
 
-function build(form: HTMLFormElement): HTMLElement {
-  const title = document.createElement('h2');
-  title.textContent = t('limiter.settings_title');
-  form.append(title);
-  for (const [key, label, kind] of FIELDS)
-    form.append(labelled(t(label), control(key, kind), kind === 'check'));
-  const profiles = document.createElement('datalist');
-  profiles.id = 'limiter-profiles';
-  profiles.append(...PROFILES.map((profile) => new Option(profile, profile)));
-  const inverters = document.createElement('fieldset');
+/** The inverter list as the part of the form beyond its fields. */
+function invertersPart(): SectionPart {
+  const element = document.createElement('fieldset');
   const legend = document.createElement('legend');
   legend.textContent = t('limiter.inverters_legend');
   const list = document.createElement('div');
@@ -136,101 +107,37 @@ function build(form: HTMLFormElement): HTMLElement {
   add.id = 'limiter-add-inverter';
   add.textContent = t('limiter.add_inverter');
   add.addEventListener('click', () => inverterRow(list));
-  inverters.append(legend, list, add, profiles);
-  form.append(inverters, saveFooter());
-  return list;
-}
-
-function prepare(
-  form: HTMLFormElement,
-  choices: SettingsChoices,
-  limits: SettingsLimits,
-  meters: string[],
-): void {
-  for (const [key, , kind] of FIELDS) {
-    const path = `${BASE}.${key}`;
-    const field = form.querySelector<HTMLInputElement | HTMLSelectElement>(`[name="${path}"]`)!;
-    if (field instanceof HTMLSelectElement) {
-      const values =
-        kind === 'meter'
-          ? meters.map((id): [string, string] => [id, id])
-          : (choices[path] ?? []).map((choice): [string, string] => [
-              choice.value,
-              tOr(`limiter.mode_${choice.value}`, choice.label),
-            ]);
-      field.replaceChildren(...values.map(([value, text]) => new Option(text, value)));
-    } else if (field.type === 'number') {
-      applyLimits(field, limits[path]);
-      showRange(field, limits[path]);
-    }
-  }
-}
-
-class LimiterSettingsForm {
-  private readonly list: HTMLElement;
-
-  constructor(private readonly form: HTMLFormElement) {
-    this.list = build(form);
-    form.noValidate = true;
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      this.save();
-    });
-  }
-
-  private show(settings: unknown): void {
-    const meter = this.form.querySelector<HTMLSelectElement>(`[name="${BASE}.meter"]`)!;
-    const saved = valueAt(settings, `${BASE}.meter`);
-    if (typeof saved === 'string' && ![...meter.options].some((option) => option.value === saved))
-      meter.append(new Option(saved, saved));
-    fillForm(this.form, settings);
-    this.list.replaceChildren();
-    for (const inverter of (valueAt(settings, INVERTERS) as InverterRow[] | undefined) ?? [])
-      inverterRow(this.list, inverter);
-  }
-
-  private save(): void {
-    setStatus(this.form, t('common.saving'), 'busy');
-    clearIssues(this.form);
-    const body = collectForm(this.form);
-    setAt(body, INVERTERS, inverterRows(this.list));
-    api<unknown>('PUT', '/api/v1/settings', body)
-      .then((settings) => {
-        clearIssues(this.form);
-        this.show(settings);
-        setStatus(this.form, t('common.saved'));
-      })
-      .catch((error: unknown) => {
-        showFailure(this.form, error);
-        if (error instanceof ApiError) markInverterIssues(this.list, error.fields);
-      });
-  }
-
-  async load(): Promise<void> {
-    clearIssues(this.form);
-    try {
-      const [choices, limits, meterList, settings] = await Promise.all([
-        api<SettingsChoices>('GET', '/api/v1/settings/choices'),
-        api<SettingsLimits>('GET', '/api/v1/settings/limits'),
-        api<{ id: string }[]>('GET', '/api/v1/meters'),
-        api<unknown>('GET', '/api/v1/settings'),
-      ]);
-      prepare(
-        this.form,
-        choices,
-        limits,
-        meterList.map((meter) => meter.id),
-      );
-      this.show(settings);
-      setStatus(this.form, '');
-    } catch (error) {
-      showFailure(this.form, error);
-    }
-  }
+  const profiles = document.createElement('datalist');
+  profiles.id = 'limiter-profiles';
+  profiles.append(...PROFILES.map((profile) => new Option(profile, profile)));
+  element.append(legend, list, add, profiles);
+  return {
+    element,
+    fill(settings) {
+      list.replaceChildren();
+      for (const inverter of (valueAt(settings, INVERTERS) as InverterRow[] | undefined) ?? [])
+        inverterRow(list, inverter);
+    },
+    collect(body) {
+      setAt(body, INVERTERS, inverterRows(list));
+    },
+    markIssues(fields) {
+      markInverterIssues(list, fields);
+    },
+  };
 }
 
 /** Builds the form and binds it; returns its loader (run when the Services tab opens). */
 export function bindLimiterSettings(form: HTMLFormElement): () => Promise<void> {
-  const bound = new LimiterSettingsForm(form);
-  return () => bound.load();
+  return bindSectionForm(
+    form,
+    {
+      base: BASE,
+      title: 'limiter.settings_title',
+      fields: FIELDS,
+      choiceText: (value, label) => tOr(`limiter.mode_${value}`, label),
+      anyStep: true,
+    },
+    invertersPart(),
+  );
 }
