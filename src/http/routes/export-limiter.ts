@@ -1,12 +1,11 @@
-import type { ServerResponse } from 'node:http';
 import type { ExportLimiter, LimiterStatus, LimiterWrite } from '../../export-limiter/limiter.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { contract } from '../contract-ref.js';
-import { HttpError } from '../errors.js';
-import { sendJson, SSE_HEADERS } from '../respond.js';
-import type { ApiRequest, Router } from '../router.js';
+import { sendJson } from '../respond.js';
+import type { Router } from '../router.js';
+import { eventStream, type SendEvent } from '../event-stream.js';
 import type { Refusals } from '../../refusals.js';
-import { responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
+import { SlowConsumerGuard } from '../../slow-consumer.js';
 
 /**
  * The export limiter's endpoints (docs/architecture.md#export-limiter): its state, and a
@@ -16,20 +15,12 @@ import { responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
 
 const MAX_STREAM_CLIENTS = 16;
 
-function stream(limiter: ExportLimiter, clients: Set<ServerResponse>, slow: SlowConsumerGuard) {
-  return (request: ApiRequest, response: ServerResponse): void => {
-    if (clients.size >= MAX_STREAM_CLIENTS)
-      throw new HttpError(
-        503,
-        'service_unavailable',
-        `at most ${MAX_STREAM_CLIENTS} export limiter stream clients`,
-      );
-    // A client that does not read is dropped, never buffered for (docs/architecture.md#hostile-input).
-    const sink = responseSink(response);
-    const send = (event: string, data: unknown) => {
-      if (!response.writableEnded && !response.destroyed)
-        slow.write(sink, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
+/**
+ * `event: export_limiter` now and on every control step, `event: export_limiter_event` for the
+ * limiter's events and each write to an inverter.
+ */
+function subscribeToLimiter(limiter: ExportLimiter): (send: SendEvent) => () => void {
+  return (send) => {
     const onStatus = (status: LimiterStatus) => send('export_limiter', status);
     const onEvent = (event: { at: number; type: string; message: string }) =>
       send('export_limiter_event', { ...event, at: new Date(event.at).toISOString() });
@@ -39,21 +30,15 @@ function stream(limiter: ExportLimiter, clients: Set<ServerResponse>, slow: Slow
         type: `write_${write.kind}`,
         message: `${write.inverter}: ${write.percent === null ? 'limit cancelled' : `${write.percent} %`}`,
       });
-    response.writeHead(200, [...SSE_HEADERS]);
-    clients.add(response);
     send('export_limiter', limiter.status());
     limiter.on('status', onStatus);
     limiter.on('event', onEvent);
     limiter.on('write', onWrite);
-    const close = () => {
+    return () => {
       limiter.off('status', onStatus);
       limiter.off('event', onEvent);
       limiter.off('write', onWrite);
-      clients.delete(response);
-      if (!response.writableEnded) response.end();
     };
-    request.raw.on('close', close);
-    request.shutdown?.addEventListener('abort', close, { once: true });
   };
 }
 
@@ -62,8 +47,13 @@ export function registerExportLimiterRoutes(
   limiter: ExportLimiter,
   refusals: Refusals,
 ): SlowConsumerGuard {
-  const clients = new Set<ServerResponse>();
   const slow = new SlowConsumerGuard('export_limiter', undefined, refusals);
+  const stream = eventStream({
+    what: 'export limiter',
+    maxClients: MAX_STREAM_CLIENTS,
+    slow,
+    subscribe: subscribeToLimiter(limiter),
+  });
   router.add(
     'GET',
     '/api/v1/export-limiter',
@@ -78,7 +68,7 @@ export function registerExportLimiterRoutes(
       },
     },
   );
-  router.add('GET', '/api/v1/export-limiter/stream', stream(limiter, clients, slow), {
+  router.add('GET', '/api/v1/export-limiter/stream', stream, {
     doc: {
       summary:
         'The export limiter as Server-Sent Events: `event: export_limiter` (as GET /api/v1/export-limiter) on every control step, `event: export_limiter_event` for decisions, writes, a stale meter, a lost or busy inverter',

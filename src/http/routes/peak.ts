@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../../context.js';
 import type { PeakEvent, PeakSnapshot } from '../../peak/engine-types.js';
 import type { PeakGuard } from '../../peak/peak-guard.js';
@@ -7,9 +6,10 @@ import { MONTHS_KEPT } from '../../peak/months.js';
 import { ERROR_REF } from '../api-schemas.js';
 import { contract } from '../contract-ref.js';
 import { HttpError } from '../errors.js';
-import { sendJson, SSE_HEADERS } from '../respond.js';
-import type { ApiRequest, Router } from '../router.js';
-import { responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
+import { sendJson } from '../respond.js';
+import type { Router } from '../router.js';
+import { SlowConsumerGuard } from '../../slow-consumer.js';
+import { eventStream, type SendEvent } from '../event-stream.js';
 
 /**
  * The peak guard's endpoints (docs/architecture.md#peak-guard): its state, its month peaks, and
@@ -19,38 +19,30 @@ import { responseSink, SlowConsumerGuard } from '../../slow-consumer.js';
 
 const MAX_STREAM_CLIENTS = 16;
 
-function stream(ctx: AppContext, guard: PeakGuard, clients: Set<ServerResponse>, slow: SlowConsumerGuard) {
-  return (request: ApiRequest, response: ServerResponse): void => {
-    if (clients.size >= MAX_STREAM_CLIENTS)
-      throw new HttpError(503, 'service_unavailable', `at most ${MAX_STREAM_CLIENTS} peak stream clients`);
-    // A client that does not read is dropped, never buffered for (docs/architecture.md#hostile-input).
-    const sink = responseSink(response);
-    const send = (event: string, data: unknown) => {
-      if (!response.writableEnded && !response.destroyed)
-        slow.write(sink, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    };
+/** `event: peak` now and on every update, `event: peak_event` for each of the guard's events. */
+function subscribeToGuard(guard: PeakGuard): (send: SendEvent) => () => void {
+  return (send) => {
     const onUpdate = (snapshot: PeakSnapshot) => send('peak', guard.view(snapshot));
     const onEvent = (event: PeakEvent) =>
       send('peak_event', { ...event, at: new Date(event.at).toISOString() });
-    response.writeHead(200, [...SSE_HEADERS]);
-    clients.add(response);
     send('peak', guard.view());
     guard.on('update', onUpdate);
     guard.on('event', onEvent);
-    const close = () => {
+    return () => {
       guard.off('update', onUpdate);
       guard.off('event', onEvent);
-      clients.delete(response);
-      if (!response.writableEnded) response.end();
     };
-    request.raw.on('close', close);
-    request.shutdown?.addEventListener('abort', close, { once: true });
   };
 }
 
 export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): SlowConsumerGuard {
-  const clients = new Set<ServerResponse>();
   const slow = new SlowConsumerGuard('peak', undefined, ctx.refusals);
+  const stream = eventStream({
+    what: 'peak',
+    maxClients: MAX_STREAM_CLIENTS,
+    slow,
+    subscribe: subscribeToGuard(guard),
+  });
   router.add('GET', '/api/v1/peak', (_request, response) => sendJson(response, 200, guard.view()), {
     doc: {
       summary:
@@ -94,7 +86,7 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
       },
     },
   );
-  router.add('GET', '/api/v1/peak/stream', stream(ctx, guard, clients, slow), {
+  router.add('GET', '/api/v1/peak/stream', stream, {
     doc: {
       summary:
         'The peak guard as Server-Sent Events: `event: peak` (as GET /api/v1/peak) on every reading, `event: peak_event` for warning, shed, restore, ineffective, unavoidable, new_month_peak',
