@@ -283,7 +283,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   // The limiter reads the guard's forecast: no "PV off" in a window predicted above the limit.
   const limiter = new ExportLimiter(context, log('export-limiter'), peakForecastOf(peak));
   showDecisionInPeakView(peak, limiter);
-  registerExportLimiterRoutes(router, limiter, context.refusals);
+  registerExportLimiterRoutes(router, context, limiter);
   const peakCommands = new PeakCommandCounts();
   const limiterCommands = new LimiterCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).

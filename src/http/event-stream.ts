@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { ConfigStore } from '../config/config-store.js';
 import { responseSink, type SlowConsumerGuard } from '../slow-consumer.js';
 import { HttpError } from './errors.js';
 import { SSE_HEADERS } from './respond.js';
@@ -15,6 +16,8 @@ export interface EventStreamOptions {
   maxClients: number;
   /** Drops a client that does not read (docs/architecture.md#hostile-input). */
   slow: SlowConsumerGuard;
+  /** Whose `system.protection` ends the streams opened without credentials when switched on. */
+  config: ConfigStore;
   /** Sends the current state, subscribes `send` to the object's events; returns the unsubscribe. */
   subscribe(send: SendEvent): () => void;
 }
@@ -22,7 +25,9 @@ export interface EventStreamOptions {
 /**
  * The handler of an event stream: a 503 past `maxClients`, the SSE headers, the object's events as
  * they come, and every listener removed when the client goes or the server shuts down. A client
- * that does not read is dropped, never buffered for.
+ * that does not read is dropped, never buffered for. As the live stream's (src/http/routes/live.ts),
+ * a stream opened while protection was off ends when protection is switched on: it must not go on
+ * delivering to a client that never gave credentials.
  */
 export function eventStream(
   options: EventStreamOptions,
@@ -43,11 +48,17 @@ export function eventStream(
     response.writeHead(200, [...SSE_HEADERS]);
     clients.add(response);
     const unsubscribe = options.subscribe(send);
+    const withoutCredentials = !options.config.config.system.protection;
+    const onSettings = (paths: readonly string[]) => {
+      if (paths.includes('system.protection') && options.config.config.system.protection) close();
+    };
+    if (withoutCredentials) options.config.subscribe(`${options.what} stream`, 'change', onSettings);
     let closed = false;
     const close = () => {
       if (closed) return;
       closed = true;
       unsubscribe();
+      if (withoutCredentials) options.config.unsubscribe('change', onSettings);
       clients.delete(response);
       if (!response.writableEnded) response.end();
     };

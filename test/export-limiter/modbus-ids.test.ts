@@ -83,7 +83,7 @@ test('limiter.* layout ids over Modbus TCP: the limiter status byte for byte, Na
     routes: (router, ctx) => {
       registerCoreRoutes(router, ctx);
       limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
-      registerExportLimiterRoutes(router, limiter, ctx.refusals);
+      registerExportLimiterRoutes(router, ctx, limiter);
       modbus = createModbusService(ctx, { host: '127.0.0.1', limiter });
     },
   });

@@ -74,7 +74,7 @@ async function startRig(t: TestContext): Promise<Rig | undefined> {
     routes: (router, ctx) => {
       registerCoreRoutes(router, ctx);
       limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
-      registerExportLimiterRoutes(router, limiter, ctx.refusals);
+      registerExportLimiterRoutes(router, ctx, limiter);
       mqtt = createMqttService(ctx, undefined, undefined, undefined, {
         feed: limiterFeedOf(limiter),
         counts,

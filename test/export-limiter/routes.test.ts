@@ -22,7 +22,7 @@ test('GET /api/v1/export-limiter follows its contract, the stream sends export_l
     routes: (router, ctx) => {
       registerCoreRoutes(router, ctx);
       limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
-      registerExportLimiterRoutes(router, limiter, ctx.refusals);
+      registerExportLimiterRoutes(router, ctx, limiter);
     },
   });
   const inverter = await startSimulatedInverter({ clock: h.ctx.clock, deadTimeMs: 0 });

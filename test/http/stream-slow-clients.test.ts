@@ -80,7 +80,7 @@ test('an export limiter stream client that never reads is dropped; a reading cli
     routes: (router, ctx) => {
       registerCoreRoutes(router, ctx);
       limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
-      slow = registerExportLimiterRoutes(router, limiter, ctx.refusals);
+      slow = registerExportLimiterRoutes(router, ctx, limiter);
     },
   });
   const port = Number(new URL(h.baseUrl).port);

@@ -30,7 +30,7 @@ async function startGateway() {
       const core = registerCoreRoutes(router, ctx);
       registerMetersRoutes(router, ctx, core);
       limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
-      registerExportLimiterRoutes(router, limiter, ctx.refusals);
+      registerExportLimiterRoutes(router, ctx, limiter);
       registerWebRoutes(router, ctx);
     },
   });

@@ -4,7 +4,7 @@ import { contract } from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 import { eventStream, type SendEvent } from '../event-stream.js';
-import type { Refusals } from '../../refusals.js';
+import type { AppContext } from '../../context.js';
 import { SlowConsumerGuard } from '../../slow-consumer.js';
 
 /**
@@ -44,14 +44,15 @@ function subscribeToLimiter(limiter: ExportLimiter): (send: SendEvent) => () => 
 
 export function registerExportLimiterRoutes(
   router: Router,
+  ctx: AppContext,
   limiter: ExportLimiter,
-  refusals: Refusals,
 ): SlowConsumerGuard {
-  const slow = new SlowConsumerGuard('export_limiter', undefined, refusals);
+  const slow = new SlowConsumerGuard('export_limiter', undefined, ctx.refusals);
   const stream = eventStream({
     what: 'export limiter',
     maxClients: MAX_STREAM_CLIENTS,
     slow,
+    config: ctx.config,
     subscribe: subscribeToLimiter(limiter),
   });
   router.add(

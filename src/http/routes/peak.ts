@@ -41,6 +41,7 @@ export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakG
     what: 'peak',
     maxClients: MAX_STREAM_CLIENTS,
     slow,
+    config: ctx.config,
     subscribe: subscribeToGuard(guard),
   });
   router.add('GET', '/api/v1/peak', (_request, response) => sendJson(response, 200, guard.view()), {
