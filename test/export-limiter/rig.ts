@@ -320,3 +320,23 @@ export async function startRig(options: RigOptions = {}): Promise<LimiterRig> {
   rig.meterInput = meterInput;
   return rig;
 }
+
+/**
+ * A price signal whose every quarter imports at 0.25 and exports at a price the test switches
+ * (negative: the limiter holds export at zero in price mode; positive: it hands the inverter back).
+ * It lists no quarters ahead.
+ */
+export function switchableExportPrice(exportPrice: number): PriceSignal & { setExport(price: number): void } {
+  let current = exportPrice;
+  return {
+    quarterAt: (time: number) => {
+      const start = Math.floor(time / 900_000) * 900_000;
+      return { start, end: start + 900_000, import: 0.25, export: current, estimated: false };
+    },
+    quarters: () => [],
+    onChange: () => () => undefined,
+    setExport(price) {
+      current = price;
+    },
+  };
+}

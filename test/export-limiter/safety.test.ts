@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { M123, M704 } from '../../src/export-limiter/sunspec.js';
-import { startRig } from './rig.js';
+import { startRig, switchableExportPrice } from './rig.js';
 
 /** Fail-safe cases of the export limiter (docs/architecture.md#export-limiter). */
 
@@ -119,15 +119,7 @@ for (const profile of ['sunspec', 'sma'] as const) {
 }
 
 test("an installer's 70 % limit present at start: never commanded above 70 %; free restores 70 %", async () => {
-  let exportPrice = -0.1;
-  const prices = {
-    quarterAt: (time: number) => {
-      const start = Math.floor(time / 900_000) * 900_000;
-      return { start, end: start + 900_000, import: 0.25, export: exportPrice, estimated: false };
-    },
-    quarters: () => [],
-    onChange: () => () => undefined,
-  };
+  const prices = switchableExportPrice(-0.1);
   let load = 800;
   const rig = await startRig({
     load: () => load,
@@ -146,7 +138,7 @@ test("an installer's 70 % limit present at start: never commanded above 70 %; fr
     for (const write of rig.inverter.writes)
       assert.ok(write.words[1]! <= 700, `commanded ${write.words[1]! / 10} %`);
     assert.equal(rig.inverter.limitPctNow(), 70);
-    exportPrice = 0.1;
+    prices.setExport(0.1);
     load = 800;
     await rig.run(5000);
     assert.equal(rig.limiter!.status().state, 'free');

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { RETRY_MIN_MS } from '../../src/export-limiter/limiter.js';
 import { HUAWEI, SOLAREDGE, VICTRON } from '../../src/export-limiter/vendors.js';
 import type { Vendor } from '../helpers/simulated-inverter.js';
-import { startRig } from './rig.js';
+import { startRig, switchableExportPrice } from './rig.js';
 
 /**
  * The vendor profiles (docs/architecture.md#export-limiter): the exact register writes of each, and
@@ -104,15 +104,7 @@ test('solaredge: the gateway killed while limiting at 16 %: the inverter takes t
 });
 
 test('solaredge handed back (free, no installer limit): EnableDynamicPowerControl 0, and no fallback to safe_pct when the timeout runs out', async () => {
-  let exportPrice = -0.1;
-  const prices = {
-    quarterAt: (time: number) => {
-      const start = Math.floor(time / 900_000) * 900_000;
-      return { start, end: start + 900_000, import: 0.25, export: exportPrice, estimated: false };
-    },
-    quarters: () => [],
-    onChange: () => () => undefined,
-  };
+  const prices = switchableExportPrice(-0.1);
   const rig = await startRig({
     load: () => 800,
     profile: 'solaredge',
@@ -123,7 +115,7 @@ test('solaredge handed back (free, no installer limit): EnableDynamicPowerContro
   try {
     await rig.run(10_000);
     assert.equal(rig.inverter.limitPctNow(), 16);
-    exportPrice = 0.1;
+    prices.setExport(0.1);
     await rig.run(5000);
     assert.deepEqual(writesOf(rig).at(-1), { address: SOLAREDGE.ENABLE_DPC, words: [0] });
     await rig.run(200_000);
@@ -174,15 +166,7 @@ test("huawei: an installer's 70 % (47415 = 7, 47418 = 700) is the ceiling and th
 });
 
 test('victron_ess: the grid setpoint 2700 = target_w (FC16 [0]), refreshed every refresh_s; a stale meter writes nothing; free restores the setpoint found (50 W)', async () => {
-  let exportPrice = -0.1;
-  const prices = {
-    quarterAt: (time: number) => {
-      const start = Math.floor(time / 900_000) * 900_000;
-      return { start, end: start + 900_000, import: 0.25, export: exportPrice, estimated: false };
-    },
-    quarters: () => [],
-    onChange: () => () => undefined,
-  };
+  const prices = switchableExportPrice(-0.1);
   const rig = await startRig({
     load: () => 800,
     profile: 'victron_ess',
@@ -207,7 +191,7 @@ test('victron_ess: the grid setpoint 2700 = target_w (FC16 [0]), refreshed every
     assert.equal(rig.inverter.writes.length, count);
     assert.equal(rig.inverter.setpointW(), 0);
     rig.meterSilent = false;
-    exportPrice = 0.1;
+    prices.setExport(0.1);
     await rig.run(5000);
     assert.deepEqual(rig.inverter.writes.at(-1)!.words, [50]);
     assert.equal(rig.inverter.setpointW(), 50);
