@@ -26,6 +26,7 @@ import { retained } from '../mqtt/discovery-peers.js';
 import { startMosquitto, type MosquittoBroker } from '../mqtt/mosquitto-broker.js';
 import { publisherEnv, waitForStatus } from '../mqtt/mqtt-context.js';
 import { TestSubscriber, type ReceivedMessage } from '../mqtt/test-subscriber.js';
+import { checkEntityTable, configTopicOf, type EntityRow } from '../mqtt/entity-table.js';
 
 // The system id of the test context (test/helpers/http-context.ts).
 const SYSTEM_ID = 'A1B2C3D4E5F6';
@@ -33,11 +34,9 @@ const BASE = `meter-gateway/${SYSTEM_ID}/export_limiter`;
 const STATE = `${BASE}/state`;
 const SETTINGS = `${BASE}/settings`;
 const EVENT = `${BASE}/event`;
-const configTopic = (component: string, key: string) =>
-  `homeassistant/${component}/${SYSTEM_ID}/${key}/config`;
+const configTopic = configTopicOf(SYSTEM_ID);
 
-/** component, key, device_class, state_class, unit, entity_category (undefined: absent). */
-const ENTITIES: [string, string, string?, string?, string?, string?][] = [
+const ENTITIES: EntityRow[] = [
   ['sensor', 'export_limiter_state', 'enum'],
   ['sensor', 'export_limiter_limit', 'power', 'measurement', 'W'],
   ['sensor', 'export_limiter_grid', 'power', 'measurement', 'W'],
@@ -122,16 +121,10 @@ test('discovery: the limiter entities with their components, classes, topics and
   const last = ENTITIES.at(-1)!;
   await rig.subscriber.waitFor('the last limiter config', (m) => m.topic === configTopic(last[0], last[1]));
   const configs = await configsOf(rig);
-  assert.equal(configs.size, ENTITIES.length);
-  for (const [component, key, deviceClass, stateClass, unit, category] of ENTITIES) {
-    const text = configs.get(configTopic(component, key));
-    assert.ok(text, `${component} ${key} is announced`);
-    const config = JSON.parse(text) as Record<string, unknown>;
-    assert.equal(config.unique_id, `meter-gateway-${SYSTEM_ID}-${key}`);
-    assert.equal(config.device_class, deviceClass, `${key} device_class`);
-    assert.equal(config.state_class, stateClass, `${key} state_class`);
-    assert.equal(config.unit_of_measurement, unit, `${key} unit`);
-    assert.equal(config.entity_category, category, `${key} entity_category`);
+  for (const {
+    row: [component],
+    config,
+  } of checkEntityTable(configs, ENTITIES, SYSTEM_ID)) {
     if (component === 'sensor') assert.equal(config.state_topic, STATE);
   }
   const state = JSON.parse(configs.get(configTopic('sensor', 'export_limiter_state'))!);

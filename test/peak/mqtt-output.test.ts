@@ -13,6 +13,7 @@ import { send } from '../http/http-client.js';
 import { retained } from '../mqtt/discovery-peers.js';
 import type { ReceivedMessage } from '../mqtt/test-subscriber.js';
 import { startPeakRig, type PeakRig } from './outputs-rig.js';
+import { checkEntityTable, configTopicOf, type EntityRow } from '../mqtt/entity-table.js';
 
 process.env.TZ = 'Europe/Brussels';
 
@@ -22,11 +23,9 @@ const BASE = `meter-gateway/${SYSTEM_ID}/peak`;
 const STATE = `${BASE}/state`;
 const SETTINGS = `${BASE}/settings`;
 const EVENT = `${BASE}/event`;
-const configTopic = (component: string, key: string) =>
-  `homeassistant/${component}/${SYSTEM_ID}/${key}/config`;
+const configTopic = configTopicOf(SYSTEM_ID);
 
-/** component, key, device_class, state_class, unit, entity_category (undefined: absent). */
-const ENTITIES: [string, string, string?, string?, string?, string?][] = [
+const ENTITIES: EntityRow[] = [
   ['sensor', 'peak_running', 'power', 'measurement', 'kW'],
   ['sensor', 'peak_predicted', 'power', 'measurement', 'kW'],
   ['sensor', 'peak_allowed', 'power', 'measurement', 'kW'],
@@ -57,16 +56,10 @@ test('discovery: every peak entity with its component, classes, unit, unique_id,
   const last = ENTITIES.at(-1)!;
   await rig.subscriber.waitFor('the last peak config', (m) => m.topic === configTopic(last[0], last[1]));
   const configs = await configsOf(rig);
-  assert.equal(configs.size, ENTITIES.length);
-  for (const [component, key, deviceClass, stateClass, unit, category] of ENTITIES) {
-    const text = configs.get(configTopic(component, key));
-    assert.ok(text, `${component} ${key} is announced`);
-    const config = JSON.parse(text) as Record<string, unknown>;
-    assert.equal(config.unique_id, `meter-gateway-${SYSTEM_ID}-${key}`);
-    assert.equal(config.device_class, deviceClass, `${key} device_class`);
-    assert.equal(config.state_class, stateClass, `${key} state_class`);
-    assert.equal(config.unit_of_measurement, unit, `${key} unit`);
-    assert.equal(config.entity_category, category, `${key} entity_category`);
+  for (const {
+    row: [component],
+    config,
+  } of checkEntityTable(configs, ENTITIES, SYSTEM_ID)) {
     assert.deepEqual((config.device as { identifiers: string[] }).identifiers, [
       `meter-gateway-${SYSTEM_ID}`,
     ]);
