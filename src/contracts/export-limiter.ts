@@ -34,24 +34,28 @@ export const ExportLimiterInverterSchema = Type.Object({
 });
 
 const MODE = Type.Union([Type.Literal('off'), Type.Literal('zero_export'), Type.Literal('price')]);
-const DECISION = Type.Union([
-  Type.Literal('off'),
-  Type.Literal('zero_export'),
-  Type.Literal('pv_off'),
-  Type.Literal('free'),
-]);
+/** What the limiter decided for the inverters (docs/architecture.md#export-limiter). */
+export const LIMITER_DECISIONS = ['off', 'zero_export', 'pv_off', 'free'] as const;
+export type LimiterDecision = (typeof LIMITER_DECISIONS)[number];
+const DECISION = Type.Enum(LIMITER_DECISIONS);
 const REASON = Type.String({
   description: 'why the decision was taken (mode, price of the quarter, peak guard)',
 });
-const STATE = Type.Union([
-  Type.Literal('idle'),
-  Type.Literal('limiting'),
-  Type.Literal('free'),
-  Type.Literal('pv_off'),
-  Type.Literal('stale'),
-  Type.Literal('inverter_lost'),
-  Type.Literal('busy'),
-]);
+/**
+ * The limiter's states, one list for the API, the Home Assistant enum and event types, the
+ * metrics' state series and the Modbus state register's codes.
+ */
+export const LIMITER_STATES = [
+  'idle',
+  'limiting',
+  'free',
+  'pv_off',
+  'stale',
+  'inverter_lost',
+  'busy',
+] as const;
+export type LimiterState = (typeof LIMITER_STATES)[number];
+const STATE = Type.Enum(LIMITER_STATES);
 
 /**
  * The limiter's decision as GET /api/v1/peak shows it beside the guard's window: a `pv_off` the

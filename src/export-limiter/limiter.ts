@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Timer } from '../clock.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
-import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
+import type { ExportLimiterDecision, LimiterDecision, LimiterState } from '../contracts/export-limiter.js';
 import type { Logger } from '../log.js';
 import type { Output, OutputView } from '../output.js';
 import { meterView } from '../reading/meter-view.js';
@@ -17,9 +17,9 @@ import { LimiterStateFile } from './state-file.js';
 export const EXPORT_LIMITER_SERVICE = 'export_limiter';
 
 export type LimiterMode = AppConfig['services']['export_limiter']['mode'];
-export type LimiterState = 'idle' | 'limiting' | 'free' | 'pv_off' | 'stale' | 'inverter_lost' | 'busy';
+export type { LimiterState } from '../contracts/export-limiter.js';
 /** What the loop does this quarter (docs/architecture.md#export-limiter). */
-export type Decision = 'off' | 'zero_export' | 'pv_off' | 'free';
+export type Decision = LimiterDecision;
 
 export interface LimiterSlice {
   settings: AppConfig['services']['export_limiter'];

@@ -1,6 +1,7 @@
 import type { FamilySpec } from '../metrics/families.js';
 import type { MetricsContributor } from '../metrics/gateway-samples.js';
-import type { Decision, LimiterState, LimiterStatus } from './limiter.js';
+import { LIMITER_DECISIONS, LIMITER_STATES } from '../contracts/export-limiter.js';
+import type { LimiterStatus } from './limiter.js';
 
 /** The export limiter's /metrics series (docs/architecture.md#export-limiter), base units. */
 
@@ -55,17 +56,6 @@ export const LIMITER_FAMILIES = {
   ),
 };
 
-const STATES: readonly LimiterState[] = [
-  'idle',
-  'limiting',
-  'free',
-  'pv_off',
-  'stale',
-  'inverter_lost',
-  'busy',
-];
-const DECISIONS: readonly Decision[] = ['off', 'zero_export', 'pv_off', 'free'];
-
 export function limiterMetrics(source: () => LimiterStatus | undefined): MetricsContributor {
   return {
     families: Object.values(LIMITER_FAMILIES),
@@ -73,8 +63,9 @@ export function limiterMetrics(source: () => LimiterStatus | undefined): Metrics
       const status = source();
       if (!status?.enabled) return;
       // Every value present (0 or 1), so an alert on a state sees its series before it first occurs.
-      for (const state of STATES) add(LIMITER_FAMILIES.state, { state }, state === status.state ? 1 : 0);
-      for (const decision of DECISIONS)
+      for (const state of LIMITER_STATES)
+        add(LIMITER_FAMILIES.state, { state }, state === status.state ? 1 : 0);
+      for (const decision of LIMITER_DECISIONS)
         add(LIMITER_FAMILIES.decision, { decision }, decision === status.decision ? 1 : 0);
       add(LIMITER_FAMILIES.target, {}, status.target_w);
       if (status.grid_w !== null) add(LIMITER_FAMILIES.grid, {}, status.grid_w);

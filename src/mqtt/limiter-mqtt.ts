@@ -1,5 +1,6 @@
 import { EXPORT_LIMITER_MODES, EXPORT_LIMITER_SCHEMA } from '../config/export-limiter-schema.js';
 import type { AppContext } from '../context.js';
+import { LIMITER_STATES } from '../contracts/export-limiter.js';
 import type { ExportLimiter, LimiterState, LimiterStatus } from '../export-limiter/limiter.js';
 import type { EntityContributor, HaContribution } from './ha-contributors.js';
 import type { DiscoveryTopics, HaEntity } from './ha-entities.js';
@@ -25,16 +26,6 @@ import {
  * While the limiter is disabled nothing but the commands is served: switching it off clears both
  * retained topics and has discovery withdraw the entities.
  */
-
-export const LIMITER_STATES: readonly LimiterState[] = [
-  'idle',
-  'limiting',
-  'free',
-  'pv_off',
-  'stale',
-  'inverter_lost',
-  'busy',
-];
 
 export interface LimiterTopics {
   state: string;
