@@ -62,6 +62,52 @@ function configureServer(server: Server, options: HttpServerOptions): void {
 }
 
 /**
+ * An error of Node's HTTP parser on a socket, answered as Node's own default for 'clientError' does:
+ * an error response only while no response is in flight on the socket, or none of it has been
+ * written; otherwise the peer would get a corrupted stream, and the socket is destroyed instead.
+ * node:http keeps the socket's current response in `_httpMessage` (set on assignment, cleared when
+ * it finishes); its built-in handler reads the same field.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  const midResponse = inFlight != null && inFlight.headersSent && !inFlight.writableEnded;
+  if (socket.writable && !midResponse) socket.end(rawErrorResponse(clientErrorFor(error)));
+  else socket.destroy();
+}
+
+/**
+ * The server's 'upgrade' listener: the taker's own upgrades go to it, any other is refused as an
+ * unknown path (404). A browser opens a WebSocket to any origin without CORS: the origin check
+ * applies as to a write (docs/architecture.md#cross-site-requests).
+ */
+function upgradeTaker(
+  ctx: AppContext,
+  upgrades: UpgradeHandler,
+): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  return (request, socket, head) => {
+    const foreign = originRefusal(request, ctx.config.config) !== undefined;
+    if (foreign) ctx.refusals.add('websocket_foreign_origin');
+    if (!foreign && upgrades.handles(request)) upgrades.upgrade(request, socket, head);
+    else socket.end(rawErrorResponse(new HttpError(404, 'not_found', 'not found')));
+  };
+}
+
+/** Resolves once the server listens on host:port; rejects with the error that kept it from it. */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onError = (error: Error): void => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError).once('listening', onListening).listen(port, host);
+  });
+}
+
+/**
  * The HTTP API server on node:http. Listens on http.host / http.port (port 0: any free
  * port, for tests); routing, auth and error bodies come from dispatch.ts.
  */
@@ -97,29 +143,10 @@ export function createHttpService(
     handler,
   );
   configureServer(server, options);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    // Node's own default for this event: write an error response only while no response is in
-    // flight on the socket, or none of it has been written; otherwise the peer would get a
-    // corrupted stream. node:http keeps the socket's current response in `_httpMessage` (set on
-    // assignment, cleared when it finishes); its built-in handler reads the same field.
-    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    const midResponse = inFlight != null && inFlight.headersSent && !inFlight.writableEnded;
-    if (socket.writable && !midResponse) socket.end(rawErrorResponse(clientErrorFor(error)));
-    else socket.destroy();
-  });
-
-  // Without a taker Node answers an upgrade request as a plain request; with one, an upgrade that is
-  // not its own is refused as an unknown path.
+  server.on('clientError', answerClientError);
+  // Without a taker Node answers an upgrade request as a plain request.
   const upgrades = options.upgrades;
-  if (upgrades)
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      // A browser opens a WebSocket to any origin without CORS: the origin check applies as to a
-      // write (docs/architecture.md#cross-site-requests).
-      const foreign = originRefusal(request, ctx.config.config) !== undefined;
-      if (foreign) ctx.refusals.add('websocket_foreign_origin');
-      if (!foreign && upgrades.handles(request)) upgrades.upgrade(request, socket, head);
-      else socket.end(rawErrorResponse(new HttpError(404, 'not_found', 'not found')));
-    });
+  if (upgrades) server.on('upgrade', upgradeTaker(ctx, upgrades));
 
   return {
     name: 'http',
@@ -127,17 +154,7 @@ export function createHttpService(
     address: () => listening,
     async start(): Promise<void> {
       const { host, port } = ctx.config.config.http;
-      await new Promise<void>((resolve, reject) => {
-        const onError = (error: Error): void => {
-          server.off('listening', onListening);
-          reject(error);
-        };
-        const onListening = (): void => {
-          server.off('error', onError);
-          resolve();
-        };
-        server.once('error', onError).once('listening', onListening).listen(port, host);
-      });
+      await listen(server, port, host);
       server.on('error', (error) => ctx.logger.error(`http: server error: ${error.message}`));
       const address = server.address() as AddressInfo;
       listening = { host: address.address, port: address.port };

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import { parseSource } from '../../meter/source.js';
@@ -83,6 +84,35 @@ function idOf(request: ApiRequest): string {
   }
 }
 
+/**
+ * One meter's report in the shape of /api/v1/report: the primary's is the cached one /api/v1/report
+ * serves, byte for byte; a further meter's is built from its store.
+ */
+function sendMeterReport(
+  ctx: AppContext,
+  cache: ReportCache,
+  meter: MeterHandle,
+  response: ServerResponse,
+): void {
+  if (meter.kind === 'primary') {
+    const { body } = cache.get();
+    return sendJsonText(response, 200, body, jsonHeaders(body.length));
+  }
+  const now = ctx.now();
+  const { store } = meter;
+  const reading = store.latestAt(now);
+  const report = buildReport({
+    reading,
+    reportId: store.reportId,
+    interval: store.interval,
+    meter: store.meterAt(now),
+    system: ctx.system,
+    convFactor: undefined,
+    now,
+  });
+  sendJson(response, 200, report);
+}
+
 /** Live hubs of the further meters, made on first use and ended with their meter. */
 class MeterLiveHubs {
   private readonly hubs = new Map<string, { store: unknown; hub: LiveHub }>();
@@ -152,26 +182,7 @@ export function registerMetersRoutes(
   router.add(
     'GET',
     '/api/v1/meters/{id}/report',
-    (request, response) => {
-      const meter = meterOf(ctx, idOf(request));
-      if (meter.kind === 'primary') {
-        const { body } = core.report.get();
-        return sendJsonText(response, 200, body, jsonHeaders(body.length));
-      }
-      const now = ctx.now();
-      const { store } = meter;
-      const reading = store.latestAt(now);
-      const report = buildReport({
-        reading,
-        reportId: store.reportId,
-        interval: store.interval,
-        meter: store.meterAt(now),
-        system: ctx.system,
-        convFactor: undefined,
-        now,
-      });
-      sendJson(response, 200, report);
-    },
+    (request, response) => sendMeterReport(ctx, core.report, meterOf(ctx, idOf(request)), response),
     {
       license: 'PLUS',
       doc: {

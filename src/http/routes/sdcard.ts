@@ -1,5 +1,6 @@
 import { contract } from '../contract-ref.js';
 import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { readdir, realpath, rm, stat, unlink } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { AppContext } from '../../context.js';
@@ -57,6 +58,46 @@ async function resolved(ctx: AppContext, request: ApiRequest) {
   return { ...target, realRoot: await realpath(root) };
 }
 
+/** GET: a directory's listing ({path, files}) or a file's bytes (Range supported, sd-file-response.ts). */
+async function sendSdEntry(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
+  const root = sdCardRoot(ctx.config.config);
+  if (isRootListing(request.path) && !existsSync(root)) {
+    // Nothing logged yet: the folder appears with the first CSV row or log line.
+    sendJson(response, 200, { path: '/', files: [] } satisfies DirectoryListing);
+    return;
+  }
+  const target = await resolved(ctx, request);
+  const stats = await stat(target.path);
+  if (target.directory || request.path === ROOT_PATH) {
+    if (!stats.isDirectory()) throw new HttpError(404, 'not_found', `${request.path}: not a directory`);
+    const listing: DirectoryListing = {
+      path: target.display,
+      files: await listDirectory(target.realRoot, target.path),
+    };
+    sendJson(response, 200, listing);
+    return;
+  }
+  if (!stats.isFile()) throw new HttpError(404, 'not_found', `${request.path}: not a file`);
+  await sendFile(request.raw, response, target.path, stats);
+}
+
+/** DELETE: a file, or a directory with everything below it (204); never the folder itself. */
+async function deleteSdEntry(ctx: AppContext, request: ApiRequest, response: ServerResponse): Promise<void> {
+  const rest = request.path.slice(PREFIX.length);
+  const target = await resolveSdEntry(sdCardRoot(ctx.config.config), rest);
+  if (!target.ok) {
+    const key = target.status === 400 ? 'bad_request' : 'not_found';
+    throw new HttpError(target.status, key, `${request.path}: ${target.reason}`);
+  }
+  if (target.root) throw new HttpError(400, 'bad_request', 'the SD card folder itself cannot be deleted');
+  // The entry itself: a symbolic link is removed as a link, never what it points to
+  // (docs/architecture.md#sd-card); rm removes links below a directory the same way.
+  if (target.link === true) await unlink(target.path);
+  else await rm(target.path, { recursive: true, force: false });
+  ctx.logger.info(`sdcard: deleted ${target.display}`);
+  sendNoContent(response);
+}
+
 /**
  * The SD card folder over HTTP (docs/architecture.md#sd-card): GET /sdcard and a path ending in '/'
  * list a directory ({path, files}); any other path is the file's bytes; DELETE removes a file or a
@@ -64,27 +105,7 @@ async function resolved(ctx: AppContext, request: ApiRequest) {
  * Authentication is the API's (the dispatcher checks it before any route).
  */
 export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
-  const get = async (request: ApiRequest, response: Parameters<typeof sendJson>[0]) => {
-    const root = sdCardRoot(ctx.config.config);
-    if (isRootListing(request.path) && !existsSync(root)) {
-      // Nothing logged yet: the folder appears with the first CSV row or log line.
-      sendJson(response, 200, { path: '/', files: [] } satisfies DirectoryListing);
-      return;
-    }
-    const target = await resolved(ctx, request);
-    const stats = await stat(target.path);
-    if (target.directory || request.path === ROOT_PATH) {
-      if (!stats.isDirectory()) throw new HttpError(404, 'not_found', `${request.path}: not a directory`);
-      const listing: DirectoryListing = {
-        path: target.display,
-        files: await listDirectory(target.realRoot, target.path),
-      };
-      sendJson(response, 200, listing);
-      return;
-    }
-    if (!stats.isFile()) throw new HttpError(404, 'not_found', `${request.path}: not a file`);
-    await sendFile(request.raw, response, target.path, stats);
-  };
+  const get = (request: ApiRequest, response: ServerResponse) => sendSdEntry(ctx, request, response);
   const bytes = { type: 'string', format: 'binary' };
   const listing = { 200: { description: 'directory listing', schema: contract('DirectoryListingSchema') } };
   const refused = (description: string) => ({ description, schema: ERROR_REF });
@@ -118,21 +139,7 @@ export function registerSdCardRoutes(router: Router, ctx: AppContext): void {
   router.add(
     'DELETE',
     `${PREFIX}${TAIL_PARAMETER}`,
-    async (request, response) => {
-      const rest = request.path.slice(PREFIX.length);
-      const target = await resolveSdEntry(sdCardRoot(ctx.config.config), rest);
-      if (!target.ok) {
-        const key = target.status === 400 ? 'bad_request' : 'not_found';
-        throw new HttpError(target.status, key, `${request.path}: ${target.reason}`);
-      }
-      if (target.root) throw new HttpError(400, 'bad_request', 'the SD card folder itself cannot be deleted');
-      // The entry itself: a symbolic link is removed as a link, never what it points to
-      // (docs/architecture.md#sd-card); rm removes links below a directory the same way.
-      if (target.link === true) await unlink(target.path);
-      else await rm(target.path, { recursive: true, force: false });
-      ctx.logger.info(`sdcard: deleted ${target.display}`);
-      sendNoContent(response);
-    },
+    (request, response) => deleteSdEntry(ctx, request, response),
     {
       doc: {
         summary: 'Delete a file, or a directory with everything below it',

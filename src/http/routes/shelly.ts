@@ -90,6 +90,26 @@ function bodyParams(body: Buffer): { params: unknown } | { error: { code: number
   return { params: typeof frame.method === 'string' ? frame.params : frame };
 }
 
+/** The method a `GET /rpc/<Method>` path names, percent-decoded. */
+function methodOf(ctx: AppContext, request: ApiRequest): string {
+  try {
+    return decodeURIComponent(request.path.slice('/rpc/'.length));
+  } catch {
+    // A broken percent-escape (RFC 3986 §2.1) is the client's error: counted, not logged.
+    ctx.refusals.add('http_bad_escape');
+    throw new HttpError(400, 'bad_request', 'malformed percent-escape in the method name');
+  }
+}
+
+/** A POST's body, at most one RPC frame's size, within the body timeout. */
+function readFrame(ctx: AppContext, request: ApiRequest): Promise<Buffer> {
+  return readBoundedBody(request.raw, {
+    maxBytes: SHELLY_FRAME_LIMIT,
+    timeoutMs: BODY_TIMEOUT_MS,
+    clock: ctx.clock,
+  });
+}
+
 export function registerShellyRoutes(
   router: Router,
   ctx: AppContext,
@@ -117,15 +137,7 @@ export function registerShellyRoutes(
     '/rpc/{path}',
     (request, response) => {
       requireOn(ctx, request);
-      let method: string;
-      try {
-        method = decodeURIComponent(request.path.slice('/rpc/'.length));
-      } catch {
-        // A broken percent-escape (RFC 3986 §2.1) is the client's error: counted, not logged.
-        ctx.refusals.add('http_bad_escape');
-        throw new HttpError(400, 'bad_request', 'malformed percent-escape in the method name');
-      }
-      sendOutcome(response, rpc.call(method, paramsOf(request.query)));
+      sendOutcome(response, rpc.call(methodOf(ctx, request), paramsOf(request.query)));
     },
     { open, doc: { summary: 'Shelly Pro 3EM personality: one RPC method by GET (services.emulate.shelly)' } },
   );
@@ -135,12 +147,7 @@ export function registerShellyRoutes(
     async (request, response) => {
       requireOn(ctx, request);
       const method = decodeURIComponent(request.path.slice('/rpc/'.length));
-      const body = await readBoundedBody(request.raw, {
-        maxBytes: SHELLY_FRAME_LIMIT,
-        timeoutMs: BODY_TIMEOUT_MS,
-        clock: ctx.clock,
-      });
-      const parsed = bodyParams(body);
+      const parsed = bodyParams(await readFrame(ctx, request));
       sendOutcome(response, 'error' in parsed ? parsed : rpc.call(method, parsed.params));
     },
     {
@@ -157,11 +164,7 @@ export function registerShellyRoutes(
     '/rpc',
     async (request, response) => {
       requireOn(ctx, request);
-      const body = await readBoundedBody(request.raw, {
-        maxBytes: SHELLY_FRAME_LIMIT,
-        timeoutMs: BODY_TIMEOUT_MS,
-        clock: ctx.clock,
-      });
+      const body = await readFrame(ctx, request);
       sendJsonText(response, 200, rpc.frame(body.toString('utf8')));
     },
     {

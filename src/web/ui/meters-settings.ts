@@ -83,6 +83,13 @@ function options(
     field.append(new Option(value, value, false, true));
 }
 
+/** A select offering the choices, `value` chosen. */
+function select(choices: ReadonlyArray<[value: string, label: string]>, value: string): HTMLSelectElement {
+  const field = document.createElement('select');
+  options(field, choices, value);
+  return field;
+}
+
 /** A control with its label (`<label for>`), wrapped in a block the kind shows or hides. */
 function labelled(prefix: string, name: string, text: string, control: HTMLElement): HTMLElement {
   const id = `${prefix}-${name}`;
@@ -115,25 +122,18 @@ function sourceControl(name: keyof SourceFields, fields: SourceFields, offers: O
     return field;
   }
   if (name === 'protocol') {
-    const field = document.createElement('select');
     const labels: Record<(typeof PROTOCOLS)[number], string> = {
       auto: t('meters.editor.protocol_auto'),
       dsmr: 'DSMR (P1)',
       sml: 'SML',
       d0: 'IEC 62056-21',
     };
-    options(
-      field,
+    return select(
       PROTOCOLS.map((protocol) => [protocol, labels[protocol]]),
       fields.protocol,
     );
-    return field;
   }
-  if (name === 'profile') {
-    const field = document.createElement('select');
-    options(field, Object.entries(PROFILES), fields.profile);
-    return field;
-  }
+  if (name === 'profile') return select(Object.entries(PROFILES), fields.profile);
   const numeric = name === 'port' || name === 'unit' || name === 'baud';
   const input = textInput(fields[name], numeric ? 'number' : 'text');
   if (name === 'uri') input.placeholder = 'modbus-tcp://192.0.2.10:502?unit=1&profile=sunspec';
@@ -173,100 +173,109 @@ function idInserter(
   return labelled(prefix, 'insert', t('meters.editor.insert'), picker);
 }
 
-function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElement {
-  const prefix = `meter-${++serial}`;
-  const row = document.createElement('fieldset');
-  row.className = 'meter-entry';
-  const legend = document.createElement('legend');
-  const stored = initial ?? fieldsOf(entry.source, entry.expression);
+/** The source's fields of every kind, in the form's order; the chosen kind shows its own. */
+const SOURCE_FIELDS = [
+  'path',
+  'protocol',
+  'line',
+  'host',
+  'port',
+  'baud',
+  'profile',
+  'unit',
+  'uri',
+  'expression',
+] as const satisfies readonly TextField[];
+
+/** A row's source: its kind, the fields of every kind and the URI they build. */
+interface SourceEditor {
+  kind: HTMLSelectElement;
+  blocks: HTMLElement[];
+  /** The URI the fields build, shown under them. */
+  built: HTMLOutputElement;
+  chosen(): SourceKind;
+  control(field: TextField): HTMLInputElement;
+  /** The URI to store. */
+  uri(): string;
+  /** Sets the kind and every field (a source the probe found). */
+  fill(fields: SourceFields): void;
+  /** Shows the chosen kind's fields with its labels, and the URI they build. */
+  show(): void;
+}
+
+function sourceEditor(prefix: string, entry: Entry, stored: SourceFields, offers: Offers): SourceEditor {
   const storedUri = uriOf(stored);
-  const id = textInput(entry.id);
-  const name = textInput(entry.name);
-  const role = document.createElement('select');
-  options(
-    role,
-    ROLES.map((value) => [value, roleName(value)]),
-    entry.role,
-  );
-  const kind = document.createElement('select');
-  options(
-    kind,
+  const kind = select(
     Object.entries(SOURCE_KINDS).map(([value, key]) => [value, t(key)]),
     stored.kind,
   );
-  const timeout = textInput(entry.timeout === undefined ? '' : String(entry.timeout), 'number');
   const controls = new Map<TextField, HTMLElement>();
-  const blocks: HTMLElement[] = [];
-  for (const field of [
-    'path',
-    'protocol',
-    'line',
-    'host',
-    'port',
-    'baud',
-    'profile',
-    'unit',
-    'uri',
-    'expression',
-  ] as const) {
+  const blocks = SOURCE_FIELDS.map((field) => {
     const control = sourceControl(field, stored, offers);
     controls.set(field, control);
-    blocks.push(labelled(prefix, field, labelOf(field, stored.kind), control));
-  }
-  const inserter = idInserter(prefix, controls.get('expression') as HTMLInputElement, offers, () => id.value);
+    return labelled(prefix, field, labelOf(field, stored.kind), control);
+  });
   const built = document.createElement('output');
   built.className = 'meter-uri muted';
   built.translate = false;
-  const result = document.createElement('output');
-  result.className = 'meter-test';
-  result.setAttribute('aria-live', 'polite');
-
+  const control = (field: TextField) => controls.get(field) as HTMLInputElement;
+  const chosen = () => kind.value as SourceKind;
   const current = (): SourceFields => {
-    const fields = { ...stored, kind: kind.value as SourceKind };
-    for (const [field, control] of controls) fields[field] = (control as HTMLInputElement).value;
+    const fields = { ...stored, kind: chosen() };
+    for (const [field, element] of controls) fields[field] = (element as HTMLInputElement).value;
     return fields;
   };
-  /** The URI to store: the stored one while the fields still say the same (no needless restart). */
-  const sourceUri = (): string => {
-    const uri = uriOf(current());
-    return uri === storedUri && entry.source !== undefined ? entry.source : uri;
+  /** The stored URI while the fields still say the same (no needless restart). */
+  const uri = (): string => {
+    const made = uriOf(current());
+    return made === storedUri && entry.source !== undefined ? entry.source : made;
   };
-  const show = () => {
-    const chosen = kind.value as SourceKind;
-    for (const block of blocks) {
-      const field = block.dataset.field as keyof SourceFields;
-      block.hidden = !FIELDS_OF[chosen].includes(field);
-      block.querySelector('label')!.textContent = labelOf(field, chosen);
-    }
-    const port = controls.get('port') as HTMLInputElement;
-    if (chosen === 'modbus-tcp' && port.value === '') port.value = '502';
-    inserter.hidden = chosen !== 'virtual';
-    timeout.closest<HTMLElement>('.meter-field')!.hidden = chosen === 'virtual';
-    testButton.hidden = chosen === 'virtual';
-    probeButton.hidden = chosen !== 'serial';
-    discoverButton.hidden = chosen !== 'homewizard' && chosen !== 'shelly';
-    found.hidden = discoverButton.hidden || picker.options.length === 0;
-    built.hidden = chosen === 'virtual' || chosen === 'uri';
-    built.textContent = t('meters.editor.built', { uri: sourceUri() });
-    legend.textContent = id.value || t('meters.editor.new');
+  return {
+    kind,
+    blocks,
+    built,
+    chosen,
+    control,
+    uri,
+    fill(fields) {
+      kind.value = fields.kind;
+      for (const [field, element] of controls) (element as HTMLInputElement).value = fields[field];
+    },
+    show() {
+      const shown = chosen();
+      for (const block of blocks) {
+        const field = block.dataset.field as keyof SourceFields;
+        block.hidden = !FIELDS_OF[shown].includes(field);
+        block.querySelector('label')!.textContent = labelOf(field, shown);
+      }
+      const port = control('port');
+      if (shown === 'modbus-tcp' && port.value === '') port.value = '502';
+      built.hidden = shown === 'virtual' || shown === 'uri';
+      built.textContent = t('meters.editor.built', { uri: uri() });
+    },
   };
-  const testButton = button(t('meters.test'), () => void testSource(sourceUri(), result));
-  /** The fields of a source the probe found (its kind may turn to a URI when the fields cannot say it). */
-  const apply = (found: SourceFields) => {
-    kind.value = found.kind;
-    for (const [field, control] of controls) (control as HTMLInputElement).value = found[field];
-    show();
-  };
-  const probeButton = button(t('meters.editor.probe'), () => {
-    const device = (controls.get('path') as HTMLInputElement).value.trim();
-    void probePort(device, result, (source) => apply(fieldsOf(source, undefined)));
-  });
-  // "Find on the network": the dongles an mDNS browse found; picking one fills its kind, host and port.
+}
+
+/** A dongle as the picker names it: name, product, host, and the port unless it is 80. */
+function dongleLabel(dongle: DiscoveredDongle): string {
+  return `${dongle.name} · ${dongle.product} · ${dongle.host}${dongle.port === 80 ? '' : `:${dongle.port}`}`;
+}
+
+/**
+ * "Find on the network": the dongles an mDNS browse found, offered in a picker (`found`); `listed`
+ * runs when a browse ended, `use` with the dongle picked.
+ */
+function dongleFinder(
+  prefix: string,
+  result: HTMLOutputElement,
+  listed: () => void,
+  use: (dongle: DiscoveredDongle) => void,
+) {
   const picker = document.createElement('select');
   const found = labelled(prefix, 'found', t('meters.discover.pick'), picker);
   let dongles: DiscoveredDongle[] = [];
-  const discoverButton = button(t('meters.discover.find'), () => {
-    discoverButton.disabled = true;
+  const find = button(t('meters.discover.find'), () => {
+    find.disabled = true;
     void discoverDongles(result)
       .then((list) => {
         dongles = list;
@@ -274,26 +283,84 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
           picker,
           [
             ['', t('meters.discover.choose')],
-            ...list.map((dongle, index): [string, string] => [
-              String(index),
-              `${dongle.name} · ${dongle.product} · ${dongle.host}${dongle.port === 80 ? '' : `:${dongle.port}`}`,
-            ]),
+            ...list.map((dongle, index): [string, string] => [String(index), dongleLabel(dongle)]),
           ],
           '',
         );
         if (list.length === 0) picker.replaceChildren();
-        show();
+        listed();
       })
-      .finally(() => (discoverButton.disabled = false));
+      .finally(() => (find.disabled = false));
   });
   picker.addEventListener('change', () => {
     const dongle = dongles[Number(picker.value)];
     if (picker.value === '' || !dongle) return;
-    kind.value = dongle.kind;
-    (controls.get('host') as HTMLInputElement).value = dongle.host;
-    (controls.get('port') as HTMLInputElement).value = dongle.port === 80 ? '' : String(dongle.port);
+    use(dongle);
+  });
+  return { find, found, empty: () => picker.options.length === 0 };
+}
+
+/**
+ * A row's checks of its source, their outcome in one output (`result`): "Test this source" (every
+ * kind but virtual), "Probe this port" (serial) and "Find on the network" (HomeWizard, Shelly).
+ */
+function sourceChecks(prefix: string, source: SourceEditor, show: () => void) {
+  const result = document.createElement('output');
+  result.className = 'meter-test';
+  result.setAttribute('aria-live', 'polite');
+  const test = button(t('meters.test'), () => void testSource(source.uri(), result));
+  const probe = button(t('meters.editor.probe'), () => {
+    const device = source.control('path').value.trim();
+    // The source found fills the form; its kind may turn to a URI when the fields cannot say it.
+    void probePort(device, result, (found) => {
+      source.fill(fieldsOf(found, undefined));
+      show();
+    });
+  });
+  // Picking a dongle fills its kind, host and port.
+  const finder = dongleFinder(prefix, result, show, (dongle) => {
+    source.kind.value = dongle.kind;
+    source.control('host').value = dongle.host;
+    source.control('port').value = dongle.port === 80 ? '' : String(dongle.port);
     show();
   });
+  return {
+    buttons: [test, probe, finder.find, finder.found],
+    result,
+    showFor(kind: SourceKind) {
+      test.hidden = kind === 'virtual';
+      probe.hidden = kind !== 'serial';
+      finder.find.hidden = kind !== 'homewizard' && kind !== 'shelly';
+      finder.found.hidden = finder.find.hidden || finder.empty();
+    },
+  };
+}
+
+/** One meter's form: id, name, role, the source, the timeout, the checks and "Remove". */
+function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElement {
+  const prefix = `meter-${++serial}`;
+  const row = document.createElement('fieldset');
+  row.className = 'meter-entry';
+  const legend = document.createElement('legend');
+  const id = textInput(entry.id);
+  const name = textInput(entry.name);
+  const role = select(
+    ROLES.map((value) => [value, roleName(value)]),
+    entry.role,
+  );
+  const timeout = textInput(entry.timeout === undefined ? '' : String(entry.timeout), 'number');
+  const timeoutBlock = labelled(prefix, 'timeout', t('meters.timeout'), timeout);
+  const source = sourceEditor(prefix, entry, initial ?? fieldsOf(entry.source, entry.expression), offers);
+  const inserter = idInserter(prefix, source.control('expression'), offers, () => id.value);
+  const show = () => {
+    const chosen = source.chosen();
+    source.show();
+    inserter.hidden = chosen !== 'virtual';
+    timeoutBlock.hidden = chosen === 'virtual';
+    checks.showFor(chosen);
+    legend.textContent = id.value || t('meters.editor.new');
+  };
+  const checks = sourceChecks(prefix, source, show);
   row.addEventListener('input', show);
   row.addEventListener('change', show);
   row.append(
@@ -301,25 +368,21 @@ function rowOf(entry: Entry, offers: Offers, initial?: SourceFields): HTMLElemen
     labelled(prefix, 'id', t('meters.id'), id),
     labelled(prefix, 'name', t('meters.name'), name),
     labelled(prefix, 'role', t('meters.editor.role'), role),
-    labelled(prefix, 'kind', t('meters.editor.kind'), kind),
-    ...blocks,
+    labelled(prefix, 'kind', t('meters.editor.kind'), source.kind),
+    ...source.blocks,
     inserter,
-    labelled(prefix, 'timeout', t('meters.timeout'), timeout),
-    built,
-    testButton,
-    probeButton,
-    discoverButton,
-    found,
+    timeoutBlock,
+    source.built,
+    ...checks.buttons,
     button(t('meters.remove'), () => row.remove()),
-    result,
+    checks.result,
   );
   (row as HTMLElement & { entry?: () => Entry }).entry = () => {
     const base: Entry = { id: id.value.trim(), name: name.value, role: role.value };
-    if (kind.value === 'virtual')
-      return { ...base, expression: (controls.get('expression') as HTMLInputElement).value };
+    if (source.chosen() === 'virtual') return { ...base, expression: source.control('expression').value };
     return {
       ...base,
-      source: sourceUri(),
+      source: source.uri(),
       ...(timeout.value === '' ? {} : { timeout: Number(timeout.value) }),
     };
   };
