@@ -24,7 +24,9 @@ export const PushTargetViewSchema = Type.Object({
   cursor: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'start of the last acknowledged quarter hour (ISO 8601 UTC)',
   }),
-  backlog_quarters: Type.Integer({ description: 'complete quarter hours after the cursor' }),
+  backlog_quarters: Type.Integer({
+    description: 'complete quarter hours after the cursor (0 for a target whose `what` has no quarters)',
+  }),
   last_error: Type.Union([Type.String(), Type.Null()]),
   last_success: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   clock_skew_ms: Type.Union([Type.Integer(), Type.Null()], {

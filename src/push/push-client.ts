@@ -6,6 +6,7 @@ import type { Clock, Timer } from '../clock.js';
 import { Type } from 'typebox';
 import { VersionedStateFile } from '../config/state-file.js';
 import type { QuarterRecord } from '../history/recorder.js';
+import { TIERS } from '../history/tiers.js';
 import type { Logger } from '../log.js';
 import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../prices/price-signal.js';
@@ -36,8 +37,8 @@ import {
  * and re-sends at most the batch in flight, which a receiver stores once per (series, timestamp).
  */
 
-const QUARTER_S = 900;
-const MINUTE_S = 60;
+const QUARTER_S = TIERS['15m'].nominalSeconds;
+const MINUTE_S = TIERS['1m'].nominalSeconds;
 /** Minutes per batch of what: "minutes" (a day). */
 const MINUTE_BATCH = 1440;
 /** Live power samples held per target (power_1s): an hour of a meter sending every second. */
@@ -46,8 +47,8 @@ export const LIVE_BUFFER = 3600;
 const LIVE_BATCH = 1000;
 /** How often the live power goes out while nothing else is due. */
 export const LIVE_PERIOD_MS = 10_000;
-/** The history's 1-minute tier holds 48 h (src/history/tiers.ts). */
-const MINUTE_TIER_MS = 48 * 3_600_000;
+/** How far back the history's 1-minute tier holds its minutes. */
+const MINUTE_TIER_MS = TIERS['1m'].retentionMs;
 /** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
 export const GRACE_MS = 120_000;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -340,7 +341,8 @@ export class PushClient {
       kind: this.options.settings.kind,
       state: this.state,
       cursor: this.cursor,
-      backlog_quarters: Math.max(0, (until - this.cursor) / QUARTER_S),
+      // A target that pushes no quarters has no quarter backlog: its quarter cursor never moves.
+      backlog_quarters: this.wants('quarters') ? Math.max(0, (until - this.cursor) / QUARTER_S) : 0,
       last_error: this.lastError,
       last_success: this.lastSuccess,
       clock_skew_ms: this.skew,

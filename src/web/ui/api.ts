@@ -1,3 +1,4 @@
+import type { ApplyingAnswer } from '../../contracts/settings.js';
 import { issuesOf, type FieldIssue } from './fields.js';
 import { tServer } from './i18n/i18n.js';
 import { showOriginRefusal } from './origin-refusal.js';
@@ -64,12 +65,7 @@ function failedOf(details: unknown): { output: string; message: string }[] {
   );
 }
 
-/** The 202 of a write whose outputs were still applying it (ApplyingAnswerSchema). */
-export interface ApplyingAnswer {
-  state: 'applying';
-  outputs: string[];
-}
-
+/** Whether an answer is the 202 of a write whose outputs were still applying it. */
 export function isApplying(data: unknown): data is ApplyingAnswer {
   const answer = data as Partial<ApplyingAnswer> | null;
   return answer?.state === 'applying' && Array.isArray(answer.outputs);
