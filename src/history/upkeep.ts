@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { writeFileAtomic } from '../config/atomic-file.js';
 import { join } from 'node:path';
 import type { Logger } from '../log.js';
 
@@ -64,6 +65,8 @@ export function removeHistoryLeftovers(directory: string, now: number, logger: L
  * history.
  */
 export const REMOVED_MARKER = 'removed-at';
+/** 2020-01-01T00:00:00Z: no marker is older. */
+const EARLIEST_MARKER_MS = 1_577_836_800_000;
 
 /** The folders of `metersDirectory` whose meter is not in `listed`; none when the folder does not exist. */
 export function removedMeterFolders(metersDirectory: string, listed: ReadonlySet<string>): string[] {
@@ -76,11 +79,17 @@ export function removedMeterFolders(metersDirectory: string, listed: ReadonlySet
   }
 }
 
-/** When the folder's meter was first found removed; undefined when not marked (or marked unreadably). */
+/**
+ * When the folder's meter was first found removed; undefined when not marked, or marked unreadably
+ * (an empty or torn marker after a power cut is no time: `Number('')` is 0, which would delete the
+ * history at once). A time before 2020, when no gateway ran, is a torn one too. The folder is then
+ * marked again from now.
+ */
 function removedSince(folder: string): number | undefined {
   try {
-    const at = Number(readFileSync(join(folder, REMOVED_MARKER), 'utf8'));
-    return Number.isFinite(at) ? at : undefined;
+    const text = readFileSync(join(folder, REMOVED_MARKER), 'utf8').trim();
+    const at = Number(text);
+    return /^\d{1,15}$/.test(text) && at >= EARLIEST_MARKER_MS ? at : undefined;
   } catch {
     return undefined;
   }
@@ -116,7 +125,7 @@ export function upkeepRemovedMeters(
       let since = removedSince(folder);
       if (since === undefined) {
         since = now;
-        writeFileSync(join(folder, REMOVED_MARKER), String(now));
+        writeFileAtomic(join(folder, REMOVED_MARKER), String(now));
         logger.info(`meter ${id} is no longer listed: its history is kept ${keepDays} day(s), then deleted`);
       }
       if (now - since < keepDays * 86_400_000) continue;
