@@ -37,6 +37,16 @@ test('GET /api/v1/export-limiter follows its contract, the stream sends export_l
     });
     assert.equal(bad.status, 400);
     assert.match(bad.text, /services\.export_limiter\.inverters/);
+    // A Victron GX answers its ESS settings on unit 100 only: another unit would read another device.
+    const victron = await sendJsonBody(h.baseUrl, 'PUT', '/api/v1/settings', {
+      services: {
+        export_limiter: {
+          inverters: [{ id: 'gx', source: 'modbus-tcp://127.0.0.1:502', profile: 'victron_ess' }],
+        },
+      },
+    });
+    assert.equal(victron.status, 400);
+    assert.match(victron.text, /inverters\[0\]\.source.*unit 100/);
     const refresh = await sendJsonBody(h.baseUrl, 'PUT', '/api/v1/settings', {
       services: { export_limiter: { refresh_s: 100, revert_s: 120 } },
     });

@@ -171,8 +171,9 @@ export class SimulatedInverter {
     return this.port;
   }
 
+  /** Where the gateway reaches it: a Victron GX on unit 100 (its ESS settings' unit), others on 1. */
   get source(): string {
-    return `modbus-tcp://127.0.0.1:${this.port}?unit=1`;
+    return `modbus-tcp://127.0.0.1:${this.port}?unit=${this.vendor === 'victron' ? 100 : 1}`;
   }
 
   async close(): Promise<void> {
