@@ -64,6 +64,8 @@ export const SYSTEM_TIER = [
   'cli/state-lock',
   'daemon-isolation',
   'runtime/runner',
+  // Waits on the runner's retries (1 s and up) of the Modbus slaves and the meter proxy.
+  'runtime/runner-modbus',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

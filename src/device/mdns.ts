@@ -61,8 +61,17 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   private rescanTimer: Timer | undefined;
   private advertised: Advertised[] = [];
   private settings: MdnsSettings;
+  // A status line also changes with its counters (the Modbus slave's, about once a second while
+  // polled): only a service that starts, stops or moves is announced again.
   private readonly onServiceChange = (name: string) => {
-    if (name === 'http' || name === 'modbus' || name === 'homewizard') this.announce();
+    if (name !== 'http' && name !== 'modbus' && name !== 'homewizard') return;
+    const wanted = this.wanted();
+    const same = (a: Advertised, b: Advertised) =>
+      a.type === b.type && a.port === b.port && a.host === b.host;
+    const unchanged =
+      wanted.length === this.advertised.length &&
+      wanted.every((w, index) => same(w, this.advertised[index]!));
+    if (!unchanged) this.announce();
   };
 
   constructor(

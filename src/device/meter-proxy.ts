@@ -2,13 +2,23 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { AppConfig } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 
 /** services.meter_proxy and meter_proxy.port (0 picks a free port). */
-interface ProxySettings {
+export interface ProxySlice {
   enabled: boolean;
   port: number;
 }
+
+/** The facts of the `meter_proxy` status line: the bound port while it listens, its clients. */
+export interface MeterProxyFacts {
+  port: number;
+  clients: number;
+  /** Clients dropped for not reading (their unread data passed MAX_BUFFERED_BYTES). */
+  dropped: number;
+}
+
+export type MeterProxyStatus = OutputStatus<MeterProxyFacts>;
 
 /** Connections beyond this are refused (closed at once). */
 const MAX_CLIENTS = 8;
@@ -19,9 +29,10 @@ const MAX_BUFFERED_BYTES = 256 * 1024;
  * Meter proxy (services.meter_proxy, docs/architecture.md#services): a TCP server on meter_proxy.port that
  * passes every byte from the meter, unmodified, to every connected client, so Home Assistant's DSMR
  * integration or dsmr-reader can read the meter over the network (DSMR telegrams keep their CRC). Runs only
- * while enabled and the license is not FREE; follows setting changes live.
+ * while enabled and the license is not FREE; follows setting changes live. It has no meter setting: it
+ * passes on the primary meter's bytes (docs/architecture.md#several-meters).
  */
-export class MeterProxy implements Output<ProxySettings> {
+export class MeterProxy implements DeclaredOutput<ProxySlice, MeterProxyFacts> {
   readonly name = 'meter_proxy';
   readonly watches = ['services.meter_proxy', 'meter_proxy'] as const;
   readonly license = 'PLUS';
@@ -29,7 +40,7 @@ export class MeterProxy implements Output<ProxySettings> {
   private listeningPort: number | undefined;
   private readonly clients = new Set<Socket>();
   private dropped = 0;
-  private reconciling: Promise<void> = Promise.resolve();
+  private status: StatusPort<MeterProxyFacts> | undefined;
   private readonly onRaw = (chunk: Buffer) => this.broadcast(chunk);
 
   constructor(
@@ -37,15 +48,20 @@ export class MeterProxy implements Output<ProxySettings> {
     private readonly logger: Logger,
   ) {}
 
-  select(config: AppConfig): ProxySettings {
+  select(config: AppConfig): ProxySlice {
     return { enabled: config.services.meter_proxy, port: config.meter_proxy.port };
   }
 
-  async start(): Promise<void> {}
+  enabled(slice: ProxySlice): boolean {
+    return slice.enabled;
+  }
+
+  async start(status: StatusPort<MeterProxyFacts>): Promise<void> {
+    this.status = status;
+  }
 
   async stop(): Promise<void> {
-    this.reconciling = this.reconciling.catch(noop).then(() => this.close());
-    await this.reconciling;
+    await this.close();
   }
 
   /** The bound port while running (meter_proxy.port 0 picks a free one). */
@@ -55,26 +71,26 @@ export class MeterProxy implements Output<ProxySettings> {
 
   /**
    * Brings the server in line with the settings: start, stop or move to another port. A port it
-   * cannot listen on rejects (the runner shows and retries it: docs/architecture.md#output-contract);
-   * the next reconcile runs after a rejected one all the same.
+   * cannot listen on rejects (the runner shows and retries it: docs/architecture.md#output-contract).
    */
-  reconcile({ slice, blocked }: OutputView<ProxySettings>): Promise<void> {
+  async apply({ slice, blocked }: OutputView<ProxySlice>): Promise<MeterProxyFacts | void> {
     const wanted = slice.enabled && !blocked ? { port: slice.port } : undefined;
-    this.reconciling = this.reconciling.catch(noop).then(async () => {
-      if (this.server && (!wanted || (wanted.port !== 0 && wanted.port !== this.listeningPort)))
-        await this.close();
-      if (wanted && !this.server) {
-        try {
-          await this.listen(wanted.port);
-        } catch (error) {
-          const message = `cannot listen on port ${wanted.port}: ${(error as Error).message}`;
-          this.report(`error`, message);
-          throw new Error(message, { cause: error });
-        }
+    if (this.server && (!wanted || (wanted.port !== 0 && wanted.port !== this.listeningPort)))
+      await this.close();
+    if (wanted && !this.server) {
+      try {
+        await this.listen(wanted.port);
+      } catch (error) {
+        throw new Error(`cannot listen on port ${wanted.port}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
-      this.report(this.server ? 'running' : 'stopped');
-    });
-    return this.reconciling;
+    }
+    this.status?.facts({ clients: this.clients.size, dropped: this.dropped });
+    // Off: no port fact (nothing listens); the counters stay as live facts.
+    return this.listeningPort === undefined
+      ? undefined
+      : { port: this.listeningPort, clients: this.clients.size, dropped: this.dropped };
   }
 
   private listen(port: number): Promise<void> {
@@ -99,16 +115,20 @@ export class MeterProxy implements Output<ProxySettings> {
     socket.setNoDelay(true);
     this.clients.add(socket);
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.clients.delete(socket));
+    socket.on('close', () => {
+      this.clients.delete(socket);
+      this.status?.facts({ clients: this.clients.size });
+    });
     // The proxy is one-way: anything a client sends is read and discarded.
     socket.resume();
-    this.report('running');
+    this.status?.facts({ clients: this.clients.size });
   }
 
   private broadcast(chunk: Buffer): void {
     for (const socket of this.clients) {
       if (socket.writableLength > MAX_BUFFERED_BYTES) {
         this.dropped += 1;
+        this.status?.facts({ dropped: this.dropped });
         this.logger.warn(`dropping slow client ${socket.remoteAddress}:${socket.remotePort}`);
         socket.destroy();
         continue;
@@ -127,16 +147,4 @@ export class MeterProxy implements Output<ProxySettings> {
     this.clients.clear();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
-
-  private report(state: string, error?: string): void {
-    this.context.services.set('meter_proxy', {
-      state,
-      ...(this.listeningPort !== undefined ? { port: this.listeningPort } : {}),
-      clients: this.clients.size,
-      dropped: this.dropped,
-      ...(error ? { error } : {}),
-    });
-  }
 }
-
-function noop(): void {}

@@ -57,7 +57,7 @@ export function metricsSourcesOf(
             exceptions: modbus.slave.exceptionCodes,
           });
         const rtu = modbusRtu?.counters;
-        if (modbusRtu && rtu && ctx.services.get('modbus_rtu')?.state === 'running')
+        if (modbusRtu?.serving && rtu)
           servers.push({ server: 'rtu', requests: rtu.requests, exceptions: modbusRtu.exceptionCodes });
         return servers;
       },

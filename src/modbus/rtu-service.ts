@@ -2,23 +2,21 @@ import type { PeakGuard } from '../peak/peak-guard.js';
 import type { ExportLimiter } from '../export-limiter/limiter.js';
 import { type Timer } from '../clock.js';
 import { existsSync } from 'node:fs';
-import { RECONNECT_CAP_MS } from '../backoff.js';
+import { Backoff, RECONNECT_CAP_MS } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import { SerialLink } from '../serial/serial-link.js';
 import { formatLine, type LineSettings } from '../serial/line-settings.js';
 
 import type { AppConfig } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, MeterLookup, MeterRef, OutputStatus, OutputView } from '../output.js';
+import type { ProfileName } from '../modbus-protocol/profiles/catalogue.js';
 import type { SlaveLine } from '../modbus-protocol/profiles/grid-values.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
 import { ReadingStore } from '../reading/store.js';
 import { interFrameMs } from '../modbus-protocol/rtu-frame.js';
 import { RtuSlave } from './rtu-slave.js';
-import { SlaveOutput, type SlaveStatusDetail } from './slave-output.js';
+import { SlaveOutput } from './slave-output.js';
 
-/** Reopen after a failure: 1 s doubling up to 30 s (docs/architecture.md#data-flow). */
-const FIRST_RETRY_MS = 1000;
-const MAX_RETRY_MS = RECONNECT_CAP_MS;
 /**
  * How often the open device node is checked for presence. An unplugged USB adapter's node goes
  * away; the serial library reports that only when it next reads, and a slave may wait long for
@@ -26,23 +24,59 @@ const MAX_RETRY_MS = RECONNECT_CAP_MS;
  */
 const PRESENCE_CHECK_MS = 1000;
 
+/** The RTU slave's counters, read from the slave while the port is open. */
+export interface ModbusRtuCounters {
+  requests: number;
+  exceptions: number;
+  bad_frames: number;
+  other_unit: number;
+}
+
+/** The facts of the `modbus_rtu` status line: the port and line it serves, the meter it emulates, its counters. */
+export type ModbusRtuFacts = ModbusRtuCounters & {
+  device: string;
+  line: string;
+  unit_id: number;
+  profile: ProfileName;
+  /** services.modbus_rtu.meter. */
+  meter: string;
+  /** Whether that meter runs; while it does not, the slave serves the profile's "no data" values. */
+  meter_running: boolean;
+};
+
+export type ModbusRtuStatus = OutputStatus<ModbusRtuFacts>;
+
 /**
  * The Modbus RTU service: a slave on an RS485 adapter (services.modbus_rtu.device) that answers
- * as the meter services.modbus_rtu.profile, beside and independent of the TCP slave. The port is
- * opened while enabled and licensed (not FREE); a port that fails to open or vanishes (adapter
- * unplugged) is retried with capped exponential backoff. The serial line library is loaded only
- * when the slave is enabled.
+ * as the meter services.modbus_rtu.meter with services.modbus_rtu.profile, beside and independent
+ * of the TCP slave. The port is opened while enabled and licensed (not FREE); the serial line
+ * library is loaded only when the slave is enabled.
+ *
+ * Failures (docs/architecture.md#output-contract): a port that cannot be opened, or no device set,
+ * rejects the apply, and the runner retries it. A port that vanishes after it opened (adapter
+ * unplugged) is live trouble: the status line shows `retrying` with the cause while the slave
+ * reopens the port by itself, 1 s doubling to 30 s (docs/architecture.md#data-flow), and `running`
+ * again once it is back. An apply in the meantime stops that loop and opens the port itself.
  */
-export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<RtuView> {
+export class ModbusRtuService
+  extends SlaveOutput<ModbusRtuCounters>
+  implements DeclaredOutput<RtuSlice, ModbusRtuFacts>
+{
   readonly name = 'modbus_rtu';
   readonly watches = ['services.modbus_rtu', 'modbus.layout', 'modbus.nominal_frequency'] as const;
-  /** Rebuilt when services.modbus_rtu.meter names another meter (or its meter restarted). */
+  /** Rebuilt when the slice names another meter (or its meter restarted). */
   feed: RegisterFeed;
+  /** The meter the feed was made for (its handle undefined: not running, the feed reads an empty store). */
+  private boundTo: MeterRef | undefined;
   private slave: RtuSlave | undefined;
   private link: SerialLink | undefined;
-  private retryMs = FIRST_RETRY_MS;
-  private retry: Timer | undefined;
   private presence: Timer | undefined;
+  /** The slice applied last (the reopen after an unplug opens what it asks for). */
+  private applied: OutputView<RtuSlice> | undefined;
+  /** The reopen after an unplug: its backoff, its pending timer and the attempt in progress. */
+  private readonly reopenBackoff = new Backoff(1000, RECONNECT_CAP_MS);
+  private reopenTimer: Timer | undefined;
+  private reopening: Promise<void> | undefined;
 
   constructor(
     ctx: AppContext,
@@ -52,89 +86,101 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     private readonly limiter?: ExportLimiter,
   ) {
     super(ctx);
-    this.feed = this.feedFor(ctx.config.config.services.modbus_rtu.meter);
-    // The emulated meter restarted or went: the slave follows it onto its new store.
-    const follow = (meter: { id: string }) => {
-      if (meter.id === this.settings().meter && this.view) this.reconcile(this.view).catch(() => undefined);
-    };
-    ctx.meters.subscribe('modbus_rtu', 'added', follow);
-    ctx.meters.subscribe('modbus_rtu', 'removed', follow);
-    this.report('stopped');
+    this.feed = this.feedFor(undefined);
   }
 
   /**
    * The feed of the meter the slave emulates (docs/architecture.md#modbus-unit-map); a meter that is
    * not running serves the profile's "no data" values from a store that never gets a reading.
    */
-  private feedFor(meterId: string): RegisterFeed {
-    this.boundTo = { id: meterId, store: this.ctx.meters.get(meterId)?.store };
-    const store =
-      this.ctx.meters.get(meterId)?.store ??
-      new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485', clock: this.ctx.clock });
+  private feedFor(store: ReadingStore | undefined): RegisterFeed {
     return new RegisterFeed(
       this.ctx,
       'modbus_rtu',
       (space) => {
         if (this.slave) this.slave.space = space;
       },
-      { store, peak: this.peak, limiter: this.limiter },
+      {
+        store: store ?? new ReadingStore({ staleAfterMs: 1, meterInterface: 'RS485', clock: this.ctx.clock }),
+        peak: this.peak,
+        limiter: this.limiter,
+      },
     );
   }
 
-  /** A new meter to emulate: the old feed stops, the new one starts when the port (re)opens. */
-  private rebindFeed(): void {
-    const id = this.settings().meter;
-    const store = this.ctx.meters.get(id)?.store;
-    if (id === this.boundTo.id && store === this.boundTo.store) return;
-    this.feed.stop();
-    this.feed = this.feedFor(id);
-  }
-
-  /** The meter id and registered store the feed was made for (no store: the meter was not running). */
-  private boundTo: { id: string; store: ReadingStore | undefined } = { id: '', store: undefined };
-
-  select(config: AppConfig): RtuView {
+  select(config: AppConfig, meters: MeterLookup): RtuSlice {
+    const rtu = config.services.modbus_rtu;
     return {
-      rtu: config.services.modbus_rtu,
+      rtu,
+      meter: meters.ref(rtu.meter),
       layout: config.modbus.layout,
       nominalFrequency: config.modbus.nominal_frequency,
     };
   }
 
+  enabled(slice: RtuSlice): boolean {
+    return slice.rtu.enable;
+  }
+
   /**
-   * Any RTU setting or the layout reconfigures the register space; the license verdict and every
-   * setting but profile and direction reopen the port with the new line and unit id.
+   * The register space follows every apply (profile, direction, layout, line, the meter's store);
+   * the port is (re)opened when the line, the device, the unit id or the license verdict changed,
+   * or when it is not open. Rejects while the slave should serve and cannot.
    */
-  reconcile(view: OutputView<RtuView>): Promise<void> {
-    const before = this.view;
-    this.view = view;
-    const rebound = this.feed;
-    this.rebindFeed();
-    if (rebound !== this.feed && before) {
-      this.feed.configure(this.feedSettings());
-      return this.apply(true);
+  async apply(
+    next: OutputView<RtuSlice>,
+    previous: OutputView<RtuSlice> | undefined,
+  ): Promise<ModbusRtuFacts> {
+    // A reopen after an unplug that is under way ends first: never two opens at once.
+    await this.reopening;
+    this.cancelReopen();
+    const { rtu, meter } = next.slice;
+    this.applied = next;
+    const bound = this.boundTo;
+    const rebound = !bound || bound.id !== meter.id || bound.handle !== meter.handle;
+    if (rebound) {
+      this.feed.stop();
+      this.feed = this.feedFor(meter.handle?.store);
+      this.boundTo = meter;
     }
-    if (!before) {
-      this.feed.configure(this.feedSettings());
-      return this.apply();
+    // Another meter (or its restart) only swaps the feed the open port's slave reads: no gap on the bus.
+    if (this.link) this.feed.start(feedSettings(rtu));
+    else this.feed.configure(feedSettings(rtu));
+    const was = previous?.slice.rtu;
+    const lineChanged =
+      was === undefined || previous?.blocked !== next.blocked || portSettings(was) !== portSettings(rtu);
+    const wanted = rtu.enable && !next.blocked;
+    if (this.link && (!wanted || lineChanged)) await this.close();
+    if (wanted && rtu.device === '') throw new Error('services.modbus_rtu.device is not set');
+    if (wanted && !this.link) {
+      this.reopenBackoff.reset();
+      await this.open(rtu);
     }
-    const { profile, direction, ...line } = view.slice.rtu;
-    const { profile: wasProfile, direction: wasDirection, ...wasLine } = before.slice.rtu;
-    const reopen = before.blocked !== view.blocked || JSON.stringify(line) !== JSON.stringify(wasLine);
-    if (
-      reopen ||
-      profile !== wasProfile ||
-      direction !== wasDirection ||
-      JSON.stringify(view.slice.layout) !== JSON.stringify(before.slice.layout)
-    )
-      this.feed.configure(this.feedSettings());
-    else if (view.slice.nominalFrequency !== before.slice.nominalFrequency) this.feed.rebuild();
-    return reopen ? this.apply(true) : this.settled();
+    this.status?.trouble(undefined);
+    return this.facts(next.slice);
+  }
+
+  private facts(slice: RtuSlice): ModbusRtuFacts {
+    const { rtu, meter } = slice;
+    return {
+      device: rtu.device,
+      line: formatLine(lineSettings(rtu)),
+      unit_id: rtu.unit_id,
+      profile: this.feed.profile,
+      meter: meter.id,
+      meter_running: meter.handle !== undefined,
+      ...this.counterFacts(),
+    };
   }
 
   /** Exception replies of the running slave by exception code (metrics); empty while none runs. */
   get exceptionCodes(): ReadonlyMap<number, number> {
     return this.slave?.exceptionCodes ?? new Map();
+  }
+
+  /** Whether the port is open and the slave answers on it (metrics). */
+  get serving(): boolean {
+    return this.link !== undefined;
   }
 
   /** The slave's counters (tests, status). */
@@ -148,66 +194,24 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     };
   }
 
-  private settings(): RtuSettings {
-    return this.view?.slice.rtu ?? this.ctx.config.config.services.modbus_rtu;
+  protected counterFacts(): ModbusRtuCounters {
+    const { requests, exceptions, badFrames, otherUnit } = this.counters;
+    return { requests, exceptions, bad_frames: badFrames, other_unit: otherUnit };
   }
 
-  private line(): SlaveLine {
-    const rtu = this.settings();
-    return {
-      unitId: rtu.unit_id,
-      baudRate: rtu.baud,
-      parity: rtu.parity,
-      stopBits: rtu.stop_bits === 2 ? 2 : 1,
-    };
-  }
-
-  private feedSettings(): FeedSettings {
-    const rtu = this.settings();
-    return { profile: rtu.profile, direction: rtu.direction, line: this.line() };
-  }
-
-  /** Opens, reopens or closes the port; `reopen` for a new line or unit id. */
-  protected async applySettings(reopen: boolean): Promise<void> {
-    const rtu = this.settings();
-    const wanted = this.started && rtu.enable && !this.view?.blocked && rtu.device !== '';
-    if (this.link && wanted && !reopen) return;
-    await this.closePort();
-    if (reopen || !wanted) this.retryMs = FIRST_RETRY_MS;
-    if (!wanted) {
-      if (!this.reportIdle(rtu.enable))
-        this.report('error', { error: 'services.modbus_rtu.device is not set' });
-      return;
-    }
-    await this.open();
-  }
-
-  private lineSettings(): LineSettings {
-    const line = this.line();
-    return { baudRate: line.baudRate, dataBits: 8, parity: line.parity, stopBits: line.stopBits };
-  }
-
-  private async open(): Promise<void> {
-    const { device } = this.settings();
-    const line = this.lineSettings();
+  /** Opens the port with `rtu`'s line and starts the slave on it; rejects when it cannot be opened. */
+  private async open(rtu: RtuSettings): Promise<void> {
+    const { device } = rtu;
+    const line = lineSettings(rtu);
     let link: SerialLink;
     try {
       link = await SerialLink.open(device, line);
     } catch (error) {
-      // The environment's, not the settings' (docs/architecture.md#output-contract): the runner
-      // shows it under this output's name and retries.
-      const message = `cannot open ${device}: ${(error as Error).message}`;
-      this.report('error', { error: message });
-      throw new Error(message, { cause: error });
-    }
-    if (!this.started) {
-      await link.close();
-      return;
+      throw new Error(`cannot open ${device}: ${(error as Error).message}`, { cause: error });
     }
     this.link = link;
-    this.retryMs = FIRST_RETRY_MS;
-    this.feed.start(this.feedSettings());
-    const unitId = this.line().unitId;
+    this.feed.start(feedSettings(rtu));
+    const unitId = rtu.unit_id;
     const slave = new RtuSlave({
       unitId,
       space: this.feed.space,
@@ -221,12 +225,8 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     link.on('data', (chunk) => slave.receive(chunk));
     const lost = (reason: string): void => {
       if (this.link !== link) return;
-      this.link = undefined;
-      this.stopPresenceCheck();
-      this.feed.stop();
-      slave.reset();
-      void link.close();
-      this.failed(`${device} closed: ${reason}`);
+      void this.close();
+      this.lost(`${device} closed: ${reason}`);
     };
     link.on('close', (reason) => lost(reason?.message ?? 'port closed'));
     this.presence = this.ctx.clock.setInterval(() => {
@@ -236,77 +236,94 @@ export class ModbusRtuService extends SlaveOutput<RtuView> implements Output<Rtu
     this.ctx.logger.info(
       `Modbus RTU slave on ${device} (${formatLine(line)}, unit id ${unitId}, profile ${this.feed.profile})`,
     );
-    this.report('running');
+    this.startCounters();
   }
 
-  /** Logs, reports and schedules the next attempt (1 s doubling to 30 s). */
-  private failed(message: string): void {
-    this.ctx.logger.error(`Modbus RTU slave: ${message}; retrying in ${this.retryMs / 1000} s`);
-    this.report('error', { error: message });
-    if (!this.started) return;
-    this.retry = this.ctx.clock.setTimeout(() => {
-      this.retry = undefined;
-      // A reopen that fails again waits the next, longer step.
-      this.apply().catch((error: Error) => this.failed(error.message));
-    }, this.retryMs);
-    this.retry.unref();
-    this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);
+  /** The open port went away: live trouble, and the next reopen on the backoff. */
+  private lost(message: string): void {
+    const delay = this.reopenBackoff.next();
+    this.ctx.logger.error(`Modbus RTU slave: ${message}; retrying in ${delay / 1000} s`);
+    this.status?.trouble(message);
+    this.reopenTimer = this.ctx.clock.setTimeout(() => {
+      this.reopenTimer = undefined;
+      this.reopening = this.reopen().finally(() => (this.reopening = undefined));
+    }, delay);
+    this.reopenTimer.unref();
   }
 
-  private stopPresenceCheck(): void {
+  /** One reopen attempt with the slice applied last; a failure waits the next, longer step. */
+  private async reopen(): Promise<void> {
+    const view = this.applied;
+    if (!view || this.link || !view.slice.rtu.enable || view.blocked) return;
+    try {
+      await this.open(view.slice.rtu);
+    } catch (error) {
+      this.lost((error as Error).message);
+      return;
+    }
+    this.reopenBackoff.reset();
+    this.ctx.logger.info('Modbus RTU slave: port open again');
+    this.status?.trouble(undefined);
+  }
+
+  private cancelReopen(): void {
+    if (this.reopenTimer) this.ctx.clock.clearTimeout(this.reopenTimer);
+    this.reopenTimer = undefined;
+  }
+
+  override async stop(): Promise<void> {
+    this.applied = undefined;
+    this.cancelReopen();
+    await this.reopening;
+    await super.stop();
+  }
+
+  protected async close(): Promise<void> {
     if (this.presence) this.ctx.clock.clearInterval(this.presence);
     this.presence = undefined;
-  }
-
-  private async closePort(): Promise<void> {
-    this.stopPresenceCheck();
-    if (this.retry) this.ctx.clock.clearTimeout(this.retry);
-    this.retry = undefined;
     this.slave?.reset();
     this.feed.stop();
+    this.stopCounters();
     const link = this.link;
     this.link = undefined;
     if (link) await link.close();
-  }
-
-  /** Service line for /api/v1/system; counters read live. */
-  protected report(state: string, detail: SlaveStatusDetail = {}): void {
-    const counters = (): ModbusRtuService['counters'] => this.counters;
-    const profile = (): string => this.feed.profile;
-    const rtu = this.settings();
-    this.ctx.services.set('modbus_rtu', {
-      state,
-      device: rtu.device,
-      line: formatLine(this.lineSettings()),
-      unit_id: rtu.unit_id,
-      ...detail,
-      get profile() {
-        return profile();
-      },
-      get requests() {
-        return counters().requests;
-      },
-      get exceptions() {
-        return counters().exceptions;
-      },
-      get bad_frames() {
-        return counters().badFrames;
-      },
-      get other_unit() {
-        return counters().otherUnit;
-      },
-    });
   }
 }
 
 type RtuSettings = AppConfig['services']['modbus_rtu'];
 
-/** The RTU slave's settings and the custom layout its whatwatt profile serves. */
-interface RtuView {
+/** The RTU slave's settings, the meter it emulates and the custom layout its whatwatt profile serves. */
+export interface RtuSlice {
   rtu: RtuSettings;
+  /** services.modbus_rtu.meter, resolved by the runner. */
+  meter: MeterRef;
   layout: AppConfig['modbus']['layout'];
   /** The frequency served while the meter sends none (modbus.nominal_frequency). */
   nominalFrequency: number;
+}
+
+function slaveLine(rtu: RtuSettings): SlaveLine {
+  return {
+    unitId: rtu.unit_id,
+    baudRate: rtu.baud,
+    parity: rtu.parity,
+    stopBits: rtu.stop_bits === 2 ? 2 : 1,
+  };
+}
+
+function lineSettings(rtu: RtuSettings): LineSettings {
+  const line = slaveLine(rtu);
+  return { baudRate: line.baudRate, dataBits: 8, parity: line.parity, stopBits: line.stopBits };
+}
+
+/** What the port is opened with: every RTU setting but those that only change the register values. */
+function portSettings(rtu: RtuSettings): string {
+  const { profile: _profile, direction: _direction, meter: _meter, ...port } = rtu;
+  return JSON.stringify(port);
+}
+
+function feedSettings(rtu: RtuSettings): FeedSettings {
+  return { profile: rtu.profile, direction: rtu.direction, line: slaveLine(rtu) };
 }
 
 export function createModbusRtuService(

@@ -3,11 +3,18 @@ import type { ExportLimiter } from '../export-limiter/limiter.js';
 import { createServer, type Server } from 'node:net';
 import type { AppContext } from '../context.js';
 import type { AppConfig } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import {
+  sameSlice,
+  type DeclaredOutput,
+  type MeterLookup,
+  type OutputStatus,
+  type OutputView,
+} from '../output.js';
+import type { ProfileName } from '../modbus-protocol/profiles/catalogue.js';
 import { RegisterFeed, type FeedSettings } from './register-feed.js';
-import { SlaveOutput, type SlaveStatusDetail } from './slave-output.js';
+import { SlaveOutput } from './slave-output.js';
 import { ModbusSlave } from './slave.js';
-import { UnitFeeds } from './unit-feeds.js';
+import { UnitFeeds, type UnitRefs } from './unit-feeds.js';
 
 export interface ModbusServiceOptions {
   /** Address to listen on instead of modbus_tcp.host (tests bind to loopback). */
@@ -21,7 +28,7 @@ export interface ModbusServiceOptions {
 }
 
 /** The settings the TCP slave runs on: listener, register profile, and what the image is built from. */
-interface ModbusSettings {
+export interface ModbusSlice {
   enable: boolean;
   port: number;
   profile: AppConfig['services']['modbus']['profile'];
@@ -30,9 +37,24 @@ interface ModbusSettings {
   convFactor: number;
   /** The frequency served while the meter sends none (modbus.nominal_frequency). */
   nominalFrequency: number;
-  /** Unit id -> meter id (services.modbus.units). */
-  units: Record<string, string>;
+  /** Unit id -> the meter services.modbus.units names, resolved by the runner. */
+  units: UnitRefs;
 }
+
+/** The TCP slave's counters, read from the slave while it serves. */
+export interface ModbusCounters {
+  connections: number;
+  requests: number;
+  exceptions: number;
+}
+
+/** The facts of the `modbus` status line: the port it listens on (mDNS announces it) and its counters. */
+export type ModbusFacts = ModbusCounters & {
+  port: number;
+  profile: ProfileName;
+};
+
+export type ModbusStatus = OutputStatus<ModbusFacts>;
 
 /**
  * The Modbus TCP service: serves services.modbus.profile (src/modbus-protocol/profiles; whatwatt:
@@ -40,7 +62,10 @@ interface ModbusSettings {
  * runs the slave on services.modbus.port while services.modbus.enable is on and the license is not
  * FREE; moves or stops it live when those settings change.
  */
-export class ModbusService extends SlaveOutput<ModbusSettings> implements Output<ModbusSettings> {
+export class ModbusService
+  extends SlaveOutput<ModbusCounters>
+  implements DeclaredOutput<ModbusSlice, ModbusFacts>
+{
   readonly name = 'modbus';
   readonly watches = [
     'services.modbus',
@@ -52,6 +77,7 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
   readonly slave: ModbusSlave;
   private server: Server | undefined;
   private port: number | undefined;
+  private readonly units: UnitFeeds;
 
   constructor(
     ctx: AppContext,
@@ -72,10 +98,7 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
       peak: options.peak,
       limiter: options.limiter,
     });
-    this.report('stopped');
   }
-
-  private readonly units: UnitFeeds;
 
   /** The whatwatt layout image (input registers 0..9998). */
   get image(): RegisterFeed['image'] {
@@ -87,8 +110,9 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
     return this.port;
   }
 
-  select(config: AppConfig): ModbusSettings {
+  select(config: AppConfig, meters: MeterLookup): ModbusSlice {
     const { enable, port, profile, direction } = config.services.modbus;
+    const units = Object.entries(config.services.modbus.units).map(([unit, id]) => [unit, meters.ref(id)]);
     return {
       enable,
       port,
@@ -97,59 +121,54 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
       layout: config.modbus.layout,
       convFactor: config.meter.conv_factor,
       nominalFrequency: config.modbus.nominal_frequency,
-      units: config.services.modbus.units,
+      units: Object.fromEntries(units) as UnitRefs,
     };
+  }
+
+  enabled(slice: ModbusSlice): boolean {
+    return slice.enable;
   }
 
   /**
    * A new profile, direction or layout rebuilds the register space, a new conversion factor only
-   * the image; enable, port or the license verdict start, stop or move the listener.
+   * the image; enable, port or the license verdict start, stop or move the listener; a new unit
+   * map, or a restarted meter it names, rebuilds the unit feeds. Rejects when the slave should
+   * listen and cannot (the runner shows and retries it: docs/architecture.md#output-contract).
    */
-  reconcile(view: OutputView<ModbusSettings>): Promise<void> {
-    const before = this.view;
-    const now = view.slice;
-    this.view = view;
-    const was = before?.slice;
-    if (!was || was.profile !== now.profile || was.direction !== now.direction || !sameLayout(was, now))
-      this.feed.configure(this.feedSettings());
+  async apply(
+    next: OutputView<ModbusSlice>,
+    previous: OutputView<ModbusSlice> | undefined,
+  ): Promise<ModbusFacts> {
+    const now = next.slice;
+    const was = previous?.slice;
+    const settings: FeedSettings = { profile: now.profile, direction: now.direction };
+    const spaceChanged =
+      !was || was.profile !== now.profile || was.direction !== now.direction || !sameLayout(was, now);
+    if (spaceChanged) this.feed.configure(settings);
     else if (was.convFactor !== now.convFactor || was.nominalFrequency !== now.nominalFrequency)
       this.feed.rebuild();
-    const unitsChanged = JSON.stringify(was?.units) !== JSON.stringify(now.units);
-    if (this.server && (unitsChanged || was?.profile !== now.profile || was.direction !== now.direction))
-      this.units.configure(now.units, this.feedSettings());
-    if (was && was.enable === now.enable && was.port === now.port && before.blocked === view.blocked)
-      return this.settled();
-    return this.apply();
-  }
-
-  private feedSettings(): FeedSettings {
-    const { profile, direction } = this.view!.slice;
-    return { profile, direction };
-  }
-
-  /** Starts, stops or moves the listener. */
-  protected async applySettings(): Promise<void> {
-    const { slice, blocked } = this.view ?? { slice: undefined };
-    const wanted = this.started && slice?.enable && !blocked ? slice.port : undefined;
-    if (this.server && this.port === wanted) return;
-    await this.closeServer();
-    if (wanted === undefined) {
-      this.reportIdle(slice?.enable);
-      return;
-    }
-    try {
-      await this.listen(wanted);
-      this.feed.start(this.feedSettings());
-      this.units.configure(slice!.units, this.feedSettings());
+    const wanted = now.enable && !next.blocked ? now.port : undefined;
+    const moved = this.port !== wanted;
+    if (this.server && moved) await this.close();
+    if (wanted !== undefined && !this.server) {
+      try {
+        await this.listen(wanted);
+      } catch (error) {
+        throw new Error(`cannot listen on port ${wanted}: ${(error as Error).message}`, { cause: error });
+      }
+      this.feed.start(settings);
       const where = `${this.listenHost() ?? 'every interface'} port ${wanted}`;
       this.ctx.logger.info(`Modbus TCP slave listening on ${where} (profile ${this.feed.profile})`);
-      this.report('running');
-    } catch (error) {
-      const message = `cannot listen on port ${wanted}: ${(error as Error).message}`;
-      this.report('error', { error: message });
-      // The runner logs it, shows it under this output's name and retries (docs/architecture.md#output-contract).
-      throw new Error(message, { cause: error });
+      this.startCounters();
     }
+    if (this.server && (moved || spaceChanged || !sameSlice(was?.units, now.units)))
+      this.units.configure(now.units, settings);
+    return { port: this.port ?? now.port, profile: this.feed.profile, ...this.counterFacts() };
+  }
+
+  protected counterFacts(): ModbusCounters {
+    const slave = this.slave;
+    return { connections: slave.connections, requests: slave.requests, exceptions: slave.exceptions };
   }
 
   private async listen(port: number): Promise<void> {
@@ -172,42 +191,20 @@ export class ModbusService extends SlaveOutput<ModbusSettings> implements Output
     return host === '' ? undefined : host;
   }
 
-  private async closeServer(): Promise<void> {
+  protected async close(): Promise<void> {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
     this.port = undefined;
     this.feed.stop();
-    this.units.configure(this.view?.slice.units ?? {}, undefined);
+    this.units.configure({}, undefined);
     this.slave.disconnectAll();
+    this.stopCounters();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  /** Service line for /api/v1/system; the counters are read live (getters), never copied per request. */
-  protected report(state: string, extra: SlaveStatusDetail = {}): void {
-    const slave = this.slave;
-    const feed = this.feed;
-    this.ctx.services.set('modbus', {
-      state,
-      port: this.port ?? this.ctx.config.config.services.modbus.port,
-      ...extra,
-      get profile() {
-        return feed.profile;
-      },
-      get connections() {
-        return slave.connections;
-      },
-      get requests() {
-        return slave.requests;
-      },
-      get exceptions() {
-        return slave.exceptions;
-      },
-    });
   }
 }
 
-function sameLayout(a: ModbusSettings, b: ModbusSettings): boolean {
+function sameLayout(a: ModbusSlice, b: ModbusSlice): boolean {
   return a.layout === b.layout || JSON.stringify(a.layout) === JSON.stringify(b.layout);
 }
 

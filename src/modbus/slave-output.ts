@@ -1,81 +1,66 @@
+import type { Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
-import type { OutputView } from '../output.js';
-
-/** The extra fields of a slave's status line when it is not serving. */
-export interface SlaveStatusDetail {
-  error?: string;
-  reason?: string;
-}
+import type { StatusPort } from '../output.js';
 
 /**
- * What the Modbus TCP and RTU slave outputs share: the lifecycle (`start` marks the output as
- * started, `stop` closes its endpoint), the last view reconciled, the endpoint changes run one
- * after another, and the status while the slave does not serve (stopped, disabled, or stopped
- * for the license). Each subclass owns its endpoint (a TCP listener, a serial port) and its
- * status line's counters.
+ * How often a serving slave's counters (connections, requests, exceptions) are copied to its
+ * status line. The slave counts per request; the status line is one record for every reader
+ * (`/api/v1/system`, the status board, mDNS), so it is written at most this often and only when
+ * a counter changed, never per request (docs/architecture.md#output-contract).
  */
-export abstract class SlaveOutput<Slice> {
+export const COUNTERS_EVERY_MS = 1000;
+
+/**
+ * What the Modbus TCP and RTU slave outputs share (docs/architecture.md#output-contract): the
+ * license they need, the status port the runner gives at `start`, and the counters of the serving
+ * endpoint copied to the status line while it serves. Each subclass owns its endpoint (a TCP
+ * listener, a serial port), opens, moves and closes it in `apply`, and releases it in `stop`.
+ * The runner serialises the applies and retries failed ones: nothing here queues or retries.
+ */
+export abstract class SlaveOutput<Counters extends object> {
   readonly license = 'PLUS';
-  protected started = false;
-  /** The last view reconciled; undefined before the first. */
-  protected view: OutputView<Slice> | undefined;
-  private reconciling: Promise<void> = Promise.resolve();
-  /** The last endpoint change failed: the next reconcile tries again even with the same view. */
-  protected failedLast = false;
+  protected status: StatusPort<Counters> | undefined;
+  private countersTimer: Timer | undefined;
+  private shown: string | undefined;
 
   constructor(protected readonly ctx: AppContext) {}
 
-  async start(): Promise<void> {
-    this.started = true;
+  async start(status: StatusPort<Counters>): Promise<void> {
+    this.status = status;
+    this.publishCounters();
   }
 
   async stop(): Promise<void> {
-    this.started = false;
-    await this.apply();
+    this.stopCounters();
+    await this.close();
   }
 
-  /**
-   * Brings the endpoint in line with the settings; calls run one after another, and one that
-   * rejects (a port in use) does not stop the next one: the chain goes on after a failure, and
-   * the failure reaches the caller (the runner retries it: docs/architecture.md#output-contract).
-   */
-  protected apply(reopen = false): Promise<void> {
-    const run = this.reconciling.catch(noop).then(() => this.applySettings(reopen));
-    this.reconciling = run.then(
-      () => {
-        this.failedLast = false;
-      },
-      (error: unknown) => {
-        this.failedLast = true;
-        throw error;
-      },
-    );
-    return this.reconciling;
+  /** Closes the endpoint (stop, or an apply that turns it off). */
+  protected abstract close(): Promise<void>;
+
+  /** The counters of the endpoint now (zero while none serves). */
+  protected abstract counterFacts(): Counters;
+
+  /** Copies the counters to the status line when they changed since the last copy. */
+  protected publishCounters(): void {
+    const counters = this.counterFacts();
+    const key = JSON.stringify(counters);
+    if (key === this.shown) return;
+    this.shown = key;
+    this.status?.facts(counters);
   }
 
-  /** The endpoint change in progress (resolved when none is); after a failure, a new attempt. */
-  protected settled(): Promise<void> {
-    return this.failedLast ? this.apply() : this.reconciling;
+  /** While the endpoint serves: its counters reach the status line within COUNTERS_EVERY_MS. */
+  protected startCounters(): void {
+    this.publishCounters();
+    if (this.countersTimer) return;
+    this.countersTimer = this.ctx.clock.setInterval(() => this.publishCounters(), COUNTERS_EVERY_MS);
+    this.countersTimer.unref();
   }
 
-  /** Opens, moves or closes the endpoint as the current view and `started` ask. */
-  protected abstract applySettings(reopen: boolean): Promise<void>;
-
-  /** Publishes the service line (its counters read live). */
-  protected abstract report(state: string, detail?: SlaveStatusDetail): void;
-
-  /**
-   * Reports why the slave does not serve, when the reason is one of the shared ones: not started
-   * or no settings yet (stopped), switched off (disabled), or blocked by the license. Returns
-   * false when none of them holds, so the caller reports its own reason.
-   */
-  protected reportIdle(enabled: boolean | undefined): boolean {
-    if (!this.started || enabled === undefined) this.report('stopped');
-    else if (!enabled) this.report('disabled');
-    else if (this.view?.blocked) this.report('stopped', { reason: this.view.blocked });
-    else return false;
-    return true;
+  protected stopCounters(): void {
+    if (this.countersTimer) this.ctx.clock.clearInterval(this.countersTimer);
+    this.countersTimer = undefined;
+    this.publishCounters();
   }
 }
-
-function noop(): void {}

@@ -49,7 +49,7 @@ test('a Modbus slave that cannot listen: /api/v1/system names it, the health com
   const system = await waitFor(
     'the Modbus slave to report its failure',
     systemOf,
-    (body) => body.services?.modbus?.state === 'error',
+    (body) => body.services?.modbus?.state === 'retrying',
   );
   assert.equal(system.health.status, 'failing');
   assert.deepEqual(

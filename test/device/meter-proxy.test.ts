@@ -88,9 +88,9 @@ test('the proxy passes the raw telegrams; a foreign DSMR parser reads the same v
     await waitFor(
       'the proxy to stop',
       () => h.ctx.services.get('meter_proxy'),
-      (s) => s?.state === 'stopped',
+      (s) => s?.state === 'disabled',
     );
-    assert.equal(h.ctx.services.get('meter_proxy')?.state, 'stopped');
+    assert.equal(h.ctx.services.get('meter_proxy')?.port, undefined, 'no port while it is off');
     await assert.rejects(
       new Promise((resolve, reject) => connect(port, '127.0.0.1').on('connect', resolve).on('error', reject)),
       /ECONNREFUSED/,

@@ -216,7 +216,7 @@ test('the port vanishing and coming back: the slave reopens it with backoff', as
   const rig = await startRig(t, { METER_GATEWAY_SERVICES_MODBUS_RTU_PROFILE: 'sdm630' });
   await rig.pty.stop();
   const state = () => rig.ctx.services.get('modbus_rtu')?.state;
-  await waitFor('the closed port to be reported', state, (seen) => seen === 'error');
+  await waitFor('the closed port to be reported', state, (seen) => seen === 'retrying');
   await rig.pty.start();
   await waitFor('the port to be reopened', state, (seen) => seen === 'running');
   const result = await mbpollRtu(rig.pty.meterPath, ['-t', '3:float', '-B', '-r', '53', '-c', '1']);

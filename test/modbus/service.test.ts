@@ -34,7 +34,12 @@ test(
     const client = await connectClient(first);
     assert.equal((await readWords(client, 1, 2)).readFloatBE(0), Math.fround(230.1));
     await client.readHoldingRegisters(0, 1).catch(() => undefined);
-    const status = JSON.parse(JSON.stringify(ctx.services.snapshot().modbus)) as Record<string, unknown>;
+    // The counters reach the status line within a second (COUNTERS_EVERY_MS), never per request.
+    const status = await waitFor(
+      'the counters on the status line',
+      () => JSON.parse(JSON.stringify(ctx.services.snapshot().modbus)) as Record<string, unknown>,
+      (line) => line.requests === 2,
+    );
     assert.deepEqual(status, {
       state: 'running',
       port: first,
@@ -84,9 +89,8 @@ test('license FREE keeps the slave stopped although it is enabled', { timeout: 1
   assert.equal(service.listeningPort, undefined);
   assert.equal(await accepts('127.0.0.1', port), false);
   assert.deepEqual(JSON.parse(JSON.stringify(ctx.services.get('modbus'))), {
-    state: 'stopped',
+    state: 'blocked',
     port,
-    reason: 'license FREE',
     profile: 'whatwatt',
     connections: 0,
     requests: 0,
@@ -95,7 +99,7 @@ test('license FREE keeps the slave stopped although it is enabled', { timeout: 1
 });
 
 test(
-  'a port in use: start resolves, the state is error, a later port change recovers',
+  'a port in use: start resolves, the state is retrying, a later port change recovers',
   { timeout: 15_000 },
   async (t) => {
     const blocker = createServer();
@@ -110,7 +114,7 @@ test(
       cleanup();
     });
     await running.start();
-    assert.equal(ctx.services.get('modbus')?.state, 'error');
+    assert.equal(ctx.services.get('modbus')?.state, 'retrying');
     assert.match(String(ctx.services.get('modbus')?.error), /EADDRINUSE/);
     const free = await freePort();
     ctx.config.apply(new Map([['services.modbus.port', free]]));
@@ -132,7 +136,7 @@ test('stop closes open connections and the listener', { timeout: 15_000 }, async
   await running.stop();
   await closed;
   assert.equal(await accepts('127.0.0.1', port), false);
-  assert.equal(ctx.services.get('modbus')?.state, 'stopped');
+  assert.equal(service.listeningPort, undefined);
   // Readings after stop no longer touch the image (listeners removed).
   ctx.store.ingest(syntheticReading());
   assert.ok(Number.isNaN(service.image.bytes.readFloatBE(2)));

@@ -207,7 +207,8 @@ for (const row of KINDS) {
     const run = await startDaemon(row.env(busy.port));
     try {
       const failed = run.services()[row.name];
-      assert.equal(failed?.state, 'error', JSON.stringify(run.services()));
+      // `retrying`: a declared output's failed apply the runner tries again (src/output.ts).
+      assert.ok(['error', 'retrying'].includes(String(failed?.state)), JSON.stringify(run.services()));
       assert.match(String(failed?.error), /EADDRINUSE/);
 
       await busy.release();
@@ -222,7 +223,7 @@ for (const row of KINDS) {
       assert.equal(answer.body.details?.saved, true);
       assert.deepEqual(failedOutputs(answer).outputs, [row.name]);
       assert.match(failedOutputs(answer).first, /EADDRINUSE/);
-      assert.equal(run.services()[row.name]?.state, 'error');
+      assert.ok(['error', 'retrying'].includes(String(run.services()[row.name]?.state)));
 
       await second.release();
       await waitFor(`${row.name} to serve after the fix`, () => row.serving(run, second.port));
