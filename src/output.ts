@@ -204,20 +204,32 @@ export class ReconcileQueue {
     while (this.active || this.queued) await (this.queued ?? this.active)!.then(noop, noop);
   }
 
-  /** A synchronous reconcile is over when it returns, so the next request may start at once. */
+  /**
+   * Starts a run. It counts as active from before `run` is called, so a request made while `run`
+   * is still executing synchronously (an apply that adds a meter to the registry, whose listeners
+   * ask for another run) is queued behind it, never started beside it. A synchronous run is over
+   * when it returns.
+   */
   private begin(): Promise<void> {
+    let settle!: () => void;
+    const current = new Promise<void>((resolve) => (settle = resolve));
+    this.active = current;
+    const done = (): void => {
+      if (this.active === current) this.active = undefined;
+      settle();
+    };
     let answer: void | Promise<void>;
     try {
       answer = this.run();
     } catch (error) {
+      done();
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    if (!(answer instanceof Promise)) return Promise.resolve();
-    const running = answer.finally(() => {
-      if (this.active === running) this.active = undefined;
-    });
-    this.active = running;
-    return running;
+    if (!(answer instanceof Promise)) {
+      done();
+      return Promise.resolve();
+    }
+    return answer.finally(done);
   }
 }
 

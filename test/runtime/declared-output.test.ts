@@ -269,3 +269,33 @@ async function waitForCalls(output: { calls: Call[] }, count: number): Promise<v
     await new Promise((resolve) => setImmediate(resolve));
   assert.equal(output.calls.length, count);
 }
+
+test('an apply that changes the registry before its first await is not overlapped by the apply that change asks for', async (t) => {
+  const { ctx } = context(t);
+  let inside = 0;
+  let most = 0;
+  let registered: MeterHandle | undefined;
+  const output = declared({ meter: 'pv' });
+  const apply = output.apply.bind(output);
+  output.apply = async (next, previous) => {
+    inside += 1;
+    most = Math.max(most, inside);
+    // What MetersInput does: a meter joins the registry while the apply still runs synchronously.
+    if (next.slice.enable && !registered) registered = registerMeter(ctx, 'pv');
+    await new Promise((resolve) => setImmediate(resolve));
+    inside -= 1;
+    return apply(next, previous);
+  };
+  const running = runOutput(ctx, output);
+  await running.start();
+  try {
+    const written = ctx.config.apply(new Map<string, unknown>([['services.modbus.enable', true]]));
+    assert.ok(written.ok);
+    await written.settled;
+    await waitForCalls(output, 3);
+    assert.equal(most, 1, 'never two applies at once');
+    assert.equal(output.calls.at(-1)!.next.slice.meter.handle, registered, 'the new meter is served after');
+  } finally {
+    await running.stop();
+  }
+});
