@@ -75,6 +75,9 @@ export class MetersInput implements DeclaredOutput<readonly MeterEntry[], Meters
    */
   async apply({ slice: entries }: OutputView<readonly MeterEntry[]>): Promise<MetersFacts> {
     if (!this.started) throw new Error('meters: not started');
+    // Registry changes below reach the runner (`added`/`removed`), which must see this apply as
+    // the one in progress: the first of them comes after the apply has handed its promise back.
+    await Promise.resolve();
     this.configured = entries.length;
     const wanted = new Map(entries.map((entry) => [entry.id, entry]));
     const stale = new Set<string>();
@@ -108,6 +111,8 @@ export class MetersInput implements DeclaredOutput<readonly MeterEntry[], Meters
       this.report();
       throw new Error(failed.join('; '));
     }
+    // The live facts too: a line reported while a meter started must not hide the count.
+    this.report();
     return this.facts();
   }
 
