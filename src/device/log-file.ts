@@ -81,7 +81,7 @@ export class LogFile implements DeclaredOutput<boolean, LogFileFacts> {
       this.transport = transport;
       this.context.logger.addTransport(transport);
     } catch (error) {
-      throw new Error(`log file not opened: ${this.path}: ${(error as Error).message}`);
+      throw new Error(`log file not opened: ${this.path}: ${(error as Error).message}`, { cause: error });
     }
   }
 

@@ -5,7 +5,13 @@ import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import type { AppConfig, MeterSettings } from '../config/types.js';
-import { sameSlice, type DeclaredOutput, type OutputStatus, type OutputView, type StatusPort } from '../output.js';
+import {
+  sameSlice,
+  type DeclaredOutput,
+  type OutputStatus,
+  type OutputView,
+  type StatusPort,
+} from '../output.js';
 import { AutoDecoder } from './auto-decoder.js';
 import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
 import { SerialDetection } from './probe/serial-detection.js';

@@ -104,7 +104,11 @@ test('with no CSV files and SD logging off nothing is scheduled; switching SD lo
   const running = runOutput(h.ctx, housekeeping);
   try {
     await running.start();
-    assert.deepEqual(h.ctx.services.get('housekeeping'), { state: 'running', scheduled: false }, 'nothing to keep');
+    assert.deepEqual(
+      h.ctx.services.get('housekeeping'),
+      { state: 'running', scheduled: false },
+      'nothing to keep',
+    );
     assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.sd.enable', true]])).ok, true);
     const scheduled = await waitFor(
       'housekeeping to be scheduled',

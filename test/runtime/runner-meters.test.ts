@@ -29,7 +29,10 @@ interface Running {
   close(): Promise<void>;
 }
 
-async function startDaemon(env: Record<string, string>, prepare?: (stateDir: string) => void): Promise<Running> {
+async function startDaemon(
+  env: Record<string, string>,
+  prepare?: (stateDir: string) => void,
+): Promise<Running> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-meters-'));
   prepare?.(stateDir);
   const daemon = Daemon.create({
@@ -205,7 +208,9 @@ test('primary meter: a source absent at start is retried until it opens; a sourc
     assert.equal(opened?.source, `tcp://127.0.0.1:${first}`);
 
     const second = await freePort();
-    const answer = await send(run.base, 'PUT', '/api/v1/meter/settings', { source: `tcp://127.0.0.1:${second}` });
+    const answer = await send(run.base, 'PUT', '/api/v1/meter/settings', {
+      source: `tcp://127.0.0.1:${second}`,
+    });
     assert.equal(answer.status, 500, JSON.stringify(answer.body));
     assert.deepEqual(
       answer.body.details?.failed?.map((failure) => failure.output),
@@ -216,7 +221,8 @@ test('primary meter: a source absent at start is retried until it opens; a sourc
     const fixed = await waitFor(
       'the meter input to run on the new source',
       () => run.services().meter,
-      (line) => line?.state === 'running' && line.link === 'open' && line.source === `tcp://127.0.0.1:${second}`,
+      (line) =>
+        line?.state === 'running' && line.link === 'open' && line.source === `tcp://127.0.0.1:${second}`,
     );
     assert.equal(fixed?.error, undefined, 'the record goes after the fix');
   } finally {
