@@ -64,8 +64,9 @@ export const SYSTEM_TIER = [
   'cli/state-lock',
   'daemon-isolation',
   'runtime/runner',
-  // Waits on the runner's retries (1 s and up) of the Modbus slaves and the meter proxy.
+  // Wait on the runner's retries (1 s and up) of the Modbus slaves, the meter proxy and the meters.
   'runtime/runner-modbus',
+  'runtime/runner-meters',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

@@ -111,7 +111,7 @@ test('services.log rotates at 1 MB and keeps five files, the newest always meter
   }
 });
 
-test('services.log: a log file that cannot be opened or written is shown as an error and the daemon logs on', async () => {
+test('services.log: a log file that cannot be opened or written is shown as retrying with the reason and the daemon logs on', async () => {
   const h = await startHttpContext();
   const logFile = new LogFile(h.ctx);
   const logFileOutput = runOutput(h.ctx, logFile);
@@ -120,7 +120,7 @@ test('services.log: a log file that cannot be opened or written is shown as an e
     // Cannot be opened: the log path is a directory.
     mkdirSync(logFile.path, { recursive: true });
     assert.equal(h.ctx.config.apply(new Map([['services.log', true]])).ok, true);
-    assert.equal(h.ctx.services.get('log')?.state, 'error');
+    assert.equal(h.ctx.services.get('log')?.state, 'retrying');
     assert.match(String(h.ctx.services.get('log')?.error), /meter-gateway\.log: EISDIR/);
     assert.ok(h.logLines.some((line) => line.includes('log file not opened')));
 
@@ -132,9 +132,9 @@ test('services.log: a log file that cannot be opened or written is shown as an e
     assert.equal(h.ctx.services.get('log')?.state, 'running');
     h.ctx.logger.info('into the void');
     await waitFor(
-      'the log service in error',
+      'the log service retrying',
       () => h.ctx.services.get('log'),
-      (s) => s?.state === 'error',
+      (s) => s?.state === 'retrying',
     );
     assert.match(String(h.ctx.services.get('log')?.error), /ENOSPC/);
     assert.ok(h.logLines.some((line) => line.includes('log file disabled')));

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { localDateTime } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
-import type { Output } from '../output.js';
+import type { DeclaredOutput, OutputStatus, StatusPort } from '../output.js';
 import {
   hasHistoryLeftovers,
   removedMeterFolders,
@@ -25,6 +25,28 @@ export interface HousekeepingJob {
   run(now: number): void | Promise<void>;
 }
 
+/** What housekeeping watches: whether each job may have gained something to keep. */
+export interface HousekeepingSlice {
+  sd: boolean;
+  log: boolean;
+  /** The ids of `meters[]`: a meter removed from it leaves a history folder to keep. */
+  meters: string[];
+}
+
+/** The status facts of housekeeping (docs/architecture.md#output-contract). */
+export type HousekeepingFacts = {
+  /** The midnight task is scheduled (some job has something to keep). */
+  scheduled: boolean;
+  /** Days the jobs ran for, and jobs that failed, since the start (live). */
+  runs?: number;
+  failures?: number;
+  /** The local date of the last run. */
+  date?: string;
+  /** The last job that failed, and why. */
+  last_error?: string;
+};
+export type HousekeepingStatus = OutputStatus<HousekeepingFacts>;
+
 /** Every day at 00:00 local time (cron fields: minute hour day-of-month month day-of-week). */
 const AT_LOCAL_MIDNIGHT = '0 0 * * *';
 
@@ -36,7 +58,7 @@ const AT_LOCAL_MIDNIGHT = '0 0 * * *';
  * midnight. node-cron loads only once a job has something to keep. A failing job is logged and
  * counted; it never stops the daemon or the other jobs.
  */
-export class Housekeeping implements Output<string> {
+export class Housekeeping implements DeclaredOutput<HousekeepingSlice, HousekeepingFacts> {
   readonly name = 'housekeeping';
   /**
    * CSV logging switched on gives CSV retention something to keep, services.log the log upkeep, a
@@ -49,6 +71,7 @@ export class Housekeeping implements Output<string> {
   private failures = 0;
   private lastError: string | undefined;
   private running: Promise<void> | undefined;
+  private status: StatusPort<HousekeepingFacts> | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -58,17 +81,23 @@ export class Housekeeping implements Output<string> {
 
   private stopped = false;
 
-  async start(): Promise<void> {
+  async start(status: StatusPort<HousekeepingFacts>): Promise<void> {
     this.stopped = false;
+    this.status = status;
   }
 
-  select(config: AppConfig): string {
-    return `sd ${config.services.sd.enable}, log ${config.services.log}, meters ${[...listedMeterIds(config)].join(' ')}`;
+  select(config: AppConfig): HousekeepingSlice {
+    return {
+      sd: config.services.sd.enable,
+      log: config.services.log,
+      meters: [...listedMeterIds(config)],
+    };
   }
 
   /** A job may have gained something to keep (CSV logging or the log file switched): schedule if so. */
-  reconcile(): Promise<void> {
-    return this.schedule();
+  async apply(): Promise<HousekeepingFacts> {
+    await this.schedule();
+    return { scheduled: this.task !== undefined };
   }
 
   async stop(): Promise<void> {
@@ -123,12 +152,11 @@ export class Housekeeping implements Output<string> {
   }
 
   private publishStatus(): void {
-    this.context.services.set('housekeeping', {
-      state: 'running',
+    this.status?.facts({
       runs: this.runs,
       failures: this.failures,
-      ...(this.lastDate ? { date: this.lastDate } : {}),
-      ...(this.lastError ? { error: this.lastError } : {}),
+      date: this.lastDate,
+      last_error: this.lastError,
     });
   }
 }

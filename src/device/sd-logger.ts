@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { QUANTITIES } from '../reading/quantities.js';
 import { localDateTime, offsetSuffix } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import { deleteExpiredCsvFiles } from './csv-retention.js';
 import { sdCardRoot } from './sd-card.js';
 
@@ -25,6 +25,15 @@ export const CSV_COLUMNS: readonly string[] = [
 
 type SdSettings = AppConfig['services']['sd'];
 
+/** The status facts of CSV logging (docs/architecture.md#output-contract). */
+export type SdFacts = {
+  /** The folder under /sdcard the rows go to. */
+  directory: string;
+  /** Rows written since the start. */
+  rows: number;
+};
+export type SdStatus = OutputStatus<SdFacts>;
+
 /**
  * SD logging (services.sd): a CSV row every services.sd.frequency seconds into the SD card folder
  * (sd_log.directory, default `<state>/sd/`), one
@@ -32,9 +41,11 @@ type SdSettings = AppConfig['services']['sd'];
  * the row being written. The first row of a new local day opens the day's file, closes the one
  * before and applies the retention limit (sd_log.retention_days); a clock that jumps (a Pi without
  * a real-time clock sets its time from the network after boot) or a DST change moves no file.
- * The daily housekeeping applies the same limit while no rows are written.
+ * The daily housekeeping applies the same limit while no rows are written. A folder that cannot be
+ * made rejects the apply (the runner retries it); a row that cannot be written (full or read-only
+ * card) is `retrying` until the next row of the interval is written.
  */
-export class SdLogger implements Output<SdSettings> {
+export class SdLogger implements DeclaredOutput<SdSettings, SdFacts> {
   readonly name = 'sd';
   private timer: Timer | undefined;
   /** The local date whose retention was last applied. */
@@ -42,6 +53,7 @@ export class SdLogger implements Output<SdSettings> {
   /** The open day file and the columns of its header line, which its rows keep. */
   private file: { date: string; fd: number; columns: readonly string[] } | undefined;
   private rows = 0;
+  private status: StatusPort<SdFacts> | undefined;
   readonly watches = ['services.sd'] as const;
 
   constructor(
@@ -57,29 +69,29 @@ export class SdLogger implements Output<SdSettings> {
     return config.services.sd;
   }
 
-  async start(): Promise<void> {}
+  enabled(sd: SdSettings): boolean {
+    return sd.enable;
+  }
+
+  async start(status: StatusPort<SdFacts>): Promise<void> {
+    this.status = status;
+  }
 
   async stop(): Promise<void> {
     this.halt();
   }
 
-  reconcile({ slice: sd }: OutputView<SdSettings>): void {
+  /** Off: no timer, no open file. On: the folder is made and a row is written every `frequency` s. */
+  apply({ slice: sd }: OutputView<SdSettings>): SdFacts {
     this.halt();
-    if (!sd.enable) {
-      this.context.services.set('sd', { state: 'stopped', rows: this.rows });
-      return;
-    }
+    this.status?.trouble(undefined);
+    if (!sd.enable) return { directory: 'sd', rows: this.rows };
+    // A read-only or missing card: not running as asked (the runner retries the apply).
+    mkdirSync(this.directory, { recursive: true });
     this.retentionDate = localDateTime(new Date(this.context.now())).slice(0, 10);
     this.timer = this.context.clock.setInterval(() => this.writeRow(), sd.frequency * 1000);
-    try {
-      mkdirSync(this.directory, { recursive: true });
-    } catch (error) {
-      // A read-only or missing card: shown as the error state; rows are retried on the interval.
-      this.failed(error as Error);
-      return;
-    }
     this.applyRetention();
-    this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
+    return { directory: 'sd', rows: this.rows };
   }
 
   private halt(): void {
@@ -104,17 +116,18 @@ export class SdLogger implements Output<SdSettings> {
       writeSync(fd, `${csvRow(columns.map((column) => values.get(column) ?? ''))}\n`);
       fdatasyncSync(fd);
       this.rows += 1;
-      this.context.services.set('sd', { state: 'running', directory: 'sd', rows: this.rows });
+      this.status?.facts({ rows: this.rows });
+      this.status?.trouble(undefined);
     } catch (error) {
       this.failed(error as Error);
       this.closeFile();
     }
   }
 
-  /** A full (ENOSPC) or read-only (EROFS, EACCES) disk: the error state; the daemon goes on. */
+  /** A full (ENOSPC) or read-only (EROFS, EACCES) disk: `retrying` until a row is written; the daemon goes on. */
   private failed(error: Error): void {
     this.logger.error(`cannot write CSV row: ${error.message}`);
-    this.context.services.set('sd', { state: 'error', error: error.message, rows: this.rows });
+    this.status?.trouble(error.message);
   }
 
   /** The row's fields by column name (CSV_COLUMNS). */

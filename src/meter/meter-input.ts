@@ -5,7 +5,13 @@ import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import type { AppConfig, MeterSettings } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import {
+  sameSlice,
+  type DeclaredOutput,
+  type OutputStatus,
+  type OutputView,
+  type StatusPort,
+} from '../output.js';
 import { AutoDecoder } from './auto-decoder.js';
 import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
 import { SerialDetection } from './probe/serial-detection.js';
@@ -16,14 +22,32 @@ import { createDecoder, type DecoderOptions } from './protocols.js';
 import { interfaceOfSource, parseSource, type MeterSource } from './source.js';
 
 /**
- * What one meter input reads for: the store it feeds, its settings and its line in the services
- * status. The primary meter's are the context store, `meter.*` and `meter`.
+ * What one meter input reads for: the store it feeds and its name (the key of its status line).
+ * The primary meter's are the context store and `meter`; a further meter's its own store and
+ * `meter:<id>`, reported inside the `meters` line (docs/architecture.md#several-meters).
  */
 export interface MeterBinding {
   store: ReadingStore;
-  settings: () => MeterSettings;
   service: string;
 }
+
+/** The status facts of a meter input (docs/architecture.md#output-contract). */
+export type MeterFacts = {
+  /** `open`: the link is open; `detecting`: the protocol probe runs; `closed`: it is reopened. */
+  link?: 'open' | 'closed' | 'detecting';
+  /** The open link in words, and the words' message key (docs/architecture.md#server-message-keys). */
+  source?: string;
+  source_key?: string;
+  source_args?: Record<string, string | number>;
+  /** The latest frame rejection of the open link. */
+  last_error?: string;
+  /** When the input reopens a link it lost (it retries that by itself, shown as `retrying`). */
+  retry_in_ms?: number;
+};
+export type MeterStatus = OutputStatus<MeterFacts>;
+
+/** The status port of an input nobody reports (the meter test's throwaway input). */
+export const IGNORED_STATUS: StatusPort<MeterFacts> = { facts: () => undefined, trouble: () => undefined };
 
 /** Silence on an open link after which it is closed and reopened (serialport reports no close when the far end dies). */
 const WATCHDOG_FACTOR = 3;
@@ -36,13 +60,15 @@ const WATCHDOG_FACTOR = 3;
  * gateway, IEC 62056-21 request session) bypass the decoder. `serial:` with `protocol=auto` is
  * resolved by the probe first (status RECOGNITION, NOT RECOGNIZED when nothing matched).
  */
-export class MeterInput implements Output<MeterSettings> {
+export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
   /** The key of its service line (`meter`, `meter:<id>`): the runner's records go there too. */
   readonly name: string;
   readonly required = true;
   readonly watches = ['meter'] as const;
-  /** The meter settings the link was opened with. */
-  private applied: MeterSettings | undefined;
+  /** The meter settings the input runs (the link is open, opening or reopened with them). */
+  private current: MeterSettings | undefined;
+  private status: StatusPort<MeterFacts> = IGNORED_STATUS;
+  private lastError: string | undefined;
   private link: MeterLink | undefined;
   private decoder: MeterDecoder | undefined;
   private source: MeterSource | undefined;
@@ -55,6 +81,8 @@ export class MeterInput implements Output<MeterSettings> {
   private generation = 0;
   /** A valid frame arrived since the link opened (otherwise a detected serial setting is probed again). */
   private validSinceOpen = false;
+  /** The protocol probe runs in the background (`serial:` with `protocol=auto`). */
+  private detecting = false;
   private rejectionsLogged = 0;
 
   private readonly binding: MeterBinding;
@@ -66,11 +94,7 @@ export class MeterInput implements Output<MeterSettings> {
     binding?: MeterBinding,
   ) {
     this.detection = new SerialDetection(context.clock);
-    this.binding = binding ?? {
-      store: context.store,
-      settings: () => context.config.config.meter,
-      service: 'meter',
-    };
+    this.binding = binding ?? { store: context.store, service: 'meter' };
     this.name = this.binding.service;
   }
 
@@ -83,61 +107,87 @@ export class MeterInput implements Output<MeterSettings> {
     return config.meter;
   }
 
-  async start(): Promise<void> {
+  async start(status: StatusPort<MeterFacts>): Promise<void> {
+    this.status = status;
     this.running = true;
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    this.applied = undefined;
+    this.current = undefined;
     await this.disconnect();
-    this.context.services.set(this.binding.service, { state: 'stopped' });
-  }
-
-  /** Opens the link on the first call; reopens it whenever a meter.* setting changed. */
-  async reconcile({ slice }: OutputView<MeterSettings>): Promise<void> {
-    if (!this.running || slice === this.applied) return;
-    const previous = this.applied;
-    this.applied = slice;
-    // New custom scalers apply from the next reading on; only the other meter settings reopen the link.
-    if (previous !== undefined && onlyScalersChanged(previous, slice)) return;
-    if (previous !== undefined) {
-      try {
-        parseSource(slice.source);
-      } catch (error) {
-        // Not taken up: the next attempt (the runner's retry) fails the same way until it changes.
-        this.applied = previous;
-        throw error;
-      }
-      return this.restart(slice.source);
-    }
-    // An unusable source is a start-up error (exit 1); later API changes are validated before apply.
-    this.source = parseSource(slice.source);
-    await this.connect();
   }
 
   /**
-   * A changed source: an unusable one rejects (the write answers 500 naming this output), as
-   * does a first open that fails; the input keeps retrying that one with its own backoff
-   * (docs/architecture.md#output-contract).
+   * The first apply opens the link: an unusable source rejects (a required part: start-up ends),
+   * a link that does not open yet is reopened by the input itself (`retrying`), so a meter cable
+   * plugged in after boot is found. A later apply with other settings reopens the link and
+   * rejects when the new source is unusable or does not open (the write answers 500 naming this
+   * output; the runner retries). New custom scalers alone apply from the next reading on.
    */
-  private async restart(sourceText: string): Promise<void> {
-    this.source = parseSource(sourceText);
+  async apply({ slice }: OutputView<MeterSettings>): Promise<void> {
+    if (!this.running) throw new Error(`${this.name}: not started`);
+    const current = this.current;
+    if (current === undefined) {
+      this.source = parseSource(slice.source);
+      this.current = slice;
+      await this.connect(true);
+      return;
+    }
+    let failure: string | undefined;
+    if (sameSlice(current, slice)) {
+      // The runner's retry of an apply that failed: open again, unless it is open or detecting.
+      if (this.link || this.detecting) return;
+      await this.disconnect();
+      failure = await this.connect(false);
+    } else if (onlyScalersChanged(current, slice)) {
+      this.current = slice;
+      return;
+    } else {
+      // Not taken up while unusable: the next attempt fails the same way until it changes.
+      const source = parseSource(slice.source);
+      this.current = slice;
+      failure = await this.restart(source, slice.source);
+    }
+    if (failure !== undefined) throw new Error(failure);
+  }
+
+  /** A changed source: the old link closed, the store told, the new one opened once. */
+  private async restart(source: MeterSource, sourceText: string): Promise<string | undefined> {
     this.logger.info(`meter settings changed, reopening ${sourceText}`);
     await this.disconnect();
+    this.source = source;
     this.detection.forget();
     this.store.sourceChanged();
     this.store.setInterface(interfaceOfSource(sourceText));
     this.backoff.reset();
-    const failure = await this.connect();
-    if (failure !== undefined) throw new Error(failure);
+    this.lastError = undefined;
+    this.status.trouble(undefined);
+    this.status.facts({
+      link: 'closed',
+      source: undefined,
+      source_key: undefined,
+      source_args: undefined,
+      last_error: undefined,
+      retry_in_ms: undefined,
+    });
+    return this.connect(false);
   }
 
-  /** Opens the link; answers why it could not (a retry is then scheduled), else undefined. */
-  private async connect(): Promise<string | undefined> {
-    if (!this.running || !this.source) return;
+  /** The settings the input runs with (the primary's `meter.*`, a further meter's entry). */
+  private get settings(): MeterSettings {
+    return this.current!;
+  }
+
+  /**
+   * Opens the link; answers why it could not, else undefined. With `selfRetry` the input
+   * schedules the next attempt itself (`retrying`); without, the caller's apply rejects and the
+   * runner retries.
+   */
+  private async connect(selfRetry: boolean): Promise<string | undefined> {
+    if (!this.running || !this.source || !this.current) return;
     const generation = this.generation;
-    const meter = this.binding.settings();
+    const meter = this.settings;
     const options: DecoderOptions = meter.encryption_key ? { encryptionKey: meter.encryption_key } : {};
     const source = await this.resolveSource(this.source, options);
     if (!source || generation !== this.generation) return;
@@ -146,8 +196,8 @@ export class MeterInput implements Output<MeterSettings> {
       link = await createTransport(source, meter, this.context.clock);
     } catch (error) {
       this.store.sourceFailed('NOT CONNECTED');
-      const why = `cannot open ${this.binding.settings().source}: ${(error as Error).message}`;
-      this.scheduleReconnect(why);
+      const why = `cannot open ${meter.source}: ${(error as Error).message}`;
+      if (selfRetry) this.scheduleReconnect(why);
       return why;
     }
     if (generation !== this.generation) return;
@@ -162,7 +212,7 @@ export class MeterInput implements Output<MeterSettings> {
       link.transport.removeAllListeners();
       this.store.sourceFailed('NOT CONNECTED');
       const why = `cannot open ${link.transport.description}: ${(error as Error).message}`;
-      this.scheduleReconnect(why);
+      if (selfRetry) this.scheduleReconnect(why);
       return why;
     }
     if (this.link !== link) {
@@ -174,12 +224,17 @@ export class MeterInput implements Output<MeterSettings> {
     this.validSinceOpen = false;
     this.logger.info(`opened ${link.transport.description}`);
     const { descriptionKey } = link.transport;
-    this.context.services.set(this.binding.service, {
-      state: 'open',
+    this.lastError = undefined;
+    this.status.facts({
+      link: 'open',
       source: link.transport.description,
       // The description's key beside it (docs/architecture.md#server-message-keys).
-      ...(descriptionKey ? { source_key: descriptionKey.key, source_args: descriptionKey.args } : {}),
+      source_key: descriptionKey?.key,
+      source_args: descriptionKey?.args,
+      last_error: undefined,
+      retry_in_ms: undefined,
     });
+    this.status.trouble(undefined);
     if (this.store.isStale()) {
       this.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
     }
@@ -217,18 +272,25 @@ export class MeterInput implements Output<MeterSettings> {
     const cached = this.detection.cached(source);
     if (cached) return cached;
     this.store.setStatus('RECOGNITION');
+    this.status.facts({ link: 'detecting' });
     void this.detect(source, options);
     return undefined;
   }
 
   private async detect(source: SerialSource, options: DecoderOptions): Promise<void> {
     const generation = this.generation;
-    const outcome = await this.detection.resolve(source, options.encryptionKey);
+    this.detecting = true;
+    let outcome: Awaited<ReturnType<SerialDetection['resolve']>>;
+    try {
+      outcome = await this.detection.resolve(source, options.encryptionKey);
+    } finally {
+      if (generation === this.generation) this.detecting = false;
+    }
     if (generation !== this.generation || !this.running) return;
     if (outcome.kind === 'found') {
       this.logger.info(`detected ${outcome.probe.meterProtocol}: meter.source ${outcome.probe.source}`);
       this.store.setInterface(interfaceOfSource(outcome.probe.source ?? ''));
-      await this.connect();
+      await this.connect(true);
       return;
     }
     this.store.sourceFailed(outcome.kind === 'absent' ? 'NOT CONNECTED' : 'NOT RECOGNIZED');
@@ -277,14 +339,14 @@ export class MeterInput implements Output<MeterSettings> {
     this.backoff.reset();
     this.validSinceOpen = true;
     // After the parser, before the store (docs/architecture.md#meter-scalers).
-    this.store.ingest(applyScalers(reading, this.binding.settings().scalers));
+    this.store.ingest(applyScalers(reading, this.settings.scalers));
   }
 
   private rejectFrame(error: MeterDataError): void {
     this.store.reject(error.kind);
     this.showLastError(`${error.kind}: ${error.message}`);
     if (error.kind === 'encryption') {
-      this.store.setStatus(this.binding.settings().encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED');
+      this.store.setStatus(this.settings.encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED');
     }
     this.rejectionsLogged += 1;
     const level = this.rejectionsLogged <= 5 || this.rejectionsLogged % 100 === 0 ? 'warn' : 'debug';
@@ -294,11 +356,11 @@ export class MeterInput implements Output<MeterSettings> {
     );
   }
 
-  /** `services.<meter>.error` in /api/v1/system: the latest rejection of any source, set when it changes. */
+  /** `services.<meter>.last_error` in /api/v1/system: the latest rejection of any source, set when it changes. */
   private showLastError(text: string): void {
-    const current = this.context.services.get(this.binding.service);
-    if (!current || current.error === text) return;
-    this.context.services.set(this.binding.service, { ...current, error: text });
+    if (this.lastError === text) return;
+    this.lastError = text;
+    this.status.facts({ last_error: text });
   }
 
   /** The link closed: NOT CONNECTED, or NO DATA when the watchdog closed an open but silent link. */
@@ -318,15 +380,17 @@ export class MeterInput implements Output<MeterSettings> {
     const delay = this.backoff.next();
     this.logger.warn(`${why}; retrying in ${Math.round(delay / 100) / 10} s`);
     // The cause where the user looks (/api/v1/system services.meter, the dashboard's banner).
-    this.context.services.set(this.binding.service, { state: 'retrying', error: why, retry_in_ms: delay });
+    this.status.facts({ link: 'closed', retry_in_ms: delay });
+    this.status.trouble(why);
+    this.cancelReconnect?.();
     this.cancelReconnect = this.retryTimer(() => {
       this.cancelReconnect = undefined;
-      void this.connect();
+      void this.connect(true);
     }, delay);
   }
 
   private armWatchdog(): void {
-    const silenceMs = this.binding.settings().timeout * 1000 * WATCHDOG_FACTOR;
+    const silenceMs = this.settings.timeout * 1000 * WATCHDOG_FACTOR;
     if (this.watchdog) {
       this.watchdog.refresh();
       return;
@@ -347,6 +411,7 @@ export class MeterInput implements Output<MeterSettings> {
 
   private async disconnect(): Promise<void> {
     this.generation += 1;
+    this.detecting = false;
     await this.detection.cancel();
     this.cancelReconnect?.();
     this.cancelReconnect = undefined;

@@ -1,15 +1,25 @@
 import type { AppConfig, MeterSettings } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { componentLogger, type Logger } from '../log.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import { isVirtualEntry, type MeterEntry, type PolledMeterEntry } from '../reading/meter-entries.js';
 import type { MeterHandle } from '../reading/meter-registry.js';
 import { ReadingStore } from '../reading/store.js';
 import { VirtualMeter } from '../reading/virtual-meter.js';
-import { MeterInput } from './meter-input.js';
+import { MeterInput, type MeterFacts, type MeterStatus } from './meter-input.js';
 import { interfaceOfSource } from './source.js';
 
 const DEFAULT_TIMEOUT_S = 10;
+
+/** The status facts of the further meters (docs/architecture.md#output-contract). */
+export type MetersFacts = {
+  /** Further meters running, and listed in `meters`. */
+  running: number;
+  configured: number;
+  /** Each further meter's line by id: its input's state and facts (a virtual meter: `running`). */
+  meters: Record<string, MeterStatus>;
+};
+export type MetersStatus = OutputStatus<MetersFacts>;
 
 /** A running further meter: its registry handle and what keeps it current. */
 interface Running {
@@ -24,13 +34,15 @@ interface Running {
  * change of the list restarts exactly the meters whose entry changed (and virtual meters that
  * read one of them); the others, and the primary, keep reading without a gap.
  */
-export class MetersInput implements Output<readonly MeterEntry[]> {
+export class MetersInput implements DeclaredOutput<readonly MeterEntry[], MetersFacts> {
   readonly name = 'meters';
   readonly watches = ['meters'] as const;
   private readonly running = new Map<string, Running>();
   private started = false;
-  /** Reconciles run one after another, so two quick writes never interleave. */
-  private queue: Promise<void> = Promise.resolve();
+  private status: StatusPort<MetersFacts> | undefined;
+  /** Each further meter's status line, reported inside this output's. */
+  private readonly lines = new Map<string, MeterStatus>();
+  private configured = 0;
 
   constructor(
     private readonly context: AppContext,
@@ -41,27 +53,32 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
     return config.meters;
   }
 
-  async start(): Promise<void> {
+  /** `disabled` while `meters` lists none. */
+  enabled(entries: readonly MeterEntry[]): boolean {
+    return entries.length > 0;
+  }
+
+  async start(status: StatusPort<MetersFacts>): Promise<void> {
+    this.status = status;
     this.started = true;
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    await this.queue.catch(noop);
     for (const id of [...this.running.keys()].reverse()) await this.stopMeter(id);
   }
 
   /**
-   * Runs after the previous reconcile, whatever its outcome (a rejected one does not stop the
-   * next); rejects naming the meters that failed to start, which the next attempt starts again.
+   * The list diffed by id against the meters running: a meter whose entry changed or vanished is
+   * stopped, a new or changed one started (with the virtual meters that read a restarted one).
+   * Rejects naming the meters that failed to start, which the runner's next attempt starts again.
    */
-  reconcile({ slice }: OutputView<readonly MeterEntry[]>): Promise<void> {
-    this.queue = this.queue.catch(noop).then(() => this.apply(slice));
-    return this.queue;
-  }
-
-  private async apply(entries: readonly MeterEntry[]): Promise<void> {
-    if (!this.started) return;
+  async apply({ slice: entries }: OutputView<readonly MeterEntry[]>): Promise<MetersFacts> {
+    if (!this.started) throw new Error('meters: not started');
+    // Registry changes below reach the runner (`added`/`removed`), which must see this apply as
+    // the one in progress: the first of them comes after the apply has handed its promise back.
+    await Promise.resolve();
+    this.configured = entries.length;
     const wanted = new Map(entries.map((entry) => [entry.id, entry]));
     const stale = new Set<string>();
     for (const [id, running] of this.running) {
@@ -76,6 +93,7 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
       }
     }
     for (const id of stale) await this.stopMeter(id);
+    for (const id of this.lines.keys()) if (!wanted.has(id)) this.lines.delete(id);
     // Polled meters first: a virtual meter added in the same change finds its terms registered.
     const order = [...entries].sort((a, b) => Number(isVirtualEntry(a)) - Number(isVirtualEntry(b)));
     const failed: string[] = [];
@@ -85,21 +103,60 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
         await this.startMeter(entry);
       } catch (error) {
         const message = `meter ${entry.id} failed to start: ${(error as Error).message}`;
-        this.context.services.set(`meter:${entry.id}`, { state: 'error', error: message });
+        this.lines.set(entry.id, { state: 'error', error: message });
         failed.push(message);
       }
     }
-    this.report(entries.length, failed);
-    if (failed.length > 0) throw new Error(failed.join('; '));
+    if (failed.length > 0) {
+      this.report();
+      throw new Error(failed.join('; '));
+    }
+    // The live facts too: a line reported while a meter started must not hide the count.
+    this.report();
+    return this.facts();
   }
 
-  /** The output's own line (`meters`): how many further meters run; each meter has its `meter:<id>`. */
-  private report(configured: number, failed: readonly string[]): void {
-    const running = this.running.size;
-    if (failed.length > 0)
-      this.context.services.set('meters', { state: 'error', running, configured, error: failed.join('; ') });
-    else if (configured > 0) this.context.services.set('meters', { state: 'running', running, configured });
-    else this.context.services.delete('meters');
+  private facts(): MetersFacts {
+    return {
+      running: this.running.size,
+      configured: this.configured,
+      meters: Object.fromEntries(this.lines),
+    };
+  }
+
+  /** The further meters' lines changed (a link opened, closed, a frame was rejected). */
+  private report(): void {
+    this.status?.facts(this.facts());
+  }
+
+  /** The status port of one further meter's input: its line inside this output's. */
+  private portOf(id: string): StatusPort<MeterFacts> {
+    let trouble: string | undefined;
+    const update = (change: (line: MeterStatus) => MeterStatus): void => {
+      if (!this.running.has(id) && !this.lines.has(id)) return;
+      this.lines.set(id, change(this.lines.get(id) ?? { state: 'starting' }));
+      this.report();
+    };
+    return {
+      facts: (facts) =>
+        update((line) => {
+          const next: Record<string, unknown> = { ...line };
+          for (const [key, value] of Object.entries(facts)) {
+            if (value === undefined) delete next[key];
+            else next[key] = value;
+          }
+          return next as MeterStatus;
+        }),
+      trouble: (reason) => {
+        trouble = reason;
+        update((line) => {
+          const { error: _error, ...rest } = line;
+          return trouble === undefined
+            ? { ...rest, state: 'running' }
+            : { ...rest, state: 'retrying', error: trouble };
+        });
+      },
+    };
   }
 
   private async startMeter(entry: MeterEntry): Promise<void> {
@@ -119,6 +176,7 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
     });
     store.onListenerFailure = this.context.store.onListenerFailure;
     const primary = this.context.config.config.meter;
+    this.lines.set(entry.id, { state: 'starting' });
     const settings: MeterSettings = {
       source: entry.source,
       conv_factor: 1,
@@ -131,10 +189,18 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
       this.context,
       componentLogger(this.context.logger, `meter ${entry.id}`),
       undefined,
-      { store, settings: () => settings, service: `meter:${entry.id}` },
+      { store, service: `meter:${entry.id}` },
     );
-    await input.start();
-    await input.reconcile({ slice: settings });
+    await input.start(this.portOf(entry.id));
+    try {
+      await input.apply({ slice: settings });
+    } catch (error) {
+      await input.stop();
+      store.close();
+      throw error;
+    }
+    const line = this.lines.get(entry.id);
+    if (line?.state === 'starting') this.lines.set(entry.id, { ...line, state: 'running' });
     const handle: MeterHandle = {
       id: entry.id,
       name: entry.name,
@@ -173,6 +239,7 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
       { terms: virtual.termIds },
     );
     virtual.start();
+    this.lines.set(entry.id, { state: 'running' });
     return { entry, handle, stop: async () => virtual.stop() };
   }
 
@@ -180,8 +247,8 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
     const running = this.running.get(id);
     if (!running) return;
     this.running.delete(id);
+    this.lines.delete(id);
     this.context.meters.remove(id);
-    this.context.services.set(`meter:${id}`, { state: 'stopped' });
     await running.stop();
     this.logger.info(`meter ${id} stopped`);
   }
@@ -190,5 +257,3 @@ export class MetersInput implements Output<readonly MeterEntry[]> {
 export function createMetersInput(context: AppContext, logger: Logger): MetersInput {
   return new MetersInput(context, logger);
 }
-
-function noop(): void {}

@@ -25,7 +25,7 @@ async function beforeMidnight() {
   return h;
 }
 
-type Status = { runs: number; failures: number; error?: string };
+type Status = { runs: number; failures: number; last_error?: string };
 
 test('housekeeping runs at start and once for each new local day; a clock jump of days runs it once', async () => {
   const h = await beforeMidnight();
@@ -74,7 +74,7 @@ test('CSV retention runs without CSV rows; a file that cannot be deleted is logg
     await running.start();
     const status = h.ctx.services.get('housekeeping') as unknown as Status;
     assert.equal(status.failures, 2, 'both failures counted');
-    assert.match(status.error ?? '', /CSV retention: 1 file\(s\) not deleted: EISDIR/);
+    assert.match(status.last_error ?? '', /CSV retention: 1 file\(s\) not deleted: EISDIR/);
     assert.equal(existsSync(join(sdDir, '2000-01-02.csv')), false, 'the other old file is deleted');
     assert.ok(h.logLines.some((line) => line.includes('housekeeping: failing: boom')));
 
@@ -104,12 +104,16 @@ test('with no CSV files and SD logging off nothing is scheduled; switching SD lo
   const running = runOutput(h.ctx, housekeeping);
   try {
     await running.start();
-    assert.equal(h.ctx.services.get('housekeeping'), undefined, 'nothing to keep');
+    assert.deepEqual(
+      h.ctx.services.get('housekeeping'),
+      { state: 'running', scheduled: false },
+      'nothing to keep',
+    );
     assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.sd.enable', true]])).ok, true);
     const scheduled = await waitFor(
       'housekeeping to be scheduled',
       () => h.ctx.services.get('housekeeping') as unknown as Status | undefined,
-      (seen) => seen !== undefined,
+      (seen) => seen?.runs !== undefined,
     );
     assert.equal(scheduled?.runs, 1);
   } finally {
@@ -155,7 +159,7 @@ test('log and history upkeep at start and after midnight; a file that cannot be 
     await running.start();
     assert.equal(status().runs, 1, 'at start');
     assert.equal(status().failures, 1, 'the log step failed');
-    assert.match(status().error ?? '', /^log upkeep: 1 file\(s\) not deleted: ENOENT/);
+    assert.match(status().last_error ?? '', /^log upkeep: 1 file\(s\) not deleted: ENOENT/);
     assert.equal(existsSync(state('meter-gateway.log')), false, 'unwritten for 40 days');
     assert.equal(existsSync(state('meter-gateway1.log')), true, 'written 2 days ago');
     assert.equal(existsSync(state('meter-gateway7.log')), false);
@@ -183,7 +187,11 @@ test('with services.log on only rotated files past the kept five go; switching i
   const running = runOutput(h.ctx, housekeeping);
   try {
     await running.start();
-    assert.equal(h.ctx.services.get('housekeeping'), undefined, 'no log files: nothing to keep');
+    assert.deepEqual(
+      h.ctx.services.get('housekeeping'),
+      { state: 'running', scheduled: false },
+      'no log files: nothing to keep',
+    );
     const sd = join(h.stateDir, 'sd'); // the SD card folder, where the log file lives
     mkdirSync(sd, { recursive: true });
     fileFrom(join(sd, 'meter-gateway4.log'), now - 40 * DAY);
@@ -192,7 +200,7 @@ test('with services.log on only rotated files past the kept five go; switching i
     const scheduled = await waitFor(
       'housekeeping to be scheduled',
       () => h.ctx.services.get('housekeeping') as unknown as Status | undefined,
-      (seen) => seen !== undefined,
+      (seen) => seen?.runs !== undefined,
     );
     assert.equal(scheduled?.runs, 1);
     assert.equal(scheduled?.failures, 0);

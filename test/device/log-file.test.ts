@@ -35,7 +35,7 @@ test('services.log adds a log file in the SD card folder, beside the CSV logs, w
       ['while on'],
     );
     assert.ok(lines[0]!.timestamp);
-    assert.equal(h.ctx.services.get('log')?.state, 'stopped');
+    assert.equal(h.ctx.services.get('log')?.state, 'disabled');
   } finally {
     await logFileOutput.stop();
     await h.close();

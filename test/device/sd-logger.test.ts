@@ -30,7 +30,7 @@ test('a CSV row per write, one file per local day, header once, stale values emp
     const logger = new SdLogger(h.ctx, h.ctx.logger);
     const loggerOutput = runOutput(h.ctx, logger);
     await loggerOutput.start();
-    assert.equal(h.ctx.services.get('sd')?.state, 'stopped');
+    assert.equal(h.ctx.services.get('sd')?.state, 'disabled');
     const applied = h.ctx.config.apply(
       new Map<string, unknown>([
         ['services.sd.enable', true],
@@ -99,7 +99,7 @@ test('the first row of a new day applies the retention limit: no scheduler, cloc
   }
 });
 
-test('a full or read-only SD card is the error state; the logger goes on and recovers', async () => {
+test('a full or read-only SD card is retried, shown as retrying with the reason; the logger goes on and recovers', async () => {
   const h = await startHttpContext();
   const logger = new SdLogger(h.ctx, h.ctx.logger);
   const loggerOutput = runOutput(h.ctx, logger);
@@ -109,18 +109,29 @@ test('a full or read-only SD card is the error state; the logger goes on and rec
     writeFileSync(sdDir, 'not a directory');
     await loggerOutput.start();
     const applied = h.ctx.config.apply(new Map<string, unknown>([['services.sd.enable', true]]));
-    assert.equal(applied.ok, true);
-    assert.equal(h.ctx.services.get('sd')?.state, 'error');
-    logger.writeRow();
-    assert.equal(h.ctx.services.get('sd')?.state, 'error');
+    assert.ok(applied.ok);
+    // The apply rejects: the write learns it, the runner retries.
+    assert.deepEqual(
+      (await applied.settled).map((failure) => failure.owner),
+      ['sd'],
+    );
+    assert.equal(h.ctx.services.get('sd')?.state, 'retrying');
+    assert.match(String(h.ctx.services.get('sd')?.error), /EEXIST|ENOTDIR/);
 
-    // Full: the day file is /dev/full, every write answers ENOSPC.
+    // The folder can be made again: a settings change tries again at once.
     rmSync(sdDir);
     mkdirSync(sdDir);
+    const again = h.ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 60]]));
+    assert.ok(again.ok);
+    assert.deepEqual(await again.settled, []);
+    assert.equal(h.ctx.services.get('sd')?.state, 'running');
+    assert.equal(h.ctx.services.get('sd')?.error, undefined);
+
+    // Full: the day file is /dev/full, every write answers ENOSPC.
     const day = localDateTime(new Date(h.clock.now())).slice(0, 10);
     symlinkSync('/dev/full', join(sdDir, `${day}.csv`));
     logger.writeRow();
-    assert.equal(h.ctx.services.get('sd')?.state, 'error');
+    assert.equal(h.ctx.services.get('sd')?.state, 'retrying');
     assert.match(String(h.ctx.services.get('sd')?.error), /ENOSPC/);
     assert.ok(h.logLines.some((line) => line.includes('cannot write CSV row')));
 

@@ -257,7 +257,7 @@ test('meter input: a source that cannot be opened answers 500 naming meter; it o
     const line = await waitFor(
       'the meter input to open the source',
       () => run.services().meter,
-      (status) => status?.state === 'open',
+      (status) => status?.state === 'running' && status.link === 'open',
     );
     assert.equal(line?.source, `tcp://127.0.0.1:${port}`);
   } finally {
@@ -293,7 +293,7 @@ test('a write that outlasts http.apply_timeout_ms answers 202 applying naming th
     await waitFor(
       'the meter input to run on the new source',
       () => run.services().meter,
-      (status) => status?.state === 'open' && status.source === source,
+      (status) => status?.state === 'running' && status.link === 'open' && status.source === source,
     );
   } finally {
     release();

@@ -2,7 +2,8 @@ import { type Timer } from '../../clock.js';
 import type { ServerResponse } from 'node:http';
 import type { AppConfig } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
-import type { Output, OutputView } from '../../output.js';
+import type { DeclaredOutput, MeterLookup, OutputStatus, OutputView, StatusPort } from '../../output.js';
+import type { MeterHandle } from '../../reading/meter-registry.js';
 import { buildLivePayload } from '../../reading/live.js';
 import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
@@ -34,19 +35,40 @@ interface LiveClient {
   shutdown: AbortSignal | undefined;
 }
 
+/** What the live streams follow: protection, and the meters whose streams are open. */
+export interface LiveSlice {
+  protection: boolean;
+  /** Every registered meter: a further meter's streams end when it is removed or restarted. */
+  meters: readonly MeterHandle[];
+}
+
+/** The status facts of the live streams (docs/architecture.md#output-contract). */
+export type LiveFacts = {
+  /** Open streams, of every meter. */
+  clients?: number;
+};
+export type LiveStatus = OutputStatus<LiveFacts>;
+
 /**
  * The live stream hub of GET /api/v1/live (docs/architecture.md#live-payload): one `event: live` with
  * the flat payload per reading, serialised once and written to every client; the latest reading
  * at once on connect; a comment every keepAliveMs. Up to http.live_max_clients clients, then 503.
  * The hub listens to the store and runs its timer only while it has clients, and a client that
  * closes is removed with all its listeners. Switching protection on ends the streams that were
- * opened without credentials: the hub is an output watching `system.protection`, run by the
- * daemon with `runOutput` (docs/architecture.md#output-contract).
+ * opened without credentials: the primary's hub is an output watching `system.protection` and the
+ * meter registry, run by the daemon with `runOutput` (docs/architecture.md#output-contract). It
+ * also holds the hubs of the further meters (`/api/v1/meters/{id}/live`), made on first use and
+ * ended when their meter is removed or restarted.
  */
-export class LiveHub implements Output<boolean> {
+export class LiveHub implements DeclaredOutput<LiveSlice, LiveFacts> {
   readonly name = 'live';
   readonly watches = ['system.protection'] as const;
   private readonly clients = new Set<LiveClient>();
+  /** The further meters' hubs by meter id, each with the store it streams. */
+  private readonly further = new Map<string, LiveHub>();
+  private status: StatusPort<LiveFacts> | undefined;
+  /** The primary's hub, which reports the clients of all (a further meter's hub has one). */
+  private readonly owner: LiveHub | undefined;
   private keepAliveTimer: Timer | undefined;
   private lastReading: Reading | undefined;
   private lastEvent: Buffer | undefined;
@@ -56,7 +78,7 @@ export class LiveHub implements Output<boolean> {
 
   constructor(
     private readonly ctx: AppContext,
-    options: LiveHubOptions = {},
+    options: LiveHubOptions & { owner?: LiveHub } = {},
   ) {
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.slow = new SlowConsumerGuard(
@@ -65,23 +87,65 @@ export class LiveHub implements Output<boolean> {
       ctx.refusals,
     );
     this.store = options.store ?? ctx.store;
+    this.owner = options.owner;
+    this.options = options;
   }
 
   private readonly store: ReadingStore;
+  private readonly options: LiveHubOptions & { owner?: LiveHub };
 
-  async start(): Promise<void> {}
-
-  /** The streams end with their requests (the server's shutdown signal), not here. */
-  async stop(): Promise<void> {}
-
-  select(config: AppConfig): boolean {
-    return config.system.protection;
+  async start(status: StatusPort<LiveFacts>): Promise<void> {
+    this.status = status;
   }
 
-  /** Protection switched on: a stream opened without credentials must not go on delivering. */
-  reconcile({ slice: protection }: OutputView<boolean>): void {
-    if (!protection) return;
+  /** The streams end with their requests (the server's shutdown signal), not here. */
+  async stop(): Promise<void> {
+    this.status = undefined;
+  }
+
+  select(config: AppConfig, meters: MeterLookup): LiveSlice {
+    return { protection: config.system.protection, meters: meters.all() };
+  }
+
+  /**
+   * Protection switched on: a stream opened without credentials must not go on delivering. A
+   * further meter removed or restarted (a new store): its streams end, a new hub serves the next.
+   */
+  apply({ slice }: OutputView<LiveSlice>): LiveFacts {
+    for (const [id, hub] of this.further) {
+      if (slice.meters.some((meter) => meter.id === id && meter.store === hub.store)) continue;
+      this.further.delete(id);
+      hub.closeAll();
+    }
+    if (slice.protection) for (const hub of [this, ...this.further.values()]) hub.endWithoutCredentials();
+    return { clients: this.allClients() };
+  }
+
+  /** The hub of `meter`'s stream: this one for the primary, else the further meter's own. */
+  hubOf(meter: MeterHandle): LiveHub {
+    if (meter.kind === 'primary') return this;
+    const known = this.further.get(meter.id);
+    if (known?.store === meter.store) return known;
+    known?.closeAll();
+    const hub = new LiveHub(this.ctx, { ...this.options, store: meter.store, owner: this });
+    this.further.set(meter.id, hub);
+    return hub;
+  }
+
+  private endWithoutCredentials(): void {
     for (const client of [...this.clients]) if (client.withoutCredentials) client.response.end();
+  }
+
+  private allClients(): number {
+    let count = this.clients.size;
+    for (const hub of this.further.values()) count += hub.size;
+    return count;
+  }
+
+  /** A stream opened or ended: the clients fact of the primary's hub. */
+  private clientsChanged(): void {
+    const root = this.owner ?? this;
+    root.status?.facts({ clients: root.allClients() });
   }
 
   /** Clients dropped because they did not keep up. */
@@ -146,6 +210,7 @@ export class LiveHub implements Output<boolean> {
     this.clients.add(client);
     client.shutdown?.addEventListener('abort', client.onShutdown, { once: true });
     client.response.once('close', () => this.remove(client));
+    this.clientsChanged();
   }
 
   private remove(client: LiveClient): void {
@@ -156,6 +221,7 @@ export class LiveHub implements Output<boolean> {
       this.ctx.clock.clearInterval(this.keepAliveTimer);
       this.keepAliveTimer = undefined;
     }
+    this.clientsChanged();
   }
 
   private broadcast(bytes: Buffer): void {

@@ -10,7 +10,7 @@ import { HttpError } from '../errors.js';
 import { jsonHeaders, sendJson, sendJsonText } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
 import type { MeterListEntry } from '../../contracts/meters.js';
-import { LiveHub, type LiveHubOptions } from './live.js';
+import type { LiveHub } from './live.js';
 import { registerMeterDiscoverRoute } from './meter-discover.js';
 import { registerMeterTestRoute } from './meter-test.js';
 
@@ -113,46 +113,11 @@ function sendMeterReport(
   sendJson(response, 200, report);
 }
 
-/** Live hubs of the further meters, made on first use and ended with their meter. */
-class MeterLiveHubs {
-  private readonly hubs = new Map<string, { store: unknown; hub: LiveHub }>();
-
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly main: LiveHub,
-    private readonly options: LiveHubOptions,
-  ) {
-    ctx.meters.subscribe('meters live', 'removed', (meter) => this.end(meter.id));
-    ctx.config.subscribe('meters live', 'change', (paths) => {
-      if (!paths.includes('system.protection')) return;
-      const protection = ctx.config.config.system.protection;
-      for (const { hub } of this.hubs.values()) hub.reconcile({ slice: protection });
-    });
-  }
-
-  of(meter: MeterHandle): LiveHub {
-    if (meter.kind === 'primary') return this.main;
-    const known = this.hubs.get(meter.id);
-    if (known?.store === meter.store) return known.hub;
-    this.end(meter.id);
-    const hub = new LiveHub(this.ctx, { ...this.options, store: meter.store });
-    this.hubs.set(meter.id, { store: meter.store, hub });
-    return hub;
-  }
-
-  private end(id: string): void {
-    this.hubs.get(id)?.hub.closeAll();
-    this.hubs.delete(id);
-  }
-}
-
 export function registerMetersRoutes(
   router: Router,
   ctx: AppContext,
   core: { report: ReportCache; live: LiveHub },
-  options: LiveHubOptions = {},
 ): void {
-  const hubs = new MeterLiveHubs(ctx, core.live, options);
   registerMeterTestRoute(router, ctx);
   registerMeterDiscoverRoute(router, ctx);
   router.add(
@@ -197,7 +162,7 @@ export function registerMetersRoutes(
   router.add(
     'GET',
     '/api/v1/meters/{id}/live',
-    (request, response) => hubs.of(meterOf(ctx, idOf(request))).connect(request, response),
+    (request, response) => core.live.hubOf(meterOf(ctx, idOf(request))).connect(request, response),
     {
       doc: {
         summary: "One meter's live measurements (Server-Sent Events, `event: live`), as /api/v1/live",

@@ -33,6 +33,8 @@ const COUNTERS: Array<[key: string, label: MessageKey | '']> = [
   ['published', 'status.published'],
   ['failed', 'status.failed'],
   ['queued', 'status.queued'],
+  // The meter input's latest frame rejection while its link runs.
+  ['last_error', ''],
 ];
 
 const GOOD = new Set(['connected', 'open', 'running', 'listening']);

@@ -200,7 +200,10 @@ test('a pymodbus SDM630 on RS485 read by the modbus-rtu source; silent meter NO 
   // Reported as every source reports its errors: the counters of /api/v1/system, the meter
   // service's last error and a log line.
   await waitFor('a counted timeout', () => harness.store.counters.timeouts >= 1);
-  assert.match(String(harness.context.services.get('meter')?.error), /^timeout: no reply within 1000 ms/);
+  assert.match(
+    String(harness.context.services.get('meter')?.last_error),
+    /^timeout: no reply within 1000 ms/,
+  );
   assert.ok(
     harness.warnings.some((line) => line.includes('(timeout): no reply')),
     harness.warnings.join('\n'),
