@@ -90,7 +90,7 @@ function bodyParams(body: Buffer): { params: unknown } | { error: { code: number
   return { params: typeof frame.method === 'string' ? frame.params : frame };
 }
 
-/** The method a `GET /rpc/<Method>` path names, percent-decoded. */
+/** The method a `/rpc/<Method>` path names (GET and POST), percent-decoded. */
 function methodOf(ctx: AppContext, request: ApiRequest): string {
   try {
     return decodeURIComponent(request.path.slice('/rpc/'.length));
@@ -146,7 +146,7 @@ export function registerShellyRoutes(
     '/rpc/{path}',
     async (request, response) => {
       requireOn(ctx, request);
-      const method = decodeURIComponent(request.path.slice('/rpc/'.length));
+      const method = methodOf(ctx, request);
       const parsed = bodyParams(await readFrame(ctx, request));
       sendOutcome(response, 'error' in parsed ? parsed : rpc.call(method, parsed.params));
     },

@@ -159,14 +159,14 @@ test('every GET route of the whatwatt Go API answers identically with the person
   });
 });
 
-test('GET /rpc/ with a broken percent-escape answers 400, counted and not logged', () =>
+test('GET and POST /rpc/ with a broken percent-escape answer 400, counted and not logged', () =>
   withServer(ON, async ({ baseUrl, ctx, logLines }) => {
-    for (let i = 0; i < 3; i++) {
-      const answer = await send(baseUrl, 'GET', '/rpc/%E0%A4%A');
-      assert.equal(answer.status, 400);
+    for (const method of ['GET', 'GET', 'GET', 'POST'] as const) {
+      const answer = await send(baseUrl, method, '/rpc/%E0%A4%A');
+      assert.equal(answer.status, 400, method);
       assert.equal(answer.json().error, 'bad_request');
     }
-    assert.equal(ctx.refusals.get('http_bad_escape'), 3);
+    assert.equal(ctx.refusals.get('http_bad_escape'), 4);
     assert.deepEqual(
       logLines.filter((line) => line.includes('%E0')),
       [],
