@@ -451,6 +451,10 @@ function runDeclared<Slice, Facts extends object>(
     lastReason = undefined;
     applied = next;
     appliedFacts = facts ?? {};
+    // The newest value of a fact wins: one the apply returned replaces what was reported before it.
+    liveFacts = Object.fromEntries(
+      Object.entries(liveFacts).filter(([key]) => !Object.hasOwn(appliedFacts, key)),
+    );
     publish();
   };
   const applyNow = (): void | Promise<void> => {
@@ -480,10 +484,11 @@ function runDeclared<Slice, Facts extends object>(
     if (failure || !applied) return queue.request();
     return sameSlice(currentView(), applied) ? undefined : queue.request();
   };
-  // A meter came, went or restarted: outputs whose slice holds it apply the new handle.
+  // A meter came, went or restarted: outputs whose slice holds it apply the new handle. A failing
+  // output tries again at once (the meter it waited for may have come), as on a settings change.
   const onRegistry = (): void => {
-    if (!running || !outputStarted || failure || !applied) return;
-    if (!sameSlice(currentView(), applied)) queue.request().catch(noop);
+    if (!running || !outputStarted) return;
+    if (failure || (applied && !sameSlice(currentView(), applied))) queue.request().catch(noop);
   };
   return {
     name: output.name,

@@ -299,3 +299,33 @@ test('an apply that changes the registry before its first await is not overlappe
     await running.stop();
   }
 });
+
+test('a fact an apply returns replaces the value reported live before it; a failing output tries again when a meter comes', async (t) => {
+  const { ctx } = context(t, { METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true' });
+  const output = declared({ meter: 'pv', fail: () => undefined });
+  let needMeter = false;
+  const apply = output.apply.bind(output);
+  output.apply = async (next, previous) => {
+    if (needMeter && !next.slice.meter.handle) throw new Error('meter pv is not running');
+    return apply(next, previous);
+  };
+  const running = runOutput(ctx, output);
+  await running.start();
+  try {
+    output.port!.facts({ port: 1 });
+    assert.equal(ctx.services.get('probe')?.port, 1);
+    needMeter = true;
+    const moved = ctx.config.apply(new Map<string, unknown>([['services.modbus.port', 1504]]));
+    assert.ok(moved.ok);
+    assert.equal((await moved.settled).length, 1, 'the meter is missing: the apply failed');
+    assert.equal(ctx.services.get('probe')?.state, 'retrying');
+    // The meter comes long before the runner's 1 s retry: the output takes it up at once.
+    registerMeter(ctx, 'pv');
+    for (let turn = 0; turn < 100 && ctx.services.get('probe')?.state !== 'running'; turn += 1)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(ctx.services.get('probe')?.state, 'running');
+    assert.equal(ctx.services.get('probe')?.port, 1504, 'the applied port, not the older live one');
+  } finally {
+    await running.stop();
+  }
+});
