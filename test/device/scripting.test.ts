@@ -30,7 +30,8 @@ test('the script gets readings on stdin and the API address, and is restarted wi
   const runnerOutput = runOutput(h.ctx, runner);
   try {
     await runnerOutput.start();
-    assert.equal(h.ctx.services.get('scripting')?.state, 'IDLE', 'off until auto_run');
+    assert.equal(h.ctx.services.get('scripting')?.state, 'disabled', 'off until auto_run');
+    assert.equal(h.ctx.services.get('scripting')?.script, 'IDLE');
     assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', true]])).ok, true);
     assert.equal(
       h.ctx.config.apply(new Map<string, unknown>([['scripting.file', script]])).ok,
@@ -56,7 +57,7 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     await waitFor(
       'RUNNING',
       () => h2.ctx.services.get('scripting'),
-      (s) => s?.state === 'RUNNING',
+      (s) => s?.state === 'running' && s.script === 'RUNNING',
     );
     const lines = () => {
       try {
@@ -78,13 +79,15 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     assert.equal(JSON.parse(lines()[2]!).P_In, 2.412 + 2 / 1000);
     assert.match(String(h2.ctx.services.get('scripting')?.error), /code 3/);
     await waitFor('the restart', lines, (seen) => seen.length >= 4);
-    assert.equal(h2.ctx.services.get('scripting')?.state, 'RUNNING');
+    assert.equal(h2.ctx.services.get('scripting')?.script, 'RUNNING');
+    assert.equal(h2.ctx.services.get('scripting')?.state, 'running');
 
     assert.equal(
       h2.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', false]])).ok,
       true,
     );
-    assert.equal(h2.ctx.services.get('scripting')?.state, 'IDLE');
+    assert.equal(h2.ctx.services.get('scripting')?.state, 'disabled');
+    assert.equal(h2.ctx.services.get('scripting')?.script, 'IDLE');
   } finally {
     await runner2Output.stop();
     await h2.close();
@@ -104,7 +107,12 @@ test('license FREE keeps the script stopped', async () => {
   try {
     await runnerOutput.start();
     await quietPeriod(50); // proves an absence: the script does not start (run delay 1 ms)
-    assert.deepEqual(h.ctx.services.get('scripting'), { state: 'IDLE', restarts: 0, skipped_readings: 0 });
+    assert.deepEqual(h.ctx.services.get('scripting'), {
+      state: 'blocked',
+      script: 'IDLE',
+      restarts: 0,
+      skipped_readings: 0,
+    });
   } finally {
     await runnerOutput.stop();
     await h.close();
