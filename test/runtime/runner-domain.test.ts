@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceStatus } from '../../src/context.js';
@@ -62,7 +64,12 @@ async function startDaemon(
 
 interface WriteAnswer {
   status: number;
-  body: { error?: string; details?: { saved?: boolean; failed?: { output: string; message: string }[] } };
+  body: {
+    state?: string;
+    outputs?: string[];
+    error?: string;
+    details?: { saved?: boolean; failed?: { output: string; message: string }[] };
+  };
 }
 
 async function send(base: string, method: 'PUT' | 'POST', body: unknown): Promise<WriteAnswer> {
@@ -286,3 +293,54 @@ test('fleet push: a start whose cursor folder cannot be made recovers once it ca
     await run.close();
   }
 });
+
+test('fleet push: a write that outlasts http.apply_timeout_ms (a batch in flight to a receiver that holds it) answers 202 applying naming push; the status then shows it running on the new settings', async () => {
+  // A receiver that takes power_1s batches and answers only when the test lets it.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const waiting: ServerResponse[] = [];
+  const receiver = createServer((request, response) => {
+    request.resume();
+    waiting.push(response);
+    void held.then(() => response.writeHead(204).end());
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  const port = (receiver.address() as { port: number }).port;
+  const live = { ...target(port), what: ['power_1s'] };
+  const run = await startDaemon({
+    METER_GATEWAY_HTTP_APPLY_TIMEOUT_MS: '300',
+    METER_GATEWAY_SERVICES_PUSH_TARGETS: JSON.stringify([live]),
+  });
+  try {
+    await waitFor(
+      'a batch in flight',
+      () => waiting.length,
+      (count) => count > 0,
+    );
+    const answer = await send(run.base, 'PUT', {
+      services: { push: { targets: [{ ...live, id: 'moved' }] } },
+    });
+    assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    assert.deepEqual(answer.body, { state: 'applying', outputs: ['push'] });
+    release();
+    const line = await waitFor(
+      'push to run on the new target',
+      async () => ({ line: run.services().push, ids: await pushIds(run) }),
+      (seen) => seen.line?.state === 'running' && seen.ids.join() === 'moved',
+    );
+    assert.equal(line.line?.error, undefined);
+  } finally {
+    release();
+    await run.close();
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+});
+
+/** The targets GET /api/v1/push shows running. */
+async function pushIds(run: Running): Promise<string[]> {
+  const view = await getJson(run.base, '/api/v1/push');
+  const targets = (view.targets ?? []) as { id: string }[];
+  return targets.map((entry) => entry.id);
+}
