@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Backoff } from '../../src/backoff.js';
 import { ScriptRunner } from '../../src/device/scripting.js';
+import { kernelEthernetInfo } from '../../src/device/wifi/ethernet-info.js';
+import { hostNetworkInfo } from '../../src/device/wifi/wifi-info.js';
+import { registerSystemRoutes } from '../../src/http/routes/system.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
@@ -49,7 +52,13 @@ test('the script gets readings on stdin and the API address, and is restarted wi
       METER_GATEWAY_SCRIPTING_FILE: script,
       METER_GATEWAY_SERVICES_BERRY_AUTO_RUN: 'true',
     },
+    routes: (router, ctx) =>
+      registerSystemRoutes(router, ctx, hostNetworkInfo, () => kernelEthernetInfo('/sys/class/net', 'eth0')),
   });
+  // The device-compatible services.berry of /api/v1/system, from the fact `script`.
+  const berry = async () =>
+    ((await (await fetch(`${h2.baseUrl}/api/v1/system`)).json()) as { services: { berry: unknown } }).services
+      .berry;
   const runner2 = new ScriptRunner(h2.ctx, h2.ctx.logger, { runDelayMs: 10, backoff: new Backoff(50, 200) });
   const runner2Output = runOutput(h2.ctx, runner2);
   try {
@@ -81,6 +90,7 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     await waitFor('the restart', lines, (seen) => seen.length >= 4);
     assert.equal(h2.ctx.services.get('scripting')?.script, 'RUNNING');
     assert.equal(h2.ctx.services.get('scripting')?.state, 'running');
+    assert.deepEqual(await berry(), { state: 'RUNNING', execution_status: { state: 'RUNNING' } });
 
     assert.equal(
       h2.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', false]])).ok,
@@ -88,6 +98,7 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     );
     assert.equal(h2.ctx.services.get('scripting')?.state, 'disabled');
     assert.equal(h2.ctx.services.get('scripting')?.script, 'IDLE');
+    assert.deepEqual(await berry(), { state: 'IDLE', execution_status: { state: 'IDLE' } });
   } finally {
     await runner2Output.stop();
     await h2.close();
