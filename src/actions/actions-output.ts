@@ -1,7 +1,14 @@
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { DeclaredOutput, MeterLookup, MeterRef, OutputStatus, OutputView, StatusPort } from '../output.js';
+import type {
+  DeclaredOutput,
+  MeterLookup,
+  MeterRef,
+  OutputStatus,
+  OutputView,
+  StatusPort,
+} from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ActionsServiceStatus } from '../contracts/actions.js';
 import { isEnabled, type ActionsDefinition } from './definition.js';

@@ -4,7 +4,14 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
 import type { Logger } from '../log.js';
-import type { DeclaredOutput, MeterLookup, MeterRef, OutputStatus, OutputView, StatusPort } from '../output.js';
+import type {
+  DeclaredOutput,
+  MeterLookup,
+  MeterRef,
+  OutputStatus,
+  OutputView,
+  StatusPort,
+} from '../output.js';
 import { meterView } from '../reading/meter-view.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
@@ -326,8 +333,6 @@ export class ExportLimiter
     const id = this.grid?.id ?? 'main';
     this.port?.trouble(store ? undefined : `meter "${id}" is not registered`);
   }
-
-
 
   /** The status as GET /api/v1/export-limiter shows it. */
   status(): LimiterStatus {

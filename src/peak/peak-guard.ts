@@ -3,7 +3,15 @@ import { EventEmitter } from 'node:events';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import { sameSlice, type DeclaredOutput, type MeterLookup, type MeterRef, type OutputStatus, type OutputView, type StatusPort } from '../output.js';
+import {
+  sameSlice,
+  type DeclaredOutput,
+  type MeterLookup,
+  type MeterRef,
+  type OutputStatus,
+  type OutputView,
+  type StatusPort,
+} from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import { PeakEngine, windowSeconds, type PeakPrice } from './engine.js';
@@ -46,7 +54,12 @@ export type PeakGuardStatus = OutputStatus<PeakGuardFacts>;
 
 /** The slice without its meter handles: what a new engine is built from. */
 function settingsOf(slice: PeakSlice): Omit<PeakSlice, 'meter' | 'stageMeters'> & { meter: string } {
-  return { enabled: slice.enabled, meter: slice.meter.id, settings: slice.settings, timeoutS: slice.timeoutS };
+  return {
+    enabled: slice.enabled,
+    meter: slice.meter.id,
+    settings: slice.settings,
+    timeoutS: slice.timeoutS,
+  };
 }
 
 /** The import counter A+ (1.8.0, else the sum of the tariff registers) and power (1.7.0). */

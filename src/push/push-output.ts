@@ -164,7 +164,9 @@ export class PushOutput implements DeclaredOutput<PushSlice, PushFacts> {
       troubled.length === 0
         ? undefined
         : troubled
-            .map((status) => `${status.id} ${status.state}${status.last_error ? `: ${status.last_error}` : ''}`)
+            .map(
+              (status) => `${status.id} ${status.state}${status.last_error ? `: ${status.last_error}` : ''}`,
+            )
             .join('; '),
     );
   }

@@ -35,7 +35,10 @@ test('push service state: retrying once a running target is clock_unsynced', asy
   assert.deepEqual(h.ctx.services.get('push'), { state: 'disabled', targets: 0 });
   const write = h.ctx.config.apply(
     new Map([
-      ['services.push.targets', [{ id: 'fleet', kind: 'vm_import', url: `http://127.0.0.1:${port}/api/v1/import` }]],
+      [
+        'services.push.targets',
+        [{ id: 'fleet', kind: 'vm_import', url: `http://127.0.0.1:${port}/api/v1/import` }],
+      ],
     ]),
   );
   assert.ok(write.ok, JSON.stringify(write));
