@@ -64,9 +64,10 @@ export const SYSTEM_TIER = [
   'cli/state-lock',
   'daemon-isolation',
   'runtime/runner',
-  // Wait on the runner's retries (1 s and up) of the Modbus slaves, the meter proxy and the meters.
+  // Wait on the runner's retries (1 s and up) of the outputs of each kind.
   'runtime/runner-modbus',
   'runtime/runner-meters',
+  'runtime/runner-domain',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

@@ -1,10 +1,17 @@
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Output, OutputView } from '../output.js';
+import type {
+  DeclaredOutput,
+  MeterLookup,
+  MeterRef,
+  OutputStatus,
+  OutputView,
+  StatusPort,
+} from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ActionsServiceStatus } from '../contracts/actions.js';
-import type { ActionsDefinition } from './definition.js';
+import { isEnabled, type ActionsDefinition } from './definition.js';
 import { withSecretHeaders } from './secret-headers.js';
 import { ActionRunner, type CallResult } from './runner.js';
 import { Schedules, WhenWatcher } from './triggers.js';
@@ -16,16 +23,22 @@ export const ACTIONS_SERVICE = 'actions';
 
 export interface ActionsSlice {
   definition: ActionsDefinition | null;
+  /** The further meters the enabled actions' `when` conditions name, sorted by id. */
+  meters: MeterRef[];
 }
+
+/** The status facts of the actions (services.actions): counters by action, bounds of their HTTP. */
+export type ActionsFacts = Pick<ActionsServiceStatus, 'actions' | 'http'>;
+export type ActionsStatus = OutputStatus<ActionsFacts>;
 
 /**
  * The actions as an output (docs/architecture.md#actions): it runs on `actions.definition`, needs
  * license PLUS (under FREE every call is refused and no trigger runs), starts the schedules and the
- * `when` conditions of the enabled actions, and reports its counters under services.actions. The
- * store is watched only while some action has a `when`; got, modbus-serial and node-cron load
- * only when an action needs them.
+ * `when` conditions of the enabled actions, and reports its counters under services.actions
+ * (`disabled` without a definition). The store is watched only while some action has a `when`;
+ * got, modbus-serial and node-cron load only when an action needs them.
  */
-export class ActionsOutput implements Output<ActionsSlice> {
+export class ActionsOutput implements DeclaredOutput<ActionsSlice, ActionsFacts> {
   readonly name = ACTIONS_SERVICE;
   readonly watches = ['actions'] as const;
   readonly license = 'PLUS';
@@ -35,7 +48,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
   /** `cheapest` triggers on the day-ahead prices (./cheapest.ts). */
   readonly cheapest: CheapestTriggers;
   private readonly lastTriggered = new Map<string, number>();
-  private view: OutputView<ActionsSlice> | undefined;
+  private port: StatusPort<ActionsFacts> | undefined;
   private started = false;
   private subscribed = false;
   /** Variables of domain modules (`peak.*`) the runs and the `when` conditions read. */
@@ -52,8 +65,7 @@ export class ActionsOutput implements Output<ActionsSlice> {
     this.when = new WhenWatcher(ctx, this.sources);
     this.cheapest = new CheapestTriggers(ctx, log);
     this.further = new FurtherMeterWatch(
-      ctx,
-      (reading, meter) => this.when.onReading(reading, this.fire, this.mayFire, meter),
+      (reading, meter, store) => this.when.onReading(reading, this.fire, this.mayFire, meter, store),
       (meter) => this.when.onStale(meter),
     );
   }
@@ -61,21 +73,31 @@ export class ActionsOutput implements Output<ActionsSlice> {
   /** `when` conditions on further meters (./meter-watch.ts). */
   private readonly further: FurtherMeterWatch;
 
-  select(config: AppConfig): ActionsSlice {
+  select(config: AppConfig, meters: MeterLookup): ActionsSlice {
     const { definition, header_secrets: secrets } = config.actions;
-    // The runner sends the secret header values the definition names (secret-headers.ts).
-    return { definition: definition === null ? null : withSecretHeaders(definition, secrets) };
+    const further = new Set<string>();
+    for (const action of definition?.actions ?? [])
+      if (isEnabled(action) && action.when?.meter !== undefined && action.when.meter !== 'main')
+        further.add(action.when.meter);
+    return {
+      // The runner sends the secret header values the definition names (secret-headers.ts).
+      definition: definition === null ? null : withSecretHeaders(definition, secrets),
+      meters: [...further].sort().map((id) => meters.ref(id)),
+    };
   }
 
-  async reconcile(view: OutputView<ActionsSlice>): Promise<void> {
-    this.view = view;
-    if (!this.started) return;
+  enabled(slice: ActionsSlice): boolean {
+    return slice.definition !== null;
+  }
+
+  /** The counters are live facts (each run changes them), reported here and after each run. */
+  async apply(view: OutputView<ActionsSlice>): Promise<void> {
     const definition = view.blocked ? null : view.slice.definition;
     const actions = definition?.actions ?? [];
     this.runner.use(definition ?? {}, definition !== null);
     this.when.apply(actions);
     this.watchStore(this.when.watching);
-    this.further.watch(this.when.meters);
+    this.further.watch(view.slice.meters);
     for (const id of this.lastTriggered.keys()) if (!this.runner.actionOf(id)) this.lastTriggered.delete(id);
     this.publishStatus();
     this.cheapest.apply(actions, this.fire);
@@ -89,19 +111,19 @@ export class ActionsOutput implements Output<ActionsSlice> {
     return result;
   }
 
-  async start(): Promise<void> {
+  async start(status: StatusPort<ActionsFacts>): Promise<void> {
+    this.port = status;
     this.started = true;
-    this.publishStatus();
   }
 
   async stop(): Promise<void> {
     this.started = false;
     this.watchStore(false);
-    this.further.watch(new Set());
+    this.further.watch([]);
     this.cheapest.clear();
     await this.schedules.clear();
     await this.runner.stop();
-    this.publishStatus();
+    this.port = undefined;
   }
 
   /**
@@ -169,16 +191,12 @@ export class ActionsOutput implements Output<ActionsSlice> {
     }
   }
 
+  private facts(): ActionsFacts {
+    return { actions: this.runner.countersOf(), http: { ...this.runner.outgoing } };
+  }
+
+  /** The counters changed (a run, a call): live facts of the status line. */
   private publishStatus(): void {
-    const definition = this.view?.slice.definition;
-    const blocked = this.view?.blocked;
-    const state = !this.started ? 'stopped' : blocked ? 'disabled' : definition ? 'running' : 'idle';
-    const status: ActionsServiceStatus = {
-      state,
-      actions: this.runner.countersOf(),
-      http: { ...this.runner.outgoing },
-    };
-    if (blocked) status.error = blocked;
-    this.ctx.services.set(ACTIONS_SERVICE, { ...status });
+    if (this.started) this.port?.facts(this.facts());
   }
 }

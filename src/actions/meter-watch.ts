@@ -1,45 +1,35 @@
-import type { AppContext } from '../context.js';
+import type { MeterRef } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 
 /**
  * `when` conditions on further meters (docs/architecture.md#several-meters): follows the reading
- * and meter events of every meter the conditions name besides `main`, onto a new store when a meter
- * restarts; a meter that goes stale or away breaks its holds.
+ * and meter events of the meters the conditions name besides `main`, as the runner resolved them
+ * (docs/architecture.md#output-contract): a meter restarted with new settings comes as a new
+ * handle and is followed on its new store; a meter that goes stale or away breaks its holds and is
+ * never replaced by another meter's readings.
  */
 export class FurtherMeterWatch {
   private readonly followed = new Map<string, { store: ReadingStore; off: () => void }>();
-  private wanted = new Set<string>();
 
   constructor(
-    private readonly ctx: AppContext,
-    private readonly onReading: (reading: Reading, meter: string) => void,
+    private readonly onReading: (reading: Reading, meter: string, store: ReadingStore) => void,
     private readonly onStale: (meter: string) => void,
-  ) {
-    ctx.meters.subscribe('actions', 'added', () => this.sync());
-    ctx.meters.subscribe('actions', 'removed', (meter) => {
-      if (this.wanted.has(meter.id)) this.onStale(meter.id);
-      this.sync();
-    });
-  }
+  ) {}
 
   /** Follows exactly these meters (`main` is the actions output's own subscription). */
-  watch(ids: ReadonlySet<string>): void {
-    this.wanted = new Set([...ids].filter((id) => id !== 'main'));
-    this.sync();
-  }
-
-  private sync(): void {
+  watch(refs: readonly MeterRef[]): void {
+    const wanted = new Map(refs.filter((ref) => ref.id !== 'main').map((ref) => [ref.id, ref.handle?.store]));
     for (const [id, followed] of this.followed) {
-      if (!this.wanted.has(id) || this.ctx.meters.get(id)?.store !== followed.store) {
-        followed.off();
-        this.followed.delete(id);
-      }
+      if (wanted.get(id) === followed.store) continue;
+      followed.off();
+      this.followed.delete(id);
+      // Its readings stop here: holds on it break (a new store starts them again).
+      this.onStale(id);
     }
-    for (const id of this.wanted) {
-      const store = this.ctx.meters.get(id)?.store;
+    for (const [id, store] of wanted) {
       if (!store || this.followed.has(id)) continue;
-      const reading = (value: Reading) => this.onReading(value, id);
+      const reading = (value: Reading) => this.onReading(value, id, store);
       const meter = () => {
         if (store.latest === undefined) this.onStale(id);
       };

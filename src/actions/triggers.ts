@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { nodeCron } from '../config/cron.js';
 import type { Logger } from '../log.js';
 import type { Reading } from '../reading/reading.js';
+import type { ReadingStore } from '../reading/store.js';
 import { isEnabled, type ActionDefinition, type WhenCondition } from './definition.js';
 import { quantityOf } from './definition-validate.js';
 import { sourceNumber, type VariableSource } from './variables.js';
@@ -105,9 +106,14 @@ export class WhenWatcher {
     return new Set(this.states.map((state) => state.meter));
   }
 
-  /** A fresh reading of `meter`: each of its conditions is held, broken or due. */
-  onReading(reading: Reading, fire: Fire, mayFire: (actionId: string) => boolean, meter = 'main'): void {
-    const store = this.ctx.meters.get(meter)?.store ?? this.ctx.store;
+  /** A fresh reading of `meter` from its `store`: each of its conditions is held, broken or due. */
+  onReading(
+    reading: Reading,
+    fire: Fire,
+    mayFire: (actionId: string) => boolean,
+    meter = 'main',
+    store: ReadingStore = this.ctx.store,
+  ): void {
     const fresh = store.meter.status === 'OK';
     const now = this.ctx.now();
     // A gap longer than meter.timeout was stale data (docs/architecture.md#staleness): holds break.

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { buildLivePayload } from '../reading/live.js';
 import type { Reading } from '../reading/reading.js';
 import type { AppConfig } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 
 /** Bytes a script may leave unread on stdin before further readings are skipped for it (and counted). */
 const MAX_STDIN_BACKLOG = 256 * 1024;
@@ -15,6 +15,14 @@ const MAX_STDIN_BACKLOG = 256 * 1024;
 const STABLE_AFTER_MS = 60_000;
 
 export type ScriptState = 'IDLE' | 'RUNNING' | 'ERROR';
+
+/** The status facts of scripting; `script` is the device's services.berry state in /api/v1/system. */
+export type ScriptFacts = {
+  script: ScriptState;
+  restarts: number;
+  skipped_readings: number;
+};
+export type ScriptStatus = OutputStatus<ScriptFacts>;
 
 /** services.berry and scripting.file. */
 interface ScriptSettings {
@@ -43,10 +51,11 @@ function apiUrl(context: AppContext): string | undefined {
  * Scripting (services.berry; the real device runs Berry scripts, this one a Node module): when
  * auto_run is on, run_delay seconds after start the user's script (scripting.file) runs in a child
  * process that gets every reading as one JSON line (the live payload) on stdin and the local API
- * address in METER_GATEWAY_API; it is restarted with backoff when it exits. State IDLE, RUNNING or
- * ERROR in /api/v1/system. Needs license PLUS or PRO.
+ * address in METER_GATEWAY_API; it is restarted with backoff when it exits (`retrying` with the
+ * exit as error meanwhile). The fact `script` (IDLE, RUNNING or ERROR) is the device's
+ * services.berry state in /api/v1/system. Needs license PLUS or PRO.
  */
-export class ScriptRunner implements Output<ScriptSettings> {
+export class ScriptRunner implements DeclaredOutput<ScriptSettings, ScriptFacts> {
   readonly name = 'scripting';
   readonly watches = ['services.berry', 'scripting.file'] as const;
   readonly license = 'PLUS';
@@ -58,6 +67,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
   private timer: Timer | undefined;
   private state: ScriptState = 'IDLE';
   private lastError: string | undefined;
+  private status: StatusPort<ScriptFacts> | undefined;
   private restarts = 0;
   private skipped = 0;
   private startedAt = 0;
@@ -77,12 +87,18 @@ export class ScriptRunner implements Output<ScriptSettings> {
     return { autoRun, runDelayS, file: config.scripting.file };
   }
 
-  async start(): Promise<void> {
+  /** Off (`disabled`) without auto_run or without a script file. */
+  enabled(slice: ScriptSettings): boolean {
+    return slice.autoRun && slice.file !== '';
+  }
+
+  async start(status: StatusPort<ScriptFacts>): Promise<void> {
+    this.status = status;
     this.context.store.subscribe('scripting', 'reading', this.onReading);
   }
 
   /** Any change stops the script and runs it again after the run delay, if it is still wanted. */
-  reconcile(view: OutputView<ScriptSettings>): void {
+  apply(view: OutputView<ScriptSettings>): void {
     this.view = view;
     this.halt();
     this.schedule(this.delayMs());
@@ -91,6 +107,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
   async stop(): Promise<void> {
     this.context.store.off('reading', this.onReading);
     this.halt();
+    this.status = undefined;
   }
 
   private delayMs(): number {
@@ -140,6 +157,7 @@ export class ScriptRunner implements Output<ScriptSettings> {
     this.state = 'ERROR';
     this.lastError = why;
     this.restarts += 1;
+    this.status?.trouble(why);
     const delay = this.backoff.next();
     this.logger.warn(`script ${why}; restarting in ${Math.round(delay / 100) / 10} s`);
     this.schedule(delay);
@@ -167,15 +185,13 @@ export class ScriptRunner implements Output<ScriptSettings> {
     this.child = undefined;
     if (child) child.kill('SIGTERM');
     this.state = 'IDLE';
+    this.lastError = undefined;
     this.publish();
   }
 
+  /** The live facts; the exit that is retried is the status port's trouble. */
   private publish(): void {
-    this.context.services.set('scripting', {
-      state: this.state,
-      restarts: this.restarts,
-      skipped_readings: this.skipped,
-      ...(this.lastError ? { error: this.lastError } : {}),
-    });
+    if (this.lastError === undefined) this.status?.trouble(undefined);
+    this.status?.facts({ script: this.state, restarts: this.restarts, skipped_readings: this.skipped });
   }
 }

@@ -4,7 +4,14 @@ import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { ExportLimiterDecision, LimiterDecision, LimiterState } from '../contracts/export-limiter.js';
 import type { Logger } from '../log.js';
-import type { Output, OutputView } from '../output.js';
+import type {
+  DeclaredOutput,
+  MeterLookup,
+  MeterRef,
+  OutputStatus,
+  OutputView,
+  StatusPort,
+} from '../output.js';
 import { meterView } from '../reading/meter-view.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
@@ -23,7 +30,15 @@ export type Decision = LimiterDecision;
 
 export interface LimiterSlice {
   settings: AppConfig['services']['export_limiter'];
+  /** The grid meter the loop is closed on. */
+  meter: MeterRef;
+  /** The meters the inverters' pv_meter name, sorted by id. */
+  pvMeters: MeterRef[];
 }
+
+/** The status facts of the export limiter (services.export_limiter): the loop's state and decision. */
+export type ExportLimiterFacts = { control: LimiterState; decision: Decision; reason: string };
+export type ExportLimiterStatus = OutputStatus<ExportLimiterFacts>;
 
 /** The peak guard's forecast for the running window, as the limiter reads it. */
 export interface PeakForecast {
@@ -193,13 +208,20 @@ export function gridPowerW(reading: Reading): number | null {
  * - an installer's limit present at the first contact is never exceeded, and `free` restores it;
  *   a limit the gateway did not set is never cleared.
  */
-export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output<LimiterSlice> {
+export class ExportLimiter
+  extends EventEmitter<LimiterEvents>
+  implements DeclaredOutput<LimiterSlice, ExportLimiterFacts>
+{
   readonly name = EXPORT_LIMITER_SERVICE;
   readonly watches = ['services.export_limiter'] as const;
 
   private settings: LimiterSlice['settings'] | undefined;
   private inverters: Inverter[] = [];
   private store: ReadingStore | undefined;
+  /** The grid meter and the pv_meter meters as the runner resolved them. */
+  private grid: MeterRef | undefined;
+  private pvMeters = new Map<string, MeterRef>();
+  private port: StatusPort<ExportLimiterFacts> | undefined;
   private ticker: Timer | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -224,20 +246,36 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     this.setMaxListeners(0);
   }
 
-  async start(): Promise<void> {}
+  async start(status: StatusPort<ExportLimiterFacts>): Promise<void> {
+    this.port = status;
+  }
 
   /** A stop (the daemon ends): every inverter the gateway limits gets safe_pct, as if the gateway were gone. */
   async stop(): Promise<void> {
     await this.shutdown('safe');
+    this.port = undefined;
   }
 
-  select(config: AppConfig): LimiterSlice {
-    return { settings: config.services.export_limiter };
+  select(config: AppConfig, meters: MeterLookup): LimiterSlice {
+    const settings = config.services.export_limiter;
+    const pv = [...new Set(settings.inverters.flatMap((inverter) => inverter.pv_meter ?? []))].sort();
+    return {
+      settings,
+      meter: meters.ref(settings.meter || 'main'),
+      pvMeters: pv.map((id) => meters.ref(id)),
+    };
   }
 
-  async reconcile(view: OutputView<LimiterSlice>): Promise<void> {
+  enabled(slice: LimiterSlice): boolean {
+    return slice.settings.enabled;
+  }
+
+  /** The loop's state and decision are live facts (each control step may change them). */
+  async apply(view: OutputView<LimiterSlice>): Promise<void> {
     const next = view.slice.settings;
     const previous = this.settings;
+    this.grid = view.slice.meter;
+    this.pvMeters = new Map(view.slice.pvMeters.map((meter) => [meter.id, meter]));
     // Target, mode, deadband, timings: taken up by the running loop, the inverters keep their limit.
     if (
       previous?.enabled &&
@@ -245,7 +283,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       previous.meter === next.meter &&
       JSON.stringify(previous.inverters) === JSON.stringify(next.inverters)
     ) {
+      // Also a meter restarted with new settings: the loop goes on, on the new store.
       this.settings = next;
+      this.watchGrid();
       this.kick();
       return;
     }
@@ -256,6 +296,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
     this.decision = 'off';
     this.state = 'idle';
     if (!this.settings.enabled) {
+      this.port?.trouble(undefined);
       this.publish();
       return;
     }
@@ -270,11 +311,27 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
       },
     });
     this.inverters = this.settings.inverters.map((setting) => new Inverter(setting, this.ctx));
-    this.store = this.ctx.meters.get(this.settings.meter)?.store ?? this.ctx.store;
-    this.store.on('reading', this.onReading);
+    this.watchGrid();
     this.ticker = this.ctx.clock.setInterval(() => this.kick(), TICK_MS);
     this.ticker.unref();
     this.kick();
+    this.publish();
+  }
+
+  /**
+   * Closes the loop on the grid meter's current store (docs/architecture.md#output-contract): a
+   * meter that is not registered gives no reading (the loop goes stale and holds safe_pct) and is
+   * the status line's trouble, never a fallback to the primary meter.
+   */
+  private watchGrid(): void {
+    const store = this.grid?.handle?.store;
+    if (store !== this.store) {
+      this.store?.off('reading', this.onReading);
+      this.store = store;
+      store?.on('reading', this.onReading);
+    }
+    const id = this.grid?.id ?? 'main';
+    this.port?.trouble(store ? undefined : `meter "${id}" is not registered`);
   }
 
   /** The status as GET /api/v1/export-limiter shows it. */
@@ -360,9 +417,9 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
   /** One control step (see the class comment). */
   private async step(): Promise<void> {
     const settings = this.settings;
-    if (!settings?.enabled || !this.store) return;
+    if (!settings?.enabled) return;
     const now = this.ctx.clock.now();
-    const reading = this.store.lastReading;
+    const reading = this.store?.lastReading;
     const fresh = reading !== undefined && reading.receivedAt > this.lastReadingAt;
     if (fresh) {
       this.lastReadingAt = reading.receivedAt;
@@ -490,12 +547,12 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
 
   /**
    * The present output of an inverter with `pv_meter` (docs/architecture.md#export-limiter): the
-   * magnitude of that meter's active power (a PV meter may be wired either way round), looked up in
-   * the registry on every step so an edited meter is followed; why not (a string) when the meter
+   * magnitude of that meter's active power (a PV meter may be wired either way round), from the
+   * handle the runner resolved (an edited meter is a new handle); why not (a string) when the meter
    * is not configured or has no reading for stale_after_s. Never the primary meter instead.
    */
   private pvMeterW(id: string, now: number): number | string {
-    const meter = this.ctx.meters.get(id);
+    const meter = this.pvMeters.get(id)?.handle;
     if (!meter) return `pv_meter "${id}" is not a configured meter`;
     const reading = meter.store.lastReading;
     const staleMs = (this.settings?.stale_after_s ?? 30) * 1000;
@@ -806,11 +863,7 @@ export class ExportLimiter extends EventEmitter<LimiterEvents> implements Output
 
   private publish(): void {
     const status = this.status();
-    this.ctx.services.set(EXPORT_LIMITER_SERVICE, {
-      state: status.state,
-      decision: status.decision,
-      reason: status.reason,
-    });
+    this.port?.facts({ control: status.state, decision: status.decision, reason: status.reason });
     this.emit('status', status);
   }
 }

@@ -14,7 +14,8 @@ export interface PeakSource {
   snapshot(): PeakSnapshot | { state: 'off' };
   months(): MonthRecord[];
   readonly settings: PeakSettings | undefined;
-  readonly enabled: boolean;
+  /** Whether the guard runs. */
+  readonly guarding: boolean;
   /** The guarded meter's id (the `meter` label of the series). */
   readonly meterId?: string;
   /** State files found invalid and set aside since the start. */
@@ -164,7 +165,7 @@ export function peakCapacityCharge(source: () => PeakSource | undefined): Capaci
     chargeFor(fromMs, toMs) {
       const guard = source();
       const settings = guard?.settings;
-      if (!guard?.enabled || !settings) return null;
+      if (!guard?.guarding || !settings) return null;
       const records = guard.months();
       if (records.length === 0) return null;
       const peaks = new MonthPeaks(records);

@@ -3,7 +3,15 @@ import { EventEmitter } from 'node:events';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Output, OutputView } from '../output.js';
+import {
+  sameSlice,
+  type DeclaredOutput,
+  type MeterLookup,
+  type MeterRef,
+  type OutputStatus,
+  type OutputView,
+  type StatusPort,
+} from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import { PeakEngine, windowSeconds, type PeakPrice } from './engine.js';
@@ -32,9 +40,26 @@ export interface PeakActions {
 
 export interface PeakSlice {
   enabled: boolean;
-  meter: string;
+  /** The guarded meter (services.peak_guard.meter, empty: the primary `main`). */
+  meter: MeterRef;
+  /** The meters the stages name, by id (their power is read at each reading of the guarded one). */
+  stageMeters: MeterRef[];
   settings: PeakSettings;
   timeoutS: number;
+}
+
+/** The status facts of the peak guard: the meter it guards. */
+export type PeakGuardFacts = { meter: string };
+export type PeakGuardStatus = OutputStatus<PeakGuardFacts>;
+
+/** The slice without its meter handles: what a new engine is built from. */
+function settingsOf(slice: PeakSlice): Omit<PeakSlice, 'meter' | 'stageMeters'> & { meter: string } {
+  return {
+    enabled: slice.enabled,
+    meter: slice.meter.id,
+    settings: slice.settings,
+    timeoutS: slice.timeoutS,
+  };
 }
 
 /** The import counter A+ (1.8.0, else the sum of the tariff registers) and power (1.7.0). */
@@ -55,7 +80,7 @@ function importOf(reading: Reading): { kwh: number; kw: number } | undefined {
  */
 export class PeakGuard
   extends EventEmitter<{ update: [PeakSnapshot]; event: [PeakEvent] }>
-  implements Output<PeakSlice>
+  implements DeclaredOutput<PeakSlice, PeakGuardFacts>
 {
   readonly name = PEAK_SERVICE;
   readonly watches = ['services.peak_guard', 'meter.timeout'] as const;
@@ -65,6 +90,7 @@ export class PeakGuard
   private timer: Timer | undefined;
   private readonly file: PeakStateFile;
   private started = false;
+  private port: StatusPort<PeakGuardFacts> | undefined;
   /** The first reading after a (re)start: the window may need its running value rebuilt. */
   private rebuild: 'check' | 'pending' | 'done' = 'check';
   /** The meter's own demand registers (Belgian P1), beside the computed values. */
@@ -87,58 +113,72 @@ export class PeakGuard
     this.file = new PeakStateFile(ctx.config.stateDirectory.dir, () => ctx.now());
   }
 
-  select(config: AppConfig): PeakSlice {
+  select(config: AppConfig, meters: MeterLookup): PeakSlice {
     const peak = config.services.peak_guard;
     const { enabled, meter, ...rest } = peak;
     const settings = { ...rest, stages: normalizeStages(peak.stages) } as PeakSettings;
-    return { enabled, meter, settings, timeoutS: config.meter.timeout };
+    const stageMeters = [...new Set(settings.stages.flatMap((stage) => stage.meter ?? []))].sort();
+    return {
+      enabled,
+      meter: meters.ref(meter || 'main'),
+      stageMeters: stageMeters.map((id) => meters.ref(id)),
+      settings,
+      timeoutS: config.meter.timeout,
+    };
   }
 
-  reconcile(view: OutputView<PeakSlice>): void {
-    const previous = this.slice?.settings.stages ?? [];
-    this.slice = view.slice;
-    if (!this.started) return;
-    this.watch(undefined);
-    const persisted = this.engine?.persisted() ?? this.loadState();
-    this.engine = new PeakEngine(view.slice.settings, view.slice.timeoutS * 1000, persisted);
-    this.engine.setPrice((at) => this.importPrice(at));
-    this.rebuild = 'check';
-    // A stage removed from the settings while shed is restored now, newest first, once.
-    const removed = this.engine.restoreRemoved(this.ctx.now(), previous);
-    if (removed.calls.length > 0 || removed.events.length > 0) this.apply(removed);
-    if (!view.slice.enabled) {
-      // Disabling the guard restores everything, newest first.
-      if (this.engine.persisted().shed.length > 0) this.apply(this.engine.restoreAll(this.ctx.now()));
-      this.engine = undefined;
-      this.actions.lock(LOCK_OWNER, new Set());
-      this.ctx.services.set(PEAK_SERVICE, { state: 'disabled' });
-      return;
-    }
-    this.applyLocks();
-    this.follow();
+  enabled(slice: PeakSlice): boolean {
+    return slice.enabled;
   }
 
   /**
-   * Watches the configured meter's current store: the registry replaces a meter's handle (and
-   * store) when its entry is edited, so the guard follows `added`/`removed`. A meter that is not
-   * registered is a state (stale, and the service's error), never a fallback to another meter.
+   * A new slice: a change of the meter handles alone (a meter added, removed or restarted with new
+   * settings) moves the guard onto the new store; any other change builds the engine again from its
+   * persisted state.
    */
-  private follow(): void {
-    const id = this.meterId;
-    const meter = this.ctx.meters.get(id);
-    if (this.store !== meter?.store) this.watch(meter?.store);
-    this.engine?.setMeterMissing(meter === undefined);
-    if (!this.engine) return;
-    this.ctx.services.set(
-      PEAK_SERVICE,
-      meter ? { state: 'running' } : { state: 'error', error: `meter "${id}" is not registered` },
-    );
-    if (!meter) this.emit('update', this.engine.snapshot(this.ctx.now()));
+  apply(next: OutputView<PeakSlice>, previous: OutputView<PeakSlice> | undefined): PeakGuardFacts {
+    const before = this.slice;
+    this.slice = next.slice;
+    if (!this.started) return { meter: next.slice.meter.id };
+    if (this.engine && previous && sameSlice(settingsOf(previous.slice), settingsOf(next.slice))) {
+      this.follow();
+      return { meter: next.slice.meter.id };
+    }
+    this.watch(undefined);
+    const persisted = this.engine?.persisted() ?? this.loadState();
+    this.engine = new PeakEngine(next.slice.settings, next.slice.timeoutS * 1000, persisted);
+    this.engine.setPrice((at) => this.importPrice(at));
+    this.rebuild = 'check';
+    // A stage removed from the settings while shed is restored now, newest first, once.
+    const removed = this.engine.restoreRemoved(this.ctx.now(), before?.settings.stages ?? []);
+    if (removed.calls.length > 0 || removed.events.length > 0) this.step(removed);
+    if (!next.slice.enabled) {
+      // Disabling the guard restores everything, newest first.
+      if (this.engine.persisted().shed.length > 0) this.step(this.engine.restoreAll(this.ctx.now()));
+      this.engine = undefined;
+      this.actions.lock(LOCK_OWNER, new Set());
+      this.port?.trouble(undefined);
+      return { meter: next.slice.meter.id };
+    }
+    this.applyLocks();
+    this.follow();
+    return { meter: next.slice.meter.id };
   }
 
-  private readonly onRegistry = (): void => {
-    if (this.started && this.engine) this.follow();
-  };
+  /**
+   * Watches the configured meter's current store, the handle the runner resolved: a meter that is
+   * not registered is a state (stale, and the status line's error), never a fallback to another
+   * meter (docs/architecture.md#output-contract).
+   */
+  private follow(): void {
+    const meter = this.slice?.meter;
+    const handle = meter?.handle;
+    if (this.store !== handle?.store) this.watch(handle?.store);
+    this.engine?.setMeterMissing(handle === undefined);
+    if (!this.engine) return;
+    this.port?.trouble(handle ? undefined : `meter "${meter?.id ?? 'main'}" is not registered`);
+    if (!handle) this.emit('update', this.engine.snapshot(this.ctx.now()));
+  }
 
   /** The state file, validated (state-file.ts); an invalid one is set aside, logged and counted. */
   private loadState() {
@@ -152,20 +192,17 @@ export class PeakGuard
     return loaded.state;
   }
 
-  async start(): Promise<void> {
+  async start(status: StatusPort<PeakGuardFacts>): Promise<void> {
     this.started = true;
-    this.ctx.meters.on('added', this.onRegistry);
-    this.ctx.meters.on('removed', this.onRegistry);
+    this.port = status;
     this.ctx.config.stateDirectory.ensure();
-    if (this.slice) this.reconcile({ slice: this.slice });
     this.timer = this.ctx.clock.setInterval(() => this.tick(), 1000);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    this.ctx.meters.off('added', this.onRegistry);
-    this.ctx.meters.off('removed', this.onRegistry);
+    this.port = undefined;
     this.watch(undefined);
     if (this.timer) this.ctx.clock.clearInterval(this.timer);
     this.timer = undefined;
@@ -239,15 +276,16 @@ export class PeakGuard
 
   /** The guarded meter's id; an empty setting is the primary. */
   get meterId(): string {
-    return this.slice?.meter || 'main';
+    return this.slice?.meter.id ?? 'main';
   }
 
-  get enabled(): boolean {
+  /** Whether the guard runs (its engine exists); `enabled(slice)` is what its settings ask. */
+  get guarding(): boolean {
     return this.engine !== undefined;
   }
 
   tick(): void {
-    if (this.engine) this.apply(this.engine.tick(this.ctx.now()));
+    if (this.engine) this.step(this.engine.tick(this.ctx.now()));
   }
 
   private watch(store: ReadingStore | undefined): void {
@@ -261,10 +299,9 @@ export class PeakGuard
     const measured = importOf(reading);
     if (!engine || !measured) return;
     const meters: Record<string, number> = {};
-    for (const stage of this.slice?.settings.stages ?? []) {
-      if (stage.meter === undefined) continue;
-      const kw = this.ctx.meters.get(stage.meter)?.store.latest?.values.get('1.7.0')?.value;
-      if (kw !== undefined) meters[stage.meter] = kw;
+    for (const meter of this.slice?.stageMeters ?? []) {
+      const kw = meter.handle?.store.latest?.values.get('1.7.0')?.value;
+      if (kw !== undefined) meters[meter.id] = kw;
     }
     const at = this.ctx.now();
     if (this.rebuild !== 'done') {
@@ -281,7 +318,7 @@ export class PeakGuard
     const step = engine.reading({ at, importKwh: measured.kwh, importKw: measured.kw, meters });
     const closed = step.closed;
     if (closed) this.meterDemand.compare(closed.kw, lastAverage);
-    this.apply(step);
+    this.step(step);
   };
 
   /**
@@ -315,7 +352,7 @@ export class PeakGuard
   }
 
   /** State first (atomically), then the calls: a crash between them never repeats a call. */
-  private apply(step: PeakStep): void {
+  private step(step: PeakStep): void {
     if (this.engine) this.file.save(this.engine.persisted());
     for (const call of step.calls) {
       const result = this.actions.call(call.action, `peak guard ${call.kind} ${call.stage}`);

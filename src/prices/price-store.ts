@@ -4,10 +4,10 @@ import type { Timer } from '../clock.js';
 import { writeFileAtomic } from '../config/atomic-file.js';
 import { corruptPathOf } from '../config/state-file.js';
 import type { AppConfig } from '../config/types.js';
-import type { AppContext, ServiceStatus } from '../context.js';
+import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import { boundedRequest } from '../outgoing.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import { PRICE_SOURCE_URLS } from '../config/costs-schema.js';
 import { compileFormula, type CompiledFormula } from './formula.js';
 import { addDays, localDate, localDayBounds } from './local-day.js';
@@ -85,11 +85,20 @@ export interface PricesStatus {
   failures: number;
 }
 
+/** The status facts of the prices (services.prices): the prices answer's status without its state. */
+export type PriceStoreFacts = Omit<PricesStatus, 'state'>;
+export type PriceStoreStatus = OutputStatus<PriceStoreFacts>;
+
 const round = (value: number) => Math.round(value * 1e9) / 1e9;
 const finite = (value: number | undefined): number | null =>
   value === undefined || Number.isNaN(value) ? null : value;
 
-export class PriceStore implements PriceSignal, Output<CostsSlice> {
+/**
+ * The day-ahead prices as an output (docs/architecture.md#prices): `disabled` while the source is
+ * none; a failed fetch, retried on its own schedule, is trouble (`retrying` with the fetch status)
+ * until a fetch succeeds.
+ */
+export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, PriceStoreFacts> {
   readonly name = PRICES_SERVICE;
   readonly watches = ['services.costs'] as const;
   private readonly days = new Map<string, DayRecord>();
@@ -104,6 +113,7 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
   private blockedUntil = 0;
   private readonly publishAt = new Map<string, number>();
   private status = 'idle';
+  private port: StatusPort<PriceStoreFacts> | undefined;
   private lastFetch: number | undefined;
   private nextFetch: number | undefined;
   private requests = 0;
@@ -205,7 +215,12 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     return config.services.costs;
   }
 
-  start(): Promise<void> {
+  enabled(slice: CostsSlice): boolean {
+    return slice.source.name !== 'none';
+  }
+
+  start(status?: StatusPort<PriceStoreFacts>): Promise<void> {
+    this.port = status;
     this.running = true;
     this.load();
     return Promise.resolve();
@@ -215,15 +230,18 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     this.running = false;
     this.clearTimer();
     await this.busy;
+    this.port = undefined;
   }
 
-  reconcile({ slice }: OutputView<CostsSlice>): void {
+  apply({ slice }: OutputView<CostsSlice>): void {
     const before = this.slice;
     this.slice = slice;
     this.generation += 1;
     this.formula = compileFormula(slice.formula);
     this.recomputeAll();
     if (before && before.source.name !== slice.source.name) this.blockedUntil = 0;
+    // New settings are a new start: a failure shows again when their fetch fails.
+    this.port?.trouble(undefined);
     this.report();
     this.notify();
     this.clearTimer();
@@ -423,6 +441,7 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     this.status =
       found === count ? 'ok' : `ok, ${count - found} of ${count} quarters without a price (${day})`;
     this.log.info(`prices ${shown}: ${found} of ${count} quarters stored`);
+    this.port?.trouble(undefined);
     this.report();
     this.notify();
   }
@@ -431,11 +450,14 @@ export class PriceStore implements PriceSignal, Output<CostsSlice> {
     this.failures += 1;
     this.status = status;
     this.log.warn(`prices ${shown}: ${status}`);
+    this.port?.trouble(status);
     this.report();
   }
 
+  /** The live facts of the status line (services.prices). */
   private report(): void {
-    this.ctx.services.set(PRICES_SERVICE, { ...this.statusView() } as ServiceStatus);
+    const { state: _state, ...facts } = this.statusView();
+    this.port?.facts(facts);
   }
 
   private notify(): void {

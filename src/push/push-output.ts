@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import type { MeterHandle } from '../reading/meter-registry.js';
 import type { Reading } from '../reading/reading.js';
 import { PushClient, type LivePower, type PushStatus, type QuarterSource } from './push-client.js';
@@ -15,18 +15,23 @@ interface PushSlice {
   secrets: PushSecrets;
 }
 
+/** The status facts of the fleet push: the number of running targets. */
+export type PushFacts = { targets: number };
+export type PushOutputStatus = OutputStatus<PushFacts>;
+
 /**
  * The fleet push (services.push, docs/architecture.md#push): one PushClient per enabled target,
  * each with its own cursor file under `<state>/push/`. A change of a target's settings restarts that
  * target alone; its cursor stays (same id, same receiver), so nothing is sent twice or skipped.
+ * Its status line is `retrying` while a target is in error or clock_unsynced (each target retries
+ * on its own), `disabled` without an enabled target.
  */
-export class PushOutput implements Output<PushSlice> {
+export class PushOutput implements DeclaredOutput<PushSlice, PushFacts> {
   readonly name = 'push';
   readonly watches = ['services.push'] as const;
   private readonly clients = new Map<string, { key: string; client: PushClient }>();
   private readonly listeners = new Set<() => void>();
-  /** The service state last set (state and number of targets). */
-  private reported: string | undefined;
+  private port: StatusPort<PushFacts> | undefined;
 
   constructor(
     private readonly context: AppContext,
@@ -38,15 +43,22 @@ export class PushOutput implements Output<PushSlice> {
     return { targets: config.services.push.targets, secrets: config.services.push.secrets };
   }
 
-  async start(): Promise<void> {}
+  enabled(slice: PushSlice): boolean {
+    return slice.targets.some((target) => target.enabled !== false);
+  }
+
+  async start(status: StatusPort<PushFacts>): Promise<void> {
+    this.port = status;
+  }
 
   async stop(): Promise<void> {
     await Promise.all([...this.clients.values()].map((entry) => entry.client.stop()));
     this.clients.clear();
     this.report();
+    this.port = undefined;
   }
 
-  async reconcile({ slice }: OutputView<PushSlice>): Promise<void> {
+  async apply({ slice }: OutputView<PushSlice>): Promise<PushFacts> {
     const wanted = new Map(
       slice.targets
         .filter((target) => target.enabled !== false)
@@ -82,6 +94,7 @@ export class PushOutput implements Output<PushSlice> {
       this.clients.set(id, { key, client });
     }
     this.report();
+    return { targets: this.clients.size };
   }
 
   /**
@@ -140,22 +153,22 @@ export class PushOutput implements Output<PushSlice> {
   }
 
   /**
-   * The service state of the push in /api/v1/system: `error` while a target is in error or
-   * clock_unsynced, set when a target's state changes (not only when the targets do), and only
-   * when it differs from the last one set.
+   * Trouble of the push in /api/v1/system: a target in error or clock_unsynced (it retries on its
+   * own), reported when a target's state changes, not only when the targets do.
    */
   private reportState(): void {
-    const targets = [...this.clients.values()].map((entry) => entry.client.status().state);
-    const state =
-      targets.length === 0
-        ? 'off'
-        : targets.some((t) => t === 'error' || t === 'clock_unsynced')
-          ? 'error'
-          : 'running';
-    const key = `${state}/${targets.length}`;
-    if (key === this.reported) return;
-    this.reported = key;
-    this.context.services.set('push', { state, targets: targets.length });
+    const troubled = [...this.clients.values()]
+      .map((entry) => entry.client.status())
+      .filter((status) => status.state === 'error' || status.state === 'clock_unsynced');
+    this.port?.trouble(
+      troubled.length === 0
+        ? undefined
+        : troubled
+            .map(
+              (status) => `${status.id} ${status.state}${status.last_error ? `: ${status.last_error}` : ''}`,
+            )
+            .join('; '),
+    );
   }
 }
 

@@ -366,7 +366,7 @@ test('under license FREE every actions path answers 404 and no action runs', asy
       assert.equal(answer.status, 404, `${method} ${path}`);
     }
     assert.equal(rig.actions.call('a', 'test').ok, false);
-    assert.equal(rig.ctx.services.get('actions')!.state, 'disabled');
+    assert.equal(rig.ctx.services.get('actions')!.state, 'blocked');
     assert.equal(target.requests.length, 0);
   } finally {
     await rig.close();

@@ -52,7 +52,7 @@ test('reports are pushed in order through failures, and delivered once the endpo
   const pushOutput = runOutput(h.ctx, push);
   try {
     await pushOutput.start();
-    assert.equal(h.ctx.services.get('cloud')?.state, 'stopped', 'off until services.cloud.vendor is on');
+    assert.equal(h.ctx.services.get('cloud')?.state, 'disabled', 'off until services.cloud.vendor is on');
     assert.equal(h.ctx.config.apply(new Map([['services.cloud.vendor', true]])).ok, true);
     assert.equal(h.ctx.services.get('cloud')?.state, 'running');
 

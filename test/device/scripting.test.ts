@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Backoff } from '../../src/backoff.js';
 import { ScriptRunner } from '../../src/device/scripting.js';
+import { kernelEthernetInfo } from '../../src/device/wifi/ethernet-info.js';
+import { hostNetworkInfo } from '../../src/device/wifi/wifi-info.js';
+import { registerSystemRoutes } from '../../src/http/routes/system.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
 import { runOutput } from '../../src/output.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
@@ -30,7 +33,8 @@ test('the script gets readings on stdin and the API address, and is restarted wi
   const runnerOutput = runOutput(h.ctx, runner);
   try {
     await runnerOutput.start();
-    assert.equal(h.ctx.services.get('scripting')?.state, 'IDLE', 'off until auto_run');
+    assert.equal(h.ctx.services.get('scripting')?.state, 'disabled', 'off until auto_run');
+    assert.equal(h.ctx.services.get('scripting')?.script, 'IDLE');
     assert.equal(h.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', true]])).ok, true);
     assert.equal(
       h.ctx.config.apply(new Map<string, unknown>([['scripting.file', script]])).ok,
@@ -48,7 +52,13 @@ test('the script gets readings on stdin and the API address, and is restarted wi
       METER_GATEWAY_SCRIPTING_FILE: script,
       METER_GATEWAY_SERVICES_BERRY_AUTO_RUN: 'true',
     },
+    routes: (router, ctx) =>
+      registerSystemRoutes(router, ctx, hostNetworkInfo, () => kernelEthernetInfo('/sys/class/net', 'eth0')),
   });
+  // The device-compatible services.berry of /api/v1/system, from the fact `script`.
+  const berry = async () =>
+    ((await (await fetch(`${h2.baseUrl}/api/v1/system`)).json()) as { services: { berry: unknown } }).services
+      .berry;
   const runner2 = new ScriptRunner(h2.ctx, h2.ctx.logger, { runDelayMs: 10, backoff: new Backoff(50, 200) });
   const runner2Output = runOutput(h2.ctx, runner2);
   try {
@@ -56,7 +66,7 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     await waitFor(
       'RUNNING',
       () => h2.ctx.services.get('scripting'),
-      (s) => s?.state === 'RUNNING',
+      (s) => s?.state === 'running' && s.script === 'RUNNING',
     );
     const lines = () => {
       try {
@@ -78,13 +88,17 @@ test('the script gets readings on stdin and the API address, and is restarted wi
     assert.equal(JSON.parse(lines()[2]!).P_In, 2.412 + 2 / 1000);
     assert.match(String(h2.ctx.services.get('scripting')?.error), /code 3/);
     await waitFor('the restart', lines, (seen) => seen.length >= 4);
-    assert.equal(h2.ctx.services.get('scripting')?.state, 'RUNNING');
+    assert.equal(h2.ctx.services.get('scripting')?.script, 'RUNNING');
+    assert.equal(h2.ctx.services.get('scripting')?.state, 'running');
+    assert.deepEqual(await berry(), { state: 'RUNNING', execution_status: { state: 'RUNNING' } });
 
     assert.equal(
       h2.ctx.config.apply(new Map<string, unknown>([['services.berry.auto_run', false]])).ok,
       true,
     );
-    assert.equal(h2.ctx.services.get('scripting')?.state, 'IDLE');
+    assert.equal(h2.ctx.services.get('scripting')?.state, 'disabled');
+    assert.equal(h2.ctx.services.get('scripting')?.script, 'IDLE');
+    assert.deepEqual(await berry(), { state: 'IDLE', execution_status: { state: 'IDLE' } });
   } finally {
     await runner2Output.stop();
     await h2.close();
@@ -104,7 +118,12 @@ test('license FREE keeps the script stopped', async () => {
   try {
     await runnerOutput.start();
     await quietPeriod(50); // proves an absence: the script does not start (run delay 1 ms)
-    assert.deepEqual(h.ctx.services.get('scripting'), { state: 'IDLE', restarts: 0, skipped_readings: 0 });
+    assert.deepEqual(h.ctx.services.get('scripting'), {
+      state: 'blocked',
+      script: 'IDLE',
+      restarts: 0,
+      skipped_readings: 0,
+    });
   } finally {
     await runnerOutput.stop();
     await h.close();

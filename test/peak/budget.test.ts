@@ -42,7 +42,7 @@ test('L = 6.0 kW at 18:05, running 1.0 kW, house 1.5 kW, EV idle on 3 phases: al
     snapshot: () => snapshot,
     months: () => [],
     settings: undefined,
-    enabled: true,
+    guarding: true,
   }));
   assert.equal(variables.values().get('peak.budget.ev.w'), 6000);
   assert.equal(variables.values().get('peak.budget.ev.a'), 8);

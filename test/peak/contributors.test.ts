@@ -28,7 +28,7 @@ function belgianSource(): PeakSource {
     snapshot: () => sim.engine.snapshot(sim.at),
     months: () => sim.engine.monthRecords(),
     settings: BELGIUM,
-    enabled: true,
+    guarding: true,
   };
 }
 
@@ -90,7 +90,7 @@ test('the capacity charge: rolling average × price / 12 per month, prorated; nu
       { month: '2026-11', top: [{ at: at('2026-11-10T18:00'), kw: 2 }] },
     ],
     settings: BELGIUM,
-    enabled: true,
+    guarding: true,
   };
   const charge = peakCapacityCharge(() => source);
   // October: rolling 5 kW; November: mean of 5 and 2.5 (floor) = 3.75 kW.
@@ -99,7 +99,7 @@ test('the capacity charge: rolling average × price / 12 per month, prorated; nu
   );
   const half = charge.chargeFor(at('2026-11-01T00:00'), at('2026-11-16T00:00'))!;
   assert.ok(Math.abs(half - (3.75 * 40.4) / 12 / 2) < 1e-9);
-  assert.equal(peakCapacityCharge(() => ({ ...source, enabled: false })).chargeFor(0, 1), null);
+  assert.equal(peakCapacityCharge(() => ({ ...source, guarding: false })).chargeFor(0, 1), null);
 });
 
 test('a when condition on peak.predicted_kw fires once when the prediction crosses its threshold', async () => {
@@ -113,7 +113,7 @@ test('a when condition on peak.predicted_kw fires once when the prediction cross
       >,
     months: () => [],
     settings: BELGIUM,
-    enabled: true,
+    guarding: true,
   };
   rig.actions.addVariableSource(peakVariables(() => source));
   const reading = () => {

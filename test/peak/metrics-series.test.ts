@@ -39,7 +39,7 @@ function guard(): PeakSource {
     snapshot: () => sim.engine.snapshot(sim.at),
     months: () => sim.engine.monthRecords(),
     settings: BELGIUM,
-    enabled: true,
+    guarding: true,
     meterId: 'grid2',
     stateRejections: 0,
   };

@@ -21,7 +21,7 @@ test('GET /api/v1/prices: today, a DST date, the fallback as estimated, a bad da
     },
   });
   t.after(() => rig.close());
-  store!.reconcile({ slice: rig.ctx.config.config.services.costs });
+  store!.apply({ slice: rig.ctx.config.config.services.costs });
   const get = async (query: string) => {
     const response = await fetch(`${rig.baseUrl}/api/v1/prices${query}`);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };

@@ -126,10 +126,11 @@ function systemMeter(ctx: AppContext): SystemMeterView {
   return out;
 }
 
-/** services.berry.execution_status.state (IDLE, RUNNING, ERROR) from the scripting service. */
+/** services.berry.execution_status.state (IDLE, RUNNING, ERROR) from the scripting output's fact `script`. */
 function withBerryStatus(services: Record<string, ServiceStatus>): Record<string, ServiceStatus> {
-  const scripting = services.scripting?.state ?? 'IDLE';
-  const state = ['IDLE', 'RUNNING', 'ERROR'].includes(scripting) ? scripting : 'IDLE';
+  const scripting = services.scripting?.script;
+  const state =
+    typeof scripting === 'string' && ['IDLE', 'RUNNING', 'ERROR'].includes(scripting) ? scripting : 'IDLE';
   return { ...services, berry: { state, execution_status: { state } } };
 }
 
