@@ -365,7 +365,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(createMetersInput(context, log('meters'))),
     output(modbus),
     output(modbusRtu),
-    output(new ShellyUdp(shelly, log('shelly'), context.clock)),
+    runOutput(context, new ShellyUdp(shelly, log('shelly'), context.clock)),
     output(new HomewizardServer(homewizard, context, log('homewizard'))),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
