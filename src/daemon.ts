@@ -366,7 +366,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(modbus),
     output(modbusRtu),
     runOutput(context, new ShellyUdp(shelly, log('shelly'), context.clock)),
-    output(new HomewizardServer(homewizard, context, log('homewizard'))),
+    runOutput(context, new HomewizardServer(homewizard, log('homewizard'))),
     output(mqtt),
     output(new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),
@@ -377,7 +377,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(push),
     output(limiter),
     output(createNetworkOutput(context, wifi)),
-    output(new MdnsAnnouncer(context, log('mdns'))),
+    runOutput(context, new MdnsAnnouncer(context, log('mdns'))),
     output(
       new Housekeeping(context, log('housekeeping'), [
         csvRetentionJob(context, log('housekeeping')),
