@@ -64,6 +64,7 @@ export const SYSTEM_TIER = [
   'cli/state-lock',
   'daemon-isolation',
   'runtime/runner',
+  'runtime/runner-device',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',
