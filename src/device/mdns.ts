@@ -192,7 +192,11 @@ export class MdnsAnnouncer implements DeclaredOutput<MdnsSettings, MdnsFacts> {
       for (const link of this.links.values())
         link.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
     this.advertised = wanted;
-    this.status?.facts({ host: `${this.hostName()}.local`, services: wanted.map((w) => w.type) });
+    this.status?.facts(
+      this.settings.broadcast
+        ? { host: `${this.hostName()}.local`, services: wanted.map((w) => w.type) }
+        : { host: undefined, services: undefined },
+    );
     if (wanted.length === 0) {
       await this.close();
       return;
