@@ -376,7 +376,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(peak),
     output(push),
     output(limiter),
-    output(createNetworkOutput(context, wifi)),
+    runOutput(context, createNetworkOutput(context, wifi)),
     runOutput(context, new MdnsAnnouncer(context, log('mdns'))),
     output(
       new Housekeeping(context, log('housekeeping'), [

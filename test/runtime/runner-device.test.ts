@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -369,4 +369,54 @@ test('mDNS: switched off it is disabled; on, its line shows the host and the ser
   assert.ok(off.ok);
   assert.deepEqual(await off.settled, []);
   assert.deepEqual(context.services.get('mdns'), { state: 'disabled' });
+});
+
+/**
+ * An `nmcli` on PATH that takes `seconds` to add a connection profile and answers every call with
+ * success and no output: the network output's apply outlasts a short apply deadline. No real
+ * network setting is touched.
+ */
+function slowNmcli(seconds: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mg-runner-nmcli-'));
+  const script = ['#!/bin/sh', `if [ "$1 $2" = "connection add" ]; then sleep ${seconds}; fi`, 'exit 0', ''];
+  writeFileSync(join(dir, 'nmcli'), script.join('\n'));
+  chmodSync(join(dir, 'nmcli'), 0o755);
+  return dir;
+}
+
+test('network: a station write that outlasts http.apply_timeout_ms answers 202 applying naming network; its line then shows running with the link the backend reported', async () => {
+  const nmcli = slowNmcli(1);
+  const path = process.env.PATH;
+  // The daemon finds nmcli on PATH when it starts (the Wi-Fi backend keeps its absolute path).
+  process.env.PATH = `${nmcli}:${path ?? ''}`;
+  let run: Running;
+  try {
+    run = await startDaemon({ METER_GATEWAY_HTTP_APPLY_TIMEOUT_MS: '100' });
+  } finally {
+    process.env.PATH = path;
+  }
+  try {
+    await waitFor(
+      'the first apply',
+      () => run.line('network'),
+      (line) => line?.state === 'running',
+    );
+    const answer = await put(run.base, '/api/v1/wifi/sta/settings', {
+      enable: true,
+      name: 'slow-net',
+      password: 'pass-word-1',
+    });
+    assert.equal(answer.status, 202, JSON.stringify(answer.body));
+    assert.deepEqual(answer.body, { state: 'applying', outputs: ['network'] });
+    const line = await waitFor(
+      'the network output to run the new station',
+      () => run.line('network'),
+      (status) =>
+        status?.state === 'running' && (status.wifi as { link?: string } | undefined)?.link === 'connected',
+    );
+    assert.equal(line?.error, undefined);
+  } finally {
+    await run.close();
+    rmSync(nmcli, { recursive: true, force: true });
+  }
 });
