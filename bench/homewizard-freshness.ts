@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc16Arc } from '../src/checksum/crc16.js';
-import { registerHomewizardRoutes } from '../src/http/routes/homewizard.js';
+import { registerHomewizardPersonality } from '../test/homewizard/homewizard-output.js';
 import { crcHex } from '../src/meter/dsmr/crc16-arc.js';
 import { createDsmrDecoder } from '../src/meter/dsmr/decoder.js';
 import { corpusDir } from '../test/helpers/environment.js';
@@ -39,7 +39,7 @@ async function freshness(): Promise<void> {
   const http = await startHttpContext({
     env: { METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: 'true', METER_GATEWAY_LOG_LEVEL: 'error' },
     meterInterface: 'P1',
-    routes: registerHomewizardRoutes,
+    routes: registerHomewizardPersonality,
   });
   const template = readFileSync(join(corpusDir, 'dsmr', 'ndokter_v5.txt'), 'latin1').replace(
     /\r?\n/g,

@@ -15,7 +15,7 @@ import { registerCoreRoutes } from '../src/http/server.js';
 import { registerShellyRoutes, shellyRpcOf } from '../src/http/routes/shelly.js';
 import { SHELLY_WS_DEFAULTS, ShellyWebSocket } from '../src/device/shelly/websocket.js';
 import { ShellyUdp } from '../src/device/shelly/udp.js';
-import { viewOf } from '../src/output.js';
+import { runOutput } from '../src/output.js';
 import { startHttpContext, syntheticReading } from '../test/helpers/http-context.js';
 import { freeUdpPort } from '../test/helpers/ports.js';
 
@@ -179,7 +179,8 @@ async function main(): Promise<void> {
 
   // 3. UDP flood against HTTP p99.
   const udp = new ShellyUdp(shellyRpcOf(ctx), ctx.logger, ctx.clock);
-  await udp.reconcile(viewOf(udp, ctx.config.config));
+  const udpRunning = runOutput(ctx, udp);
+  await udpRunning.start();
   const probe = async () => {
     const run = child(HTTP_PROBE, [String(port), '5']);
     return (await run.done).trim().split('\n').at(-1)!;
@@ -193,7 +194,7 @@ async function main(): Promise<void> {
   console.log(
     `GET /api/v1/report under 10,000 datagrams/s: ${floodP99} (${sent}; answered ${udp.answered}, rate-limited ${udp.limited})`,
   );
-  await udp.stop();
+  await udpRunning.stop();
   await http.close();
 }
 

@@ -68,6 +68,7 @@ export const SYSTEM_TIER = [
   'runtime/runner-modbus',
   'runtime/runner-meters',
   'runtime/runner-domain',
+  'runtime/runner-device',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

@@ -52,9 +52,8 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
   }
 
   /**
-   * Changes some fields of a record and keeps the others: for records with more than one writer
-   * (the Wi-Fi backend reports the link state, the network output the link facts), so one writer
-   * never wipes the other's fields. A field given as undefined is removed.
+   * Changes some fields of a record and keeps the others, so one writer never wipes another's
+   * fields. A field given as undefined is removed.
    */
   merge(name: string, fields: Partial<ServiceStatus>): void {
     const merged: Record<string, unknown> = { ...this.states.get(name) };
@@ -210,7 +209,10 @@ export function templateInputOf(
   wifi?: Readonly<Record<string, string | number>>,
 ): TemplateInput {
   const config = ctx.config.config;
-  const reported = ctx.services.get('wifi')?.info as Record<string, string | number> | undefined;
+  // The link facts the network output refreshed (its line's `wifi.info`, docs/architecture.md#wi-fi-and-ethernet).
+  const reported = (
+    ctx.services.get('network')?.wifi as { info?: Record<string, string | number> } | undefined
+  )?.info;
   return {
     reading: ctx.store.latest,
     meter: ctx.store.meter,

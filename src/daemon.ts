@@ -366,8 +366,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(createMetersInput(context, log('meters'))),
     runOutput(context, modbus),
     runOutput(context, modbusRtu),
-    output(new ShellyUdp(shelly, log('shelly'), context.clock)),
-    output(new HomewizardServer(homewizard, context, log('homewizard'))),
+    runOutput(context, new ShellyUdp(shelly, log('shelly'), context.clock)),
+    runOutput(context, new HomewizardServer(homewizard, log('homewizard'))),
     output(mqtt),
     runOutput(context, new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),
@@ -377,8 +377,8 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     output(peak),
     output(push),
     output(limiter),
-    output(createNetworkOutput(context, wifi)),
-    output(new MdnsAnnouncer(context, log('mdns'))),
+    runOutput(context, createNetworkOutput(context, wifi)),
+    runOutput(context, new MdnsAnnouncer(context, log('mdns'))),
     output(
       new Housekeeping(context, log('housekeeping'), [
         csvRetentionJob(context, log('housekeeping')),

@@ -6,7 +6,7 @@ import type { AppContext, ServiceStatus } from '../context.js';
 import type { Timer } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { AppConfig } from '../config/types.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import { PRODUCT_NAME, PRODUCT_TYPE, serialOf } from './homewizard/api-v1.js';
 import { SHELLY_FIRMWARE, shellyDeviceId } from './shelly/device.js';
 
@@ -21,6 +21,16 @@ interface MdnsSettings {
   /** services.emulate.homewizard.enable: announce `_hwenergy._tcp` on the HTTP port. */
   homewizard: boolean;
 }
+
+/** The facts of the `mdns` status line (docs/architecture.md#output-contract). */
+export type MdnsFacts = {
+  /** The host name the records carry (`<system.host_name>.local`). */
+  host: string;
+  /** The service types announced now (none until the HTTP server runs). */
+  services: string[];
+};
+
+export type MdnsStatus = OutputStatus<MdnsFacts>;
 
 /** How often the interfaces are scanned for ones that came, went or changed address. */
 const RESCAN_MS = 30_000;
@@ -48,7 +58,7 @@ interface Advertised {
  * `_modbus._tcp`. Answers queries (RFC 6762 §6), announces on start and on changes, and says goodbye
  * with TTL 0 when a service goes away (RFC 6762 §10.1).
  */
-export class MdnsAnnouncer implements Output<MdnsSettings> {
+export class MdnsAnnouncer implements DeclaredOutput<MdnsSettings, MdnsFacts> {
   readonly name = 'mdns';
   readonly watches = [
     'services.broadcast',
@@ -61,8 +71,12 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   private rescanTimer: Timer | undefined;
   private advertised: Advertised[] = [];
   private settings: MdnsSettings;
-  // A status line also changes with its counters (the Modbus slave's, about once a second while
-  // polled): only a service that starts, stops or moves is announced again.
+  private status: StatusPort<MdnsFacts> | undefined;
+  /** Why the last attempt to open an interface's socket failed (the re-scan tries again). */
+  private openError: string | undefined;
+  // The ports come from the other outputs' status lines: what they really listen on. A status line
+  // also changes with its counters (the Modbus slave's, about once a second while polled): only a
+  // service that starts, stops or moves is announced again.
   private readonly onServiceChange = (name: string) => {
     if (name !== 'http' && name !== 'modbus' && name !== 'homewizard') return;
     const wanted = this.wanted();
@@ -71,7 +85,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     const unchanged =
       wanted.length === this.advertised.length &&
       wanted.every((w, index) => same(w, this.advertised[index]!));
-    if (!unchanged) this.announce();
+    if (!unchanged) void this.announce();
   };
 
   constructor(
@@ -92,18 +106,34 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     };
   }
 
-  async start(): Promise<void> {
+  enabled(slice: MdnsSettings): boolean {
+    return slice.broadcast;
+  }
+
+  async start(status: StatusPort<MdnsFacts>): Promise<void> {
+    this.status = status;
     this.context.services.on('change', this.onServiceChange);
   }
 
   async stop(): Promise<void> {
     this.context.services.off('change', this.onServiceChange);
     await this.close();
+    this.advertised = [];
   }
 
-  reconcile({ slice }: OutputView<MdnsSettings>): void {
+  /**
+   * Announces what `next` asks for (goodbyes for what it no longer does); rejects when not one
+   * interface's socket could be opened, after closing what it opened.
+   */
+  async apply({ slice }: OutputView<MdnsSettings>): Promise<void> {
     this.settings = slice;
-    this.announce();
+    await this.announce();
+    if (this.advertised.length > 0 && this.links.size === 0) {
+      const reason = `mDNS unavailable: ${this.openError ?? 'no socket'}`;
+      this.advertised = [];
+      await this.close();
+      throw new Error(reason);
+    }
   }
 
   private hostName(): string {
@@ -162,7 +192,7 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
   }
 
   /** Announces what runs now and says goodbye for what went away (RFC 6762 §8.3, §10.1). */
-  private announce(): void {
+  private async announce(): Promise<void> {
     const wanted = this.wanted();
     const same = (a: Advertised, b: Advertised) =>
       a.type === b.type && a.port === b.port && a.host === b.host;
@@ -171,18 +201,17 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       for (const link of this.links.values())
         link.mdns.respond({ answers: gone.flatMap((a) => this.serviceRecords(a, 0)) });
     this.advertised = wanted;
+    this.status?.facts(
+      this.settings.broadcast
+        ? { host: `${this.hostName()}.local`, services: wanted.map((w) => w.type) }
+        : { host: undefined, services: undefined },
+    );
     if (wanted.length === 0) {
-      void this.close();
-      this.context.services.set('mdns', { state: 'stopped' });
+      await this.close();
       return;
     }
     if (this.links.size === 0) this.open();
     for (const link of this.links.values()) this.announceOn(link);
-    this.context.services.set('mdns', {
-      state: 'running',
-      host: `${this.hostName()}.local`,
-      services: wanted.map((w) => w.type),
-    });
   }
 
   /** The records with this link's own addresses, multicast on this link only. */
@@ -224,17 +253,26 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
     }
     const opened = new Map<string, Link>();
     const want: Array<[string, InterfaceAddress[]]> = interfaces.size > 0 ? [...interfaces] : [['', []]];
+    let failure: string | undefined;
     for (const [name, addresses] of want) {
       if (this.links.has(name)) continue;
       const link = this.openLink(name, addresses);
       if (link) opened.set(name, link);
+      else failure = this.openError;
     }
+    this.reportLinks(failure);
     return opened;
   }
 
   private rescan(): void {
     if (this.advertised.length === 0) return;
     for (const link of this.scan().values()) this.announceOn(link);
+  }
+
+  /** Trouble while a socket could not be opened or failed; cleared once every interface has one. */
+  private reportLinks(failure: string | undefined): void {
+    this.openError = failure;
+    this.status?.trouble(this.openError === undefined ? undefined : `mDNS unavailable: ${this.openError}`);
   }
 
   private openLink(name: string, addresses: InterfaceAddress[]): Link | undefined {
@@ -258,13 +296,13 @@ export class MdnsAnnouncer implements Output<MdnsSettings> {
       });
       mdns.on('error', (error: Error) => {
         this.logger.warn(`mDNS socket error${name ? ` on ${name}` : ''}: ${error.message}`);
-        this.context.services.set('mdns', { state: 'error', error: error.message });
+        this.reportLinks(error.message);
       });
       this.links.set(name, link);
       return link;
     } catch (error) {
       this.logger.warn(`mDNS unavailable${name ? ` on ${name}` : ''}: ${(error as Error).message}`);
-      this.context.services.set('mdns', { state: 'error', error: (error as Error).message });
+      this.openError = (error as Error).message;
       return undefined;
     }
   }

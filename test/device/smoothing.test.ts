@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PowerSmoother } from '../../src/device/smoothing.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
-import { registerHomewizardRoutes } from '../../src/http/routes/homewizard.js';
+import { registerHomewizardPersonality } from '../homewizard/homewizard-output.js';
 import { registerShellyRoutes } from '../../src/http/routes/shelly.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { send, sendJsonBody } from '../http/http-client.js';
@@ -64,7 +64,7 @@ async function withPersonalities(
     clockFrozen: true,
     routes: (router, ctx) => {
       registerCoreRoutes(router, ctx);
-      registerHomewizardRoutes(router, ctx);
+      registerHomewizardPersonality(router, ctx);
       registerShellyRoutes(router, ctx);
     },
   });

@@ -5,12 +5,12 @@ import {
   HomewizardServer,
   homewizardAnswers,
   registerHomewizardRoutes,
-  type HomewizardAnswers,
+  type ServedAnswers,
 } from '../../src/http/routes/homewizard.js';
 import { parseDsmrCapture } from '../../src/meter/dsmr/decoder.js';
 import { crc16Arc } from '../../src/checksum/crc16.js';
 import { crcHex } from '../../src/meter/dsmr/crc16-arc.js';
-import { viewOf } from '../../src/output.js';
+import { runOutput } from '../../src/output.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { freePort } from '../helpers/ports.js';
@@ -104,7 +104,7 @@ interface Rig {
 
 async function rig(t: TestContext, env: Record<string, string>): Promise<Rig> {
   const port = await freePort();
-  let answers: HomewizardAnswers | undefined;
+  let answers: ServedAnswers | undefined;
   const http = await startHttpContext({
     env: {
       METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: 'true',
@@ -119,10 +119,11 @@ async function rig(t: TestContext, env: Record<string, string>): Promise<Rig> {
       registerHomewizardRoutes(router, ctx, answers);
     },
   });
-  const own = new HomewizardServer(answers!, http.ctx, http.ctx.logger);
-  await own.reconcile(viewOf(own, http.ctx.config.config));
+  const own = new HomewizardServer(answers!, http.ctx.logger);
+  const running = runOutput(http.ctx, own);
+  await running.start();
   t.after(async () => {
-    await own.stop();
+    await running.stop();
     await http.close();
   });
   assert.equal(own.address(), port);
@@ -261,7 +262,10 @@ test('the own port: PUT /api/v1/system changes nothing, unknown paths and method
   );
   assert.ok(big === undefined || big.status === 413);
   assert.equal((await fetch(`${ownUrl}/api`)).status, 200);
-  // Off: the own port's answers are 404 until the listener follows the setting.
-  assert.equal(http.ctx.config.apply(new Map([['services.emulate.homewizard.enable', false]])).ok, true);
-  assert.equal((await fetch(`${ownUrl}/api`)).status, 404);
+  // Off: the output stops serving the meter (HomeWizard's 404 on the API's port) and closes its own port.
+  const off = http.ctx.config.apply(new Map([['services.emulate.homewizard.enable', false]]));
+  assert.ok(off.ok);
+  assert.deepEqual(await off.settled, []);
+  assert.equal((await fetch(`${http.baseUrl}/api`)).status, 404);
+  await assert.rejects(fetch(`${ownUrl}/api`), 'the own port is closed');
 });

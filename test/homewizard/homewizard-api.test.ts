@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { registerHomewizardRoutes } from '../../src/http/routes/homewizard.js';
+import { registerHomewizardPersonality } from './homewizard-output.js';
 import { parseDsmrCapture } from '../../src/meter/dsmr/decoder.js';
 import { serialOf } from '../../src/device/homewizard/api-v1.js';
 import { corpusBytes } from '../helpers/environment.js';
@@ -15,7 +15,7 @@ async function rig(t: TestContext, env: Record<string, string> = {}): Promise<Ht
   const http = await startHttpContext({
     env: { METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: 'true', ...env },
     meterInterface: 'P1',
-    routes: registerHomewizardRoutes,
+    routes: registerHomewizardPersonality,
   });
   t.after(() => http.close());
   return http;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { P1MeterApi } from 'homewizard-energy-api';
-import { registerHomewizardRoutes } from '../../src/http/routes/homewizard.js';
+import { registerHomewizardPersonality } from './homewizard-output.js';
 import { parseDsmrCapture } from '../../src/meter/dsmr/decoder.js';
 import { corpusBytes } from '../helpers/environment.js';
 import { startHttpContext } from '../helpers/http-context.js';
@@ -14,7 +14,7 @@ test('homewizard-energy-api reads /api, /api/v1/data and /api/v1/telegram with t
   const http = await startHttpContext({
     env: { METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: 'true' },
     meterInterface: 'P1',
-    routes: registerHomewizardRoutes,
+    routes: registerHomewizardPersonality,
   });
   t.after(() => http.close());
   http.ctx.store.receiveBytes(telegram);

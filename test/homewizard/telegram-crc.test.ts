@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registerHomewizardRoutes } from '../../src/http/routes/homewizard.js';
+import { registerHomewizardPersonality } from './homewizard-output.js';
 import { parseDsmrCapture } from '../../src/meter/dsmr/decoder.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { startHttpContext } from '../helpers/http-context.js';
@@ -13,7 +13,7 @@ test('GET /api/v1/telegram: after telegrams with a valid CRC, one without CRC is
   const http = await startHttpContext({
     env: { METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: 'true' },
     meterInterface: 'P1',
-    routes: registerHomewizardRoutes,
+    routes: registerHomewizardPersonality,
   });
   t.after(() => http.close());
   http.ctx.store.receiveBytes(telegram);

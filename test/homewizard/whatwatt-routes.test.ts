@@ -48,6 +48,17 @@ function alignNulls(a: unknown, b: unknown): [unknown, unknown] {
   return [a, b];
 }
 
+/**
+ * /api/v1/system without the personalities' own status lines (this project's additions beside the
+ * device's fields): a running output's line carries its facts (port, meter), one switched off has none
+ * (docs/architecture.md#output-contract).
+ */
+function withoutPersonalityLines(system: { services?: Record<string, unknown> }): unknown {
+  delete system.services?.homewizard;
+  delete system.services?.shelly_udp;
+  return system;
+}
+
 async function answerOf(baseUrl: string, path: string): Promise<unknown> {
   const abort = new AbortController();
   const response = await fetch(`${baseUrl}${path}`, { signal: abort.signal });
@@ -55,7 +66,8 @@ async function answerOf(baseUrl: string, path: string): Promise<unknown> {
   // An event stream never ends: its status and type are its answer.
   let body: unknown = type.startsWith('text/event-stream') ? 'stream' : await response.text();
   abort.abort();
-  if (type.startsWith('application/json') && typeof body === 'string') body = shapeOf(JSON.parse(body));
+  if (type.startsWith('application/json') && typeof body === 'string')
+    body = shapeOf(path === '/api/v1/system' ? withoutPersonalityLines(JSON.parse(body)) : JSON.parse(body));
   else if (typeof body === 'string') body = body.length > 0;
   return { status: response.status, type, body };
 }

@@ -2,7 +2,8 @@ import type { Timer } from '../../clock.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { EthernetSettings, WifiStationSettings } from '../../config/types.js';
 import type { AppContext } from '../../context.js';
-import type { Output } from '../../output.js';
+import type { DeclaredOutput, OutputStatus, StatusPort } from '../../output.js';
+import { linkStatesOf, type LinkReport } from '../wifi/link-states.js';
 import { defaultEthernet } from '../wifi/ethernet-settings.js';
 import type { WifiBackend } from '../wifi/wifi-backend.js';
 import type { WifiInfo } from '../wifi/wifi-info.js';
@@ -19,75 +20,97 @@ export interface NetworkSlice {
   powerSave: boolean;
 }
 
+/** The facts of the `network` status line (docs/architecture.md#wi-fi-and-ethernet). */
+export type NetworkFacts = {
+  /** The station's link as the backend reports it, and the link facts refreshed every 30 s. */
+  wifi: LinkReport & { info?: WifiInfo; info_error?: string };
+  /** The wired connection's link as the backend reports it. */
+  ethernet: LinkReport;
+};
+
+export type NetworkStatus = OutputStatus<NetworkFacts>;
+
 /**
  * The network settings as an output (docs/architecture.md#wi-fi-and-ethernet): whoever writes
  * `wifi.sta`, `eth` or `system.power_save` (the settings API, the Wi-Fi and Ethernet routes, a
  * backup restore, the add-on's options), the change reaches the backend here, and a backend that
- * fails makes the write answer 500 naming this output. At start the system is brought in line with
- * the stored settings without disturbing a matching link. The Wi-Fi link facts are refreshed into
- * the `wifi` service record (its `info`), which the template's wifi.* variables read.
+ * fails makes the write answer 500 naming this output. The first apply brings the system in line
+ * with the stored settings without disturbing a matching link. The output is the one writer of the
+ * link states: the backend reports them (LinkStates) and they become the `wifi` and `ethernet`
+ * facts of this output's line, with the Wi-Fi link facts (`wifi.info`) the template's wifi.*
+ * variables read.
  */
-export function createNetworkOutput(ctx: AppContext, backend: WifiBackend): Output<NetworkSlice> {
-  /** What the backend has, as far as this output applied it; undefined before start. */
-  let applied: NetworkSlice | undefined;
+export function createNetworkOutput(
+  ctx: AppContext,
+  backend: WifiBackend,
+): DeclaredOutput<NetworkSlice, NetworkFacts> {
+  const links = linkStatesOf(backend);
+  let status: StatusPort<NetworkFacts> | undefined;
+  let info: { info?: WifiInfo; info_error?: string } = {};
   let refreshTimer: Timer | undefined;
   let refreshing: Promise<void> | undefined;
+  const publish = (): void => {
+    status?.facts({
+      wifi: { ...(links?.wifi ?? { link: 'unknown' }), ...info },
+      ...(links?.ethernet ? { ethernet: links.ethernet } : {}),
+    });
+  };
   const refreshInfo = (): void => {
     if (refreshing) return;
     refreshing = backend
       .wifiInfo()
       .then(
-        (info) => ctx.services.merge('wifi', { state: ctx.services.get('wifi')?.state ?? 'running', info }),
-        (error: Error) => ctx.services.merge('wifi', { info: undefined, error: error.message }),
+        (facts) => {
+          info = { info: facts };
+        },
+        (error: Error) => {
+          info = { info_error: error.message };
+        },
       )
+      .then(publish)
       .finally(() => {
         refreshing = undefined;
       });
   };
-  const report = (error?: string): void =>
-    ctx.services.set(NETWORK_OUTPUT, { state: error ? 'error' : 'running', ...(error ? { error } : {}) });
 
   return {
     name: NETWORK_OUTPUT,
     watches: ['wifi.sta', 'eth', 'system.power_save'],
     select: (config) => ({ sta: config.wifi.sta, eth: config.eth, powerSave: config.system.power_save }),
-    async reconcile({ slice }) {
-      const before = applied;
-      if (!before) return;
-      if (!isDeepStrictEqual(before.eth, slice.eth)) {
-        await backend.applyEthernet(slice.eth);
-        applied = { ...before, eth: slice.eth };
+    async apply({ slice }, previous) {
+      if (!previous) {
+        // The first apply: the system in line with the stored settings (the start-up sync applies
+        // the power-save setting with the station profile). Both are tried; a failure rejects.
+        const problems: string[] = [];
+        try {
+          await backend.syncEthernetAtStart(slice.eth, isDeepStrictEqual(slice.eth, defaultEthernet()));
+        } catch (error) {
+          problems.push(`Ethernet start-up sync failed: ${(error as Error).message}`);
+        }
+        try {
+          await backend.syncAtStart(slice.sta, slice.powerSave);
+        } catch (error) {
+          problems.push(`Wi-Fi start-up sync failed: ${(error as Error).message}`);
+        }
+        if (problems.length > 0) throw new Error(problems.join('; '));
+        return;
       }
+      const before = previous.slice;
+      if (!isDeepStrictEqual(before.eth, slice.eth)) await backend.applyEthernet(slice.eth);
       if (!isDeepStrictEqual(before.sta, slice.sta)) await backend.applyStation(slice.sta, slice.powerSave);
       else if (before.powerSave !== slice.powerSave) await backend.setPowerSave(slice.powerSave);
-      applied = slice;
-      report();
     },
-    async start() {
-      const { eth, wifi, system } = ctx.config.config;
-      const problems: string[] = [];
-      try {
-        await backend.syncEthernetAtStart(eth, isDeepStrictEqual(eth, defaultEthernet()));
-      } catch (error) {
-        problems.push(`Ethernet start-up sync failed: ${(error as Error).message}`);
-        ctx.services.merge('ethernet', { state: 'error', error: (error as Error).message });
-      }
-      // The start-up sync applies the power-save setting with the station profile.
-      try {
-        await backend.syncAtStart(wifi.sta, system.power_save);
-      } catch (error) {
-        problems.push(`Wi-Fi start-up sync failed: ${(error as Error).message}`);
-        ctx.services.merge('wifi', { state: 'error', error: (error as Error).message });
-      }
-      for (const problem of problems) ctx.logger.error(problem);
-      applied = { sta: wifi.sta, eth, powerSave: system.power_save };
-      report(problems.length > 0 ? problems.join('; ') : undefined);
+    async start(port) {
+      status = port;
+      links?.follow(publish);
+      publish();
       refreshInfo();
       refreshTimer = ctx.clock.setInterval(refreshInfo, INFO_REFRESH_MS);
     },
     async stop() {
       if (refreshTimer) ctx.clock.clearInterval(refreshTimer);
-      applied = undefined;
+      refreshTimer = undefined;
+      links?.follow(undefined);
       // Nothing of this output may touch nmcli after stop: wait for a refresh in flight.
       await refreshing;
       await backend.settle();
@@ -101,6 +124,6 @@ export function createNetworkOutput(ctx: AppContext, backend: WifiBackend): Outp
  * asks the backend only before the first refresh finished.
  */
 export function cachedWifiInfo(ctx: AppContext, backend: WifiBackend): WifiInfo | Promise<WifiInfo> {
-  const info = ctx.services.get('wifi')?.info;
-  return info ? (info as WifiInfo) : backend.wifiInfo();
+  const info = (ctx.services.get(NETWORK_OUTPUT)?.wifi as { info?: WifiInfo } | undefined)?.info;
+  return info ?? backend.wifiInfo();
 }

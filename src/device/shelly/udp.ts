@@ -2,7 +2,14 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { systemClock, type Clock } from '../../clock.js';
 import type { AppConfig } from '../../config/types.js';
 import type { Logger } from '../../log.js';
-import type { Output, OutputView } from '../../output.js';
+import type {
+  DeclaredOutput,
+  MeterLookup,
+  MeterRef,
+  OutputStatus,
+  OutputView,
+  StatusPort,
+} from '../../output.js';
 import type { ShellyRpc } from './rpc.js';
 
 /**
@@ -33,7 +40,21 @@ interface UdpSlice {
   enable: boolean;
   ports: number[];
   host: string;
+  /** services.emulate.shelly.meter: the meter the answers come from (none while it is missing). */
+  meter: MeterRef;
 }
+
+/** The facts of the `shelly_udp` status line (docs/architecture.md#output-contract). */
+export type ShellyUdpFacts = {
+  host: string;
+  /** The bound ports. */
+  ports: number[];
+  meter: string;
+  /** Whether the configured meter runs; while it does not, no datagram is answered. */
+  meter_running: boolean;
+};
+
+export type ShellyUdpStatus = OutputStatus<ShellyUdpFacts>;
 
 export const SHELLY_UDP_LIMIT = 4096;
 /** Answers per second and source address, and the burst a source may use at once. */
@@ -120,7 +141,7 @@ class SourceLimiter {
   }
 }
 
-export class ShellyUdp implements Output<UdpSlice> {
+export class ShellyUdp implements DeclaredOutput<UdpSlice, ShellyUdpFacts> {
   readonly name = 'shelly_udp';
   readonly watches = ['services.emulate.shelly', 'http.host'] as const;
   private sockets: Socket[] = [];
@@ -144,13 +165,22 @@ export class ShellyUdp implements Output<UdpSlice> {
     this.limiter = new SourceLimiter(clock);
   }
 
-  select(config: AppConfig): UdpSlice {
+  select(config: AppConfig, meters: MeterLookup): UdpSlice {
     const shelly = config.services.emulate.shelly;
     const ports = udpPorts(shelly.udp_port, shelly.udp_ports);
-    return { enable: shelly.enable && shelly.udp_port > 0, ports, host: config.http.host };
+    return {
+      enable: shelly.enable && shelly.udp_port > 0,
+      ports,
+      host: config.http.host,
+      meter: meters.ref(shelly.meter),
+    };
   }
 
-  async start(): Promise<void> {}
+  enabled(slice: UdpSlice): boolean {
+    return slice.enable;
+  }
+
+  async start(_status: StatusPort<ShellyUdpFacts>): Promise<void> {}
 
   async stop(): Promise<void> {
     await this.close();
@@ -166,19 +196,31 @@ export class ShellyUdp implements Output<UdpSlice> {
     return this.sockets.map((socket) => socket.address().port);
   }
 
-  async reconcile({ slice }: OutputView<UdpSlice>): Promise<void> {
+  /**
+   * Binds the ports `next` names (a change of the meter alone keeps the sockets: the answers read
+   * the RPC's meter); rejects with the socket's error (EADDRINUSE) after closing what it opened.
+   */
+  async apply({ slice }: OutputView<UdpSlice>): Promise<ShellyUdpFacts | undefined> {
     const key = slice.enable ? `${slice.host}:${slice.ports.join(',')}` : undefined;
-    if (key === this.bound) return;
-    await this.close();
-    if (!slice.enable) return;
-    try {
-      for (const port of slice.ports) this.sockets.push(await this.open(slice.host, port));
-    } catch (error) {
+    if (key !== this.bound) {
       await this.close();
-      throw error;
+      if (!slice.enable) return undefined;
+      try {
+        for (const port of slice.ports) this.sockets.push(await this.open(slice.host, port));
+      } catch (error) {
+        await this.close();
+        throw error;
+      }
+      this.bound = key;
+      this.logger.info(`shelly: udp: listening on ${slice.host}:${this.addresses().join(',')}`);
     }
-    this.bound = key;
-    this.logger.info(`shelly: udp: listening on ${slice.host}:${this.addresses().join(',')}`);
+    if (!slice.enable) return undefined;
+    return {
+      host: slice.host,
+      ports: this.addresses(),
+      meter: slice.meter.id,
+      meter_running: slice.meter.handle !== undefined,
+    };
   }
 
   private async open(host: string, port: number): Promise<Socket> {

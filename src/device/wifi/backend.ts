@@ -3,6 +3,7 @@ import { delimiter, join } from 'node:path';
 import type { AppContext } from '../../context.js';
 import { componentLogger } from '../../log.js';
 import { FileWifiBackend } from './file-backend.js';
+import { attachLinkStates, LinkStates } from './link-states.js';
 import { createNmcliRunner } from './nmcli.js';
 import { NmcliWifiBackend } from './nmcli-backend.js';
 import type { WifiBackend } from './wifi-backend.js';
@@ -33,16 +34,19 @@ export function findOnPath(name: string, pathEnv: string | undefined): string | 
 export function createWifiBackend(ctx: AppContext, options: WifiBackendOptions = {}): WifiBackend {
   const logger = componentLogger(ctx.logger, 'wifi');
   const sysClassNet = options.sysClassNet ?? '/sys/class/net';
-  // The link state is this backend's field of the records; the network output adds the link facts.
-  const onState = (state: string, error?: string) => ctx.services.merge('wifi', { state, error });
-  const onEthernetState = (state: string, error?: string) => ctx.services.merge('ethernet', { state, error });
+  // The backend reports its link states; the network output writes them into its status line.
+  const links = new LinkStates();
+  const onState = (state: string, error?: string) => links.report('wifi', state, error);
+  const onEthernetState = (state: string, error?: string) => links.report('ethernet', state, error);
   const ethernetInterface = () => ctx.config.config.network.ethernet_interface;
   const nmcli = findOnPath('nmcli', options.pathEnv ?? process.env.PATH);
   if (!nmcli) {
     logger.info('nmcli not found: Wi-Fi settings are stored only (file backend)');
-    return new FileWifiBackend({ sysClassNet, onState, ethernetInterface, onEthernetState });
+    const files = new FileWifiBackend({ sysClassNet, onState, ethernetInterface, onEthernetState });
+    attachLinkStates(files, links);
+    return files;
   }
-  return new NmcliWifiBackend({
+  const backend = new NmcliWifiBackend({
     run: createNmcliRunner(nmcli),
     logger,
     sysClassNet,
@@ -51,4 +55,6 @@ export function createWifiBackend(ctx: AppContext, options: WifiBackendOptions =
     ethernetInterface,
     onEthernetState,
   });
+  attachLinkStates(backend, links);
+  return backend;
 }

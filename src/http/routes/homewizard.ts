@@ -2,7 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AppContext } from '../../context.js';
 import type { AppConfig } from '../../config/types.js';
 import type { Logger } from '../../log.js';
-import type { Output, OutputView } from '../../output.js';
+import type {
+  DeclaredOutput,
+  MeterLookup,
+  MeterRef,
+  OutputStatus,
+  OutputView,
+  StatusPort,
+} from '../../output.js';
 import { dataOf, deviceInfo, errorBody, staleDataOf, systemOf } from '../../device/homewizard/api-v1.js';
 import { checkDsmrCrc } from '../../meter/dsmr/crc16-arc.js';
 import { DsmrFramer } from '../../meter/dsmr/framer.js';
@@ -91,28 +98,29 @@ export interface HomewizardAnswers {
   telegram(): Buffer | undefined;
 }
 
-export function homewizardAnswers(ctx: AppContext): HomewizardAnswers {
+/**
+ * The answers over the store the personality serves, which its output sets (`serve`): the store of
+ * the configured meter while the personality is on and that meter runs, else none (404), never
+ * another meter's (docs/architecture.md#output-contract).
+ */
+export interface ServedAnswers extends HomewizardAnswers {
+  serve(store: ReadingStore | undefined): void;
+}
+
+export function homewizardAnswers(ctx: AppContext): ServedAnswers {
   const settings = () => ctx.config.config.services.emulate.homewizard;
+  let served: ReadingStore | undefined;
   let keeper: TelegramKeeper | undefined;
-  /** The store of the served meter, undefined while the personality is off or the meter is absent. */
-  const storeOf = (): ReadingStore | undefined => {
-    const { enable, meter } = settings();
-    const store = enable ? ctx.meters.get(meter)?.store : undefined;
-    if (keeper?.store !== store) {
-      keeper?.close();
-      keeper = store ? new TelegramKeeper(store) : undefined;
-    }
-    return store;
-  };
   // The answer is serialised once per reading (and Wi-Fi name), not per request: a consumer polling
   // many times a second costs a string lookup (docs/architecture.md#homewizard-personality).
   let cached: { reading: Reading | undefined; ssid: string; text: string } | undefined;
   // Power smoothed once per reading when services.emulate.homewizard.smoothing asks for it.
-  const feed = new SmoothedFeed(storeOf, () => settings().smoothing);
-  const telegram = (): Buffer | undefined => {
-    const store = storeOf();
-    return store && store.meter.protocol === 'DSMR' && store.latest ? keeper?.last : undefined;
-  };
+  const feed = new SmoothedFeed(
+    () => served,
+    () => settings().smoothing,
+  );
+  const telegram = (): Buffer | undefined =>
+    served && served.meter.protocol === 'DSMR' && served.latest ? keeper?.last : undefined;
   const dataText = (): string => {
     const reading = feed.latest();
     const sta = ctx.config.config.wifi.sta;
@@ -123,13 +131,19 @@ export function homewizardAnswers(ctx: AppContext): HomewizardAnswers {
     }
     return cached.text;
   };
-  ctx.config.on('change', () => void storeOf());
-  ctx.meters.on('added', () => void storeOf());
-  storeOf();
   return {
-    on: () => storeOf() !== undefined,
-    api: () => (storeOf() ? JSON.stringify(deviceInfo(ctx.system.id, ctx.system.firmware)) : undefined),
-    data: () => (storeOf() ? dataText() : undefined),
+    serve(store) {
+      if (store === served) return;
+      keeper?.close();
+      keeper = store ? new TelegramKeeper(store) : undefined;
+      served = store;
+      cached = undefined;
+      // The feed follows the new store from now on, so an average covers the readings from here.
+      feed.latest();
+    },
+    on: () => served !== undefined,
+    api: () => (served ? JSON.stringify(deviceInfo(ctx.system.id, ctx.system.firmware)) : undefined),
+    data: () => (served ? dataText() : undefined),
     telegram,
   };
 }
@@ -142,11 +156,7 @@ export function homewizardAnswers(ctx: AppContext): HomewizardAnswers {
  * Assistant send no credentials). `/api/v1/system` here is the whatwatt Go's (protected);
  * the P1's `/api/v1/system` is served on the personality's own port (`HomewizardServer`).
  */
-export function registerHomewizardRoutes(
-  router: Router,
-  ctx: AppContext,
-  answers: HomewizardAnswers = homewizardAnswers(ctx),
-): void {
+export function registerHomewizardRoutes(router: Router, ctx: AppContext, answers: HomewizardAnswers): void {
   const open = (config: typeof ctx.config.config) => config.services.emulate.homewizard.enable;
   const notFound = (response: ServerResponse, head: boolean) =>
     sendJson(response, 404, errorBody(404, 'Not found'), head);
@@ -237,42 +247,63 @@ export function answerOwnPort(
   sendJson(response, 405, errorBody(405, 'Method not allowed'), false);
 }
 
-interface OwnPortSlice {
+interface HomewizardSlice {
   enable: boolean;
+  /** services.emulate.homewizard.port; 0: no port of its own (the API's port serves it). */
   port: number;
   host: string;
+  /** services.emulate.homewizard.meter. */
+  meter: MeterRef;
 }
 
+/** The facts of the `homewizard` status line (docs/architecture.md#output-contract). */
+export type HomewizardFacts = {
+  /** The personality's own port and host while it has one (mDNS announces `_hwenergy._tcp` there). */
+  host?: string;
+  port?: number;
+  meter: string;
+  /** Whether the configured meter runs; while it does not, every answer is HomeWizard's 404. */
+  meter_running: boolean;
+};
+
+export type HomewizardStatus = OutputStatus<HomewizardFacts>;
+
 /**
- * The HomeWizard personality on its own HTTP port, `services.emulate.homewizard.port`
- * (docs/architecture.md#homewizard-personality): there `/api/v1/system` is the P1's, open, while
- * the API's port keeps the whatwatt Go's, protected. Bounded: headers within 10 s, a body of at
- * most 4 kB (413 beyond), idle connections closed after 5 s; a handler error answers 500.
+ * The HomeWizard personality (docs/architecture.md#homewizard-personality): the answers of its
+ * routes on the API's port, served from the store of its configured meter, and its own HTTP port,
+ * `services.emulate.homewizard.port`, where `/api/v1/system` is the P1's, open, while the API's
+ * port keeps the whatwatt Go's, protected. Bounded: headers within 10 s, a body of at most 4 kB
+ * (413 beyond), idle connections closed after 5 s; a handler error answers 500.
  */
-export class HomewizardServer implements Output<OwnPortSlice> {
-  readonly name = 'homewizard-port';
+export class HomewizardServer implements DeclaredOutput<HomewizardSlice, HomewizardFacts> {
+  readonly name = 'homewizard';
   readonly watches = ['services.emulate.homewizard', 'http.host'] as const;
   private server: Server | undefined;
   private bound: string | undefined;
 
   constructor(
-    private readonly answers: HomewizardAnswers,
-    private readonly ctx: AppContext,
+    private readonly answers: ServedAnswers,
     private readonly logger: Logger,
   ) {}
 
-  select(config: AppConfig): OwnPortSlice {
+  select(config: AppConfig, meters: MeterLookup): HomewizardSlice {
     const homewizard = config.services.emulate.homewizard;
     return {
-      enable: homewizard.enable && homewizard.port > 0,
+      enable: homewizard.enable,
       port: homewizard.port,
       host: config.http.host,
+      meter: meters.ref(homewizard.meter),
     };
   }
 
-  async start(): Promise<void> {}
+  enabled(slice: HomewizardSlice): boolean {
+    return slice.enable;
+  }
+
+  async start(_status: StatusPort<HomewizardFacts>): Promise<void> {}
 
   async stop(): Promise<void> {
+    this.answers.serve(undefined);
     await this.close();
   }
 
@@ -282,14 +313,25 @@ export class HomewizardServer implements Output<OwnPortSlice> {
     return typeof address === 'object' && address ? address.port : undefined;
   }
 
-  async reconcile({ slice }: OutputView<OwnPortSlice>): Promise<void> {
-    const key = slice.enable ? `${slice.host}:${slice.port}` : undefined;
-    if (key === this.bound) return;
-    await this.close();
-    if (!slice.enable) {
-      this.ctx.services.set('homewizard', { state: 'disabled' });
-      return;
+  /**
+   * Serves the configured meter's store (none while it is missing or the personality is off) and
+   * listens on the own port `next` names; rejects with the listen error (EADDRINUSE), and then
+   * has no own port open.
+   */
+  async apply({ slice }: OutputView<HomewizardSlice>): Promise<HomewizardFacts | undefined> {
+    this.answers.serve(slice.enable ? slice.meter.handle?.store : undefined);
+    const key = slice.enable && slice.port > 0 ? `${slice.host}:${slice.port}` : undefined;
+    if (key !== this.bound) {
+      await this.close();
+      if (key !== undefined) await this.listen(slice.host, slice.port, key);
     }
+    if (!slice.enable) return undefined;
+    const meter = { meter: slice.meter.id, meter_running: slice.meter.handle !== undefined };
+    const port = this.address();
+    return port === undefined ? meter : { host: slice.host, port, ...meter };
+  }
+
+  private async listen(host: string, port: number, key: string): Promise<void> {
     const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (request, response) =>
       this.handle(request, response),
     );
@@ -297,7 +339,7 @@ export class HomewizardServer implements Output<OwnPortSlice> {
     server.on('clientError', (_error, socket) => socket.destroy());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(slice.port, slice.host, () => {
+      server.listen(port, host, () => {
         server.off('error', reject);
         resolve();
       });
@@ -305,8 +347,7 @@ export class HomewizardServer implements Output<OwnPortSlice> {
     server.on('error', (error) => this.logger.warn(`homewizard: port: ${error.message}`));
     this.server = server;
     this.bound = key;
-    this.ctx.services.set('homewizard', { state: 'running', host: slice.host, port: this.address() });
-    this.logger.info(`homewizard: listening on ${slice.host}:${this.address()}`);
+    this.logger.info(`homewizard: listening on ${host}:${this.address()}`);
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {

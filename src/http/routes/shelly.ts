@@ -31,8 +31,10 @@ const enabled = (config: AppConfig): boolean => config.services.emulate.shelly.e
 export function shellyRpcOf(ctx: AppContext): ShellyRpc {
   const settings = () => ctx.config.config.services.emulate.shelly;
   // Smoothed once per reading when services.emulate.shelly.smoothing asks for it.
+  // Only the configured meter: while it is missing the personality has no reading to serve
+  // (docs/architecture.md#output-contract).
   const feed = new SmoothedFeed(
-    () => ctx.meters.get(settings().meter)?.store ?? ctx.store,
+    () => ctx.meters.get(settings().meter)?.store,
     () => settings().smoothing,
   );
   return new ShellyRpc({

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import makeMdns from 'multicast-dns';
 import { MdnsAnnouncer } from '../../../src/device/mdns.js';
-import { viewOf } from '../../../src/output.js';
+import { runOutput } from '../../../src/output.js';
 import { startHttpContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -13,14 +13,14 @@ test('mDNS: the personality is announced as host shellypro3em-<id> with _shelly.
   // Both sockets on the host's default multicast interface; multicast loops back to this host.
   const options = { loopback: true, reuseAddr: true };
   const announcer = new MdnsAnnouncer(server.ctx, server.ctx.logger, options);
+  const running = runOutput(server.ctx, announcer);
   const querier = makeMdns(options);
   const seen: Seen = [];
   querier.on('response', (response) =>
     seen.push(...(response.answers as Seen), ...(response.additionals as Seen)),
   );
   try {
-    await announcer.start();
-    announcer.reconcile(viewOf(announcer, server.ctx.config.config));
+    await running.start();
     const instance = 'shellypro3em-a1b2c3d4e5f6._shelly._tcp.local';
     await waitFor(
       'the _shelly._tcp instance and its TXT',
@@ -47,7 +47,7 @@ test('mDNS: the personality is announced as host shellypro3em-<id> with _shelly.
     assert.ok(seen.some((r) => r.type === 'PTR' && r.data === instance));
   } finally {
     querier.destroy();
-    await announcer.stop();
+    await running.stop();
     await server.close();
   }
 });

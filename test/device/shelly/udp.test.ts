@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { shellyRpcOf } from '../../../src/http/routes/shelly.js';
 import { ShellyUdp, SHELLY_UDP_LIMIT, UDP_BURST, decimal } from '../../../src/device/shelly/udp.js';
-import { viewOf } from '../../../src/output.js';
+import { runOutput } from '../../../src/output.js';
 import { valuesOf, type Reading } from '../../../src/reading/reading.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -32,11 +32,12 @@ async function withUdp(
     clockFrozen: true,
   });
   const udp = new ShellyUdp(shellyRpcOf(server.ctx), server.ctx.logger, server.ctx.clock);
-  await udp.reconcile(viewOf(udp, server.ctx.config.config));
+  const running = runOutput(server.ctx, udp);
+  await running.start();
   try {
     await fn(server, udp, port, second);
   } finally {
-    await udp.stop();
+    await running.stop();
     await server.close();
   }
 }

@@ -11,7 +11,7 @@ import { registerCoreRoutes } from '../../../src/http/server.js';
 import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
 import { responseProblems } from '../../http/openapi-check.js';
 import { createFakeNmcli, terse, type FakeNmcli } from './fake-nmcli.js';
-import { fakeInterface, startNetwork } from './wifi-rig.js';
+import { fakeInterface, linkOf, startNetwork } from './wifi-rig.js';
 import { createNetworkOutput } from '../../../src/device/network/network-output.js';
 import { runOutput } from '../../../src/output.js';
 import type { Service } from '../../../src/service.js';
@@ -105,7 +105,7 @@ test('Ethernet static, then DHCP, then disabled: each applied through its own Ne
       ],
       ACTIVATE,
     ]);
-    assert.equal(rig.http.ctx.services.get('ethernet')?.state, 'connected');
+    assert.equal(linkOf(rig.http.ctx, 'ethernet')?.link, 'connected');
     assert.match(readFileSync(join(rig.http.stateDir, 'wifi.json'), 'utf8'), /192\.168\.10\.20/);
 
     // PUT merges: only static_ip changes, the addresses stay stored.
@@ -124,7 +124,7 @@ test('Ethernet static, then DHCP, then disabled: each applied through its own Ne
     assert.equal(off.status, 200);
     await rig.backend.settle();
     assert.deepEqual(rig.nmcli.calls(), [DELETE_PROFILE, ['device', 'disconnect', 'eth0']]);
-    assert.equal(rig.http.ctx.services.get('ethernet')?.state, 'disabled');
+    assert.equal(linkOf(rig.http.ctx, 'ethernet')?.link, 'disabled');
 
     // POST replaces: what is not sent takes its default.
     rig.nmcli.clearCalls();

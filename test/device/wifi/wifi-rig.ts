@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWifiBackend } from '../../../src/device/wifi/backend.js';
 import type { WifiBackend } from '../../../src/device/wifi/wifi-backend.js';
-import { createNetworkOutput } from '../../../src/device/network/network-output.js';
+import { createNetworkOutput, type NetworkFacts } from '../../../src/device/network/network-output.js';
+import type { AppContext } from '../../../src/context.js';
 import { registerWifiRoutes } from '../../../src/http/routes/wifi.js';
 import { runOutput } from '../../../src/output.js';
 import type { Service } from '../../../src/service.js';
@@ -48,11 +49,19 @@ export async function startNetwork(rig: Pick<Rig, 'network' | 'backend' | 'nmcli
   await rig.network.start();
   await waitFor(
     'the first link facts',
-    () => rig.http.ctx.services.get('wifi'),
-    (s) => s !== undefined && ('info' in s || 'error' in s),
+    () => linkOf(rig.http.ctx, 'wifi'),
+    (s) => s !== undefined && ('info' in s || 'info_error' in s),
   );
   await rig.backend.settle();
   rig.nmcli.clearCalls();
+}
+
+/** A link as the network output's line shows it: the backend's report (`link`, `error`) and, for Wi-Fi, the link facts. */
+export function linkOf<Kind extends 'wifi' | 'ethernet'>(
+  ctx: AppContext,
+  kind: Kind,
+): NetworkFacts[Kind] | undefined {
+  return ctx.services.get('network')?.[kind] as NetworkFacts[Kind] | undefined;
 }
 
 export async function stopRig(rig: Rig): Promise<void> {

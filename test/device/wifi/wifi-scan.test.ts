@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { cachedWifiInfo } from '../../../src/device/network/network-output.js';
 import assert from 'node:assert/strict';
 import { hexOf, terse } from './fake-nmcli.js';
-import { DEVICES, SCAN_FIELDS, scanLine, startRig, stopRig } from './wifi-rig.js';
+import { DEVICES, linkOf, SCAN_FIELDS, scanLine, startRig, stopRig } from './wifi-rig.js';
 import { waitFor } from '../../helpers/wait.js';
 
 test('scan lists access points with colons, backslashes and non-ASCII SSIDs within the spec limits', async () => {
@@ -145,7 +145,7 @@ test('the API reads the link facts the network output refreshed, without running
     await running.start();
     await waitFor(
       'the link facts',
-      () => rig.http.ctx.services.get('wifi'),
+      () => linkOf(rig.http.ctx, 'wifi'),
       (s) => s?.info !== undefined,
     );
     rig.nmcli.clearCalls();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATION_PROFILE } from '../../../src/device/wifi/nmcli-backend.js';
-import { DEVICES, send, startRig, stopRig } from './wifi-rig.js';
+import { DEVICES, linkOf, send, startRig, stopRig } from './wifi-rig.js';
 
 test('PUT applies the station through a fresh NetworkManager profile, never returning the password', async () => {
   const rig = await startRig();
@@ -58,7 +58,7 @@ test('PUT applies the station through a fresh NetworkManager profile, never retu
       ],
       ['--wait', '30', 'connection', 'up', 'id', STATION_PROFILE],
     ]);
-    assert.equal(rig.http.ctx.services.get('wifi')?.state, 'connected');
+    assert.equal(linkOf(rig.http.ctx, 'wifi')?.link, 'connected');
     const get = await send(rig, 'GET');
     assert.deepEqual(get.json, put.json);
     assert.equal(JSON.stringify(get.json).includes('correct horse'), false);
@@ -112,8 +112,8 @@ test('POST replaces the station but keeps an unsent password; a failed activatio
       max_tx_power: 20,
     });
     await rig.backend.settle();
-    const wifiState = rig.http.ctx.services.get('wifi');
-    assert.equal(wifiState?.state, 'error');
+    const wifiState = linkOf(rig.http.ctx, 'wifi');
+    assert.equal(wifiState?.link, 'error');
     assert.match(String(wifiState?.error), /No network with SSID found/);
   } finally {
     await stopRig(rig);
@@ -167,7 +167,7 @@ test('DELETE clears and disables the client: 204, profile deleted even when abse
     assert.equal(get.enable, false);
     assert.equal(get.name, '');
     assert.equal(get.password_len, 0);
-    assert.equal(rig.http.ctx.services.get('wifi')?.state, 'disabled');
+    assert.equal(linkOf(rig.http.ctx, 'wifi')?.link, 'disabled');
   } finally {
     await stopRig(rig);
   }
@@ -183,7 +183,7 @@ test('without nmcli the file backend stores settings and scans nothing', async (
       200,
     );
     assert.match(readFileSync(join(rig.http.stateDir, 'wifi.json'), 'utf8'), /stored-only/);
-    assert.equal(rig.http.ctx.services.get('wifi')?.state, 'configured');
+    assert.equal(linkOf(rig.http.ctx, 'wifi')?.link, 'configured');
     assert.deepEqual(rig.nmcli.calls(), []);
   } finally {
     await stopRig(rig);
