@@ -119,6 +119,19 @@ export const SYSTEM_TIER = [
   'export-limiter/modbus-rtu',
 ];
 
+/**
+ * The system tier's page files (Chromium pages: test/helpers/file-browser.ts, test/web/page-rig.ts)
+ * run in a few shared processes, each with one browser its files share (scripts/test-shard.mjs),
+ * instead of a process and a browser per file. Like the fast tier's shards, they follow the shard
+ * rules (no top-level before, beforeEach or afterEach; test/architecture/test-tiers.test.ts).
+ */
+export const PAGE_FOLDER = 'web/';
+
+/** True for a system-tier file that runs in a page shard. */
+export function isPageFile(path) {
+  return tierOf(path) === 'system' && testId(path).startsWith(PAGE_FOLDER);
+}
+
 /** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */
 export function testId(path) {
   const below = path.replace(/\\/g, '/').replace(/^.*?(?:^|\/)test\//, '');
