@@ -41,9 +41,12 @@ const CONCURRENCY = {
 };
 /**
  * The system tier's page files run in this many processes, one browser each (scripts/test-tiers.mjs
- * PAGE_FOLDER); they start first, beside the other system files, as the longest jobs of the tier.
+ * PAGE_FOLDER). Their entry modules sit in a folder that sorts after dist/test/ (node's runner
+ * starts its files in path order), so the page shards start last, as the page files did: started
+ * first, they would hold two of the three places while the files that mostly wait on peers and
+ * real time went through the third one after another.
  */
-const PAGE_SHARDS = Math.max(2, Math.min(3, cores));
+const PAGE_SHARDS = Math.max(2, Math.min(3, cores + 1));
 
 function collect(dir) {
   const files = [];
@@ -115,7 +118,7 @@ function runTier(tier, tierFiles, scratch) {
       ? shardEntries(
           inShards,
           tier === 'fast' ? concurrency : PAGE_SHARDS,
-          scratch,
+          tier === 'fast' ? scratch : pageScratch,
           tier === 'fast' ? 'fast' : 'page',
         )
       : [];
@@ -183,6 +186,8 @@ function describe({ tier, seconds, summary }) {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'mg-test-times-'));
+// "dist/tests-pages-..." sorts after every "dist/test/..." ('s' after '/').
+const pageScratch = mkdtempSync(join(root, 'dist', 'tests-pages-'));
 const results = [];
 try {
   for (const { tier, files: tierFiles } of tiers) {
@@ -194,6 +199,7 @@ try {
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  rmSync(pageScratch, { recursive: true, force: true });
 }
 
 const slowest = results
