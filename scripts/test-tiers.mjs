@@ -31,6 +31,7 @@ export const SYSTEM_TIER = [
   'mqtt/discovery-lifecycle',
   'mqtt/restart-process',
   // Chromium pages (test/helpers/file-browser.ts, test/web/page-rig.ts).
+  'architecture/page-shard',
   'web/languages',
   'web/dashboard',
   'web/status-pages',

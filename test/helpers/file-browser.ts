@@ -54,9 +54,15 @@ async function browserOf(kind: 'shell' | 'full', options: BrowserOptions): Promi
   return launch;
 }
 
-/** A fresh browser context in the process's browser; close() closes the context, not the browser. */
+/**
+ * A fresh browser context in the process's browser; close() closes the context, not the browser.
+ * Its time zone is this process's at the moment (TZ, which a test file may set at its top): a
+ * browser takes its zone from the environment it was started with, and a page shard's browser was
+ * started by an earlier file.
+ */
 export async function browserContext(options: BrowserOptions = {}): Promise<TestBrowser> {
   const browser = await browserOf(options.fullChromium ? 'full' : 'shell', options);
-  const context = await browser.newContext(contextOptions(options));
+  const timezoneId = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const context = await browser.newContext({ ...contextOptions(options), timezoneId });
   return { context, close: () => context.close() };
 }
