@@ -16,7 +16,9 @@
 // picked by a word always get one. The system tier runs one process per file, as many at a time
 // (its tests wait on child processes, browsers and peers, but the container build and Chromium pages
 // running side by side starve each other: at twice the cores on two, a page test missed its 30 s
-// wait now and then). TEST_CONCURRENCY overrides both numbers. At the end: both tiers' counts and
+// wait now and then), except its page files (test/web/): those run in two or three shards with one
+// browser each, started first as the tier's longest jobs (TEST_ISOLATE=1 and words: a process
+// each). TEST_CONCURRENCY overrides both numbers. At the end: both tiers' counts and
 // times and the ten slowest files.
 // Every test has a deadline (60 s, or its own `{ timeout }` when it legitimately needs longer; set
 // TEST_TIMEOUT_MS to change the default): see scripts/test-deadline.mjs.
@@ -25,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
-import { tierOf } from './test-tiers.mjs';
+import { isPageFile, tierOf } from './test-tiers.mjs';
 
 /** The longest a test file's process may run (the slowest file, the container image test, takes ~200 s). */
 const FILE_TIMEOUT_MS = 900_000;
@@ -37,6 +39,14 @@ const CONCURRENCY = {
   fast: cores + 1,
   system: cores + 1,
 };
+/**
+ * The system tier's page files run in this many processes, one browser each (scripts/test-tiers.mjs
+ * PAGE_FOLDER). Their entry modules sit in a folder that sorts after dist/test/ (node's runner
+ * starts its files in path order), so the page shards start last, as the page files did: started
+ * first, they would hold two of the three places while the files that mostly wait on peers and
+ * real time went through the third one after another.
+ */
+const PAGE_SHARDS = Math.max(2, Math.min(3, cores + 1));
 
 function collect(dir) {
   const files = [];
@@ -78,12 +88,12 @@ const tiers = (tierArg === 'all' ? ['fast', 'system'] : [tierArg])
  * after another in one process (scripts/test-shard.mjs); files are dealt out in turn, so each shard
  * gets a share of every folder. Returns the entry modules' paths.
  */
-function shardEntries(tierFiles, count, scratch) {
+function shardEntries(tierFiles, count, scratch, name) {
   const shards = Array.from({ length: Math.min(count, tierFiles.length) }, () => []);
   tierFiles.forEach((file, index) => shards[index % shards.length].push(file));
   const runner = pathToFileURL(join(root, 'scripts', 'test-shard.mjs')).href;
   return shards.map((shardFiles, index) => {
-    const entry = join(scratch, `fast-shard-${index + 1}.mjs`);
+    const entry = join(scratch, `${name}-shard-${index + 1}.mjs`);
     writeFileSync(
       entry,
       `import { runFiles } from ${JSON.stringify(runner)};\nawait runFiles(${JSON.stringify(shardFiles, null, 1)});\n`,
@@ -97,11 +107,25 @@ function runTier(tier, tierFiles, scratch) {
   const times = join(scratch, `${tier}.jsonl`);
   const shardTimes = join(scratch, `${tier}-shards.jsonl`);
   const concurrency = Number(process.env.TEST_CONCURRENCY ?? CONCURRENCY[tier]);
-  const sharded = tier === 'fast' && filters.length === 0 && process.env.TEST_ISOLATE !== '1';
-  const entries = sharded ? shardEntries(tierFiles, concurrency, scratch) : tierFiles;
+  const sharded = filters.length === 0 && process.env.TEST_ISOLATE !== '1';
+  // Sharded: the fast tier wholly, the system tier's page files; every other file a process each.
+  const inShards = sharded
+    ? tierFiles.filter((file) => tier === 'fast' || isPageFile(relative(root, file)))
+    : [];
+  const alone = tierFiles.filter((file) => !inShards.includes(file));
+  const shards =
+    inShards.length > 0
+      ? shardEntries(
+          inShards,
+          tier === 'fast' ? concurrency : PAGE_SHARDS,
+          tier === 'fast' ? scratch : pageScratch,
+          tier === 'fast' ? 'fast' : 'page',
+        )
+      : [];
+  const entries = [...shards, ...alone];
   console.log(
-    sharded
-      ? `\n# ${tier} tier: ${tierFiles.length} files in ${entries.length} processes (TEST_ISOLATE=1: one each)\n`
+    shards.length > 0
+      ? `\n# ${tier} tier: ${tierFiles.length} files in ${entries.length} processes, ${concurrency} at a time (${inShards.length} files in ${shards.length} shards; TEST_ISOLATE=1: one each)\n`
       : `\n# ${tier} tier: ${tierFiles.length} files, ${concurrency} at a time\n`,
   );
   const started = Date.now();
@@ -128,7 +152,10 @@ function runTier(tier, tierFiles, scratch) {
   return new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       const lines = readLines(times);
-      const fileLines = sharded ? readLines(shardTimes) : lines.filter((line) => line.file);
+      const fileLines = [
+        ...lines.filter((line) => line.file && !shards.includes(line.file)),
+        ...readLines(shardTimes),
+      ];
       resolve({
         tier,
         status: code ?? (signal ? 1 : 0),
@@ -159,6 +186,8 @@ function describe({ tier, seconds, summary }) {
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'mg-test-times-'));
+// "dist/tests-pages-..." sorts after every "dist/test/..." ('s' after '/').
+const pageScratch = mkdtempSync(join(root, 'dist', 'tests-pages-'));
 const results = [];
 try {
   for (const { tier, files: tierFiles } of tiers) {
@@ -170,6 +199,7 @@ try {
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  rmSync(pageScratch, { recursive: true, force: true });
 }
 
 const slowest = results

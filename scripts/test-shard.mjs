@@ -12,6 +12,12 @@
 // - its own end: an after() at the top of a file runs when that file's tests are done, not at the
 //   end of the shard. Other top-level hooks (before, beforeEach, afterEach) would apply to every later
 //   file, so a fast-tier file that declares one fails with a message naming it.
+// - shared helpers that outlive a file: a helper module is loaded once per shard, so it cannot hang
+//   its clean-up on a file's after(); it asks the shard instead, through the object at
+//   globalThis[Symbol.for('meter-gateway.test-shard')]: afterFile(hook) runs the hook after each file
+//   (after its own after() hooks), atEnd(hook) after the last one. The page shards' one browser
+//   (test/helpers/file-browser.ts) closes the contexts a file left open after each file and the
+//   browser itself at the end.
 // Each file's duration goes as one JSON line to the file named by MG_TEST_FILE_TIMES, for the
 // runner's list of the slowest files.
 import { appendFileSync } from 'node:fs';
@@ -98,6 +104,13 @@ async function failure(file, name, error) {
   });
 }
 
+/** The hooks of shared helpers (see the top of this file). */
+const shardHooks = { afterFile: [], atEnd: [] };
+globalThis[Symbol.for('meter-gateway.test-shard')] = {
+  afterFile: (hook) => shardHooks.afterFile.push(hook),
+  atEnd: (hook) => shardHooks.atEnd.push(hook),
+};
+
 /** Runs `paths` (compiled test files) one after another; see the top of this file. */
 export async function runFiles(paths) {
   const startEnv = { ...process.env };
@@ -126,8 +139,24 @@ export async function runFiles(paths) {
         await failure(file, `${path} after()`, error);
       }
     }
+    for (const hook of shardHooks.afterFile) {
+      try {
+        await hook();
+      } catch (error) {
+        await failure(file, `${path}: the shard's clean-up after it`, error);
+      }
+    }
     current = undefined;
     const ms = performance.now() - started;
     if (timesFile) appendFileSync(timesFile, `${JSON.stringify({ file: path, ms, ok: !file.failed })}\n`);
+  }
+  for (const hook of shardHooks.atEnd.splice(0)) {
+    try {
+      await hook();
+    } catch (error) {
+      await declareTest("the shard's clean-up at its end", () => {
+        throw error;
+      });
+    }
   }
 }

@@ -31,6 +31,7 @@ export const SYSTEM_TIER = [
   'mqtt/discovery-lifecycle',
   'mqtt/restart-process',
   // Chromium pages (test/helpers/file-browser.ts, test/web/page-rig.ts).
+  'architecture/page-shard',
   'web/languages',
   'web/dashboard',
   'web/status-pages',
@@ -123,6 +124,19 @@ export const SYSTEM_TIER = [
   // An inverter on RS485 over a socat pty pair (real serial timing).
   'export-limiter/modbus-rtu',
 ];
+
+/**
+ * The system tier's page files (Chromium pages: test/helpers/file-browser.ts, test/web/page-rig.ts)
+ * run in a few shared processes, each with one browser its files share (scripts/test-shard.mjs),
+ * instead of a process and a browser per file. Like the fast tier's shards, they follow the shard
+ * rules (no top-level before, beforeEach or afterEach; test/architecture/test-tiers.test.ts).
+ */
+export const PAGE_FOLDER = 'web/';
+
+/** True for a system-tier file that runs in a page shard. */
+export function isPageFile(path) {
+  return tierOf(path) === 'system' && testId(path).startsWith(PAGE_FOLDER);
+}
 
 /** The path of a test file below test/ (or dist/test/) without its `.test.ts`/`.test.js` ending. */
 export function testId(path) {

@@ -134,7 +134,8 @@ export class Daemon {
       logger: options.logger,
       meterInterface: interfaceOfSource(config.config.meter.source),
       requestRestart: (reason) => requestRestart(reason),
-      now: daemonClock(),
+      // The test clock offset from the environment the config was read from (main: the process's).
+      now: daemonClock(options.env),
     });
     // The web page's log view: the latest lines in memory, from the first one on.
     const recent = new RecentLog();

@@ -1,7 +1,8 @@
 // The tier list of scripts/test-tiers.mjs stays true (docs/architecture.md#test-tiers): every entry
 // names test files that exist, and a test file that starts Chromium, a container, install.sh, the
 // daemon as a child process or a SIGKILL loop is in the system tier, so the fast tier stays fast; and no fast-tier file declares a
-// top-level hook that its shard (scripts/test-shard.mjs) would run around the files after it.
+// top-level hook that its shard (scripts/test-shard.mjs) would run around the files after it, nor
+// does a page file of the system tier (they run in page shards).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -14,6 +15,7 @@ interface Tiers {
   testId(path: string): string;
   entryMatches(entry: string, id: string): boolean;
   tierOf(path: string): 'fast' | 'system';
+  isPageFile(path: string): boolean;
 }
 
 const tiers = (await import(pathToFileURL(join(repoRoot, 'scripts', 'test-tiers.mjs')).href)) as Tiers;
@@ -65,11 +67,17 @@ test('the tier of a path: listed files and folders are system, everything else f
   // An entry names one file exactly: web/dashboard is not web/dashboard-headline's prefix rule.
   assert.equal(tiers.testId('dist/test/web/dashboard-headline.test.js'), 'web/dashboard-headline');
   assert.equal(tiers.entryMatches('web/dashboard', 'web/dashboard-headline'), false);
+  // The system tier's page files run in page shards; a fast-tier file of test/web/ does not.
+  assert.equal(tiers.isPageFile('dist/test/web/theme.test.js'), true);
+  assert.equal(tiers.isPageFile('test/web/ui-helpers.test.ts'), false);
+  assert.equal(tiers.isPageFile('dist/test/container/image.test.js'), false);
 });
 
-test('no fast-tier file declares a top-level before, beforeEach or afterEach (its shard would run it around later files)', () => {
+test('no fast-tier or page file declares a top-level before, beforeEach or afterEach (its shard would run it around later files)', () => {
+  const pageFiles = files.filter((file) => tiers.isPageFile(file));
+  assert.ok(pageFiles.length > 20, `${pageFiles.length} page files found`);
   const offenders = files.flatMap((file) => {
-    if (tiers.tierOf(file) !== 'fast') return [];
+    if (tiers.tierOf(file) !== 'fast' && !tiers.isPageFile(file)) return [];
     const source = readFileSync(join(repoRoot, file), 'utf8');
     const hooks = [...source.matchAll(/^(before|beforeEach|afterEach)\(/gm)].map((match) => match[1]);
     return hooks.length > 0 ? [`${file} (${hooks.join(', ')})`] : [];

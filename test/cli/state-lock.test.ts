@@ -44,3 +44,15 @@ test('a lock left by a killed daemon is taken over', async (t) => {
   t.after(() => next.stop());
   assert.equal(readFileSync(join(state, 'daemon.lock'), 'utf8').trim(), String(next.child.pid));
 });
+
+test('a daemon that does not report listening in time is killed by the helper that gave up on it', async (t) => {
+  const state = mkdtempSync(join(tmpdir(), 'mg-lock-given-up-'));
+  t.after(() => rmSync(state, { recursive: true, force: true }));
+  // A deadline no start can meet: the helper gives up while the daemon is still starting.
+  await assert.rejects(startDaemonProcess(state, {}, 1), /waiting for the daemon to listen/);
+  // Left running, it would hold the state folder (the next start exits 75) and keep this file's
+  // process alive after its tests.
+  const next = await startDaemonProcess(state);
+  t.after(() => next.stop());
+  assert.equal(readFileSync(join(state, 'daemon.lock'), 'utf8').trim(), String(next.child.pid));
+});

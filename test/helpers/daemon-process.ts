@@ -46,19 +46,39 @@ export interface ListeningDaemon extends DaemonProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the daemon (see startDaemon) and waits until it listens; the port comes from its log line. */
+/**
+ * Starts the daemon (see startDaemon) and waits until it listens; the port comes from its log line.
+ * A daemon that does not listen in time is killed before the error is thrown.
+ */
 export async function startDaemonProcess(
   state: string,
   env: Record<string, string> = {},
+  /** How long to wait for the listening line (waitFor's default unless given). */
+  listenDeadlineMs?: number,
 ): Promise<ListeningDaemon> {
   const daemon = startDaemon(state, env);
   const listening = /http: listening on (?:127\.0\.0\.1|0\.0\.0\.0):(\d+)/;
-  await Promise.race([
-    waitFor('the daemon to listen', daemon.output, (output) => listening.test(output)),
-    daemon.exited.then((code) => {
-      throw new Error(`daemon exited with ${code} before listening:\n${daemon.output()}`);
-    }),
-  ]);
+  try {
+    await Promise.race([
+      waitFor(
+        'the daemon to listen',
+        daemon.output,
+        (output) => listening.test(output),
+        listenDeadlineMs === undefined ? {} : { deadlineMs: listenDeadlineMs },
+      ),
+      daemon.exited.then((code) => {
+        throw new Error(`daemon exited with ${code} before listening:\n${daemon.output()}`);
+      }),
+    ]);
+  } catch (error) {
+    // A daemon that did not come up in time is ended here: the test never gets it to stop, and
+    // a child left running keeps the test file's process alive until the runner's file deadline.
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+      daemon.child.kill('SIGKILL');
+      await daemon.exited;
+    }
+    throw error;
+  }
   const port = Number(listening.exec(daemon.output())![1]);
   return {
     ...daemon,

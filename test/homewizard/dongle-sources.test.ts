@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { parseSource } from '../../src/meter/source.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
-import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Stub answers written from the published documentation, not from this project's personality:
@@ -93,9 +93,9 @@ async function stub(t: TestContext, listener: RequestListener): Promise<number> 
   return (server.address() as AddressInfo).port;
 }
 
-async function daemon(t: TestContext, env: Record<string, string>): Promise<ListeningDaemon> {
+async function daemon(t: TestContext, env: Record<string, string>): Promise<InProcessDaemon> {
   const state = mkdtempSync(join(tmpdir(), 'mg-dongle-'));
-  const started = await startDaemonProcess(state, env);
+  const started = await startDaemonInProcess(state, env);
   t.after(async () => {
     await started.stop();
     rmSync(state, { recursive: true, force: true });

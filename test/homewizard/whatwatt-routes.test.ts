@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
 import { freeUdpPort } from '../helpers/ports.js';
 
 const HOMEWIZARD_PATHS = ['/api', '/api/v1/data', '/api/v1/telegram'];
@@ -73,17 +73,17 @@ async function answerOf(baseUrl: string, path: string): Promise<unknown> {
 }
 
 test('every whatwatt Go GET route answers the same with the HomeWizard personality on', async (t) => {
-  const daemons: ListeningDaemon[] = [];
+  const daemons: InProcessDaemon[] = [];
   for (const enable of ['false', 'true']) {
     const state = mkdtempSync(join(tmpdir(), 'meter-gateway-hw-routes-'));
     t.after(() => rmSync(state, { recursive: true, force: true }));
-    const daemon = await startDaemonProcess(state, {
+    const daemon = await startDaemonInProcess(state, {
       METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: enable,
     });
     t.after(() => daemon.stop());
     daemons.push(daemon);
   }
-  const [off, on] = daemons as [ListeningDaemon, ListeningDaemon];
+  const [off, on] = daemons as [InProcessDaemon, InProcessDaemon];
   // Both simulators past their second reading, so both know the measured interval.
   for (const daemon of daemons)
     await waitFor(
@@ -113,7 +113,7 @@ test('every whatwatt Go GET route answers the same with the HomeWizard personali
 test('a device client replacing the settings (POST without services.emulate) keeps the personality on', async (t) => {
   const state = mkdtempSync(join(tmpdir(), 'meter-gateway-hw-replace-'));
   t.after(() => rmSync(state, { recursive: true, force: true }));
-  const daemon = await startDaemonProcess(state);
+  const daemon = await startDaemonInProcess(state);
   t.after(() => daemon.stop());
   const settings = `${daemon.baseUrl}/api/v1/settings`;
   const json = { 'Content-Type': 'application/json' };
@@ -158,11 +158,11 @@ async function overUdp(port: number, method: string): Promise<Record<string, num
 
 test('both personalities on: every whatwatt Go GET route answers as with both off, and both serve the same reading', async (t) => {
   const udpPort = await freeUdpPort();
-  const daemons: ListeningDaemon[] = [];
+  const daemons: InProcessDaemon[] = [];
   for (const enable of ['false', 'true']) {
     const state = mkdtempSync(join(tmpdir(), 'meter-gateway-both-routes-'));
     t.after(() => rmSync(state, { recursive: true, force: true }));
-    const daemon = await startDaemonProcess(state, {
+    const daemon = await startDaemonInProcess(state, {
       METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: enable,
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: enable,
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(udpPort),
@@ -171,7 +171,7 @@ test('both personalities on: every whatwatt Go GET route answers as with both of
     t.after(() => daemon.stop());
     daemons.push(daemon);
   }
-  const [off, on] = daemons as [ListeningDaemon, ListeningDaemon];
+  const [off, on] = daemons as [InProcessDaemon, InProcessDaemon];
   for (const daemon of daemons)
     await waitFor(
       'two readings',

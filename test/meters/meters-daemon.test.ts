@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
 import { requireCommand, requirePeer } from '../helpers/environment.js';
 import { waitFor } from '../helpers/wait.js';
 import { send } from '../http/http-client.js';
@@ -62,7 +62,7 @@ test(
       { id: 'pv_minus_ev', name: 'PV - EV', role: 'other', expression: 'pv - ev' },
       { id: 'house', name: 'House', role: 'consumer', expression: 'main + 0.5 * hp' },
     ];
-    const daemon = await startDaemonProcess(state, { METER_GATEWAY_METERS: JSON.stringify(meters) });
+    const daemon = await startDaemonInProcess(state, { METER_GATEWAY_METERS: JSON.stringify(meters) });
     const streams: SseStream[] = [];
     t.after(async () => {
       for (const stream of streams) stream.close();

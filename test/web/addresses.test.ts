@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { requireChromium } from '../helpers/browser.js';
-import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
 import { launchMappedBrowser, seeRefusal, useEveryPage } from './addresses-check.js';
 import { settingsOf } from './page-rig.js';
 
@@ -21,9 +21,9 @@ const NAMES = ['raspberrypi.local', OWN_HOST, 'meter.example.test', 'proxy.examp
 async function rig(
   t: TestContext,
   env: Record<string, string> = {},
-): Promise<{ daemon: ListeningDaemon; browser: Browser }> {
+): Promise<{ daemon: InProcessDaemon; browser: Browser }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-addresses-'));
-  const daemon = await startDaemonProcess(stateDir, { METER_GATEWAY_HTTP_HOST: '0.0.0.0', ...env });
+  const daemon = await startDaemonInProcess(stateDir, { METER_GATEWAY_HTTP_HOST: '0.0.0.0', ...env });
   const browser = await launchMappedBrowser(NAMES);
   t.after(async () => {
     await browser.close();
@@ -33,7 +33,7 @@ async function rig(
   return { daemon, browser };
 }
 
-function portOf(daemon: ListeningDaemon): number {
+function portOf(daemon: InProcessDaemon): number {
   return Number(new URL(daemon.baseUrl).port);
 }
 

@@ -7,7 +7,7 @@ import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { PAGES } from '../helpers/ui-pages.js';
-import { eventsAbove, jsonOf, liveCount, setUp, trackRequests } from './page-rig.js';
+import { eventsAbove, jsonOf, liveCount, setUp, setUpChildProcess, trackRequests } from './page-rig.js';
 
 test('the page loads, the live chart receives events, and a stopped gateway shows "not connected"', async (t) => {
   if (!requireChromium(t)) return;
@@ -113,7 +113,7 @@ async function chartPoints(page: Page, id: string): Promise<number> {
 
 test('the history charts show what the gateway recorded, also after a daemon restart', async (t) => {
   if (!requireChromium(t)) return;
-  const { daemon, page, stateDir, pageErrors } = await setUp(t);
+  const { daemon, page, stateDir, pageErrors } = await setUpChildProcess(t);
   await page.goto(`${daemon.baseUrl}/`);
   await eventsAbove(page, 3);
   await page.goto(`${daemon.baseUrl}/#/history`);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { requireChromium, requireFullChromium } from '../helpers/browser.js';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
 import { setUp, settingsOf } from './page-rig.js';
 
 const PREFIX = '/api/hassio_ingress/k3yT0ken_aBc';
@@ -151,7 +151,7 @@ test('behind an ingress proxy under a path prefix the page loads in a frame, str
 
 test('the page may be framed by its own origin behind ingress only', async (t) => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-ingress-'));
-  const daemon = await startDaemonProcess(stateDir);
+  const daemon = await startDaemonInProcess(stateDir);
   t.after(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { requireChromium } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
-import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
+import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
 import { de } from '../../src/web/ui/i18n/de/index.js';
 import { fr } from '../../src/web/ui/i18n/fr/index.js';
 import { nl } from '../../src/web/ui/i18n/nl/index.js';
@@ -31,11 +31,11 @@ const METERS = [
   { id: 'house', name: 'House', role: 'consumer', expression: 'main' },
 ];
 
-async function daemonFor(t: { after(fn: () => Promise<void>): void }): Promise<ListeningDaemon> {
+async function daemonFor(t: { after(fn: () => Promise<void>): void }): Promise<InProcessDaemon> {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-languages-'));
   // PLUS: the Actions page lists and edits actions instead of naming the licence it needs. Further
   // meters: the Meters page, its energy-flow card and the meters editor show their texts.
-  const daemon = await startDaemonProcess(stateDir, {
+  const daemon = await startDaemonInProcess(stateDir, {
     METER_GATEWAY_LICENSE_TYPE: 'PLUS',
     METER_GATEWAY_METERS: JSON.stringify(METERS),
   });

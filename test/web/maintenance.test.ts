@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { requireChromium } from '../helpers/browser.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
-import { setUp, settingsOf } from './page-rig.js';
+import { setUp, setUpChildProcess, settingsOf } from './page-rig.js';
 
 test("the firmware page shows the gateway's refusal of a file that is no release bundle", async (t) => {
   if (!requireChromium(t)) return;
@@ -23,7 +23,7 @@ test("the firmware page shows the gateway's refusal of a file that is no release
 
 test('reboot asks first; dismissed nothing happens, accepted the gateway restarts', async (t) => {
   if (!requireChromium(t)) return;
-  const { daemon, page } = await setUp(t);
+  const { daemon, page } = await setUpChildProcess(t);
   await page.goto(`${daemon.baseUrl}/#/settings/maintenance`);
   let question = '';
   page.once('dialog', (dialog) => {
@@ -46,7 +46,7 @@ test('reboot asks first; dismissed nothing happens, accepted the gateway restart
 
 test('factory restore asks first, then deletes the settings made here and restarts', async (t) => {
   if (!requireChromium(t)) return;
-  const { daemon, page, stateDir } = await setUp(t);
+  const { daemon, page, stateDir } = await setUpChildProcess(t);
   const put = await fetch(`${daemon.baseUrl}/api/v1/settings`, {
     method: 'PUT',
     headers: { 'Content-Type': 'application/json' },

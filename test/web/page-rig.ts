@@ -6,11 +6,25 @@ import type { TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { BrowserOptions, TestBrowser } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
+import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
 import { startDaemonProcess, type ListeningDaemon } from '../helpers/daemon-process.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** The real daemon (simulator meter) and a headless Chromium, both cleaned up after the test. */
-export async function setUp(
+/** What setUp gives a test: the daemon, a browser context of the file's browser, a page. */
+export interface PageRig<D> {
+  daemon: D;
+  browser: TestBrowser;
+  page: Page;
+  pageErrors: string[];
+  stateDir: string;
+}
+
+/**
+ * The real daemon (simulator meter) in the test's process (test/helpers/daemon-in-process.ts) and
+ * a browser context with a page, all cleaned up after the test. For a test of a restart or an exit,
+ * setUpChildProcess.
+ */
+export function setUp(
   t: TestContext,
   env: Record<string, string> = {},
   credentials?: { username: string; password: string },
@@ -18,15 +32,28 @@ export async function setUp(
   preparedStateDir?: string,
   /** More of the browser context's options, e.g. `fullChromium` (test/helpers/browser.ts). */
   browserOptions: BrowserOptions = {},
-): Promise<{
-  daemon: ListeningDaemon;
-  browser: TestBrowser;
-  page: Page;
-  pageErrors: string[];
-  stateDir: string;
-}> {
+): Promise<PageRig<InProcessDaemon>> {
+  return rig(t, startDaemonInProcess, env, credentials, preparedStateDir, browserOptions);
+}
+
+/** setUp with the daemon as a child process (test/helpers/daemon-process.ts): its exit can be awaited. */
+export function setUpChildProcess(
+  t: TestContext,
+  env: Record<string, string> = {},
+): Promise<PageRig<ListeningDaemon>> {
+  return rig(t, startDaemonProcess, env);
+}
+
+async function rig<D extends { stop(): Promise<void> }>(
+  t: TestContext,
+  start: (stateDir: string, env: Record<string, string>) => Promise<D>,
+  env: Record<string, string>,
+  credentials?: { username: string; password: string },
+  preparedStateDir?: string,
+  browserOptions: BrowserOptions = {},
+): Promise<PageRig<D>> {
   const stateDir = preparedStateDir ?? mkdtempSync(join(tmpdir(), 'mg-web-'));
-  const daemon = await startDaemonProcess(stateDir, env);
+  const daemon = await start(stateDir, env);
   const browser = await browserContext({
     ...browserOptions,
     ...(credentials ? { httpCredentials: credentials } : {}),

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import type { PricesView } from '../../src/contracts/prices.js';
 import { CLOCK_OFFSET_VARIABLE } from '../../src/context.js';
 import { requireChromium } from '../helpers/browser.js';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
 import { browserContext } from '../helpers/file-browser.js';
 import { waitFor } from '../helpers/wait.js';
 import { recordingServer } from '../actions/rig.js';
@@ -258,7 +258,7 @@ test(
         source === 'energy_charts' ? prices.url : `${prices.url}/${source}`,
       ]),
     );
-    const daemon = await startDaemonProcess(stateDir, {
+    const daemon = await startDaemonInProcess(stateDir, {
       TZ: 'Europe/Brussels',
       [CLOCK_OFFSET_VARIABLE]: String(Math.round((at - Date.now()) / 1000)),
       METER_GATEWAY_LICENSE_TYPE: 'PLUS',

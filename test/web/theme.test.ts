@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { requireChromium } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
 
 type PageGlobal = {
   document: {
@@ -43,7 +43,7 @@ async function chartPixels(page: Page): Promise<string> {
 test('the theme follows prefers-color-scheme, the menu overrides it and persists, charts follow', async (t) => {
   if (!requireChromium(t)) return;
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-theme-'));
-  const daemon = await startDaemonProcess(stateDir);
+  const daemon = await startDaemonInProcess(stateDir);
   t.after(async () => {
     await daemon.stop();
     rmSync(stateDir, { recursive: true, force: true });
