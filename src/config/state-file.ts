@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { readFileSync, renameSync, statSync } from 'node:fs';
 import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { writeFileAtomic } from './atomic-file.js';
@@ -23,7 +23,12 @@ export interface StateFileProblem {
 export interface StateFileOptions {
   now: () => number;
   onProblem?: (problem: StateFileProblem) => void;
+  /** A file larger than this is not read: it is moved aside like an invalid one (default 8 MiB). */
+  maxBytes?: number;
 }
+
+/** Far above any state file the daemon writes; a larger one is damage, not state. */
+const DEFAULT_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Where a state file that failed its contract goes: next to it, with the time of the move. */
 export function corruptPathOf(path: string, now: number): string {
@@ -39,7 +44,17 @@ export class VersionedStateFile<S extends TSchema> {
 
   /** The file's content when it meets its contract; undefined when absent or moved aside. */
   load(): Static<S> | undefined {
-    if (!existsSync(this.path)) return undefined;
+    let size: number;
+    try {
+      size = statSync(this.path).size;
+    } catch {
+      return undefined;
+    }
+    const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (size > maxBytes) {
+      this.moveAside(`larger than ${maxBytes} bytes`);
+      return undefined;
+    }
     let data: unknown;
     try {
       data = JSON.parse(readFileSync(this.path, 'utf8'));

@@ -1,8 +1,8 @@
-import { renameSync, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Type } from 'typebox';
 import { writeFileAtomic } from '../config/atomic-file.js';
-import { corruptPathOf, VersionedStateFile, type StateFileOptions } from '../config/state-file.js';
+import { VersionedStateFile, type StateFileOptions } from '../config/state-file.js';
 
 /** What the limiter keeps of an inverter across restarts. */
 export interface InverterMemory {
@@ -13,6 +13,7 @@ export interface InverterMemory {
   setpoint_w?: number;
 }
 
+/** A file larger than any the limiter writes is not read: it is moved aside like an invalid one. */
 const MAX_BYTES = 64 * 1024;
 
 /** The file's contract: an invalid file is moved aside and nothing is remembered (docs/architecture.md#durability). */
@@ -44,7 +45,7 @@ export class LimiterStateFile {
     private readonly dir: string,
     private readonly options: StateFileOptions,
   ) {
-    this.file = new VersionedStateFile(this.path, LimiterFileSchema, options);
+    this.file = new VersionedStateFile(this.path, LimiterFileSchema, { ...options, maxBytes: MAX_BYTES });
   }
 
   get path(): string {
@@ -72,7 +73,6 @@ export class LimiterStateFile {
   private load(): Record<string, InverterMemory> {
     if (this.entries) return this.entries;
     this.entries = {};
-    if (this.tooLarge()) return this.entries;
     for (const [id, entry] of Object.entries(this.file.load()?.inverters ?? {}))
       this.entries[id] = {
         source: entry.source,
@@ -82,31 +82,13 @@ export class LimiterStateFile {
     return this.entries;
   }
 
-  /** A file larger than any the limiter writes is not read: it is moved aside like an invalid one. */
-  private tooLarge(): boolean {
-    let size: number;
-    try {
-      size = statSync(this.path).size;
-    } catch {
-      return false;
-    }
-    if (size <= MAX_BYTES) return false;
-    const movedTo = corruptPathOf(this.path, this.options.now());
-    try {
-      renameSync(this.path, movedTo);
-    } catch {
-      // gone meanwhile or not movable: nothing is remembered all the same
-    }
-    this.options.onProblem?.({ path: this.path, movedTo, reason: `larger than ${MAX_BYTES} bytes` });
-    return true;
-  }
-
   private save(entries: Record<string, InverterMemory>): void {
     this.entries = entries;
     if (Object.keys(entries).length === 0) {
       rmSync(this.path, { force: true });
       return;
     }
+    // Indented: an installer reads this file to see which limits the gateway found.
     writeFileAtomic(this.path, `${JSON.stringify({ version: 1, inverters: entries }, null, 2)}\n`);
   }
 }
