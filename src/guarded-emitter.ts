@@ -75,25 +75,30 @@ export class GuardedEmitter<Events extends Record<keyof Events, unknown[]>> exte
    */
   protected deliverSettled<K extends keyof Events & string>(event: K, ...args: Events[K]): Delivery {
     const failures: ListenerFailure[] = [];
-    const waiting = new Set<string>();
+    // Promises still open per owner: one owner may have several listeners at work.
+    const waiting = new Map<string, number>();
     const pending: Promise<void>[] = [];
     for (const raw of (this as EventEmitter).rawListeners(event)) {
       try {
         const answer: unknown = (raw as (...values: unknown[]) => unknown).apply(this, args);
         if (answer instanceof Promise) {
           const owner = this.ownerOf(raw);
-          waiting.add(owner);
+          waiting.set(owner, (waiting.get(owner) ?? 0) + 1);
           pending.push(
             answer
               .then(noop, (error: unknown) => void failures.push(this.failed(raw, event, error)))
-              .finally(() => waiting.delete(owner)),
+              .finally(() => {
+                const left = waiting.get(owner)! - 1;
+                if (left === 0) waiting.delete(owner);
+                else waiting.set(owner, left);
+              }),
           );
         }
       } catch (error) {
         failures.push(this.failed(raw, event, error));
       }
     }
-    return { settled: Promise.all(pending).then(() => failures), pending: () => [...waiting] };
+    return { settled: Promise.all(pending).then(() => failures), pending: () => [...waiting.keys()] };
   }
 
   /** The owner a listener was subscribed for, else its function's name. */
