@@ -1,4 +1,5 @@
 import { closeClient } from './client-close.js';
+import { interFrameMs } from './rtu-frame.js';
 import { delay, systemClock, type Clock, type Timer } from '../clock.js';
 
 /**
@@ -34,11 +35,12 @@ export type BusClient = RegisterClient & {
 };
 
 /**
- * The RTU inter-frame silence t3.5 in ms (Modbus over Serial Line V1.02 §2.5.1.1): 3.5 character
- * times of 11 bits each, and a fixed 1.75 ms above 19200 baud.
+ * The silence the bus master keeps between two transactions: t3.5 (Modbus over Serial Line V1.02
+ * §2.5.1.1) of a character of the 11 bits an RTU character has by §2.3 (start, 8 data, parity or a
+ * second stop bit, stop), whatever the line's own framing: a master waits the longer of the two.
  */
 export function interFrameSilenceMs(baudRate: number): number {
-  return baudRate > 19200 ? 1.75 : (3.5 * 11 * 1000) / baudRate;
+  return interFrameMs(baudRate, 'even', 1);
 }
 
 /** One unit's use of a bus (a meter's, or an inverter's). `lost` is called when the port goes away under it. */
