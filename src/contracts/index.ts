@@ -21,3 +21,4 @@ export * from './status.js';
 export * from './system.js';
 export * from './push.js';
 export * from './export-limiter.js';
+export * from './outputs.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AppContext, ServiceStatus } from '../context.js';
+import { LISTENING_OUTPUTS, type OutputState } from '../contracts/outputs.js';
 
 /**
  * Health of the process (docs/architecture.md#health): unhealthy while an enabled output that
@@ -10,10 +11,9 @@ import type { AppContext, ServiceStatus } from '../context.js';
  * once no reading came for `health.max_reading_age_s` (0: never): a gateway that serves nothing
  * measured for minutes is not healthy, whatever the reason.
  */
-const LISTENING_OUTPUTS = ['modbus', 'modbus_rtu', 'meter_proxy'];
 
 /** An output that does not run as configured: failed for good, or failed and retried by the runner. */
-const FAILED_STATES = new Set(['error', 'retrying']);
+const FAILED_STATES: ReadonlySet<string> = new Set<OutputState>(['error', 'retrying']);
 
 export const HEALTH_PATH = '/api/v1/health';
 
@@ -48,7 +48,7 @@ export function healthOf(
   services: Readonly<Record<string, ServiceStatus>>,
   meter: MeterFreshness,
 ): HealthView {
-  const failed = LISTENING_OUTPUTS.filter((name) => FAILED_STATES.has(services[name]?.state ?? '')).map(
+  const failed: HealthProblem[] = LISTENING_OUTPUTS.filter((name) => FAILED_STATES.has(services[name]?.state ?? '')).map(
     (name) => ({
       output: name,
       error: String(services[name]!.error ?? services[name]!.reason ?? 'failed'),

@@ -1,3 +1,4 @@
+import type { OutputName } from '../../contracts/outputs.js';
 import type { ServiceStatusView, SystemView } from '../../contracts/system.js';
 import { api } from './api.js';
 import { t, tOr, tServer, type MessageKey } from './i18n/i18n.js';
@@ -10,7 +11,8 @@ import { t, tOr, tServer, type MessageKey } from './i18n/i18n.js';
 
 const POLL_MS = 2_000;
 
-const LABELS: Record<string, MessageKey> = {
+/** The outputs a status board may show (a `data-status` name not in OUTPUT_NAMES fails web/status-names). */
+const LABELS: Partial<Record<OutputName, MessageKey>> = {
   meter: 'settings.meter_source',
   mqtt: 'status.mqtt_broker',
   modbus: 'settings.modbus_tcp_slave',
@@ -89,7 +91,7 @@ function cloudErrors(status: ServiceStatusView): string[] {
   return errors;
 }
 
-function serviceLine(name: string, status: ServiceStatusView | undefined): HTMLElement {
+function serviceLine(name: OutputName, status: ServiceStatusView | undefined): HTMLElement {
   const line = document.createElement('div');
   line.className = 'status-line';
   line.dataset.service = name;
@@ -113,7 +115,10 @@ function serviceLine(name: string, status: ServiceStatusView | undefined): HTMLE
 const QUIET = new Set(['off', 'disabled', 'stopped']);
 
 function render(container: HTMLElement, system: SystemView): void {
-  const names = (container.dataset.status ?? '').split(/\s+/).filter(Boolean);
+  // The declared outputs the board names (each has its label); web/status-names checks the page's lists.
+  const names = (container.dataset.status ?? '')
+    .split(/\s+/)
+    .filter((name): name is OutputName => Object.hasOwn(LABELS, name));
   const quiet = container.dataset.quiet !== undefined;
   const shown = names.filter((name) => {
     const status = system.services[name];
