@@ -61,7 +61,8 @@ async function rig<D extends { stop(): Promise<void> }>(
   t.after(async () => {
     await browser.close();
     await daemon.stop();
-    rmSync(stateDir, { recursive: true, force: true });
+    // Retried: a daemon child ending beside the removal may still add a file.
+    rmSync(stateDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
   const page = await browser.context.newPage();
   const pageErrors: string[] = [];
