@@ -40,15 +40,4 @@ export function dayOf(ms: number): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** Local ISO 8601 text with its offset, e.g. 2022-12-06T22:15:00+01:00. */
-export function localIso(ms: number): string {
-  const date = new Date(ms);
-  const pad = (value: number) => String(Math.floor(Math.abs(value))).padStart(2, '0');
-  const offset = offsetSeconds(ms) / 60;
-  const sign = offset < 0 ? '-' : '+';
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
-    `${sign}${pad(offset / 60)}:${pad(offset % 60)}`
-  );
-}
+export { localIso } from '../reading/time-format.js';

@@ -1,6 +1,6 @@
 import type { PriceSlot, PricesView } from '../contracts/prices.js';
 import { bucketPrice, type PriceSettings } from '../history/costs.js';
-import { localIso } from '../peak/window.js';
+import { localIso } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import { describeFormula } from './formula.js';
 import { addDays, localDate } from './local-day.js';

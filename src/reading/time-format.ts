@@ -42,3 +42,19 @@ export function liveDateAndTime(ms: number): { Date: string; Time: string } {
   const local = localDateTime(new Date(ms));
   return { Date: local.slice(0, 10), Time: local.slice(11) };
 }
+
+/**
+ * Local ISO 8601 text with its offset, +00:00 rather than Z at UTC (the peak guard's and the
+ * prices' JSON), e.g. 2022-12-06T22:15:00+01:00.
+ */
+export function localIso(ms: number): string {
+  const date = new Date(ms);
+  const pad = (value: number) => String(Math.floor(Math.abs(value))).padStart(2, '0');
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
+    `${sign}${pad(offset / 60)}:${pad(offset % 60)}`
+  );
+}
