@@ -11,7 +11,7 @@ import type { AppConfig } from '../../src/config/types.js';
 import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
 import { Daemon, registerConfigFormats } from '../../src/daemon.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput, type Output } from '../../src/output.js';
+import { meterLookup, runOutput, type Output } from '../../src/output.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
@@ -317,21 +317,22 @@ interface MqttSlice {
 test('MQTT link: options the client cannot use make the apply reject; usable ones are applied on the next attempt', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-mqtt-'));
   const ctx: AppContext = createAppContext({ stateDir, logger: linesLogger([]) });
-  const mqtt = createMqttService(ctx) as unknown as Output<MqttSlice>;
+  const mqtt = createMqttService(ctx);
   const slice = (url: string): MqttSlice => ({
-    ...mqtt.select(ctx.config.config),
+    ...mqtt.select(ctx.config.config, meterLookup(ctx.meters)),
     mqtt: { ...ctx.config.config.mqtt, enable: true, url },
   });
+  const reported: string[] = [];
   try {
-    await mqtt.start();
+    await mqtt.start({ facts: () => undefined, trouble: (reason) => reported.push(String(reason)) });
     // The settings rules refuse such a URL on every writer; the link is checked all the same.
-    await assert.rejects(Promise.resolve(mqtt.reconcile({ slice: slice('ftp://127.0.0.1') })), /url/);
-    assert.equal(ctx.services.get('mqtt')?.state, 'error');
+    await assert.rejects(Promise.resolve(mqtt.apply({ slice: slice('ftp://127.0.0.1') }, undefined)), /url/);
     // The same view again is a new attempt, not "nothing changed".
-    await assert.rejects(Promise.resolve(mqtt.reconcile({ slice: slice('ftp://127.0.0.1') })), /url/);
+    await assert.rejects(Promise.resolve(mqtt.apply({ slice: slice('ftp://127.0.0.1') }, undefined)), /url/);
     const port = await freePort();
-    await mqtt.reconcile({ slice: slice(`mqtt://127.0.0.1:${port}`) });
-    assert.notEqual(ctx.services.get('mqtt')?.state, 'error');
+    const facts = await mqtt.apply({ slice: slice(`mqtt://127.0.0.1:${port}`) }, undefined);
+    assert.equal(facts?.broker, `mqtt://127.0.0.1:${port}`);
+    assert.ok(mqtt.linkStatus(), 'a link exists');
   } finally {
     await mqtt.stop();
     ctx.store.close();
