@@ -52,6 +52,8 @@ export class HomeAssistantFeed {
   private lastStatus: string | undefined;
   private link: BrokerLink | undefined;
   private actionIds = '[]';
+  /** The enabled actions' ids of the slice last applied. */
+  private enabledActions: string[] = [];
   /** The further meters' states and availability (./ha-meters.ts). */
   private meters: MetersStatePublisher | undefined;
   /** mqtt.discovery.state_interval in ms, as last configured. */
@@ -80,6 +82,7 @@ export class HomeAssistantFeed {
   }
 
   attach(module: DiscoveryModule, link: BrokerLink, settings: MqttView): void {
+    this.enabledActions = settings.actionIds;
     const facts = module.gatewayFactsOf(this.ctx);
     const discovery: HomeAssistantDiscovery = new module.HomeAssistantDiscovery(
       link,
@@ -189,7 +192,8 @@ export class HomeAssistantFeed {
   configure(settings: MqttView): void {
     this.discovery?.configure(this.settingsOf(settings));
     // Discovery asks its contributors again when it announces: a changed set of actions is announced.
-    const actionIds = JSON.stringify(this.enabledActionIds());
+    this.enabledActions = settings.actionIds;
+    const actionIds = JSON.stringify(settings.actionIds);
     if (actionIds === this.actionIds) return;
     this.actionIds = actionIds;
     if (this.link?.connected) this.discovery?.onConnect();
@@ -202,8 +206,7 @@ export class HomeAssistantFeed {
   }
 
   private enabledActionIds(): string[] {
-    const actions = this.ctx.config.config.actions.definition?.actions ?? [];
-    return actions.filter((action) => action.enable !== false).map((action) => action.id);
+    return this.enabledActions;
   }
 
   onReading(reading: Reading): void {

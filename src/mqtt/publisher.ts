@@ -67,6 +67,9 @@ export function createMqttService(
       systemName: config.system.name,
       reportInterval: config.services.report_interval,
       convFactor: config.meter.conv_factor,
+      actionIds: (config.actions.definition?.actions ?? [])
+        .filter((action) => action.enable !== false)
+        .map((action) => action.id),
     }),
     enabled: (slice) => slice.mqtt.enable,
     async apply(next, previous) {

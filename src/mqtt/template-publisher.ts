@@ -13,6 +13,8 @@ export interface MqttView {
   systemName: string;
   reportInterval: number;
   convFactor: number;
+  /** The enabled actions' ids: one Home Assistant button each (docs/architecture.md#actions). */
+  actionIds: string[];
 }
 
 /**

@@ -99,7 +99,11 @@ test('MQTT: options the client cannot use fail the start, retrying; a write that
 
     const again = await applied(ctx.config.apply(new Map([['mqtt.url', broker.url]])));
     assert.deepEqual(again.ok && again.failed, []);
-    await waitForLine('connected after the second fix, without the failure fields', line, connectedTo(broker.url));
+    await waitForLine(
+      'connected after the second fix, without the failure fields',
+      line,
+      connectedTo(broker.url),
+    );
   } finally {
     await output.stop();
     ctx.store.close();
@@ -133,7 +137,8 @@ test('MQTT through the daemon: a broker away at start is retrying until it comes
     await waitFor(
       'mqtt retrying while no broker listens',
       () => shape(line()),
-      (seen) => seen.state === 'retrying' && seen.link === 'disconnected' && /ECONNREFUSED/.test(String(seen.error)),
+      (seen) =>
+        seen.state === 'retrying' && seen.link === 'disconnected' && /ECONNREFUSED/.test(String(seen.error)),
       { deadlineMs: 15_000 },
     );
 

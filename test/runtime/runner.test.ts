@@ -11,7 +11,7 @@ import type { AppConfig } from '../../src/config/types.js';
 import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
 import { Daemon, registerConfigFormats } from '../../src/daemon.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { meterLookup, runOutput, type Output } from '../../src/output.js';
+import { meterLookup, runOutput, type DeclaredOutput } from '../../src/output.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
@@ -312,6 +312,7 @@ interface MqttSlice {
   systemName: string;
   reportInterval: number;
   convFactor: number;
+  actionIds: string[];
 }
 
 test('MQTT link: options the client cannot use make the apply reject; usable ones are applied on the next attempt', async () => {
@@ -346,12 +347,12 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
   const ctx = createAppContext({ stateDir, clock, logger: linesLogger([]) });
   let broken = true;
   let attempts = 0;
-  const output = (required: boolean): Output<boolean> => ({
+  const output = (required: boolean): DeclaredOutput<boolean> => ({
     name: required ? 'needed' : 'flaky',
     required,
     watches: ['services.sd'],
     select: (config) => config.services.sd.enable,
-    reconcile() {
+    apply() {
       attempts += 1;
       if (broken) throw new Error('port in use');
     },
@@ -362,7 +363,11 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
   try {
     await flaky.start();
     assert.equal(attempts, 1);
-    assert.deepEqual(ctx.services.get('flaky'), { state: 'error', error: 'port in use', retry_in_ms: 1000 });
+    assert.deepEqual(ctx.services.get('flaky'), {
+      state: 'retrying',
+      error: 'port in use',
+      retry_in_ms: 1000,
+    });
     const delays: number[] = [];
     for (let step = 0; step < 7; step += 1) {
       const next = clock.nextDue()! - clock.now();
@@ -377,7 +382,11 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
     assert.ok(write.ok);
     assert.deepEqual(await write.settled, []);
     assert.equal(attempts, 9);
-    assert.equal(ctx.services.get('flaky'), undefined, 'the record is gone with its cause');
+    assert.deepEqual(
+      ctx.services.get('flaky'),
+      { state: 'running' },
+      'the failure fields are gone with their cause',
+    );
     assert.equal(clock.nextDue(), undefined, 'no retry left');
 
     broken = true;
