@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
+import type { MeterHandle } from '../reading/meter-registry.js';
 import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import type { BrokerLink } from './broker-link.js';
@@ -54,6 +55,8 @@ export class HomeAssistantFeed {
   private actionIds = '[]';
   /** The enabled actions' ids of the slice last applied. */
   private enabledActions: string[] = [];
+  /** The further meters of the slice last applied. */
+  private furtherMeters: readonly MeterHandle[] = [];
   /** The further meters' states and availability (./ha-meters.ts). */
   private meters: MetersStatePublisher | undefined;
   /** mqtt.discovery.state_interval in ms, as last configured. */
@@ -82,6 +85,7 @@ export class HomeAssistantFeed {
   }
 
   attach(module: DiscoveryModule, link: BrokerLink, settings: MqttView): void {
+    this.furtherMeters = settings.meters;
     this.enabledActions = settings.actionIds;
     const facts = module.gatewayFactsOf(this.ctx);
     const discovery: HomeAssistantDiscovery = new module.HomeAssistantDiscovery(
@@ -94,7 +98,7 @@ export class HomeAssistantFeed {
         contributors: [
           module.gatewayContributor(facts),
           ...this.actionButtons(),
-          metersContributor(this.ctx),
+          metersContributor(this.ctx.system.id, () => this.furtherMeters),
           ...this.peakEntities(),
           pricesContributor(this.ctx),
           ...this.limiterEntities(),
@@ -116,6 +120,7 @@ export class HomeAssistantFeed {
       () => {
         if (link.connected) discovery.onConnect();
       },
+      settings.meters,
     );
     this.actionIds = JSON.stringify(this.enabledActionIds());
     this.attachPeak(link, () => {
@@ -193,6 +198,8 @@ export class HomeAssistantFeed {
     this.discovery?.configure(this.settingsOf(settings));
     // Discovery asks its contributors again when it announces: a changed set of actions is announced.
     this.enabledActions = settings.actionIds;
+    this.furtherMeters = settings.meters;
+    this.meters?.sync(settings.meters);
     const actionIds = JSON.stringify(settings.actionIds);
     if (actionIds === this.actionIds) return;
     this.actionIds = actionIds;

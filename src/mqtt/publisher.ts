@@ -62,7 +62,7 @@ export function createMqttService(
     name: MQTT_SERVICE,
     watches: ['mqtt', 'system.name', 'services.report_interval', 'meter.conv_factor', 'actions'],
     license: 'PLUS',
-    select: (config) => ({
+    select: (config, meters) => ({
       mqtt: config.mqtt,
       systemName: config.system.name,
       reportInterval: config.services.report_interval,
@@ -70,6 +70,7 @@ export function createMqttService(
       actionIds: (config.actions.definition?.actions ?? [])
         .filter((action) => action.enable !== false)
         .map((action) => action.id),
+      meters: meters.all().filter((meter) => meter.kind !== 'primary'),
     }),
     enabled: (slice) => slice.mqtt.enable,
     async apply(next, previous) {

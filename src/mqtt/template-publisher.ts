@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/types.js';
 import { templateInputOf, type AppContext } from '../context.js';
+import type { MeterHandle } from '../reading/meter-registry.js';
 import type { Reading } from '../reading/reading.js';
 import { buildTemplateVariables } from '../reading/template-variables.js';
 import type { BrokerLink } from './broker-link.js';
@@ -15,6 +16,8 @@ export interface MqttView {
   convFactor: number;
   /** The enabled actions' ids: one Home Assistant button each (docs/architecture.md#actions). */
   actionIds: string[];
+  /** The further meters (not the primary), each with its own Home Assistant device (./ha-meters.ts). */
+  meters: readonly MeterHandle[];
 }
 
 /**

@@ -7,10 +7,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppConfig } from '../../src/config/types.js';
 import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
 import { Daemon, registerConfigFormats } from '../../src/daemon.js';
-import { createMqttService } from '../../src/mqtt/publisher.js';
+import { createMqttService, type MqttView } from '../../src/mqtt/publisher.js';
 import { meterLookup, runOutput, type DeclaredOutput } from '../../src/output.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
@@ -307,13 +306,7 @@ test('a write that outlasts http.apply_timeout_ms answers 202 applying naming th
   }
 });
 
-interface MqttSlice {
-  mqtt: AppConfig['mqtt'];
-  systemName: string;
-  reportInterval: number;
-  convFactor: number;
-  actionIds: string[];
-}
+type MqttSlice = MqttView;
 
 test('MQTT link: options the client cannot use make the apply reject; usable ones are applied on the next attempt', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-mqtt-'));
