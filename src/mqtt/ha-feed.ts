@@ -123,13 +123,13 @@ export class HomeAssistantFeed {
       settings.meters,
     );
     this.actionIds = JSON.stringify(this.enabledActionIds());
-    this.attachPeak(link, () => {
+    this.attachPeak(link, settings, () => {
       if (link.connected) discovery.onConnect();
     });
     this.pricesMqtt = new PricesMqtt(this.ctx, link, () => {
       if (link.connected) discovery.onConnect();
     });
-    this.attachLimiter(link, () => {
+    this.attachLimiter(link, settings, () => {
       if (link.connected) discovery.onConnect();
     });
     if (this.push)
@@ -139,9 +139,10 @@ export class HomeAssistantFeed {
   }
 
   /** The limiter's state, events and commands on this link; `reannounce` when it is switched on or off. */
-  private attachLimiter(link: BrokerLink, reannounce: () => void): void {
+  private attachLimiter(link: BrokerLink, settings: MqttView, reannounce: () => void): void {
     if (!this.limiter) return;
-    const limiter = new LimiterMqtt(this.ctx, link, this.limiter.feed, this.limiter.counts, reannounce);
+    const { feed, counts } = this.limiter;
+    const limiter = new LimiterMqtt(this.ctx, link, feed, counts, reannounce, settings.exportLimiter);
     link.on('message', (name, payload, retained) => limiter.onMessage(name, payload, retained));
     this.limiterMqtt = limiter;
   }
@@ -153,9 +154,16 @@ export class HomeAssistantFeed {
   }
 
   /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */
-  private attachPeak(link: BrokerLink, reannounce: () => void): void {
+  private attachPeak(link: BrokerLink, settings: MqttView, reannounce: () => void): void {
     if (!this.peak) return;
-    const peak = new PeakMqtt(this.ctx, link, this.peak.feed, this.peak.counts, reannounce);
+    const peak = new PeakMqtt(
+      this.ctx,
+      link,
+      this.peak.feed,
+      this.peak.counts,
+      reannounce,
+      settings.peakGuard,
+    );
     link.on('message', (name, payload, retained) => peak.onMessage(name, payload, retained));
     this.peakMqtt = peak;
   }
@@ -200,6 +208,8 @@ export class HomeAssistantFeed {
     this.enabledActions = settings.actionIds;
     this.furtherMeters = settings.meters;
     this.meters?.sync(settings.meters);
+    this.peakMqtt?.configure(settings.peakGuard);
+    this.limiterMqtt?.configure(settings.exportLimiter);
     const actionIds = JSON.stringify(settings.actionIds);
     if (actionIds === this.actionIds) return;
     this.actionIds = actionIds;

@@ -60,7 +60,15 @@ export function createMqttService(
 
   return {
     name: MQTT_SERVICE,
-    watches: ['mqtt', 'system.name', 'services.report_interval', 'meter.conv_factor', 'actions'],
+    watches: [
+      'mqtt',
+      'system.name',
+      'services.report_interval',
+      'meter.conv_factor',
+      'actions',
+      'services.peak_guard',
+      'services.export_limiter',
+    ],
     license: 'PLUS',
     select: (config, meters) => ({
       mqtt: config.mqtt,
@@ -71,6 +79,16 @@ export function createMqttService(
         .filter((action) => action.enable !== false)
         .map((action) => action.id),
       meters: meters.all().filter((meter) => meter.kind !== 'primary'),
+      peakGuard: {
+        enabled: config.services.peak_guard.enabled,
+        limit_kw: config.services.peak_guard.limit_kw,
+        mode: config.services.peak_guard.mode,
+      },
+      exportLimiter: {
+        enabled: config.services.export_limiter.enabled,
+        mode: config.services.export_limiter.mode,
+        target_w: config.services.export_limiter.target_w,
+      },
     }),
     enabled: (slice) => slice.mqtt.enable,
     async apply(next, previous) {

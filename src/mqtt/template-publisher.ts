@@ -18,7 +18,17 @@ export interface MqttView {
   actionIds: string[];
   /** The further meters (not the primary), each with its own Home Assistant device (./ha-meters.ts). */
   meters: readonly MeterHandle[];
+  /** What the peak guard's retained settings message carries (./peak-publisher.ts). */
+  peakGuard: PeakSettingsView;
+  /** What the export limiter's retained settings message carries (./limiter-mqtt.ts). */
+  exportLimiter: LimiterSettingsView;
 }
+
+export type PeakSettingsView = Pick<AppConfig['services']['peak_guard'], 'enabled' | 'limit_kw' | 'mode'>;
+export type LimiterSettingsView = Pick<
+  AppConfig['services']['export_limiter'],
+  'enabled' | 'mode' | 'target_w'
+>;
 
 /**
  * The real device's template message: mqtt.publish.template rendered with the reading's variables
