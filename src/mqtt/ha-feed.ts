@@ -126,9 +126,14 @@ export class HomeAssistantFeed {
     this.attachPeak(link, settings, () => {
       if (link.connected) discovery.onConnect();
     });
-    this.pricesMqtt = new PricesMqtt(this.ctx, link, () => {
-      if (link.connected) discovery.onConnect();
-    });
+    this.pricesMqtt = new PricesMqtt(
+      this.ctx,
+      link,
+      () => {
+        if (link.connected) discovery.onConnect();
+      },
+      settings.priceSource,
+    );
     this.attachLimiter(link, settings, () => {
       if (link.connected) discovery.onConnect();
     });
@@ -210,6 +215,7 @@ export class HomeAssistantFeed {
     this.meters?.sync(settings.meters);
     this.peakMqtt?.configure(settings.peakGuard);
     this.limiterMqtt?.configure(settings.exportLimiter);
+    this.pricesMqtt?.configure(settings.priceSource);
     const actionIds = JSON.stringify(settings.actionIds);
     if (actionIds === this.actionIds) return;
     this.actionIds = actionIds;

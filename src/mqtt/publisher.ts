@@ -68,6 +68,7 @@ export function createMqttService(
       'actions',
       'services.peak_guard',
       'services.export_limiter',
+      'services.costs.source',
     ],
     license: 'PLUS',
     select: (config, meters) => ({
@@ -84,6 +85,7 @@ export function createMqttService(
         limit_kw: config.services.peak_guard.limit_kw,
         mode: config.services.peak_guard.mode,
       },
+      priceSource: config.services.costs.source.name !== 'none',
       exportLimiter: {
         enabled: config.services.export_limiter.enabled,
         mode: config.services.export_limiter.mode,

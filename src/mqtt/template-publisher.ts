@@ -22,6 +22,8 @@ export interface MqttView {
   peakGuard: PeakSettingsView;
   /** What the export limiter's retained settings message carries (./limiter-mqtt.ts). */
   exportLimiter: LimiterSettingsView;
+  /** Whether services.costs names a price source: the price sensors exist (./ha-prices.ts). */
+  priceSource: boolean;
 }
 
 export type PeakSettingsView = Pick<AppConfig['services']['peak_guard'], 'enabled' | 'limit_kw' | 'mode'>;
