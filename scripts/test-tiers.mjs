@@ -70,6 +70,7 @@ export const SYSTEM_TIER = [
   'runtime/runner-meters',
   'runtime/runner-domain',
   'runtime/runner-device',
+  'runtime/runner-mqtt',
   'daemon-hostile-input',
   'device/cloud-https-proxy',
   'device/wifi/interface-name',

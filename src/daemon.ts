@@ -78,7 +78,7 @@ import { PriceStore } from './prices/price-store.js';
 import { registerPricesRoutes } from './http/routes/prices.js';
 import { priceMetrics, priceVariables, registerPriceVariables } from './prices/contributors.js';
 import type { ListenerFailure } from './guarded-emitter.js';
-import { runOutput, type DeclaredOutput, type Output } from './output.js';
+import { runOutput, type DeclaredOutput } from './output.js';
 import type { Service } from './service.js';
 import { notifySystemd } from './systemd-notify.js';
 
@@ -352,7 +352,7 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
   const homewizard = homewizardAnswers(context);
   registerHomewizardRoutes(router, context, homewizard);
-  const output = <Slice, Facts extends object>(configured: Output<Slice> | DeclaredOutput<Slice, Facts>) =>
+  const output = <Slice, Facts extends object>(configured: DeclaredOutput<Slice, Facts>) =>
     runOutput(context, configured);
   return [
     output(new LogFile(context)),

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../src/config/types.js';
 import { createAppContext, type AppContext } from '../src/context.js';
-import { runOutput, watchesPath, type ConfigPath, type Output, type OutputView } from '../src/output.js';
+import {
+  runOutput,
+  watchesPath,
+  type ConfigPath,
+  type DeclaredOutput,
+  type OutputView,
+} from '../src/output.js';
 import { linesLogger } from './helpers/log-lines.js';
 import { registerConfigFormats } from '../src/daemon.js';
 
@@ -21,7 +27,7 @@ interface SdSlice {
 function recordingOutput(
   name: string,
   options: { license?: 'PLUS'; watches?: readonly ConfigPath[]; fail?: 'throw' | 'reject' } = {},
-): Output<SdSlice> & { views: OutputView<SdSlice>[]; events: string[] } {
+): DeclaredOutput<SdSlice, { port: number }> & { views: OutputView<SdSlice>[]; events: string[] } {
   const views: OutputView<SdSlice>[] = [];
   const events: string[] = [];
   return {
@@ -32,9 +38,9 @@ function recordingOutput(
     views,
     events,
     select: (config: AppConfig) => ({ ...config.services.sd }),
-    reconcile(view) {
+    apply(view) {
       views.push(view);
-      events.push('reconcile');
+      events.push('apply');
       if (views.length > 1 && options.fail === 'throw') throw new Error(`${name} cannot apply`);
       if (views.length > 1 && options.fail === 'reject') return Promise.reject(new Error(`${name} lost it`));
       return undefined;
@@ -69,13 +75,13 @@ test('a changed leaf counts for the node it lies at or under, never for a siblin
   assert.ok(!watchesPath(['services.sd'], 'services.modbus.port'));
 });
 
-test('an output is started, reconciled with its slice, and reconciled again only for changes it watches', async () => {
+test('an output is started, applied with its slice, and applied again only for changes it watches', async () => {
   const { ctx, close } = context();
   const output = recordingOutput('recorder');
   const running = runOutput(ctx, output);
   try {
     await running.start();
-    assert.deepEqual(output.events, ['start', 'reconcile']);
+    assert.deepEqual(output.events, ['start', 'apply']);
     assert.deepEqual(output.views[0], {
       slice: { enable: false, frequency: ctx.config.config.services.sd.frequency },
     });
@@ -90,13 +96,13 @@ test('an output is started, reconciled with its slice, and reconciled again only
 
     await running.stop();
     ctx.config.apply(new Map<string, unknown>([['services.sd.enable', false]]));
-    assert.deepEqual(output.events, ['start', 'reconcile', 'reconcile', 'stop'], 'nothing after stop');
+    assert.deepEqual(output.events, ['start', 'apply', 'apply', 'stop'], 'nothing after stop');
   } finally {
     close();
   }
 });
 
-test('the license gate: under FREE a licensed output is reconciled as blocked, an unlicensed one is not', async () => {
+test('the license gate: under FREE a licensed output is applied as blocked, an unlicensed one is not', async () => {
   const free = context({ METER_GATEWAY_LICENSE_TYPE: 'FREE' });
   const plus = context({ METER_GATEWAY_LICENSE_TYPE: 'PLUS' });
   try {
@@ -118,14 +124,13 @@ test('the license gate: under FREE a licensed output is reconciled as blocked, a
   }
 });
 
-test('an output that fails to apply a change fails alone: named in the write result, counted, shown as error, the others still applied', async () => {
+test('an output that fails to apply a change fails alone: named in the write result, counted, shown as retrying, the others still applied', async () => {
   const { ctx, close } = context();
   const throwing = recordingOutput('throwing', { fail: 'throw' });
   const rejecting = recordingOutput('rejecting', { fail: 'reject' });
   const healthy = recordingOutput('healthy');
   try {
     for (const output of [throwing, rejecting, healthy]) await runOutput(ctx, output).start();
-    ctx.services.set('rejecting', { state: 'running' });
     const result = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 7]]));
     assert.ok(result.ok);
     assert.equal(
@@ -141,7 +146,7 @@ test('an output that fails to apply a change fails alone: named in the write res
     assert.equal(ctx.config.failureCounts.get('throwing'), 1);
     assert.equal(ctx.config.failureCounts.get('rejecting'), 1);
     assert.deepEqual(ctx.services.get('rejecting'), {
-      state: 'error',
+      state: 'retrying',
       error: 'rejecting lost it',
       retry_in_ms: 1000,
     });
@@ -151,22 +156,22 @@ test('an output that fails to apply a change fails alone: named in the write res
   }
 });
 
-test('a reconcile that succeeds after a failure takes the error state away again', async () => {
+test('an apply that succeeds after a failure takes the failure fields away again', async () => {
   const { ctx, close } = context();
   let fail = false;
-  const output: Output<SdSlice> = {
+  const output: DeclaredOutput<SdSlice, { port: number }> = {
     ...recordingOutput('flaky'),
-    reconcile: () => (fail ? Promise.reject(new Error('port taken')) : undefined),
+    apply: () => (fail ? Promise.reject(new Error('port taken')) : { port: 1 }),
   };
   try {
     await runOutput(ctx, output).start();
-    ctx.services.set('flaky', { state: 'running', port: 1 });
+    assert.deepEqual(ctx.services.get('flaky'), { state: 'running', port: 1 });
     fail = true;
     const failed = ctx.config.apply(new Map<string, unknown>([['services.sd.frequency', 9]]));
     assert.ok(failed.ok);
     assert.equal((await failed.settled).length, 1);
     assert.deepEqual(ctx.services.get('flaky'), {
-      state: 'error',
+      state: 'retrying',
       error: 'port taken',
       port: 1,
       retry_in_ms: 1000,
@@ -181,15 +186,15 @@ test('a reconcile that succeeds after a failure takes the error state away again
   }
 });
 
-test('reconciles of one output never overlap: changes made while one runs share the next run, which sees the latest settings', async () => {
+test('applies of one output never overlap: changes made while one runs share the next run, which sees the latest settings', async () => {
   const { ctx, close } = context();
   const seen: number[] = [];
   let inside = 0;
   let most = 0;
   const gates: Array<() => void> = [];
-  const output: Output<SdSlice> = {
+  const output: DeclaredOutput<SdSlice, { port: number }> = {
     ...recordingOutput('slow'),
-    async reconcile(view) {
+    async apply(view) {
       inside += 1;
       most = Math.max(most, inside);
       seen.push(view.slice.frequency);
@@ -216,7 +221,7 @@ test('reconciles of one output never overlap: changes made while one runs share 
     gates.shift()!();
     assert.deepEqual(await Promise.all(writes), [[], [], []]);
     assert.equal(seen.length, 3, 'the start, the first write, one run for the two later writes');
-    assert.equal(most, 1, 'never two reconciles at once');
+    assert.equal(most, 1, 'never two applies at once');
   } finally {
     close();
   }

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
+import type { MeterHandle } from '../reading/meter-registry.js';
 import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import type { BrokerLink } from './broker-link.js';
@@ -52,6 +53,10 @@ export class HomeAssistantFeed {
   private lastStatus: string | undefined;
   private link: BrokerLink | undefined;
   private actionIds = '[]';
+  /** The enabled actions' ids of the slice last applied. */
+  private enabledActions: string[] = [];
+  /** The further meters of the slice last applied. */
+  private furtherMeters: readonly MeterHandle[] = [];
   /** The further meters' states and availability (./ha-meters.ts). */
   private meters: MetersStatePublisher | undefined;
   /** mqtt.discovery.state_interval in ms, as last configured. */
@@ -80,6 +85,8 @@ export class HomeAssistantFeed {
   }
 
   attach(module: DiscoveryModule, link: BrokerLink, settings: MqttView): void {
+    this.furtherMeters = settings.meters;
+    this.enabledActions = settings.actionIds;
     const facts = module.gatewayFactsOf(this.ctx);
     const discovery: HomeAssistantDiscovery = new module.HomeAssistantDiscovery(
       link,
@@ -91,7 +98,7 @@ export class HomeAssistantFeed {
         contributors: [
           module.gatewayContributor(facts),
           ...this.actionButtons(),
-          metersContributor(this.ctx),
+          metersContributor(this.ctx.system.id, () => this.furtherMeters),
           ...this.peakEntities(),
           pricesContributor(this.ctx),
           ...this.limiterEntities(),
@@ -113,15 +120,21 @@ export class HomeAssistantFeed {
       () => {
         if (link.connected) discovery.onConnect();
       },
+      settings.meters,
     );
     this.actionIds = JSON.stringify(this.enabledActionIds());
-    this.attachPeak(link, () => {
+    this.attachPeak(link, settings, () => {
       if (link.connected) discovery.onConnect();
     });
-    this.pricesMqtt = new PricesMqtt(this.ctx, link, () => {
-      if (link.connected) discovery.onConnect();
-    });
-    this.attachLimiter(link, () => {
+    this.pricesMqtt = new PricesMqtt(
+      this.ctx,
+      link,
+      () => {
+        if (link.connected) discovery.onConnect();
+      },
+      settings.priceSource,
+    );
+    this.attachLimiter(link, settings, () => {
       if (link.connected) discovery.onConnect();
     });
     if (this.push)
@@ -131,9 +144,10 @@ export class HomeAssistantFeed {
   }
 
   /** The limiter's state, events and commands on this link; `reannounce` when it is switched on or off. */
-  private attachLimiter(link: BrokerLink, reannounce: () => void): void {
+  private attachLimiter(link: BrokerLink, settings: MqttView, reannounce: () => void): void {
     if (!this.limiter) return;
-    const limiter = new LimiterMqtt(this.ctx, link, this.limiter.feed, this.limiter.counts, reannounce);
+    const { feed, counts } = this.limiter;
+    const limiter = new LimiterMqtt(this.ctx, link, feed, counts, reannounce, settings.exportLimiter);
     link.on('message', (name, payload, retained) => limiter.onMessage(name, payload, retained));
     this.limiterMqtt = limiter;
   }
@@ -145,9 +159,16 @@ export class HomeAssistantFeed {
   }
 
   /** The guard's state, events and commands on this link; `reannounce` when it is switched on or off. */
-  private attachPeak(link: BrokerLink, reannounce: () => void): void {
+  private attachPeak(link: BrokerLink, settings: MqttView, reannounce: () => void): void {
     if (!this.peak) return;
-    const peak = new PeakMqtt(this.ctx, link, this.peak.feed, this.peak.counts, reannounce);
+    const peak = new PeakMqtt(
+      this.ctx,
+      link,
+      this.peak.feed,
+      this.peak.counts,
+      reannounce,
+      settings.peakGuard,
+    );
     link.on('message', (name, payload, retained) => peak.onMessage(name, payload, retained));
     this.peakMqtt = peak;
   }
@@ -189,7 +210,13 @@ export class HomeAssistantFeed {
   configure(settings: MqttView): void {
     this.discovery?.configure(this.settingsOf(settings));
     // Discovery asks its contributors again when it announces: a changed set of actions is announced.
-    const actionIds = JSON.stringify(this.enabledActionIds());
+    this.enabledActions = settings.actionIds;
+    this.furtherMeters = settings.meters;
+    this.meters?.sync(settings.meters);
+    this.peakMqtt?.configure(settings.peakGuard);
+    this.limiterMqtt?.configure(settings.exportLimiter);
+    this.pricesMqtt?.configure(settings.priceSource);
+    const actionIds = JSON.stringify(settings.actionIds);
     if (actionIds === this.actionIds) return;
     this.actionIds = actionIds;
     if (this.link?.connected) this.discovery?.onConnect();
@@ -202,8 +229,7 @@ export class HomeAssistantFeed {
   }
 
   private enabledActionIds(): string[] {
-    const actions = this.ctx.config.config.actions.definition?.actions ?? [];
-    return actions.filter((action) => action.enable !== false).map((action) => action.id);
+    return this.enabledActions;
   }
 
   onReading(reading: Reading): void {

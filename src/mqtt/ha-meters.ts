@@ -106,18 +106,20 @@ function contributions(meter: MeterHandle, systemId: string, gatewayAvailability
   });
 }
 
-/** The HA entities of every further meter, as a discovery contributor. */
-export function metersContributor(ctx: AppContext): EntityContributor {
+/** The HA entities of every further meter (`meters()`: those of the slice applied last), as a discovery contributor. */
+export function metersContributor(systemId: string, meters: () => readonly MeterHandle[]): EntityContributor {
   return (topics: DiscoveryTopics) =>
-    ctx.meters
-      .list()
-      .filter((meter) => meter.kind !== 'primary')
-      .flatMap((meter) => contributions(meter, ctx.system.id, topics.availability));
+    meters().flatMap((meter) => contributions(meter, systemId, topics.availability));
 }
 
-/** Publishes every further meter's state and availability while the link lives. */
+/**
+ * Publishes every further meter's state and availability while the link lives. The meters are
+ * the ones of the MQTT output's slice (`meters.all()`, docs/architecture.md#output-contract): the
+ * runner applies a new slice when one comes, goes or restarts, and `sync` follows it.
+ */
 export class MetersStatePublisher {
-  private readonly unsubscribe = new Map<string, () => void>();
+  /** The handle followed under each id, and how to stop following it. */
+  private readonly followed = new Map<string, { meter: MeterHandle; off: () => void }>();
   private readonly lastSent = new Map<string, number>();
 
   constructor(
@@ -126,25 +128,33 @@ export class MetersStatePublisher {
     private readonly intervalMs: () => number,
     /** A meter came or went: discovery announces again (and clears what vanished). */
     private readonly onChange: () => void,
+    meters: readonly MeterHandle[],
   ) {
-    ctx.meters.subscribe('mqtt meters', 'added', this.added);
-    ctx.meters.subscribe('mqtt meters', 'removed', this.removed);
-    for (const meter of ctx.meters.list()) if (meter.kind !== 'primary') this.follow(meter);
+    for (const meter of meters) this.follow(meter);
   }
 
-  private readonly added = (meter: MeterHandle): void => {
-    this.follow(meter);
-    this.onChange();
-  };
-
-  private readonly removed = (meter: MeterHandle): void => {
-    this.unsubscribe.get(meter.id)?.();
-    this.unsubscribe.delete(meter.id);
-    const topics = meterTopics(this.ctx.system.id, meter.id);
-    // Retained messages of a meter that is gone are cleared (an empty retained payload).
-    this.link.publish({ topic: topics.availability, payload: '', qos: 1, retain: true }, 'drop');
-    this.onChange();
-  };
+  /** Follows exactly `meters` (further meters only); a meter gone has its retained availability cleared. */
+  sync(meters: readonly MeterHandle[]): void {
+    let changed = false;
+    const wanted = new Map(meters.map((meter) => [meter.id, meter]));
+    for (const [id, { meter, off }] of this.followed) {
+      if (wanted.get(id) === meter) continue;
+      off();
+      this.followed.delete(id);
+      this.lastSent.delete(id);
+      changed = true;
+      if (wanted.has(id)) continue;
+      const topics = meterTopics(this.ctx.system.id, id);
+      // Retained messages of a meter that is gone are cleared (an empty retained payload).
+      this.link.publish({ topic: topics.availability, payload: '', qos: 1, retain: true }, 'drop');
+    }
+    for (const meter of meters) {
+      if (this.followed.has(meter.id)) continue;
+      this.follow(meter);
+      changed = true;
+    }
+    if (changed) this.onChange();
+  }
 
   private follow(meter: MeterHandle): void {
     const topics = meterTopics(this.ctx.system.id, meter.id);
@@ -166,17 +176,17 @@ export class MetersStatePublisher {
     };
     meter.store.on('reading', onReading);
     meter.store.on('meter', onMeter);
-    this.unsubscribe.get(meter.id)?.();
-    this.unsubscribe.set(meter.id, () => {
-      meter.store.off('reading', onReading);
-      meter.store.off('meter', onMeter);
+    this.followed.set(meter.id, {
+      meter,
+      off: () => {
+        meter.store.off('reading', onReading);
+        meter.store.off('meter', onMeter);
+      },
     });
   }
 
   stop(): void {
-    this.ctx.meters.off('added', this.added);
-    this.ctx.meters.off('removed', this.removed);
-    for (const off of this.unsubscribe.values()) off();
-    this.unsubscribe.clear();
+    for (const { off } of this.followed.values()) off();
+    this.followed.clear();
   }
 }

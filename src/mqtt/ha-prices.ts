@@ -104,24 +104,20 @@ export class PricesMqtt {
     private readonly ctx: AppContext,
     private readonly link: BrokerLink,
     private readonly reannounce: () => void = () => undefined,
+    /** Whether a price source is set, from the MQTT output's slice (docs/architecture.md#output-contract). */
+    priceSource: boolean = hasSource(ctx),
   ) {
-    this.hadSource = hasSource(ctx);
-    const unsubscribe = ctx.prices.onChange(() => this.publish());
-    ctx.config.subscribe('mqtt', 'change', this.onSettings);
-    this.unsubscribe = () => {
-      unsubscribe();
-      ctx.config.unsubscribe('change', this.onSettings);
-    };
+    this.hadSource = priceSource;
+    this.unsubscribe = ctx.prices.onChange(() => this.publish());
   }
 
-  private readonly onSettings = (paths: readonly string[]): void => {
-    if (!paths.some((path) => path.startsWith('services.costs.'))) return;
-    const source = hasSource(this.ctx);
-    if (source === this.hadSource) return;
-    this.hadSource = source;
+  /** The MQTT output's slice says whether a price source is set: the sensors come or go with it. */
+  configure(priceSource: boolean): void {
+    if (priceSource === this.hadSource) return;
+    this.hadSource = priceSource;
     this.publish();
     this.reannounce();
-  };
+  }
 
   connected(): void {
     this.publish();

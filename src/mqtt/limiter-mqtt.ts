@@ -4,6 +4,7 @@ import { LIMITER_STATES } from '../contracts/export-limiter.js';
 import type { ExportLimiter, LimiterState, LimiterStatus } from '../export-limiter/limiter.js';
 import type { EntityContributor, HaContribution } from './ha-contributors.js';
 import type { DiscoveryTopics, HaEntity } from './ha-entities.js';
+import type { LimiterSettingsView } from './template-publisher.js';
 import type { DiscoveryLink } from './ha-topics.js';
 import {
   LIMITER_COMMANDS,
@@ -151,6 +152,8 @@ export class LimiterMqtt {
     private readonly feed: LimiterFeed,
     private readonly counts: LimiterCommandCounts,
     private readonly reannounce: () => void,
+    /** The settings of the MQTT output's slice (docs/architecture.md#output-contract); `configure` follows them. */
+    private settings: LimiterSettingsView,
   ) {
     this.topics = limiterTopics(ctx.system.id);
     this.wasEnabled = this.enabled();
@@ -158,12 +161,10 @@ export class LimiterMqtt {
     for (const command of LIMITER_COMMANDS) this.commandOf.set(this.topics.command[command], command);
     for (const topic of this.commandOf.keys()) link.subscribe(topic);
     this.removers.push(feed.onStatus((status) => this.onStatus(status)));
-    ctx.config.subscribe('mqtt', 'change', this.onChange);
-    this.removers.push(() => ctx.config.unsubscribe('change', this.onChange));
   }
 
   enabled(): boolean {
-    return this.ctx.config.config.services.export_limiter.enabled;
+    return this.settings.enabled;
   }
 
   /** A (re)connect: the broker may have lost the retained state; an earlier run may have left one. */
@@ -189,8 +190,10 @@ export class LimiterMqtt {
     for (const topic of this.commandOf.keys()) this.link.unsubscribe(topic);
   }
 
-  private readonly onChange = (paths: readonly string[]): void => {
-    if (!paths.some((path) => path.startsWith('services.export_limiter.'))) return;
+  /** New settings of the MQTT output: switched on or off, the retained settings sent again. */
+  configure(settings: LimiterSettingsView): void {
+    if (JSON.stringify(settings) === JSON.stringify(this.settings)) return;
+    this.settings = settings;
     const enabled = this.enabled();
     if (enabled !== this.wasEnabled) {
       this.wasEnabled = enabled;
@@ -198,7 +201,7 @@ export class LimiterMqtt {
       this.reannounce();
     }
     if (enabled) this.publishSettings();
-  };
+  }
 
   private onStatus(status: LimiterStatus): void {
     if (!this.enabled() || !status.enabled) return;
@@ -217,7 +220,7 @@ export class LimiterMqtt {
   }
 
   private publishSettings(): void {
-    const { enabled, mode, target_w } = this.ctx.config.config.services.export_limiter;
+    const { enabled, mode, target_w } = this.settings;
     const payload = JSON.stringify({ enabled, mode, target_w });
     this.link.publish({ topic: this.topics.settings, payload, qos: 1, retain: true }, 'drop');
   }

@@ -1,19 +1,48 @@
-import type { ServiceStatus } from '../context.js';
-import type { OutputView } from '../output.js';
+import type { OutputStatus, OutputView } from '../output.js';
 import type { LinkStatus } from './broker-link.js';
 import type { DiscoveryModule } from './ha-feed.js';
 import type { MqttView } from './template-publisher.js';
 
 /**
- * Why no connection is wanted, when none is: the reason in English and, where it is one of the
- * fixed reasons, its message key and arguments (docs/architecture.md#server-message-keys).
+ * The facts of the 'mqtt' status line (docs/architecture.md#output-contract). Static ones come
+ * from the apply (the broker, whether discovery is on, why the output is off); live ones from the
+ * broker link (its word, counters, the pending retry). Every fact is optional: the link's exist
+ * only while a link does, the reason only while the output is off.
  */
-export type Inactive = {
-  state: 'stopped' | 'disabled' | 'error';
-  reason: string;
-  reasonKey?: string;
-  reasonArgs?: Record<string, string>;
+export type MqttFacts = {
+  /** The broker link's own word: `connecting` (first attempt), `connected`, `disconnected` (retrying). */
+  link?: 'connected' | 'connecting' | 'disconnected';
+  broker?: string;
+  discovery?: boolean;
+  attempts?: number;
+  connects?: number;
+  published?: number;
+  failed?: number;
+  queued?: number;
+  dropped?: number;
+  template_errors?: number;
+  /** When the link tries its broker again (while `disconnected`). */
+  retry_in_ms?: number;
+  /** Why the output is off (license, switch), in English with its message key (docs/architecture.md#server-message-keys). */
+  reason?: string;
+  reason_key?: string;
+  reason_args?: Record<string, string>;
 };
+
+export type MqttStatus = OutputStatus<MqttFacts>;
+
+/** The live facts: removed (`undefined`) while there is no link. */
+export const LIVE_FACTS = [
+  'link',
+  'attempts',
+  'connects',
+  'published',
+  'failed',
+  'queued',
+  'dropped',
+  'template_errors',
+  'retry_in_ms',
+] as const;
 
 /**
  * The connection and discovery code (with TLS and the MQTT client behind it) loads when MQTT is
@@ -25,41 +54,41 @@ export async function loadLinkModules() {
 }
 export type LinkModules = Awaited<ReturnType<typeof loadLinkModules>>;
 
-/** Why no connection is wanted with these settings (undefined: stopped output), or undefined when one is. */
-export function inactiveOf(view: OutputView<MqttView> | undefined): Inactive | undefined {
-  if (!view) return { state: 'stopped', reason: 'service stopped', reasonKey: 'mqtt.reason.stopped' };
+/**
+ * Why no connection is wanted with these settings, as the facts of the status line, or undefined
+ * when one is. The runner shows the state (`blocked`, `disabled`); the reason's key lets the web
+ * page word it in its language.
+ */
+export function inactiveOf(view: OutputView<MqttView>): MqttFacts | undefined {
   if (view.blocked)
     return {
-      state: 'stopped',
       reason: `${view.blocked}: MQTT publishing needs PLUS or PRO`,
-      reasonKey: 'mqtt.reason.license',
-      reasonArgs: { license: view.blocked.replace(/^license /, '') },
+      reason_key: 'mqtt.reason.license',
+      reason_args: { license: view.blocked.replace(/^license /, '') },
     };
   if (!view.slice.mqtt.enable)
-    return { state: 'disabled', reason: 'mqtt.enable is false', reasonKey: 'mqtt.reason.disabled' };
+    return { reason: 'mqtt.enable is false', reason_key: 'mqtt.reason.disabled', reason_args: {} };
   return undefined;
 }
 
-/** The 'mqtt' line of /api/v1/system: why it is off, or the link's state and counters. */
-export function mqttStatusOf(
-  inactive: Inactive | undefined,
-  link: LinkStatus | undefined,
-  mqtt: MqttView['mqtt'],
+/**
+ * The link's live facts and its trouble: a link that lost (or never reached) its broker and
+ * retries is `retrying` with the link's last error as the reason.
+ */
+export function linkFactsOf(
+  link: LinkStatus,
   templateErrors: number,
-): ServiceStatus {
-  if (inactive) {
-    const { state, reason, reasonKey, reasonArgs } = inactive;
-    if (state === 'error') return { state, error: reason };
-    // The key beside the English reason: the web page words it in its language.
-    return reasonKey
-      ? { state, reason, reason_key: reasonKey, reason_args: reasonArgs ?? {} }
-      : { state, reason };
-  }
-  if (!link) return { state: 'connecting', broker: mqtt.url };
-  const { state: linkState, retryInMs, ...counters } = link;
-  const state = linkState === 'connected' || linkState === 'connecting' ? linkState : 'disconnected';
-  const status: ServiceStatus = { state, broker: mqtt.url, ...counters, template_errors: templateErrors };
-  if (retryInMs !== undefined) status.retry_in_ms = retryInMs;
-  status.discovery = mqtt.discovery.enable;
-  return status;
+): { facts: MqttFacts; trouble: string | undefined } {
+  const { state: linkState, retryInMs, error, ...counters } = link;
+  const word = linkState === 'connected' || linkState === 'connecting' ? linkState : 'disconnected';
+  const facts: MqttFacts = {
+    link: word,
+    ...counters,
+    template_errors: templateErrors,
+    retry_in_ms: retryInMs,
+  };
+  // The first attempt is not trouble; an attempt after a failure still is (the error stays until a connect).
+  const trouble =
+    linkState === 'connected' ? undefined : word === 'disconnected' ? (error ?? 'disconnected') : error;
+  return { facts, trouble };
 }

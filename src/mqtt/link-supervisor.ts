@@ -1,10 +1,17 @@
 import type { AppContext } from '../context.js';
-import type { OutputView } from '../output.js';
+import type { OutputView, StatusPort } from '../output.js';
 import type { BrokerLink } from './broker-link.js';
 import { CommandGate } from './command-gate.js';
 import { linkOptionsOf, type LinkOptions } from './connection-options.js';
 import type { HomeAssistantFeed } from './ha-feed.js';
-import { inactiveOf, loadLinkModules, mqttStatusOf, type Inactive, type LinkModules } from './link-state.js';
+import {
+  inactiveOf,
+  linkFactsOf,
+  LIVE_FACTS,
+  loadLinkModules,
+  type LinkModules,
+  type MqttFacts,
+} from './link-state.js';
 import type { MqttView, TemplatePublisher } from './template-publisher.js';
 import type { QuarterMqtt } from './quarters-publisher.js';
 
@@ -12,22 +19,20 @@ export const MQTT_SERVICE = 'mqtt';
 
 /**
  * The MQTT output's broker connection: one BrokerLink (retrying with capped exponential backoff)
- * kept in line with the settings; new link options replace it, `apply(true)` retries at once, no
- * settings (`view` undefined) close it. State and counters go to the 'mqtt' service line.
+ * kept in line with the settings; new link options replace it, no settings (`view` undefined)
+ * close it. The link's state and counters are reported to the runner through the status port
+ * (docs/architecture.md#output-contract): the runner writes the 'mqtt' status line.
  */
 export class LinkSupervisor {
   /** The link while one exists (connected or retrying). */
   link: BrokerLink | undefined;
   private linkKey: string | undefined;
-  private inactive: Inactive | undefined = {
-    state: 'stopped',
-    reason: 'not started',
-    reasonKey: 'mqtt.reason.not_started',
-  };
   private loggedError: string | undefined;
   private modules: LinkModules | undefined;
   /** The settings in force; undefined while the output is stopped. */
   view: OutputView<MqttView> | undefined;
+  /** Where live facts and trouble go, from the output's start to its stop. */
+  status: StatusPort<MqttFacts> | undefined;
   /** One for the output's life: a new link (new settings) does not refill the rate bucket. */
   private readonly gate: CommandGate;
 
@@ -41,63 +46,55 @@ export class LinkSupervisor {
     this.gate = new CommandGate(ctx.clock, ctx.refusals, ctx.logger);
   }
 
-  /** The last apply could not make a link (options the client refuses, client code missing). */
-  get failed(): boolean {
-    return this.inactive?.state === 'error';
-  }
-
   /**
-   * Brings the link in line with `view`; resolves when the client code is loaded and the link is
-   * there, rejects when no link can be made with these settings.
+   * Brings the link in line with `view`; resolves to the static facts once the client code is
+   * loaded and the link is there (or gone, when the settings want none), rejects when no link can
+   * be made with these settings (options the client refuses, client code missing).
    */
-  apply(force: boolean): Promise<void> {
-    const loading = this.settle(force);
-    this.publishStatus();
-    return loading ?? Promise.resolve();
-  }
-
-  private settle(force: boolean): Promise<void> | undefined {
-    this.inactive = inactiveOf(this.view);
-    if (this.inactive) return this.teardown().then(() => this.publishStatus());
+  async apply(): Promise<MqttFacts> {
+    const view = this.view;
+    const inactive = view ? inactiveOf(view) : {};
+    if (!view || inactive) {
+      await this.teardown();
+      this.publishStatus();
+      return inactive ?? {};
+    }
     if (!this.modules) {
       // Switched on for the first time: connecting as soon as the code is loaded (milliseconds).
-      return loadLinkModules().then(
-        (loaded) => {
-          this.modules = loaded;
-          return this.apply(force);
-        },
-        (error: Error) => {
-          const reason = `cannot load the MQTT client: ${error.message}`;
-          this.inactive = { state: 'error', reason };
-          this.publishStatus();
-          throw new Error(reason, { cause: error });
-        },
-      );
+      try {
+        this.modules = await loadLinkModules();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw new Error(`cannot load the MQTT client: ${message}`, { cause: error });
+      }
     }
-    const settings = this.view!.slice;
+    const settings = view.slice;
     const will = this.discovery.will(this.modules.discovery, settings);
     const built = linkOptionsOf(settings.mqtt, this.ctx.system.id, will);
     if (!built.ok) {
       // Not running as configured: the apply rejects (docs/architecture.md#output-contract).
-      this.inactive = { state: 'error', reason: built.reason };
-      return this.teardown().then(() => {
-        this.publishStatus();
-        throw new Error(built.reason);
-      });
+      await this.teardown();
+      this.publishStatus();
+      throw new Error(built.reason);
     }
     const key = JSON.stringify(built.options);
     if (this.link && key === this.linkKey) {
       this.discovery.configure(settings);
-      const state = this.link.status().state;
-      if (force && state !== 'connected' && state !== 'connecting') this.link.connectNow();
-      return undefined;
+    } else {
+      this.linkKey = key;
+      if (!this.link) this.createLink(this.modules, built.options);
+      else this.discovery.configure(settings);
+      this.reports.restartSchedule();
+      this.link!.connectNow(built.options);
     }
-    this.linkKey = key;
-    if (!this.link) this.createLink(this.modules, built.options);
-    else this.discovery.configure(settings);
-    this.reports.restartSchedule();
-    this.link!.connectNow(built.options);
-    return undefined;
+    this.publishStatus();
+    return { broker: settings.mqtt.url, discovery: settings.mqtt.discovery.enable };
+  }
+
+  /** Tries the broker again at once when the link is waiting for its next attempt. */
+  reconnectNow(): void {
+    const state = this.link?.status().state;
+    if (this.link && state !== 'connected' && state !== 'connecting') this.link.connectNow();
   }
 
   private createLink(loaded: LinkModules, options: LinkOptions): void {
@@ -127,7 +124,7 @@ export class LinkSupervisor {
     this.link = link;
   }
 
-  private async teardown(): Promise<void> {
+  async teardown(): Promise<void> {
     const link = this.link;
     this.link = undefined;
     this.linkKey = undefined;
@@ -138,9 +135,17 @@ export class LinkSupervisor {
     await link.close(farewell);
   }
 
+  /** Reports the link's live facts and trouble; without a link, none. */
   publishStatus(): void {
-    const mqtt = this.view?.slice.mqtt ?? this.ctx.config.config.mqtt;
-    const status = mqttStatusOf(this.inactive, this.link?.status(), mqtt, this.reports.errors);
-    this.ctx.services.set(MQTT_SERVICE, status);
+    const port = this.status;
+    if (!port) return;
+    if (!this.link) {
+      port.facts(Object.fromEntries(LIVE_FACTS.map((key) => [key, undefined])) as MqttFacts);
+      port.trouble(undefined);
+      return;
+    }
+    const { facts, trouble } = linkFactsOf(this.link.status(), this.reports.errors);
+    port.facts(facts);
+    port.trouble(trouble);
   }
 }

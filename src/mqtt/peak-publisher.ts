@@ -3,6 +3,7 @@ import type { PeakEvent } from '../peak/engine-types.js';
 import type { PeakGuard } from '../peak/peak-guard.js';
 import type { PeakView } from '../contracts/peak.js';
 import { localIso } from '../peak/window.js';
+import type { PeakSettingsView } from './template-publisher.js';
 import type { DiscoveryLink } from './ha-topics.js';
 import { PEAK_EVENT_TYPES } from './ha-peak.js';
 import { PEAK_COMMANDS, runPeakCommand, type PeakCommand, type PeakCommandCounts } from './peak-commands.js';
@@ -62,6 +63,8 @@ export class PeakMqtt {
     private readonly feed: PeakFeed,
     private readonly counts: PeakCommandCounts,
     private readonly reannounce: () => void,
+    /** The settings of the MQTT output's slice (docs/architecture.md#output-contract); `configure` follows them. */
+    private settings: PeakSettingsView,
   ) {
     this.topics = peakTopics(ctx.system.id);
     this.wasEnabled = this.enabled();
@@ -69,12 +72,10 @@ export class PeakMqtt {
     for (const topic of this.commandOf.keys()) link.subscribe(topic);
     this.removers.push(feed.onUpdate(() => this.publishState()));
     this.removers.push(feed.onEvent((event) => this.publishEvent(event)));
-    ctx.config.subscribe('mqtt', 'change', this.onChange);
-    this.removers.push(() => ctx.config.unsubscribe('change', this.onChange));
   }
 
   enabled(): boolean {
-    return this.ctx.config.config.services.peak_guard.enabled;
+    return this.settings.enabled;
   }
 
   /** A (re)connect: the broker may have lost the retained state; an earlier run may have left one. */
@@ -100,8 +101,10 @@ export class PeakMqtt {
     for (const topic of this.commandOf.keys()) this.link.unsubscribe(topic);
   }
 
-  private readonly onChange = (paths: readonly string[]): void => {
-    if (!paths.some((path) => path.startsWith('services.peak_guard.'))) return;
+  /** New settings of the MQTT output: switched on or off, the retained settings sent again. */
+  configure(settings: PeakSettingsView): void {
+    if (JSON.stringify(settings) === JSON.stringify(this.settings)) return;
+    this.settings = settings;
     const enabled = this.enabled();
     if (enabled !== this.wasEnabled) {
       this.wasEnabled = enabled;
@@ -109,7 +112,7 @@ export class PeakMqtt {
       this.reannounce();
     }
     if (enabled) this.publishSettings();
-  };
+  }
 
   private publishState(): void {
     if (!this.enabled() || !this.link.connected) return;
@@ -124,7 +127,7 @@ export class PeakMqtt {
   }
 
   private publishSettings(): void {
-    const { enabled, limit_kw, mode } = this.ctx.config.config.services.peak_guard;
+    const { enabled, limit_kw, mode } = this.settings;
     const payload = JSON.stringify({ enabled, limit_kw, mode });
     this.link.publish({ topic: this.topics.settings, payload, qos: 1, retain: true }, 'drop');
   }

@@ -2,12 +2,13 @@ import { QuarterMqtt } from './quarters-publisher.js';
 import type { PushOnMqtt } from './ha-push.js';
 import type { QuarterSource } from '../push/push-client.js';
 import type { AppContext } from '../context.js';
-import type { Output, OutputView } from '../output.js';
+import type { DeclaredOutput } from '../output.js';
 import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import type { LinkStatus } from './broker-link.js';
 import { HomeAssistantFeed, type PeakOnMqtt } from './ha-feed.js';
 import { LinkSupervisor, MQTT_SERVICE } from './link-supervisor.js';
+import type { MqttFacts } from './link-state.js';
 import type { LimiterOnMqtt } from './limiter-mqtt.js';
 import { TemplatePublisher, type MqttView } from './template-publisher.js';
 
@@ -16,27 +17,21 @@ export { MQTT_SERVICE } from './link-supervisor.js';
 export type { MqttView } from './template-publisher.js';
 export type { PeakOnMqtt } from './ha-feed.js';
 
-export type MqttService = Output<MqttView> & {
+export type { MqttFacts, MqttStatus } from './link-state.js';
+
+export type MqttService = DeclaredOutput<MqttView, MqttFacts> & {
   reconnectNow(): void;
   /** The broker link's state and counters while a link exists (MQTT on), for the metrics. */
   linkStatus(): LinkStatus | undefined;
 };
 
-/** Whether two views differ in what the link and discovery are built from (not the interval). */
-function linkSettingsDiffer(a: OutputView<MqttView>, b: OutputView<MqttView>): boolean {
-  return (
-    a.blocked !== b.blocked ||
-    a.slice.systemName !== b.slice.systemName ||
-    JSON.stringify(a.slice.mqtt) !== JSON.stringify(b.slice.mqtt)
-  );
-}
-
 /**
  * The MQTT output: the real device's template message every services.report_interval
  * (TemplatePublisher) and Home Assistant discovery with a state message per reading
  * (HomeAssistantFeed), over one broker connection (LinkSupervisor). Off under license FREE
- * (docs/architecture.md#output-contract); every settings change applies live. Connection state and
- * last error are in ctx.services under 'mqtt' (shown by /api/v1/system).
+ * (docs/architecture.md#output-contract); every settings change applies live. The runner writes
+ * its status line 'mqtt' (shown by /api/v1/system) from the facts it reports: a link that retries
+ * its broker is `retrying` with the link's error.
  */
 export function createMqttService(
   ctx: AppContext,
@@ -65,26 +60,49 @@ export function createMqttService(
 
   return {
     name: MQTT_SERVICE,
-    watches: ['mqtt', 'system.name', 'services.report_interval', 'meter.conv_factor', 'actions'],
+    watches: [
+      'mqtt',
+      'system.name',
+      'services.report_interval',
+      'meter.conv_factor',
+      'actions',
+      'services.peak_guard',
+      'services.export_limiter',
+      'services.costs.source',
+    ],
     license: 'PLUS',
-    select: (config) => ({
+    select: (config, meters) => ({
       mqtt: config.mqtt,
       systemName: config.system.name,
       reportInterval: config.services.report_interval,
       convFactor: config.meter.conv_factor,
+      actionIds: (config.actions.definition?.actions ?? [])
+        .filter((action) => action.enable !== false)
+        .map((action) => action.id),
+      meters: meters.all().filter((meter) => meter.kind !== 'primary'),
+      peakGuard: {
+        enabled: config.services.peak_guard.enabled,
+        limit_kw: config.services.peak_guard.limit_kw,
+        mode: config.services.peak_guard.mode,
+      },
+      priceSource: config.services.costs.source.name !== 'none',
+      exportLimiter: {
+        enabled: config.services.export_limiter.enabled,
+        mode: config.services.export_limiter.mode,
+        target_w: config.services.export_limiter.target_w,
+      },
     }),
-    async reconcile(view) {
-      if (!running) return;
-      const before = supervisor.view;
-      supervisor.view = view;
-      if (before && before.slice.reportInterval !== view.slice.reportInterval) reports.restartSchedule();
-      // On at start-up: the link exists when start() returns, so no early reading is skipped.
-      if (!before || linkSettingsDiffer(before, view) || supervisor.failed) await supervisor.apply(false);
-      else discovery.configure(view.slice);
+    enabled: (slice) => slice.mqtt.enable,
+    async apply(next, previous) {
+      supervisor.view = next;
+      if (previous && previous.slice.reportInterval !== next.slice.reportInterval) reports.restartSchedule();
+      // The link exists when the first apply resolves, so no early reading is skipped.
+      return supervisor.apply();
     },
-    async start() {
+    async start(status) {
       if (running) return;
       running = true;
+      supervisor.status = status;
       ctx.store.subscribe('mqtt', 'reading', onReading);
       ctx.store.subscribe('mqtt', 'meter', onMeter);
     },
@@ -94,14 +112,14 @@ export function createMqttService(
       ctx.store.off('reading', onReading);
       ctx.store.off('meter', onMeter);
       supervisor.view = undefined;
-      await supervisor.apply(false);
+      supervisor.status = undefined;
+      await supervisor.teardown();
     },
     linkStatus() {
       return supervisor.link?.status();
     },
     reconnectNow() {
-      // A failure is on the status line already (the write's own reconcile reported it).
-      if (running && supervisor.view) supervisor.apply(true).catch(() => undefined);
+      if (running) supervisor.reconnectNow();
     },
   };
 }

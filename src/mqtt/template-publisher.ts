@@ -1,5 +1,6 @@
 import type { AppConfig } from '../config/types.js';
 import { templateInputOf, type AppContext } from '../context.js';
+import type { MeterHandle } from '../reading/meter-registry.js';
 import type { Reading } from '../reading/reading.js';
 import { buildTemplateVariables } from '../reading/template-variables.js';
 import type { BrokerLink } from './broker-link.js';
@@ -13,7 +14,23 @@ export interface MqttView {
   systemName: string;
   reportInterval: number;
   convFactor: number;
+  /** The enabled actions' ids: one Home Assistant button each (docs/architecture.md#actions). */
+  actionIds: string[];
+  /** The further meters (not the primary), each with its own Home Assistant device (./ha-meters.ts). */
+  meters: readonly MeterHandle[];
+  /** What the peak guard's retained settings message carries (./peak-publisher.ts). */
+  peakGuard: PeakSettingsView;
+  /** What the export limiter's retained settings message carries (./limiter-mqtt.ts). */
+  exportLimiter: LimiterSettingsView;
+  /** Whether services.costs names a price source: the price sensors exist (./ha-prices.ts). */
+  priceSource: boolean;
 }
+
+export type PeakSettingsView = Pick<AppConfig['services']['peak_guard'], 'enabled' | 'limit_kw' | 'mode'>;
+export type LimiterSettingsView = Pick<
+  AppConfig['services']['export_limiter'],
+  'enabled' | 'mode' | 'target_w'
+>;
 
 /**
  * The real device's template message: mqtt.publish.template rendered with the reading's variables

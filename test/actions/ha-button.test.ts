@@ -23,7 +23,7 @@ test('each enabled action is a Home Assistant button; pressing it over mosquitto
   );
   try {
     await mqtt.start();
-    await waitForStatus(rig.ctx, 'connected', (status) => status.state === 'connected');
+    await waitForStatus(rig.ctx, 'connected', (status) => status.link === 'connected');
     const answer = await rig.post({
       actions: [
         { id: 'plug', requests: [{ http: { url: `${target.url}/plug/on`, method: 'POST' } }] },

@@ -95,7 +95,7 @@ async function startRig(t: TestContext): Promise<Rig | undefined> {
   cleanups.push(() => subscriber.close());
   for (const output of outputs) cleanups.push(() => output.stop());
   for (const output of outputs) await output.start();
-  await waitForStatus(h.ctx, 'connected', (status) => status.state === 'connected');
+  await waitForStatus(h.ctx, 'connected', (status) => status.link === 'connected');
   const feed = (gridW: number) =>
     h.ctx.store.ingest({
       receivedAt: h.ctx.clock.now(),

@@ -31,7 +31,7 @@ test('discovery: broker killed and restarted mid-stream; publisher resumes, disc
   const down = await waitForStatus(
     context.ctx,
     'disconnected',
-    (s) => s.state === 'disconnected' && s.retry_in_ms !== undefined,
+    (s) => s.state === 'retrying' && s.retry_in_ms !== undefined,
   );
   assert.ok(
     Number(down.retry_in_ms) >= 500 && Number(down.retry_in_ms) <= 1000,
@@ -44,7 +44,7 @@ test('discovery: broker killed and restarted mid-stream; publisher resumes, disc
   await waitForStatus(
     context.ctx,
     'reconnected',
-    (s) => s.state === 'connected' && s.connects === 2 && s.queued === 0,
+    (s) => s.link === 'connected' && s.connects === 2 && s.queued === 0,
   );
   const kept = await retained(broker, ['homeassistant/#', 'meter-gateway/#']);
   assert.deepEqual([...configsIn(kept).keys()].sort(), DSMR_KEYS, 'configs re-sent to the empty broker');

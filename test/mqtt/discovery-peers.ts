@@ -95,7 +95,7 @@ export async function startGateway(
     context.close();
   });
   await running.start();
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   return { context, service };
 }
 

@@ -54,7 +54,7 @@ test('price sensors: monetary EUR/kWh configs and retained messages with raw_tod
     context.close();
   });
   await running.start();
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   const topic = `meter-gateway/${SYSTEM_ID}/prices/import`;
   await subscriber.waitFor('import price message', (m) => m.topic === topic);
   await subscriber.waitFor(
@@ -98,7 +98,7 @@ test('a price source set at runtime announces the two sensors at once; switched 
     context.close();
   });
   await running.start();
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   const configTopic = (direction: string) => `homeassistant/sensor/${SYSTEM_ID}/price_${direction}/config`;
   const priceTopic = `meter-gateway/${SYSTEM_ID}/prices/import`;
   // The gateway's own entities are announced, no price sensor yet.
@@ -134,7 +134,7 @@ test('a price source set at runtime announces the two sensors at once; switched 
     enabled,
   );
   assert.deepEqual((await priceConfigs()).sort(), [configTopic('export'), configTopic('import')]);
-  assert.equal(context.ctx.services.get('mqtt')?.state, 'connected');
+  assert.equal(context.ctx.services.get('mqtt')?.link, 'connected');
   // Switched off again: empty retained configs and price messages.
   const disabled = subscriber.mark();
   assert.ok(

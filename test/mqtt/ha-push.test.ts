@@ -47,7 +47,7 @@ test('push targets: diagnostic sensors per target, a removed target cleared', as
     context.close();
   });
   await running.start();
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   const config = (id: string, key: string) => `homeassistant/sensor/${SYSTEM_ID}/push_${id}_${key}/config`;
   const topic = (id: string) => `meter-gateway/${SYSTEM_ID}/push/${id}`;
   await subscriber.waitFor('fleet message', (m) => m.topic === topic('fleet'));

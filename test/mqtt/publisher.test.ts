@@ -55,7 +55,7 @@ test('publisher: the device template once per report_interval, valid JSON, never
   );
   if (!setup) return;
   const { context, subscriber } = setup;
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   const t0 = Date.now();
   // Readings every 0.5 s with report_interval 1: every second reading is published.
   for (let i = 0; i <= 6; i++) context.ctx.store.ingest(dsmrReading(t0 + 500 * i, i));
@@ -86,7 +86,7 @@ test('publisher: QoS and retain come from publish.qos and publish.retain', async
   );
   if (!setup) return;
   const { broker, context, subscriber } = setup;
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   context.ctx.store.ingest(dsmrReading(Date.now(), 1));
   const live = await subscriber.waitFor('report', (m) => m.topic === REPORT_TOPIC);
   assert.equal(live.qos, 1);
@@ -110,7 +110,7 @@ test('publisher: license FREE keeps MQTT stopped although the settings are accep
     [],
   );
   const status = context.ctx.services.get('mqtt')!;
-  assert.equal(status.state, 'stopped');
+  assert.equal(status.state, 'blocked');
   assert.match(String(status.reason), /FREE/);
 });
 
@@ -122,7 +122,7 @@ test('publisher: offline queue delivered in order once a live settings change po
   const failing = await waitForStatus(
     context.ctx,
     'refused',
-    (s) => s.state === 'disconnected' && /ECONNREFUSED/.test(String(s.error)),
+    (s) => s.state === 'retrying' && /ECONNREFUSED/.test(String(s.error)),
   );
   assert.ok(Number(failing.attempts) >= 1);
   const t0 = Date.now();
@@ -142,7 +142,7 @@ test('publisher: offline queue delivered in order once a live settings change po
   const connected = await waitForStatus(
     context.ctx,
     'connected',
-    (s) => s.state === 'connected' && s.queued === 0,
+    (s) => s.link === 'connected' && s.queued === 0,
   );
   assert.equal(connected.error, undefined, 'a successful connect clears the last error');
 
@@ -176,13 +176,13 @@ test('publisher: the offline queue is bounded; the oldest messages are dropped a
   assert.equal(delivered[0], 7.412, 'readings 0..4 were dropped');
 });
 
-test('publisher: stop disconnects cleanly and reports stopped', async (t) => {
+test('publisher: stop disconnects cleanly and closes the link', async (t) => {
   const setup = await setUp(t, (broker) => publisherEnv(broker.url));
   if (!setup) return;
-  const { context, running, subscriber } = setup;
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  const { context, running, service, subscriber } = setup;
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   await running.stop();
-  assert.equal(context.ctx.services.get('mqtt')!.state, 'stopped');
+  assert.equal(service.linkStatus(), undefined, 'the link is closed');
   context.ctx.store.ingest(dsmrReading(Date.now(), 1));
   await subscriber.sync();
   assert.deepEqual(subscriber.on(REPORT_TOPIC), []);
@@ -205,7 +205,7 @@ test('publisher: a broker URL without a port (mqtt://127.0.0.1) connects on 1883
   const setup = await setUp(t, () => publisherEnv('mqtt://127.0.0.1'), 1883);
   if (!setup) return;
   const { context, subscriber } = setup;
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   context.ctx.store.ingest(dsmrReading(Date.now(), 1));
   await subscriber.waitFor('a report through the default port', (m) => m.topic === REPORT_TOPIC);
 });

@@ -232,8 +232,8 @@ test('mqtt settings: an accepted POST starts a connection attempt at once', asyn
   assert.equal(api.http.ctx.services.get('mqtt')!.state, 'disabled');
   const enabled = await api.call('POST', { enable: true, url: broker.url });
   assert.equal(enabled.status, 200);
-  assert.match(String(api.http.ctx.services.get('mqtt')!.state), /^(connecting|connected)$/);
-  await waitForStatus(api.http.ctx, 'connected', (s) => s.state === 'connected');
+  assert.match(String(api.http.ctx.services.get('mqtt')!.link), /^(connecting|connected)$/);
+  await waitForStatus(api.http.ctx, 'connected', (s) => s.link === 'connected');
 
   // Broker gone: the publisher waits out its backoff; a POST (even of the same settings) does not.
   const closed = `mqtt://127.0.0.1:${await freePort()}`;
@@ -241,11 +241,11 @@ test('mqtt settings: an accepted POST starts a connection attempt at once', asyn
   await waitForStatus(
     api.http.ctx,
     'waiting to retry',
-    (s) => s.state === 'disconnected' && s.retry_in_ms !== undefined,
+    (s) => s.state === 'retrying' && s.retry_in_ms !== undefined,
   );
   assert.equal((await api.call('POST', { enable: true, url: closed })).status, 200);
   const now = api.http.ctx.services.get('mqtt')!;
-  assert.equal(now.state, 'connecting');
+  assert.equal(now.link, 'connecting');
   assert.equal(now.attempts, 0, 'backoff restarts');
 });
 

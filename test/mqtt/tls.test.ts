@@ -81,7 +81,7 @@ test('tls: broker CA plus client certificate with an encrypted key; messages flo
     t,
     publisherEnv(setup.url('127.0.0.1'), clientCertificateEnv(setup.pki)),
   );
-  await waitForStatus(context.ctx, 'connected', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected', (s) => s.link === 'connected');
   context.ctx.store.ingest(dsmrReading(Date.now(), 3));
   const report = await setup.subscriber.waitFor('report over TLS', (m) => m.topic === REPORT_TOPIC);
   assert.equal(JSON.parse(report.payload).P_In, 5.412);
@@ -97,7 +97,7 @@ test('tls: without a client certificate the broker refuses; the error is visible
   const status = await waitForStatus(
     context.ctx,
     'refused',
-    (s) => s.state === 'disconnected' && typeof s.error === 'string',
+    (s) => s.state === 'retrying' && typeof s.error === 'string',
   );
   assert.equal(status.connects, 0);
   assert.match(String(status.error), /certificate required|alert/i);
@@ -115,7 +115,7 @@ test('tls: host name mismatch fails; skip_cn_check skips only the host name chec
   assert.equal(mismatch.connects, 0);
 
   assert.ok(context.ctx.config.apply(new Map([['mqtt.skip_cn_check', true]])).ok);
-  await waitForStatus(context.ctx, 'connected with skip_cn_check', (s) => s.state === 'connected');
+  await waitForStatus(context.ctx, 'connected with skip_cn_check', (s) => s.link === 'connected');
   context.ctx.store.ingest(dsmrReading(Date.now()));
   await setup.subscriber.waitFor('report', (m) => m.topic === REPORT_TOPIC);
 });
@@ -133,7 +133,7 @@ test('tls: a wrong CA fails even with skip_cn_check; retries back off', async (t
   );
   const retries = new Map<number, number>();
   const third: ServiceStatus = await waitForStatus(context.ctx, 'three failed attempts', (s) => {
-    if (s.state === 'disconnected' && typeof s.retry_in_ms === 'number')
+    if (s.state === 'retrying' && typeof s.retry_in_ms === 'number')
       retries.set(Number(s.attempts), s.retry_in_ms);
     return Number(s.attempts) >= 3 && s.retry_in_ms !== undefined;
   });

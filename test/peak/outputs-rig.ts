@@ -84,7 +84,7 @@ export async function startPeakRig(
   );
   for (const output of outputs) cleanups.push(() => output.stop());
   for (const output of outputs) await output.start();
-  await waitForStatus(h.ctx, 'connected', (status) => status.state === 'connected');
+  await waitForStatus(h.ctx, 'connected', (status) => status.link === 'connected');
   const feed = importFeeder(h, 500);
   return {
     h,

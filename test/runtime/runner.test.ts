@@ -7,11 +7,10 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AppConfig } from '../../src/config/types.js';
 import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
 import { Daemon, registerConfigFormats } from '../../src/daemon.js';
-import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput, type Output } from '../../src/output.js';
+import { createMqttService, type MqttView } from '../../src/mqtt/publisher.js';
+import { meterLookup, runOutput, type DeclaredOutput } from '../../src/output.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
@@ -307,31 +306,27 @@ test('a write that outlasts http.apply_timeout_ms answers 202 applying naming th
   }
 });
 
-interface MqttSlice {
-  mqtt: AppConfig['mqtt'];
-  systemName: string;
-  reportInterval: number;
-  convFactor: number;
-}
+type MqttSlice = MqttView;
 
 test('MQTT link: options the client cannot use make the apply reject; usable ones are applied on the next attempt', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-mqtt-'));
   const ctx: AppContext = createAppContext({ stateDir, logger: linesLogger([]) });
-  const mqtt = createMqttService(ctx) as unknown as Output<MqttSlice>;
+  const mqtt = createMqttService(ctx);
   const slice = (url: string): MqttSlice => ({
-    ...mqtt.select(ctx.config.config),
+    ...mqtt.select(ctx.config.config, meterLookup(ctx.meters)),
     mqtt: { ...ctx.config.config.mqtt, enable: true, url },
   });
+  const reported: string[] = [];
   try {
-    await mqtt.start();
+    await mqtt.start({ facts: () => undefined, trouble: (reason) => reported.push(String(reason)) });
     // The settings rules refuse such a URL on every writer; the link is checked all the same.
-    await assert.rejects(Promise.resolve(mqtt.reconcile({ slice: slice('ftp://127.0.0.1') })), /url/);
-    assert.equal(ctx.services.get('mqtt')?.state, 'error');
+    await assert.rejects(Promise.resolve(mqtt.apply({ slice: slice('ftp://127.0.0.1') }, undefined)), /url/);
     // The same view again is a new attempt, not "nothing changed".
-    await assert.rejects(Promise.resolve(mqtt.reconcile({ slice: slice('ftp://127.0.0.1') })), /url/);
+    await assert.rejects(Promise.resolve(mqtt.apply({ slice: slice('ftp://127.0.0.1') }, undefined)), /url/);
     const port = await freePort();
-    await mqtt.reconcile({ slice: slice(`mqtt://127.0.0.1:${port}`) });
-    assert.notEqual(ctx.services.get('mqtt')?.state, 'error');
+    const facts = await mqtt.apply({ slice: slice(`mqtt://127.0.0.1:${port}`) }, undefined);
+    assert.equal(facts?.broker, `mqtt://127.0.0.1:${port}`);
+    assert.ok(mqtt.linkStatus(), 'a link exists');
   } finally {
     await mqtt.stop();
     ctx.store.close();
@@ -345,12 +340,12 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
   const ctx = createAppContext({ stateDir, clock, logger: linesLogger([]) });
   let broken = true;
   let attempts = 0;
-  const output = (required: boolean): Output<boolean> => ({
+  const output = (required: boolean): DeclaredOutput<boolean> => ({
     name: required ? 'needed' : 'flaky',
     required,
     watches: ['services.sd'],
     select: (config) => config.services.sd.enable,
-    reconcile() {
+    apply() {
       attempts += 1;
       if (broken) throw new Error('port in use');
     },
@@ -361,7 +356,11 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
   try {
     await flaky.start();
     assert.equal(attempts, 1);
-    assert.deepEqual(ctx.services.get('flaky'), { state: 'error', error: 'port in use', retry_in_ms: 1000 });
+    assert.deepEqual(ctx.services.get('flaky'), {
+      state: 'retrying',
+      error: 'port in use',
+      retry_in_ms: 1000,
+    });
     const delays: number[] = [];
     for (let step = 0; step < 7; step += 1) {
       const next = clock.nextDue()! - clock.now();
@@ -376,7 +375,11 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
     assert.ok(write.ok);
     assert.deepEqual(await write.settled, []);
     assert.equal(attempts, 9);
-    assert.equal(ctx.services.get('flaky'), undefined, 'the record is gone with its cause');
+    assert.deepEqual(
+      ctx.services.get('flaky'),
+      { state: 'running' },
+      'the failure fields are gone with their cause',
+    );
     assert.equal(clock.nextDue(), undefined, 'no retry left');
 
     broken = true;

@@ -61,8 +61,11 @@ function sourceText(status: ServiceStatusView): unknown {
     : status.source;
 }
 
-function detailOf(status: ServiceStatusView): string {
+function detailOf(name: string, status: ServiceStatusView): string {
   const parts: string[] = [];
+  // The MQTT broker link's own word beside the output's state (`running` while it connects, too).
+  if (name === 'mqtt' && typeof status.link === 'string')
+    parts.push(tOr(`state.${status.link}`, status.link));
   // mDNS: the host and the services announced (`_hwenergy._tcp` while the HomeWizard personality is on).
   if (Array.isArray(status.services)) parts.push((status.services as string[]).join(', '));
   for (const [key, label] of COUNTERS) {
@@ -102,7 +105,7 @@ function serviceLine(name: OutputName, status: ServiceStatusView | undefined): H
   badge.dataset.state = state;
   line.append(badge);
   if (!status) return line;
-  const detail = detailOf(status);
+  const detail = detailOf(name, status);
   // Counters, addresses and the daemon's own reasons and errors: shown as the daemon words them.
   if (detail) line.append(Object.assign(span('status-detail muted', detail), { translate: false }));
   const errors = typeof status.error === 'string' ? [status.error] : [];
