@@ -5,6 +5,7 @@ import type { ServiceStatus } from './context.js';
 import { Backoff, RECONNECT_CAP_MS, type RetryTimer } from './backoff.js';
 import type { Clock } from './clock.js';
 import type { MeterHandle, MeterRegistry } from './reading/meter-registry.js';
+import type { OutputName, OutputState } from './contracts/outputs.js';
 
 /**
  * Dot path of a node of the configuration tree: a section (`mqtt`), a group (`mqtt.discovery`) or
@@ -39,7 +40,7 @@ export interface OutputView<Slice> {
  * - `disabled`: its settings switch it off;
  * - `blocked`: its settings ask for it, the license does not allow it.
  */
-export type OutputState = 'starting' | 'running' | 'retrying' | 'error' | 'disabled' | 'blocked';
+export type { OutputName, OutputState } from './contracts/outputs.js';
 
 /** An output's status line: its state, the runner's failure fields and the facts the output reported. */
 export type OutputStatus<Facts extends object = Record<never, never>> = {
@@ -101,8 +102,16 @@ export interface StatusPort<Facts extends object> {
  * failure it swallows is a defect. After a rejection the runner calls it again with the same
  * `previous`, so an apply that failed half way must leave what it opened closed.
  */
-export interface DeclaredOutput<Slice, Facts extends object = Record<never, never>> {
-  readonly name: string;
+export interface DeclaredOutput<
+  Slice,
+  Facts extends object = Record<never, never>,
+  Name extends string = OutputName,
+> {
+  /**
+   * Its status line's key: one of the declared list (src/contracts/outputs.ts) for every output of
+   * the daemon; a test's own output may take any name (`Name` = string).
+   */
+  readonly name: Name;
   readonly required?: boolean;
   readonly watches: readonly ConfigPath[];
   /** 'PLUS': runs only with license PLUS or PRO; under FREE it is applied as blocked. */
@@ -153,16 +162,16 @@ export function watchesPath(watches: readonly string[], changed: string): boolea
 }
 
 /**
- * Runs reconciles of one output one at a time (docs/architecture.md#output-contract): a request
+ * Runs applies of one output one at a time (docs/architecture.md#output-contract): a request
  * made while one runs is served by the next run, which reads the configuration when it starts, so
  * the latest settings win and requests that arrive together share one run. Never two at once: an
- * output that awaits inside `reconcile` (node-cron, a socket) cannot interleave with itself.
+ * output that awaits inside `apply` (node-cron, a socket) cannot interleave with itself.
  */
 export class ReconcileQueue {
   private active: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
-  /** `run` answers a promise only when the reconcile has work left after it returns. */
+  /** `run` answers a promise only when the apply has work left after it returns. */
   constructor(private readonly run: () => void | Promise<void>) {}
 
   /** Resolves when a run that started after this call has finished; rejects when that run failed. */
@@ -214,11 +223,11 @@ export class ReconcileQueue {
  * Runs an output as a service of the daemon (docs/architecture.md#output-contract); see
  * `runDeclared` for what the runner does.
  */
-export function runOutput<Slice, Facts extends object = Record<never, never>>(
-  ctx: AppContext,
-  output: DeclaredOutput<Slice, Facts>,
-  options: RunOptions = {},
-): Service {
+export function runOutput<
+  Slice,
+  Facts extends object = Record<never, never>,
+  Name extends string = OutputName,
+>(ctx: AppContext, output: DeclaredOutput<Slice, Facts, Name>, options: RunOptions = {}): Service {
   return runDeclared(ctx, output, options);
 }
 
@@ -237,9 +246,9 @@ export function runOutput<Slice, Facts extends object = Record<never, never>>(
  * write learns which outputs did not take it up. Only a required output's failed start is passed
  * on (start-up ends, exit 1).
  */
-function runDeclared<Slice, Facts extends object>(
+function runDeclared<Slice, Facts extends object, Name extends string>(
   ctx: AppContext,
-  output: DeclaredOutput<Slice, Facts>,
+  output: DeclaredOutput<Slice, Facts, Name>,
   options: RunOptions,
 ): Service {
   const watches: readonly string[] = output.license ? [...output.watches, 'license.type'] : output.watches;

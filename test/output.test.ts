@@ -27,7 +27,7 @@ interface SdSlice {
 function recordingOutput(
   name: string,
   options: { license?: 'PLUS'; watches?: readonly ConfigPath[]; fail?: 'throw' | 'reject' } = {},
-): DeclaredOutput<SdSlice, { port: number }> & { views: OutputView<SdSlice>[]; events: string[] } {
+): DeclaredOutput<SdSlice, { port: number }, string> & { views: OutputView<SdSlice>[]; events: string[] } {
   const views: OutputView<SdSlice>[] = [];
   const events: string[] = [];
   return {
@@ -159,7 +159,7 @@ test('an output that fails to apply a change fails alone: named in the write res
 test('an apply that succeeds after a failure takes the failure fields away again', async () => {
   const { ctx, close } = context();
   let fail = false;
-  const output: DeclaredOutput<SdSlice, { port: number }> = {
+  const output: DeclaredOutput<SdSlice, { port: number }, string> = {
     ...recordingOutput('flaky'),
     apply: () => (fail ? Promise.reject(new Error('port taken')) : { port: 1 }),
   };
@@ -192,7 +192,7 @@ test('applies of one output never overlap: changes made while one runs share the
   let inside = 0;
   let most = 0;
   const gates: Array<() => void> = [];
-  const output: DeclaredOutput<SdSlice, { port: number }> = {
+  const output: DeclaredOutput<SdSlice, { port: number }, string> = {
     ...recordingOutput('slow'),
     async apply(view) {
       inside += 1;

@@ -61,8 +61,8 @@ const WATCHDOG_FACTOR = 3;
  * resolved by the probe first (status RECOGNITION, NOT RECOGNIZED when nothing matched).
  */
 export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
-  /** The key of its service line (`meter`, `meter:<id>`): the runner's records go there too. */
-  readonly name: string;
+  /** The primary's status line; a further meter's input runs inside `meters` (its label: `binding.service`). */
+  readonly name = 'meter' as const;
   readonly required = true;
   readonly watches = ['meter'] as const;
   /** The meter settings the input runs (the link is open, opening or reopened with them). */
@@ -95,7 +95,6 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
   ) {
     this.detection = new SerialDetection(context.clock);
     this.binding = binding ?? { store: context.store, service: 'meter' };
-    this.name = this.binding.service;
   }
 
   /** The store this input feeds: the primary's, or a further meter's (docs/architecture.md#several-meters). */
@@ -126,7 +125,7 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
    * output; the runner retries). New custom scalers alone apply from the next reading on.
    */
   async apply({ slice }: OutputView<MeterSettings>): Promise<void> {
-    if (!this.running) throw new Error(`${this.name}: not started`);
+    if (!this.running) throw new Error(`${this.binding.service}: not started`);
     const current = this.current;
     if (current === undefined) {
       this.source = parseSource(slice.source);

@@ -40,7 +40,7 @@ type Call = { next: OutputView<Slice>; previous: OutputView<Slice> | undefined }
 /** A declared output on services.modbus that serves meter `options.meter` (default `main`). */
 function declared(
   options: { fail?: () => string | undefined; license?: 'PLUS'; required?: boolean; meter?: string } = {},
-): DeclaredOutput<Slice, Facts> & { calls: Call[]; port?: StatusPort<Facts>; stopped: boolean } {
+): DeclaredOutput<Slice, Facts, string> & { calls: Call[]; port?: StatusPort<Facts>; stopped: boolean } {
   const calls: Call[] = [];
   const output = {
     name: 'probe',

@@ -340,7 +340,7 @@ test('the runner retries a failed start with capped backoff on the clock, at onc
   const ctx = createAppContext({ stateDir, clock, logger: linesLogger([]) });
   let broken = true;
   let attempts = 0;
-  const output = (required: boolean): DeclaredOutput<boolean> => ({
+  const output = (required: boolean): DeclaredOutput<boolean, Record<never, never>, string> => ({
     name: required ? 'needed' : 'flaky',
     required,
     watches: ['services.sd'],
