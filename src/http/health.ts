@@ -48,12 +48,12 @@ export function healthOf(
   services: Readonly<Record<string, ServiceStatus>>,
   meter: MeterFreshness,
 ): HealthView {
-  const failed: HealthProblem[] = LISTENING_OUTPUTS.filter((name) => FAILED_STATES.has(services[name]?.state ?? '')).map(
-    (name) => ({
-      output: name,
-      error: String(services[name]!.error ?? services[name]!.reason ?? 'failed'),
-    }),
-  );
+  const failed: HealthProblem[] = LISTENING_OUTPUTS.filter((name) =>
+    FAILED_STATES.has(services[name]?.state ?? ''),
+  ).map((name) => ({
+    output: name,
+    error: String(services[name]!.error ?? services[name]!.reason ?? 'failed'),
+  }));
   const degraded: HealthProblem[] = [];
   const age = Math.max(0, Math.floor((meter.now - (meter.lastReadingAt ?? meter.bootTime)) / 1000));
   const what =
