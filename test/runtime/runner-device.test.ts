@@ -7,14 +7,15 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc16Arc } from '../../src/checksum/crc16.js';
-import { createAppContext, type ServiceStatus } from '../../src/context.js';
-import { Daemon, registerConfigFormats } from '../../src/daemon.js';
+import { createAppContext } from '../../src/context.js';
+import { registerConfigFormats } from '../../src/daemon.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { crcHex } from '../../src/meter/dsmr/crc16-arc.js';
 import { runOutput } from '../../src/output.js';
-import { linesLogger, silentLogger } from '../helpers/log-lines.js';
+import { silentLogger } from '../helpers/log-lines.js';
 import { freeUdpPort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
+import { startDaemon, type Running } from './runner-rig.js';
 
 // The device outputs run by the runner (docs/architecture.md#output-contract): the Shelly UDP
 // personality and the HomeWizard personality through a real daemon and its HTTP API, the mDNS
@@ -84,51 +85,6 @@ async function getJson(url: string): Promise<{ status: number; body: unknown } |
   } catch {
     return undefined;
   }
-}
-
-interface Running {
-  daemon: Daemon;
-  base: string;
-  stateDir: string;
-  services(): Record<string, ServiceStatus>;
-  /** One output's line as the runner wrote it (without the listener failure counts of the snapshot). */
-  line(name: string): ServiceStatus | undefined;
-  close(): Promise<void>;
-}
-
-async function startDaemon(env: Record<string, string>): Promise<Running> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-device-'));
-  const daemon = Daemon.create({
-    stateDir,
-    env: {
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
-      METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
-      ...env,
-    },
-    logger: linesLogger([], 'info'),
-  });
-  try {
-    await daemon.start();
-  } catch (error) {
-    rmSync(stateDir, { recursive: true, force: true });
-    throw error;
-  }
-  const http = daemon.context.services.get('http') as unknown as { port: number };
-  return {
-    daemon,
-    base: `http://127.0.0.1:${http.port}`,
-    stateDir,
-    services: () => daemon.context.services.snapshot(),
-    line: (name) => daemon.context.services.get(name),
-    async close() {
-      await daemon.stop();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** What the tests read of a write's answer: the error body of a 500, the 202's view. */

@@ -1,17 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServiceStatus } from '../../src/context.js';
-import { Daemon, registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/daemon.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import type { ReadingStore } from '../../src/reading/store.js';
-import { linesLogger } from '../helpers/log-lines.js';
 import { freePort } from '../helpers/ports.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
+import { startDaemon, type Running } from './runner-rig.js';
 
 // The domain outputs on the runner (docs/architecture.md#output-contract): the meter an output's
 // settings name is a meter ref the runner resolves; a meter that is not registered is a state of
@@ -20,47 +18,6 @@ import { quietPeriod, waitFor } from '../helpers/wait.js';
 // a rejected apply of the fleet push are retried, and the write answers 500 naming it.
 
 registerConfigFormats();
-
-interface Running {
-  daemon: Daemon;
-  base: string;
-  stateDir: string;
-  services(): Record<string, ServiceStatus>;
-  close(): Promise<void>;
-}
-
-async function startDaemon(
-  env: Record<string, string>,
-  prepare?: (stateDir: string) => void,
-): Promise<Running> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-domain-'));
-  prepare?.(stateDir);
-  const daemon = Daemon.create({
-    stateDir,
-    env: {
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
-      METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
-      ...env,
-    },
-    logger: linesLogger([], 'info'),
-  });
-  await daemon.start();
-  const http = daemon.context.services.get('http') as unknown as { port: number };
-  return {
-    daemon,
-    base: `http://127.0.0.1:${http.port}`,
-    stateDir,
-    services: () => daemon.context.services.snapshot(),
-    async close() {
-      await daemon.stop();
-      rmSync(stateDir, { recursive: true, force: true, maxRetries: 5 });
-    },
-  };
-}
 
 interface WriteAnswer {
   status: number;

@@ -1,18 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceStatus } from '../../src/context.js';
-import { Daemon, registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/daemon.js';
 import { openStream } from '../http/sse-client.js';
 import { syntheticReading } from '../helpers/http-context.js';
-import { linesLogger } from '../helpers/log-lines.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
+import { startDaemon } from './runner-rig.js';
 
 // The runner with the meter inputs and the device outputs (docs/architecture.md#output-contract):
 // a failed start recovers when its cause goes away, a write an output cannot take up answers 500
@@ -20,47 +19,6 @@ import { waitFor } from '../helpers/wait.js';
 // meter is followed onto its new store.
 
 registerConfigFormats();
-
-interface Running {
-  daemon: Daemon;
-  base: string;
-  stateDir: string;
-  services(): Record<string, ServiceStatus>;
-  close(): Promise<void>;
-}
-
-async function startDaemon(
-  env: Record<string, string>,
-  prepare?: (stateDir: string) => void,
-): Promise<Running> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-meters-'));
-  prepare?.(stateDir);
-  const daemon = Daemon.create({
-    stateDir,
-    env: {
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
-      METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
-      ...env,
-    },
-    logger: linesLogger([], 'info'),
-  });
-  await daemon.start();
-  const http = daemon.context.services.get('http') as unknown as { port: number };
-  return {
-    daemon,
-    base: `http://127.0.0.1:${http.port}`,
-    stateDir,
-    services: () => daemon.context.services.snapshot(),
-    async close() {
-      await daemon.stop();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-}
 
 interface WriteAnswer {
   status: number;

@@ -6,16 +6,16 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceStatus } from '../../src/context.js';
-import { Daemon, registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/daemon.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { requireCommand } from '../helpers/environment.js';
-import { linesLogger } from '../helpers/log-lines.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';
 import { closeClient, connectClient } from '../modbus/clients.js';
 import { mbpollRtu, UNIT } from '../modbus/rtu-rig.js';
 import { mbpollValues } from '../modbus/clients.js';
+import { startDaemon, type Running } from './runner-rig.js';
 
 // The Modbus TCP slave, the Modbus RTU slave and the meter proxy as declared outputs run by the
 // runner (docs/architecture.md#output-contract), through a real daemon and its HTTP API: a failed
@@ -26,41 +26,6 @@ import { mbpollValues } from '../modbus/clients.js';
 // row in runner.test.ts.
 
 registerConfigFormats();
-
-interface Running {
-  daemon: Daemon;
-  base: string;
-  services(): Record<string, ServiceStatus>;
-  close(): Promise<void>;
-}
-
-async function startDaemon(env: Record<string, string>): Promise<Running> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-modbus-'));
-  const lines: string[] = [];
-  const daemon = Daemon.create({
-    stateDir,
-    env: {
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
-      ...env,
-    },
-    logger: linesLogger(lines, 'info'),
-  });
-  await daemon.start();
-  const http = daemon.context.services.get('http') as unknown as { port: number };
-  return {
-    daemon,
-    base: `http://127.0.0.1:${http.port}`,
-    services: () => daemon.context.services.snapshot(),
-    async close() {
-      await daemon.stop();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-}
 
 interface WriteAnswer {
   status: number;

@@ -7,14 +7,15 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
-import { Daemon, registerConfigFormats } from '../../src/daemon.js';
+import { createAppContext, type AppContext } from '../../src/context.js';
+import { registerConfigFormats } from '../../src/daemon.js';
 import { createMqttService, type MqttView } from '../../src/mqtt/publisher.js';
 import { meterLookup, runOutput, type DeclaredOutput } from '../../src/output.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import { waitFor } from '../helpers/wait.js';
+import { startDaemon, type Running } from './runner-rig.js';
 
 // The runner's failure model (docs/architecture.md#output-contract): a failed start is retried
 // until its cause goes away, a write that an output cannot take up answers 500 naming it, one that
@@ -64,44 +65,6 @@ async function answersUdp(port: number): Promise<boolean> {
   } finally {
     client.close();
   }
-}
-
-interface Running {
-  daemon: Daemon;
-  base: string;
-  lines: string[];
-  services(): Record<string, ServiceStatus>;
-  close(): Promise<void>;
-}
-
-async function startDaemon(env: Record<string, string>): Promise<Running> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-'));
-  const lines: string[] = [];
-  const daemon = Daemon.create({
-    stateDir,
-    env: {
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
-      METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
-      ...env,
-    },
-    logger: linesLogger(lines, 'info'),
-  });
-  await daemon.start();
-  const http = daemon.context.services.get('http') as unknown as { port: number };
-  return {
-    daemon,
-    base: `http://127.0.0.1:${http.port}`,
-    lines,
-    services: () => daemon.context.services.snapshot(),
-    async close() {
-      await daemon.stop();
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** What the tests read of a write's answer: the error body of a 500, the 202's view. */
