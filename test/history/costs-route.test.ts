@@ -9,6 +9,7 @@ import { HistoryRecorder } from '../../src/history/recorder.js';
 import { RecentPower } from '../../src/history/recent-power.js';
 import { RingFile } from '../../src/history/ring-file.js';
 import { TIERS, type Resolution } from '../../src/history/tiers.js';
+import { ReadingStore } from '../../src/reading/store.js';
 import { registerHistoryRoutes } from '../../src/http/routes/history.js';
 import { registerSettingsRoutes } from '../../src/http/routes/settings.js';
 import { startHttpContext } from '../helpers/http-context.js';
@@ -29,10 +30,15 @@ const QUARTERS: HistoryPoint[] = [
 ];
 const DAY_POINT: HistoryPoint = { t: DAY, n: 2700, eIn: 1.75, eOut: 2, nT1: 1350, nT2: 1350 };
 
-async function seed(stateDir: string, resolution: Resolution, points: HistoryPoint[]): Promise<void> {
-  mkdirSync(join(stateDir, 'history'), { recursive: true });
+async function seed(
+  stateDir: string,
+  resolution: Resolution,
+  points: HistoryPoint[],
+  folder = 'history',
+): Promise<void> {
+  mkdirSync(join(stateDir, folder), { recursive: true });
   const { ring } = await RingFile.open(
-    join(stateDir, 'history', `${resolution}.ring`),
+    join(stateDir, folder, `${resolution}.ring`),
     TIERS[resolution],
     DAY * 1000,
   );
@@ -195,6 +201,45 @@ test('fixed charges are billed to date: from the first recorded day to now, not 
     });
   } finally {
     await recent!.stop();
+    await recorder!.stop();
+    await h.close();
+  }
+});
+
+test("a further meter's daily costs are priced from its own quarter hours, not the primary's", async () => {
+  let recorder: HistoryRecorder | undefined;
+  let pv: HistoryRecorder | undefined;
+  let recent: RecentPower | undefined;
+  const h = await startHttpContext({
+    env: ENV,
+    routes: (router, ctx) => {
+      recorder = new HistoryRecorder(ctx, ctx.logger);
+      const store = new ReadingStore({ staleAfterMs: 10_000, meterInterface: 'TCP', clock: ctx.clock });
+      pv = new HistoryRecorder(ctx, ctx.logger, { id: 'pv', store });
+      recent = new RecentPower(ctx);
+      registerHistoryRoutes(router, ctx, recorder, recent, (id) =>
+        id === 'main' ? recorder : id === 'pv' ? pv : undefined,
+      );
+    },
+  });
+  try {
+    setClock(h, Date.parse('2026-11-26T11:00:30Z'));
+    await seed(h.stateDir, '15m', QUARTERS);
+    await seed(h.stateDir, '1d', [DAY_POINT]);
+    // The further meter exported 3 kWh at 12:00 and imported nothing: 3 × 0.08 of credit.
+    const pvQuarter: HistoryPoint = { t: at('2026-11-25T12:00'), n: 900, eIn: 0, eOut: 3, nT2: 900 };
+    const pvDay: HistoryPoint = { t: DAY, n: 900, eIn: 0, eOut: 3, nT2: 900 };
+    await seed(h.stateDir, '15m', [pvQuarter], join('history', 'meters', 'pv'));
+    await seed(h.stateDir, '1d', [pvDay], join('history', 'meters', 'pv'));
+    await recorder!.start();
+    await pv!.start();
+    const day = `from=${DAY}&to=${NEXT - 1}`;
+    const daily = (await send(h.baseUrl, 'GET', `/api/v1/history?${day}&resolution=1d&meter=pv`)).json();
+    assert.equal(daily.meter, 'pv');
+    assert.deepEqual(daily.points[0].cost, { import: 0, export: 0.24 });
+  } finally {
+    await recent!.stop();
+    await pv!.stop();
     await recorder!.stop();
     await h.close();
   }

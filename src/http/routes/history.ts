@@ -78,7 +78,8 @@ async function historyView(
   };
   const costs = ctx.config.config.services.costs;
   if (!costs.enable) return answer;
-  const quarters: TierQuery = (...args) => sources.recorder.query(...args);
+  // Days and hours are priced from the quarter hours of the same meter.
+  const quarters: TierQuery = (...args) => chosen.query(...args);
   return withCosts(answer, costs, points, quarters, sources.capacity, ctx.now(), ctx.prices);
 }
 
