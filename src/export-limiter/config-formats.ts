@@ -3,6 +3,7 @@ import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
 import { parseInverterSource } from './modbus-link.js';
+
 import { INVERTER_PROFILES, type InverterProfileName } from './profiles.js';
 import { VICTRON } from './vendors.js';
 

@@ -11,6 +11,8 @@ import {
 } from '../reading/meter-entries.js';
 import { ExpressionError, parseExpression } from '../reading/meter-expression.js';
 import { parseSource, SourceError, type MeterSource } from './source.js';
+import { portProblems, type PortClaim } from '../modbus-protocol/port-claims.js';
+import { parseInverterSource } from '../modbus-protocol/endpoint.js';
 
 declare module '../config/formats.js' {
   interface FormatTypes {
@@ -142,69 +144,29 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
   return undefined;
 }
 
-interface PortClaim {
-  field: string;
-  source: MeterSource;
-}
-
-function portOf(source: MeterSource): string | undefined {
-  return source.kind === 'serial' || source.kind === 'modbus-rtu' ? source.path : undefined;
-}
-
-function lineText(source: MeterSource): string {
-  if (source.kind !== 'modbus-rtu') return `a ${source.kind} source`;
-  return `${source.baudRate} baud, parity ${source.parity}, ${source.stopBits} stop bit(s)`;
-}
-
-/**
- * Several sources on one serial device: only `modbus-rtu:` sources may share it (one RS485 bus,
- * docs/architecture.md#shared-rs485-bus), with the same line settings and different unit ids.
- */
-export function portProblems(claims: readonly PortClaim[]): string[] {
-  const problems: string[] = [];
-  const byPort = new Map<string, PortClaim>();
-  const units = new Map<string, PortClaim>();
-  for (const claim of claims) {
-    const port = portOf(claim.source);
-    if (port === undefined) continue;
-    const first = byPort.get(port);
-    if (!first) {
-      byPort.set(port, claim);
-    } else if (first.source.kind !== 'modbus-rtu' || claim.source.kind !== 'modbus-rtu') {
-      problems.push(
-        `${claim.field} and ${first.field} both open ${port}; only modbus-rtu: sources share a port`,
-      );
-      continue;
-    } else if (lineText(first.source) !== lineText(claim.source)) {
-      problems.push(
-        `${claim.field} (${lineText(claim.source)}) and ${first.field} (${lineText(first.source)}) claim ${port} with different line settings`,
-      );
-      continue;
-    }
-    if (claim.source.kind !== 'modbus-rtu') continue;
-    const unitKey = `${port}#${claim.source.unitId}`;
-    const sameUnit = units.get(unitKey);
-    if (sameUnit)
-      problems.push(`${claim.field} and ${sameUnit.field} both poll unit ${claim.source.unitId} on ${port}`);
-    else units.set(unitKey, claim);
+/** The serial device a meter source opens, as a claim on it; none for a network source. */
+function claimOf(field: string, source: MeterSource): PortClaim | undefined {
+  if (source.kind === 'modbus-rtu') {
+    const { path, baudRate, parity, stopBits, unitId } = source;
+    return { field, path, rtu: { line: { path, baudRate, parity, stopBits }, unit: unitId, what: 'polls' } };
   }
-  return problems;
+  return source.kind === 'serial' ? { field, path: source.path } : undefined;
 }
 
-function claimsOf(entries: readonly MeterEntry[], primary?: string): PortClaim[] {
-  const claims: PortClaim[] = [];
+/** The serial devices the primary (when given) and the further meters open. */
+export function claimsOf(entries: readonly MeterEntry[], primary?: string): PortClaim[] {
+  const claims: Array<PortClaim | undefined> = [];
   if (primary !== undefined) {
     try {
-      claims.push({ field: 'meter.source', source: parseSource(primary) });
+      claims.push(claimOf('meter.source', parseSource(primary)));
     } catch {
       // meter.source's own format reports it
     }
   }
   entries.forEach((entry, index) => {
-    if (!isVirtualEntry(entry))
-      claims.push({ field: `meters[${index}].source`, source: parseSource(entry.source) });
+    if (!isVirtualEntry(entry)) claims.push(claimOf(`meters[${index}].source`, parseSource(entry.source)));
   });
-  return claims;
+  return claims.filter((claim): claim is PortClaim => claim !== undefined);
 }
 
 /** Every problem of a `meters[]` value, each naming its field (`meters[2].id: ...`). */
@@ -244,8 +206,53 @@ const PORTS_RULE: ConfigRule = {
   check: primaryPortIssues,
 };
 
+/** The export limiter's settings: its RTU inverters are units on the meters' buses. */
+const LIMITER = 'services.export_limiter';
+
+/**
+ * An inverter on an RS485 bus is a unit on the same bus as the meters there
+ * (docs/architecture.md#shared-rs485-bus): the same line settings, a unit id of its own, and no
+ * serial meter on that device; otherwise the limiter's writes would reach a meter, or two openers
+ * would fight over one port.
+ */
+const BUS_RULE: ConfigRule = {
+  name: 'export-limiter-bus',
+  watches: ['meter.source', 'meters', 'services.export_limiter.inverters'],
+  check(tree): ValidationIssue[] {
+    const inverters = getPath(tree, `${LIMITER}.inverters`);
+    if (!Array.isArray(inverters)) return [];
+    const claims: PortClaim[] = [];
+    inverters.forEach((inverter: { source?: unknown }, index) => {
+      // An unparsable source is the inverter list's own format's problem.
+      const endpoint =
+        typeof inverter?.source === 'string' ? parseInverterSource(inverter.source) : undefined;
+      if (endpoint?.kind !== 'rtu') return;
+      const { unit, ...line } = endpoint;
+      claims.push({
+        field: `${LIMITER}.inverters[${index}].source`,
+        path: line.path,
+        rtu: {
+          line: { path: line.path, baudRate: line.baudRate, parity: line.parity, stopBits: line.stopBits },
+          unit,
+          what: 'drives',
+        },
+      });
+    });
+    if (claims.length === 0) return [];
+    const meters = getPath(tree, 'meters');
+    const primary = getPath(tree, 'meter.source');
+    const meterClaims =
+      Array.isArray(meters) && meterListProblems(meters).length === 0
+        ? claimsOf(meters as MeterEntry[], typeof primary === 'string' ? primary : undefined)
+        : [];
+    return portProblems([...meterClaims, ...claims])
+      .filter((problem) => problem.includes(`${LIMITER}.inverters[`))
+      .map((message) => ({ field: `${LIMITER}.inverters`, message, value: inverters }));
+  },
+};
+
 /** Registers `meters-list`; the daemon calls it before the config loads. */
 export function registerMetersFormats(): void {
   registerFormats([METERS_LIST]);
-  registerRules([PORTS_RULE]);
+  registerRules([PORTS_RULE, BUS_RULE]);
 }
