@@ -5,42 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hasCommand, requirePeer, testModuleCommand } from '../helpers/environment.js';
-
-/** Two network namespaces joined by a veth pair, so multicast is really delivered between two hosts. */
-function makeNamespaces(): { a: string; b: string; remove: () => void } | string {
-  if (process.getuid?.() !== 0) return 'not root';
-  if (!hasCommand('ip')) return 'no ip command';
-  const tag = `${process.pid % 10000}${Math.floor(Math.random() * 1000)}`;
-  const a = `mga${tag}`;
-  const b = `mgb${tag}`;
-  const run = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
-  try {
-    run('netns', 'add', a);
-    run('netns', 'add', b);
-    run('link', 'add', `va${tag}`, 'type', 'veth', 'peer', 'name', `vb${tag}`);
-    run('link', 'set', `va${tag}`, 'netns', a);
-    run('link', 'set', `vb${tag}`, 'netns', b);
-    for (const [ns, dev, address] of [
-      [a, `va${tag}`, '10.231.77.1/24'],
-      [b, `vb${tag}`, '10.231.77.2/24'],
-    ] as const) {
-      run('-n', ns, 'addr', 'add', address, 'dev', dev);
-      run('-n', ns, 'link', 'set', dev, 'up', 'multicast', 'on');
-      run('-n', ns, 'link', 'set', 'lo', 'up');
-      run('-n', ns, 'route', 'add', '224.0.0.0/4', 'dev', dev);
-    }
-  } catch (error) {
-    for (const ns of [a, b]) spawn('ip', ['netns', 'del', ns]);
-    return `cannot create network namespaces: ${(error as Error).message.split('\n')[0]}`;
-  }
-  return {
-    a,
-    b,
-    remove: () => {
-      for (const ns of [a, b]) execFileSync('ip', ['netns', 'del', ns]);
-    },
-  };
-}
+import { vethNamespaces } from '../helpers/netns.js';
 
 function inNamespace(ns: string, ...args: string[]) {
   const { command, args: base } = testModuleCommand('device/mdns-peer');
@@ -73,7 +38,7 @@ async function browse(
 }
 
 test('announces _http._tcp (TXT id, type=100) and _modbus._tcp to another host; goodbye when Modbus stops', async (t: TestContext) => {
-  const namespaces = makeNamespaces();
+  const namespaces = vethNamespaces('10.231.77');
   if (
     !requirePeer(
       t,

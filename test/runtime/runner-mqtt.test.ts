@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext, type ServiceStatus } from '../../src/context.js';
-import { Daemon } from '../../src/daemon.js';
 import { registerActionFormats } from '../../src/actions/config-formats.js';
 import { registerExportLimiterConfig } from '../../src/export-limiter/config-formats.js';
 import { registerMeterFormats } from '../../src/meter/config-formats.js';
@@ -19,6 +18,7 @@ import { linesLogger } from '../helpers/log-lines.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 import { startMosquitto } from '../mqtt/mosquitto-broker.js';
+import { startDaemon } from './runner-rig.js';
 
 // The MQTT output run by the runner (docs/architecture.md#output-contract): options the client
 // cannot use make its apply reject (a write names `mqtt`, the runner retries), the failure fields
@@ -115,25 +115,10 @@ test('MQTT through the daemon: a broker away at start is retrying until it comes
   if (!requireCommand(t, 'mosquitto')) return;
   const port = await freePort();
   const url = `mqtt://127.0.0.1:${port}`;
-  const stateDir = mkdtempSync(join(tmpdir(), 'mg-runner-mqtt-daemon-'));
-  const daemon = Daemon.create({
-    stateDir,
-    env: {
-      METER_GATEWAY_HTTP_HOST: '127.0.0.1',
-      METER_GATEWAY_HTTP_PORT: '0',
-      METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
-      METER_GATEWAY_SERVICES_BROADCAST: 'false',
-      METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
-      METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
-      METER_GATEWAY_MQTT_ENABLE: 'true',
-      METER_GATEWAY_MQTT_URL: url,
-    },
-    logger: linesLogger([], 'info'),
-  });
+  const run = await startDaemon({ METER_GATEWAY_MQTT_ENABLE: 'true', METER_GATEWAY_MQTT_URL: url });
   const brokers: Array<{ stop(): Promise<void> }> = [];
   try {
-    await daemon.start();
-    const line = () => daemon.context.services.get('mqtt');
+    const line = () => run.line('mqtt');
     await waitFor(
       'mqtt retrying while no broker listens',
       () => shape(line()),
@@ -158,8 +143,7 @@ test('MQTT through the daemon: a broker away at start is retrying until it comes
 
     const other = await startMosquitto();
     brokers.push(other);
-    const http = daemon.context.services.get('http') as unknown as { port: number };
-    const answer = await fetch(`http://127.0.0.1:${http.port}/api/v1/mqtt/settings`, {
+    const answer = await fetch(`${run.base}/api/v1/mqtt/settings`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ url: other.url }),
@@ -167,8 +151,7 @@ test('MQTT through the daemon: a broker away at start is retrying until it comes
     assert.equal(answer.status, 200, await answer.text());
     await waitForLine('connected to the broker the write names', line, connectedTo(other.url));
   } finally {
-    await daemon.stop();
+    await run.close();
     for (const broker of brokers) await broker.stop();
-    rmSync(stateDir, { recursive: true, force: true });
   }
 });
