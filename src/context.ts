@@ -7,7 +7,7 @@ import { createLogger, type Logger } from './log.js';
 import type { SystemFacts } from './reading/meter-state.js';
 import type { MeterInterface } from './reading/reading.js';
 import { ReadingStore } from './reading/store.js';
-import { noPrices, type PriceSignal } from './prices/price-signal.js';
+import { noPrices, type PriceSignal } from './price-signal.js';
 import { MeterRegistry } from './reading/meter-registry.js';
 import type { TemplateInput } from './reading/template-variables.js';
 import { readSystemId, resolveSystemId } from './system-id.js';

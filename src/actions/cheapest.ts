@@ -1,7 +1,7 @@
 import type { Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { QuarterPrice } from '../prices/price-signal.js';
+import type { QuarterPrice } from '../price-signal.js';
 import { isEnabled, type ActionDefinition, type CheapestTrigger } from './definition.js';
 import type { Fire } from './triggers.js';
 

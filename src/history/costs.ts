@@ -1,6 +1,6 @@
 import type { CostTotalsView, CostView } from '../contracts/history.js';
 import type { HistoryPoint } from './point.js';
-import type { PriceSignal } from '../prices/price-signal.js';
+import type { PriceSignal } from '../price-signal.js';
 
 /**
  * Energy costs of history buckets (docs/architecture.md#costs): pure functions of the price settings

@@ -2,7 +2,7 @@ import { bucketCost, costTotals, roundMoney, sumCosts } from './costs.js';
 import type { CapacityChargeContributor, CostSettings, PointCost } from './costs.js';
 import type { HistoryView } from '../contracts/history.js';
 import type { HistoryPoint } from './point.js';
-import type { PriceSignal } from '../prices/price-signal.js';
+import type { PriceSignal } from '../price-signal.js';
 import { TIERS, type Resolution } from './tiers.js';
 
 /** Reads the points of a tier overlapping [fromMs, toMs] (the recorder's query). */

@@ -1,7 +1,7 @@
 import type { Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
 import { addDays, localDate, localDayBounds } from '../prices/local-day.js';
-import type { QuarterPrice } from '../prices/price-signal.js';
+import type { QuarterPrice } from '../price-signal.js';
 import type { BrokerLink } from './broker-link.js';
 import type { EntityContributor, HaContribution } from './ha-contributors.js';
 import type { DiscoveryTopics } from './ha-entities.js';

@@ -3,7 +3,7 @@ import type { FamilySpec } from '../metrics/families.js';
 import type { MetricsContributor } from '../metrics/gateway-samples.js';
 import type { TemplateValue } from '../reading/template-variables.js';
 import { localDayBounds, localDate } from './local-day.js';
-import type { PriceSignal } from './price-signal.js';
+import type { PriceSignal } from '../price-signal.js';
 
 /**
  * What the price series gives other modules (docs/architecture.md#prices): the actions' template

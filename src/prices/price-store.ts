@@ -11,7 +11,7 @@ import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../ou
 import { PRICE_SOURCE_URLS } from '../config/costs-schema.js';
 import { compileFormula, type CompiledFormula } from './formula.js';
 import { addDays, localDate, localDayBounds } from './local-day.js';
-import type { PriceSignal, QuarterPrice } from './price-signal.js';
+import type { PriceSignal, QuarterPrice } from '../price-signal.js';
 import {
   parseAnswer,
   sourceRequest,

@@ -9,7 +9,7 @@ import type { QuarterRecord } from '../history/recorder.js';
 import { TIERS } from '../history/tiers.js';
 import type { Logger } from '../log.js';
 import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
-import type { PriceSignal } from '../prices/price-signal.js';
+import type { PriceSignal } from '../price-signal.js';
 import type { Refusals } from '../refusals.js';
 import { encodeBatch } from './encoders.js';
 import {

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config/types.js';
 import type { HistoryPoint } from '../history/point.js';
 import type { QuarterRecord } from '../history/recorder.js';
 import { windowSeconds } from '../peak/tariff-model.js';
-import type { PriceSignal } from '../prices/price-signal.js';
+import type { PriceSignal } from '../price-signal.js';
 
 /**
  * The samples of one quarter hour of one meter (docs/architecture.md#push). Names and units follow

@@ -6,7 +6,7 @@ import { chooseBlocks, CheapestTriggers, windowAt } from '../../src/actions/chea
 import type { CheapestTrigger } from '../../src/actions/definition.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
-import type { PriceSignal, QuarterPrice } from '../../src/prices/price-signal.js';
+import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';

@@ -56,7 +56,7 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'reading', members: ['src/reading/'] },
   {
     name: 'context',
-    members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts', 'src/prices/price-signal.ts'],
+    members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts', 'src/price-signal.ts'],
   },
   { name: 'shared domain', members: ['src/modbus-protocol/'] },
   {
@@ -244,4 +244,44 @@ test('the import reader sees static, re-exported, dynamic and type imports', () 
     'src/history/record.ts (type)',
   ]);
   assert.ok(sites.length > 300, `only ${sites.length} imports read from ${files.length} files`);
+});
+
+/** The room an import counts for: a folder directly under src/ (with everything under it), or a top-level file. */
+function roomOf(path: string): string {
+  const parts = path.split('/');
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : path;
+}
+
+/** Pairs of rooms that import each other, each with one import of either direction. */
+function mutualRooms(found: readonly ImportSite[]): string[] {
+  const edges = new Map<string, ImportSite>();
+  for (const site of found) {
+    if (site.file.startsWith(browserFolder)) continue;
+    const from = roomOf(site.file);
+    const to = roomOf(site.target);
+    if (from !== to && !edges.has(`${from} ${to}`)) edges.set(`${from} ${to}`, site);
+  }
+  const pairs: string[] = [];
+  for (const [key, site] of edges) {
+    const [from, to] = key.split(' ');
+    const back = edges.get(`${to} ${from}`);
+    if (back && from! < to!) pairs.push(`${site.file} -> ${site.target} and ${back.file} -> ${back.target}`);
+  }
+  return pairs;
+}
+
+test('no two folders of src/ import each other, so every folder stands above all it imports', () => {
+  const pairs = mutualRooms(sites);
+  assert.deepEqual(pairs, [], `folders importing each other:\n  ${pairs.join('\n  ')}`);
+});
+
+test('two domain folders importing each other are found, though the layer rule allows both imports', () => {
+  const planted = [
+    ...importsOf(join(repoRoot, 'src/actions/example.ts'), "import type { X } from '../prices/x.js';"),
+    ...importsOf(join(repoRoot, 'src/prices/example.ts'), "import { y } from '../actions/y.js';"),
+  ];
+  assert.deepEqual(violationsOf(planted), []);
+  assert.deepEqual(mutualRooms(planted), [
+    'src/actions/example.ts -> src/prices/x.ts and src/prices/example.ts -> src/actions/y.ts',
+  ]);
 });

@@ -11,7 +11,7 @@ import { registerCoreRoutes } from '../../src/http/server.js';
 import { componentLogger } from '../../src/log.js';
 import { runOutput } from '../../src/output.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
-import type { PriceSignal, QuarterPrice } from '../../src/prices/price-signal.js';
+import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { startSimulatedInverter } from '../helpers/simulated-inverter.js';
 import { waitFor } from '../helpers/wait.js';

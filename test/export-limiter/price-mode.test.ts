@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PriceSignal, QuarterPrice } from '../../src/prices/price-signal.js';
+import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 import { startRig } from './rig.js';
 
 /** Price mode of the export limiter (docs/architecture.md#export-limiter), on a fixed price series. */

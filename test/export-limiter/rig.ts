@@ -15,7 +15,7 @@ import { ExportLimiter, type LimiterWrite, type PeakForecast } from '../../src/e
 import { runOutput } from '../../src/output.js';
 import { createMeterInput } from '../../src/meter/meter-input.js';
 import { buildTelegram } from '../../src/meter/simulator/telegram.js';
-import type { PriceSignal } from '../../src/prices/price-signal.js';
+import type { PriceSignal } from '../../src/price-signal.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import type { Service } from '../../src/service.js';
 import { silentLogger } from '../helpers/log-lines.js';

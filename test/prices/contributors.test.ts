@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { priceMetrics, priceVariables, rankAt } from '../../src/prices/contributors.js';
-import type { PriceSignal, QuarterPrice } from '../../src/prices/price-signal.js';
+import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 

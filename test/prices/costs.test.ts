@@ -6,7 +6,7 @@ import { bucketCost, roundMoney, type CostSettings, type PriceSettings } from '.
 import { pointCosts } from '../../src/history/history-costs.js';
 import type { HistoryPoint } from '../../src/history/point.js';
 import { compileFormula } from '../../src/prices/formula.js';
-import type { PriceSignal, QuarterPrice } from '../../src/prices/price-signal.js';
+import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 

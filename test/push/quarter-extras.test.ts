@@ -5,7 +5,7 @@ import { registerConfigFormats } from '../../src/daemon.js';
 import type { QuarterRecord } from '../../src/history/recorder.js';
 import { quarterPayload } from '../../src/mqtt/quarters-publisher.js';
 import { peakQuarterMeter, quarterExtras, quarterSamples, SERIES } from '../../src/push/series.js';
-import type { PriceSignal } from '../../src/prices/price-signal.js';
+import type { PriceSignal } from '../../src/price-signal.js';
 
 registerConfigFormats();
 
