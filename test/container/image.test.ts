@@ -8,7 +8,7 @@ import { hasCommand, inCi, repoRoot, requirePeer } from '../helpers/environment.
 import { HEADLESS_SHELL_PATH } from '../helpers/browser.js';
 import { launchMappedBrowser, useEveryPage } from '../web/addresses-check.js';
 import { closeClient, connectClient, readWords } from '../modbus/clients.js';
-import { BASE_IMAGE, Podman, keptStorageDir, standInTarball } from './podman.js';
+import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
 import { freePort } from '../helpers/ports.js';
 
 const IMAGE = 'localhost/meter-gateway:test';
@@ -46,7 +46,7 @@ test(
     if (!requirePeer(t, tools.length === 0, `container tools (${tools.join(', ')} missing)`)) return;
     if (!requirePeer(t, root, 'root (debootstrap and podman storage need it)')) return;
 
-    const podman = new Podman(keptStorageDir(repoRoot));
+    const podman = await Podman.kept();
     await podman.clear();
     t.after(() => podman.close());
     const extraCa = process.env.NODE_EXTRA_CA_CERTS;

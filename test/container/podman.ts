@@ -10,9 +10,11 @@ import {
   rmSync,
   statfsSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -38,14 +40,50 @@ function storageDriver(dir: string): 'overlay' | 'vfs' {
 }
 
 /**
- * Where the image test keeps podman's storage from one run to the next, one folder per checkout
- * (two checkouts' runs on one machine never share containers or volumes), so that `podman build
- * --layers` reuses the Dockerfile's `npm ci` layer while package.json and package-lock.json are
- * unchanged. Removing the folder starts afresh.
+ * Where the image test keeps podman's storage from one run to the next: one folder per machine, not
+ * per checkout, so that a fresh clone's `podman build --layers` reuses the Dockerfile's `npm ci`
+ * layer while package.json and package-lock.json are unchanged (a folder per checkout path was
+ * never reused by a fresh clone, and left one storage behind per clone). Two runs on one machine
+ * take turns (Podman.kept). Removing the folder starts afresh.
  */
-export function keptStorageDir(checkout: string): string {
-  const key = createHash('sha256').update(realpathSync(checkout)).digest('hex').slice(0, 12);
-  return join(tmpdir(), `meter-gateway-podman-${key}`);
+export function keptStorageDir(): string {
+  return join(tmpdir(), 'meter-gateway-podman');
+}
+
+/** True while a process with this pid exists (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Holds the kept storage for this process, so that two test runs never clear each other's
+ * containers or prune the layers of a build under way: the first writes its pid to `owner.pid`
+ * (created exclusively), the other waits until the file is gone or names a process that no longer
+ * exists (a run that was killed). Returns the release.
+ */
+async function holdStorage(root: string): Promise<() => void> {
+  const owner = join(root, 'owner.pid');
+  for (;;) {
+    try {
+      writeFileSync(owner, `${process.pid}\n`, { flag: 'wx' });
+      return () => rmSync(owner, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let pid: number;
+    try {
+      pid = Number.parseInt(readFileSync(owner, 'utf8'), 10);
+    } catch {
+      continue; // released between the two calls
+    }
+    if (!Number.isInteger(pid) || !processAlive(pid)) rmSync(owner, { force: true });
+    else await delay(2000);
+  }
 }
 
 /**
@@ -60,6 +98,18 @@ export class Podman {
   readonly driver: 'overlay' | 'vfs';
   private readonly kept: boolean;
   private readonly env: NodeJS.ProcessEnv;
+
+  private release: () => void = () => undefined;
+
+  /** podman on the machine's kept storage (keptStorageDir), held until close(). */
+  static async kept(): Promise<Podman> {
+    const root = keptStorageDir();
+    mkdirSync(root, { recursive: true });
+    const release = await holdStorage(root);
+    const podman = new Podman(root);
+    podman.release = release;
+    return podman;
+  }
 
   constructor(keptRoot?: string) {
     this.kept = keptRoot !== undefined;
@@ -123,14 +173,18 @@ export class Podman {
   }
 
   async close(): Promise<void> {
-    await this.clear();
-    if (this.kept) {
-      // Images no tag leads to any more (an earlier build's layers); the layers under the
-      // current tags, the `npm ci` layer among them, stay.
-      await this.exec(['image', 'prune', '--force']).catch(() => undefined);
-      return;
+    try {
+      await this.clear();
+      if (this.kept) {
+        // Images no tag leads to any more (an earlier build's layers); the layers under the
+        // current tags, the `npm ci` layer among them, stay.
+        await this.exec(['image', 'prune', '--force']).catch(() => undefined);
+        return;
+      }
+      rmSync(this.root, { recursive: true, force: true });
+    } finally {
+      this.release();
     }
-    rmSync(this.root, { recursive: true, force: true });
   }
 }
 
