@@ -1,13 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError } from './config/config-store.js';
-import { StateLockError } from './config/state-lock.js';
-import { Daemon } from './daemon.js';
-import { createLogger, flushLogger, type Logger } from './log.js';
+import type { Logger } from './log.js';
 import { runParseCli } from './meter/parse-cli.js';
-import { SourceError } from './meter/source.js';
-import { startWatchdog } from './systemd-notify.js';
 import { VERSION } from './version.js';
+
+// The daemon and the log are loaded when the daemon runs: `--help`, `--version` and `parse` start
+// in a fraction of the time (loading the daemon's modules took about 1 s of CPU on each call).
 
 const USAGE = `Usage:
   meter-gateway [--config FILE] [--state-dir DIR]   run the daemon
@@ -71,7 +69,16 @@ async function runDaemon(args: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  let daemon: Daemon;
+  const [{ Daemon }, { ConfigError }, { StateLockError }, { SourceError }, { startWatchdog }] =
+    await Promise.all([
+      import('./daemon.js'),
+      import('./config/config-store.js'),
+      import('./config/state-lock.js'),
+      import('./meter/source.js'),
+      import('./systemd-notify.js'),
+    ]);
+  const { flushLogger } = await import('./log.js');
+  let daemon: ReturnType<typeof Daemon.create>;
   try {
     daemon = Daemon.create({
       ...(parsed.values.config !== undefined ? { configFile: parsed.values.config } : {}),
@@ -92,7 +99,7 @@ async function runDaemon(args: string[]): Promise<number> {
     return 1;
   }
   const logger = daemon.context.logger;
-  installCrashHandlers(logger);
+  installCrashHandlers(logger, flushLogger);
   try {
     await daemon.start();
   } catch (error) {
@@ -137,12 +144,13 @@ async function runDaemon(args: string[]): Promise<number> {
  * in the journal and the log file; a timer of a service that did not clean up cannot keep it up.
  */
 async function exitAfterFlush(logger: Logger, code: number): Promise<never> {
+  const { flushLogger } = await import('./log.js');
   await flushLogger(logger);
   process.exit(code);
 }
 
 /** An uncaught error is logged and exits non-zero so systemd restarts the daemon. */
-function installCrashHandlers(logger: Logger): void {
+function installCrashHandlers(logger: Logger, flushLogger: (logger: Logger) => Promise<void>): void {
   const crash = (error: unknown) => {
     logger.error(
       `uncaught error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
@@ -176,9 +184,11 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
+  async (error: unknown) => {
+    const { createLogger, flushLogger } = await import('./log.js');
     const logger = createLogger('error');
     logger.error(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    void flushLogger(logger).then(() => process.exit(1));
+    await flushLogger(logger);
+    process.exit(1);
   },
 );
