@@ -178,11 +178,16 @@ function readLines(path) {
   }
 }
 
-function describe({ tier, seconds, summary }) {
+/**
+ * One tier's counts, its wall time and the sum of its files' own times (each file or shard from its
+ * start to its end): the sum over the wall time says how many files ran side by side on average.
+ */
+function describe({ tier, seconds, summary, files }) {
   const counts = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo']
     .map((name) => `${name} ${summary[name] ?? '?'}`)
     .join(', ');
-  return `${tier} tier: ${counts}; ${seconds.toFixed(1)} s`;
+  const fileSeconds = files.reduce((sum, file) => sum + file.ms, 0) / 1000;
+  return `${tier} tier: ${counts}; ${seconds.toFixed(1)} s (files ${fileSeconds.toFixed(1)} s)`;
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'mg-test-times-'));
