@@ -12,6 +12,8 @@ import { BASE_IMAGE, Podman, standInTarball } from './podman.js';
 import { freePort } from '../helpers/ports.js';
 
 const IMAGE = 'localhost/meter-gateway:test';
+/** The Dockerfile's build stage, tagged so that its layers stay in the kept storage. */
+const BUILD_STAGE = 'localhost/meter-gateway-build-stage:test';
 const MODEL = 'container-test-model';
 
 /** Polls until the API answers 200 (the container starts in the background). */
@@ -59,23 +61,30 @@ test(
     // such field); the host's npm cache spares the registry downloads. --layers keeps each step's
     // layer in the kept storage: the next run reuses every step up to the first whose inputs
     // changed, so `npm ci` runs again only when package.json or package-lock.json did.
-    await podman.exec([
-      'build',
-      '--isolation',
-      'chroot',
-      '--network',
-      'host',
-      '--pull=never',
-      '--layers',
-      '--format',
-      'docker',
-      '--volume',
-      `${npmCacheDir()}:/root/.npm`,
-      '--tag',
-      IMAGE,
-      repoRoot,
-    ]);
-
+    const build = (target: string[], tag: string) =>
+      podman.exec([
+        'build',
+        '--isolation',
+        'chroot',
+        '--network',
+        'host',
+        '--pull=never',
+        '--layers',
+        '--format',
+        'docker',
+        '--volume',
+        `${npmCacheDir()}:/root/.npm`,
+        ...target,
+        '--tag',
+        tag,
+        repoRoot,
+      ]);
+    await build([], IMAGE);
+    // The build stage's layers (the `npm ci` one among them) are no parents of the final image,
+    // which starts again from the base: untagged, the prune at the end of the run removed them as
+    // dangling, and the next run installed the packages again. Tagging the stage (every step is
+    // cached by now) keeps them for the next run.
+    await build(['--target', 'build'], BUILD_STAGE);
     const configDir = mkdtempSync(join(tmpdir(), 'mg-container-config-'));
     t.after(() => rmSync(configDir, { recursive: true, force: true }));
     writeFileSync(join(configDir, 'config.json'), JSON.stringify({ device: { model: MODEL } }), {
