@@ -12,7 +12,7 @@ import { createHttpService, registerCoreRoutes, type CoreRoutes } from '../src/h
 import { Router } from '../src/http/router.js';
 import { componentLogger, createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
 import { registerConfigFormats } from '../src/daemon.js';
 

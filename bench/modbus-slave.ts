@@ -18,7 +18,7 @@ import { registerConfigFormats } from '../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 
 const port = Number(process.argv[2]);
 if (!Number.isInteger(port) || port < 1 || port > 65535) {

@@ -11,7 +11,7 @@ import { createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
 import { decodeCapture } from '../src/meter/protocols.js';
 import { createMqttService } from '../src/mqtt/publisher.js';
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 import type { Reading } from '../src/reading/reading.js';
 import type { Service } from '../src/service.js';
 import { benchTelegram, sequenceOf } from './mqtt-telegram.js';

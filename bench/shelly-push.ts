@@ -15,7 +15,7 @@ import { registerCoreRoutes } from '../src/http/server.js';
 import { registerShellyRoutes, shellyRpcOf } from '../src/http/routes/shelly.js';
 import { SHELLY_WS_DEFAULTS, ShellyWebSocket } from '../src/device/shelly/websocket.js';
 import { ShellyUdp } from '../src/device/shelly/udp.js';
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 import { startHttpContext, syntheticReading } from '../test/helpers/http-context.js';
 import { freeUdpPort } from '../test/helpers/ports.js';
 

@@ -78,7 +78,8 @@ import { PriceStore } from './prices/price-store.js';
 import { registerPricesRoutes } from './http/routes/prices.js';
 import { priceMetrics, priceVariables, registerPriceVariables } from './prices/contributors.js';
 import type { ListenerFailure } from './guarded-emitter.js';
-import { runOutput, type DeclaredOutput } from './output.js';
+import type { DeclaredOutput } from './output.js';
+import { runOutput } from './output-runner.js';
 import type { Service } from './service.js';
 import { notifySystemd } from './systemd-notify.js';
 

@@ -11,7 +11,7 @@ import { WebSocket } from 'ws';
 import { createAppContext } from '../src/context.js';
 import { registerConfigFormats } from '../src/daemon.js';
 import { MdnsAnnouncer } from '../src/device/mdns.js';
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 import { silentLogger } from './helpers/log-lines.js';
 import { startDaemonProcess } from './helpers/daemon-process.js';
 import { hasCommand, requirePeer } from './helpers/environment.js';

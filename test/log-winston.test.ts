@@ -8,7 +8,7 @@ import { consoleLine, Logger } from '../src/log.js';
 import TransportStream from 'winston-transport';
 import { servicesLogTransport } from '../src/log-transports.js';
 import { LogFile } from '../src/device/log-file.js';
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 import { testModuleCommand } from './helpers/environment.js';
 import { startHttpContext } from './helpers/http-context.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { consoleTransport, flushLogger, Logger, type LineStream, type LogLevel } from '../src/log.js';
 import { LogFile } from '../src/device/log-file.js';
 import { startHttpContext } from './helpers/http-context.js';
-import { runOutput } from '../src/output.js';
+import { runOutput } from '../src/output-runner.js';
 import { waitFor } from './helpers/wait.js';
 
 /** A console logger whose stdout and stderr are line lists. */

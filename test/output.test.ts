@@ -5,13 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../src/config/types.js';
 import { createAppContext, type AppContext } from '../src/context.js';
-import {
-  runOutput,
-  watchesPath,
-  type ConfigPath,
-  type DeclaredOutput,
-  type OutputView,
-} from '../src/output.js';
+import { runOutput, watchesPath } from '../src/output-runner.js';
+import { type ConfigPath, type DeclaredOutput, type OutputView } from '../src/output.js';
 import { linesLogger } from './helpers/log-lines.js';
 import { registerConfigFormats } from '../src/daemon.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { waitFor } from '../helpers/wait.js';
 import { publisherEnv, waitForStatus } from '../mqtt/mqtt-context.js';
 import { retained, withBroker } from '../mqtt/discovery-peers.js';

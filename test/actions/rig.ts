@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { componentLogger } from '../../src/log.js';
 import { registerActionsRoutes } from '../../src/http/routes/actions.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { Service } from '../../src/service.js';
 import { startHttpContext, type HttpContextOptions, type HttpTestContext } from '../helpers/http-context.js';
 import { freePort } from '../helpers/ports.js';

@@ -6,7 +6,7 @@ import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { registerActionsRoutes } from '../../src/http/routes/actions.js';
 import { registerBackupRoutes } from '../../src/http/routes/backup.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { recordingServer, type RecordedRequest } from './rig.js';

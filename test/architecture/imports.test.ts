@@ -56,7 +56,14 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'reading', members: ['src/reading/'] },
   {
     name: 'context',
-    members: ['src/context.ts', 'src/system-id.ts', 'src/output.ts', 'src/price-signal.ts'],
+    members: [
+      'src/context.ts',
+      'src/system-id.ts',
+      'src/output.ts',
+      'src/output-runner.ts',
+      'src/reconcile-queue.ts',
+      'src/price-signal.ts',
+    ],
   },
   { name: 'shared domain', members: ['src/modbus-protocol/'] },
   {

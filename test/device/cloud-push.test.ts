@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { CloudPush } from '../../src/device/cloud-push.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** A local endpoint whose behaviour the test switches: fail with 503, hang, or accept. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CloudPush } from '../../src/device/cloud-push.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { tunnellingProxy } from '../helpers/tunnelling-proxy.js';
 import { waitFor } from '../helpers/wait.js';

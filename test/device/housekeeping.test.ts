@@ -10,7 +10,7 @@ import {
 } from '../../src/device/housekeeping.js';
 import { SdLogger } from '../../src/device/sd-logger.js';
 import { REMOVED_MARKER } from '../../src/history/upkeep.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogFile } from '../../src/device/log-file.js';
 import { startHttpContext } from '../helpers/http-context.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 
 test('services.log adds a log file in the SD card folder, beside the CSV logs, while on', async () => {

@@ -12,7 +12,7 @@ import { registerConfigFormats } from '../../src/daemon.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { systemClock } from '../../src/clock.js';
 
 const [mode, stateDir, passive] = process.argv.slice(2);

@@ -6,7 +6,7 @@ import { MeterProxy } from '../../src/device/meter-proxy.js';
 import { registerCoreRoutes } from '../../src/http/routes/core.js';
 import { MeterInput } from '../../src/meter/meter-input.js';
 import { startHttpContext } from '../helpers/http-context.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { waitFor } from '../helpers/wait.js';
 
 // npm dsmr-parser: a DSMR parser that is not ours (CommonJS).

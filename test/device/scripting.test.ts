@@ -9,7 +9,7 @@ import { kernelEthernetInfo } from '../../src/device/wifi/ethernet-info.js';
 import { hostNetworkInfo } from '../../src/device/wifi/wifi-info.js';
 import { registerSystemRoutes } from '../../src/http/routes/system.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 
 test('the script gets readings on stdin and the API address, and is restarted with backoff after a crash', async () => {

@@ -13,7 +13,7 @@ import { localDateTime } from '../../src/reading/time-format.js';
 import { join } from 'node:path';
 import { CSV_COLUMNS, SdLogger } from '../../src/device/sd-logger.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 
 process.env.TZ = 'Europe/Amsterdam';
 

@@ -14,7 +14,7 @@ import {
   LIMITER_STATE_CODES,
 } from '../../src/modbus/limiter-registers.js';
 import { createModbusService, type ModbusService } from '../../src/modbus/service.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { startSimulatedInverter } from '../helpers/simulated-inverter.js';

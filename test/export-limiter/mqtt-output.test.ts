@@ -15,7 +15,7 @@ import { componentLogger } from '../../src/log.js';
 import { LimiterCommandCounts } from '../../src/mqtt/limiter-commands.js';
 import { limiterFeedOf } from '../../src/mqtt/limiter-mqtt.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';

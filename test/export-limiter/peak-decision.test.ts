@@ -9,7 +9,7 @@ import { peakForecastOf, showDecisionInPeakView } from '../../src/export-limiter
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 import { startHttpContext } from '../helpers/http-context.js';

@@ -12,7 +12,7 @@ import type { Clock, Timer } from '../../src/clock.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { ExportLimiter, type LimiterWrite, type PeakForecast } from '../../src/export-limiter/limiter.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { createMeterInput } from '../../src/meter/meter-input.js';
 import { buildTelegram } from '../../src/meter/simulator/telegram.js';
 import type { PriceSignal } from '../../src/price-signal.js';

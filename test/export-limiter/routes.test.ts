@@ -7,7 +7,7 @@ import { ExportLimiter } from '../../src/export-limiter/limiter.js';
 import { registerExportLimiterRoutes } from '../../src/http/routes/export-limiter.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { startSimulatedInverter } from '../helpers/simulated-inverter.js';

@@ -10,7 +10,7 @@ import {
 import { parseDsmrCapture } from '../../src/meter/dsmr/decoder.js';
 import { crc16Arc } from '../../src/checksum/crc16.js';
 import { crcHex } from '../../src/meter/dsmr/crc16-arc.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { freePort } from '../helpers/ports.js';

@@ -7,7 +7,7 @@ import makeMdns from 'multicast-dns';
 import { createAppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { requirePeer } from '../helpers/environment.js';
 

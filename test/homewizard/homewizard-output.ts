@@ -5,7 +5,7 @@ import {
   registerHomewizardRoutes,
 } from '../../src/http/routes/homewizard.js';
 import type { Router } from '../../src/http/router.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { Service } from '../../src/service.js';
 
 /**

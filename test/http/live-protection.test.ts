@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import type { LiveHub } from '../../src/http/routes/live.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { SdLogger } from '../../src/device/sd-logger.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerSdCardRoutes } from '../../src/http/routes/sdcard.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../helpers/http-context.js';
 import { responseProblems } from './openapi-check.js';
 

@@ -11,7 +11,7 @@ import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { registerExportLimiterRoutes } from '../../src/http/routes/export-limiter.js';
 import { ExportLimiter } from '../../src/export-limiter/limiter.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import type { SlowConsumerGuard } from '../../src/slow-consumer.js';

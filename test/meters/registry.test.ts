@@ -6,7 +6,7 @@ import { createAppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { MeterInput } from '../../src/meter/meter-input.js';
 import { MetersInput } from '../../src/meter/meters-input.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { waitFor } from '../helpers/wait.js';

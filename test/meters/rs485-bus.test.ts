@@ -7,7 +7,7 @@ import { createAppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { MetersInput } from '../../src/meter/meters-input.js';
 import { interFrameSilenceMs } from '../../src/modbus-protocol/rtu-bus.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { ReadingStore } from '../../src/reading/store.js';
 import { requireCommand, requirePeer } from '../helpers/environment.js';
 import { linesLogger } from '../helpers/log-lines.js';

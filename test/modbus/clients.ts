@@ -5,7 +5,7 @@ import ModbusSerial from 'modbus-serial';
 import type { NumericType, WordOrder } from '../../src/modbus/layout.js';
 import { createModbusService, type ModbusService } from '../../src/modbus/service.js';
 import { freePort, makeContext, modbusEnv, type ContextOptions, type TestContext } from './fixtures.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 
 /** modbus-serial is CommonJS; under NodeNext its class is the default import's `default` (index.js sets both). */
 const ModbusRTU = ModbusSerial.default;

@@ -8,7 +8,7 @@ import { createModbusService } from '../../src/modbus/service.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { closeClient, connectClient, readWords } from './clients.js';
 import { freePort, syntheticReading } from './fixtures.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 
 const LAYOUT = [
   {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { SerialPort } from 'serialport';
 import { createModbusRtuService, type ModbusRtuService } from '../../src/modbus/rtu-service.js';
 import { sealFrame } from '../../src/modbus-protocol/rtu-frame.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { hasCommand } from '../helpers/environment.js';
 import { waitFor } from '../helpers/wait.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';

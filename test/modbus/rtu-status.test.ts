@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createModbusRtuService, type ModbusRtuStatus } from '../../src/modbus/rtu-service.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { makeContext } from './fixtures.js';

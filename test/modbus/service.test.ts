@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { createModbusService } from '../../src/modbus/service.js';
 import { accepts, closeClient, connectClient, readWords } from './clients.js';
 import { freePort, makeContext, modbusEnv, syntheticReading } from './fixtures.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { waitFor } from '../helpers/wait.js';
 
 test(

@@ -19,7 +19,7 @@ import {
   type ModbusClient,
 } from './clients.js';
 import { freePort, modbusEnv } from './fixtures.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 
 type Json = Record<string, unknown>;
 

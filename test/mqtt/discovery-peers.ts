@@ -12,7 +12,7 @@ import {
   type MqttTestContext,
 } from './mqtt-context.js';
 import { TestSubscriber, type ReceivedMessage } from './test-subscriber.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { VirtualClock } from '../helpers/virtual-clock.js';
 
 /** Shared pieces of the discovery tests: topics, the keys dsmrReading announces, broker and gateway set-up. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { MeterInput } from '../../src/meter/meter-input.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { gatewayContributor, type GatewayFacts } from '../../src/mqtt/ha-gateway-entities.js';
 import { reachableAddress, wifiSignalOf } from '../../src/mqtt/ha-gateway-facts.js';
 import { gatewayTopics } from '../../src/mqtt/discovery.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 import { retained, withBroker } from './discovery-peers.js';
 import { mqttTestContext, publisherEnv, SYSTEM_ID, waitForStatus } from './mqtt-context.js';

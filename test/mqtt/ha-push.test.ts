@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PushOnMqtt } from '../../src/mqtt/ha-push.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { PushStatus } from '../../src/push/push-client.js';
 import { retained, withBroker } from './discovery-peers.js';
 import { mqttTestContext, publisherEnv, SYSTEM_ID, waitForStatus } from './mqtt-context.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MeterInput } from '../../src/meter/meter-input.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { VirtualRetries } from '../meter/transport/virtual-retries.js';
 import { startGateway, withBroker } from './discovery-peers.js';
 import { SYSTEM_ID } from './mqtt-context.js';

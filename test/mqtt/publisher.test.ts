@@ -13,7 +13,7 @@ import {
   type MqttTestContext,
 } from './mqtt-context.js';
 import { TestSubscriber } from './test-subscriber.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { Service } from '../../src/service.js';
 
 const REPORT_TOPIC = `meter-gateway/${SYSTEM_ID}/report`;

@@ -7,7 +7,7 @@ import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { createMqttService, type MqttService } from '../../src/mqtt/publisher.js';
 import { MQTT_SETTINGS_PATH, registerMqttRoutes } from '../../src/http/routes/mqtt.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { parseBrokerUrl } from '../../src/mqtt/connection-options.js';
 import { freePort, startMosquitto } from './mosquitto-broker.js';
 import { waitForStatus } from './mqtt-context.js';

@@ -17,7 +17,7 @@ import {
 } from './mqtt-context.js';
 import { createTestPki, type TestPki } from './test-certificates.js';
 import { TestSubscriber } from './test-subscriber.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 
 const REPORT_TOPIC = `meter-gateway/${SYSTEM_ID}/report`;
 

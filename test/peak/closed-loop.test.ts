@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';

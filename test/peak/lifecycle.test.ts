@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ActionsOutput } from '../../src/actions/actions-output.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';

@@ -11,7 +11,7 @@ import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { componentLogger } from '../../src/log.js';
 import { decodeCapture } from '../../src/meter/protocols.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { MeterDemand } from '../../src/peak/meter-demand.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';

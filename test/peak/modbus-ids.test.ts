@@ -9,7 +9,7 @@ import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { componentLogger } from '../../src/log.js';
 import { PEAK_STATE_CODES } from '../../src/modbus/peak-registers.js';
 import { createModbusService, type ModbusService } from '../../src/modbus/service.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import type { PeakSnapshot } from '../../src/peak/engine-types.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { startHttpContext } from '../helpers/http-context.js';

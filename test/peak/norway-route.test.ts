@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { startHttpContext } from '../helpers/http-context.js';

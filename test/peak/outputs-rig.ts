@@ -9,7 +9,7 @@ import { componentLogger } from '../../src/log.js';
 import { PeakCommandCounts } from '../../src/mqtt/peak-commands.js';
 import { peakFeedOf } from '../../src/mqtt/peak-publisher.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { recordingServer } from '../actions/rig.js';
 import { requireCommand } from '../helpers/environment.js';

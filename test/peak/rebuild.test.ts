@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { HistoryRecorder } from '../../src/history/recorder.js';
 import type { HistoryPoint } from '../../src/history/point.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakEngine } from '../../src/peak/engine.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { energySince } from '../../src/peak/rebuild.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PriceStore } from '../../src/prices/price-store.js';
 import { pricesView } from '../../src/prices/view.js';
 import { linesLogger } from '../helpers/log-lines.js';

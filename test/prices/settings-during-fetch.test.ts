@@ -7,7 +7,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PriceStore } from '../../src/prices/price-store.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { registerPushRoutes } from '../../src/http/routes/push.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PushOutput } from '../../src/push/push-output.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';

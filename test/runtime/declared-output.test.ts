@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import type { AppConfig } from '../../src/config/types.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
+import { runOutput } from '../../src/output-runner.js';
 import {
-  runOutput,
   sameSlice,
   type DeclaredOutput,
   type MeterLookup,

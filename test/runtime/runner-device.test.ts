@@ -11,7 +11,7 @@ import { createAppContext } from '../../src/context.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { crcHex } from '../../src/meter/dsmr/crc16-arc.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { freeUdpPort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';

@@ -11,7 +11,7 @@ import { registerModbusFormats } from '../../src/modbus/config-formats.js';
 import { createMqttService } from '../../src/mqtt/publisher.js';
 import { registerPeakConfig } from '../../src/peak/config-rules.js';
 import { registerPushFormats } from '../../src/push/settings.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { applied } from '../helpers/config-writes.js';
 import { requireCommand } from '../helpers/environment.js';
 import { linesLogger } from '../helpers/log-lines.js';

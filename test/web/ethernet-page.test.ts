@@ -15,7 +15,7 @@ import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { createNetworkOutput } from '../../src/device/network/network-output.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { startNetwork } from '../device/wifi/wifi-rig.js';
 
 test('the Ethernet section beside Wi-Fi shows a refused gateway by its field, then saves a static address', async (t) => {

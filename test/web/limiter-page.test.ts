@@ -11,7 +11,7 @@ import { registerExportLimiterRoutes } from '../../src/http/routes/export-limite
 import { registerMetersRoutes } from '../../src/http/routes/meters.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { registerWebRoutes } from '../../src/web/routes.js';
 import { requireChromium } from '../helpers/browser.js';

@@ -15,7 +15,7 @@ import { registerMetersRoutes } from '../../src/http/routes/meters.js';
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { componentLogger } from '../../src/log.js';
-import { runOutput } from '../../src/output.js';
+import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { registerWebRoutes } from '../../src/web/routes.js';

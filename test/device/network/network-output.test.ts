@@ -7,7 +7,7 @@ import { registerWifiRoutes } from '../../../src/http/routes/wifi.js';
 import { startHttpContext } from '../../helpers/http-context.js';
 import { createNetworkOutput } from '../../../src/device/network/network-output.js';
 import { createWifiBackend } from '../../../src/device/wifi/backend.js';
-import { runOutput } from '../../../src/output.js';
+import { runOutput } from '../../../src/output-runner.js';
 import type { WifiBackend } from '../../../src/device/wifi/wifi-backend.js';
 import { createFakeNmcli, hexOf, terse } from '../wifi/fake-nmcli.js';
 import { DEVICES, linkOf, startNetwork } from '../wifi/wifi-rig.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import makeMdns from 'multicast-dns';
 import { MdnsAnnouncer } from '../../../src/device/mdns.js';
-import { runOutput } from '../../../src/output.js';
+import { runOutput } from '../../../src/output-runner.js';
 import { startHttpContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';
 

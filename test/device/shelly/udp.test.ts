@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { shellyRpcOf } from '../../../src/http/routes/shelly.js';
 import { ShellyUdp, SHELLY_UDP_LIMIT, UDP_BURST, decimal } from '../../../src/device/shelly/udp.js';
-import { runOutput } from '../../../src/output.js';
+import { runOutput } from '../../../src/output-runner.js';
 import { valuesOf, type Reading } from '../../../src/reading/reading.js';
 import { startHttpContext, syntheticReading, type HttpTestContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';

@@ -13,7 +13,7 @@ import { responseProblems } from '../../http/openapi-check.js';
 import { createFakeNmcli, terse, type FakeNmcli } from './fake-nmcli.js';
 import { fakeInterface, linkOf, startNetwork } from './wifi-rig.js';
 import { createNetworkOutput } from '../../../src/device/network/network-output.js';
-import { runOutput } from '../../../src/output.js';
+import { runOutput } from '../../../src/output-runner.js';
 import type { Service } from '../../../src/service.js';
 
 const PATH = '/api/v1/eth/settings';

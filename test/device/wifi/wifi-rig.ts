@@ -6,7 +6,7 @@ import type { WifiBackend } from '../../../src/device/wifi/wifi-backend.js';
 import { createNetworkOutput, type NetworkFacts } from '../../../src/device/network/network-output.js';
 import type { AppContext } from '../../../src/context.js';
 import { registerWifiRoutes } from '../../../src/http/routes/wifi.js';
-import { runOutput } from '../../../src/output.js';
+import { runOutput } from '../../../src/output-runner.js';
 import type { Service } from '../../../src/service.js';
 import { startHttpContext, type HttpTestContext } from '../../helpers/http-context.js';
 import { waitFor } from '../../helpers/wait.js';

@@ -3,7 +3,7 @@ import { createAppContext, type AppContext } from '../../../src/context.js';
 import type { RetryTimer } from '../../../src/backoff.js';
 import type { Clock } from '../../../src/clock.js';
 import { MeterInput } from '../../../src/meter/meter-input.js';
-import { runOutput } from '../../../src/output.js';
+import { runOutput } from '../../../src/output-runner.js';
 import type { Service } from '../../../src/service.js';
 import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
