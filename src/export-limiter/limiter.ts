@@ -8,7 +8,7 @@ import type { DeclaredOutput, MeterLookup, MeterRef, OutputView, StatusPort } fr
 import { meterView } from '../reading/meter-view.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
-import { effectSeen, planLimits, type Pending } from './control-law.js';
+import type { Pending } from './control-law.js';
 import { decide, type PeakForecast } from './decision.js';
 import { Inverter } from './inverter.js';
 import { InverterIo } from './inverter-io.js';
@@ -19,6 +19,7 @@ import {
   type LimiterEvents,
   type LimiterStatus,
 } from './limiter-status.js';
+import { refresh, regulate } from './regulation.js';
 import { LimiterStateFile } from './state-file.js';
 
 export { EFFECT_MARGIN_MS, EFFECT_TIMEOUT_MS } from './control-law.js';
@@ -74,6 +75,10 @@ export function gridPowerW(reading: Reading): number | null {
  *   come back;
  * - an installer's limit present at the first contact is never exceeded, and `free` restores it;
  *   a limit the gateway did not set is never cleared.
+ *
+ * This class holds the loop (readings, staleness, contact, decision) and its output contract; the
+ * writes of a step are in regulation.ts, the control law in control-law.ts, the price mode in
+ * decision.ts, the inverter write path in inverter-io.ts.
  */
 export class ExportLimiter
   extends EventEmitter<LimiterEvents>
@@ -354,8 +359,14 @@ export class ExportLimiter
       this.publish();
       return;
     }
-    if (ready.length > 0 && fresh) await this.control(settings, ready, now);
-    else if (ready.length > 0 && !fresh) await this.refresh(settings, ready, now, false);
+    if (ready.length > 0 && fresh)
+      this.pending = await regulate(
+        this.io,
+        { settings, decision: this.decision, gridW: this.gridW!, gridAt: this.gridAt, pending: this.pending },
+        ready,
+        now,
+      );
+    else if (ready.length > 0 && !fresh) await refresh(this.io, settings, ready, now, false, this.pending);
     this.state = siteState(this.inverters, ready, this.decision);
     this.publish();
   }
@@ -423,82 +434,6 @@ export class ExportLimiter
     }
     this.decision = decision;
     this.reason = reason;
-  }
-
-  private async control(settings: LimiterSlice['settings'], all: Inverter[], now: number): Promise<void> {
-    await this.holdSetpoints(
-      settings,
-      all.filter((inverter) => inverter.holdsSetpoint),
-      now,
-    );
-    const ready = all.filter((inverter) => !inverter.holdsSetpoint);
-    if (ready.length === 0) return;
-    if (this.decision === 'off' || this.decision === 'free') {
-      for (const inverter of ready) await this.io.release(inverter);
-      return;
-    }
-    if (this.decision === 'pv_off') {
-      for (const inverter of ready)
-        if (inverter.commandedPct !== 0) await this.io.command(inverter, 0, settings.revert_s, 'limit', now);
-      await this.refresh(settings, ready, now, true);
-      return;
-    }
-    const grid = this.gridW!;
-    const reportedTotal = ready.reduce((sum, inverter) => sum + (inverter.reportedW ?? 0), 0);
-    if (this.pending && !effectSeen(this.pending, reportedTotal, settings.deadband_w, this.gridAt, now))
-      return;
-    this.pending = undefined;
-    const error = grid - settings.target_w;
-    if (Math.abs(error) <= settings.deadband_w) {
-      await this.refresh(settings, ready, now, true);
-      return;
-    }
-    const plan = planLimits(ready, error, settings.deadband_w);
-    for (const { inverter, percent } of plan.writes)
-      await this.io.command(inverter, percent, settings.revert_s, 'limit', now);
-    if (plan.writes.length > 0) this.pending = { at: now, fromW: reportedTotal, commandedW: plan.commandedW };
-    else await this.refresh(settings, ready, now, true);
-  }
-
-  /**
-   * Setpoint devices (victron_ess): in zero_export and pv_off the grid setpoint is target_w (the
-   * device cannot be told to stop its PV through it), written when it differs and again every
-   * refresh_s; off and free give back the setpoint found at the first contact.
-   */
-  private async holdSetpoints(
-    settings: LimiterSlice['settings'],
-    devices: Inverter[],
-    now: number,
-  ): Promise<void> {
-    for (const device of devices) {
-      if (this.decision === 'off' || this.decision === 'free') {
-        await this.io.release(device);
-        continue;
-      }
-      const due =
-        device.commandedW !== settings.target_w ||
-        device.lastWriteAt === null ||
-        now - device.lastWriteAt >= settings.refresh_s * 1000;
-      if (!due) continue;
-      const kind = device.commandedW === settings.target_w ? 'refresh' : 'limit';
-      await this.io.setpoint(device, settings.target_w, kind, now);
-    }
-  }
-
-  /** Writes the held limit again when refresh_s has passed since the last write. */
-  private async refresh(
-    settings: LimiterSlice['settings'],
-    ready: Inverter[],
-    now: number,
-    meterFresh: boolean,
-  ): Promise<void> {
-    if (!meterFresh || this.pending) return;
-    for (const inverter of ready) {
-      if (inverter.holdsSetpoint) continue;
-      if (inverter.commandedPct === null || inverter.lastWriteAt === null) continue;
-      if (now - inverter.lastWriteAt < settings.refresh_s * 1000) continue;
-      await this.io.command(inverter, inverter.commandedPct, settings.revert_s, 'refresh', now);
-    }
   }
 
   private event(at: number, type: string, message: string): void {
