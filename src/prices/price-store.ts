@@ -5,18 +5,13 @@ import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
 import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import { PRICE_SOURCE_URLS } from '../config/costs-schema.js';
+import { daySlots, quarterAtIn, quartersIn, type SlotView } from './day-series.js';
 import { readDayFiles, removeDayFile, writeDayFile } from './day-files.js';
-import {
-  computePrices,
-  finite,
-  quarterOf,
-  spotColumns,
-  type CostsSlice,
-  type DayRecord,
-} from './day-record.js';
+import { computePrices, spotColumns, type CostsSlice, type DayRecord } from './day-record.js';
 import { compileFormula, type CompiledFormula } from './formula.js';
 import { addDays, localDate, localDayBounds } from './local-day.js';
 import type { PriceSignal, QuarterPrice } from '../price-signal.js';
+import { nextWake, PublicationTimes } from './fetch-schedule.js';
 import { fetchAnswer } from './price-fetch.js';
 import {
   parseAnswer,
@@ -25,8 +20,6 @@ import {
   type SourceName,
   type SourceSettings,
 } from './sources.js';
-import { QUARTER_MS } from './spot.js';
-import { zonedTime } from './zoned-time.js';
 
 export { PRICE_BODY_LIMIT } from './price-fetch.js';
 
@@ -41,26 +34,13 @@ export { PRICE_BODY_LIMIT } from './price-fetch.js';
  * tomorrow from 13:00 CET plus a random 0..45 minutes (the auction's results come at about 12:45
  * CET; the spread keeps many gateways from asking at once), every 15 minutes up to 16:00 CET, then
  * hourly. HTTP 429 stops asking for at least 10 minutes (or the Retry-After, when longer).
- * The day files are in day-files.ts, a day's columns and prices in day-record.ts, the request in
- * price-fetch.ts.
+ * The day files are in day-files.ts, a day's columns and prices in day-record.ts, the series view
+ * in day-series.ts, the schedule in fetch-schedule.ts, the request in price-fetch.ts.
  */
 
 export const PRICES_SERVICE = 'prices';
-const RETRY_MS = 15 * 60_000;
-const LATE_RETRY_MS = 60 * 60_000;
-const PUBLISH_SPREAD_MS = 45 * 60_000;
 /** Days kept: a year beside the 15-minute history tier, and the day before. */
 export const DAYS_KEPT = 367;
-
-export interface SlotView {
-  start: number;
-  end: number;
-  spot: number | null;
-  import: number | null;
-  export: number | null;
-  source: string | null;
-  estimated: boolean;
-}
 
 export interface PricesStatus {
   state: string;
@@ -94,7 +74,7 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
   /** A tick came while a run was under way: run once more after it. */
   private again = false;
   private blockedUntil = 0;
-  private readonly publishAt = new Map<string, number>();
+  private readonly publication: PublicationTimes;
   private status = 'idle';
   private port: StatusPort<PriceStoreFacts> | undefined;
   private lastFetch: number | undefined;
@@ -107,31 +87,19 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
   constructor(
     private readonly ctx: AppContext,
     private readonly log: Logger,
-    private readonly random: () => number = Math.random,
-  ) {}
+    random: () => number = Math.random,
+  ) {
+    this.publication = new PublicationTimes(random);
+  }
 
   // ---- PriceSignal ----
 
   quarterAt(time: number): QuarterPrice | undefined {
-    const record = this.days.get(localDate(time));
-    if (!record || time < record.start || time >= record.end) return undefined;
-    return quarterOf(record, Math.floor((time - record.start) / QUARTER_MS));
+    return quarterAtIn(this.days, time);
   }
 
   quarters(from: number, to: number): QuarterPrice[] {
-    const out: QuarterPrice[] = [];
-    if (!(to > from)) return out;
-    for (let day = localDate(from); ; day = addDays(day, 1)) {
-      const bounds = localDayBounds(day);
-      if (!bounds || bounds.start >= to) break;
-      const record = this.days.get(day);
-      if (record)
-        for (let i = 0; i < record.spot.length; i += 1) {
-          const start = record.start + i * QUARTER_MS;
-          if (start + QUARTER_MS > from && start < to) out.push(quarterOf(record, i));
-        }
-    }
-    return out;
+    return quartersIn(this.days, from, to);
   }
 
   onChange(listener: () => void): () => void {
@@ -143,23 +111,7 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
 
   /** Every quarter of a local day with its prices; a quarter without one is null. */
   slots(day: string): SlotView[] | undefined {
-    const bounds = localDayBounds(day);
-    if (!bounds) return undefined;
-    const record = this.days.get(day);
-    const out: SlotView[] = [];
-    for (let start = bounds.start, i = 0; start < bounds.end; start += QUARTER_MS, i += 1) {
-      const spot = record ? finite(record.spot[i]) : null;
-      out.push({
-        start,
-        end: start + QUARTER_MS,
-        spot,
-        import: record ? finite(record.imports[i]) : null,
-        export: record ? finite(record.exports[i]) : null,
-        source: spot === null ? null : record!.source,
-        estimated: false,
-      });
-    }
-    return out;
+    return daySlots(this.days, day);
   }
 
   /** The status shown in /api/v1/system (`services.prices`) and the prices answer. */
@@ -239,17 +191,6 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     this.report();
   }
 
-  /** When tomorrow's prices are asked for first: 13:00 CET of `today` plus the day's spread. */
-  private publicationOf(today: string): number {
-    let at = this.publishAt.get(today);
-    if (at === undefined) {
-      at = zonedTime(today, 13, 0) + Math.floor(this.random() * PUBLISH_SPREAD_MS);
-      this.publishAt.set(today, at);
-      if (this.publishAt.size > 4) this.publishAt.delete(this.publishAt.keys().next().value!);
-    }
-    return at;
-  }
-
   /**
    * Runs the due fetches, one run at a time. A tick while a run is under way (a settings change
    * mid-request) runs again after it: that run ends without scheduling, as its settings are stale.
@@ -278,25 +219,11 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     const tomorrow = addDays(today, 1);
     if (now >= this.blockedUntil) {
       if (!this.has(today)) await this.fetchDay(slice, today);
-      if (now >= this.publicationOf(today) && !this.has(tomorrow) && this.ctx.now() >= this.blockedUntil)
+      if (now >= this.publication.of(today) && !this.has(tomorrow) && this.ctx.now() >= this.blockedUntil)
         await this.fetchDay(slice, tomorrow);
     }
     if (!this.running || generation !== this.generation) return;
-    this.schedule(this.nextWake());
-  }
-
-  private nextWake(): number {
-    const now = this.ctx.now();
-    const today = localDate(now);
-    const midnight = localDayBounds(today)!.end;
-    let at: number;
-    if (!this.has(today)) at = now + RETRY_MS;
-    else if (now < this.publicationOf(today)) at = this.publicationOf(today);
-    else if (!this.has(addDays(today, 1)))
-      at = now + (now < zonedTime(today, 16, 0) ? RETRY_MS : LATE_RETRY_MS);
-    else at = this.publicationOf(addDays(today, 1));
-    // At local midnight tomorrow becomes today: a missing day is asked for then.
-    return Math.max(this.blockedUntil, Math.min(at, midnight));
+    this.schedule(nextWake(this.ctx.now(), (day) => this.has(day), this.publication, this.blockedUntil));
   }
 
   /** Whether `day` is stored from the configured source with a price in every quarter. */
