@@ -27,6 +27,7 @@ import {
   type PushStatus,
 } from './cursor-file.js';
 import { encodeBatch } from './encoders.js';
+import { LiveBuffer } from './live-buffer.js';
 import { Receiver, reasonOf, skewOf } from './receiver.js';
 import type { PushSample, TargetLabels } from './series.js';
 import {
@@ -38,6 +39,7 @@ import {
 } from './settings.js';
 
 export { GRACE_MS } from './batches.js';
+export { LIVE_BUFFER } from './live-buffer.js';
 export type { LivePower, LivePowerSample, QuarterSource } from './batches.js';
 export type { PushCounts, PushState, PushStatus } from './cursor-file.js';
 
@@ -48,15 +50,12 @@ export type { PushCounts, PushState, PushStatus } from './cursor-file.js';
  * (one atomic file write) only after a 2xx answer. A SIGKILL at any moment therefore loses nothing
  * and re-sends at most the batch in flight, which a receiver stores once per (series, timestamp).
  * This file holds the pump, the batch sequence and what each answer does; what a batch holds is in
- * batches.ts, the cursor file in cursor-file.ts, the requests in receiver.ts.
+ * batches.ts, the cursor file in cursor-file.ts, the requests in receiver.ts, the live power in
+ * live-buffer.ts.
  */
 
 /** Minutes per batch of what: "minutes" (a day). */
 const MINUTE_BATCH = 1440;
-/** Live power samples held per target (power_1s): an hour of a meter sending every second. */
-export const LIVE_BUFFER = 3600;
-/** Live power samples per request. */
-const LIVE_BATCH = 1000;
 /** How often the live power goes out while nothing else is due. */
 export const LIVE_PERIOD_MS = 10_000;
 /** Retries after 429, 5xx or no answer: 1 s doubling to 5 minutes, drawn from [50 %, 100 %] of that. */
@@ -106,15 +105,12 @@ export class PushClient {
   private batchQuarters: number;
   /** Minutes per batch of what: "minutes", halved by a 413 like the quarters. */
   private minuteBatch = MINUTE_BATCH;
-  /** Live power samples per request, halved by a 413 like the quarters. */
-  private liveBatch = LIVE_BATCH;
   private readonly backoff: Backoff;
   private timer: Timer | undefined;
   private running = false;
   private pumping: Promise<void> | undefined;
-  /** power_1s samples not yet acknowledged, oldest first, at most LIVE_BUFFER. */
-  private live: LivePowerSample[] = [];
-  private liveDropped = 0;
+  /** power_1s samples not yet acknowledged. */
+  private readonly live: LiveBuffer;
   private unsubscribeLive: (() => void) | undefined;
   private readonly file: CursorFile;
   private readonly receiver: Receiver;
@@ -127,6 +123,7 @@ export class PushClient {
       gateway: options.gateway,
       extra: options.settings.extra_labels ?? {},
     };
+    this.live = new LiveBuffer(options.settings.id, options.logger);
     this.receiver = new Receiver(options.settings, options.secrets, options.requestTimeoutMs);
     this.batchQuarters = options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS;
     this.backoff = new Backoff(1000, RETRY_CAP_MS, RETRY_JITTER, options.random);
@@ -192,14 +189,7 @@ export class PushClient {
 
   /** Takes one live power sample; past LIVE_BUFFER the oldest goes (power_1s is best effort). */
   addLive(sample: LivePowerSample): void {
-    this.live.push(sample);
-    if (this.live.length > LIVE_BUFFER) {
-      this.live.shift();
-      if (this.liveDropped++ === 0)
-        this.options.logger.warn(
-          `push ${this.id}: live power held beyond ${LIVE_BUFFER} samples; the oldest are dropped (power_1s is not durable)`,
-        );
-    }
+    this.live.add(sample);
   }
 
   async stop(): Promise<void> {
@@ -422,7 +412,7 @@ export class PushClient {
    */
   private async sendLiveBatch(now: number): Promise<BatchOutcome> {
     if (this.live.length === 0) return 'empty';
-    const batch = this.live.splice(0, this.liveBatch);
+    const batch = this.live.take();
     const samples = liveSamples(batch, this.labels);
     const outcome = await this.deliver(
       samples,
@@ -437,14 +427,10 @@ export class PushClient {
         this.backoff.reset();
         this.enter('idle');
       },
-      () => {
-        if (this.liveBatch === 1) return undefined;
-        this.liveBatch = Math.max(1, Math.floor(this.liveBatch / 2));
-        return `${this.liveBatch} live samples`;
-      },
+      () => this.live.shrink(),
     );
     if (outcome === 'retry' || outcome === 'held' || outcome === 'shrunk') {
-      this.live = [...batch, ...this.live].slice(-LIVE_BUFFER);
+      this.live.putBack(batch);
       // Held or retried live power waits for the next turn; the quarters stay first.
     }
     return outcome;
