@@ -1,17 +1,18 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timer } from '../clock.js';
-import { writeFileAtomic } from '../config/atomic-file.js';
-import { corruptPathOf } from '../config/state-file.js';
 import type { AppConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import { boundedRequest } from '../outgoing.js';
 import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../output.js';
 import { PRICE_SOURCE_URLS } from '../config/costs-schema.js';
+import { daySlots, quarterAtIn, quartersIn, type SlotView } from './day-series.js';
+import { readDayFiles, removeDayFile, writeDayFile } from './day-files.js';
+import { computePrices, spotColumns, type CostsSlice, type DayRecord } from './day-record.js';
 import { compileFormula, type CompiledFormula } from './formula.js';
 import { addDays, localDate, localDayBounds } from './local-day.js';
 import type { PriceSignal, QuarterPrice } from '../price-signal.js';
+import { nextWake, PublicationTimes } from './fetch-schedule.js';
+import { fetchAnswer } from './price-fetch.js';
 import {
   parseAnswer,
   sourceRequest,
@@ -19,8 +20,8 @@ import {
   type SourceName,
   type SourceSettings,
 } from './sources.js';
-import { QUARTER_MS } from './spot.js';
-import { zonedTime } from './zoned-time.js';
+
+export { PRICE_BODY_LIMIT } from './price-fetch.js';
 
 /**
  * The price store (docs/architecture.md#prices): fetches the day-ahead spot prices of today and
@@ -33,47 +34,13 @@ import { zonedTime } from './zoned-time.js';
  * tomorrow from 13:00 CET plus a random 0..45 minutes (the auction's results come at about 12:45
  * CET; the spread keeps many gateways from asking at once), every 15 minutes up to 16:00 CET, then
  * hourly. HTTP 429 stops asking for at least 10 minutes (or the Retry-After, when longer).
+ * The day files are in day-files.ts, a day's columns and prices in day-record.ts, the series view
+ * in day-series.ts, the schedule in fetch-schedule.ts, the request in price-fetch.ts.
  */
 
 export const PRICES_SERVICE = 'prices';
-/** A day of quarters from two sources at most; ENTSO-E's A44 for a day is about 20 kB. */
-export const PRICE_BODY_LIMIT = 1024 * 1024;
-const REQUEST_TIMEOUT_MS = 20_000;
-const RETRY_MS = 15 * 60_000;
-const LATE_RETRY_MS = 60 * 60_000;
-const RATE_LIMIT_MS = 10 * 60_000;
-const PUBLISH_SPREAD_MS = 45 * 60_000;
 /** Days kept: a year beside the 15-minute history tier, and the day before. */
 export const DAYS_KEPT = 367;
-const FILE_VERSION = 2;
-
-type CostsSlice = AppConfig['services']['costs'];
-
-interface DayRecord {
-  day: string;
-  start: number;
-  end: number;
-  source: string;
-  zone: string;
-  currency: string;
-  fetchedAt: number;
-  /** Per quarter, in the source's currency per MWh; NaN where there is none. */
-  spot: Float64Array;
-  /** tibber: what is billed per kWh; NaN where there is none. */
-  total: Float64Array | undefined;
-  imports: Float64Array;
-  exports: Float64Array;
-}
-
-export interface SlotView {
-  start: number;
-  end: number;
-  spot: number | null;
-  import: number | null;
-  export: number | null;
-  source: string | null;
-  estimated: boolean;
-}
 
 export interface PricesStatus {
   state: string;
@@ -88,10 +55,6 @@ export interface PricesStatus {
 /** The status facts of the prices (services.prices): the prices answer's status without its state. */
 export type PriceStoreFacts = Omit<PricesStatus, 'state'>;
 export type PriceStoreStatus = OutputStatus<PriceStoreFacts>;
-
-const round = (value: number) => Math.round(value * 1e9) / 1e9;
-const finite = (value: number | undefined): number | null =>
-  value === undefined || Number.isNaN(value) ? null : value;
 
 /**
  * The day-ahead prices as an output (docs/architecture.md#prices): `disabled` while the source is
@@ -111,7 +74,7 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
   /** A tick came while a run was under way: run once more after it. */
   private again = false;
   private blockedUntil = 0;
-  private readonly publishAt = new Map<string, number>();
+  private readonly publication: PublicationTimes;
   private status = 'idle';
   private port: StatusPort<PriceStoreFacts> | undefined;
   private lastFetch: number | undefined;
@@ -124,31 +87,19 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
   constructor(
     private readonly ctx: AppContext,
     private readonly log: Logger,
-    private readonly random: () => number = Math.random,
-  ) {}
+    random: () => number = Math.random,
+  ) {
+    this.publication = new PublicationTimes(random);
+  }
 
   // ---- PriceSignal ----
 
   quarterAt(time: number): QuarterPrice | undefined {
-    const record = this.days.get(localDate(time));
-    if (!record || time < record.start || time >= record.end) return undefined;
-    return this.quarterOf(record, Math.floor((time - record.start) / QUARTER_MS));
+    return quarterAtIn(this.days, time);
   }
 
   quarters(from: number, to: number): QuarterPrice[] {
-    const out: QuarterPrice[] = [];
-    if (!(to > from)) return out;
-    for (let day = localDate(from); ; day = addDays(day, 1)) {
-      const bounds = localDayBounds(day);
-      if (!bounds || bounds.start >= to) break;
-      const record = this.days.get(day);
-      if (record)
-        for (let i = 0; i < record.spot.length; i += 1) {
-          const start = record.start + i * QUARTER_MS;
-          if (start + QUARTER_MS > from && start < to) out.push(this.quarterOf(record, i));
-        }
-    }
-    return out;
+    return quartersIn(this.days, from, to);
   }
 
   onChange(listener: () => void): () => void {
@@ -156,38 +107,11 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     return () => this.listeners.delete(listener);
   }
 
-  private quarterOf(record: DayRecord, i: number): QuarterPrice {
-    const start = record.start + i * QUARTER_MS;
-    return {
-      start,
-      end: start + QUARTER_MS,
-      import: finite(record.imports[i]),
-      export: finite(record.exports[i]),
-      estimated: false,
-    };
-  }
-
   // ---- views ----
 
   /** Every quarter of a local day with its prices; a quarter without one is null. */
   slots(day: string): SlotView[] | undefined {
-    const bounds = localDayBounds(day);
-    if (!bounds) return undefined;
-    const record = this.days.get(day);
-    const out: SlotView[] = [];
-    for (let start = bounds.start, i = 0; start < bounds.end; start += QUARTER_MS, i += 1) {
-      const spot = record ? finite(record.spot[i]) : null;
-      out.push({
-        start,
-        end: start + QUARTER_MS,
-        spot,
-        import: record ? finite(record.imports[i]) : null,
-        export: record ? finite(record.exports[i]) : null,
-        source: spot === null ? null : record!.source,
-        estimated: false,
-      });
-    }
-    return out;
+    return daySlots(this.days, day);
   }
 
   /** The status shown in /api/v1/system (`services.prices`) and the prices answer. */
@@ -267,17 +191,6 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     this.report();
   }
 
-  /** When tomorrow's prices are asked for first: 13:00 CET of `today` plus the day's spread. */
-  private publicationOf(today: string): number {
-    let at = this.publishAt.get(today);
-    if (at === undefined) {
-      at = zonedTime(today, 13, 0) + Math.floor(this.random() * PUBLISH_SPREAD_MS);
-      this.publishAt.set(today, at);
-      if (this.publishAt.size > 4) this.publishAt.delete(this.publishAt.keys().next().value!);
-    }
-    return at;
-  }
-
   /**
    * Runs the due fetches, one run at a time. A tick while a run is under way (a settings change
    * mid-request) runs again after it: that run ends without scheduling, as its settings are stale.
@@ -306,25 +219,11 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     const tomorrow = addDays(today, 1);
     if (now >= this.blockedUntil) {
       if (!this.has(today)) await this.fetchDay(slice, today);
-      if (now >= this.publicationOf(today) && !this.has(tomorrow) && this.ctx.now() >= this.blockedUntil)
+      if (now >= this.publication.of(today) && !this.has(tomorrow) && this.ctx.now() >= this.blockedUntil)
         await this.fetchDay(slice, tomorrow);
     }
     if (!this.running || generation !== this.generation) return;
-    this.schedule(this.nextWake());
-  }
-
-  private nextWake(): number {
-    const now = this.ctx.now();
-    const today = localDate(now);
-    const midnight = localDayBounds(today)!.end;
-    let at: number;
-    if (!this.has(today)) at = now + RETRY_MS;
-    else if (now < this.publicationOf(today)) at = this.publicationOf(today);
-    else if (!this.has(addDays(today, 1)))
-      at = now + (now < zonedTime(today, 16, 0) ? RETRY_MS : LATE_RETRY_MS);
-    else at = this.publicationOf(addDays(today, 1));
-    // At local midnight tomorrow becomes today: a missing day is asked for then.
-    return Math.max(this.blockedUntil, Math.min(at, midnight));
+    this.schedule(nextWake(this.ctx.now(), (day) => this.has(day), this.publication, this.blockedUntil));
   }
 
   /** Whether `day` is stored from the configured source with a price in every quarter. */
@@ -348,6 +247,7 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     };
   }
 
+  /** Fetches one local day from the source and stores it when it has any price. */
   private async fetchDay(slice: CostsSlice, day: string): Promise<void> {
     const bounds = localDayBounds(day)!;
     const source = this.sourceSettings(slice);
@@ -355,37 +255,16 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
     const shown = `${source.name} ${day}`;
     this.requests += 1;
     this.lastFetch = this.ctx.now();
-    let status: number;
-    let body: string;
-    try {
-      const { got } = await import('got');
-      const answer = await boundedRequest(
-        got,
-        request.url,
-        {
-          method: request.method,
-          headers: { accept: 'application/json, application/xml', ...request.headers },
-          ...(request.body !== undefined ? { body: request.body } : {}),
-          timeout: { request: REQUEST_TIMEOUT_MS },
-        },
-        PRICE_BODY_LIMIT,
+    const answer = await fetchAnswer(request);
+    if (answer.kind === 'failed') return this.fail(shown, answer.status);
+    if (answer.kind === 'rate_limited') {
+      this.blockedUntil = this.ctx.now() + answer.waitMs;
+      return this.fail(
+        shown,
+        `rate limited (HTTP 429): no request before ${new Date(this.blockedUntil).toISOString()}`,
       );
-      if (answer.cut) return this.fail(shown, `refused: answer longer than ${PRICE_BODY_LIMIT} bytes`);
-      status = answer.statusCode;
-      if (status === 429) {
-        const retryAfter = Number(answer.headers['retry-after']);
-        const wait = Math.max(RATE_LIMIT_MS, Number.isFinite(retryAfter) ? retryAfter * 1000 : 0);
-        this.blockedUntil = this.ctx.now() + wait;
-        return this.fail(
-          shown,
-          `rate limited (HTTP 429): no request before ${new Date(this.blockedUntil).toISOString()}`,
-        );
-      }
-      body = answer.body.toString('utf8');
-    } catch (error) {
-      return this.fail(shown, `error: ${(error as Error).message}`);
     }
-    const parsed = await parseAnswer(source, status, body, slice.currency);
+    const parsed = await parseAnswer(source, answer.status, answer.body, slice.currency);
     if (parsed.kind === 'not_published') {
       this.status = `not published yet (${day})`;
       this.log.info(`prices ${shown}: not published yet (${parsed.reason})`);
@@ -398,41 +277,38 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
         shown,
         `refused: prices in ${parsed.currency}, the contract is in ${slice.currency} and no rate is set (services.costs.source.rate)`,
       );
-    const count = Math.round((bounds.end - bounds.start) / QUARTER_MS);
-    const spot = new Float64Array(count).fill(NaN);
-    let total: Float64Array | undefined;
-    let found = 0;
-    for (const quarter of parsed.quarters as BilledQuarter[]) {
-      if (quarter.start < bounds.start || quarter.start >= bounds.end) continue;
-      const i = (quarter.start - bounds.start) / QUARTER_MS;
-      spot[i] = quarter.spot;
-      found += 1;
-      if (quarter.total !== undefined) {
-        total ??= new Float64Array(count).fill(NaN);
-        total[i] = quarter.total;
-      }
-    }
+    const { spot, total, count, found } = spotColumns(parsed.quarters as BilledQuarter[], bounds);
     if (found === 0) {
       this.status = `not published yet (${day})`;
       this.report();
       return;
     }
-    const record: DayRecord = {
-      day,
-      start: bounds.start,
-      end: bounds.end,
-      source: source.name,
-      zone: source.zone,
-      currency: parsed.currency,
-      fetchedAt: this.ctx.now(),
-      spot,
-      total,
-      imports: new Float64Array(count),
-      exports: new Float64Array(count),
-    };
-    this.compute(record);
+    this.storeDay(
+      {
+        day,
+        start: bounds.start,
+        end: bounds.end,
+        source: source.name,
+        zone: source.zone,
+        currency: parsed.currency,
+        fetchedAt: this.ctx.now(),
+        spot,
+        total,
+        imports: new Float64Array(count),
+        exports: new Float64Array(count),
+      },
+      shown,
+      found,
+    );
+  }
+
+  /** A fetched day with `found` priced quarters: computed, written, kept, and told to the readers. */
+  private storeDay(record: DayRecord, shown: string, found: number): void {
+    const { day } = record;
+    const count = record.spot.length;
+    computePrices(record, this.slice, this.formula);
     try {
-      this.write(record);
+      writeDayFile(this.directory, record);
     } catch (error) {
       this.log.warn(`prices ${shown}: state file not written: ${(error as Error).message}`);
     }
@@ -472,40 +348,15 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
 
   // ---- prices after the formula ----
 
-  private compute(record: DayRecord): void {
-    const slice = this.slice;
-    const formula = this.formula;
-    for (let i = 0; i < record.spot.length; i += 1) {
-      const raw = record.spot[i]!;
-      const rate = !slice || record.currency === slice.currency ? 1 : slice.source.rate;
-      if (Number.isNaN(raw) || !formula || rate <= 0) {
-        record.imports[i] = NaN;
-        record.exports[i] = NaN;
-        continue;
-      }
-      const spot = raw * rate;
-      const start = record.start + i * QUARTER_MS;
-      const billed = record.total?.[i];
-      record.imports[i] =
-        record.source === 'tibber' &&
-        !slice!.source.own_charges &&
-        billed !== undefined &&
-        !Number.isNaN(billed)
-          ? round(billed * rate)
-          : formula.importPrice(spot, start);
-      record.exports[i] = formula.exportPrice(spot);
-    }
-  }
-
   private recomputeAll(): void {
     for (const record of this.days.values()) {
       const imports = record.imports.slice();
       const exports = record.exports.slice();
-      this.compute(record);
+      computePrices(record, this.slice, this.formula);
       const same = (a: Float64Array, b: Float64Array) => a.every((value, i) => Object.is(value, b[i]));
       if (same(imports, record.imports) && same(exports, record.exports)) continue;
       try {
-        this.write(record);
+        writeDayFile(this.directory, record);
       } catch (error) {
         this.log.warn(`prices ${record.day}: state file not written: ${(error as Error).message}`);
       }
@@ -519,67 +370,23 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
   }
 
   /**
-   * One day file: the slots by column (quarter i starts at `start` + i x 15 min), numbers or null.
-   * Columns rather than an object per slot keep a year's start-up read small.
-   */
-  private write(record: DayRecord): void {
-    mkdirSync(this.directory, { recursive: true });
-    const column = (values: Float64Array) => Array.from(values, finite);
-    const file = {
-      version: FILE_VERSION,
-      day: record.day,
-      source: record.source,
-      zone: record.zone,
-      currency: record.currency,
-      fetched_at: new Date(record.fetchedAt).toISOString(),
-      start: new Date(record.start).toISOString(),
-      quarters: record.spot.length,
-      spot: column(record.spot),
-      ...(record.total ? { total: column(record.total) } : {}),
-      import: column(record.imports),
-      export: column(record.exports),
-    };
-    writeFileAtomic(join(this.directory, `${record.day}.json`), `${JSON.stringify(file)}\n`);
-  }
-
-  /**
    * Reads the stored days; a file that does not hold one whole local day of this version is moved
    * aside as `<file>.corrupt-<time>`, logged and counted (docs/architecture.md#durability), and the
    * day is fetched again like a missing one.
    */
   private load(): void {
-    let names: string[];
-    try {
-      names = readdirSync(this.directory);
-    } catch {
-      return;
-    }
-    const oldest = addDays(localDate(this.ctx.now()), -DAYS_KEPT);
-    for (const name of names.sort()) {
-      const match = /^(\d{4}-\d\d-\d\d)\.json$/.exec(name);
-      if (!match) continue;
-      const day = match[1]!;
-      if (day < oldest) {
-        this.remove(day);
-        continue;
-      }
-      try {
-        const record = readDay(readFileSync(join(this.directory, name), 'utf8'), day);
-        this.days.set(day, record);
-      } catch (error) {
-        const path = join(this.directory, name);
-        const movedTo = corruptPathOf(path, this.ctx.now());
-        try {
-          renameSync(path, movedTo);
-        } catch {
-          // gone meanwhile or not movable: the day is fetched again all the same
-        }
+    readDayFiles(this.directory, {
+      oldest: addDays(localDate(this.ctx.now()), -DAYS_KEPT),
+      now: () => this.ctx.now(),
+      found: (record) => this.days.set(record.day, record),
+      expired: (day) => this.remove(day),
+      corrupt: (problem) => {
         this.ctx.refusals.add('state_file_corrupt');
         this.log.warn(
-          `prices: state file ${path} was corrupt (${(error as Error).message}); moved to ${movedTo}`,
+          `prices: state file ${problem.path} was corrupt (${problem.reason}); moved to ${problem.movedTo}`,
         );
-      }
-    }
+      },
+    });
   }
 
   private prune(): void {
@@ -589,50 +396,6 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
 
   private remove(day: string): void {
     this.days.delete(day);
-    try {
-      unlinkSync(join(this.directory, `${day}.json`));
-    } catch {
-      // already gone
-    }
+    removeDayFile(this.directory, day);
   }
-}
-
-/** One day file, checked: its slots are the local day's quarters in order, numbers or null. */
-function readDay(text: string, day: string): DayRecord {
-  if (text.length > 64 * 1024) throw new Error('larger than a day of quarters');
-  const file = JSON.parse(text) as Record<string, unknown>;
-  const bounds = localDayBounds(day);
-  if (!bounds || file['day'] !== day || file['version'] !== FILE_VERSION)
-    throw new Error('not a day file of this version');
-  const count = Math.round((bounds.end - bounds.start) / QUARTER_MS);
-  if (file['start'] !== new Date(bounds.start).toISOString() || file['quarters'] !== count)
-    throw new Error(`not the ${count} quarters of the day`);
-  // One buffer for the columns of a day: a year is about 1100 small arrays less.
-  const buffer = new ArrayBuffer(count * 8 * (file['total'] === undefined ? 3 : 4));
-  const column = (name: string, index: number): Float64Array => {
-    const values = file[name];
-    if (!Array.isArray(values) || values.length !== count) throw new Error(`${name}: not ${count} values`);
-    const out = new Float64Array(buffer, index * count * 8, count);
-    values.forEach((value: unknown, i) => {
-      if (value !== null && (typeof value !== 'number' || !Number.isFinite(value)))
-        throw new Error(`${name}[${i}] is not a number`);
-      out[i] = value === null ? NaN : value;
-    });
-    return out;
-  };
-  const fetched = Date.parse(String(file['fetched_at']));
-  const text_ = (value: unknown) => (typeof value === 'string' ? value : '');
-  return {
-    day,
-    start: bounds.start,
-    end: bounds.end,
-    source: text_(file['source']),
-    zone: text_(file['zone']),
-    currency: text_(file['currency']),
-    fetchedAt: Number.isFinite(fetched) ? fetched : 0,
-    spot: column('spot', 0),
-    imports: column('import', 1),
-    exports: column('export', 2),
-    total: file['total'] === undefined ? undefined : column('total', 3),
-  };
 }

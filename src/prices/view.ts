@@ -4,7 +4,8 @@ import { localIso } from '../reading/time-format.js';
 import type { AppConfig } from '../config/types.js';
 import { describeFormula } from './formula.js';
 import { addDays, localDate } from './local-day.js';
-import type { PriceStore, SlotView } from './price-store.js';
+import type { SlotView } from './day-series.js';
+import type { PriceStore } from './price-store.js';
 
 type CostsSlice = AppConfig['services']['costs'];
 

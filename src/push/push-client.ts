@@ -1,26 +1,35 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Backoff } from '../backoff.js';
-import { PUSH_STATES } from '../contracts/push.js';
 import type { Clock, Timer } from '../clock.js';
-import { Type } from 'typebox';
-import { VersionedStateFile } from '../config/state-file.js';
-import type { QuarterRecord } from '../history/recorder.js';
-import { TIERS } from '../history/tiers.js';
 import type { Logger } from '../log.js';
-import { boundedRequest, type BoundedAnswer } from '../outgoing.js';
+import type { BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../price-signal.js';
 import type { Refusals } from '../refusals.js';
-import { encodeBatch } from './encoders.js';
 import {
-  LIVE_SERIES,
-  liveLabels,
-  minuteSamples,
-  quarterSamples,
-  type PushSample,
-  type TargetLabels,
-} from './series.js';
-import type { HistoryPoint } from '../history/point.js';
+  collectMinutes,
+  collectQuarters,
+  GRACE_MS,
+  lastCompleteQuarter,
+  liveSamples,
+  minuteSpan,
+  QUARTER_S,
+  quarterBatchSamples,
+  RETENTION_MARGIN_MS,
+  type LivePower,
+  type LivePowerSample,
+  type QuarterSource,
+} from './batches.js';
+import {
+  emptyCounts,
+  openCursorFile,
+  type CursorFile,
+  type PushState,
+  type PushStatus,
+} from './cursor-file.js';
+import { encodeBatch } from './encoders.js';
+import { LiveBuffer } from './live-buffer.js';
+import { Receiver, reasonOf, skewOf } from './receiver.js';
+import type { PushSample, TargetLabels } from './series.js';
 import {
   DEFAULT_BATCH_QUARTERS,
   DEFAULT_RETENTION_DAYS,
@@ -29,29 +38,26 @@ import {
   type PushWhat,
 } from './settings.js';
 
+export { GRACE_MS } from './batches.js';
+export { LIVE_BUFFER } from './live-buffer.js';
+export type { LivePower, LivePowerSample, QuarterSource } from './batches.js';
+export type { PushCounts, PushState, PushStatus } from './cursor-file.js';
+
 /**
  * One push target (docs/architecture.md#push): the history is the queue. A persisted cursor names
  * the last quarter hour the receiver acknowledged; each batch is the next quarters after it (every
  * meter's records of up to `batch_quarters` quarter starts), oldest first, and the cursor moves
  * (one atomic file write) only after a 2xx answer. A SIGKILL at any moment therefore loses nothing
  * and re-sends at most the batch in flight, which a receiver stores once per (series, timestamp).
+ * This file holds the pump, the batch sequence and what each answer does; what a batch holds is in
+ * batches.ts, the cursor file in cursor-file.ts, the requests in receiver.ts, the live power in
+ * live-buffer.ts.
  */
 
-const QUARTER_S = TIERS['15m'].nominalSeconds;
-const MINUTE_S = TIERS['1m'].nominalSeconds;
 /** Minutes per batch of what: "minutes" (a day). */
 const MINUTE_BATCH = 1440;
-/** Live power samples held per target (power_1s): an hour of a meter sending every second. */
-export const LIVE_BUFFER = 3600;
-/** Live power samples per request. */
-const LIVE_BATCH = 1000;
 /** How often the live power goes out while nothing else is due. */
 export const LIVE_PERIOD_MS = 10_000;
-/** How far back the history's 1-minute tier holds its minutes. */
-const MINUTE_TIER_MS = TIERS['1m'].retentionMs;
-/** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
-export const GRACE_MS = 120_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 /** Retries after 429, 5xx or no answer: 1 s doubling to 5 minutes, drawn from [50 %, 100 %] of that. */
 export const RETRY_CAP_MS = 300_000;
 const RETRY_JITTER = 0.5;
@@ -59,79 +65,6 @@ const RETRY_JITTER = 0.5;
 export const MAX_SKEW_MS = 300_000;
 /** How long one clock check is trusted before the next batch probes again. */
 const CLOCK_CHECK_MS = 3_600_000;
-/** Samples within this much of the retention edge are counted too old: they would cross it in flight. */
-const RETENTION_MARGIN_MS = 3_600_000;
-/** Longest reason from an answer body kept in the status and the log. */
-const REASON_CHARS = 200;
-
-export type PushState = (typeof PUSH_STATES)[number];
-
-/** Where the quarters come from: the meters and their extended 15-minute tiers. */
-export interface QuarterSource {
-  meters(): Array<{ id: string; role: string }>;
-  quarters(meter: string, after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined>;
-  /** The 1-minute tier's points of a meter whose minute overlaps [from, to] (ms), oldest first. */
-  minutes?(meter: string, from: number, to: number): Promise<HistoryPoint[] | undefined>;
-}
-
-/** One reading's signed active power (W, import positive), of a meter (power_1s). */
-export interface LivePowerSample {
-  meter: string;
-  role: string;
-  /** ms since the epoch: the reading's time. */
-  at: number;
-  watts: number;
-}
-
-/** The readings' live power, as the push's power_1s takes it; returns the unsubscribe. */
-export interface LivePower {
-  subscribe(listener: (sample: LivePowerSample) => void): () => void;
-}
-
-export interface PushCounts {
-  /** Samples acknowledged by the receiver. */
-  sent: number;
-  /** Batches acknowledged. */
-  batches: number;
-  /** Attempts that failed and were retried (429, 5xx, no answer, redirect). */
-  retried: number;
-  /** Samples older than the receiver's retention, skipped, never claimed as sent. */
-  dropped_too_old: number;
-  /** Samples of batches the receiver refused with a 4xx (other than 401, 403, 404, 408, 429). */
-  dropped_rejected: number;
-}
-
-export interface PushStatus {
-  id: string;
-  kind: string;
-  state: PushState;
-  /** Last acknowledged quarter start (Unix s), 0 before the first. */
-  cursor: number;
-  /** Quarters from the cursor up to the last complete one. */
-  backlog_quarters: number;
-  last_error: string | null;
-  last_success: number | null;
-  clock_skew_ms: number | null;
-  counts: PushCounts;
-}
-
-/**
- * `<state>/push/<target id>.json`, held to this contract when loaded (docs/architecture.md#durability):
- * a file that fails it is moved aside and the target starts at the retention edge, as without one.
- */
-const CursorFileSchema = Type.Object({
-  version: Type.Literal(1),
-  cursor: Type.Integer(),
-  /** Last acknowledged minute start (Unix s) of what: "minutes"; absent before the first. */
-  minutes_cursor: Type.Optional(Type.Integer()),
-  counts: Type.Object({
-    sent: Type.Integer({ minimum: 0 }),
-    batches: Type.Integer({ minimum: 0 }),
-    retried: Type.Integer({ minimum: 0 }),
-    dropped_too_old: Type.Integer({ minimum: 0 }),
-    dropped_rejected: Type.Integer({ minimum: 0 }),
-  }),
-});
 
 export interface PushClientOptions {
   settings: PushTargetSettings;
@@ -160,10 +93,6 @@ export interface PushClientOptions {
 
 export type BatchOutcome = 'sent' | 'shrunk' | 'empty' | 'retry' | 'held' | 'unsynced' | 'stopped';
 
-function emptyCounts(): PushCounts {
-  return { sent: 0, batches: 0, retried: 0, dropped_too_old: 0, dropped_rejected: 0 };
-}
-
 export class PushClient {
   private state: PushState = 'starting';
   private cursor = 0;
@@ -176,18 +105,15 @@ export class PushClient {
   private batchQuarters: number;
   /** Minutes per batch of what: "minutes", halved by a 413 like the quarters. */
   private minuteBatch = MINUTE_BATCH;
-  /** Live power samples per request, halved by a 413 like the quarters. */
-  private liveBatch = LIVE_BATCH;
   private readonly backoff: Backoff;
   private timer: Timer | undefined;
   private running = false;
   private pumping: Promise<void> | undefined;
-  /** power_1s samples not yet acknowledged, oldest first, at most LIVE_BUFFER. */
-  private live: LivePowerSample[] = [];
-  private liveDropped = 0;
+  /** power_1s samples not yet acknowledged. */
+  private readonly live: LiveBuffer;
   private unsubscribeLive: (() => void) | undefined;
-  private readonly file: VersionedStateFile<typeof CursorFileSchema>;
-  private readonly url: URL;
+  private readonly file: CursorFile;
+  private readonly receiver: Receiver;
   /** The target's fixed labels, one object for the client's life (the series' labels are cached by it). */
   private readonly labels: TargetLabels;
 
@@ -197,23 +123,16 @@ export class PushClient {
       gateway: options.gateway,
       extra: options.settings.extra_labels ?? {},
     };
-    this.url = new URL(options.settings.url);
-    // The line protocol's timestamps are in ms (InfluxDB 1.x /write and VictoriaMetrics /write read `precision`).
-    if (options.settings.kind === 'influx_line') this.url.searchParams.set('precision', 'ms');
+    this.live = new LiveBuffer(options.settings.id, options.logger);
+    this.receiver = new Receiver(options.settings, options.secrets, options.requestTimeoutMs);
     this.batchQuarters = options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS;
     this.backoff = new Backoff(1000, RETRY_CAP_MS, RETRY_JITTER, options.random);
-    this.file = new VersionedStateFile(
-      join(options.directory, `${options.settings.id}.json`),
-      CursorFileSchema,
-      {
-        now: options.now,
-        onProblem: (problem) => {
-          options.refusals.add('state_file_corrupt');
-          options.logger.warn(
-            `push ${options.settings.id}: state file ${problem.path} was corrupt (${problem.reason}); moved to ${problem.movedTo}, starting at the retention edge`,
-          );
-        },
-      },
+    this.file = openCursorFile(
+      options.directory,
+      options.settings.id,
+      options.now,
+      options.refusals,
+      options.logger,
     );
   }
 
@@ -270,14 +189,7 @@ export class PushClient {
 
   /** Takes one live power sample; past LIVE_BUFFER the oldest goes (power_1s is best effort). */
   addLive(sample: LivePowerSample): void {
-    this.live.push(sample);
-    if (this.live.length > LIVE_BUFFER) {
-      this.live.shift();
-      if (this.liveDropped++ === 0)
-        this.options.logger.warn(
-          `push ${this.id}: live power held beyond ${LIVE_BUFFER} samples; the oldest are dropped (power_1s is not durable)`,
-        );
-    }
+    this.live.add(sample);
   }
 
   async stop(): Promise<void> {
@@ -329,13 +241,8 @@ export class PushClient {
     else this.schedule(this.backoff.next());
   }
 
-  /** Last complete quarter start (Unix s): its end lies GRACE_MS in the past. */
-  private until(now: number): number {
-    return Math.floor((now - GRACE_MS) / 1000 / QUARTER_S) * QUARTER_S - QUARTER_S;
-  }
-
   status(): PushStatus {
-    const until = this.until(this.options.now());
+    const until = lastCompleteQuarter(this.options.now());
     return {
       id: this.id,
       kind: this.options.settings.kind,
@@ -350,36 +257,6 @@ export class PushClient {
     };
   }
 
-  /**
-   * The next batch after the cursor: every meter's records of the first `limit` quarter starts.
-   * A listed meter whose history is not open (`undefined`: its recorder starts or restarts after a
-   * change of the meter) is named in `missing`: the batch waits for it, since moving the cursor
-   * past its quarters would never send them.
-   */
-  private async collect(
-    until: number,
-  ): Promise<
-    | { last: number; records: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> }
-    | { missing: string }
-    | undefined
-  > {
-    const limit = this.batchQuarters;
-    const found: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> = [];
-    for (const meter of this.options.source.meters()) {
-      const records = await this.options.source.quarters(meter.id, this.cursor, until, limit);
-      if (records === undefined) return { missing: meter.id };
-      for (const record of records) found.push({ meter, record });
-    }
-    if (found.length === 0) return undefined;
-    // A meter returned its first `limit` records after the cursor, so the first `limit` distinct
-    // quarter starts over all meters are complete for every meter.
-    const starts = [...new Set(found.map((entry) => entry.record.counters.t))]
-      .sort((a, b) => a - b)
-      .slice(0, limit);
-    const last = starts[starts.length - 1]!;
-    return { last, records: found.filter((entry) => entry.record.counters.t <= last) };
-  }
-
   /** One batch: collect, guard, encode, send, and move the cursor on an acknowledgement. */
   async sendBatch(): Promise<BatchOutcome> {
     const now = this.options.now();
@@ -391,7 +268,9 @@ export class PushClient {
       const checked = await this.checkClock();
       if (checked !== 'sent') return checked;
     }
-    const batch = this.wants('quarters') ? await this.collect(this.until(now)) : undefined;
+    const batch = this.wants('quarters')
+      ? await collectQuarters(this.options.source, this.cursor, lastCompleteQuarter(now), this.batchQuarters)
+      : undefined;
     if (batch && 'missing' in batch) return this.waitForHistory(batch.missing);
     if (!batch) {
       // The quarters are up to date: then the minutes, if the target wants them.
@@ -401,26 +280,17 @@ export class PushClient {
       return outcome;
     }
     const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
-    const target = this.options.settings;
-    const labels = this.labels;
-    const samples: PushSample[] = [];
-    let tooOld = 0;
-    const guarded = this.options.peakMeter?.();
-    for (const { meter, record } of batch.records) {
-      const quarter = quarterSamples(
-        record,
-        { meter: meter.id, role: meter.role },
-        labels,
-        this.options.prices,
-        meter.id === guarded,
-      );
-      if ((record.counters.t + QUARTER_S) * 1000 < oldest) tooOld += quarter.length;
-      else samples.push(...quarter);
-    }
+    const { samples, tooOld } = quarterBatchSamples(
+      batch.records,
+      this.labels,
+      this.options.prices,
+      this.options.peakMeter?.(),
+      oldest,
+    );
     if (tooOld > 0) {
       this.counts.dropped_too_old += tooOld;
       this.options.logger.warn(
-        `push ${this.id}: ${tooOld} samples older than the receiver's retention (${target.retention_days ?? DEFAULT_RETENTION_DAYS} days) not sent`,
+        `push ${this.id}: ${tooOld} samples older than the receiver's retention (${this.options.settings.retention_days ?? DEFAULT_RETENTION_DAYS} days) not sent`,
       );
     }
     if (samples.length === 0) {
@@ -457,7 +327,7 @@ export class PushClient {
     const encoded = await encodeBatch(this.options.settings.kind, samples);
     let answer: BoundedAnswer;
     try {
-      answer = await this.request('POST', encoded.body, encoded.headers);
+      answer = await this.receiver.request('POST', encoded.body, encoded.headers);
     } catch (error) {
       return this.retry(`no answer: ${(error as Error).message}`);
     }
@@ -467,7 +337,7 @@ export class PushClient {
       acknowledge(samples.length);
       return 'sent';
     }
-    const reason = `HTTP ${status}${this.reasonOf(answer)}`;
+    const reason = `HTTP ${status}${reasonOf(answer)}`;
     if (status === 429 || status >= 500 || (status >= 300 && status < 400) || status === 408)
       // A redirect is not followed (another host must not get the data or the token): retried, so a
       // receiver that moved back is served without loss.
@@ -505,28 +375,13 @@ export class PushClient {
   private async sendMinuteBatch(now: number): Promise<BatchOutcome> {
     const source = this.options.source;
     if (!source.minutes) return 'empty';
-    const until = Math.floor((now - GRACE_MS) / 1000 / MINUTE_S) * MINUTE_S - MINUTE_S;
-    // The tier's span; a new target also starts at the receiver's retention edge (as for the
-    // quarters), while minutes after a cursor that fell behind that edge are counted too old.
     const retentionEdge = now - this.retentionMs() + RETENTION_MARGIN_MS;
-    const tierEdge = now - MINUTE_TIER_MS;
-    const edge = this.minuteCursor > 0 ? tierEdge : Math.max(tierEdge, retentionEdge);
-    const oldest = Math.ceil(edge / 1000 / MINUTE_S) * MINUTE_S;
-    const first = Math.max(this.minuteCursor + MINUTE_S, oldest);
-    if (first > until) return 'empty';
-    const last = Math.min(until, first + (this.minuteBatch - 1) * MINUTE_S);
-    const samples: PushSample[] = [];
-    let tooOld = 0;
-    for (const meter of source.meters()) {
-      const points = await source.minutes(meter.id, first * 1000, last * 1000);
-      if (points === undefined) return this.waitForHistory(meter.id);
-      for (const point of points) {
-        if (point.t < first || point.t > last) continue;
-        const minute = minuteSamples(point, { meter: meter.id, role: meter.role }, this.labels);
-        if ((point.t + MINUTE_S) * 1000 < retentionEdge) tooOld += minute.length;
-        else samples.push(...minute);
-      }
-    }
+    const span = minuteSpan(now, this.minuteCursor, retentionEdge, this.minuteBatch);
+    if (!span) return 'empty';
+    const last = span.last;
+    const collected = await collectMinutes(source, span, this.labels, retentionEdge);
+    if ('missing' in collected) return this.waitForHistory(collected.missing);
+    const { samples, tooOld } = collected;
     if (tooOld > 0) {
       this.counts.dropped_too_old += tooOld;
       this.options.logger.warn(
@@ -557,13 +412,8 @@ export class PushClient {
    */
   private async sendLiveBatch(now: number): Promise<BatchOutcome> {
     if (this.live.length === 0) return 'empty';
-    const batch = this.live.splice(0, this.liveBatch);
-    const samples = batch.map((sample): PushSample => ({
-      name: LIVE_SERIES,
-      labels: liveLabels(this.labels, sample),
-      value: sample.watts,
-      timestamp: sample.at,
-    }));
+    const batch = this.live.take();
+    const samples = liveSamples(batch, this.labels);
     const outcome = await this.deliver(
       samples,
       now,
@@ -577,14 +427,10 @@ export class PushClient {
         this.backoff.reset();
         this.enter('idle');
       },
-      () => {
-        if (this.liveBatch === 1) return undefined;
-        this.liveBatch = Math.max(1, Math.floor(this.liveBatch / 2));
-        return `${this.liveBatch} live samples`;
-      },
+      () => this.live.shrink(),
     );
     if (outcome === 'retry' || outcome === 'held' || outcome === 'shrunk') {
-      this.live = [...batch, ...this.live].slice(-LIVE_BUFFER);
+      this.live.putBack(batch);
       // Held or retried live power waits for the next turn; the quarters stay first.
     }
     return outcome;
@@ -628,14 +474,6 @@ export class PushClient {
     this.lastError = reason;
   }
 
-  private reasonOf(answer: BoundedAnswer): string {
-    const text = answer.body
-      .toString('utf8', 0, Math.min(answer.body.length, REASON_CHARS))
-      .replace(/\p{Cc}+/gu, ' ')
-      .trim();
-    return text === '' ? '' : `: ${text}`;
-  }
-
   /**
    * Compares the clock with the receiver's Date header (RFC 9110 §6.6.1), from a GET of the target
    * URL that writes nothing: a receiver drops samples stamped far ahead of its own time, so a
@@ -645,7 +483,7 @@ export class PushClient {
     const now = this.options.now();
     let answer: BoundedAnswer;
     try {
-      answer = await this.request('GET', undefined, {});
+      answer = await this.receiver.request('GET', undefined, {});
     } catch (error) {
       return this.retry(`no answer to the clock check: ${(error as Error).message}`);
     }
@@ -653,14 +491,12 @@ export class PushClient {
   }
 
   private noteDate(answer: BoundedAnswer, sentAt: number): boolean {
-    const date = Date.parse(answer.headers.date ?? '');
-    if (Number.isNaN(date)) {
+    const skew = skewOf(answer, sentAt, this.options.now());
+    if (skew === undefined) {
       // No Date header: nothing to compare with; the receiver's own checks apply.
       this.checkedAt = sentAt;
       return true;
     }
-    // The Date header has 1 s resolution; the request took the time between.
-    const skew = Math.round((sentAt + this.options.now()) / 2 - date);
     this.skew = skew;
     if (Math.abs(skew) > MAX_SKEW_MS) {
       if (this.state !== 'clock_unsynced')
@@ -675,29 +511,5 @@ export class PushClient {
     if (this.state === 'clock_unsynced') this.enter('idle');
     this.checkedAt = sentAt;
     return true;
-  }
-
-  private async request(
-    method: 'GET' | 'POST',
-    body: Buffer | undefined,
-    headers: Record<string, string>,
-  ): Promise<BoundedAnswer> {
-    const { got } = await import('got');
-    const target = this.options.settings;
-    const auth: Record<string, string> = {};
-    const secrets = this.options.secrets;
-    if (secrets?.bearer_token) auth.authorization = `Bearer ${secrets.bearer_token}`;
-    else if (target.username !== undefined)
-      auth.authorization = `Basic ${Buffer.from(`${target.username}:${secrets?.password ?? ''}`).toString('base64')}`;
-    return boundedRequest(got, this.url, {
-      method,
-      headers: { ...headers, ...auth, 'user-agent': 'meter-gateway push' },
-      ...(body === undefined ? {} : { body }),
-      timeout: { request: this.options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS },
-      https: {
-        ...(target.tls?.ca ? { certificateAuthority: target.tls.ca } : {}),
-        rejectUnauthorized: target.tls?.insecure !== true,
-      },
-    });
   }
 }
