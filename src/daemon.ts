@@ -247,45 +247,29 @@ function reportListenerFailures(context: AppContext): void {
 }
 
 /**
- * Services in start order. The log file and reading log come first so they see everything; the
- * HTTP server is up before the meter opens; mDNS follows the others' states (HTTP, Modbus).
+ * The parts that routes, metrics and other parts share, built before any route: the price series
+ * first (everything below reads `context.prices`), then the actions, the peak guard and the export
+ * limiter that read each other, then the outputs that publish them.
  */
-function buildServices(context: AppContext, recent: RecentLog): Service[] {
+function buildParts(context: AppContext) {
   const log = (name: string) => componentLogger(context.logger, name);
-  const router = new Router();
   const wifi = createWifiBackend(context);
-  const core = registerCoreRoutes(router, context, {
-    wifiInfo: () => cachedWifiInfo(context, wifi),
-    ethernetInfo: () => wifi.ethernetInfo(),
-    settingsGuard: async (changes) => {
-      if (changes.has('system.power_save'))
-        await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));
-    },
-  });
-  registerMetersRoutes(router, context, core);
-  registerWifiRoutes(router, context, wifi);
-  registerEthernetRoutes(router, context);
-  registerSdCardRoutes(router, context);
-  registerMaintenanceRoutes(router, context);
-  registerUpdateRoutes(router, context);
-  registerModbusRoutes(router, context);
   // The day-ahead price series every consumer reads (docs/architecture.md#prices).
   const prices = new PriceStore(context, log('prices'));
   context.prices = prices;
-  registerPricesRoutes(router, context, prices);
+  const history = new HistoryRecorder(context, log('history'));
+  const recentPower = new RecentPower(context);
+  const metersHistory = new MetersHistory(context, log('history'), history);
   const actions = new ActionsOutput(context, log('actions'));
-  registerActionsRoutes(router, context, actions);
   // The guard rebuilds its running value after a restart from the history's minutes.
   const peak = new PeakGuard(context, log('peak'), actions, (meter, from, to) =>
     Promise.resolve(metersHistory.recorderOf(meter)?.query('1m', from, to)),
   );
-  registerPeakRoutes(router, context, peak);
   actions.addVariableSource(peakVariables(() => peak));
   actions.addVariableSource(priceVariables(() => context.prices, context.now));
   // The limiter reads the guard's forecast: no "PV off" in a window predicted above the limit.
   const limiter = new ExportLimiter(context, log('export-limiter'), peakForecastOf(peak));
   showDecisionInPeakView(peak, limiter);
-  registerExportLimiterRoutes(router, context, limiter);
   const peakCommands = new PeakCommandCounts();
   const limiterCommands = new LimiterCommandCounts();
   // Every meter's extended 15-minute tier: the fleet push and MQTT's quarter records (docs/architecture.md#push).
@@ -304,82 +288,134 @@ function buildServices(context: AppContext, recent: RecentLog): Service[] {
     { feed: limiterFeedOf(limiter), counts: limiterCommands },
     push,
   );
-  registerMqttRoutes(router, context, mqtt);
-  registerMqttDiscoveryRoutes(router, context);
-  registerProbeRoute(router, context);
   const shelly = shellyRpcOf(context);
-  registerShellyRoutes(router, context, shelly);
   const shellyEnabled = () => context.config.config.services.emulate.shelly.enable;
   const shellyWebSocket = new ShellyWebSocket(shelly, shellyEnabled, log('shelly'), {
     refusals: context.refusals,
     clock: context.clock,
   });
+  return {
+    wifi,
+    prices,
+    history,
+    recentPower,
+    metersHistory,
+    actions,
+    peak,
+    limiter,
+    peakCommands,
+    limiterCommands,
+    push,
+    mqtt,
+    modbus: createModbusService(context, { peak, limiter }),
+    modbusRtu: createModbusRtuService(context, peak, limiter),
+    shelly,
+    shellyWebSocket,
+    homewizard: homewizardAnswers(context),
+  };
+}
+
+type DaemonParts = ReturnType<typeof buildParts>;
+
+/** Every HTTP route, in the order the router tries them; answers the core routes' live hub. */
+function registerRoutes(router: Router, context: AppContext, parts: DaemonParts, recent: RecentLog) {
+  const { wifi, metersHistory, peak, limiter, push } = parts;
+  const core = registerCoreRoutes(router, context, {
+    wifiInfo: () => cachedWifiInfo(context, wifi),
+    ethernetInfo: () => wifi.ethernetInfo(),
+    settingsGuard: async (changes) => {
+      if (changes.has('system.power_save'))
+        await assertPowerSaveAllowed(wifi, changes.get('system.power_save'));
+    },
+  });
+  registerMetersRoutes(router, context, core);
+  registerWifiRoutes(router, context, wifi);
+  registerEthernetRoutes(router, context);
+  registerSdCardRoutes(router, context);
+  registerMaintenanceRoutes(router, context);
+  registerUpdateRoutes(router, context);
+  registerModbusRoutes(router, context);
+  registerPricesRoutes(router, context, parts.prices);
+  registerActionsRoutes(router, context, parts.actions);
+  registerPeakRoutes(router, context, peak);
+  registerExportLimiterRoutes(router, context, limiter);
+  registerMqttRoutes(router, context, parts.mqtt);
+  registerMqttDiscoveryRoutes(router, context);
+  registerProbeRoute(router, context);
+  registerShellyRoutes(router, context, parts.shelly);
   registerSerialPortsRoute(router, context);
   registerLogRoute(router, recent);
   registerBackupRoutes(router, context);
   registerWebRoutes(router, context);
-  const history = new HistoryRecorder(context, log('history'));
-  const recentPower = new RecentPower(context);
-  const metersHistory = new MetersHistory(context, log('history'), history);
+  const recorderOf = (id: string) => metersHistory.recorderOf(id);
   registerHistoryRoutes(
     router,
     context,
-    history,
-    recentPower,
-    (id) => metersHistory.recorderOf(id),
+    parts.history,
+    parts.recentPower,
+    recorderOf,
     peakCapacityCharge(() => peak),
   );
-  registerQuartersCsvRoute(router, context, (id) => metersHistory.recorderOf(id));
+  registerQuartersCsvRoute(router, context, recorderOf);
   registerPushRoutes(router, push);
-  const modbus = createModbusService(context, { peak, limiter });
-  const modbusRtu = createModbusRtuService(context, peak, limiter);
   // Every meter of the registry, read at each scrape; the peak guard adds its contributor here.
   const meters = () => context.meters.forMetrics();
   const metricsOutputs = {
-    mqtt,
-    modbus,
-    modbusRtu,
+    mqtt: parts.mqtt,
+    modbus: parts.modbus,
+    modbusRtu: parts.modbusRtu,
     live: core.live,
-    actions,
+    actions: parts.actions,
     contributors: [
       peakMetrics(() => peak),
-      peakCommandMetrics(peakCommands),
+      peakCommandMetrics(parts.peakCommands),
       pushMetrics(() => push.status()),
       priceMetrics(() => context.prices, context.now),
       limiterMetrics(() => limiter.status()),
-      limiterCommandMetrics(limiterCommands),
+      limiterCommandMetrics(parts.limiterCommands),
     ],
   };
   registerMetricsRoute(router, context, metricsSourcesOf(context, meters, metricsOutputs));
-  const homewizard = homewizardAnswers(context);
-  registerHomewizardRoutes(router, context, homewizard);
+  registerHomewizardRoutes(router, context, parts.homewizard);
+  return core;
+}
+
+/**
+ * Services in start order. The log file and reading log come first so they see everything; the
+ * HTTP server is up before the meter opens; mDNS follows the others' states (HTTP, Modbus).
+ */
+function buildServices(context: AppContext, recent: RecentLog): Service[] {
+  const log = (name: string) => componentLogger(context.logger, name);
+  const router = new Router();
+  const parts = buildParts(context);
+  const core = registerRoutes(router, context, parts, recent);
   const output = <Slice, Facts extends object>(configured: DeclaredOutput<Slice, Facts>) =>
     runOutput(context, configured);
   return [
     output(new LogFile(context)),
     new ReadingLog(context, log('reading')),
-    output(prices),
-    history,
-    metersHistory,
-    recentPower,
-    createHttpService(context, router, { upgrades: shellyWebSocket }),
+    output(parts.prices),
+    parts.history,
+    parts.metersHistory,
+    parts.recentPower,
+    createHttpService(context, router, { upgrades: parts.shellyWebSocket }),
     output(core.live),
     output(createMeterInput(context, log('meter'))),
     output(createMetersInput(context, log('meters'))),
-    runOutput(context, modbus),
-    runOutput(context, modbusRtu),
-    runOutput(context, new ShellyUdp(shelly, log('shelly'), context.clock)),
-    runOutput(context, new HomewizardServer(homewizard, log('homewizard'))),
-    output(mqtt),
+    runOutput(context, parts.modbus),
+    runOutput(context, parts.modbusRtu),
+    runOutput(context, new ShellyUdp(parts.shelly, log('shelly'), context.clock)),
+    runOutput(context, new HomewizardServer(parts.homewizard, log('homewizard'))),
+    output(parts.mqtt),
     runOutput(context, new MeterProxy(context, log('proxy'))),
     output(new SdLogger(context, log('sd'))),
     output(new CloudPush(context, log('cloud'))),
     output(new ScriptRunner(context, log('script'))),
-    output(actions),
-    output(peak),
-    output(push),
-    output(limiter),
-    runOutput(context, createNetworkOutput(context, wifi)),
+    output(parts.actions),
+    output(parts.peak),
+    output(parts.push),
+    output(parts.limiter),
+    runOutput(context, createNetworkOutput(context, parts.wifi)),
     runOutput(context, new MdnsAnnouncer(context, log('mdns'))),
     output(
       new Housekeeping(context, log('housekeeping'), [
