@@ -66,7 +66,9 @@ import { LimiterCommandCounts, limiterCommandMetrics } from './mqtt/limiter-comm
 import { limiterFeedOf } from './mqtt/limiter-mqtt.js';
 import { registerMqttRoutes } from './http/routes/mqtt.js';
 import { registerMetricsRoute } from './http/routes/metrics.js';
-import { HomewizardServer, homewizardAnswers, registerHomewizardRoutes } from './http/routes/homewizard.js';
+import { registerHomewizardRoutes } from './http/routes/homewizard.js';
+import { homewizardAnswers } from './http/routes/homewizard-answers.js';
+import { HomewizardServer } from './http/routes/homewizard-server.js';
 import { metricsSourcesOf } from './http/metrics-sources.js';
 import { createHttpService } from './http/server.js';
 import { HistoryRecorder } from './history/recorder.js';

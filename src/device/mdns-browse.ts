@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { worthLogging, type Refusals } from '../refusals.js';
 import { serialOf } from './homewizard/api-v1.js';
-import { ipv4Interfaces, type InterfaceAddress } from './mdns.js';
+import { ipv4Interfaces, type InterfaceAddress } from './mdns-interfaces.js';
 import { shellyDeviceId } from './shelly/device.js';
 
 /**

@@ -2,52 +2,17 @@ import { Backoff, RECONNECT_CAP_MS, clockRetryTimer, type RetryTimer } from '../
 import type { Timer } from '../clock.js';
 import type { AppContext } from '../context.js';
 import type { Logger } from '../log.js';
-import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
 import type { AppConfig, MeterSettings } from '../config/types.js';
-import {
-  sameSlice,
-  type DeclaredOutput,
-  type OutputStatus,
-  type OutputView,
-  type StatusPort,
-} from '../output.js';
-import { AutoDecoder } from './auto-decoder.js';
-import type { DecodeResult, MeterDataError, MeterDecoder } from './decoder.js';
+import { sameSlice, type DeclaredOutput, type OutputView, type StatusPort } from '../output.js';
+import { FramePath } from './meter-frames.js';
+import { IGNORED_STATUS, type MeterBinding, type MeterFacts } from './meter-facts.js';
 import { SerialDetection } from './probe/serial-detection.js';
-import { applyScalers, onlyScalersChanged } from './scalers.js';
+import { onlyScalersChanged } from './scalers.js';
 import type { SerialSource } from './transport/serial.js';
 import { createTransport, type MeterLink } from './transport/factory.js';
-import { createDecoder, type DecoderOptions } from './protocols.js';
+import type { DecoderOptions } from './protocols.js';
 import { interfaceOfSource, parseSource, type MeterSource } from './source.js';
-
-/**
- * What one meter input reads for: the store it feeds and its name (the key of its status line).
- * The primary meter's are the context store and `meter`; a further meter's its own store and
- * `meter:<id>`, reported inside the `meters` line (docs/architecture.md#several-meters).
- */
-export interface MeterBinding {
-  store: ReadingStore;
-  service: string;
-}
-
-/** The status facts of a meter input (docs/architecture.md#output-contract). */
-export type MeterFacts = {
-  /** `open`: the link is open; `detecting`: the protocol probe runs; `closed`: it is reopened. */
-  link?: 'open' | 'closed' | 'detecting';
-  /** The open link in words, and the words' message key (docs/architecture.md#server-message-keys). */
-  source?: string;
-  source_key?: string;
-  source_args?: Record<string, string | number>;
-  /** The latest frame rejection of the open link. */
-  last_error?: string;
-  /** When the input reopens a link it lost (it retries that by itself, shown as `retrying`). */
-  retry_in_ms?: number;
-};
-export type MeterStatus = OutputStatus<MeterFacts>;
-
-/** The status port of an input nobody reports (the meter test's throwaway input). */
-export const IGNORED_STATUS: StatusPort<MeterFacts> = { facts: () => undefined, trouble: () => undefined };
 
 /** Silence on an open link after which it is closed and reopened (serialport reports no close when the far end dies). */
 const WATCHDOG_FACTOR = 3;
@@ -68,9 +33,9 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
   /** The meter settings the input runs (the link is open, opening or reopened with them). */
   private current: MeterSettings | undefined;
   private status: StatusPort<MeterFacts> = IGNORED_STATUS;
-  private lastError: string | undefined;
   private link: MeterLink | undefined;
-  private decoder: MeterDecoder | undefined;
+  /** Decoder, scalers and store: what happens to what the link delivers. */
+  private readonly frames: FramePath;
   private source: MeterSource | undefined;
   private readonly detection: SerialDetection;
   private readonly backoff = new Backoff(1000, RECONNECT_CAP_MS);
@@ -83,7 +48,6 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
   private validSinceOpen = false;
   /** The protocol probe runs in the background (`serial:` with `protocol=auto`). */
   private detecting = false;
-  private rejectionsLogged = 0;
 
   private readonly binding: MeterBinding;
 
@@ -95,6 +59,14 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
   ) {
     this.detection = new SerialDetection(context.clock);
     this.binding = binding ?? { store: context.store, service: 'meter' };
+    this.frames = new FramePath(this.binding.store, logger, () => context.now(), {
+      settings: () => this.settings,
+      status: () => this.status,
+      valid: () => {
+        this.backoff.reset();
+        this.validSinceOpen = true;
+      },
+    });
   }
 
   /** The store this input feeds: the primary's, or a further meter's (docs/architecture.md#several-meters). */
@@ -160,7 +132,7 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
     this.store.sourceChanged();
     this.store.setInterface(interfaceOfSource(sourceText));
     this.backoff.reset();
-    this.lastError = undefined;
+    this.frames.forgetLastError();
     this.status.trouble(undefined);
     this.status.facts({
       link: 'closed',
@@ -200,7 +172,8 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
       return why;
     }
     if (generation !== this.generation) return;
-    this.decoder = link.delivers === 'bytes' ? this.createDecoder(source, options) : undefined;
+    if (link.delivers === 'bytes') this.frames.useDecoder(source, options);
+    else this.frames.dropDecoder();
     this.link = link;
     this.attach(link);
     try {
@@ -223,7 +196,7 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
     this.validSinceOpen = false;
     this.logger.info(`opened ${link.transport.description}`);
     const { descriptionKey } = link.transport;
-    this.lastError = undefined;
+    this.frames.forgetLastError();
     this.status.facts({
       link: 'open',
       source: link.transport.description,
@@ -235,7 +208,7 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
     });
     this.status.trouble(undefined);
     if (this.store.isStale()) {
-      this.store.setStatus(this.decoder instanceof AutoDecoder ? 'RECOGNITION' : 'NO DATA');
+      this.store.setStatus(this.frames.recognising ? 'RECOGNITION' : 'NO DATA');
     }
     this.armWatchdog();
   }
@@ -252,9 +225,9 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
     });
     link.transport.on('reading', (reading) => {
       this.armWatchdog();
-      this.accept(reading);
+      this.frames.accept(reading);
     });
-    link.transport.on('reject', (error) => this.rejectFrame(error));
+    link.transport.on('reject', (error) => this.frames.reject(error));
     link.transport.on('close', (reason) => this.onClose(link, reason));
   }
 
@@ -296,70 +269,10 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
     this.scheduleReconnect(outcome.reason);
   }
 
-  private createDecoder(source: MeterSource, options: DecoderOptions): MeterDecoder {
-    const protocol = 'protocol' in source ? source.protocol : 'dsmr';
-    if (protocol !== 'auto') return createDecoder(protocol, options);
-    return new AutoDecoder(options, (found) => this.logger.info(`protocol detected: ${found}`));
-  }
-
   private onData(chunk: Buffer): void {
     this.armWatchdog();
     this.store.receiveBytes(chunk);
-    const decoder = this.decoder;
-    if (!decoder) return;
-    let results: DecodeResult[];
-    try {
-      results = decoder.push(chunk, this.context.now());
-    } catch (error) {
-      // Decoders return errors as results; anything thrown is a defect, counted and contained here.
-      decoder.reset();
-      this.store.reject('parse');
-      this.logger.error(`decoder failed: ${(error as Error).stack ?? String(error)}`);
-      return;
-    }
-    this.handleResults(results);
-    if (
-      decoder instanceof AutoDecoder &&
-      decoder.unrecognized &&
-      this.store.meter.status !== 'NOT RECOGNIZED'
-    ) {
-      this.store.setStatus('NOT RECOGNIZED');
-    }
-  }
-
-  private handleResults(results: readonly DecodeResult[]): void {
-    for (const result of results) {
-      if (result.ok) this.accept(result.reading);
-      else this.rejectFrame(result.error);
-    }
-  }
-
-  private accept(reading: Reading): void {
-    this.backoff.reset();
-    this.validSinceOpen = true;
-    // After the parser, before the store (docs/architecture.md#meter-scalers).
-    this.store.ingest(applyScalers(reading, this.settings.scalers));
-  }
-
-  private rejectFrame(error: MeterDataError): void {
-    this.store.reject(error.kind);
-    this.showLastError(`${error.kind}: ${error.message}`);
-    if (error.kind === 'encryption') {
-      this.store.setStatus(this.settings.encryption_key ? 'ENCRYPTION KEY' : 'KEY REQUIRED');
-    }
-    this.rejectionsLogged += 1;
-    const level = this.rejectionsLogged <= 5 || this.rejectionsLogged % 100 === 0 ? 'warn' : 'debug';
-    this.logger.log(
-      level,
-      `frame rejected (${error.kind}): ${error.message} [${this.rejectionsLogged} so far]`,
-    );
-  }
-
-  /** `services.<meter>.last_error` in /api/v1/system: the latest rejection of any source, set when it changes. */
-  private showLastError(text: string): void {
-    if (this.lastError === text) return;
-    this.lastError = text;
-    this.status.facts({ last_error: text });
+    this.frames.bytes(chunk);
   }
 
   /** The link closed: NOT CONNECTED, or NO DATA when the watchdog closed an open but silent link. */
@@ -421,7 +334,7 @@ export class MeterInput implements DeclaredOutput<MeterSettings, MeterFacts> {
       link.transport.removeAllListeners();
       await link.transport.close();
     }
-    this.decoder = undefined;
+    this.frames.dropDecoder();
   }
 }
 

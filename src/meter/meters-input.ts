@@ -6,7 +6,8 @@ import { isVirtualEntry, type MeterEntry, type PolledMeterEntry } from '../readi
 import type { MeterHandle } from '../reading/meter-registry.js';
 import { ReadingStore } from '../reading/store.js';
 import { VirtualMeter } from '../reading/virtual-meter.js';
-import { MeterInput, type MeterFacts, type MeterStatus } from './meter-input.js';
+import { MeterInput } from './meter-input.js';
+import type { MeterFacts, MeterStatus } from './meter-facts.js';
 import { interfaceOfSource } from './source.js';
 
 const DEFAULT_TIMEOUT_S = 10;

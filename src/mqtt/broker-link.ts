@@ -1,12 +1,12 @@
 import type { CommandGate } from './command-gate.js';
 import { systemClock, type Clock, type Timer } from '../clock.js';
 import { EventEmitter } from 'node:events';
-import { connect as netConnect, type Socket } from 'node:net';
-import { checkServerIdentity, connect as tlsConnect, createSecureContext, type TLSSocket } from 'node:tls';
-import type { IClientOptions, MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { Backoff } from '../backoff.js';
+import { clientOptionsOf, loadMqttClient, openSocket } from './broker-client.js';
 import type { LinkOptions } from './connection-options.js';
 import { OFFLINE_QUEUE_LIMITS, OfflineQueue, type QueuedMessage, type QueueLimits } from './offline-queue.js';
+import { topicMatches } from './topic-name.js';
 
 export type LinkState = 'idle' | 'connecting' | 'connected' | 'waiting';
 
@@ -46,7 +46,6 @@ export function reconnectBackoff(random: () => number = Math.random): Backoff {
   return new Backoff(1000, 60_000, 0.5, random);
 }
 
-const CONNECT_TIMEOUT_MS = 10_000;
 const END_TIMEOUT_MS = 2_000;
 /** mqtt.js fails pending callbacks with this when the connection goes; those get requeued. */
 const CONNECTION_CLOSED = 'Connection closed';
@@ -59,18 +58,6 @@ const CONNECTION_CLOSED = 'Connection closed';
  * unbounded one. Every attempt uses a fresh MqttClient (reconnectPeriod 0), so nothing of a dead
  * connection survives except the messages this class requeues itself.
  */
-/**
- * mqtt.js's client class is loaded by the first connection attempt, not at start-up: a gateway
- * with MQTT off never holds it. Only the client module is loaded, not the package index, which
- * also brings the WebSocket, Alibaba and WeChat transports this class never uses (the socket
- * comes from the stream builder below): about half the resident memory of the whole package.
- */
-let mqttClientClass: Promise<typeof MqttClient> | undefined;
-function loadMqttClient(): Promise<typeof MqttClient> {
-  // A CommonJS module with `exports.default`: its namespace's default is the exports object.
-  return (mqttClientClass ??= import('mqtt/lib/client').then((module) => module.default.default));
-}
-
 export class BrokerLink extends EventEmitter<LinkEvents> {
   private client: MqttClient | undefined;
   /** Counts connection attempts, so a library load that resolves late knows it was superseded. */
@@ -321,61 +308,4 @@ export class BrokerLink extends EventEmitter<LinkEvents> {
     this.retryTimer = undefined;
     this.retryInMs = undefined;
   }
-}
-
-function clientOptionsOf(options: LinkOptions): IClientOptions {
-  const clientOptions: IClientOptions = {
-    clientId: options.clientId,
-    protocolVersion: 4,
-    clean: true,
-    keepalive: options.keepaliveSeconds,
-    reconnectPeriod: 0,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    queueQoSZero: false,
-    resubscribe: false,
-    // Without this, mqtt-packet builds a table of 65,536 two-byte Buffers (one per packet id, about
-    // 6 MB of heap) on the first packet; the gateway sends a few packets a second.
-    writeCache: false,
-  };
-  if (options.username !== undefined) clientOptions.username = options.username;
-  if (options.password !== undefined) clientOptions.password = options.password;
-  if (options.will) clientOptions.will = { ...options.will, payload: Buffer.from(options.will.payload) };
-  return clientOptions;
-}
-
-/**
- * The socket of one attempt, with TCP_NODELAY. For TLS the chain is always verified
- * (rejectUnauthorized); skip_cn_check replaces only the RFC 6125 host name check.
- */
-function openSocket(options: LinkOptions): Socket | TLSSocket {
-  const { host, port } = options.address;
-  const tls = options.tls;
-  if (!tls) return netConnect({ host, port }).setNoDelay(true);
-  const secureContext = createSecureContext({
-    ...(tls.ca !== undefined ? { ca: tls.ca } : {}),
-    ...(tls.cert !== undefined ? { cert: tls.cert } : {}),
-    ...(tls.key !== undefined ? { key: tls.key } : {}),
-    ...(tls.passphrase !== undefined ? { passphrase: tls.passphrase } : {}),
-  });
-  const socket = tlsConnect({
-    host,
-    port,
-    secureContext,
-    rejectUnauthorized: true,
-    ...(tls.servername !== undefined ? { servername: tls.servername } : {}),
-    checkServerIdentity: tls.skipHostnameCheck ? () => undefined : checkServerIdentity,
-  });
-  socket.setNoDelay(true);
-  return socket;
-}
-
-/** Whether `topic` matches the subscription `filter` (MQTT 3.1.1 §4.7: `+` one level, `#` the rest). */
-export function topicMatches(filter: string, topic: string): boolean {
-  const wanted = filter.split('/');
-  const levels = topic.split('/');
-  for (let i = 0; i < wanted.length; i++) {
-    if (wanted[i] === '#') return true;
-    if (i >= levels.length || (wanted[i] !== '+' && wanted[i] !== levels[i])) return false;
-  }
-  return wanted.length === levels.length;
 }

@@ -10,3 +10,14 @@ export function topicNameProblem(topic: string): string | undefined {
   if (Buffer.byteLength(topic) > 65535) return 'must be at most 65535 UTF-8 bytes';
   return undefined;
 }
+
+/** Whether `topic` matches the subscription `filter` (MQTT 3.1.1 §4.7: `+` one level, `#` the rest). */
+export function topicMatches(filter: string, topic: string): boolean {
+  const wanted = filter.split('/');
+  const levels = topic.split('/');
+  for (let i = 0; i < wanted.length; i++) {
+    if (wanted[i] === '#') return true;
+    if (i >= levels.length || (wanted[i] !== '+' && wanted[i] !== levels[i])) return false;
+  }
+  return wanted.length === levels.length;
+}

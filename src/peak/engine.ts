@@ -7,7 +7,6 @@ import type {
   PeakSnapshot,
   PeakState,
   PeakStep,
-  ShedStage,
 } from './engine-types.js';
 import { PeakLimits } from './limits.js';
 import { MonthPeaks, type MonthRecord, type MonthSource } from './months.js';
@@ -17,12 +16,15 @@ import { outsideFilter, windowSeconds } from './tariff-model.js';
 import { monthOf, windowAt } from './window.js';
 import { stageBudget } from './budget.js';
 import { WindowTracker } from './window-tracker.js';
+import { StageLadder } from './stage-ladder.js';
 
 export { windowSeconds };
 
 /**
  * The peak guard's state machine (docs/architecture.md#peak-guard), pure: readings and the time
- * go in, the actions to call and the events come out. Escalate when the predicted demand passes
+ * go in, the actions to call and the events come out. The window, the month values and the
+ * snapshot are here; the shed and restore decisions are the stage ladder's (stage-ladder.ts).
+ * Escalate when the predicted demand passes
  * L − margin, the window is armed and step_delay_s passed; a stage that relieved less than half
  * its relief_kw within step_delay_s is ineffective and the next one goes; nothing left: one
  * `unavoidable` per window. Restore newest first only when the window with the stage back stays
@@ -55,7 +57,7 @@ export class PeakEngine {
   private lastImportKw: number | undefined;
   private warning = false;
   private stale = false;
-  private holdSince: number | undefined;
+  private readonly ladder: StageLadder;
   private meterMissing = false;
   private priceOf: PeakPriceOf = () => null;
 
@@ -72,6 +74,14 @@ export class PeakEngine {
     this.tracker = new WindowTracker(windowSeconds(settings), this.state.tracker, staleAfterMs);
     this.limits = new PeakLimits(settings);
     this.months = new MonthPeaks(this.state.months, this.limits.rule);
+    this.ladder = new StageLadder(settings, this.state, this.power, {
+      quantities: () => this.quantities,
+      lastImportKw: () => this.lastImportKw,
+      subMeterKw: (stage) => this.subMeterKw(stage),
+      windowEnd: () => this.tracker.current!.end,
+      limitOfWindow: (at) =>
+        outsideFilter(this.settings, at) === undefined ? this.effectiveLimit(at) : Infinity,
+    });
   }
 
   /** The limit in force for the mode (limits.ts); no limit in a window that does not count. */
@@ -161,9 +171,9 @@ export class PeakEngine {
     const warning = q.predicted_kw >= limit - this.settings.warn_margin_kw;
     if (warning && !this.warning) out.events.push({ type: 'warning', at: reading.at, kw: q.predicted_kw });
     this.warning = warning;
-    this.checkRelief(reading.at, out);
-    if (q.predicted_kw > limit - this.settings.margin_kw) this.escalate(reading.at, window.start, out);
-    else this.considerRestore(reading.at, q, limit, out);
+    this.ladder.checkRelief(reading.at, out);
+    if (q.predicted_kw > limit - this.settings.margin_kw) this.ladder.escalate(reading.at, window.start, out);
+    else this.ladder.considerRestore(reading.at, q, limit, out);
     this.persist();
     return out;
   }
@@ -171,7 +181,7 @@ export class PeakEngine {
   /** The guarded meter is not registered: stale until it is (no shed, no restore). */
   setMeterMissing(missing: boolean): void {
     this.meterMissing = missing;
-    if (missing) this.holdSince = undefined;
+    if (missing) this.ladder.releaseHold();
   }
 
   /** Time passing without readings: stale after the meter's timeout. */
@@ -179,7 +189,7 @@ export class PeakEngine {
     const out = step();
     if (this.lastReadingAt === null || at - this.lastReadingAt <= this.staleAfterMs || this.stale) return out;
     this.stale = true;
-    this.holdSince = undefined;
+    this.ladder.releaseHold();
     if (this.settings.on_stale === 'restore_all') return this.restoreAll(at);
     return out;
   }
@@ -187,7 +197,7 @@ export class PeakEngine {
   /** Restores every shed stage, newest first (guard disabled, or stale with restore_all). */
   restoreAll(at: number): PeakStep {
     const out = step();
-    while (this.state.shed.length > 0) this.restoreNewest(at, out);
+    this.ladder.restoreAll(at, out);
     this.persist();
     return out;
   }
@@ -198,18 +208,7 @@ export class PeakEngine {
    */
   restoreRemoved(at: number, previous: readonly PeakStage[] = []): PeakStep {
     const out = step();
-    const kept: ShedStage[] = [];
-    for (const shed of [...this.state.shed].reverse()) {
-      if (this.stage(shed.id)) {
-        kept.unshift(shed);
-        continue;
-      }
-      const action = shed.restore ?? previous.find((stage) => stage.id === shed.id)?.restore;
-      this.state.restoredAt[shed.id] = at;
-      if (action !== undefined) out.calls.push({ kind: 'restore', stage: shed.id, action, at });
-      out.events.push({ type: 'restore', at, stage: shed.id });
-    }
-    this.state.shed = kept;
+    this.ladder.restoreRemoved(at, previous, out);
     this.persist();
     return out;
   }
@@ -306,110 +305,9 @@ export class PeakEngine {
     );
   }
 
-  private stage(id: string): PeakStage | undefined {
-    return this.settings.stages.find((stage) => stage.id === id);
-  }
-
   /** A stage's own draw from its sub-meter, when it has one with a reading. */
   private subMeterKw(stage: PeakStage): number | undefined {
     return stage.meter === undefined ? undefined : this.lastMeters[stage.meter];
-  }
-
-  /**
-   * The power a stage's relief is measured against at its shed: its sub-meter, else the import of
-   * the last reading (a 30 s mean would still hold the power before a load step just taken).
-   */
-  private reliefBefore(stage: PeakStage): number {
-    return this.subMeterKw(stage) ?? this.lastImportKw ?? this.quantities?.p_now_kw ?? 0;
-  }
-
-  /**
-   * step_delay_s after a shed, the power it is judged on: the stage's sub-meter, else the mean
-   * import since the shed went out, so no reading from before the shed counts.
-   */
-  private reliefAfter(stage: PeakStage, since: number, at: number): number {
-    return this.subMeterKw(stage) ?? this.power.meanSince(since, at) ?? this.quantities?.p_now_kw ?? 0;
-  }
-
-  private checkRelief(at: number, out: PeakStep): void {
-    for (const shed of this.state.shed) {
-      const stage = this.stage(shed.id);
-      if (shed.checked || !stage || at - shed.since < this.settings.step_delay_s * 1000) continue;
-      shed.checked = true;
-      if (shed.beforeKw - this.reliefAfter(stage, shed.since, at) < stage.relief_kw / 2) {
-        this.state.ineffective.push(stage.id);
-        out.events.push({ type: 'ineffective', at, stage: stage.id });
-      }
-    }
-  }
-
-  private escalate(at: number, windowStart: number, out: PeakStep): void {
-    this.holdSince = undefined;
-    const { arm_after_s: arm, step_delay_s: delay } = this.settings;
-    if (at - windowStart < arm * 1000) return;
-    if (this.state.lastStepAt !== undefined && at - this.state.lastStepAt < delay * 1000) return;
-    const shedIds = new Set(this.state.shed.map((shed) => shed.id));
-    const next = this.settings.stages.find((stage) => !shedIds.has(stage.id));
-    if (!next) {
-      if (this.state.unavoidableWindow === windowStart) return;
-      this.state.unavoidableWindow = windowStart;
-      out.events.push({ type: 'unavoidable', at, kw: this.quantities?.predicted_kw });
-      return;
-    }
-    const restored = this.state.restoredAt[next.id];
-    if (restored !== undefined && at - restored < next.min_on_s * 1000) return;
-    const shed: ShedStage = {
-      id: next.id,
-      since: at,
-      beforeKw: this.reliefBefore(next),
-      checked: false,
-      restore: next.restore,
-    };
-    this.state.shed.push(shed);
-    (this.state.shedAt ??= {})[next.id] = at;
-    this.state.lastStepAt = at;
-    out.calls.push({ kind: 'shed', stage: next.id, action: next.shed, at });
-    out.events.push({ type: 'shed', at, stage: next.id });
-  }
-
-  private considerRestore(at: number, q: WindowQuantities, limit: number, out: PeakStep): void {
-    const newest = this.state.shed.at(-1);
-    const stage = newest && this.stage(newest.id);
-    if (!newest || !stage) {
-      this.holdSince = undefined;
-      return;
-    }
-    const W = q.elapsed_s + q.remaining_s;
-    const back = q.running_kw + ((q.p_now_kw + stage.relief_kw) * q.remaining_s) / W;
-    if (back > limit - this.settings.hysteresis_kw) {
-      this.holdSince = undefined;
-      return;
-    }
-    // The stage runs on into the next window: the load it brings back must also fit a whole
-    // window there (p_now + relief ≤ L − hysteresis), or it is shed again arm_after_s into it, a
-    // cycle every window. This covers the last hold_s + arm_after_s of a window, where it matters
-    // most, and any earlier restore under a steady load too.
-    const { hold_s: hold, hysteresis_kw: hysteresis } = this.settings;
-    const next = this.tracker.current!.end;
-    const nextLimit = outsideFilter(this.settings, next) === undefined ? this.effectiveLimit(next) : Infinity;
-    if (q.p_now_kw + stage.relief_kw > nextLimit - hysteresis) {
-      this.holdSince = undefined;
-      return;
-    }
-    this.holdSince ??= at;
-    if (at - this.holdSince < hold * 1000) return;
-    if (at - newest.since < stage.min_off_s * 1000) return;
-    this.restoreNewest(at, out);
-    this.holdSince = undefined;
-  }
-
-  private restoreNewest(at: number, out: PeakStep): void {
-    const shed = this.state.shed.pop();
-    if (!shed) return;
-    const action = this.stage(shed.id)?.restore ?? shed.restore;
-    this.state.restoredAt[shed.id] = at;
-    if (action !== undefined) out.calls.push({ kind: 'restore', stage: shed.id, action, at });
-    out.events.push({ type: 'restore', at, stage: shed.id });
   }
 
   private persist(): void {

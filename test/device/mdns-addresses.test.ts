@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressesFor, type InterfaceAddress } from '../../src/device/mdns.js';
+import { addressesFor, type InterfaceAddress } from '../../src/device/mdns-interfaces.js';
 
 /**
  * A Raspberry Pi on the LAN (eth0) and Wi-Fi (wlan0) with Docker's bridge (docker0): each querier

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Clock } from '../../src/clock.js';
 import { ModbusLink } from '../../src/export-limiter/modbus-link.js';
-import { SunSpecDriver } from '../../src/export-limiter/profiles.js';
+import { SunSpecDriver } from '../../src/export-limiter/sunspec-driver.js';
 import { startRig, type LimiterRig } from './rig.js';
 
 /**

@@ -1,12 +1,9 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { registerCoreRoutes } from '../../src/http/server.js';
-import {
-  HomewizardServer,
-  homewizardAnswers,
-  registerHomewizardRoutes,
-  type ServedAnswers,
-} from '../../src/http/routes/homewizard.js';
+import { registerHomewizardRoutes } from '../../src/http/routes/homewizard.js';
+import { homewizardAnswers, type ServedAnswers } from '../../src/http/routes/homewizard-answers.js';
+import { HomewizardServer } from '../../src/http/routes/homewizard-server.js';
 import { parseDsmrCapture } from '../../src/meter/dsmr/decoder.js';
 import { crc16Arc } from '../../src/checksum/crc16.js';
 import { crcHex } from '../../src/meter/dsmr/crc16-arc.js';

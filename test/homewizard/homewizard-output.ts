@@ -1,9 +1,7 @@
 import type { AppContext } from '../../src/context.js';
-import {
-  HomewizardServer,
-  homewizardAnswers,
-  registerHomewizardRoutes,
-} from '../../src/http/routes/homewizard.js';
+import { registerHomewizardRoutes } from '../../src/http/routes/homewizard.js';
+import { homewizardAnswers } from '../../src/http/routes/homewizard-answers.js';
+import { HomewizardServer } from '../../src/http/routes/homewizard-server.js';
 import type { Router } from '../../src/http/router.js';
 import { runOutput } from '../../src/output-runner.js';
 import type { Service } from '../../src/service.js';

@@ -5,7 +5,8 @@ import { contract } from '../contract-ref.js';
 import type { AppContext } from '../../context.js';
 import type { MeterSettings } from '../../config/types.js';
 import { componentLogger } from '../../log.js';
-import { IGNORED_STATUS, MeterInput } from '../../meter/meter-input.js';
+import { IGNORED_STATUS } from '../../meter/meter-facts.js';
+import { MeterInput } from '../../meter/meter-input.js';
 import {
   interfaceOfSource,
   parseSource,
