@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import type { Clock } from './clock.js';
+import type { Daemon, DaemonOptions } from './daemon.js';
 import type { Logger } from './log.js';
 import { runParseCli } from './meter/parse-cli.js';
 import { VERSION } from './version.js';
@@ -69,21 +71,32 @@ async function runDaemon(args: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const [{ Daemon }, { ConfigError }, { StateLockError }, { SourceError }, { startWatchdog }] =
-    await Promise.all([
-      import('./daemon.js'),
-      import('./config/config-store.js'),
-      import('./config/state-lock.js'),
-      import('./meter/source.js'),
-      import('./systemd-notify.js'),
-    ]);
+  const daemon = await createDaemon({
+    ...(parsed.values.config !== undefined ? { configFile: parsed.values.config } : {}),
+    ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
+  });
+  if (typeof daemon === 'number') return daemon;
   const { flushLogger } = await import('./log.js');
-  let daemon: ReturnType<typeof Daemon.create>;
+  const logger = daemon.context.logger;
+  installCrashHandlers(logger, flushLogger);
   try {
-    daemon = Daemon.create({
-      ...(parsed.values.config !== undefined ? { configFile: parsed.values.config } : {}),
-      ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
-    });
+    await daemon.start();
+  } catch (error) {
+    return startFailed(logger, error);
+  }
+  return serveUntilStopped(daemon, stopSignal, flushLogger);
+}
+
+/** The daemon of these options, or the exit status when it cannot be created (a line on stderr says why). */
+async function createDaemon(options: DaemonOptions): Promise<Daemon | number> {
+  const [daemonModule, { ConfigError }, { StateLockError }, { SourceError }] = await Promise.all([
+    import('./daemon.js'),
+    import('./config/config-store.js'),
+    import('./config/state-lock.js'),
+    import('./meter/source.js'),
+  ]);
+  try {
+    return daemonModule.Daemon.create(options);
   } catch (error) {
     if (error instanceof StateLockError) {
       // Another daemon runs on this folder: nothing was opened; EX_TEMPFAIL, so a supervisor may
@@ -98,25 +111,30 @@ async function runDaemon(args: string[]): Promise<number> {
     process.stderr.write(`meter-gateway: ${kind}: ${(error as Error).message}\n`);
     return 1;
   }
-  const logger = daemon.context.logger;
-  installCrashHandlers(logger, flushLogger);
-  try {
-    await daemon.start();
-  } catch (error) {
-    // daemon.start() has stopped what it started; the original error is the last line.
-    const cause = (error as Error).cause;
-    const detail =
-      cause instanceof Error && !(error as Error).message.includes(cause.message)
-        ? ` (${cause.message})`
-        : '';
-    logger.error(`start-up failed: ${(error as Error).message}${detail}`);
-    const taken = httpListenFailure(error);
-    if (taken) {
-      logger.error(taken);
-      return exitAfterFlush(logger, EXIT_CONFIG);
-    }
-    return exitAfterFlush(logger, 1);
+}
+
+/** daemon.start() failed and has stopped what it started: the original error is the last line. */
+function startFailed(logger: Logger, error: unknown): Promise<never> {
+  const cause = (error as Error).cause;
+  const detail =
+    cause instanceof Error && !(error as Error).message.includes(cause.message) ? ` (${cause.message})` : '';
+  logger.error(`start-up failed: ${(error as Error).message}${detail}`);
+  const taken = httpListenFailure(error);
+  if (taken) {
+    logger.error(taken);
+    return exitAfterFlush(logger, EXIT_CONFIG);
   }
+  return exitAfterFlush(logger, 1);
+}
+
+/** Runs the started daemon until a signal or a restart request, then stops it within the deadline. */
+async function serveUntilStopped(
+  daemon: Daemon,
+  stopSignal: Promise<string>,
+  flushLogger: (logger: Logger, timeoutMs?: number, clock?: Clock) => Promise<void>,
+): Promise<never> {
+  const { startWatchdog } = await import('./systemd-notify.js');
+  const logger = daemon.context.logger;
   const clock = daemon.context.clock;
   const watchdog = startWatchdog(clock);
   const http = daemon.context.services.get('http');
