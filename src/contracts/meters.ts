@@ -6,6 +6,7 @@ import {
   METER_ROLES,
   METER_TEST_DEFAULT_WAIT_S,
   METER_TEST_MAX_WAIT_S,
+  OBIS_CDE_PATTERN,
   SCALER_LIMITS,
 } from './values.js';
 
@@ -106,10 +107,6 @@ export type DiscoveredDongle = Static<typeof DiscoveredDongleSchema>;
 /** GET /api/v1/meters/discover: the dongles that answered a 3 s mDNS browse (at most 64). */
 export const DiscoveredDongleListSchema = Type.Array(DiscoveredDongleSchema, { maxItems: 64 });
 
-/** One OBIS value group C or D (0..254) or E (0..255, 255: every E), as 1 to 3 decimal digits. */
-const OBIS_CD = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-4])';
-const OBIS_E = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-5])';
-
 /**
  * A custom scaler as POST and PUT /api/v1/meter/scalers/custom take it: OBIS `C.D.E` (C and D
  * 0..254, E 0..255 where 255 means every E of C.D) and nothing else (docs/architecture.md#meter-scalers).
@@ -117,7 +114,7 @@ const OBIS_E = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-5])';
 export const MeterScalerWriteSchema = Type.Object(
   {
     obis: Type.String({
-      pattern: `^${OBIS_CD}\\.${OBIS_CD}\\.${OBIS_E}$`,
+      pattern: OBIS_CDE_PATTERN,
       description: 'OBIS C.D.E of the register; E 255: every E of C.D',
     }),
     scaler: Type.Integer({ minimum: SCALER_LIMITS.min, maximum: SCALER_LIMITS.max }),

@@ -69,5 +69,16 @@ export const METER_KINDS = ['primary', 'polled', 'virtual'] as const;
 /** The peak guard's states (docs/architecture.md#peak-guard): `off` while disabled. */
 export const PEAK_STATES = ['off', 'idle', 'warning', 'shedding', 'over_limit', 'stale'] as const;
 
+/** One OBIS value group C or D (0..254) or E (0..255, 255: every E), as 1 to 3 decimal digits. */
+const OBIS_CD = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-4])';
+const OBIS_E = '(?:[01]?\\d?\\d|2[0-4]\\d|25[0-5])';
+
+/**
+ * The OBIS `C.D.E` code of a custom meter scaler (IEC 62056-6-1 value groups C, D, E; C and D
+ * 0..254, E 0..255 where 255 means every E of C.D), as a regular expression's source: the API's
+ * schema and the config's check both use it (docs/architecture.md#meter-scalers).
+ */
+export const OBIS_CDE_PATTERN = `^${OBIS_CD}\\.${OBIS_CD}\\.${OBIS_E}$`;
+
 /** Custom meter scalers (docs/architecture.md#meter-scalers): a power of ten per register, and how many. */
 export const SCALER_LIMITS = { min: -6, max: 6, entries: 64 } as const;

@@ -2,7 +2,7 @@ import { FormatError, jsonFromEnv, registerFormats, type ConfigFormat } from '..
 import { getPath } from '../config/paths.js';
 import { registerRules, type ConfigRule } from '../config/rules.js';
 import type { ValidationIssue } from '../config/validation.js';
-import { parseInverterSource } from './modbus-link.js';
+import { INVERTER_SOURCE_RULE, inverterEndpointOf } from '../modbus-protocol/endpoint.js';
 
 import { INVERTER_PROFILES, type InverterProfileName } from './profiles.js';
 import { VICTRON } from './vendors.js';
@@ -47,19 +47,14 @@ export function inverterListProblems(value: unknown): { field: string; message: 
       problems.push({ field: `${at}.id`, message: 'must be an id (a-z, 0-9, _; 1..32, a letter first)' });
     else if (seen.has(item.id)) problems.push({ field: `${at}.id`, message: `duplicate id "${item.id}"` });
     else seen.add(item.id);
-    const endpoint =
+    const parsed =
       typeof item.source === 'string' && item.source.length <= 256
-        ? parseInverterSource(item.source)
-        : undefined;
-    if (!endpoint)
-      problems.push({
-        field: `${at}.source`,
-        message:
-          'must be modbus-tcp://host[:port][?unit=1..247] or modbus-rtu:/dev/...?baud=9600&unit=1..247[&parity=none|even|odd&stopbits=1|2]',
-      });
+        ? inverterEndpointOf(item.source)
+        : { ok: false as const, problem: INVERTER_SOURCE_RULE };
+    if (!parsed.ok) problems.push({ field: `${at}.source`, message: parsed.problem });
     // Victron's GX answers the ESS settings (2700, grid setpoint) on unit 100 only (its Modbus TCP
     // register list, service com.victronenergy.settings): any other unit would read another device.
-    else if (item.profile === 'victron_ess' && endpoint.unit !== VICTRON.UNIT)
+    else if (item.profile === 'victron_ess' && parsed.endpoint.unit !== VICTRON.UNIT)
       problems.push({
         field: `${at}.source`,
         message: `victron_ess: the GX serves its ESS settings on unit ${VICTRON.UNIT} (add ?unit=${VICTRON.UNIT})`,

@@ -1,5 +1,5 @@
 import type { MeterScaler } from '../contracts/meters.js';
-import { SCALER_LIMITS } from '../contracts/values.js';
+import { OBIS_CDE_PATTERN, SCALER_LIMITS } from '../contracts/values.js';
 import type { ValidationIssue } from '../config/validation.js';
 import type { ObisValue, Reading } from '../reading/reading.js';
 
@@ -15,14 +15,12 @@ import type { ObisValue, Reading } from '../reading/reading.js';
  */
 export type { MeterScaler };
 
-const OBIS_CDE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+/** The API schema's rule (../contracts/values.ts), so the settings file and the API agree. */
+const OBIS_CDE = new RegExp(OBIS_CDE_PATTERN);
 
 function obisProblem(obis: unknown): string | undefined {
-  const match = typeof obis === 'string' ? OBIS_CDE.exec(obis) : null;
-  if (!match) return 'must be an OBIS C.D.E string such as "1.8.0" (E 255: every E)';
-  const [c, d, e] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (c > 254 || d > 254 || e > 255) return 'C and D are 0..254, E is 0..255 (255: every E)';
-  return undefined;
+  if (typeof obis === 'string' && OBIS_CDE.test(obis)) return undefined;
+  return 'must be an OBIS C.D.E string such as "1.8.0": C and D 0..254, E 0..255 (255: every E)';
 }
 
 /** Every problem of `value` as a custom scaler list; empty when it is valid. */

@@ -1,5 +1,6 @@
 import { PROFILE_NAMES, type MeterProfileName } from '../modbus-protocol/profiles/catalogue.js';
 import type { MeterInterface } from '../reading/reading.js';
+import { parseSerialEndpoint, RTU_ENDPOINT_PARAMS } from '../modbus-protocol/serial-endpoint.js';
 import { DEVICE_PATH_RULE, isDevicePath } from '../serial/device-path.js';
 import { parseDongle, type DongleSource } from './dongles/dongle-uri.js';
 import { SourceError } from './source-error.js';
@@ -77,7 +78,8 @@ function protocolOf(params: URLSearchParams, source: string): ProtocolChoice {
 }
 
 const LINE_PARAMS = ['baud', 'parity', 'databits', 'data_bits', 'stopbits', 'stop_bits'];
-const MODBUS_POLL_PARAMS = ['unit', 'profile', 'interval'];
+/** A Modbus meter source's own parameters beside the unit (and the line of `modbus-rtu:`). */
+const MODBUS_METER_PARAMS = ['profile', 'interval'];
 
 function splitQuery(rest: string): [string, URLSearchParams] {
   const q = rest.indexOf('?');
@@ -211,42 +213,37 @@ function parseRemote(source: string): MeterSource {
 
 const METER_PROFILE_NAMES = PROFILE_NAMES.filter((name): name is MeterProfileName => name !== 'whatwatt');
 
-/** `unit` (1..247; TCP also 0 and 255), `profile`, `interval` (seconds, 0.1..3600). */
+/** `profile` and `interval` (seconds, 0.1..3600) of a Modbus meter source; its unit comes from the caller. */
 function parseModbusPoll(
   source: string,
   params: URLSearchParams,
   defaultProfile: MeterProfileName,
+  unitId: number,
 ): ModbusPoll {
-  const unit = Number(params.get('unit') ?? '1');
-  if (!Number.isInteger(unit) || unit < 0 || unit > 255)
-    throw new SourceError(source, 'unit must be the meter unit id (1..247)');
   const profile = (params.get('profile') ?? defaultProfile).toLowerCase() as MeterProfileName;
   if (!METER_PROFILE_NAMES.includes(profile))
     throw new SourceError(source, `profile must be one of ${METER_PROFILE_NAMES.join(', ')}`);
   const interval = Number(params.get('interval') ?? '1');
   if (!Number.isFinite(interval) || interval < 0.1 || interval > 3600)
     throw new SourceError(source, 'interval must be seconds between polls (0.1..3600)');
-  return { unitId: unit, profile, intervalMs: interval * 1000 };
+  return { unitId, profile, intervalMs: interval * 1000 };
 }
 
+/** The line and unit by the one serial Modbus endpoint rule (../modbus-protocol/serial-endpoint.ts). */
 function parseModbusRtu(source: string, rest: string): MeterSource {
-  const [path, params] = splitQuery(rest);
-  if (!path.startsWith('/'))
-    throw new SourceError(source, 'serial device must be an absolute path like /dev/ttyUSB0');
-  onlyKnownParams(source, params, [...LINE_PARAMS, ...MODBUS_POLL_PARAMS]);
-  const line: SerialSource = { kind: 'serial', path, protocol: 'auto', meterInterface: 'TTL' };
-  parseLineParams(source, params, line);
-  if (line.dataBits === 7) throw new SourceError(source, 'Modbus RTU uses 8 data bits');
-  const poll = parseModbusPoll(source, params, 'sdm630');
-  if (poll.unitId < 1 || poll.unitId > 247)
-    throw new SourceError(source, 'unit must be the meter unit id (1..247)');
+  const [, params] = splitQuery(rest);
+  // A mistyped parameter is named with a hint first.
+  onlyKnownParams(source, params, [...RTU_ENDPOINT_PARAMS, ...MODBUS_METER_PARAMS]);
+  const parsed = parseSerialEndpoint(rest, MODBUS_METER_PARAMS);
+  if (!parsed.ok) throw new SourceError(source, parsed.problem);
+  const { path, baudRate, parity, stopBits, unit } = parsed.endpoint;
   return {
     kind: 'modbus-rtu',
     path,
-    baudRate: line.baudRate ?? 9600,
-    parity: line.parity ?? 'none',
-    stopBits: line.stopBits ?? 1,
-    ...poll,
+    baudRate,
+    parity,
+    stopBits,
+    ...parseModbusPoll(source, params, 'sdm630', unit),
   };
 }
 
@@ -255,12 +252,17 @@ function parseModbusTcp(source: string): MeterSource {
   const port = Number(url.port || '502');
   if (!url.hostname || !Number.isInteger(port) || port < 1 || port > 65535)
     throw new SourceError(source, 'modbus-tcp source needs a host (modbus-tcp://host:502)');
-  onlyKnownParams(source, url.searchParams, MODBUS_POLL_PARAMS);
+  onlyKnownParams(source, url.searchParams, ['unit', ...MODBUS_METER_PARAMS]);
+  // Over TCP the unit id may also be 0 or 255, the server itself (MODBUS Messaging on TCP/IP
+  // Implementation Guide V1.0b, unit identifier).
+  const unit = Number(url.searchParams.get('unit') ?? '1');
+  if (!Number.isInteger(unit) || unit < 0 || unit > 255)
+    throw new SourceError(source, 'unit must be the meter unit id (1..247)');
   return {
     kind: 'modbus-tcp',
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port,
-    ...parseModbusPoll(source, url.searchParams, 'sunspec'),
+    ...parseModbusPoll(source, url.searchParams, 'sunspec', unit),
   };
 }
 

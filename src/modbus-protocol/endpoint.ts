@@ -1,5 +1,4 @@
-import type { BusLine } from './rtu-bus.js';
-import { isDevicePath } from '../serial/device-path.js';
+import { parseSerialEndpoint, type SerialEndpoint } from './serial-endpoint.js';
 
 /**
  * Where a Modbus device the gateway drives is reached (the export limiter's inverters): a TCP
@@ -17,22 +16,42 @@ export interface TcpEndpoint {
 
 /**
  * `modbus-rtu:/dev/ttyUSB0?baud=9600&unit=1[&parity=none&stopbits=1]`: a unit on an RS485 bus, the
- * meter sources' syntax (docs/architecture.md#meter-source); the bus is shared with the meters and
+ * meter sources' syntax and rules (./serial-endpoint.ts); the bus is shared with the meters and
  * inverters on the same device path (docs/architecture.md#shared-rs485-bus).
  */
-export interface RtuEndpoint extends BusLine {
+export interface RtuEndpoint extends SerialEndpoint {
   kind: 'rtu';
-  unit: number;
 }
 
 export type InverterEndpoint = TcpEndpoint | RtuEndpoint;
 
-const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200];
-const RTU_PARAMS = new Set(['baud', 'unit', 'parity', 'stopbits', 'stop_bits']);
+/** What an inverter source must look like, for the refusal of one that does not. */
+export const INVERTER_SOURCE_RULE =
+  'must be modbus-tcp://host[:port][?unit=1..247] or modbus-rtu:/dev/...?baud=9600&unit=1..247[&parity=none|even|odd&stopbits=1|2]';
 
-/** Parses `modbus-tcp://host[:port][?unit=n]` (port 502 and unit 1 by default) or a `modbus-rtu:` source; undefined when neither. */
+/**
+ * Parses `modbus-tcp://host[:port][?unit=n]` (port 502 and unit 1 by default) or a `modbus-rtu:`
+ * source; the problem in words when neither (a `modbus-rtu:` one names what is wrong with it).
+ */
+export function inverterEndpointOf(
+  source: string,
+): { ok: true; endpoint: InverterEndpoint } | { ok: false; problem: string } {
+  if (source.startsWith('modbus-rtu:')) {
+    const parsed = parseSerialEndpoint(source.slice('modbus-rtu:'.length));
+    if (!parsed.ok) return { ok: false, problem: `${INVERTER_SOURCE_RULE}: ${parsed.problem}` };
+    return { ok: true, endpoint: { kind: 'rtu', ...parsed.endpoint } };
+  }
+  const endpoint = parseTcp(source);
+  return endpoint ? { ok: true, endpoint } : { ok: false, problem: INVERTER_SOURCE_RULE };
+}
+
+/** The endpoint of an inverter source; undefined when it is none (see inverterEndpointOf). */
 export function parseInverterSource(source: string): InverterEndpoint | undefined {
-  if (source.startsWith('modbus-rtu:')) return parseRtu(source.slice('modbus-rtu:'.length));
+  const parsed = inverterEndpointOf(source);
+  return parsed.ok ? parsed.endpoint : undefined;
+}
+
+function parseTcp(source: string): TcpEndpoint | undefined {
   let url: URL;
   try {
     url = new URL(source);
@@ -51,22 +70,4 @@ function unitOf(params: URLSearchParams): number | undefined {
   if (!/^\d{1,3}$/.test(text)) return undefined;
   const unit = Number(text);
   return unit > 247 ? undefined : unit;
-}
-
-/** `PATH?baud=9600&unit=1&parity=none&stopbits=1` (9600 baud, 8N1, unit 1 by default). */
-function parseRtu(rest: string): RtuEndpoint | undefined {
-  const at = rest.indexOf('?');
-  const path = at < 0 ? rest : rest.slice(0, at);
-  const params = new URLSearchParams(at < 0 ? '' : rest.slice(at + 1));
-  if (!isDevicePath(path) || path.length < 2) return undefined;
-  if ([...params.keys()].some((key) => !RTU_PARAMS.has(key))) return undefined;
-  const baudRate = Number(params.get('baud') ?? '9600');
-  const parity = params.get('parity') ?? 'none';
-  const stopBits = Number(params.get('stopbits') ?? params.get('stop_bits') ?? '1');
-  const unit = unitOf(params);
-  if (!BAUD_RATES.includes(baudRate) || (stopBits !== 1 && stopBits !== 2)) return undefined;
-  if (parity !== 'none' && parity !== 'even' && parity !== 'odd') return undefined;
-  // Unit 0 is the RTU broadcast address: no device answers it (Modbus over Serial Line V1.02 §2.2).
-  if (unit === undefined || unit < 1) return undefined;
-  return { kind: 'rtu', path, baudRate, parity, stopBits, unit };
 }

@@ -12,6 +12,7 @@ import {
   type LimiterCommand,
   type LimiterCommandCounts,
 } from './limiter-commands.js';
+import { ServiceMqtt, serviceTopics, type ServiceTopics } from './service-mqtt.js';
 
 /**
  * The export limiter on MQTT and in Home Assistant (docs/architecture.md#export-limiter), beside
@@ -25,24 +26,13 @@ import {
  * - `mode/set` and `target/set`: commands (./limiter-commands.ts).
  *
  * While the limiter is disabled nothing but the commands is served: switching it off clears both
- * retained topics and has discovery withdraw the entities.
+ * retained topics and has discovery withdraw the entities (./service-mqtt.ts).
  */
 
-export interface LimiterTopics {
-  state: string;
-  settings: string;
-  event: string;
-  command: Readonly<Record<LimiterCommand, string>>;
-}
+export type LimiterTopics = ServiceTopics<LimiterCommand>;
 
 export function limiterTopics(systemId: string): LimiterTopics {
-  const base = `meter-gateway/${systemId}/export_limiter`;
-  return {
-    state: `${base}/state`,
-    settings: `${base}/settings`,
-    event: `${base}/event`,
-    command: { mode: `${base}/mode/set`, target: `${base}/target/set` },
-  };
+  return serviceTopics(systemId, 'export_limiter', LIMITER_COMMANDS);
 }
 
 /** What the MQTT output needs of the limiter: its status and its emitter (followed, never polled). */
@@ -137,70 +127,36 @@ export function limiterContributor(enabled: () => boolean, topicsOf: () => Limit
   };
 }
 
-/** The limiter's topics on one broker link (see the file comment). */
-export class LimiterMqtt {
-  readonly topics: LimiterTopics;
-  private sent: string | undefined;
+/** The limiter's topics on one broker link (see the file comment and ./service-mqtt.ts). */
+export class LimiterMqtt extends ServiceMqtt<LimiterCommand, LimiterSettingsView> {
   private lastState: LimiterState | undefined;
-  private wasEnabled: boolean;
-  private removers: (() => void)[] = [];
-  private readonly commandOf = new Map<string, LimiterCommand>();
 
   constructor(
-    private readonly ctx: AppContext,
-    private readonly link: DiscoveryLink,
+    ctx: AppContext,
+    link: DiscoveryLink,
     private readonly feed: LimiterFeed,
-    private readonly counts: LimiterCommandCounts,
-    private readonly reannounce: () => void,
-    /** The settings of the MQTT output's slice (docs/architecture.md#output-contract); `configure` follows them. */
-    private settings: LimiterSettingsView,
+    counts: LimiterCommandCounts,
+    reannounce: () => void,
+    settings: LimiterSettingsView,
   ) {
-    this.topics = limiterTopics(ctx.system.id);
-    this.wasEnabled = this.enabled();
+    super(
+      ctx,
+      link,
+      limiterTopics(ctx.system.id),
+      (command, payload) => runLimiterCommand(ctx, counts, command, payload),
+      reannounce,
+      settings,
+    );
     this.lastState = feed.status().state;
-    for (const command of LIMITER_COMMANDS) this.commandOf.set(this.topics.command[command], command);
-    for (const topic of this.commandOf.keys()) link.subscribe(topic);
     this.removers.push(feed.onStatus((status) => this.onStatus(status)));
   }
 
-  enabled(): boolean {
-    return this.settings.enabled;
-  }
-
-  /** A (re)connect: the broker may have lost the retained state; an earlier run may have left one. */
-  connected(): void {
-    this.sent = undefined;
-    if (!this.enabled()) return this.clear();
-    this.publishSettings();
+  protected publishCurrentState(): void {
     this.publishState(this.feed.status());
   }
 
-  /** A message on a command topic runs the command; false for other topics. A retained command is ignored. */
-  onMessage(topic: string, payload: Buffer, retained: boolean): boolean {
-    const command = this.commandOf.get(topic);
-    if (command === undefined) return false;
-    // A retained command would run again at every reconnect.
-    if (!retained) runLimiterCommand(this.ctx, this.counts, command, payload.toString('utf8'));
-    return true;
-  }
-
-  stop(): void {
-    for (const remove of this.removers) remove();
-    this.removers = [];
-    for (const topic of this.commandOf.keys()) this.link.unsubscribe(topic);
-  }
-
-  /** New settings of the MQTT output: switched on or off, the retained settings sent again. */
-  configure(settings: LimiterSettingsView): void {
-    if (JSON.stringify(settings) === JSON.stringify(this.settings)) return;
-    this.settings = settings;
-    const enabled = this.enabled();
-    if (enabled !== this.wasEnabled) {
-      this.wasEnabled = enabled;
-      if (!enabled) this.clear();
-      this.reannounce();
-    }
-    if (enabled) this.publishSettings();
+  protected settingsMessage({ enabled, mode, target_w }: LimiterSettingsView): object {
+    return { enabled, mode, target_w };
   }
 
   private onStatus(status: LimiterStatus): void {
@@ -212,37 +168,20 @@ export class LimiterMqtt {
   }
 
   private publishState(status: LimiterStatus): void {
-    if (!this.enabled() || !status.enabled || !this.link.connected) return;
-    const payload = JSON.stringify(status);
-    if (payload === this.sent) return;
-    if (this.link.publish({ topic: this.topics.state, payload, qos: 1, retain: true }, 'drop'))
-      this.sent = payload;
-  }
-
-  private publishSettings(): void {
-    const { enabled, mode, target_w } = this.settings;
-    const payload = JSON.stringify({ enabled, mode, target_w });
-    this.link.publish({ topic: this.topics.settings, payload, qos: 1, retain: true }, 'drop');
+    this.sendState(() => {
+      if (!status.enabled) return undefined;
+      const payload = JSON.stringify(status);
+      return { key: payload, payload };
+    });
   }
 
   private publishEvent(status: LimiterStatus, from: LimiterState): void {
-    const message = {
+    this.sendEvent({
       event_type: status.state,
       from,
       decision: status.decision,
       reason: status.reason,
       at: new Date(this.ctx.now()).toISOString(),
-    };
-    this.link.publish(
-      { topic: this.topics.event, payload: JSON.stringify(message), qos: 1, retain: false },
-      'queue',
-    );
-  }
-
-  /** Empty retained payloads remove the retained state and settings from the broker. */
-  private clear(): void {
-    this.sent = undefined;
-    for (const topic of [this.topics.state, this.topics.settings])
-      this.link.publish({ topic, payload: '', qos: 1, retain: true }, 'drop');
+    });
   }
 }

@@ -1,23 +1,27 @@
 import type { AppContext } from '../context.js';
 import type { FamilySpec } from '../metrics/families.js';
 import type { MetricsContributor } from '../metrics/gateway-samples.js';
+import {
+  runSettingCommand,
+  settingCommandMetrics,
+  SettingCommandCounts,
+  type CommandValue,
+  type SettingCommands,
+} from './setting-commands.js';
 
 /**
  * The peak guard's MQTT commands (docs/architecture.md#peak-guard-outputs): `limit` (kW),
  * `mode` and `enable` (ON/OFF) write `services.peak_guard.*` through the config store, exactly as
  * PUT /api/v1/settings does: the same schema and rules, stored in the state directory (the admin's
  * file is never rewritten) and applied live. A refused command is logged and counted; nothing of
- * it is stored.
+ * it is stored (./setting-commands.ts runs them).
  */
 
 export const PEAK_COMMANDS = ['limit', 'mode', 'enable'] as const;
 export type PeakCommand = (typeof PEAK_COMMANDS)[number];
 
 /** How many commands were taken and refused since start (the /metrics series). */
-export class PeakCommandCounts {
-  accepted = 0;
-  refused = 0;
-}
+export class PeakCommandCounts extends SettingCommandCounts {}
 
 const PATHS: Readonly<Record<PeakCommand, string>> = {
   limit: 'services.peak_guard.limit_kw',
@@ -32,10 +36,7 @@ const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 const SWITCH_PAYLOADS: Readonly<Record<string, boolean>> = { ON: true, OFF: false };
 
 /** The setting's value a payload stands for, or why it stands for none. */
-export function commandValue(
-  command: PeakCommand,
-  payload: string,
-): { ok: true; value: unknown } | { ok: false; reason: string } {
+export function commandValue(command: PeakCommand, payload: string): CommandValue {
   const text = payload.trim();
   if (command === 'limit') {
     if (!DECIMAL.test(text)) return { ok: false, reason: 'not a number' };
@@ -49,11 +50,11 @@ export function commandValue(
   return { ok: true, value: text };
 }
 
-/** Payloads in the log: at most 64 printable characters (hostile input is not echoed whole). */
-function shown(payload: string): string {
-  const cut = payload.length > 64 ? `${payload.slice(0, 64)}…` : payload;
-  return JSON.stringify(cut.replace(/[^\x20-\x7e]/g, '?'));
-}
+const PEAK_SETTINGS: SettingCommands<PeakCommand> = {
+  subject: 'peak guard',
+  paths: PATHS,
+  value: commandValue,
+};
 
 /** Runs one command: validated and written like PUT /api/v1/settings, or refused (logged, counted). */
 export function runPeakCommand(
@@ -62,25 +63,7 @@ export function runPeakCommand(
   command: PeakCommand,
   payload: string,
 ): boolean {
-  const path = PATHS[command];
-  const refuse = (reason: string): false => {
-    counts.refused += 1;
-    ctx.logger.warn(`mqtt: peak guard ${command} command ${shown(payload)} refused: ${path} ${reason}`);
-    return false;
-  };
-  const parsed = commandValue(command, payload);
-  if (!parsed.ok) return refuse(parsed.reason);
-  const result = ctx.config.apply(new Map([[path, parsed.value]]));
-  if (!result.ok) return refuse(result.issues.map((issue) => issue.message).join('; '));
-  counts.accepted += 1;
-  ctx.logger.info(`mqtt: peak guard ${command} command: ${path} = ${JSON.stringify(parsed.value)}`);
-  void result.settled.then((failures) => {
-    for (const failure of failures)
-      ctx.logger.error(
-        `mqtt: peak guard ${command} command stored, but ${failure.owner} failed: ${failure.message}`,
-      );
-  });
-  return true;
+  return runSettingCommand(ctx, PEAK_SETTINGS, counts, command, payload);
 }
 
 const COMMANDS_FAMILY: FamilySpec = {
@@ -92,11 +75,5 @@ const COMMANDS_FAMILY: FamilySpec = {
 
 /** The commands' counters on /metrics. */
 export function peakCommandMetrics(counts: PeakCommandCounts): MetricsContributor {
-  return {
-    families: [COMMANDS_FAMILY],
-    collect(add) {
-      add(COMMANDS_FAMILY, { result: 'accepted' }, counts.accepted);
-      add(COMMANDS_FAMILY, { result: 'refused' }, counts.refused);
-    },
-  };
+  return settingCommandMetrics(COMMANDS_FAMILY, counts);
 }

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import type { Timer } from '../clock.js';
 import { writeFileAtomic } from '../config/atomic-file.js';
 import type { AppContext } from '../context.js';
+import { quarterExtras, type QuarterExtras } from '../history/quarter-extras.js';
 import type { QuarterRecord } from '../history/recorder.js';
+import { peakQuarterMeter } from '../peak/quarter-meter.js';
 import { GRACE_MS, type QuarterSource } from '../push/push-client.js';
-import { peakQuarterMeter, quarterExtras, type QuarterExtras } from '../push/series.js';
 import { VERSION } from '../version.js';
 import type { QueuedMessage } from './offline-queue.js';
 

@@ -7,7 +7,7 @@ import type { DeclaredOutput, OutputStatus, OutputView, StatusPort } from '../ou
 import type { MeterHandle } from '../reading/meter-registry.js';
 import type { Reading } from '../reading/reading.js';
 import { PushClient, type LivePower, type PushStatus, type QuarterSource } from './push-client.js';
-import { peakQuarterMeter } from './series.js';
+import { peakQuarterMeter } from '../peak/quarter-meter.js';
 import type { PushSecrets, PushTargetSettings } from './settings.js';
 
 interface PushSlice {

@@ -1,7 +1,6 @@
-import type { AppConfig } from '../config/types.js';
 import type { HistoryPoint } from '../history/point.js';
+import { micro, QUARTER_S, quarterExtras } from '../history/quarter-extras.js';
 import type { QuarterRecord } from '../history/recorder.js';
-import { windowSeconds } from '../peak/tariff-model.js';
 import type { PriceSignal } from '../price-signal.js';
 
 /**
@@ -49,12 +48,6 @@ export const SERIES = {
 } as const;
 
 const JOULES_PER_KWH = 3.6e6;
-const QUARTER_S = 900;
-
-/** Rounded to 1e-6 of its unit: float sums carry noise below that and would differ between re-sends. */
-function micro(value: number): number {
-  return Math.round(value * 1e6) / 1e6;
-}
 
 /**
  * One labels object per series of a target, kept as long as the target's labels object: the samples
@@ -101,49 +94,6 @@ function labelsOf(target: TargetLabels, meter: MeterLabels, name: string, tariff
     bySeries.set(name, byTariff);
   }
   return labels;
-}
-
-/**
- * The meter whose quarter hours carry the peak guard's quarter value: the guarded meter while the
- * guard is on with quarter-hour windows (be_quarter, or custom with window_s 900), else none. The
- * guard's window value is the window's import energy over its length (docs/architecture.md#peak-guard);
- * for a quarter that is the quarter's import energy (the history's 15-minute point) times 4.
- */
-export function peakQuarterMeter(config: AppConfig): string | undefined {
-  const guard = config.services.peak_guard;
-  if (!guard.enabled || windowSeconds(guard) !== QUARTER_S) return undefined;
-  return guard.meter;
-}
-
-/** The facts a quarter record has besides the registers: price, cost and the guard's demand. */
-export interface QuarterExtras {
-  priceImport?: number;
-  priceExport?: number;
-  cost?: number;
-  credit?: number;
-  /** The peak guard's value of the quarter (W), for the guarded meter. */
-  demandW?: number;
-}
-
-export function quarterExtras(
-  record: QuarterRecord,
-  prices: PriceSignal | undefined,
-  guarded: boolean,
-): QuarterExtras {
-  const { counters, point } = record;
-  const extras: QuarterExtras = {};
-  const price = prices?.quarterAt(counters.t * 1000);
-  if (price) {
-    if (price.import !== null) extras.priceImport = price.import;
-    if (price.export !== null) extras.priceExport = price.export;
-    if (price.import !== null && point?.eIn !== null && point?.eIn !== undefined)
-      extras.cost = micro(point.eIn * price.import);
-    if (price.export !== null && point?.eOut !== null && point?.eOut !== undefined)
-      extras.credit = micro(point.eOut * price.export);
-  }
-  if (guarded && point?.eIn !== null && point?.eIn !== undefined)
-    extras.demandW = micro(((point.eIn * 3600) / QUARTER_S) * 1000);
-  return extras;
 }
 
 export function quarterSamples(

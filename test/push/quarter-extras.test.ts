@@ -4,7 +4,9 @@ import { ConfigStore } from '../../src/config/config-store.js';
 import { registerConfigFormats } from '../../src/daemon.js';
 import type { QuarterRecord } from '../../src/history/recorder.js';
 import { quarterPayload } from '../../src/mqtt/quarters-publisher.js';
-import { peakQuarterMeter, quarterExtras, quarterSamples, SERIES } from '../../src/push/series.js';
+import { quarterExtras } from '../../src/history/quarter-extras.js';
+import { peakQuarterMeter } from '../../src/peak/quarter-meter.js';
+import { quarterSamples, SERIES } from '../../src/push/series.js';
 import type { PriceSignal } from '../../src/price-signal.js';
 
 registerConfigFormats();

@@ -58,7 +58,7 @@ test('modbus-rtu: and modbus-tcp: sources: unit, profile, line and interval, wit
     ['modbus-rtu:/dev/ttyUSB0?profile=whatwatt', /profile must be one of sdm630/],
     ['modbus-rtu:/dev/ttyUSB0?unit=0', /unit must be/],
     ['modbus-rtu:/dev/ttyUSB0?unit=248', /unit must be/],
-    ['modbus-rtu:ttyUSB0', /absolute path/],
+    ['modbus-rtu:ttyUSB0', /absolute device path/],
     ['modbus-rtu:/dev/ttyUSB0?databits=7', /8 data bits/],
     ['modbus-rtu:/dev/ttyUSB0?interval=0', /interval/],
     ['modbus-tcp://:502', /host/],
