@@ -2,7 +2,8 @@ import { QuarterMqtt } from './quarters-publisher.js';
 import type { PushOnMqtt } from './ha-push.js';
 import type { QuarterSource } from '../push/push-client.js';
 import type { AppContext } from '../context.js';
-import type { DeclaredOutput } from '../output.js';
+import type { AppConfig } from '../config/types.js';
+import type { ConfigPath, DeclaredOutput, MeterLookup } from '../output.js';
 import type { MeterState } from '../reading/meter-state.js';
 import type { Reading } from '../reading/reading.js';
 import type { LinkStatus } from './broker-link.js';
@@ -24,6 +25,43 @@ export type MqttService = DeclaredOutput<MqttView, MqttFacts> & {
   /** The broker link's state and counters while a link exists (MQTT on), for the metrics. */
   linkStatus(): LinkStatus | undefined;
 };
+
+/** The settings the MQTT output follows: its own section and what its messages and entities show. */
+const MQTT_WATCHES: readonly ConfigPath[] = [
+  'mqtt',
+  'system.name',
+  'services.report_interval',
+  'meter.conv_factor',
+  'actions',
+  'services.peak_guard',
+  'services.export_limiter',
+  'services.costs.source',
+];
+
+/** The MQTT output's slice: what its template messages, discovery and command topics are built from. */
+function mqttSliceOf(config: AppConfig, meters: MeterLookup): MqttView {
+  return {
+    mqtt: config.mqtt,
+    systemName: config.system.name,
+    reportInterval: config.services.report_interval,
+    convFactor: config.meter.conv_factor,
+    actionIds: (config.actions.definition?.actions ?? [])
+      .filter((action) => action.enable !== false)
+      .map((action) => action.id),
+    meters: meters.all().filter((meter) => meter.kind !== 'primary'),
+    peakGuard: {
+      enabled: config.services.peak_guard.enabled,
+      limit_kw: config.services.peak_guard.limit_kw,
+      mode: config.services.peak_guard.mode,
+    },
+    priceSource: config.services.costs.source.name !== 'none',
+    exportLimiter: {
+      enabled: config.services.export_limiter.enabled,
+      mode: config.services.export_limiter.mode,
+      target_w: config.services.export_limiter.target_w,
+    },
+  };
+}
 
 /**
  * The MQTT output: the real device's template message every services.report_interval
@@ -60,38 +98,9 @@ export function createMqttService(
 
   return {
     name: MQTT_SERVICE,
-    watches: [
-      'mqtt',
-      'system.name',
-      'services.report_interval',
-      'meter.conv_factor',
-      'actions',
-      'services.peak_guard',
-      'services.export_limiter',
-      'services.costs.source',
-    ],
+    watches: MQTT_WATCHES,
     license: 'PLUS',
-    select: (config, meters) => ({
-      mqtt: config.mqtt,
-      systemName: config.system.name,
-      reportInterval: config.services.report_interval,
-      convFactor: config.meter.conv_factor,
-      actionIds: (config.actions.definition?.actions ?? [])
-        .filter((action) => action.enable !== false)
-        .map((action) => action.id),
-      meters: meters.all().filter((meter) => meter.kind !== 'primary'),
-      peakGuard: {
-        enabled: config.services.peak_guard.enabled,
-        limit_kw: config.services.peak_guard.limit_kw,
-        mode: config.services.peak_guard.mode,
-      },
-      priceSource: config.services.costs.source.name !== 'none',
-      exportLimiter: {
-        enabled: config.services.export_limiter.enabled,
-        mode: config.services.export_limiter.mode,
-        target_w: config.services.export_limiter.target_w,
-      },
-    }),
+    select: mqttSliceOf,
     enabled: (slice) => slice.mqtt.enable,
     async apply(next, previous) {
       supervisor.view = next;

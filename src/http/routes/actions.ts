@@ -104,8 +104,16 @@ function getStatus(actions: ActionsOutput, text: string | undefined): ActionStat
   return records;
 }
 
+/** Routes of actions: license PLUS (docs/architecture.md#actions). */
+const license = 'PLUS' as const;
+
 export function registerActionsRoutes(router: Router, ctx: AppContext, actions: ActionsOutput): void {
-  const license = 'PLUS' as const;
+  registerDefinitionRoutes(router, ctx);
+  registerExecutionRoutes(router, actions);
+}
+
+/** The actions definition: read, replace, delete, and the page's view of it. */
+function registerDefinitionRoutes(router: Router, ctx: AppContext): void {
   router.route(
     {
       method: 'GET',
@@ -148,6 +156,25 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
   );
   router.route(
     {
+      method: 'GET',
+      path: `${PATH}/definition`,
+      license,
+      summary: 'The actions definition for the web page: null while none is set (never a 404)',
+      response: {
+        200: {
+          description: 'the definition as GET /api/v1/actions shows it, or null',
+          schema: contract('ActionsDefinitionViewSchema'),
+        },
+      },
+    },
+    () => ({ status: 200, body: { definition: definitionView(ctx) } }),
+  );
+}
+
+/** Running an action and reading what its runs did. */
+function registerExecutionRoutes(router: Router, actions: ActionsOutput): void {
+  router.route(
+    {
       method: 'POST',
       path: `${PATH}/call`,
       license,
@@ -182,21 +209,6 @@ export function registerActionsRoutes(router: Router, ctx: AppContext, actions: 
       },
     },
     ({ query }) => ({ status: 200, body: getStatus(actions, query.id) }),
-  );
-  router.route(
-    {
-      method: 'GET',
-      path: `${PATH}/definition`,
-      license,
-      summary: 'The actions definition for the web page: null while none is set (never a 404)',
-      response: {
-        200: {
-          description: 'the definition as GET /api/v1/actions shows it, or null',
-          schema: contract('ActionsDefinitionViewSchema'),
-        },
-      },
-    },
-    () => ({ status: 200, body: { definition: definitionView(ctx) } }),
   );
   router.route(
     {
