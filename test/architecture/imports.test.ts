@@ -72,7 +72,10 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
-  { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts', 'src/health-check.ts', 'src/addon/'] },
+  {
+    name: 'wiring',
+    members: ['src/daemon.ts', 'src/daemon-services.ts', 'src/main.ts', 'src/health-check.ts', 'src/addon/'],
+  },
 ];
 
 /**
