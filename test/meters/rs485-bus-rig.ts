@@ -50,18 +50,20 @@ export class Rs485Bus {
     mkdirSync(this.dir + '/m');
     await this.master.start();
     this.hub = await openPort(this.master.meterPath);
-    for (const unit of units) {
-      mkdirSync(`${this.dir}/u${unit}`);
-      const pty = new SocatPty(`${this.dir}/u${unit}`);
-      await pty.start();
-      const port = await openPort(pty.hostPath);
-      port.on('data', (chunk: Buffer) => this.reply(chunk));
-      this.drops.set(unit, {
-        pty,
-        port,
-        server: await startPymodbusMeter(PYTHON, pty.meterPath, unit, unitValues(unit)),
-      });
-    }
+    // The units start side by side (each a socat and a python process of its own): no unit waits
+    // on another's start-up.
+    await Promise.all(
+      units.map(async (unit) => {
+        mkdirSync(`${this.dir}/u${unit}`);
+        const pty = new SocatPty(`${this.dir}/u${unit}`);
+        const drop: { pty: SocatPty; port?: SerialPort; server?: ChildProcess } = { pty };
+        this.drops.set(unit, drop);
+        await pty.start();
+        drop.port = await openPort(pty.hostPath);
+        drop.port.on('data', (chunk: Buffer) => this.reply(chunk));
+        drop.server = await startPymodbusMeter(PYTHON, pty.meterPath, unit, unitValues(unit));
+      }),
+    );
     this.hub.on('data', (chunk: Buffer) => this.request(chunk));
   }
 
@@ -96,12 +98,21 @@ export class Rs485Bus {
     if (drop) drop.server = undefined;
   }
 
+  /** Starts a stopped unit's server again on its own line: it answers as before. */
+  async restartUnit(unit: number): Promise<void> {
+    const drop = this.drops.get(unit);
+    if (!drop || drop.server) return;
+    drop.server = await startPymodbusMeter(PYTHON, drop.pty.meterPath, unit, unitValues(unit));
+  }
+
   async stop(): Promise<void> {
-    for (const drop of this.drops.values()) {
-      if (drop.server) await stopPymodbusMeter(drop.server);
-      await closePort(drop.port);
-      await drop.pty.stop();
-    }
+    await Promise.all(
+      [...this.drops.values()].map(async (drop) => {
+        if (drop.server) await stopPymodbusMeter(drop.server);
+        await closePort(drop.port);
+        await drop.pty.stop();
+      }),
+    );
     await closePort(this.hub);
     await this.master.stop();
     rmSync(this.dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -34,6 +34,31 @@ function intervals(at: readonly number[]): number[] {
   return at.slice(1).map((time, i) => time - at[i]!);
 }
 
+/**
+ * The file's bus of units 1, 2 and 3, started by the first test that needs it and stopped after
+ * the last: a test that stopped a unit leaves it stopped, the next one starts it again.
+ */
+let sharedBus: Promise<Rs485Bus> | undefined;
+function threeUnitBus(): Promise<Rs485Bus> {
+  sharedBus ??= (async () => {
+    const bus = new Rs485Bus();
+    await bus.start([1, 2, 3]);
+    return bus;
+  })();
+  return sharedBus;
+}
+after(async () => {
+  const bus = await sharedBus?.catch(() => undefined);
+  await bus?.stop();
+});
+
+/** Whether pymodbus is installed, asked once per file (a python start). */
+let pymodbusThere: Promise<boolean> | undefined;
+function pymodbusInstalled(): Promise<boolean> {
+  pymodbusThere ??= hasPymodbus();
+  return pymodbusThere;
+}
+
 test('the RTU silence is 3.5 character times of 11 bits, 1.75 ms above 19200 baud', () => {
   assert.equal(interFrameSilenceMs(9600).toFixed(3), '4.010');
   assert.equal(interFrameSilenceMs(19200).toFixed(3), '2.005');
@@ -44,9 +69,9 @@ test(
   'three units on one bus: each reads its own meter; a dead unit goes NO DATA alone while the others keep their 1 s cadence',
   { timeout: 90_000 },
   async (t) => {
-    if (!requireCommand(t, 'socat') || !requirePeer(t, await hasPymodbus(), 'python3-pymodbus')) return;
-    const bus = new Rs485Bus();
-    await bus.start([1, 2, 3]);
+    if (!requireCommand(t, 'socat') || !requirePeer(t, await pymodbusInstalled(), 'python3-pymodbus')) return;
+    const bus = await threeUnitBus();
+    await bus.restartUnit(2);
     const dir = tempDir('mg-bus-meters-');
     const source = (unit: number) =>
       `modbus-rtu:${bus.hostPath}?unit=${unit}&profile=sdm630&baud=9600&interval=1`;
@@ -68,7 +93,6 @@ test(
     const meters = runOutput(ctx, new MetersInput(ctx, ctx.logger));
     t.after(async () => {
       await meters.stop();
-      await bus.stop();
       rmSync(dir, { recursive: true, force: true });
     });
     await meters.start();
@@ -150,9 +174,9 @@ test(
   'a loaded machine: event-loop stalls longer than the response timeout and CPU burners beside the test count no timeout on the live units',
   { timeout: 90_000 },
   async (t) => {
-    if (!requireCommand(t, 'socat') || !requirePeer(t, await hasPymodbus(), 'python3-pymodbus')) return;
-    const bus = new Rs485Bus();
-    await bus.start([1, 2, 3]);
+    if (!requireCommand(t, 'socat') || !requirePeer(t, await pymodbusInstalled(), 'python3-pymodbus')) return;
+    const bus = await threeUnitBus();
+    await bus.restartUnit(2);
     const dir = tempDir('mg-bus-load-');
     const ctx = createAppContext({
       env: {
@@ -175,7 +199,6 @@ test(
     t.after(async () => {
       for (const burner of burners) burner.kill('SIGKILL');
       await meters.stop();
-      await bus.stop();
       rmSync(dir, { recursive: true, force: true });
     });
     await meters.start();

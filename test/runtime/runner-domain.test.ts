@@ -147,6 +147,10 @@ for (const row of KINDS) {
       METER_GATEWAY_METERS: JSON.stringify([grid2]),
       [`METER_GATEWAY_SERVICES_${row.name.toUpperCase()}_METER`]: row.unknownMeter ? 'grid3' : 'grid2',
     });
+    // The store the edit lets go; the test ingests into it after the daemon let it go, which arms
+    // its staleness timer (the meter's 60 s timeout) again: closed at the end, or that timer alone
+    // would keep the test's process alive for a minute.
+    let first: ReadingStore | undefined;
     try {
       if (row.unknownMeter) await missingThenFixed(row, run);
       const line = run.services()[row.name];
@@ -155,7 +159,7 @@ for (const row of KINDS) {
       // The primary (the simulator, every 0.2 s) reads on; the output takes none of it.
       assert.equal(await row.served(run), null, 'nothing served from the primary meter');
 
-      const first = run.daemon.context.meters.get('grid2')!.store;
+      first = run.daemon.context.meters.get('grid2')!.store;
       await waitServed(row, run, first, 1.5, null);
 
       // The entry is edited through POST /api/v1/settings: a new handle on a new store.
@@ -178,6 +182,7 @@ for (const row of KINDS) {
       assert.equal(run.services()[row.name]?.state, 'running');
     } finally {
       await run.close();
+      first?.close();
     }
   });
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_LAUNCH } from '../helpers/browser.js';
 import { PAGES } from '../helpers/ui-pages.js';
 import { trackRequests } from './page-rig.js';
@@ -43,60 +43,92 @@ function refusalOf(page: Page): Promise<string | undefined> {
  * setting saves and shows again after a reload. `name` is the device name it saves.
  */
 export async function useEveryPage(browser: Browser, url: string, name: string): Promise<void> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await useEveryPageAt(browser, [{ url, name }]);
+}
+
+/**
+ * useEveryPage at each of `visits`, in a browser context of its own each: the interface's pages are
+ * opened at every address at once (each page's checks wait on its own requests, so the waits
+ * overlap), then the saves go one after another, as they write the same setting: `saved` runs after
+ * each, before the next address saves.
+ */
+export async function useEveryPageAt(
+  browser: Browser,
+  visits: readonly { url: string; name: string }[],
+  saved: (visit: { url: string; name: string }) => Promise<void> = () => Promise.resolve(),
+): Promise<void> {
+  const contexts = await Promise.all(
+    visits.map(() => browser.newContext({ viewport: { width: 1280, height: 900 } })),
+  );
   try {
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    const requests = trackRequests(page);
-    const response = await page.goto(`${url}#/dashboard`);
-    assert.equal(response?.status(), 200, `${url}: the page`);
-    await page.waitForFunction(
-      () =>
-        Number(
-          (globalThis as unknown as PageGlobal).document
-            .querySelector('#live-age')
-            ?.getAttribute('data-events'),
-        ) > 0,
-      undefined,
-      { timeout: 20_000 },
-    );
-    await page.locator('#connection.ok').waitFor();
-    for (const route of PAGES) {
-      await page.evaluate((hash) => {
-        (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
-      }, `#/${route}`);
-      await requests.settled();
-      assert.equal(await refusalOf(page), undefined, `${url}#/${route} refused`);
+    const pages = await Promise.all(visits.map(({ url }, index) => openEveryPage(contexts[index]!, url)));
+    for (const [index, visit] of visits.entries()) {
+      await saveName(pages[index]!, visit.url, visit.name);
+      await saved(visit);
     }
-    await page.evaluate(() => {
-      (globalThis as unknown as { location: { hash: string } }).location.hash = '#/settings/system';
-    });
-    const field = page.locator('#form-system input[name="system.name"]');
-    await page.waitForFunction(
-      () =>
-        ((globalThis as unknown as PageGlobal).document.querySelector(
-          '#form-system input[name="system.name"]',
-        )?.value ?? '') !== '',
-    );
-    await field.fill(name);
-    await page.locator('#form-system button[type=submit]').click();
-    await page.locator('#form-system .form-status', { hasText: 'Saved.' }).waitFor();
-    await page.reload();
-    await page.evaluate(() => {
-      (globalThis as unknown as { location: { hash: string } }).location.hash = '#/settings/system';
-    });
-    await page.waitForFunction(
-      (want) =>
-        (globalThis as unknown as PageGlobal).document.querySelector('#form-system input[name="system.name"]')
-          ?.value === want,
-      name,
-    );
-    assert.equal(await refusalOf(page), undefined, `${url} refused`);
-    assert.deepEqual(errors, [], `${url}: script errors`);
   } finally {
-    await context.close();
+    await Promise.all(contexts.map((context) => context.close()));
   }
+}
+
+/** A page at `url` that loaded, connected and opened every page of the interface; its script errors. */
+async function openEveryPage(
+  context: BrowserContext,
+  url: string,
+): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const requests = trackRequests(page);
+  const response = await page.goto(`${url}#/dashboard`);
+  assert.equal(response?.status(), 200, `${url}: the page`);
+  await page.waitForFunction(
+    () =>
+      Number(
+        (globalThis as unknown as PageGlobal).document
+          .querySelector('#live-age')
+          ?.getAttribute('data-events'),
+      ) > 0,
+    undefined,
+    { timeout: 20_000 },
+  );
+  await page.locator('#connection.ok').waitFor();
+  for (const route of PAGES) {
+    await page.evaluate((hash) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
+    }, `#/${route}`);
+    await requests.settled();
+    assert.equal(await refusalOf(page), undefined, `${url}#/${route} refused`);
+  }
+  return { page, errors };
+}
+
+/** On the page openEveryPage left at `url`: saves `name` as the device name, sees it after a reload. */
+async function saveName({ page, errors }: { page: Page; errors: string[] }, url: string, name: string) {
+  await page.evaluate(() => {
+    (globalThis as unknown as { location: { hash: string } }).location.hash = '#/settings/system';
+  });
+  const field = page.locator('#form-system input[name="system.name"]');
+  await page.waitForFunction(
+    () =>
+      ((globalThis as unknown as PageGlobal).document.querySelector('#form-system input[name="system.name"]')
+        ?.value ?? '') !== '',
+  );
+  await field.fill(name);
+  await page.locator('#form-system button[type=submit]').click();
+  await page.locator('#form-system .form-status', { hasText: 'Saved.' }).waitFor();
+  await page.reload();
+  await page.evaluate(() => {
+    (globalThis as unknown as { location: { hash: string } }).location.hash = '#/settings/system';
+  });
+  await page.waitForFunction(
+    (want) =>
+      (globalThis as unknown as PageGlobal).document.querySelector('#form-system input[name="system.name"]')
+        ?.value === want,
+    name,
+  );
+  assert.equal(await refusalOf(page), undefined, `${url} refused`);
+  assert.deepEqual(errors, [], `${url}: script errors`);
 }
 
 /**

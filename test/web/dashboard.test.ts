@@ -1,17 +1,84 @@
-import { test } from 'node:test';
+import { after, test, type TestContext } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { requireChromium, requireFullChromium } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
+import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
 import { startDaemonProcess } from '../helpers/daemon-process.js';
 import { corpusDir, requireCorpus } from '../helpers/environment.js';
 import { PAGES } from '../helpers/ui-pages.js';
 import { eventsAbove, jsonOf, liveCount, setUp, setUpChildProcess, trackRequests } from './page-rig.js';
 
+/**
+ * The daemon of a fresh install (config/default.json, a new state folder), shared by the two tests
+ * that start from one: the tour of every page, which writes nothing, and then the live view, which
+ * ends by stopping it. Started by the first of them that runs; stopped (again: a second stop waits
+ * for the first) after the file's last test.
+ */
+let fresh: Promise<{ daemon: InProcessDaemon; stateDir: string }> | undefined;
+after(async () => {
+  const started = await fresh?.catch(() => undefined);
+  if (!started) return;
+  await started.daemon.stop();
+  rmSync(started.stateDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+});
+
+/** The fresh install's daemon and a page in a browser context of the test's own. */
+async function onFreshInstall(
+  t: TestContext,
+): Promise<{ daemon: InProcessDaemon; page: Page; pageErrors: string[] }> {
+  fresh ??= (async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'mg-web-'));
+    return { daemon: await startDaemonInProcess(stateDir), stateDir };
+  })();
+  const { daemon } = await fresh;
+  const browser = await browserContext();
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { daemon, page, pageErrors };
+}
+
+test('on a fresh install no request of any page fails and the console shows no error', async (t) => {
+  if (!requireChromium(t)) return;
+  const { daemon, page, pageErrors } = await onFreshInstall(t);
+  const consoleErrors: string[] = [];
+  const failed: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => {
+    // The live and peak streams end when the page is left; that is no failure of the page.
+    if (request.resourceType() !== 'eventsource') failed.push(`failed ${request.url()}`);
+  });
+  const requests = trackRequests(page);
+  await page.goto(`${daemon.baseUrl}/#/dashboard`);
+  await eventsAbove(page, 0);
+  for (const route of PAGES) {
+    await page.evaluate((hash) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
+    }, `#/${route}`);
+    await requests.settled();
+  }
+  // The actions the page reads on a fresh install: none, as an empty answer rather than a 404.
+  const definition = await jsonOf<{ definition: unknown }>(`${daemon.baseUrl}/api/v1/actions/definition`);
+  assert.equal(definition.definition, null);
+  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/actions`)).status, 404, "the device's answer stays");
+  assert.deepEqual(failed, []);
+  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(pageErrors, []);
+});
+
 test('the page loads, the live chart receives events, and a stopped gateway shows "not connected"', async (t) => {
   if (!requireChromium(t)) return;
-  const { daemon, page, pageErrors } = await setUp(t);
+  const { daemon, page, pageErrors } = await onFreshInstall(t);
   const response = await page.goto(`${daemon.baseUrl}/`);
   assert.equal(response?.status(), 200);
   // The title names the gateway once /api/v1/system has answered, which may be after the load event.
@@ -58,7 +125,12 @@ test('the page loads, the live chart receives events, and a stopped gateway show
 
 test('with protection on the page asks for credentials; with them it loads and streams', async (t) => {
   if (!requireChromium(t) || !requireFullChromium(t)) return;
-  const env = { METER_GATEWAY_SYSTEM_PROTECTION: 'true', METER_GATEWAY_SYSTEM_PASSWORD: 'Secret-123' };
+  const env = {
+    METER_GATEWAY_SYSTEM_PROTECTION: 'true',
+    METER_GATEWAY_SYSTEM_PASSWORD: 'Secret-123',
+    // A reading every 0.2 s: the stream's first events come sooner (their pace is not checked here).
+    METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
+  };
   // The full browser: the headless shell has no password prompt and shows the 401 body instead.
   const { daemon, page } = await setUp(t, env, undefined, undefined, { fullChromium: true });
   // Chromium gets the 401 with the Digest challenge and would show its password prompt; without
@@ -113,7 +185,10 @@ async function chartPoints(page: Page, id: string): Promise<number> {
 
 test('the history charts show what the gateway recorded, also after a daemon restart', async (t) => {
   if (!requireChromium(t)) return;
-  const { daemon, page, stateDir, pageErrors } = await setUpChildProcess(t);
+  // A reading every 0.2 s: the three readings the first run records come sooner.
+  const { daemon, page, stateDir, pageErrors } = await setUpChildProcess(t, {
+    METER_GATEWAY_METER_SIMULATOR_INTERVAL: '0.2',
+  });
   await page.goto(`${daemon.baseUrl}/`);
   await eventsAbove(page, 3);
   await page.goto(`${daemon.baseUrl}/#/history`);
@@ -203,37 +278,4 @@ test('a meter that stops sending greys the last values out as not current; no me
   assert.equal(await silent.page.locator('#p-in').textContent(), '—');
   assert.equal(await silent.page.locator('#live-age').getAttribute('data-events'), '0');
   assert.equal(await silent.page.locator('#live-age').textContent(), '—');
-});
-
-test('on a fresh install no request of any page fails and the console shows no error', async (t) => {
-  if (!requireChromium(t)) return;
-  const { daemon, page, pageErrors } = await setUp(t);
-  const consoleErrors: string[] = [];
-  const failed: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') consoleErrors.push(`${message.text()} ${message.location().url}`);
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
-  });
-  page.on('requestfailed', (request) => {
-    // The live and peak streams end when the page is left; that is no failure of the page.
-    if (request.resourceType() !== 'eventsource') failed.push(`failed ${request.url()}`);
-  });
-  const requests = trackRequests(page);
-  await page.goto(`${daemon.baseUrl}/#/dashboard`);
-  await eventsAbove(page, 0);
-  for (const route of PAGES) {
-    await page.evaluate((hash) => {
-      (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
-    }, `#/${route}`);
-    await requests.settled();
-  }
-  // The actions the page reads on a fresh install: none, as an empty answer rather than a 404.
-  const definition = await jsonOf<{ definition: unknown }>(`${daemon.baseUrl}/api/v1/actions/definition`);
-  assert.equal(definition.definition, null);
-  assert.equal((await fetch(`${daemon.baseUrl}/api/v1/actions`)).status, 404, "the device's answer stays");
-  assert.deepEqual(failed, []);
-  assert.deepEqual(consoleErrors, []);
-  assert.deepEqual(pageErrors, []);
 });

@@ -7,6 +7,16 @@ import { requireChromium } from '../helpers/browser.js';
 import { waitFor } from '../helpers/wait.js';
 import { setUp } from './page-rig.js';
 
+// Started with --after-stdin-line, the test begins after the first line on stdin: the parent test
+// starts this process beside the dongles' peer and says when the dongles answer.
+if (process.argv.includes('--after-stdin-line')) {
+  await new Promise<void>((resolve) => {
+    process.stdin.once('data', () => resolve());
+    process.stdin.once('end', () => resolve());
+  });
+  process.stdin.destroy();
+}
+
 test('Settings: "Find on the network" lists the dongles mDNS found, not the gateway itself; picking one fills the form', async (t) => {
   if (!requireChromium(t)) return;
   const { daemon, page, pageErrors } = await setUp(t, {

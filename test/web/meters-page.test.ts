@@ -274,15 +274,23 @@ test('Settings: "Find on the network" for a HomeWizard or Shelly source, over mD
     });
   };
   const dongles = run(namespaces.b, 'device/mdns-dongles-peer', 'dongles', 'plain', '10.231.80.2');
+  // The page's process starts beside the dongles' and loads its modules meanwhile; its test begins
+  // once it is told, on its stdin, that the dongles answer (meters-discover-page.ts).
+  const page = run(namespaces.a, 'web/meters-discover-page', '--after-stdin-line');
+  let output = '';
+  page.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => page.on('exit', resolve));
   try {
     await new Promise<void>((resolve) => dongles.stdout!.once('data', () => resolve()));
-    const page = run(namespaces.a, 'web/meters-discover-page');
-    let output = '';
-    page.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => page.on('exit', resolve));
+    page.stdin!.end('the dongles answer\n');
+    const code = await exited;
     assert.equal(code, 0, output);
     assert.match(output, /^\S* ?pass 1$/m, output);
   } finally {
+    if (page.exitCode === null && page.signalCode === null) {
+      page.kill('SIGTERM');
+      await exited;
+    }
     dongles.stdin!.write('quit\n');
     await new Promise((resolve) => dongles.on('exit', resolve));
     namespaces.remove();
