@@ -1,5 +1,6 @@
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
 import { acquireStateLock, type StateLock } from './config/state-lock.js';
+import { registerConfigFormats } from './config-formats.js';
 import { createAppContext, daemonClock, type AppContext } from './context.js';
 import { componentLogger, type Logger } from './log.js';
 import { RecentLog } from './log-transports.js';
@@ -7,7 +8,6 @@ import { registerBackupRoutes } from './http/routes/backup.js';
 import { registerLogRoute } from './http/routes/log.js';
 import { registerMqttDiscoveryRoutes } from './http/routes/mqtt-discovery.js';
 import { registerSerialPortsRoute } from './http/routes/serial-ports.js';
-import { registerMeterFormats } from './meter/config-formats.js';
 import { createMeterInput } from './meter/meter-input.js';
 import { createMetersInput } from './meter/meters-input.js';
 import { interfaceOfSource } from './meter/source.js';
@@ -32,21 +32,13 @@ import { registerProbeRoute } from './http/routes/probe.js';
 import { registerShellyRoutes, shellyRpcOf } from './http/routes/shelly.js';
 import { ShellyWebSocket } from './device/shelly/websocket.js';
 import { ShellyUdp } from './device/shelly/udp.js';
-import { registerShellyRules } from './device/shelly/config-rules.js';
 import { registerWebRoutes } from './web/routes.js';
 import { Router } from './http/router.js';
-import { registerModbusFormats } from './modbus/config-formats.js';
-import { registerHomewizardRules } from './device/homewizard/config-rules.js';
-import { registerActionFormats } from './actions/config-formats.js';
-import { registerMqttRules } from './mqtt/config-rules.js';
-import { registerPeakConfig } from './peak/config-rules.js';
-import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
 import { ExportLimiter } from './export-limiter/limiter.js';
 import { limiterMetrics } from './export-limiter/metrics.js';
 import { peakForecastOf, showDecisionInPeakView } from './export-limiter/peak-link.js';
 import { registerExportLimiterRoutes } from './http/routes/export-limiter.js';
 import { PeakGuard } from './peak/peak-guard.js';
-import { registerPushFormats } from './push/settings.js';
 import { PushOutput } from './push/push-output.js';
 import type { QuarterSource } from './push/push-client.js';
 import { pushMetrics } from './push/push-metrics.js';
@@ -76,25 +68,14 @@ import { registerHistoryRoutes } from './http/routes/history.js';
 import { ReadingLog } from './reading/reading-log.js';
 import { PriceStore } from './prices/price-store.js';
 import { registerPricesRoutes } from './http/routes/prices.js';
-import { priceMetrics, priceVariables, registerPriceVariables } from './prices/contributors.js';
+import { priceMetrics, priceVariables } from './prices/contributors.js';
 import type { ListenerFailure } from './guarded-emitter.js';
 import { runOutput, type DeclaredOutput } from './output.js';
 import type { Service } from './service.js';
 import { notifySystemd } from './systemd-notify.js';
 
-/** The config formats and rules the outputs and the meter own; registered before the first config load. */
-export function registerConfigFormats(): void {
-  registerModbusFormats();
-  registerMeterFormats();
-  registerActionFormats();
-  registerMqttRules();
-  registerPeakConfig();
-  registerPushFormats();
-  registerExportLimiterConfig();
-  registerHomewizardRules();
-  registerShellyRules();
-  registerPriceVariables();
-}
+/** The config formats and rules the outputs and the meter own (src/config-formats.ts). */
+export { registerConfigFormats };
 
 export interface DaemonOptions extends LoadOptions {
   /** Replaces the logger (tests). */

@@ -65,7 +65,10 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   },
   { name: 'http', members: ['src/http/'] },
   { name: 'web', members: ['src/web/'] },
-  { name: 'wiring', members: ['src/daemon.ts', 'src/main.ts', 'src/health-check.ts', 'src/addon/'] },
+  {
+    name: 'wiring',
+    members: ['src/daemon.ts', 'src/config-formats.ts', 'src/main.ts', 'src/health-check.ts', 'src/addon/'],
+  },
 ];
 
 /**
