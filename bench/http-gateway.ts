@@ -14,7 +14,7 @@ import { componentLogger, createLogger } from '../src/log.js';
 import { createMeterInput } from '../src/meter/meter-input.js';
 import { runOutput } from '../src/output-runner.js';
 import { valuesOf, type Reading } from '../src/reading/reading.js';
-import { registerConfigFormats } from '../src/daemon.js';
+import { registerConfigFormats } from '../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

@@ -15,7 +15,7 @@ import { runOutput } from '../src/output-runner.js';
 import type { Reading } from '../src/reading/reading.js';
 import type { Service } from '../src/service.js';
 import { benchTelegram, sequenceOf } from './mqtt-telegram.js';
-import { registerConfigFormats } from '../src/daemon.js';
+import { registerConfigFormats } from '../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

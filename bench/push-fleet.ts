@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { systemClock } from '../src/clock.js';
 import { createAppContext } from '../src/context.js';
 import { ConfigStore } from '../src/config/config-store.js';
-import { registerConfigFormats } from '../src/daemon.js';
+import { registerConfigFormats } from '../src/config-formats.js';
 import { COUNTERS_CODEC, type QuarterCounters } from '../src/history/quarter-counters.js';
 import { HistoryRecorder, QUARTERS_FILE, type QuarterRecord } from '../src/history/recorder.js';
 import { HEADER_SIZE, ringFileSize, ringHeader } from '../src/history/ring-file.js';

@@ -1,7 +1,7 @@
 // Regenerates the configuration reference table (docs/guide/configuration-reference.md) from the convict schema.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withConfigReference } from '../src/config/reference.js';
-import { registerConfigFormats } from '../src/daemon.js';
+import { registerConfigFormats } from '../src/config-formats.js';
 
 registerConfigFormats();
 

@@ -1,38 +1,18 @@
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
 import { acquireStateLock, type StateLock } from './config/state-lock.js';
+import { registerConfigFormats } from './config-formats.js';
 import { createAppContext, daemonClock, type AppContext } from './context.js';
 import { type Logger } from './log.js';
 import { RecentLog } from './log-transports.js';
-import { registerMeterFormats } from './meter/config-formats.js';
 import { interfaceOfSource } from './meter/source.js';
 import { markReady } from './device/update/ready-file.js';
-import { registerShellyRules } from './device/shelly/config-rules.js';
-import { registerModbusFormats } from './modbus/config-formats.js';
-import { registerHomewizardRules } from './device/homewizard/config-rules.js';
-import { registerActionFormats } from './actions/config-formats.js';
-import { registerMqttRules } from './mqtt/config-rules.js';
-import { registerPeakConfig } from './peak/config-rules.js';
-import { registerExportLimiterConfig } from './export-limiter/config-formats.js';
-import { registerPushFormats } from './push/settings.js';
-import { registerPriceVariables } from './prices/contributors.js';
 import type { ListenerFailure } from './guarded-emitter.js';
 import type { Service } from './service.js';
 import { notifySystemd } from './systemd-notify.js';
 
 import { buildServices } from './daemon-services.js';
-/** The config formats and rules the outputs and the meter own; registered before the first config load. */
-export function registerConfigFormats(): void {
-  registerModbusFormats();
-  registerMeterFormats();
-  registerActionFormats();
-  registerMqttRules();
-  registerPeakConfig();
-  registerPushFormats();
-  registerExportLimiterConfig();
-  registerHomewizardRules();
-  registerShellyRules();
-  registerPriceVariables();
-}
+/** The config formats and rules the outputs and the meter own (src/config-formats.ts). */
+export { registerConfigFormats };
 
 export interface DaemonOptions extends LoadOptions {
   /** Replaces the logger (tests). */

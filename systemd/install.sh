@@ -139,20 +139,25 @@ copy_build() {
   version=$("$node" -p "require('$repo/package.json').version")
   # One release per second at most: a second run within the same second waits for the next.
   while id="$version-local-$(date -u +%Y%m%d%H%M%S)" && [ -e "$prefix/releases/$id" ]; do sleep 1; done
-  cp -a "$repo/package.json" "$repo/package-lock.json" "$repo/dist" "$repo/config" "$repo/systemd" "$staging/"
-  [ -f "$repo/LICENSE" ] && cp -a "$repo/LICENSE" "$staging/"
-  # Only the production packages (package-lock.json's, as a release bundle holds them): the
-  # development tools are three quarters of node_modules, slow to copy to an SD card.
-  local roots dir
+  # The build without its tests, benchmarks and build info, and only the production packages
+  # (package-lock.json's, as a release bundle holds them): the development tools are three quarters
+  # of node_modules, slow to copy to an SD card. One cp for all of it (--parents keeps each path
+  # under the staging directory): a cp and a mkdir per package cost a process start each.
+  local paths roots dir entry
+  paths=(package.json package-lock.json config systemd)
+  [ -f "$repo/LICENSE" ] && paths+=(LICENSE)
+  for entry in "$repo"/dist/* "$repo"/dist/.[!.]*; do
+    [ -e "$entry" ] || continue
+    case "${entry##*/}" in test | bench | .tsbuildinfo) continue ;; esac
+    paths+=("dist/${entry##*/}")
+  done
   roots=$("$node" "$repo/dist/scripts/production-packages.js" "$repo") ||
     fail "cannot list the production packages of $repo/package-lock.json"
   while IFS= read -r dir; do
     # An optional package for another platform is in the lock but not installed.
-    [ -d "$repo/$dir" ] || continue
-    mkdir -p "$staging/$(dirname "$dir")"
-    cp -a "$repo/$dir" "$staging/$dir"
+    if [ -n "$dir" ] && [ -d "$repo/$dir" ]; then paths+=("$dir"); fi
   done <<<"$roots"
-  rm -rf "$staging/dist/test" "$staging/dist/bench" "$staging/dist/.tsbuildinfo"
+  (cd "$repo" && cp -a --parents "${paths[@]}" "$staging/")
 }
 
 if [ -n "$bundle" ]; then unpack_bundle; else copy_build; fi

@@ -8,7 +8,7 @@ import { createAppContext, type AppContext } from '../src/context.js';
 import { runOutput, watchesPath } from '../src/output-runner.js';
 import { type ConfigPath, type DeclaredOutput, type OutputView } from '../src/output.js';
 import { linesLogger } from './helpers/log-lines.js';
-import { registerConfigFormats } from '../src/daemon.js';
+import { registerConfigFormats } from '../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

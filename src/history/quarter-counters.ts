@@ -41,6 +41,7 @@ export const COUNTER_OBIS: Readonly<Record<CounterKey, string>> = {
  */
 export const COUNTERS_RECORD_SIZE = 72;
 const CRC_OFFSET = 68;
+const EMPTY_COUNTERS = Buffer.alloc(COUNTERS_RECORD_SIZE);
 
 function encode(point: QuarterCounters): Buffer {
   const record = Buffer.alloc(COUNTERS_RECORD_SIZE);
@@ -54,8 +55,9 @@ function encode(point: QuarterCounters): Buffer {
 function decode(buffer: Buffer, at: number): ReturnType<RecordCodec<QuarterCounters>['decode']> {
   const record = buffer.subarray(at, at + COUNTERS_RECORD_SIZE);
   if (record.length < COUNTERS_RECORD_SIZE) return { kind: 'corrupt' };
-  if (record.readUInt32LE(CRC_OFFSET) !== crc32(record, 0, CRC_OFFSET))
-    return record.every((byte) => byte === 0) ? { kind: 'empty' } : { kind: 'corrupt' };
+  // Never written (zeros) before the checksum, as in record.ts: a start reads every slot.
+  if (record.equals(EMPTY_COUNTERS)) return { kind: 'empty' };
+  if (record.readUInt32LE(CRC_OFFSET) !== crc32(record, 0, CRC_OFFSET)) return { kind: 'corrupt' };
   const point = { t: record.readDoubleLE(0), at: record.readDoubleLE(8) } as QuarterCounters;
   COUNTER_KEYS.forEach((key, i) => {
     const value = record.readDoubleLE(16 + 8 * i);

@@ -52,10 +52,8 @@ function readPower(record: Buffer, count: number, offset: number): PowerStats | 
   };
 }
 
-function isZero(record: Buffer): boolean {
-  for (const byte of record) if (byte !== 0) return false;
-  return true;
-}
+/** A slot never written: zeros (the CRC-32 of zeros is not zero, so no stored record looks like it). */
+const EMPTY_RECORD = Buffer.alloc(RECORD_SIZE);
 
 function plausible(point: HistoryPoint): boolean {
   const finite = [point.pIn, point.pOut].every(
@@ -69,8 +67,9 @@ export type DecodedRecord = { kind: 'point'; point: HistoryPoint } | { kind: 'em
 export function decodeRecord(buffer: Buffer, at = 0): DecodedRecord {
   const record = buffer.subarray(at, at + RECORD_SIZE);
   if (record.length < RECORD_SIZE) return { kind: 'corrupt' };
-  if (record.readUInt32LE(CRC_OFFSET) !== crc32(record, 0, CRC_OFFSET))
-    return isZero(record) ? { kind: 'empty' } : { kind: 'corrupt' };
+  // Told apart before the checksum: most slots of a young ring are empty, and a start reads them all.
+  if (record.equals(EMPTY_RECORD)) return { kind: 'empty' };
+  if (record.readUInt32LE(CRC_OFFSET) !== crc32(record, 0, CRC_OFFSET)) return { kind: 'corrupt' };
   const eIn = record.readDoubleLE(72);
   const eOut = record.readDoubleLE(80);
   const point: HistoryPoint = {

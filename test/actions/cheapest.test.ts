@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { chooseBlocks, CheapestTriggers, windowAt } from '../../src/actions/cheapest.js';
 import type { CheapestTrigger } from '../../src/actions/definition.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import type { PriceSignal, QuarterPrice } from '../../src/price-signal.js';
 import { linesLogger } from '../helpers/log-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';

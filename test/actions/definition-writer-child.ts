@@ -2,7 +2,7 @@
 // `v<k>`, k = start, start+1, ... through ConfigStore.apply, reporting each completed write on
 // stdout, until the parent kills it with SIGKILL.
 import { ConfigStore } from '../../src/config/config-store.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

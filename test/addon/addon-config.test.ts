@@ -14,7 +14,7 @@ import { ConfigStore } from '../../src/config/config-store.js';
 import { PROFILE_NAMES } from '../../src/modbus-protocol/profiles/catalogue.js';
 import { repoRoot } from '../helpers/environment.js';
 import { readYamlFile } from '../helpers/yaml.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

@@ -74,7 +74,14 @@ const layers: readonly { name: string; members: readonly string[] }[] = [
   { name: 'web', members: ['src/web/'] },
   {
     name: 'wiring',
-    members: ['src/daemon.ts', 'src/daemon-services.ts', 'src/main.ts', 'src/health-check.ts', 'src/addon/'],
+    members: [
+      'src/daemon.ts',
+      'src/daemon-services.ts',
+      'src/config-formats.ts',
+      'src/main.ts',
+      'src/health-check.ts',
+      'src/addon/',
+    ],
   },
 ];
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

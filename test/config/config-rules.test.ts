@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 registerConfigFormats();
 

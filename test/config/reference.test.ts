@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { withConfigReference } from '../../src/config/reference.js';
 import { LEAVES } from '../../src/config/paths.js';
 import { repoRoot } from '../helpers/environment.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

@@ -7,7 +7,7 @@ import { FormatError, formatNamed } from '../../src/config/formats.js';
 import { LEAVES } from '../../src/config/paths.js';
 import { checkLeaf, checkTree } from '../../src/config/validation.js';
 import type { AppConfig } from '../../src/config/types.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { PROFILE_NAMES, type ProfileName } from '../../src/modbus-protocol/profiles/catalogue.js';
 import { POWER_DIRECTIONS, type PowerDirection } from '../../src/modbus-protocol/profiles/grid-values.js';
 import { tempDir } from '../helpers/temp-dir.js';

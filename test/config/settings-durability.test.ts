@@ -4,9 +4,9 @@ import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../../src/config/config-store.js';
-import { startDaemonProcess } from '../helpers/daemon-process.js';
+import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
 import { killWriterAfter } from '../helpers/killed-writer.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
@@ -81,7 +81,8 @@ for (const [what, secrets] of [
     mkdirSync(stateDir, { recursive: true });
     writeFileSync(join(stateDir, 'settings.json'), JSON.stringify({ system: { protection: true } }));
     if (secrets !== undefined) writeFileSync(join(stateDir, 'secrets.json'), secrets, { mode: 0o600 });
-    const daemon = await startDaemonProcess(stateDir);
+    // The daemon in this process: the test reads its answers and its log, kills nothing.
+    const daemon = await startDaemonInProcess(stateDir);
     try {
       const emptyBasic = `Basic ${Buffer.from(':').toString('base64')}`;
       for (const path of ['/api/v1/system', '/api/v1/report', '/api/v1/settings', '/api/v1/live', '/']) {

@@ -3,7 +3,7 @@
 // write on stdout, until the parent kills it with SIGKILL. The name lives in settings.json, the
 // password in secrets.json: a torn pair would show different versions.
 import { ConfigStore } from '../../src/config/config-store.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

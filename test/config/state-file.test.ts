@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { ConfigStore } from '../../src/config/config-store.js';
 import { VersionedStateFile, type StateFileProblem } from '../../src/config/state-file.js';
 import { STATE_FILES } from '../../src/config/state-files.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { RestartGuard } from '../../src/device/maintenance/restart-guard.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

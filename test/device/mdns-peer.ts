@@ -8,7 +8,7 @@ import makeMdns from 'multicast-dns';
 import { createAppContext } from '../../src/context.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { silentLogger } from '../helpers/log-lines.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

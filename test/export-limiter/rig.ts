@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, Timer } from '../../src/clock.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { ExportLimiter, type LimiterWrite, type PeakForecast } from '../../src/export-limiter/limiter.js';
 import { runOutput } from '../../src/output-runner.js';
 import { createMeterInput } from '../../src/meter/meter-input.js';

@@ -6,7 +6,7 @@ import { createHttpService, type HttpServerOptions, type HttpService } from '../
 import { Router } from '../../src/http/router.js';
 import { valuesOf, type MeterInterface, type Reading } from '../../src/reading/reading.js';
 import { linesLogger } from './log-lines.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

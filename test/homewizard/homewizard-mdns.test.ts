@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import makeMdns from 'multicast-dns';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { runOutput } from '../../src/output-runner.js';
 import { silentLogger } from '../helpers/log-lines.js';

@@ -8,7 +8,7 @@ import { registerPeakRoutes } from '../../src/http/routes/peak.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { componentLogger } from '../../src/log.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { quietPeriod } from '../helpers/wait.js';
 import { send } from './http-client.js';

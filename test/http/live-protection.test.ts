@@ -4,7 +4,7 @@ import { get } from 'node:http';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import type { LiveHub } from '../../src/http/routes/live.js';
 import { runOutput } from '../../src/output-runner.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { waitFor } from '../helpers/wait.js';
 import { send } from './http-client.js';

@@ -6,7 +6,7 @@ import { ConfigStore } from '../../src/config/config-store.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { send, sendJsonBody } from './http-client.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

@@ -11,7 +11,7 @@ import { registerSerialPortsRoute } from '../../src/http/routes/serial-ports.js'
 import type { LogView, SettingsBackup, SerialPortView } from '../../src/contracts/status.js';
 import type { SystemView } from '../../src/contracts/system.js';
 import { RecentLog } from '../../src/log-transports.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { requireCommand } from '../helpers/environment.js';
 import { startHttpContext, type HttpTestContext } from '../helpers/http-context.js';
 import { SocatPty } from '../meter/transport/socat-pty.js';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigStore } from '../../src/config/config-store.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { parseSource } from '../../src/meter/source.js';
 
 registerConfigFormats();

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { runVariables, substitute, unknownVariables } from '../../src/actions/variables.js';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import { ReadingStore } from '../../src/reading/store.js';
 import { linesLogger } from '../helpers/log-lines.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, ConfigStore } from '../../src/config/config-store.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { parseExpression } from '../../src/reading/meter-expression.js';
 import { registerCoreRoutes } from '../../src/http/server.js';
 import { send } from '../http/http-client.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { MeterInput } from '../../src/meter/meter-input.js';
 import { MetersInput } from '../../src/meter/meters-input.js';
 import { runOutput } from '../../src/output-runner.js';

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { MetersInput } from '../../src/meter/meters-input.js';
 import { interFrameSilenceMs } from '../../src/modbus-protocol/rtu-bus.js';
 import { runOutput } from '../../src/output-runner.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { silentLogger } from '../helpers/log-lines.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

@@ -5,7 +5,7 @@ import { createAppContext, type AppContext, type ServiceStatus } from '../../src
 import type { Clock } from '../../src/clock.js';
 import { valuesOf, type MbusReading, type Reading } from '../../src/reading/reading.js';
 import { linesLogger } from '../helpers/log-lines.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();

@@ -6,7 +6,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { runOutput } from '../../src/output-runner.js';
 import { PeakGuard } from '../../src/peak/peak-guard.js';
 import { PriceStore } from '../../src/prices/price-store.js';

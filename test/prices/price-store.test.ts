@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { runOutput } from '../../src/output-runner.js';
 import { PriceStore } from '../../src/prices/price-store.js';
 import { pricesView } from '../../src/prices/view.js';

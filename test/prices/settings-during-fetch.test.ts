@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { runOutput } from '../../src/output-runner.js';
 import { PriceStore } from '../../src/prices/price-store.js';
 import { linesLogger } from '../helpers/log-lines.js';

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { runOutput } from '../../src/output-runner.js';
 import { PriceStore } from '../../src/prices/price-store.js';
 import { linesLogger } from '../helpers/log-lines.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigStore } from '../../src/config/config-store.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import type { QuarterRecord } from '../../src/history/recorder.js';
 import { quarterPayload } from '../../src/mqtt/quarters-publisher.js';
 import { quarterExtras } from '../../src/history/quarter-extras.js';

@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AppConfig } from '../../src/config/types.js';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { runOutput } from '../../src/output-runner.js';
 import {
   sameSlice,

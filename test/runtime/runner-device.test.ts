@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc16Arc } from '../../src/checksum/crc16.js';
 import { createAppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { MdnsAnnouncer } from '../../src/device/mdns.js';
 import { crcHex } from '../../src/meter/dsmr/crc16-arc.js';
 import { runOutput } from '../../src/output-runner.js';

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { valuesOf } from '../../src/reading/reading.js';
 import type { ReadingStore } from '../../src/reading/store.js';
 import { freePort } from '../helpers/ports.js';

@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { ServiceStatus } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { openStream } from '../http/sse-client.js';
 import { syntheticReading } from '../helpers/http-context.js';
 import { freePort } from '../helpers/ports.js';

@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServiceStatus } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { valuesOf, type Reading } from '../../src/reading/reading.js';
 import { requireCommand } from '../helpers/environment.js';
 import { freePort } from '../helpers/ports.js';

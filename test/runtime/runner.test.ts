@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type ServerResponse } from 'node:http
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppContext, type AppContext } from '../../src/context.js';
-import { registerConfigFormats } from '../../src/daemon.js';
+import { registerConfigFormats } from '../../src/config-formats.js';
 import { createMqttService, type MqttView } from '../../src/mqtt/publisher.js';
 import { runOutput } from '../../src/output-runner.js';
 import { meterLookup, type DeclaredOutput } from '../../src/output.js';

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createAppContext } from '../../../src/context.js';
-import { registerConfigFormats } from '../../../src/daemon.js';
+import { registerConfigFormats } from '../../../src/config-formats.js';
 import { startDaemon } from '../../helpers/daemon-process.js';
 import { waitFor } from '../../helpers/wait.js';
 import { createFakeNmcli } from './fake-nmcli.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { checkWhole, schemaDefaults } from '../../../src/config/validation.js';
-import { registerConfigFormats } from '../../../src/daemon.js';
+import { registerConfigFormats } from '../../../src/config-formats.js';
 import assert from 'node:assert/strict';
 import { parseTerseRecords, splitTerseLine } from '../../../src/device/wifi/nmcli-terse.js';
 import {

@@ -9,7 +9,7 @@ import { interfaceOfSource } from '../../../src/meter/source.js';
 import type { MeterStatus } from '../../../src/reading/meter-state.js';
 import type { ReadingStore } from '../../../src/reading/store.js';
 import { linesLogger } from '../../helpers/log-lines.js';
-import { registerConfigFormats } from '../../../src/daemon.js';
+import { registerConfigFormats } from '../../../src/config-formats.js';
 
 // The formats the outputs and the meter own, as the daemon registers them before its config load.
 registerConfigFormats();
