@@ -109,7 +109,7 @@ export class GatewayRig {
     const rig = new GatewayRig(ctx, services, meterServer, subscriber, stateDir);
     [rig.meterSocket] = await connected;
     rig.meterSocket.setNoDelay(true);
-    for (let i = 0; i < 200 && ctx.services.get('mqtt')?.state !== 'connected'; i++)
+    for (let i = 0; i < 200 && ctx.services.get('mqtt')?.link !== 'connected'; i++)
       await new Promise((r) => setTimeout(r, 10));
     return rig;
   }

@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import { systemClock, withNow, type Clock } from './clock.js';
 import { ConfigStore, type LoadOptions } from './config/config-store.js';
 import { createLogger, type Logger } from './log.js';
+import type { OutputState } from './contracts/outputs.js';
 import type { SystemFacts } from './reading/meter-state.js';
 import type { MeterInterface } from './reading/reading.js';
 import { ReadingStore } from './reading/store.js';
@@ -15,8 +16,8 @@ import { VERSION } from './version.js';
 
 /** Status line of one service as /api/v1/system shows it (`services` of the system JSON). */
 export interface ServiceStatus {
-  /** e.g. 'running', 'stopped', 'connected', 'disconnected', 'error', 'disabled', 'IDLE' ... */
-  state: string;
+  /** One of the six states every status line has (docs/architecture.md#output-contract). */
+  state: OutputState;
   /** Last error message, when there was one. */
   error?: string;
   [key: string]: unknown;
@@ -43,12 +44,6 @@ export class ServiceStates extends EventEmitter<{ change: [name: string, status:
 
   get(name: string): ServiceStatus | undefined {
     return this.states.get(name);
-  }
-
-  /** Removes a record (the runner's error record of an output that reports no state of its own). */
-  delete(name: string): void {
-    if (!this.states.delete(name)) return;
-    this.emit('change', name, { state: 'off' });
   }
 
   /**

@@ -145,7 +145,7 @@ export class HistoryRecorder implements Service {
     await Promise.all(RESOLUTIONS.map((resolution) => rings[resolution].close()));
     await this.counterRing?.close();
     this.counterRing = undefined;
-    this.report('stopped');
+    this.report('disabled');
   }
 
   /** Closes the buckets that ended by `now` (the minute timer; tests call it with their clock). */
@@ -315,7 +315,7 @@ export class HistoryRecorder implements Service {
     });
   }
 
-  private report(state: string, error?: string): void {
+  private report(state: 'running' | 'error' | 'disabled', error?: string): void {
     this.context.services.set(this.meter ? `history:${this.meter.id}` : 'history', {
       state,
       ...(error === undefined ? {} : { error }),

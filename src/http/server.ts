@@ -174,7 +174,8 @@ export function createHttpService(
       await closed;
       ctx.clock.clearTimeout(grace);
       listening = undefined;
-      ctx.services.set('http', { state: 'stopped' });
+      // Stopped with the daemon: no longer serving (mDNS withdraws what it announced for it).
+      ctx.services.set('http', { state: 'disabled' });
     },
   };
 }

@@ -42,7 +42,7 @@ if (mode === 'announce') {
   process.stdout.write('ready\n');
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === 'modbus-off') {
-      services.set('modbus', { state: 'stopped' });
+      services.set('modbus', { state: 'disabled' });
       process.stdout.write('modbus-off\n');
     }
     if (line === 'rescan') {

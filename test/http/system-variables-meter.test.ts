@@ -24,7 +24,7 @@ test('GET /api/v1/system shows device, meter, wifi, service states and counters 
       // Frozen, so the device date and time the answer carries are the ones computed below.
       clock.freeze();
       ctx.services.set('modbus', { state: 'running', port: 5020 });
-      ctx.services.set('mqtt', { state: 'disconnected', error: 'ECONNREFUSED' });
+      ctx.services.set('mqtt', { state: 'retrying', error: 'ECONNREFUSED', link: 'disconnected' });
       ctx.store.ingest(syntheticReading(clock.now()));
       ctx.store.reject('crc');
       const body = (await send(baseUrl, 'GET', '/api/v1/system')).json();

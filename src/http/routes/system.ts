@@ -126,11 +126,20 @@ function systemMeter(ctx: AppContext): SystemMeterView {
   return out;
 }
 
+/** The real device's script engine state, in its own words (not an output's state). */
+const BERRY_STATES = ['IDLE', 'RUNNING', 'ERROR'] as const;
+type BerryState = (typeof BERRY_STATES)[number];
+type BerryStatus = {
+  state: BerryState;
+  execution_status: { state: BerryState };
+};
+
 /** services.berry.execution_status.state (IDLE, RUNNING, ERROR) from the scripting output's fact `script`. */
-function withBerryStatus(services: Record<string, ServiceStatus>): Record<string, ServiceStatus> {
+function withBerryStatus(
+  services: Record<string, ServiceStatus>,
+): Record<string, ServiceStatus | BerryStatus> {
   const scripting = services.scripting?.script;
-  const state =
-    typeof scripting === 'string' && ['IDLE', 'RUNNING', 'ERROR'].includes(scripting) ? scripting : 'IDLE';
+  const state = BERRY_STATES.find((word) => word === scripting) ?? 'IDLE';
   return { ...services, berry: { state, execution_status: { state } } };
 }
 

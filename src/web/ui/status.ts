@@ -115,7 +115,7 @@ function serviceLine(name: OutputName, status: ServiceStatusView | undefined): H
 }
 
 /** States a `data-quiet` element (the dashboard) leaves out: services nobody switched on. */
-const QUIET = new Set(['off', 'disabled', 'stopped']);
+const QUIET = new Set(['disabled']);
 
 function render(container: HTMLElement, system: SystemView): void {
   // The declared outputs the board names (each has its label); web/status-names checks the page's lists.
