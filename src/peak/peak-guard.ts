@@ -273,10 +273,17 @@ export class PeakGuard
       return;
     }
     this.rebuild = 'pending';
-    void seedFromHistory(engine, this.minutes, meter, at, kwh, this.log, () => this.engine === engine)
-      .finally(() => {
-        if (this.engine === engine) this.rebuild = 'done';
-      });
+    void seedFromHistory(
+      engine,
+      this.minutes,
+      meter,
+      at,
+      kwh,
+      this.log,
+      () => this.engine === engine,
+    ).finally(() => {
+      if (this.engine === engine) this.rebuild = 'done';
+    });
   }
 
   /** State first (atomically), then the calls: a crash between them never repeats a call. */
