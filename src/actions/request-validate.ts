@@ -43,7 +43,7 @@ function checkHttp(
     issues.add(`${field}.url`, 'must be a non-empty string', http.url);
   else {
     checkText(issues, `${field}.url`, http.url, constants);
-    // A URL that starts with a placeholder (`${const.url}/on`) is checked when it runs.
+    // A URL that starts with a ${variable} (`${const.url}/on`) is checked when it runs.
     if (!http.url.startsWith('${') && !/^https?:\/\//i.test(http.url))
       issues.add(`${field}.url`, 'must be an http:// or https:// URL', http.url);
   }
@@ -91,7 +91,7 @@ function checkModbus(
   constants: Record<string, ConstValue>,
 ): void {
   issues.keys(field, modbus, ['host', 'port', 'unit_id', 'func', 'address', 'type', 'value', 'timeout']);
-  // The device substitutes constants in modbus.host too; a host with placeholders is checked when it runs.
+  // The device substitutes constants in modbus.host too; a host with ${variables} is checked when it runs.
   if (typeof modbus.host === 'string' && modbus.host.includes('${'))
     checkText(issues, `${field}.host`, modbus.host, constants);
   else if (typeof modbus.host !== 'string' || !MODBUS_HOST.test(modbus.host))
@@ -113,7 +113,7 @@ function checkModbus(
   if (!typeOk) issues.add(`${field}.type`, `must be one of ${VALUE_TYPES.join(', ')}`, modbus.type);
   if (typeof modbus.value !== 'string') return issues.add(`${field}.value`, 'must be a string', modbus.value);
   checkText(issues, `${field}.value`, modbus.value, constants);
-  // A value with placeholders is checked when it runs (it is only known then).
+  // A value with ${variables} is checked when it runs (it is only known then).
   if (!funcOk || !typeOk || modbus.value.includes('${')) return;
   const type = (modbus.type as ValueType | undefined) ?? DEFAULTS.type;
   const encoded = payloadFor(modbus.func as 5 | 6 | 15 | 16, modbus.value, type);
