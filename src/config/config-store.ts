@@ -1,17 +1,24 @@
-import { readFileSync } from 'node:fs';
+/**
+ * The configuration store: loads the layers (schema defaults, admin file, state files, environment),
+ * serves the effective tree and applies API writes (docs/architecture.md#configuration).
+ */
 import { GuardedEmitter, type ListenerFailure } from '../guarded-emitter.js';
-import { formatNamed } from './formats.js';
-import { envNameOf, getPath, LEAVES, setPath, stateFileOf, type StateFileName } from './paths.js';
+import { environmentTree, readAdminFile } from './config-sources.js';
+import { deepFreeze, isDeepStrictEqual, merge, unsetPath } from './config-tree.js';
+import { getPath, setPath, stateFileOf, type StateFileName } from './paths.js';
 import { STATE_FILES, StateDirectory, type StateFileProblem } from './state-files.js';
 import type { AppConfig } from './types.js';
 import { ConfigError } from './config-error.js';
 import { overlayBehind, startupRuleCheck } from './rule-sources.js';
 import { ruleIssues } from './rules.js';
 import { checkTree, isWithin, schemaDefaults, type ValidationIssue } from './validation.js';
+import { lockedPathsOf, protectionIssues } from './write-checks.js';
 
 export { ConfigError } from './config-error.js';
 
 export type { ValidationIssue } from './validation.js';
+
+export { jsonErrorText } from './config-sources.js';
 
 export interface LoadOptions {
   configFile?: string;
@@ -44,93 +51,6 @@ export type ApplyResult =
       pending: () => string[];
     }
   | { ok: false; issues: ValidationIssue[] };
-
-/** An environment string parsed by the leaf's format; unparseable text stays text and fails validation. */
-function parseEnvValue(format: string, text: string): unknown {
-  const fromEnv = formatNamed(format)?.fromEnv;
-  return fromEnv ? fromEnv(text) : text;
-}
-
-function environmentTree(env: NodeJS.ProcessEnv): { tree: Record<string, unknown>; unknown: string[] } {
-  const tree: Record<string, unknown> = {};
-  const byName = new Map([...LEAVES.values()].map((leaf) => [envNameOf(leaf.path), leaf]));
-  const unknown: string[] = [];
-  for (const [name, text] of Object.entries(env)) {
-    if (!name.startsWith('METER_GATEWAY_') || text === undefined) continue;
-    const leaf = byName.get(name);
-    if (!leaf) unknown.push(name);
-    else setPath(tree, leaf.path, parseEnvValue(leaf.format, text));
-  }
-  return { tree, unknown };
-}
-
-function readAdminFile(path: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(path, [
-      { field: '', message: `cannot read config file: ${(error as Error).message}` },
-    ]);
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(path, [
-      {
-        field: '',
-        message: `not a valid JSON config file: ${jsonErrorText(text, (error as Error).message)}`,
-      },
-    ]);
-  }
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    throw new ConfigError(path, [{ field: '', message: 'not a valid JSON config file: not a JSON object' }]);
-  return data as Record<string, unknown>;
-}
-
-/**
- * JSON.parse's complaint with the line and column it points at (1-based, as editors count), worked
- * out from the character offset V8 reports (`at position N`; the end for an unexpected end).
- */
-export function jsonErrorText(text: string, message: string): string {
-  const reported = /\(line (\d+) column (\d+)\)/.exec(message);
-  const position = /at position (\d+)/.exec(message);
-  let where: string | undefined;
-  if (reported) where = `line ${reported[1]}, column ${reported[2]}`;
-  else if (position || /end of JSON input/.test(message)) {
-    const offset = Math.min(position ? Number(position[1]) : text.length, text.length);
-    const before = text.slice(0, offset).split('\n');
-    where = `line ${before.length}, column ${before.at(-1)!.length + 1}`;
-  }
-  const what = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '');
-  return where ? `${where}: ${what}` : what;
-}
-
-/**
- * Deep merge of the schema's sections; a leaf's value (scalar, array, or an object such as the
- * actions definition) replaces the one below it whole. Keys are defined as own properties, so a
- * key such as `__proto__` in a file is a name like any other (the schema check reports it).
- */
-function merge(
-  target: Record<string, unknown>,
-  source: Record<string, unknown>,
-  prefix = '',
-): Record<string, unknown> {
-  for (const [key, value] of Object.entries(source)) {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
-    const current = Object.hasOwn(target, key) ? target[key] : undefined;
-    if (!LEAVES.has(path) && isPlainObject(value) && isPlainObject(current)) merge(current, value, path);
-    else Object.defineProperty(target, key, { value: structuredClone(value), ...OWN });
-  }
-  return target;
-}
-
-const OWN = { writable: true, enumerable: true, configurable: true } as const;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The configuration: schema defaults < admin file (--config) < state directory overlay < environment.
@@ -340,58 +260,4 @@ export class ConfigStore extends GuardedEmitter<ConfigEvents> {
     }
     return { ok: true, changed: changed.map(([path]) => path), ...delivery };
   }
-}
-
-/** The add-on's paths (addon.locked) when running as an add-on; a path that is no API setting fails the load. */
-function lockedPathsOf(tree: Record<string, unknown>): Set<string> {
-  if (getPath(tree, 'addon.enable') !== true) return new Set();
-  const paths = String(getPath(tree, 'addon.locked') ?? '')
-    .split(',')
-    .filter((path) => path !== '');
-  const wrong = paths.filter((path) => stateFileOf(path) === undefined);
-  if (wrong.length > 0)
-    throw new ConfigError(
-      'addon.locked',
-      wrong.map((path) => ({ field: 'addon.locked', message: 'not a setting the API writes', value: path })),
-    );
-  return new Set(paths);
-}
-
-/**
- * Protection on with no password would leave nothing to authenticate against: a write that would
- * end there is refused (the request is rejected, not the lock-out applied).
- */
-function protectionIssues(
-  candidate: Record<string, unknown>,
-  changes: ReadonlyMap<string, unknown>,
-): ValidationIssue[] {
-  if (!changes.has('system.protection') && !changes.has('system.password')) return [];
-  if (getPath(candidate, 'system.protection') !== true || getPath(candidate, 'system.password') !== '')
-    return [];
-  return [
-    {
-      field: 'system.password',
-      message: 'a password is required while system.protection is on (set both in one request)',
-    },
-  ];
-}
-
-/** Issues of the tree rules that a write would introduce (those of the current tree are not its fault). */
-function unsetPath(tree: Record<string, unknown>, path: string): void {
-  const keys = path.split('.');
-  const parent = getPath(tree, keys.slice(0, -1).join('.'));
-  if (keys.length === 1) delete tree[keys[0]!];
-  else if (isPlainObject(parent)) delete parent[keys[keys.length - 1]!];
-}
-
-function isDeepStrictEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -12,14 +12,11 @@ import { mergePoints, type HistoryPoint } from './point.js';
 import { RegisterDelta } from './register-delta.js';
 import { restoreOpenBuckets } from './restore.js';
 import { RingFile } from './ring-file.js';
-import {
-  COUNTER_KEYS,
-  COUNTER_OBIS,
-  COUNTERS_CODEC,
-  hasCounters,
-  type QuarterCounters,
-} from './quarter-counters.js';
+import { COUNTERS_CODEC, hasCounters, type QuarterCounters } from './quarter-counters.js';
+import { countersOf, QUARTERS_FILE, readQuarters, type QuarterRecord } from './quarter-records.js';
 import { RESOLUTIONS, TIERS, type Resolution } from './tiers.js';
+
+export { QUARTERS_FILE, type QuarterRecord } from './quarter-records.js';
 
 /**
  * OBIS codes of the quantities the history keeps, by their live keys (docs/architecture.md#live-payload:
@@ -36,15 +33,6 @@ const OBIS = {
   eIn: obisOfLive('E_In'),
   eOut: obisOfLive('E_Out'),
 };
-
-/** A quarter hour of the extended 15-minute tier: its registers at the end, and its point when stored. */
-export interface QuarterRecord {
-  counters: QuarterCounters;
-  point?: HistoryPoint;
-}
-
-/** Ring file of the quarter-hour registers beside the tiers' files (docs/architecture.md#push). */
-export const QUARTERS_FILE = 'quarters.ring';
 
 /** The minute timer fires this long after the boundary, so a reading stamped at :00.000 is in. */
 const TICK_DELAY_MS = 50;
@@ -195,29 +183,7 @@ export class HistoryRecorder implements Service {
   async quarters(after: number, until: number, limit: number): Promise<QuarterRecord[] | undefined> {
     return this.enqueue(async () => {
       if (!this.rings || !this.counterRing) return undefined;
-      const tier = TIERS['15m'];
-      const found: QuarterRecord[] = [];
-      const last = tier.numberOf(until);
-      // The ring holds a year; older quarters are gone, so the scan starts at most a ring back.
-      let first = Math.max(tier.numberOf(after) + 1, last - tier.capacity + 1);
-      // Chunks of the batch size: a dense backlog is read once, a sparse one in a few more reads.
-      const chunk = Math.max(limit, 96);
-      while (first <= last && found.length < limit) {
-        const end = Math.min(last, first + chunk - 1);
-        const counters = (await this.counterRing.readRange(first, end)).filter(hasCounters);
-        if (counters.length > 0) {
-          const lastFound = tier.numberOf(counters[Math.min(counters.length, limit - found.length) - 1]!.t);
-          const points = await this.rings['15m'].readRange(tier.numberOf(counters[0]!.t), lastFound);
-          const byStart = new Map(points.map((point) => [point.t, point]));
-          for (const record of counters) {
-            if (found.length >= limit) break;
-            const point = byStart.get(record.t);
-            found.push(point ? { counters: record, point } : { counters: record });
-          }
-        }
-        first = end + 1;
-      }
-      return found;
+      return readQuarters(this.counterRing, this.rings['15m'], after, until, limit);
     });
   }
 
@@ -243,11 +209,7 @@ export class HistoryRecorder implements Service {
       tariff: reading.tariff,
     });
     // After the add: a minute that this reading closed took the registers of the reading before.
-    const counters = { t: TIERS['15m'].bucketOf(at), at } as QuarterCounters;
-    for (const key of COUNTER_KEYS) {
-      const register = value(COUNTER_OBIS[key]);
-      counters[key] = register !== undefined && Number.isFinite(register) ? register : null;
-    }
+    const counters = countersOf(reading, at);
     this.lastCounters = hasCounters(counters) ? counters : undefined;
   }
 

@@ -1,3 +1,7 @@
+/**
+ * The Modbus RTU slave as an output (docs/architecture.md#output-contract): its slice, facts and
+ * line settings are in rtu-slice.ts, the frames in rtu-slave.ts.
+ */
 import type { PeakGuard } from '../peak/peak-guard.js';
 import type { ExportLimiter } from '../export-limiter/limiter.js';
 import { type Timer } from '../clock.js';
@@ -5,17 +9,25 @@ import { existsSync } from 'node:fs';
 import { Backoff, RECONNECT_CAP_MS } from '../backoff.js';
 import type { AppContext } from '../context.js';
 import { SerialLink } from '../serial/serial-link.js';
-import { formatLine, type LineSettings } from '../serial/line-settings.js';
-
+import { formatLine } from '../serial/line-settings.js';
 import type { AppConfig } from '../config/types.js';
-import type { DeclaredOutput, MeterLookup, MeterRef, OutputStatus, OutputView } from '../output.js';
-import type { ProfileName } from '../modbus-protocol/profiles/catalogue.js';
-import type { SlaveLine } from '../modbus-protocol/profiles/grid-values.js';
-import { RegisterFeed, type FeedSettings } from './register-feed.js';
+import type { DeclaredOutput, MeterLookup, MeterRef, OutputView } from '../output.js';
+import { RegisterFeed } from './register-feed.js';
 import { ReadingStore } from '../reading/store.js';
 import { interFrameMs } from '../modbus-protocol/rtu-frame.js';
 import { RtuSlave } from './rtu-slave.js';
 import { SlaveOutput } from './slave-output.js';
+import {
+  feedSettings,
+  lineSettings,
+  portSettings,
+  type ModbusRtuCounters,
+  type ModbusRtuFacts,
+  type RtuSettings,
+  type RtuSlice,
+} from './rtu-slice.js';
+
+export type { ModbusRtuCounters, ModbusRtuFacts, ModbusRtuStatus, RtuSlice } from './rtu-slice.js';
 
 /**
  * How often the open device node is checked for presence. An unplugged USB adapter's node goes
@@ -23,28 +35,6 @@ import { SlaveOutput } from './slave-output.js';
  * a request, so the node is checked instead.
  */
 const PRESENCE_CHECK_MS = 1000;
-
-/** The RTU slave's counters, read from the slave while the port is open. */
-export interface ModbusRtuCounters {
-  requests: number;
-  exceptions: number;
-  bad_frames: number;
-  other_unit: number;
-}
-
-/** The facts of the `modbus_rtu` status line: the port and line it serves, the meter it emulates, its counters. */
-export type ModbusRtuFacts = ModbusRtuCounters & {
-  device: string;
-  line: string;
-  unit_id: number;
-  profile: ProfileName;
-  /** services.modbus_rtu.meter. */
-  meter: string;
-  /** Whether that meter runs; while it does not, the slave serves the profile's "no data" values. */
-  meter_running: boolean;
-};
-
-export type ModbusRtuStatus = OutputStatus<ModbusRtuFacts>;
 
 /**
  * The Modbus RTU service: a slave on an RS485 adapter (services.modbus_rtu.device) that answers
@@ -288,42 +278,6 @@ export class ModbusRtuService
     this.link = undefined;
     if (link) await link.close();
   }
-}
-
-type RtuSettings = AppConfig['services']['modbus_rtu'];
-
-/** The RTU slave's settings, the meter it emulates and the custom layout its whatwatt profile serves. */
-export interface RtuSlice {
-  rtu: RtuSettings;
-  /** services.modbus_rtu.meter, resolved by the runner. */
-  meter: MeterRef;
-  layout: AppConfig['modbus']['layout'];
-  /** The frequency served while the meter sends none (modbus.nominal_frequency). */
-  nominalFrequency: number;
-}
-
-function slaveLine(rtu: RtuSettings): SlaveLine {
-  return {
-    unitId: rtu.unit_id,
-    baudRate: rtu.baud,
-    parity: rtu.parity,
-    stopBits: rtu.stop_bits === 2 ? 2 : 1,
-  };
-}
-
-function lineSettings(rtu: RtuSettings): LineSettings {
-  const line = slaveLine(rtu);
-  return { baudRate: line.baudRate, dataBits: 8, parity: line.parity, stopBits: line.stopBits };
-}
-
-/** What the port is opened with: every RTU setting but those that only change the register values. */
-function portSettings(rtu: RtuSettings): string {
-  const { profile: _profile, direction: _direction, meter: _meter, ...port } = rtu;
-  return JSON.stringify(port);
-}
-
-function feedSettings(rtu: RtuSettings): FeedSettings {
-  return { profile: rtu.profile, direction: rtu.direction, line: slaveLine(rtu) };
 }
 
 export function createModbusRtuService(

@@ -1,3 +1,7 @@
+/**
+ * The peak guard as an output (docs/architecture.md#peak-guard): its slice and the shapes around it
+ * are in guard-slice.ts, the import price its engine weighs in import-price.ts.
+ */
 import { type Timer } from '../clock.js';
 import { EventEmitter } from 'node:events';
 import type { AppConfig } from '../config/types.js';
@@ -7,19 +11,13 @@ import {
   sameSlice,
   type DeclaredOutput,
   type MeterLookup,
-  type MeterRef,
-  type OutputStatus,
   type OutputView,
   type StatusPort,
 } from '../output.js';
 import type { Reading } from '../reading/reading.js';
 import type { ReadingStore } from '../reading/store.js';
-import { PeakEngine, windowSeconds, type PeakPrice } from './engine.js';
-import { parseTimeOfUse, priceAtMinute } from '../history/costs.js';
-import { localMinute } from '../prices/local-day.js';
-import { windowAt } from './window.js';
+import { PeakEngine, windowSeconds } from './engine.js';
 import type { PeakEvent, PeakSettings, PeakSnapshot, PeakStep } from './engine-types.js';
-import { normalizeStages } from './stages.js';
 import { PeakStateFile } from './state-file.js';
 import { MonthPeaks, type MonthRecord } from './months.js';
 import { topN } from './tariff-model.js';
@@ -27,50 +25,21 @@ import { peakView, type MonthEntry } from './view.js';
 import type { ExportLimiterDecision } from '../contracts/export-limiter.js';
 import type { PeakView } from '../contracts/peak.js';
 import { MeterDemand } from './meter-demand.js';
-import { energySince, type MinuteSource } from './rebuild.js';
+import { seedFromHistory, type MinuteSource } from './rebuild.js';
+import {
+  importOf,
+  selectPeakSlice,
+  settingsOf,
+  type PeakActions,
+  type PeakGuardFacts,
+  type PeakSlice,
+} from './guard-slice.js';
+import { importPriceAt } from './import-price.js';
+
+export type { PeakActions, PeakGuardFacts, PeakGuardStatus, PeakSlice } from './guard-slice.js';
 
 export const PEAK_SERVICE = 'peak_guard';
 const LOCK_OWNER = 'peak guard';
-
-/** What the guard needs of the actions engine: calls, and trigger locks. */
-export interface PeakActions {
-  call(id: string, trigger: string): { ok: boolean; reason?: string };
-  lock(owner: string, ids: ReadonlySet<string>): void;
-}
-
-export interface PeakSlice {
-  enabled: boolean;
-  /** The guarded meter (services.peak_guard.meter, empty: the primary `main`). */
-  meter: MeterRef;
-  /** The meters the stages name, by id (their power is read at each reading of the guarded one). */
-  stageMeters: MeterRef[];
-  settings: PeakSettings;
-  timeoutS: number;
-}
-
-/** The status facts of the peak guard: the meter it guards. */
-export type PeakGuardFacts = { meter: string };
-export type PeakGuardStatus = OutputStatus<PeakGuardFacts>;
-
-/** The slice without its meter handles: what a new engine is built from. */
-function settingsOf(slice: PeakSlice): Omit<PeakSlice, 'meter' | 'stageMeters'> & { meter: string } {
-  return {
-    enabled: slice.enabled,
-    meter: slice.meter.id,
-    settings: slice.settings,
-    timeoutS: slice.timeoutS,
-  };
-}
-
-/** The import counter A+ (1.8.0, else the sum of the tariff registers) and power (1.7.0). */
-function importOf(reading: Reading): { kwh: number; kw: number } | undefined {
-  const total = reading.values.get('1.8.0')?.value;
-  const t1 = reading.values.get('1.8.1')?.value;
-  const t2 = reading.values.get('1.8.2')?.value;
-  const kwh = total ?? (t1 !== undefined && t2 !== undefined ? t1 + t2 : undefined);
-  const kw = reading.values.get('1.7.0')?.value;
-  return kwh === undefined || kw === undefined ? undefined : { kwh, kw };
-}
 
 /**
  * The peak guard as an output (docs/architecture.md#peak-guard): feeds the guarded meter's
@@ -114,17 +83,7 @@ export class PeakGuard
   }
 
   select(config: AppConfig, meters: MeterLookup): PeakSlice {
-    const peak = config.services.peak_guard;
-    const { enabled, meter, ...rest } = peak;
-    const settings = { ...rest, stages: normalizeStages(peak.stages) } as PeakSettings;
-    const stageMeters = [...new Set(settings.stages.flatMap((stage) => stage.meter ?? []))].sort();
-    return {
-      enabled,
-      meter: meters.ref(meter || 'main'),
-      stageMeters: stageMeters.map((id) => meters.ref(id)),
-      settings,
-      timeoutS: config.meter.timeout,
-    };
+    return selectPeakSlice(config, meters);
   }
 
   enabled(slice: PeakSlice): boolean {
@@ -147,7 +106,7 @@ export class PeakGuard
     this.watch(undefined);
     const persisted = this.engine?.persisted() ?? this.loadState();
     this.engine = new PeakEngine(next.slice.settings, next.slice.timeoutS * 1000, persisted);
-    this.engine.setPrice((at) => this.importPrice(at));
+    this.engine.setPrice((at) => importPriceAt(this.ctx.config.config, this.ctx.prices, at));
     this.rebuild = 'check';
     // A stage removed from the settings while shed is restored now, newest first, once.
     const removed = this.engine.restoreRemoved(this.ctx.now(), before?.settings.stages ?? []);
@@ -248,25 +207,6 @@ export class PeakGuard
     return limiter ? { ...view, export_limiter: limiter } : view;
   }
 
-  /**
-   * The import price of the quarter of `at` when services.costs prices import by the day-ahead
-   * series (mode dynamic, docs/architecture.md#prices): the market price, else the direction's
-   * fallback (fixed or time-of-use) flagged estimated, as the costs price such a quarter. Other
-   * modes: null, the marginal cost is the capacity charge alone.
-   */
-  private importPrice(at: number): PeakPrice | null {
-    const prices = this.ctx.config.config.services.costs.import;
-    if (prices.mode !== 'dynamic') return null;
-    const market = this.ctx.prices.quarterAt(at);
-    if (market && market.import !== null && !market.estimated)
-      return { price: market.import, estimated: false };
-    const fallback =
-      prices.fallback === 'time_of_use'
-        ? priceAtMinute(parseTimeOfUse(prices.time_of_use), localMinute(at))
-        : prices.price;
-    return fallback === null ? null : { price: fallback, estimated: true };
-  }
-
   /** State files found invalid and set aside since the start. */
   stateRejections = 0;
 
@@ -333,22 +273,17 @@ export class PeakGuard
       return;
     }
     this.rebuild = 'pending';
-    const start = windowAt(at, windowSeconds(engine.settingsInUse)).start;
-    void this.minutes(meter, start, at)
-      .then((points) => {
-        const energy = energySince(points ?? [], start, at);
-        if (this.engine !== engine || energy.minutes === 0) return;
-        engine.seedWindow(at, kwh, energy.kwh);
-        this.log.info(
-          `peak guard: running value rebuilt from ${energy.minutes} history minutes (${energy.estimatedS.toFixed(0)} s estimated)`,
-        );
-      })
-      .catch((error: unknown) =>
-        this.log.warn(`peak guard: history not readable: ${(error as Error).message}`),
-      )
-      .finally(() => {
-        if (this.engine === engine) this.rebuild = 'done';
-      });
+    void seedFromHistory(
+      engine,
+      this.minutes,
+      meter,
+      at,
+      kwh,
+      this.log,
+      () => this.engine === engine,
+    ).finally(() => {
+      if (this.engine === engine) this.rebuild = 'done';
+    });
   }
 
   /** State first (atomically), then the calls: a crash between them never repeats a call. */

@@ -1,4 +1,7 @@
 import type { HistoryPoint } from '../history/point.js';
+import type { Logger } from '../log.js';
+import { windowSeconds, type PeakEngine } from './engine.js';
+import { windowAt } from './window.js';
 
 /**
  * The energy imported since a window's start, rebuilt from the history's minutes after a restart
@@ -43,4 +46,32 @@ export function energySince(points: readonly HistoryPoint[], start: number, at: 
   if (minutes === 0) return { kwh: 0, minutes: 0, estimatedS: 0 };
   const gapS = Math.max(0, (at - lastEnd) / 1000);
   return { kwh: kwh + (lastKw * gapS) / 3600, minutes, estimatedS: gapS };
+}
+
+/**
+ * Seeds the engine's current window with the energy of the history's closed minutes since its
+ * start (the guard asks while the engine has no state for that window); nothing when the history
+ * has no minute of it or `current` says the engine was replaced meanwhile. A history that cannot be
+ * read is logged, never thrown.
+ */
+export function seedFromHistory(
+  engine: PeakEngine,
+  minutes: MinuteSource,
+  meter: string,
+  at: number,
+  kwh: number,
+  log: Logger,
+  current: () => boolean,
+): Promise<void> {
+  const start = windowAt(at, windowSeconds(engine.settingsInUse)).start;
+  return minutes(meter, start, at)
+    .then((points) => {
+      const energy = energySince(points ?? [], start, at);
+      if (!current() || energy.minutes === 0) return;
+      engine.seedWindow(at, kwh, energy.kwh);
+      log.info(
+        `peak guard: running value rebuilt from ${energy.minutes} history minutes (${energy.estimatedS.toFixed(0)} s estimated)`,
+      );
+    })
+    .catch((error: unknown) => log.warn(`peak guard: history not readable: ${(error as Error).message}`));
 }
