@@ -16,7 +16,7 @@ export const MQTT_SCHEMA = {
     template: text(
       '{"P_In":${1_7_0},"P_Out":${2_7_0},"E_In":${1_8_0},"E_Out":${2_8_0},"Sys":{"Id":"${sys.id}"}}',
       8192,
-      'Payload template with ${variable} placeholders (docs/architecture.md#mqtt-template).',
+      'Payload template in which each ${variable} is replaced by its value (docs/architecture.md#mqtt-template).',
     ),
     qos: int(0, 0, 2, 'QoS of published messages (0..2).'),
     retain: bool(false, 'Retain flag of published messages.'),
