@@ -9,10 +9,6 @@ import { pageRelative } from './api.js';
  */
 const listeners = new Map<string, Array<(data: never) => void>>();
 
-const emit = (name: string, data?: unknown): void => {
-  for (const listener of listeners.get(name) ?? []) listener(data as never);
-};
-
 /** Listens to the stream's `name` events (their JSON data), or to `open` / `error`. */
 export function onStream<T = undefined>(name: string, listener: (data: T) => void): void {
   listeners.set(name, [...(listeners.get(name) ?? []), listener]);
@@ -21,11 +17,13 @@ export function onStream<T = undefined>(name: string, listener: (data: T) => voi
 /** Opens the stream once every part of the page listens. */
 export function startStream(): void {
   const source = new EventSource(pageRelative('/api/v1/page/stream?parts=live,peak,limiter'));
-  source.onopen = () => emit('open');
   source.onerror = () => {
-    emit('error');
     if (source.readyState === EventSource.CLOSED) setTimeout(startStream, 5_000);
   };
-  for (const name of listeners.keys())
-    source.addEventListener(name, (event) => emit(name, JSON.parse((event as MessageEvent<string>).data)));
+  // `open` and `error` are plain events, without data.
+  for (const [name, named] of listeners)
+    source.addEventListener(name, (event) => {
+      const data = (event as MessageEvent<string>).data;
+      for (const listener of named) listener((data === undefined ? data : JSON.parse(data)) as never);
+    });
 }
