@@ -56,9 +56,10 @@ const IDENTITY_FIELDS: Array<[key: keyof SystemView['meter'], label: MessageKey]
 
 /**
  * The dashboard: meter status and identity (polled from /api/v1/system), the latest reading from
- * the page's stream (`live` events, src/web/ui/page-stream.ts) and a rolling chart of the last minutes. A value
- * is shown as current only while the stream is open, the meter status is OK and the last event is
- * younger than the staleness limit; otherwise the cards are greyed and a banner says why.
+ * the page's stream (`live` events, src/web/ui/page-stream.ts) and a rolling chart of the last
+ * minutes. A value is shown as current only while the stream is open, the meter status is OK and
+ * the last event is younger than the staleness limit; otherwise the cards are greyed and a banner
+ * says why.
  */
 export class Dashboard {
   private connected = false;

@@ -11,8 +11,9 @@ type Listener = (data: PeakData) => void;
 
 /**
  * The peak guard's events of the page's one stream (src/web/ui/page-stream.ts): the dashboard card
- * and the peak page both listen. A stream the server dropped as a slow consumer (docs/architecture.md#hostile-input) misses what
- * was sent meanwhile: its reconnect listeners read that again.
+ * and the peak page both listen. A stream the server dropped as a slow consumer
+ * (docs/architecture.md#hostile-input) misses what was sent meanwhile: its reconnect listeners
+ * read that again.
  */
 export class PeakLive {
   private readonly listeners: Listener[] = [];
