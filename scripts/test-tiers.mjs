@@ -53,6 +53,7 @@ export const SYSTEM_TIER = [
   'web/meters-page',
   'web/peak-pages',
   'web/limiter-page',
+  'web/two-tabs',
   'web/prices-pages',
   'web/settings-forms',
   'web/apply-answers',

@@ -165,8 +165,8 @@ function registerRoutes(router: Router, context: AppContext, parts: DaemonParts,
   registerModbusRoutes(router, context);
   registerPricesRoutes(router, context, parts.prices);
   registerActionsRoutes(router, context, parts.actions);
-  registerPeakRoutes(router, context, peak);
-  registerExportLimiterRoutes(router, context, limiter);
+  registerPeakRoutes(router, context, peak, core.page);
+  registerExportLimiterRoutes(router, context, limiter, core.page);
   registerMqttRoutes(router, context, parts.mqtt);
   registerMqttDiscoveryRoutes(router, context);
   registerProbeRoute(router, context);

@@ -8,18 +8,21 @@ import type { ApiRequest } from './router.js';
 /** Sends one Server-Sent Event (`event: <name>`, `data: <JSON>`) to the stream's client. */
 export type SendEvent = (event: string, data: unknown) => void;
 
+/** Writes bytes already in SSE wire form (an event serialised once for every client, a comment). */
+export type WriteRaw = (bytes: Buffer | string) => void;
+
 /** A Server-Sent Events endpoint of one domain object (the peak guard, the export limiter). */
 export interface EventStreamOptions {
   /** How a refusal names the stream: `at most 16 <what> stream clients`. */
   what: string;
-  /** Clients at the most; one more is answered 503. */
-  maxClients: number;
+  /** Clients at the most, or the setting that holds it; one more is answered 503. */
+  maxClients: number | (() => number);
   /** Drops a client that does not read (docs/architecture.md#hostile-input). */
   slow: SlowConsumerGuard;
   /** Whose `system.protection` ends the streams opened without credentials when switched on. */
   config: ConfigStore;
   /** Sends the current state, subscribes `send` to the object's events; returns the unsubscribe. */
-  subscribe(send: SendEvent): () => void;
+  subscribe(send: SendEvent, write: WriteRaw, request: ApiRequest): () => void;
 }
 
 /**
@@ -34,20 +37,17 @@ export function eventStream(
 ): (request: ApiRequest, response: ServerResponse) => void {
   const clients = new Set<ServerResponse>();
   return (request, response) => {
-    if (clients.size >= options.maxClients)
-      throw new HttpError(
-        503,
-        'service_unavailable',
-        `at most ${options.maxClients} ${options.what} stream clients`,
-      );
+    const max = typeof options.maxClients === 'number' ? options.maxClients : options.maxClients();
+    if (clients.size >= max)
+      throw new HttpError(503, 'service_unavailable', `at most ${max} ${options.what} stream clients`);
     const sink = responseSink(response);
-    const send: SendEvent = (event, data) => {
-      if (!response.writableEnded && !response.destroyed)
-        options.slow.write(sink, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const write: WriteRaw = (bytes) => {
+      if (!response.writableEnded && !response.destroyed) options.slow.write(sink, bytes);
     };
+    const send: SendEvent = (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     response.writeHead(200, [...SSE_HEADERS]);
     clients.add(response);
-    const unsubscribe = options.subscribe(send);
+    const unsubscribe = options.subscribe(send, write, request);
     const withoutCredentials = !options.config.config.system.protection;
     const onSettings = (paths: readonly string[]) => {
       if (paths.includes('system.protection') && options.config.config.system.protection) close();

@@ -140,7 +140,7 @@ test('behind an ingress proxy under a path prefix the page loads in a frame, str
   for (const path of [
     'GET /',
     'GET /app.js',
-    'GET /api/v1/live',
+    'GET /api/v1/page/stream?parts=live,peak,limiter',
     'GET /api/v1/system',
     'PUT /api/v1/settings',
   ]) {

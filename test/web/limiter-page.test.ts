@@ -1,5 +1,5 @@
 // The export limiter's web interface in real Chromium on an in-process gateway with a simulated
-// SunSpec inverter on loopback: the dashboard card follows /api/v1/export-limiter/stream (state,
+// SunSpec inverter on loopback: the dashboard card follows the page stream's export_limiter events (state,
 // grid power, the inverter's output and commanded limit), and the settings form stores
 // services.export_limiter (a number and an inverter row added), shows it again after a reload and
 // marks the server's 400 on the inverter field it names.
@@ -30,7 +30,7 @@ async function startGateway() {
       const core = registerCoreRoutes(router, ctx);
       registerMetersRoutes(router, ctx, core);
       limiter = new ExportLimiter(ctx, componentLogger(ctx.logger, 'export-limiter'));
-      registerExportLimiterRoutes(router, ctx, limiter);
+      registerExportLimiterRoutes(router, ctx, limiter, core.page);
       registerWebRoutes(router, ctx);
     },
   });

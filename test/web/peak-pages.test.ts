@@ -90,7 +90,7 @@ async function startGuard(
       actions = new ActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
       registerActionsRoutes(router, ctx, actions);
       guard = new PeakGuard(ctx, componentLogger(ctx.logger, 'peak'), actions);
-      registerPeakRoutes(router, ctx, guard);
+      registerPeakRoutes(router, ctx, guard, core.page);
       registerWebRoutes(router, ctx);
     },
   });
@@ -554,12 +554,12 @@ test('the peak page follows the window live, reads its months again after the st
   const page = await browser.context.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
-  // The page's first peak stream ends at once (as a stream dropped for a slow read does); the
+  // The page's first stream ends at once (as a stream dropped for a slow read does); the
   // browser's reconnect is held until the window below has closed, so its event never reaches it.
   let streams = 0;
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
-  await page.route('**/api/v1/peak/stream', async (route) => {
+  await page.route('**/api/v1/page/stream?*', async (route) => {
     streams += 1;
     if (streams === 1)
       return route.fulfill({ status: 200, contentType: 'text/event-stream', body: 'retry: 50\n\n' });

@@ -3,6 +3,7 @@ import { registerLiveRoutes, type LiveHub, type LiveHubOptions } from './live.js
 import { registerMeterScalerRoutes } from './meter-scalers.js';
 import { registerMeterSettingsRoutes } from './meter-settings.js';
 import { registerOpenApiRoute } from './openapi.js';
+import { registerPageStreamRoute, type PageStream } from './page-stream.js';
 import type { ReportCache } from '../../reading/report-cache.js';
 import { registerReportRoutes } from './report.js';
 import type { Router } from '../router.js';
@@ -24,6 +25,8 @@ export interface CoreRouteDeps {
 
 export interface CoreRoutes {
   live: LiveHub;
+  /** The web interface's one stream; the peak and export limiter routes add their parts. */
+  page: PageStream;
   report: ReportCache;
 }
 
@@ -40,10 +43,11 @@ export function registerCoreRoutes(router: Router, ctx: AppContext, deps: CoreRo
   registerSystemRoutes(router, ctx, wifiInfo, ethernetInfo);
   const report = registerReportRoutes(router, ctx);
   const live = registerLiveRoutes(router, ctx, deps.live);
+  const page = registerPageStreamRoute(router, ctx, live);
   registerSettingsRoutes(router, ctx, deps.settingsGuard);
   registerVariablesRoutes(router, ctx, wifiInfo);
   registerMeterSettingsRoutes(router, ctx);
   registerMeterScalerRoutes(router, ctx);
   registerOpenApiRoute(router, ctx);
-  return { live, report };
+  return { live, page, report };
 }

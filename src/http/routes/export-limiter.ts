@@ -4,6 +4,7 @@ import { contract } from '../contract-ref.js';
 import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 import { eventStream, type SendEvent } from '../event-stream.js';
+import type { PageStream } from './page-stream.js';
 import type { AppContext } from '../../context.js';
 import { SlowConsumerGuard } from '../../slow-consumer.js';
 
@@ -46,7 +47,10 @@ export function registerExportLimiterRoutes(
   router: Router,
   ctx: AppContext,
   limiter: ExportLimiter,
+  page?: PageStream,
 ): SlowConsumerGuard {
+  // The web interface's stream (src/http/routes/page-stream.ts) carries the same events.
+  page?.add('limiter', subscribeToLimiter(limiter));
   const slow = new SlowConsumerGuard('export_limiter', undefined, ctx.refusals);
   const stream = eventStream({
     what: 'export limiter',

@@ -10,6 +10,7 @@ import { sendJson } from '../respond.js';
 import type { Router } from '../router.js';
 import { SlowConsumerGuard } from '../../slow-consumer.js';
 import { eventStream, type SendEvent } from '../event-stream.js';
+import type { PageStream } from './page-stream.js';
 
 /**
  * The peak guard's endpoints (docs/architecture.md#peak-guard): its state, its month peaks, and
@@ -35,7 +36,14 @@ function subscribeToGuard(guard: PeakGuard): (send: SendEvent) => () => void {
   };
 }
 
-export function registerPeakRoutes(router: Router, ctx: AppContext, guard: PeakGuard): SlowConsumerGuard {
+/** `page`: the web interface's stream (src/http/routes/page-stream.ts), which carries the same events. */
+export function registerPeakRoutes(
+  router: Router,
+  ctx: AppContext,
+  guard: PeakGuard,
+  page?: PageStream,
+): SlowConsumerGuard {
+  page?.add('peak', subscribeToGuard(guard));
   const slow = new SlowConsumerGuard('peak', undefined, ctx.refusals);
   const stream = eventStream({
     what: 'peak',

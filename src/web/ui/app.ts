@@ -24,6 +24,7 @@ import { bindPeakPage } from './peak-page.js';
 import { bindPeakSettings } from './peak-settings.js';
 import { startLimiterCard } from './limiter-card.js';
 import { bindLimiterSettings } from './limiter-settings.js';
+import { startStream } from './page-stream.js';
 
 /**
  * The single-page app: hash routes #/dashboard, #/history, #/peak, #/actions, #/files, #/settings/<tab>. The dashboard's live
@@ -52,6 +53,7 @@ startPriceCard();
 startLimiterCard();
 const loadPeak = bindPeakPage(peakLive);
 peakLive.start();
+startStream();
 
 function route(): void {
   const [, page = 'dashboard', tab = 'system'] = location.hash.split('/');

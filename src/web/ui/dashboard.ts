@@ -1,10 +1,11 @@
 import type { LivePayload } from '../../contracts/reading.js';
 import type { SystemView } from '../../contracts/system.js';
-import { api, element, pageRelative } from './api.js';
+import { api, element } from './api.js';
 import { formatTime, decimalsOf, formatNumber, protocolVersionText } from './format.js';
 import { LiveChart } from './live-chart.js';
 import { t, tOr, type MessageKey } from './i18n/i18n.js';
 import { Headline } from './headline.js';
+import { onStream } from './page-stream.js';
 
 /** meter.timeout's default: a reading older than this is stale even while the meter status says OK. */
 const MIN_STALE_MS = 10_000;
@@ -55,12 +56,12 @@ const IDENTITY_FIELDS: Array<[key: keyof SystemView['meter'], label: MessageKey]
 
 /**
  * The dashboard: meter status and identity (polled from /api/v1/system), the latest reading from
- * the live stream (EventSource on /api/v1/live) and a rolling chart of the last minutes. A value
- * is shown as current only while the stream is open, the meter status is OK and the last event is
- * younger than the staleness limit; otherwise the cards are greyed and a banner says why.
+ * the page's stream (`live` events, src/web/ui/page-stream.ts) and a rolling chart of the last
+ * minutes. A value is shown as current only while the stream is open, the meter status is OK and
+ * the last event is younger than the staleness limit; otherwise the cards are greyed and a banner
+ * says why.
  */
 export class Dashboard {
-  private source: EventSource | undefined;
   private connected = false;
   private meterStatus = '';
   private lastEventAt = 0;
@@ -82,19 +83,13 @@ export class Dashboard {
   }
 
   private connect(): void {
-    const source = new EventSource(pageRelative('/api/v1/live'));
-    this.source = source;
-    source.onopen = () => {
-      this.connected = true;
+    const connected = (open: boolean) => () => {
+      this.connected = open;
       this.showFreshness();
     };
-    source.onerror = () => {
-      this.connected = false;
-      this.showFreshness();
-      // CLOSED: the server refused the stream (503 client limit, 401); EventSource gives up, we do not.
-      if (source.readyState === EventSource.CLOSED) setTimeout(() => this.connect(), 5_000);
-    };
-    source.addEventListener('live', (event) => this.onLive(JSON.parse((event as MessageEvent<string>).data)));
+    onStream('open', connected(true));
+    onStream('error', connected(false));
+    onStream<LivePayload>('live', (payload) => this.onLive(payload));
   }
 
   private async pollSystem(): Promise<void> {
@@ -104,7 +99,6 @@ export class Dashboard {
       this.showIdentity(system);
     } catch {
       this.meterStatus = '';
-      this.connected = this.source?.readyState === EventSource.OPEN && this.connected;
     }
     this.showFreshness();
   }

@@ -1,13 +1,14 @@
 import type { ExportLimiterView } from '../../contracts/export-limiter.js';
-import { api, element, pageRelative } from './api.js';
+import { element } from './api.js';
 import { formatNumber } from './format.js';
 import { t, type MessageKey } from './i18n/i18n.js';
+import { onStream } from './page-stream.js';
 
 /**
  * The dashboard's export limiter card (docs/architecture.md#export-limiter): mode, state, the
  * decision's reason, grid power against the target, and per inverter its reported output and the
- * limit the gateway holds, live from /api/v1/export-limiter/stream (`export_limiter` events, one
- * per control step). Shown only while the limiter is enabled.
+ * limit the gateway holds, live from the page's stream (`export_limiter` events, one per control
+ * step, src/web/ui/page-stream.ts). Shown only while the limiter is enabled.
  */
 
 const watts = (value: number | null): string => (value === null ? '—' : formatNumber(value, 0));
@@ -84,40 +85,9 @@ function show(card: HTMLElement, view: ExportLimiterView): void {
   );
 }
 
-/** How often a page whose limiter is off asks whether it was switched on. */
-const DISABLED_RECHECK_MS = 60_000;
-
-/**
- * Builds the card and follows the limiter stream while the limiter is enabled; reconnects as the
- * other streams of the page do. While it is off the page holds no stream for it, only a GET a
- * minute: a browser allows 6 connections to one host, and every open tab holds its streams, so an
- * unused one would leave a second tab's settings writes waiting for a free connection.
- */
+/** Builds the card, which follows the `export_limiter` events of the page's one stream. */
 export function startLimiterCard(): void {
   const card = element('limiter-card');
   build(card);
-  const connect = (): void => {
-    const source = new EventSource(pageRelative('/api/v1/export-limiter/stream'));
-    source.onerror = () => {
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5_000);
-    };
-    source.addEventListener('export_limiter', (event) => {
-      const view = JSON.parse((event as MessageEvent<string>).data) as ExportLimiterView;
-      show(card, view);
-      if (!view.enabled) {
-        source.close();
-        setTimeout(watch, DISABLED_RECHECK_MS);
-      }
-    });
-  };
-  const watch = (): void => {
-    api<ExportLimiterView>('GET', '/api/v1/export-limiter')
-      .then((view) => {
-        show(card, view);
-        if (view.enabled) connect();
-        else setTimeout(watch, DISABLED_RECHECK_MS);
-      })
-      .catch(() => setTimeout(watch, DISABLED_RECHECK_MS));
-  };
-  watch();
+  onStream<ExportLimiterView>('export_limiter', (view) => show(card, view));
 }

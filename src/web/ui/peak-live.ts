@@ -1,8 +1,8 @@
 import type { PeakView } from '../../contracts/peak.js';
-import { pageRelative } from './api.js';
+import { onStream } from './page-stream.js';
 
 /**
- * The peak guard's view as GET /api/v1/peak and the `peak` events of /api/v1/peak/stream send it
+ * The peak guard's view as GET /api/v1/peak and the `peak` events of the page's stream send it
  * (its contract: src/contracts/peak.ts): times ISO 8601 with the local offset, powers in kW.
  */
 export type PeakData = PeakView;
@@ -10,11 +10,10 @@ export type PeakData = PeakView;
 type Listener = (data: PeakData) => void;
 
 /**
- * One EventSource on /api/v1/peak/stream for the whole page: the dashboard card and the peak page
- * both listen. Reconnects as the dashboard's live stream does: the browser retries a dropped
- * stream itself; a refused one (503 client limit, 401) closes it, and then we retry after 5 s.
- * A stream the server dropped as a slow consumer (docs/architecture.md#hostile-input) misses what
- * was sent meanwhile: its reconnect listeners read that again.
+ * The peak guard's events of the page's one stream (src/web/ui/page-stream.ts): the dashboard card
+ * and the peak page both listen. A stream the server dropped as a slow consumer
+ * (docs/architecture.md#hostile-input) misses what was sent meanwhile: its reconnect listeners
+ * read that again.
  */
 export class PeakLive {
   private readonly listeners: Listener[] = [];
@@ -43,21 +42,17 @@ export class PeakLive {
   }
 
   start(): void {
-    const source = new EventSource(pageRelative('/api/v1/peak/stream'));
-    source.onopen = () => {
+    onStream('open', () => {
       if (!this.lost) return;
       this.lost = false;
       for (const listener of this.reconnectListeners) listener();
-    };
-    source.onerror = () => {
-      this.lost = true;
-      if (source.readyState === EventSource.CLOSED) setTimeout(() => this.start(), 5_000);
-    };
-    source.addEventListener('peak', (event) => {
-      this.latest = JSON.parse((event as MessageEvent<string>).data) as PeakData;
-      for (const listener of this.listeners) listener(this.latest);
     });
-    source.addEventListener('peak_event', () => {
+    onStream('error', () => (this.lost = true));
+    onStream<PeakData>('peak', (data) => {
+      this.latest = data;
+      for (const listener of this.listeners) listener(data);
+    });
+    onStream('peak_event', () => {
       for (const listener of this.eventListeners) listener();
     });
   }
