@@ -1,7 +1,6 @@
 import type { AppConfig } from '../config/types.js';
 import type { LimiterDecision, LimiterState } from '../contracts/export-limiter.js';
 import type { OutputStatus } from '../output.js';
-import type { Inverter } from './inverter.js';
 import type { RegisterWrite } from './sunspec.js';
 
 /**
@@ -67,11 +66,22 @@ export interface LimiterEvents {
   event: [{ at: number; type: string; message: string }];
 }
 
+/** What the site's state reads of each inverter (src/export-limiter/inverter.ts). */
+interface InverterProgress {
+  readonly state: InverterStatus['state'];
+  readonly commandedPct: number | null;
+  readonly commandedW: number | null;
+}
+
 /**
  * The site's state from its inverters and the decision: a busy or lost inverter (or one that did
  * not answer this step) wins over the decision; `limiting` while the gateway holds any limit.
  */
-export function siteState(inverters: Inverter[], ready: Inverter[], decision: Decision): LimiterState {
+export function siteState(
+  inverters: readonly InverterProgress[],
+  ready: readonly InverterProgress[],
+  decision: Decision,
+): LimiterState {
   if (inverters.length === 0) return 'idle';
   if (inverters.some((inverter) => inverter.state === 'busy')) return 'busy';
   if (

@@ -1,47 +1,19 @@
 /**
  * The inverter profiles the export limiter drives (docs/architecture.md#export-limiter): their
- * names, what a driver does and learns at the first contact, and the driver for a profile. The
- * drivers: SunSpec in sunspec-driver.ts, SolarEdge, Huawei and Victron in vendor-drivers.ts.
+ * names and what a driver does (inverter-driver.ts), and the driver for a profile. The drivers:
+ * SunSpec in sunspec-driver.ts; SolarEdge, Huawei and Victron in vendor-drivers.ts.
  */
 import type { RegisterLink } from './modbus-link.js';
-import type { RegisterWrite } from './sunspec.js';
+import type { InverterDriver, InverterProfileName } from './inverter-driver.js';
 import { SunSpecDriver } from './sunspec-driver.js';
 import { HuaweiDriver, SolarEdgeDriver, VictronEssDriver } from './vendor-drivers.js';
 
-/** The inverter profiles the limiter drives (docs/architecture.md#export-limiter). */
-export const INVERTER_PROFILES = ['sunspec', 'fronius', 'sma', 'solaredge', 'huawei', 'victron_ess'] as const;
-export type InverterProfileName = (typeof INVERTER_PROFILES)[number];
-
-/** What the limiter learns from an inverter before its first write. */
-export interface InverterFacts {
-  /** Rated maximum output (W): the setting, else SunSpec model 120 WRtg. */
-  wmaxW: number;
-  /** A limit already active when the gateway first met the inverter (%), null when none. */
-  installerPct: number | null;
-  /** The SunSpec control model written: 704 or 123; null for a vendor map. */
-  model: 704 | 123 | null;
-  /** Present output (W). */
-  outputW: number;
-  /** `setpoint` devices: the grid setpoint found at the first contact (W), restored on hand-back. */
-  setpointW?: number;
-}
-
-/** One inverter behind its profile: probe once, then read its output and write its limit. */
-export interface InverterDriver {
-  /**
-   * `limit`: the loop writes a PV output limit (% of WMax). `setpoint`: the device runs its own
-   * control loop on its own grid meter and the gateway writes it the grid power to hold (W).
-   */
-  readonly control: 'limit' | 'setpoint';
-  probe(configuredWmaxW: number | undefined): Promise<InverterFacts>;
-  readOutput(): Promise<number>;
-  /** Writes `percent` of WMax; the inverter falls back to `safePct` (704) or cancels (123) after `revertS` (0: never). */
-  writeLimit(percent: number, safePct: number, revertS: number): Promise<RegisterWrite>;
-  /** Cancels a limit the gateway set (the enable point cleared). */
-  cancel(): Promise<RegisterWrite>;
-  /** `setpoint` devices: writes the grid power to hold (W, import positive). */
-  writeSetpoint?(watts: number): Promise<RegisterWrite>;
-}
+export {
+  INVERTER_PROFILES,
+  type InverterDriver,
+  type InverterFacts,
+  type InverterProfileName,
+} from './inverter-driver.js';
 
 /** The driver of a profile (`sunspec`, `fronius` and `sma` share the SunSpec one). */
 export function createDriver(link: RegisterLink, profile: InverterProfileName): InverterDriver {

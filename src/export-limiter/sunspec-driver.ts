@@ -4,7 +4,7 @@
  * the output of model 101/102/103 (register maps in src/export-limiter/sunspec.ts).
  */
 import { LinkError, type RegisterLink } from './modbus-link.js';
-import type { InverterDriver, InverterFacts, InverterProfileName } from './profiles.js';
+import type { InverterDriver, InverterFacts, InverterProfileName } from './inverter-driver.js';
 import {
   M103,
   M120,

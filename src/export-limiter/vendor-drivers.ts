@@ -4,7 +4,7 @@
  * (grid setpoint), on the register maps of src/export-limiter/vendors.ts.
  */
 import { LinkError, type RegisterLink } from './modbus-link.js';
-import type { InverterDriver, InverterFacts } from './profiles.js';
+import type { InverterDriver, InverterFacts } from './inverter-driver.js';
 import type { RegisterWrite } from './sunspec.js';
 import { sunspecModels, sunspecOutput } from './sunspec-driver.js';
 import {

@@ -302,3 +302,51 @@ test('two domain folders importing each other are found, though the layer rule a
     'src/actions/example.ts -> src/prices/x.ts and src/prices/example.ts -> src/actions/y.ts',
   ]);
 });
+
+/** Groups of files that import each other in a loop (Tarjan's strongly connected components of two or more files). */
+function importLoops(found: readonly ImportSite[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const site of found) next.set(site.file, [...(next.get(site.file) ?? []), site.target]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const loops: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of next.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const loop: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      loop.push(member);
+    } while (member !== file);
+    if (loop.length > 1) loops.push(loop.sort());
+  };
+  for (const file of next.keys()) if (!index.has(file)) visit(file);
+  return loops;
+}
+
+test('no source files import each other in a loop, type imports included', () => {
+  const loops = importLoops(sites).map((loop) => loop.join(' -> '));
+  assert.deepEqual(loops, [], `import loops:\n  ${loops.join('\n  ')}`);
+});
+
+test('an import loop through a type import is found', () => {
+  const planted = [
+    ...importsOf(join(repoRoot, 'src/peak/a.ts'), "import type { B } from './b.js';"),
+    ...importsOf(join(repoRoot, 'src/peak/b.ts'), "import { c } from './c.js';"),
+    ...importsOf(join(repoRoot, 'src/peak/c.ts'), "import type { A } from './a.js';"),
+  ];
+  assert.deepEqual(importLoops(planted), [['src/peak/a.ts', 'src/peak/b.ts', 'src/peak/c.ts']]);
+});
