@@ -2,16 +2,23 @@ import { spawn } from 'node:child_process';
 import { testModuleCommand } from './environment.js';
 
 /**
+ * When the writer is killed: `delayMs` after its first report, or as soon as it has reported
+ * `reports` writes (it goes on writing while the report travels, so the kill still lands at an
+ * arbitrary point of a write; the number of writes per round no longer depends on how fast the
+ * disk syncs under load).
+ */
+export type KillPoint = number | { reports: number };
+
+/**
  * Runs a writer child (a test module that reports each completed write as a number on its own
- * line, counting up from `start`) with `args` and `start`, and SIGKILLs it `delayMs` after its
- * first report, so every round is killed mid-stream. Resolves with the last reported number
- * (`start - 1` when none).
+ * line, counting up from `start`) with `args` and `start`, and SIGKILLs it at `kill`, so every
+ * round is killed mid-stream. Resolves with the last reported number (`start - 1` when none).
  */
 export function killWriterAfter(
   module: string,
   args: readonly string[],
   start: number,
-  delayMs: number,
+  kill: KillPoint,
 ): Promise<number> {
   const { command, args: base } = testModuleCommand(module);
   return new Promise((resolve, reject) => {
@@ -20,7 +27,8 @@ export function killWriterAfter(
     let timer: NodeJS.Timeout | undefined;
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      timer ??= setTimeout(() => child.kill('SIGKILL'), delayMs);
+      if (typeof kill === 'number') timer ??= setTimeout(() => child.kill('SIGKILL'), kill);
+      else if (output.split('\n').length - 1 >= kill.reports) child.kill('SIGKILL');
     });
     child.on('error', reject);
     child.on('exit', () => {
