@@ -15,7 +15,7 @@ import { runOutput } from '../../src/output-runner.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { freeUdpPort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, type Running } from './runner-rig.js';
+import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The device outputs run by the runner (docs/architecture.md#output-contract): the Shelly UDP
 // personality and the HomeWizard personality through a real daemon and its HTTP API, the mDNS
@@ -87,24 +87,8 @@ async function getJson(url: string): Promise<{ status: number; body: unknown } |
   }
 }
 
-/** What the tests read of a write's answer: the error body of a 500, the 202's view. */
-interface WriteAnswer {
-  status: number;
-  body: {
-    error?: string;
-    details?: { saved?: boolean; failed?: { output: string; message: string }[] };
-    state?: string;
-    outputs?: string[];
-  };
-}
-
-async function put(base: string, path: string, body: unknown): Promise<WriteAnswer> {
-  const answer = await fetch(`${base}${path}`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
+function put(base: string, path: string, body: unknown): Promise<WriteAnswer> {
+  return sendJson(base, 'PUT', path, body);
 }
 
 /** One row per output of the group that listens on a port of its own. */

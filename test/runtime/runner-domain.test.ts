@@ -9,7 +9,7 @@ import { valuesOf } from '../../src/reading/reading.js';
 import type { ReadingStore } from '../../src/reading/store.js';
 import { freePort } from '../helpers/ports.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
-import { startDaemon, type Running } from './runner-rig.js';
+import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The domain outputs on the runner (docs/architecture.md#output-contract): the meter an output's
 // settings name is a meter ref the runner resolves; a meter that is not registered is a state of
@@ -19,23 +19,8 @@ import { startDaemon, type Running } from './runner-rig.js';
 
 registerConfigFormats();
 
-interface WriteAnswer {
-  status: number;
-  body: {
-    state?: string;
-    outputs?: string[];
-    error?: string;
-    details?: { saved?: boolean; failed?: { output: string; message: string }[] };
-  };
-}
-
-async function send(base: string, method: 'PUT' | 'POST', body: unknown): Promise<WriteAnswer> {
-  const answer = await fetch(`${base}/api/v1/settings`, {
-    method,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
+function send(base: string, method: 'PUT' | 'POST', body: unknown): Promise<WriteAnswer> {
+  return sendJson(base, method, '/api/v1/settings', body);
 }
 
 /** POST /api/v1/settings with the settings as they are, changed by `edit` (POST replaces them all). */

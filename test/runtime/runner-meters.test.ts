@@ -11,7 +11,7 @@ import { openStream } from '../http/sse-client.js';
 import { syntheticReading } from '../helpers/http-context.js';
 import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon } from './runner-rig.js';
+import { sendJson as send, startDaemon } from './runner-rig.js';
 
 // The runner with the meter inputs and the device outputs (docs/architecture.md#output-contract):
 // a failed start recovers when its cause goes away, a write an output cannot take up answers 500
@@ -19,24 +19,6 @@ import { startDaemon } from './runner-rig.js';
 // meter is followed onto its new store.
 
 registerConfigFormats();
-
-interface WriteAnswer {
-  status: number;
-  body: {
-    details?: { saved?: boolean; failed?: { output: string; message: string }[] };
-    state?: string;
-    outputs?: string[];
-  };
-}
-
-async function send(base: string, method: string, path: string, body: unknown): Promise<WriteAnswer> {
-  const answer = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
-}
 
 const post = (base: string, body: unknown) => send(base, 'POST', '/api/v1/settings', body);
 

@@ -15,7 +15,7 @@ import { SocatPty } from '../meter/transport/socat-pty.js';
 import { closeClient, connectClient } from '../modbus/clients.js';
 import { mbpollRtu, UNIT } from '../modbus/rtu-rig.js';
 import { mbpollValues } from '../modbus/clients.js';
-import { startDaemon, type Running } from './runner-rig.js';
+import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The Modbus TCP slave, the Modbus RTU slave and the meter proxy as declared outputs run by the
 // runner (docs/architecture.md#output-contract), through a real daemon and its HTTP API: a failed
@@ -26,11 +26,6 @@ import { startDaemon, type Running } from './runner-rig.js';
 // row in runner.test.ts.
 
 registerConfigFormats();
-
-interface WriteAnswer {
-  status: number;
-  body: { error?: string; details?: { saved?: boolean; failed?: { output: string; message: string }[] } };
-}
 
 /** The device's settings object as GET /api/v1/settings shows it (the parts these tests change). */
 interface Settings {
@@ -45,12 +40,7 @@ interface Settings {
 async function post(run: Running, edit: (settings: Settings) => void): Promise<WriteAnswer> {
   const settings = (await (await fetch(`${run.base}/api/v1/settings`)).json()) as Settings;
   edit(settings);
-  const answer = await fetch(`${run.base}/api/v1/settings`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(settings),
-  });
-  return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
+  return sendJson(run.base, 'POST', '/api/v1/settings', settings);
 }
 
 /** A loopback TCP port held by another program. */

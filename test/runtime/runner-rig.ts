@@ -63,3 +63,29 @@ export async function startDaemon(
     },
   };
 }
+
+/** What the tests read of a settings write's answer: the error body of a 500, the 202's view. */
+export interface WriteAnswer {
+  status: number;
+  body: {
+    error?: string;
+    details?: { saved?: boolean; failed?: { output: string; message: string }[] };
+    state?: string;
+    outputs?: string[];
+  };
+}
+
+/** A JSON write (`method` with `body` at `path` of `base`) and its answer. */
+export async function sendJson(
+  base: string,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<WriteAnswer> {
+  const answer = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
+}

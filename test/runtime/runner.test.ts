@@ -16,7 +16,7 @@ import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, type Running } from './runner-rig.js';
+import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The runner's failure model (docs/architecture.md#output-contract): a failed start is retried
 // until its cause goes away, a write that an output cannot take up answers 500 naming it, one that
@@ -68,24 +68,8 @@ async function answersUdp(port: number): Promise<boolean> {
   }
 }
 
-/** What the tests read of a write's answer: the error body of a 500, the 202's view. */
-interface WriteAnswer {
-  status: number;
-  body: {
-    error?: string;
-    details?: { saved?: boolean; failed?: { output: string; message: string }[] };
-    state?: string;
-    outputs?: string[];
-  };
-}
-
-async function put(base: string, path: string, body: unknown): Promise<WriteAnswer> {
-  const answer = await fetch(`${base}${path}`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
+function put(base: string, path: string, body: unknown): Promise<WriteAnswer> {
+  return sendJson(base, 'PUT', path, body);
 }
 
 /** The outputs a 500 names, and the first one's reason. */
