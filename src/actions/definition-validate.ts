@@ -6,7 +6,7 @@
  */
 import { cronProblem } from '../config/cron.js';
 import type { ValidationIssue } from '../config/validation.js';
-import { LIMITS, type ActionsDefinition, type ConstValue } from './definition.js';
+import { LIMITS, type ConstValue } from './definition.js';
 import { checkRequest } from './request-validate.js';
 import { checkCheapest, checkWhen } from './trigger-validate.js';
 import { checkNumber, Issues, isObject, RESERVED_NAMES } from './validate-kit.js';
@@ -92,9 +92,4 @@ export function definitionIssues(value: unknown): ValidationIssue[] {
     });
   }
   return issues.list.map((issue) => ({ ...issue, field: issue.field.replace(/^\./, '') }));
-}
-
-/** The definition typed, once definitionIssues found nothing. */
-export function asDefinition(value: unknown): ActionsDefinition {
-  return value as ActionsDefinition;
 }

@@ -20,7 +20,7 @@ import { SERVICES_SCHEMA } from './services-schema.js';
 // RFC 6762 §16 allows any UTF-8 label there, and the device announces the underscore form).
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9_-]*[A-Za-z0-9])?$/;
 
-export const SETTINGS_SCHEMA = {
+const SETTINGS_SCHEMA = {
   system: {
     name: text('meter-gateway', 31, 'Device name shown in the API and MQTT (spec: max length 31).'),
     host_name: text('meter-gateway', 31, 'Host name; also the HTTP Digest realm (spec: max length 31).', {
@@ -34,7 +34,7 @@ export const SETTINGS_SCHEMA = {
   services: SERVICES_SCHEMA,
 };
 
-export const MODBUS_SCHEMA = {
+const MODBUS_SCHEMA = {
   layout: {
     doc: 'Custom register layout (array of register sets) or null for the default layout.',
     format: 'modbus-layout' as const,
@@ -50,7 +50,7 @@ export const MODBUS_SCHEMA = {
 };
 
 /** Automation actions (docs/architecture.md#actions): the device's definition, stored whole. */
-export const ACTIONS_SCHEMA = {
+const ACTIONS_SCHEMA = {
   definition: {
     doc: 'Actions definition {const, actions} as POSTed to /api/v1/actions, or null for none.',
     format: 'actions-definition' as const,
@@ -66,7 +66,7 @@ export const ACTIONS_SCHEMA = {
   },
 };
 
-export const METER_SCHEMA = {
+const METER_SCHEMA = {
   source: owned(
     'meter-source',
     'simulator',
@@ -92,7 +92,7 @@ export const METER_SCHEMA = {
 };
 
 /** Further meters beside the primary (docs/architecture.md#several-meters); `meters-list` is the meter's format. */
-export const METERS_LEAF = {
+const METERS_LEAF = {
   doc: 'Further meters: polled {id, name, role, source, timeout} and virtual {id, name, role, expression}; ids match ^[a-z][a-z0-9_]{0,31}$, "main" is the primary.',
   format: 'meters-list' as const,
   default: [] as unknown[],
