@@ -121,7 +121,6 @@ test('random datagrams, TCP streams and WebSocket frames on every listener leave
   const seed = Number(process.env.HOSTILE_SEED ?? 20261129);
   const random = randomOf(seed);
   const state = mkdtempSync(join(tmpdir(), 'meter-gateway-hostile-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   const [modbusPort, proxyPort, udpPort] = [await freePort(), await freePort(), await freeUdpPort()];
   const daemon = await startDaemonProcess(state, {
     METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true',
@@ -135,6 +134,7 @@ test('random datagrams, TCP streams and WebSocket frames on every listener leave
     METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
   });
   t.after(() => daemon.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   const alive = () => {
     assert.equal(
       daemon.child.exitCode,

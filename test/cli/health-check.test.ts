@@ -36,13 +36,13 @@ test('a Modbus slave that cannot listen: /api/v1/system names it, the health com
   t.after(() => holder.close());
   const taken = (holder.address() as { port: number }).port;
   const state = mkdtempSync(join(tmpdir(), 'mg-health-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   const daemon = await startDaemonProcess(state, {
     METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true',
     METER_GATEWAY_SERVICES_MODBUS_PORT: String(taken),
     METER_GATEWAY_MODBUS_TCP_HOST: '127.0.0.1',
   });
   t.after(() => daemon.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   const httpPort = Number(new URL(daemon.baseUrl).port);
   const systemOf = async () => (await (await fetch(`${daemon.baseUrl}/api/v1/system`)).json()) as SystemBody;
 
@@ -90,13 +90,13 @@ test('a silent meter: the health command says degraded, then unhealthy after hea
   t.after(() => silent.close());
   const meterPort = (silent.address() as { port: number }).port;
   const state = mkdtempSync(join(tmpdir(), 'mg-health-meter-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   const daemon = await startDaemonProcess(state, {
     METER_GATEWAY_METER_SOURCE: `tcp://127.0.0.1:${meterPort}?protocol=dsmr`,
     METER_GATEWAY_METER_TIMEOUT: '1',
     METER_GATEWAY_HEALTH_MAX_READING_AGE_S: '4',
   });
   t.after(() => daemon.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   const httpPort = Number(new URL(daemon.baseUrl).port);
   const degraded = await waitFor(
     'the health command to say degraded',

@@ -9,9 +9,9 @@ import { startDaemon, startDaemonProcess } from '../helpers/daemon-process.js';
 
 test('a second daemon on the same state folder exits 75 naming the first, and opens nothing there', async (t) => {
   const state = mkdtempSync(join(tmpdir(), 'mg-lock-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   const first = await startDaemonProcess(state);
   t.after(() => first.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   assert.equal(readFileSync(join(state, 'daemon.lock'), 'utf8').trim(), String(first.child.pid));
   // A temp file of an interrupted settings write: a daemon that opened the state files would delete it.
   writeFileSync(join(state, 'settings.json.tmp'), '{}');
@@ -34,7 +34,6 @@ test('a second daemon on the same state folder exits 75 naming the first, and op
 
 test('a lock left by a killed daemon is taken over', async (t) => {
   const state = mkdtempSync(join(tmpdir(), 'mg-lock-stale-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   const killed = await startDaemonProcess(state);
   killed.child.kill('SIGKILL');
   await killed.exited;
@@ -42,17 +41,18 @@ test('a lock left by a killed daemon is taken over', async (t) => {
 
   const next = await startDaemonProcess(state);
   t.after(() => next.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   assert.equal(readFileSync(join(state, 'daemon.lock'), 'utf8').trim(), String(next.child.pid));
 });
 
 test('a daemon that does not report listening in time is killed by the helper that gave up on it', async (t) => {
   const state = mkdtempSync(join(tmpdir(), 'mg-lock-given-up-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   // A deadline no start can meet: the helper gives up while the daemon is still starting.
   await assert.rejects(startDaemonProcess(state, {}, 1), /waiting for the daemon to listen/);
   // Left running, it would hold the state folder (the next start exits 75) and keep this file's
   // process alive after its tests.
   const next = await startDaemonProcess(state);
   t.after(() => next.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   assert.equal(readFileSync(join(state, 'daemon.lock'), 'utf8').trim(), String(next.child.pid));
 });

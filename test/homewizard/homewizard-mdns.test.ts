@@ -45,7 +45,6 @@ async function query(): Promise<Seen[] | undefined> {
 
 test('mDNS announces _hwenergy._tcp with the documented TXT records while the personality is on', async (t) => {
   const stateDir = mkdtempSync(join(tmpdir(), 'mg-hw-mdns-'));
-  t.after(() => rmSync(stateDir, { recursive: true, force: true }));
   const context = createAppContext({
     env: {
       METER_GATEWAY_SYSTEM_HOST_NAME: 'gw-hw',
@@ -63,6 +62,7 @@ test('mDNS announces _hwenergy._tcp with the documented TXT records while the pe
     await output.stop();
     context.store.close();
   });
+  t.after(() => rmSync(stateDir, { recursive: true, force: true }));
   const seen = await query();
   if (!requirePeer(t, seen !== undefined, 'multicast on this host (no mDNS answer came back)')) return;
   const find = (name: string, type: string) => seen!.find((r) => r.name === name && r.type === type);

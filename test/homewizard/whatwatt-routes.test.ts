@@ -76,11 +76,11 @@ test('every whatwatt Go GET route answers the same with the HomeWizard personali
   const daemons: InProcessDaemon[] = [];
   for (const enable of ['false', 'true']) {
     const state = mkdtempSync(join(tmpdir(), 'meter-gateway-hw-routes-'));
-    t.after(() => rmSync(state, { recursive: true, force: true }));
     const daemon = await startDaemonInProcess(state, {
       METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: enable,
     });
     t.after(() => daemon.stop());
+    t.after(() => rmSync(state, { recursive: true, force: true }));
     daemons.push(daemon);
   }
   const [off, on] = daemons as [InProcessDaemon, InProcessDaemon];
@@ -112,9 +112,9 @@ test('every whatwatt Go GET route answers the same with the HomeWizard personali
 
 test('a device client replacing the settings (POST without services.emulate) keeps the personality on', async (t) => {
   const state = mkdtempSync(join(tmpdir(), 'meter-gateway-hw-replace-'));
-  t.after(() => rmSync(state, { recursive: true, force: true }));
   const daemon = await startDaemonInProcess(state);
   t.after(() => daemon.stop());
+  t.after(() => rmSync(state, { recursive: true, force: true }));
   const settings = `${daemon.baseUrl}/api/v1/settings`;
   const json = { 'Content-Type': 'application/json' };
   const put = await fetch(settings, {
@@ -161,7 +161,6 @@ test('both personalities on: every whatwatt Go GET route answers as with both of
   const daemons: InProcessDaemon[] = [];
   for (const enable of ['false', 'true']) {
     const state = mkdtempSync(join(tmpdir(), 'meter-gateway-both-routes-'));
-    t.after(() => rmSync(state, { recursive: true, force: true }));
     const daemon = await startDaemonInProcess(state, {
       METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_ENABLE: enable,
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_ENABLE: enable,
@@ -169,6 +168,7 @@ test('both personalities on: every whatwatt Go GET route answers as with both of
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORTS: '',
     });
     t.after(() => daemon.stop());
+    t.after(() => rmSync(state, { recursive: true, force: true }));
     daemons.push(daemon);
   }
   const [off, on] = daemons as [InProcessDaemon, InProcessDaemon];

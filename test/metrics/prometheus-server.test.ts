@@ -114,7 +114,6 @@ function register(code: string): number {
 test('a real Prometheus scrapes /metrics: power, joule counters, meter_up to 0 when silent', async (t) => {
   if (!requireCommand(t, 'prometheus')) return;
   const dir = mkdtempSync(join(tmpdir(), 'mg-prometheus-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const meter = await telegramServer(t);
   const daemon = await startDaemonProcess(join(dir, 'state'), {
     METER_GATEWAY_METER_SOURCE: `tcp://127.0.0.1:${meter.port}?protocol=dsmr`,
@@ -122,6 +121,9 @@ test('a real Prometheus scrapes /metrics: power, joule counters, meter_up to 0 w
   });
   t.after(() => daemon.stop());
   const prometheus = await startPrometheus(t, dir, daemon.baseUrl.replace('http://', ''));
+  // After hooks run in the order they were added: the folder goes once Prometheus and the daemon
+  // have stopped writing into it.
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
 
   // A few scrapes (1 s apart) with the meter up.
   await waitFor(async () => (await query(prometheus, 'meter_up == 1')).length === 1, 'meter_up 1 scraped');
