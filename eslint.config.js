@@ -79,7 +79,13 @@ export default tseslint.config(
     // Type-aware rules for the TypeScript sources (the server's tsconfig and the web page's own).
     files: ['**/*.ts'],
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The three projects by name rather than `projectService`: the same programs and verdicts,
+      // a fifth less time (82 s against 65 s on two cores, 2026-11-29). A new .ts file outside
+      // them is a parse error here, not linted without types.
+      parserOptions: {
+        project: ['./tsconfig.json', './src/web/ui/tsconfig.json', './src/contracts/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': [

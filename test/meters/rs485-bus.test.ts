@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createAppContext } from '../../src/context.js';
@@ -193,8 +193,7 @@ test(
       stateDir: dir,
       logger: linesLogger([], 'error'),
     });
-    // Two CPU burners beside the test, as `stress --cpu 2` would run.
-    const burners = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+    const burners: ChildProcess[] = [];
     const meters = runOutput(ctx, new MetersInput(ctx, ctx.logger));
     t.after(async () => {
       for (const burner of burners) burner.kill('SIGKILL');
@@ -208,9 +207,13 @@ test(
     );
     await bus.stopUnit(2);
     const readings = [1, 3].map((unit) => store(unit).counters.framesOk);
+    // Two CPU burners beside the test while it stalls, as `stress --cpu 2` would run (started
+    // here, not before the units' start: the suite's other files share the machine).
+    for (let i = 0; i < 2; i++)
+      burners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
     // Stalls of 1.3 s (the response timeout is 1 s) at moments unrelated to the traffic: requests
     // of the live units are in flight during most of them.
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 8; i++) {
       await sleep(150 + ((i * 37) % 200));
       stall(1300);
     }
