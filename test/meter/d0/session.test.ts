@@ -32,10 +32,14 @@ class LoggedSerialLink implements D0SerialLink {
   }
 }
 
-/** Short timeouts: the fake meter answers within tens of milliseconds. */
+/**
+ * Short timeouts: the fake meter answers within tens of milliseconds. The data timeout leaves room
+ * for a loaded machine: at 600 ms a mode B readout on the busy CI machine once came after it, and
+ * the session took its silence for a meter that ignores the rate change.
+ */
 const FAST: D0SessionOptions = {
   identificationTimeoutMs: 1500,
-  dataTimeoutMs: 600,
+  dataTimeoutMs: 1500,
   interCharacterTimeoutMs: 300,
 };
 
