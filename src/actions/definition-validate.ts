@@ -13,7 +13,6 @@ import { checkNumber, Issues, isObject, RESERVED_NAMES } from './validate-kit.js
 
 export { MODBUS_HOST } from './request-validate.js';
 export { quantityOf } from './trigger-validate.js';
-export { RESERVED_NAMES } from './validate-kit.js';
 
 function checkAction(
   issues: Issues,

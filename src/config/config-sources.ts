@@ -61,7 +61,7 @@ export function readAdminFile(path: string): Record<string, unknown> {
  * JSON.parse's complaint with the line and column it points at (1-based, as editors count), worked
  * out from the character offset V8 reports (`at position N`; the end for an unexpected end).
  */
-export function jsonErrorText(text: string, message: string): string {
+function jsonErrorText(text: string, message: string): string {
   const reported = /\(line (\d+) column (\d+)\)/.exec(message);
   const position = /at position (\d+)/.exec(message);
   let where: string | undefined;

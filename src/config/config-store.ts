@@ -18,8 +18,6 @@ export { ConfigError } from './config-error.js';
 
 export type { ValidationIssue } from './validation.js';
 
-export { jsonErrorText } from './config-sources.js';
-
 export interface LoadOptions {
   configFile?: string;
   /** Overrides paths.state from the file / environment (CLI --state-dir). */

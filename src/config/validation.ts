@@ -1,4 +1,5 @@
 import convict from 'convict';
+import { isPlainObject } from './config-tree.js';
 import { FormatError, formatNamed } from './formats.js';
 import { getPath, LEAVES, type LeafInfo } from './paths.js';
 import { ruleIssues } from './rules.js';
@@ -15,10 +16,6 @@ export type { ValidationIssue } from './validation-issue.js';
 /** Whether `field` is `path` or lies inside it (`actions.definition.actions[0].id` in `actions.definition`). */
 export function isWithin(field: string, path: string): boolean {
   return field === path || field.startsWith(`${path}.`) || field.startsWith(`${path}[`);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isLeaf(node: unknown): boolean {

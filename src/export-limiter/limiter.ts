@@ -22,20 +22,9 @@ import {
 import { refresh, regulate } from './regulation.js';
 import { LimiterStateFile } from './state-file.js';
 
-export { EFFECT_MARGIN_MS, EFFECT_TIMEOUT_MS } from './control-law.js';
 export type { PeakForecast } from './decision.js';
 export { RETRY_MIN_MS } from './inverter-io.js';
-export type {
-  Decision,
-  ExportLimiterFacts,
-  ExportLimiterStatus,
-  InverterStatus,
-  LimiterEvents,
-  LimiterMode,
-  LimiterState,
-  LimiterStatus,
-  LimiterWrite,
-} from './limiter-status.js';
+export type { Decision, LimiterMode, LimiterState, LimiterStatus, LimiterWrite } from './limiter-status.js';
 
 export const EXPORT_LIMITER_SERVICE = 'export_limiter';
 

@@ -1,5 +1,5 @@
 import type { PriceSignal } from '../price-signal.js';
-import type { QuarterRecord } from './recorder.js';
+import type { QuarterRecord } from './quarter-records.js';
 
 /**
  * What a quarter hour of the history carries besides its registers, as every consumer of the

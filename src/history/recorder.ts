@@ -16,7 +16,7 @@ import { COUNTERS_CODEC, hasCounters, type QuarterCounters } from './quarter-cou
 import { countersOf, QUARTERS_FILE, readQuarters, type QuarterRecord } from './quarter-records.js';
 import { RESOLUTIONS, TIERS, type Resolution } from './tiers.js';
 
-export { QUARTERS_FILE, type QuarterRecord } from './quarter-records.js';
+export type { QuarterRecord } from './quarter-records.js';
 
 /**
  * OBIS codes of the quantities the history keeps, by their live keys (docs/architecture.md#live-payload:

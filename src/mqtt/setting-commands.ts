@@ -31,7 +31,7 @@ export class SettingCommandCounts {
 }
 
 /** Payloads in the log: at most 64 printable characters (hostile input is not echoed whole). */
-export function shownPayload(payload: string): string {
+function shownPayload(payload: string): string {
   const cut = payload.length > 64 ? `${payload.slice(0, 64)}…` : payload;
   return JSON.stringify(cut.replace(/[^\x20-\x7e]/g, '?'));
 }

@@ -36,8 +36,6 @@ import {
 } from './guard-slice.js';
 import { importPriceAt } from './import-price.js';
 
-export type { PeakActions, PeakGuardFacts, PeakGuardStatus, PeakSlice } from './guard-slice.js';
-
 export const PEAK_SERVICE = 'peak_guard';
 const LOCK_OWNER = 'peak guard';
 

@@ -1,4 +1,4 @@
-import type { QuarterRecord } from '../history/recorder.js';
+import type { QuarterRecord } from '../history/quarter-records.js';
 import type { HistoryPoint } from '../history/point.js';
 import { TIERS } from '../history/tiers.js';
 import type { PriceSignal } from '../price-signal.js';

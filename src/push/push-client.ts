@@ -41,7 +41,7 @@ import {
 export { GRACE_MS } from './batches.js';
 export { LIVE_BUFFER } from './live-buffer.js';
 export type { LivePower, LivePowerSample, QuarterSource } from './batches.js';
-export type { PushCounts, PushState, PushStatus } from './cursor-file.js';
+export type { PushStatus } from './cursor-file.js';
 
 /**
  * One push target (docs/architecture.md#push): the history is the queue. A persisted cursor names

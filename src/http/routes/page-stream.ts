@@ -20,11 +20,11 @@ import type { LiveHub } from './live.js';
  * device's API, and other clients follow the others.
  */
 
-export const PAGE_PARTS = ['live', 'peak', 'limiter'] as const;
-export type PagePart = (typeof PAGE_PARTS)[number];
+const PAGE_PARTS = ['live', 'peak', 'limiter'] as const;
+type PagePart = (typeof PAGE_PARTS)[number];
 
 /** Sends a part's current state, subscribes it; returns the unsubscribe. */
-export type PartSubscribe = (send: SendEvent, write: WriteRaw) => () => void;
+type PartSubscribe = (send: SendEvent, write: WriteRaw) => () => void;
 
 const KEEP_ALIVE = ': keep-alive\n\n';
 
