@@ -83,14 +83,16 @@ function onSubnet(querier: string | undefined, interfaces: readonly InterfaceAdd
  * every query of the group (Linux delivers a group's datagrams to each socket bound to the port,
  * whichever interface joined it), so a query is answered on the link whose subnet holds the
  * querier; a querier on no subnet of the host by the default route's link (the first link when that
- * is not known).
+ * is not known). `defaultInterface` is asked only then: it reads /proc/net/route, and this runs for
+ * every link on every query heard.
  */
 export function answeringLink<L extends { name: string; addresses: readonly InterfaceAddress[] }>(
   links: readonly L[],
   querier: string | undefined,
-  defaultInterface: string | undefined,
+  defaultInterface: () => string | undefined,
 ): L | undefined {
   const local = links.find((candidate) => onSubnet(querier, candidate.addresses).length > 0);
   if (local) return local;
-  return links.find((candidate) => candidate.name === defaultInterface) ?? links[0];
+  const routed = defaultInterface();
+  return links.find((candidate) => candidate.name === routed) ?? links[0];
 }

@@ -278,7 +278,7 @@ export class MdnsAnnouncer implements DeclaredOutput<MdnsSettings, MdnsFacts> {
   /** Whether `link` answers a query from `querier` (the one default socket answers every query). */
   private answers(link: Link, querier: string | undefined): boolean {
     if (link.name === '') return true;
-    return answeringLink([...this.links.values()], querier, defaultRouteInterface()) === link;
+    return answeringLink([...this.links.values()], querier, defaultRouteInterface) === link;
   }
 
   private answer(

@@ -171,7 +171,7 @@ export class LimiterMqtt extends ServiceMqtt<LimiterCommand, LimiterSettingsView
     this.sendState(() => {
       if (!status.enabled) return undefined;
       const payload = JSON.stringify(status);
-      return { key: payload, payload };
+      return { key: payload, payload: () => payload };
     });
   }
 

@@ -76,7 +76,7 @@ export class PeakMqtt extends ServiceMqtt<PeakCommand, PeakSettingsView> {
       const view = this.feed.view();
       // The guard not running yet (it reconciles after this listener): its first update follows.
       if (view.state === 'off') return undefined;
-      return { key: changeKey(view), payload: JSON.stringify(view) };
+      return { key: changeKey(view), payload: () => JSON.stringify(view) };
     });
   }
 

@@ -101,15 +101,18 @@ export abstract class ServiceMqtt<C extends string, S extends { enabled: boolean
   protected abstract settingsMessage(settings: S): object;
 
   /**
-   * Sends a state message while the service is on and the link up: `compose` gives it and the
-   * key of what it stands for (nothing when the service has no state to show yet); a key equal
-   * to the last one sent sends nothing.
+   * Sends a state message while the service is on and the link up: `compose` gives the key of
+   * what it stands for and the message (nothing when the service has no state to show yet); a key
+   * equal to the last one sent sends nothing, and its message is never built (this runs per
+   * update of the service, most of them unchanged).
    */
-  protected sendState(compose: () => { key: string; payload: string } | undefined): void {
+  protected sendState(compose: () => { key: string; payload: () => string } | undefined): void {
     if (!this.enabled() || !this.link.connected) return;
     const state = compose();
     if (state === undefined || state.key === this.sentKey) return;
-    if (this.link.publish({ topic: this.topics.state, payload: state.payload, qos: 1, retain: true }, 'drop'))
+    if (
+      this.link.publish({ topic: this.topics.state, payload: state.payload(), qos: 1, retain: true }, 'drop')
+    )
       this.sentKey = state.key;
   }
 
