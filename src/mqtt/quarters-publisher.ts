@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { quarterExtras, type QuarterExtras } from '../history/quarter-extras.js';
 import type { QuarterRecord } from '../history/recorder.js';
 import { peakQuarterMeter } from '../peak/quarter-meter.js';
-import { GRACE_MS, type QuarterSource } from '../push/push-client.js';
+import { GRACE_MS, lastCompleteQuarter, type QuarterSource } from '../push/batches.js';
 import { VERSION } from '../version.js';
 import type { QueuedMessage } from './offline-queue.js';
 
@@ -188,7 +188,7 @@ export class QuarterMqtt {
       });
     for (;;) {
       const cursor = this.loadCursor();
-      const until = Math.floor((this.ctx.now() - GRACE_MS) / 1000 / QUARTER_S) * QUARTER_S - QUARTER_S;
+      const until = lastCompleteQuarter(this.ctx.now());
       const found: Array<{ meter: { id: string; role: string }; record: QuarterRecord }> = [];
       for (const meter of this.source.meters())
         for (const record of (await this.source.quarters(meter.id, cursor, until, BATCH)) ?? [])

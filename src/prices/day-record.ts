@@ -52,7 +52,7 @@ export function quarterOf(record: DayRecord, i: number): QuarterPrice {
 export function spotColumns(
   quarters: BilledQuarter[],
   bounds: { start: number; end: number },
-): { spot: Float64Array; total: Float64Array | undefined; count: number; found: number } {
+): { spot: Float64Array; total: Float64Array | undefined; found: number } {
   const count = Math.round((bounds.end - bounds.start) / QUARTER_MS);
   const spot = new Float64Array(count).fill(NaN);
   let total: Float64Array | undefined;
@@ -67,7 +67,7 @@ export function spotColumns(
       total[i] = quarter.total;
     }
   }
-  return { spot, total, count, found };
+  return { spot, total, found };
 }
 
 /**

@@ -277,7 +277,7 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
         shown,
         `refused: prices in ${parsed.currency}, the contract is in ${slice.currency} and no rate is set (services.costs.source.rate)`,
       );
-    const { spot, total, count, found } = spotColumns(parsed.quarters as BilledQuarter[], bounds);
+    const { spot, total, found } = spotColumns(parsed.quarters as BilledQuarter[], bounds);
     if (found === 0) {
       this.status = `not published yet (${day})`;
       this.report();
@@ -294,8 +294,8 @@ export class PriceStore implements PriceSignal, DeclaredOutput<CostsSlice, Price
         fetchedAt: this.ctx.now(),
         spot,
         total,
-        imports: new Float64Array(count),
-        exports: new Float64Array(count),
+        imports: new Float64Array(spot.length),
+        exports: new Float64Array(spot.length),
       },
       shown,
       found,

@@ -23,8 +23,6 @@ export const MINUTE_S = TIERS['1m'].nominalSeconds;
 const MINUTE_TIER_MS = TIERS['1m'].retentionMs;
 /** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
 export const GRACE_MS = 120_000;
-/** Samples within this much of the retention edge are counted too old: they would cross it in flight. */
-export const RETENTION_MARGIN_MS = 3_600_000;
 
 /** Where the quarters come from: the meters and their extended 15-minute tiers. */
 export interface QuarterSource {

@@ -14,7 +14,6 @@ import {
   minuteSpan,
   QUARTER_S,
   quarterBatchSamples,
-  RETENTION_MARGIN_MS,
   type LivePower,
   type LivePowerSample,
   type QuarterSource,
@@ -57,6 +56,8 @@ export type { PushStatus } from './cursor-file.js';
 /** Minutes per batch of what: "minutes" (a day). */
 const MINUTE_BATCH = 1440;
 /** How often the live power goes out while nothing else is due. */
+/** Samples within this much of the retention edge are counted too old: they would cross it in flight. */
+const RETENTION_MARGIN_MS = 3_600_000;
 export const LIVE_PERIOD_MS = 10_000;
 /** Retries after 429, 5xx or no answer: 1 s doubling to 5 minutes, drawn from [50 %, 100 %] of that. */
 export const RETRY_CAP_MS = 300_000;
@@ -156,7 +157,7 @@ export class PushClient {
       this.counts = { ...stored.counts };
       return;
     }
-    const edge = this.options.now() - this.retentionMs() + RETENTION_MARGIN_MS;
+    const edge = this.oldestSendable(this.options.now());
     this.cursor = Math.floor(edge / 1000 / QUARTER_S) * QUARTER_S;
     this.persist();
   }
@@ -165,8 +166,13 @@ export class PushClient {
     return (this.options.settings.what ?? ['quarters']).includes(what);
   }
 
-  private retentionMs(): number {
-    return (this.options.settings.retention_days ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+  /**
+   * The oldest time a sample may have to be sent at `now`: the receiver's retention edge plus
+   * RETENTION_MARGIN_MS (a sample nearer the edge would cross it in flight).
+   */
+  private oldestSendable(now: number): number {
+    const retentionMs = (this.options.settings.retention_days ?? DEFAULT_RETENTION_DAYS) * 86_400_000;
+    return now - retentionMs + RETENTION_MARGIN_MS;
   }
 
   private persist(): void {
@@ -279,7 +285,7 @@ export class PushClient {
       if (outcome === 'empty') this.enter('idle');
       return outcome;
     }
-    const oldest = now - this.retentionMs() + RETENTION_MARGIN_MS;
+    const oldest = this.oldestSendable(now);
     const { samples, tooOld } = quarterBatchSamples(
       batch.records,
       this.labels,
@@ -375,7 +381,7 @@ export class PushClient {
   private async sendMinuteBatch(now: number): Promise<BatchOutcome> {
     const source = this.options.source;
     if (!source.minutes) return 'empty';
-    const retentionEdge = now - this.retentionMs() + RETENTION_MARGIN_MS;
+    const retentionEdge = this.oldestSendable(now);
     const span = minuteSpan(now, this.minuteCursor, retentionEdge, this.minuteBatch);
     if (!span) return 'empty';
     const last = span.last;
