@@ -12,7 +12,6 @@ import { notifySystemd } from './systemd-notify.js';
 
 import { buildServices } from './daemon-services.js';
 /** The config formats and rules the outputs and the meter own (src/config-formats.ts). */
-export { registerConfigFormats };
 
 export interface DaemonOptions extends LoadOptions {
   /** Replaces the logger (tests). */

@@ -19,7 +19,7 @@ import {
   type LimiterEvents,
   type LimiterStatus,
 } from './limiter-status.js';
-import { refresh, regulate } from './regulation.js';
+import { regulate } from './regulation.js';
 import { LimiterStateFile } from './state-file.js';
 
 export type { PeakForecast } from './decision.js';
@@ -355,7 +355,6 @@ export class ExportLimiter
         ready,
         now,
       );
-    else if (ready.length > 0 && !fresh) await refresh(this.io, settings, ready, now, false, this.pending);
     this.state = siteState(this.inverters, ready, this.decision);
     this.publish();
   }

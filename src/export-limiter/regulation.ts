@@ -45,7 +45,7 @@ export async function regulate(
   if (decision === 'pv_off') {
     for (const inverter of ready)
       if (inverter.commandedPct !== 0) await io.command(inverter, 0, settings.revert_s, 'limit', now);
-    await refresh(io, settings, ready, now, true, step.pending);
+    await refresh(io, settings, ready, now, step.pending);
     return step.pending;
   }
   const reportedTotal = ready.reduce((sum, inverter) => sum + (inverter.reportedW ?? 0), 0);
@@ -53,14 +53,14 @@ export async function regulate(
     return step.pending;
   const error = step.gridW - settings.target_w;
   if (Math.abs(error) <= settings.deadband_w) {
-    await refresh(io, settings, ready, now, true, undefined);
+    await refresh(io, settings, ready, now, undefined);
     return undefined;
   }
   const plan = planLimits(ready, error, settings.deadband_w);
   for (const { inverter, percent } of plan.writes)
     await io.command(inverter, percent, settings.revert_s, 'limit', now);
   if (plan.writes.length > 0) return { at: now, fromW: reportedTotal, commandedW: plan.commandedW };
-  await refresh(io, settings, ready, now, true, undefined);
+  await refresh(io, settings, ready, now, undefined);
   return undefined;
 }
 
@@ -92,15 +92,14 @@ async function holdSetpoints(
 }
 
 /** Writes the held limit again when refresh_s has passed since the last write. */
-export async function refresh(
+async function refresh(
   io: InverterIo,
   settings: LimiterSettings,
   ready: Inverter[],
   now: number,
-  meterFresh: boolean,
   pending: Pending | undefined,
 ): Promise<void> {
-  if (!meterFresh || pending) return;
+  if (pending) return;
   for (const inverter of ready) {
     if (inverter.holdsSetpoint) continue;
     if (inverter.commandedPct === null || inverter.lastWriteAt === null) continue;

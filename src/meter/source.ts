@@ -77,7 +77,7 @@ function protocolOf(params: URLSearchParams, source: string): ProtocolChoice {
   return value as ProtocolChoice;
 }
 
-const LINE_PARAMS = ['baud', 'parity', 'databits', 'data_bits', 'stopbits', 'stop_bits'];
+const LINE_PARAMS = RTU_ENDPOINT_PARAMS.filter((param) => param !== 'unit');
 /** A Modbus meter source's own parameters beside the unit (and the line of `modbus-rtu:`). */
 const MODBUS_METER_PARAMS = ['profile', 'interval'];
 

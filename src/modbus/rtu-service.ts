@@ -27,7 +27,7 @@ import {
   type RtuSlice,
 } from './rtu-slice.js';
 
-export type { ModbusRtuCounters, ModbusRtuFacts, ModbusRtuStatus, RtuSlice } from './rtu-slice.js';
+export type { ModbusRtuStatus } from './rtu-slice.js';
 
 /**
  * How often the open device node is checked for presence. An unplugged USB adapter's node goes

@@ -45,7 +45,7 @@ export interface RtuSlice {
   nominalFrequency: number;
 }
 
-export /** The serial line and unit id the slave answers with. */
+/** The serial line and unit id the slave answers with. */
 function slaveLine(rtu: RtuSettings): SlaveLine {
   return {
     unitId: rtu.unit_id,

@@ -7,7 +7,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { ActionsOutput } from '../../src/actions/actions-output.js';
-import { registerConfigFormats } from '../../src/daemon.js';
 import { ExportLimiter } from '../../src/export-limiter/limiter.js';
 import { registerExportLimiterRoutes } from '../../src/http/routes/export-limiter.js';
 import { registerPeakRoutes } from '../../src/http/routes/peak.js';
@@ -18,8 +17,6 @@ import { startHttpContext, syntheticReading, type HttpContextOptions } from '../
 import { quietPeriod, waitFor } from '../helpers/wait.js';
 import { send } from './http-client.js';
 import { openStream, type SseStream } from './sse-client.js';
-
-registerConfigFormats();
 
 /** A gateway with the live hub, the peak guard and the export limiter (the page stream's parts). */
 function startGateway(options: { env?: Record<string, string>; peakAndLimiter?: boolean } = {}) {
