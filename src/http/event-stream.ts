@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Clock, Timer } from '../clock.js';
 import type { ConfigStore } from '../config/config-store.js';
 import { responseSink, type SlowConsumerGuard } from '../slow-consumer.js';
 import { HttpError } from './errors.js';
@@ -10,6 +11,12 @@ export type SendEvent = (event: string, data: unknown) => void;
 
 /** Writes bytes already in SSE wire form (an event serialised once for every client, a comment). */
 export type WriteRaw = (bytes: Buffer | string) => void;
+
+/**
+ * An SSE comment line (WHATWG HTML, "server-sent events": a line starting with a colon is
+ * ignored): keeps a quiet stream's connection from being closed as idle by proxies.
+ */
+export const KEEP_ALIVE_COMMENT = Buffer.from(': keep-alive\n\n');
 
 /** A Server-Sent Events endpoint of one domain object (the peak guard, the export limiter). */
 export interface EventStreamOptions {
@@ -23,6 +30,8 @@ export interface EventStreamOptions {
   config: ConfigStore;
   /** Sends the current state, subscribes `send` to the object's events; returns the unsubscribe. */
   subscribe(send: SendEvent, write: WriteRaw, request: ApiRequest): () => void;
+  /** A keep-alive comment to every client every `everyMs`: one timer, running while there are clients. */
+  keepAlive?: { clock: Clock; everyMs: number };
 }
 
 /**
@@ -35,7 +44,25 @@ export interface EventStreamOptions {
 export function eventStream(
   options: EventStreamOptions,
 ): (request: ApiRequest, response: ServerResponse) => void {
-  const clients = new Set<ServerResponse>();
+  const clients = new Map<ServerResponse, WriteRaw>();
+  let keepAliveTimer: Timer | undefined;
+  const keepAlive = options.keepAlive;
+  const join = (response: ServerResponse, write: WriteRaw) => {
+    clients.set(response, write);
+    if (keepAlive && !keepAliveTimer) {
+      keepAliveTimer = keepAlive.clock.setInterval(() => {
+        for (const writeTo of clients.values()) writeTo(KEEP_ALIVE_COMMENT);
+      }, keepAlive.everyMs);
+      keepAliveTimer.unref();
+    }
+  };
+  const leave = (response: ServerResponse) => {
+    clients.delete(response);
+    if (keepAlive && keepAliveTimer && clients.size === 0) {
+      keepAlive.clock.clearInterval(keepAliveTimer);
+      keepAliveTimer = undefined;
+    }
+  };
   return (request, response) => {
     const max = typeof options.maxClients === 'number' ? options.maxClients : options.maxClients();
     if (clients.size >= max)
@@ -46,7 +73,7 @@ export function eventStream(
     };
     const send: SendEvent = (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     response.writeHead(200, [...SSE_HEADERS]);
-    clients.add(response);
+    join(response, write);
     const unsubscribe = options.subscribe(send, write, request);
     const withoutCredentials = !options.config.config.system.protection;
     const onSettings = (paths: readonly string[]) => {
@@ -59,7 +86,7 @@ export function eventStream(
       closed = true;
       unsubscribe();
       if (withoutCredentials) options.config.unsubscribe('change', onSettings);
-      clients.delete(response);
+      leave(response);
       if (!response.writableEnded) response.end();
     };
     request.raw.on('close', close);

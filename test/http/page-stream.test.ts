@@ -19,13 +19,19 @@ import { send } from './http-client.js';
 import { openStream, type SseStream } from './sse-client.js';
 
 /** A gateway with the live hub, the peak guard and the export limiter (the page stream's parts). */
-function startGateway(options: { env?: Record<string, string>; peakAndLimiter?: boolean } = {}) {
+function startGateway(
+  options: { env?: Record<string, string>; peakAndLimiter?: boolean; keepAliveMs?: number } = {},
+) {
   const context: HttpContextOptions = {
     clockFrozen: true,
     staleAfterMs: 3_600_000,
     env: { METER_GATEWAY_SERVICES_PEAK_GUARD_ENABLED: 'true', ...options.env },
     routes: (router, ctx) => {
-      const core = registerCoreRoutes(router, ctx);
+      const core = registerCoreRoutes(
+        router,
+        ctx,
+        options.keepAliveMs === undefined ? {} : { live: { keepAliveMs: options.keepAliveMs } },
+      );
       if (options.peakAndLimiter === false) return;
       const actions = new ActionsOutput(ctx, componentLogger(ctx.logger, 'actions'));
       const guard = new PeakGuard(ctx, componentLogger(ctx.logger, 'peak'), actions);
@@ -170,6 +176,23 @@ test('at most http.live_max_clients page streams, then 503', async () => {
     );
   } finally {
     for (const stream of streams) stream.close();
+    await h.close();
+  }
+});
+
+test("the live hub's keep-alive comment reaches a page stream without the live part, at the hub's period", async () => {
+  const h = await startGateway({ keepAliveMs: 30 });
+  const stream = await openStream(h.baseUrl, '/api/v1/page/stream?parts=peak');
+  try {
+    assert.equal(await stream.block(0).then((block) => eventName(block)), 'event: peak');
+    const comment = await waitFor(
+      'a keep-alive comment',
+      () => stream.blocks.find((block) => block === ': keep-alive'),
+      (block) => block !== undefined,
+    );
+    assert.equal(comment, ': keep-alive');
+  } finally {
+    stream.close();
     await h.close();
   }
 });

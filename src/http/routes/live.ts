@@ -8,6 +8,7 @@ import { buildLivePayload } from '../../reading/live.js';
 import type { Reading } from '../../reading/reading.js';
 import type { ReadingStore } from '../../reading/store.js';
 import { ERROR_REF } from '../api-schemas.js';
+import { KEEP_ALIVE_COMMENT } from '../event-stream.js';
 import { HttpError } from '../errors.js';
 import { SSE_HEADERS } from '../respond.js';
 import type { ApiRequest, Router } from '../router.js';
@@ -24,8 +25,6 @@ export interface LiveHubOptions {
   /** The store the hub streams; the primary's (context store) when absent (docs/architecture.md#several-meters). */
   store?: ReadingStore;
 }
-
-const KEEP_ALIVE = Buffer.from(': keep-alive\n\n');
 
 interface LiveClient {
   response: ServerResponse;
@@ -72,7 +71,8 @@ export class LiveHub implements DeclaredOutput<LiveSlice, LiveFacts> {
   private keepAliveTimer: Timer | undefined;
   private lastReading: Reading | undefined;
   private lastEvent: Buffer | undefined;
-  private readonly keepAliveMs: number;
+  /** The keep-alive comment's period (the page stream's too). */
+  readonly keepAliveMs: number;
   private readonly slow: SlowConsumerGuard;
   private readonly onReading = (reading: Reading): void => this.broadcast(this.eventOf(reading));
 
@@ -204,7 +204,10 @@ export class LiveHub implements DeclaredOutput<LiveSlice, LiveFacts> {
   private add(client: LiveClient): void {
     if (this.clients.size === 0) {
       this.store.subscribe('live', 'reading', this.onReading);
-      this.keepAliveTimer = this.ctx.clock.setInterval(() => this.broadcast(KEEP_ALIVE), this.keepAliveMs);
+      this.keepAliveTimer = this.ctx.clock.setInterval(
+        () => this.broadcast(KEEP_ALIVE_COMMENT),
+        this.keepAliveMs,
+      );
       this.keepAliveTimer.unref();
     }
     this.clients.add(client);

@@ -26,8 +26,6 @@ type PagePart = (typeof PAGE_PARTS)[number];
 /** Sends a part's current state, subscribes it; returns the unsubscribe. */
 type PartSubscribe = (send: SendEvent, write: WriteRaw) => () => void;
 
-const KEEP_ALIVE = ': keep-alive\n\n';
-
 /** The parts the stream can carry, added by the routes of each feature. */
 export class PageStream {
   private readonly parts = new Map<PagePart, PartSubscribe>();
@@ -63,8 +61,8 @@ function partsOf(text: string | null): PagePart[] {
 }
 
 /**
- * The live part: the hub's event bytes of each reading (serialised once for every stream), the
- * latest at once, and the hub's keep-alive comment every 15 s (docs/architecture.md#live-payload).
+ * The live part: the hub's event bytes of each reading (serialised once for every stream) and the
+ * latest at once (docs/architecture.md#live-payload).
  */
 function livePart(ctx: AppContext, hub: LiveHub): PartSubscribe {
   return (_send, write) => {
@@ -72,19 +70,15 @@ function livePart(ctx: AppContext, hub: LiveHub): PartSubscribe {
     const latest = ctx.store.latest;
     if (latest) write(hub.eventOf(latest));
     ctx.store.subscribe('page stream', 'reading', onReading);
-    const keepAlive = ctx.clock.setInterval(() => write(KEEP_ALIVE), 15_000);
-    keepAlive.unref();
-    return () => {
-      ctx.store.off('reading', onReading);
-      ctx.clock.clearInterval(keepAlive);
-    };
+    return () => ctx.store.off('reading', onReading);
   };
 }
 
 /**
  * Registers the route; the peak and export limiter routes add their parts. At most
  * http.live_max_clients clients (the live stream's limit: the page stream carries it), then 503;
- * a client that does not read is dropped (`slow_client_page`), as on every stream.
+ * a client that does not read is dropped (`slow_client_page`), as on every stream. The live
+ * stream's keep-alive comment goes to every client at the live hub's period, whatever its parts.
  */
 export function registerPageStreamRoute(router: Router, ctx: AppContext, live: LiveHub): PageStream {
   const page = new PageStream();
@@ -95,6 +89,7 @@ export function registerPageStreamRoute(router: Router, ctx: AppContext, live: L
     maxClients: () => ctx.config.config.http.live_max_clients,
     slow,
     config: ctx.config,
+    keepAlive: { clock: ctx.clock, everyMs: live.keepAliveMs },
     subscribe: (send, write, request) => page.subscribe(partsOf(request.query.get('parts')), send, write),
   });
   router.add(
