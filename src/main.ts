@@ -76,15 +76,14 @@ async function runDaemon(args: string[]): Promise<number> {
     ...(parsed.values['state-dir'] !== undefined ? { stateDir: parsed.values['state-dir'] } : {}),
   });
   if (typeof daemon === 'number') return daemon;
-  const { flushLogger } = await import('./log.js');
   const logger = daemon.context.logger;
-  installCrashHandlers(logger, flushLogger);
+  installCrashHandlers(logger);
   try {
     await daemon.start();
   } catch (error) {
     return startFailed(logger, error);
   }
-  return serveUntilStopped(daemon, stopSignal, flushLogger);
+  return serveUntilStopped(daemon, stopSignal);
 }
 
 /** The daemon of these options, or the exit status when it cannot be created (a line on stderr says why). */
@@ -128,11 +127,7 @@ function startFailed(logger: Logger, error: unknown): Promise<never> {
 }
 
 /** Runs the started daemon until a signal or a restart request, then stops it within the deadline. */
-async function serveUntilStopped(
-  daemon: Daemon,
-  stopSignal: Promise<string>,
-  flushLogger: (logger: Logger, timeoutMs?: number, clock?: Clock) => Promise<void>,
-): Promise<never> {
+async function serveUntilStopped(daemon: Daemon, stopSignal: Promise<string>): Promise<never> {
   const { startWatchdog } = await import('./systemd-notify.js');
   const logger = daemon.context.logger;
   const clock = daemon.context.clock;
@@ -148,7 +143,7 @@ async function serveUntilStopped(
   if (watchdog) clock.clearInterval(watchdog);
   const deadline = clock.setTimeout(() => {
     logger.error('services did not stop in time, exiting anyway');
-    void flushLogger(logger, undefined, clock).then(() => process.exit(1));
+    void exitAfterFlush(logger, 1, clock);
   }, STOP_DEADLINE_MS);
   deadline.unref();
   await daemon.stop();
@@ -160,20 +155,21 @@ async function serveUntilStopped(
 /**
  * Flushes the log and ends the process: the exit waits until the last lines (often its reason) are
  * in the journal and the log file; a timer of a service that did not clean up cannot keep it up.
+ * `clock` times the flush's deadline where the daemon's clock runs.
  */
-async function exitAfterFlush(logger: Logger, code: number): Promise<never> {
+async function exitAfterFlush(logger: Logger, code: number, clock?: Clock): Promise<never> {
   const { flushLogger } = await import('./log.js');
-  await flushLogger(logger);
+  await flushLogger(logger, undefined, clock);
   process.exit(code);
 }
 
 /** An uncaught error is logged and exits non-zero so systemd restarts the daemon. */
-function installCrashHandlers(logger: Logger, flushLogger: (logger: Logger) => Promise<void>): void {
+function installCrashHandlers(logger: Logger): void {
   const crash = (error: unknown) => {
     logger.error(
       `uncaught error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
     );
-    void flushLogger(logger).then(() => process.exit(70));
+    void exitAfterFlush(logger, 70);
   };
   process.on('uncaughtException', crash);
   process.on('unhandledRejection', crash);
