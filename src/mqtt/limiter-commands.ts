@@ -1,9 +1,7 @@
 import { EXPORT_LIMITER_MODES } from '../config/export-limiter-schema.js';
-import type { AppContext } from '../context.js';
 import type { FamilySpec } from '../metrics/families.js';
 import type { MetricsContributor } from '../metrics/gateway-samples.js';
 import {
-  runSettingCommand,
   settingCommandMetrics,
   SettingCommandCounts,
   type CommandValue,
@@ -24,7 +22,7 @@ export const LIMITER_COMMANDS = ['mode', 'target'] as const;
 export type LimiterCommand = (typeof LIMITER_COMMANDS)[number];
 
 /** How many commands were taken and refused since start (the /metrics series). */
-export class LimiterCommandCounts extends SettingCommandCounts {}
+export { SettingCommandCounts as LimiterCommandCounts };
 
 const PATHS: Readonly<Record<LimiterCommand, string>> = {
   mode: 'services.export_limiter.mode',
@@ -45,21 +43,13 @@ export function limiterCommandValue(command: LimiterCommand, payload: string): C
     : { ok: false, reason: `must be one of ${EXPORT_LIMITER_MODES.join(', ')}` };
 }
 
-const LIMITER_SETTINGS: SettingCommands<LimiterCommand> = {
+export const LIMITER_SETTINGS: SettingCommands<LimiterCommand> = {
   subject: 'export limiter',
+  folder: 'export_limiter',
+  commands: LIMITER_COMMANDS,
   paths: PATHS,
   value: limiterCommandValue,
 };
-
-/** Runs one command: validated and written like PUT /api/v1/settings, or refused (logged, counted). */
-export function runLimiterCommand(
-  ctx: AppContext,
-  counts: LimiterCommandCounts,
-  command: LimiterCommand,
-  payload: string,
-): boolean {
-  return runSettingCommand(ctx, LIMITER_SETTINGS, counts, command, payload);
-}
 
 const COMMANDS_FAMILY: FamilySpec = {
   name: 'meter_gateway_export_limiter_mqtt_commands_total',
@@ -69,6 +59,6 @@ const COMMANDS_FAMILY: FamilySpec = {
 };
 
 /** The commands' counters on /metrics. */
-export function limiterCommandMetrics(counts: LimiterCommandCounts): MetricsContributor {
+export function limiterCommandMetrics(counts: SettingCommandCounts): MetricsContributor {
   return settingCommandMetrics(COMMANDS_FAMILY, counts);
 }

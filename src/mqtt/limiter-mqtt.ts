@@ -6,12 +6,7 @@ import type { EntityContributor, HaContribution } from './ha-contributors.js';
 import type { DiscoveryTopics, HaEntity } from './ha-entities.js';
 import type { LimiterSettingsView } from './template-publisher.js';
 import type { DiscoveryLink } from './ha-topics.js';
-import {
-  LIMITER_COMMANDS,
-  runLimiterCommand,
-  type LimiterCommand,
-  type LimiterCommandCounts,
-} from './limiter-commands.js';
+import { LIMITER_SETTINGS, type LimiterCommand, type LimiterCommandCounts } from './limiter-commands.js';
 import { ServiceMqtt, serviceTopics, type ServiceTopics } from './service-mqtt.js';
 
 /**
@@ -32,7 +27,7 @@ import { ServiceMqtt, serviceTopics, type ServiceTopics } from './service-mqtt.j
 export type LimiterTopics = ServiceTopics<LimiterCommand>;
 
 export function limiterTopics(systemId: string): LimiterTopics {
-  return serviceTopics(systemId, 'export_limiter', LIMITER_COMMANDS);
+  return serviceTopics(systemId, LIMITER_SETTINGS.folder, LIMITER_SETTINGS.commands);
 }
 
 /** What the MQTT output needs of the limiter: its status and its emitter (followed, never polled). */
@@ -139,14 +134,7 @@ export class LimiterMqtt extends ServiceMqtt<LimiterCommand, LimiterSettingsView
     reannounce: () => void,
     settings: LimiterSettingsView,
   ) {
-    super(
-      ctx,
-      link,
-      limiterTopics(ctx.system.id),
-      (command, payload) => runLimiterCommand(ctx, counts, command, payload),
-      reannounce,
-      settings,
-    );
+    super(ctx, link, LIMITER_SETTINGS, counts, reannounce, settings);
     this.lastState = feed.status().state;
     this.removers.push(feed.onStatus((status) => this.onStatus(status)));
   }

@@ -1,8 +1,6 @@
-import type { AppContext } from '../context.js';
 import type { FamilySpec } from '../metrics/families.js';
 import type { MetricsContributor } from '../metrics/gateway-samples.js';
 import {
-  runSettingCommand,
   settingCommandMetrics,
   SettingCommandCounts,
   type CommandValue,
@@ -21,7 +19,7 @@ export const PEAK_COMMANDS = ['limit', 'mode', 'enable'] as const;
 export type PeakCommand = (typeof PEAK_COMMANDS)[number];
 
 /** How many commands were taken and refused since start (the /metrics series). */
-export class PeakCommandCounts extends SettingCommandCounts {}
+export { SettingCommandCounts as PeakCommandCounts };
 
 const PATHS: Readonly<Record<PeakCommand, string>> = {
   limit: 'services.peak_guard.limit_kw',
@@ -50,21 +48,13 @@ export function commandValue(command: PeakCommand, payload: string): CommandValu
   return { ok: true, value: text };
 }
 
-const PEAK_SETTINGS: SettingCommands<PeakCommand> = {
+export const PEAK_SETTINGS: SettingCommands<PeakCommand> = {
   subject: 'peak guard',
+  folder: 'peak',
+  commands: PEAK_COMMANDS,
   paths: PATHS,
   value: commandValue,
 };
-
-/** Runs one command: validated and written like PUT /api/v1/settings, or refused (logged, counted). */
-export function runPeakCommand(
-  ctx: AppContext,
-  counts: PeakCommandCounts,
-  command: PeakCommand,
-  payload: string,
-): boolean {
-  return runSettingCommand(ctx, PEAK_SETTINGS, counts, command, payload);
-}
 
 const COMMANDS_FAMILY: FamilySpec = {
   name: 'meter_gateway_peak_mqtt_commands_total',
@@ -74,6 +64,6 @@ const COMMANDS_FAMILY: FamilySpec = {
 };
 
 /** The commands' counters on /metrics. */
-export function peakCommandMetrics(counts: PeakCommandCounts): MetricsContributor {
+export function peakCommandMetrics(counts: SettingCommandCounts): MetricsContributor {
   return settingCommandMetrics(COMMANDS_FAMILY, counts);
 }

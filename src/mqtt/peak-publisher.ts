@@ -6,8 +6,7 @@ import { localIso } from '../peak/window.js';
 import type { PeakSettingsView } from './template-publisher.js';
 import type { DiscoveryLink } from './ha-topics.js';
 import { PEAK_EVENT_TYPES } from './ha-peak.js';
-import { runPeakCommand, type PeakCommand, type PeakCommandCounts } from './peak-commands.js';
-import { peakTopics } from './peak-topics.js';
+import { PEAK_SETTINGS, type PeakCommand, type PeakCommandCounts } from './peak-commands.js';
 import { ServiceMqtt } from './service-mqtt.js';
 
 /**
@@ -59,14 +58,7 @@ export class PeakMqtt extends ServiceMqtt<PeakCommand, PeakSettingsView> {
     reannounce: () => void,
     settings: PeakSettingsView,
   ) {
-    super(
-      ctx,
-      link,
-      peakTopics(ctx.system.id),
-      (command, payload) => runPeakCommand(ctx, counts, command, payload),
-      reannounce,
-      settings,
-    );
+    super(ctx, link, PEAK_SETTINGS, counts, reannounce, settings);
     this.removers.push(feed.onUpdate(() => this.publishCurrentState()));
     this.removers.push(feed.onEvent((event) => this.publishEvent(event)));
   }

@@ -1,4 +1,4 @@
-import { PEAK_COMMANDS, type PeakCommand } from './peak-commands.js';
+import { PEAK_SETTINGS, type PeakCommand } from './peak-commands.js';
 import { serviceTopics, type ServiceTopics } from './service-mqtt.js';
 
 /**
@@ -10,5 +10,5 @@ import { serviceTopics, type ServiceTopics } from './service-mqtt.js';
 export type PeakTopics = ServiceTopics<PeakCommand>;
 
 export function peakTopics(systemId: string): PeakTopics {
-  return serviceTopics(systemId, 'peak', PEAK_COMMANDS);
+  return serviceTopics(systemId, PEAK_SETTINGS.folder, PEAK_SETTINGS.commands);
 }

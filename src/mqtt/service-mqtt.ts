@@ -1,6 +1,11 @@
 import type { AppContext } from '../context.js';
 import type { DiscoveryLink } from './ha-topics.js';
-import { CommandTopics } from './setting-commands.js';
+import {
+  CommandTopics,
+  runSettingCommand,
+  type SettingCommandCounts,
+  type SettingCommands,
+} from './setting-commands.js';
 
 /**
  * A service's topics beside the gateway's other topics under `meter-gateway/<system id>/`
@@ -40,25 +45,27 @@ export function serviceTopics<C extends string>(
 export abstract class ServiceMqtt<C extends string, S extends { enabled: boolean }> {
   /** What the last state message sent stands for; a message with the same key is not sent again. */
   private sentKey: string | undefined;
-  private wasEnabled: boolean;
   private readonly commands: CommandTopics<C>;
+  readonly topics: ServiceTopics<C>;
   /** The feed listeners' removers, run by `stop`. */
   protected removers: (() => void)[] = [];
 
   constructor(
     protected readonly ctx: AppContext,
     protected readonly link: DiscoveryLink,
-    readonly topics: ServiceTopics<C>,
-    run: (command: C, payload: string) => void,
+    spec: SettingCommands<C>,
+    counts: SettingCommandCounts,
     private readonly reannounce: () => void,
     /** The settings of the MQTT output's slice (docs/architecture.md#output-contract); `configure` follows them. */
     protected settings: S,
   ) {
-    this.wasEnabled = this.enabled();
-    this.commands = new CommandTopics(link, topics.command, run);
+    this.topics = serviceTopics(ctx.system.id, spec.folder, spec.commands);
+    this.commands = new CommandTopics(link, this.topics.command, (command, payload) =>
+      runSettingCommand(ctx, spec, counts, command, payload),
+    );
   }
 
-  enabled(): boolean {
+  protected enabled(): boolean {
     return this.settings.enabled;
   }
 
@@ -84,10 +91,10 @@ export abstract class ServiceMqtt<C extends string, S extends { enabled: boolean
   /** New settings of the MQTT output: switched on or off, the retained settings sent again. */
   configure(settings: S): void {
     if (JSON.stringify(settings) === JSON.stringify(this.settings)) return;
+    const wasEnabled = this.enabled();
     this.settings = settings;
     const enabled = this.enabled();
-    if (enabled !== this.wasEnabled) {
-      this.wasEnabled = enabled;
+    if (enabled !== wasEnabled) {
       if (!enabled) this.clear();
       this.reannounce();
     }

@@ -16,10 +16,14 @@ import type { DiscoveryLink } from './ha-topics.js';
 /** The setting's value a payload stands for, or why it stands for none. */
 export type CommandValue = { ok: true; value: unknown } | { ok: false; reason: string };
 
-/** One service's commands: the setting each one writes and how its payload is read. */
+/** One service's commands: their topics, the setting each one writes and how its payload is read. */
 export interface SettingCommands<C extends string> {
   /** The service as the log names it ("peak guard", "export limiter"). */
   subject: string;
+  /** The service's folder under `meter-gateway/<system id>/` ("peak", "export_limiter"). */
+  folder: string;
+  /** The commands in the order their topics are subscribed. */
+  commands: readonly C[];
   paths: Readonly<Record<C, string>>;
   value(command: C, payload: string): CommandValue;
 }
