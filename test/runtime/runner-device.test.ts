@@ -15,7 +15,7 @@ import { runOutput } from '../../src/output-runner.js';
 import { silentLogger } from '../helpers/log-lines.js';
 import { freeUdpPort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
-import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
+import { putJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The device outputs run by the runner (docs/architecture.md#output-contract): the Shelly UDP
 // personality and the HomeWizard personality through a real daemon and its HTTP API, the mDNS
@@ -87,10 +87,6 @@ async function getJson(url: string): Promise<{ status: number; body: unknown } |
   }
 }
 
-function put(base: string, path: string, body: unknown): Promise<WriteAnswer> {
-  return sendJson(base, 'PUT', path, body);
-}
-
 /** One row per output of the group that listens on a port of its own. */
 interface ListeningKind {
   kind: string;
@@ -116,7 +112,7 @@ const KINDS: ListeningKind[] = [
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(port),
     }),
     moveTo: (run, port) =>
-      put(run.base, '/api/v1/settings', { services: { emulate: { shelly: { udp_port: port } } } }),
+      putJson(run.base, '/api/v1/settings', { services: { emulate: { shelly: { udp_port: port } } } }),
     answers: async (_run, port) => (await askUdp(port)) !== undefined,
     facts: (port) => ({ host: '127.0.0.1', ports: [port], meter: 'main', meter_running: true }),
   },
@@ -129,7 +125,7 @@ const KINDS: ListeningKind[] = [
       METER_GATEWAY_SERVICES_EMULATE_HOMEWIZARD_PORT: String(port),
     }),
     moveTo: (run, port) =>
-      put(run.base, '/api/v1/settings', { services: { emulate: { homewizard: { port } } } }),
+      putJson(run.base, '/api/v1/settings', { services: { emulate: { homewizard: { port } } } }),
     answers: async (_run, port) => (await getJson(`http://127.0.0.1:${port}/api`))?.status === 200,
     facts: (port) => ({ host: '127.0.0.1', port, meter: 'main', meter_running: true }),
   },
@@ -229,7 +225,7 @@ test('HomeWizard and Shelly UDP follow their configured further meter when it is
     // The meter edited: another source, so its input restarts with a new store (a new handle).
     const file = join(run.stateDir, 'pv.txt');
     writeFileSync(file, dsmrTelegram(1.234), 'latin1');
-    const edited = await put(run.base, '/api/v1/settings', {
+    const edited = await putJson(run.base, '/api/v1/settings', {
       meters: [{ ...pv, source: `file:${file}?interval=0.2&loop=true&protocol=dsmr` }],
     });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
@@ -341,7 +337,7 @@ test('network: a station write that outlasts http.apply_timeout_ms answers 202 a
       () => run.line('network'),
       (line) => line?.state === 'running',
     );
-    const answer = await put(run.base, '/api/v1/wifi/sta/settings', {
+    const answer = await putJson(run.base, '/api/v1/wifi/sta/settings', {
       enable: true,
       name: 'slow-net',
       password: 'pass-word-1',

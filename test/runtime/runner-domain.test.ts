@@ -9,7 +9,7 @@ import { valuesOf } from '../../src/reading/reading.js';
 import type { ReadingStore } from '../../src/reading/store.js';
 import { freePort } from '../helpers/ports.js';
 import { quietPeriod, waitFor } from '../helpers/wait.js';
-import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
+import { postEdited, putJson, startDaemon, type Running } from './runner-rig.js';
 
 // The domain outputs on the runner (docs/architecture.md#output-contract): the meter an output's
 // settings name is a meter ref the runner resolves; a meter that is not registered is a state of
@@ -18,17 +18,6 @@ import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-
 // a rejected apply of the fleet push are retried, and the write answers 500 naming it.
 
 registerConfigFormats();
-
-function send(base: string, method: 'PUT' | 'POST', body: unknown): Promise<WriteAnswer> {
-  return sendJson(base, method, '/api/v1/settings', body);
-}
-
-/** POST /api/v1/settings with the settings as they are, changed by `edit` (POST replaces them all). */
-async function post(base: string, edit: (settings: Record<string, unknown>) => void): Promise<WriteAnswer> {
-  const settings = (await (await fetch(`${base}/api/v1/settings`)).json()) as Record<string, unknown>;
-  edit(settings);
-  return send(base, 'POST', settings);
-}
 
 async function getJson(base: string, path: string): Promise<Record<string, unknown>> {
   return (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
@@ -148,7 +137,7 @@ for (const row of KINDS) {
       await waitServed(row, run, first, 1.5, null);
 
       // The entry is edited through POST /api/v1/settings: a new handle on a new store.
-      const edited = await post(run.base, (settings) => {
+      const edited = await postEdited(run.base, (settings) => {
         settings.meters = [{ ...grid2, name: 'Grid 2 edited' }];
       });
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
@@ -182,7 +171,7 @@ async function missingThenFixed(row: MeterKind, run: Running): Promise<void> {
   assert.match(String(missing?.error), /grid3/);
   await quietPeriod(600);
   assert.equal(await row.served(run), null, 'nothing served from the primary meter');
-  const fixed = await send(run.base, 'PUT', row.point('grid2'));
+  const fixed = await putJson(run.base, '/api/v1/settings', row.point('grid2'));
   assert.equal(fixed.status, 200, JSON.stringify(fixed.body));
   const line = run.services()[row.name];
   assert.equal(line?.state, 'running', JSON.stringify(line));
@@ -218,7 +207,7 @@ test('fleet push: a start whose cursor folder cannot be made recovers once it ca
     // A second target, whose cursor file cannot be written: its folder is in the way again.
     rmSync(join(run.stateDir, 'push'), { recursive: true, force: true });
     writeFileSync(join(run.stateDir, 'push'), 'in the way');
-    const answer = await send(run.base, 'PUT', {
+    const answer = await putJson(run.base, '/api/v1/settings', {
       services: { push: { targets: [target(port), { ...target(port), id: 'second' }] } },
     });
     assert.equal(answer.status, 500, JSON.stringify(answer.body));
@@ -265,7 +254,7 @@ test('fleet push: a write that outlasts http.apply_timeout_ms (a batch in flight
       () => waiting.length,
       (count) => count > 0,
     );
-    const answer = await send(run.base, 'PUT', {
+    const answer = await putJson(run.base, '/api/v1/settings', {
       services: { push: { targets: [{ ...live, id: 'moved' }] } },
     });
     assert.equal(answer.status, 202, JSON.stringify(answer.body));

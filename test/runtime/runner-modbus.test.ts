@@ -15,7 +15,7 @@ import { SocatPty } from '../meter/transport/socat-pty.js';
 import { closeClient, connectClient } from '../modbus/clients.js';
 import { mbpollRtu, UNIT } from '../modbus/rtu-rig.js';
 import { mbpollValues } from '../modbus/clients.js';
-import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
+import { postEdited, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The Modbus TCP slave, the Modbus RTU slave and the meter proxy as declared outputs run by the
 // runner (docs/architecture.md#output-contract), through a real daemon and its HTTP API: a failed
@@ -34,13 +34,6 @@ interface Settings {
     modbus_rtu: Record<string, unknown>;
   };
   meters?: Record<string, unknown>[];
-}
-
-/** POST /api/v1/settings (replace) of the current settings with `edit` made to them, as a client saves a form. */
-async function post(run: Running, edit: (settings: Settings) => void): Promise<WriteAnswer> {
-  const settings = (await (await fetch(`${run.base}/api/v1/settings`)).json()) as Settings;
-  edit(settings);
-  return sendJson(run.base, 'POST', '/api/v1/settings', settings);
 }
 
 /** A loopback TCP port held by another program. */
@@ -93,7 +86,10 @@ const KINDS: Kind[] = [
     reason: /EADDRINUSE/,
     async badWrite(run) {
       const busy = await holdTcp();
-      const answer = await post(run, (settings) => (settings.services.modbus.port = busy.port));
+      const answer = await postEdited<Settings>(
+        run.base,
+        (settings) => (settings.services.modbus.port = busy.port),
+      );
       return { answer, cause: { fix: busy.release }, where: String(busy.port) };
     },
     serving: (line, where) => line?.state === 'running' && line.port === Number(where),
@@ -122,7 +118,10 @@ const KINDS: Kind[] = [
     async badWrite(run) {
       const host = String(run.daemon.context.config.config.services.modbus_rtu.device);
       const absent = join(host, '..', 'ttyUSB9');
-      const answer = await post(run, (settings) => (settings.services.modbus_rtu.device = absent));
+      const answer = await postEdited<Settings>(
+        run.base,
+        (settings) => (settings.services.modbus_rtu.device = absent),
+      );
       return { answer, cause: { fix: async () => symlinkSync(host, absent) }, where: absent };
     },
     serving: (line, where) => line?.state === 'running' && line.device === where,
@@ -142,10 +141,13 @@ const KINDS: Kind[] = [
     reason: /EADDRINUSE/,
     // meter_proxy.port is a daemon setting: switched off, its port taken, switched on again.
     async badWrite(run) {
-      const off = await post(run, (settings) => (settings.services.meter_proxy = false));
+      const off = await postEdited<Settings>(run.base, (settings) => (settings.services.meter_proxy = false));
       assert.equal(off.status, 200, JSON.stringify(off.body));
       const busy = await holdTcp(run.daemon.context.config.config.meter_proxy.port);
-      const answer = await post(run, (settings) => (settings.services.meter_proxy = true));
+      const answer = await postEdited<Settings>(
+        run.base,
+        (settings) => (settings.services.meter_proxy = true),
+      );
       return { answer, cause: { fix: busy.release }, where: String(busy.port) };
     },
     serving: (line, where) => line?.state === 'running' && line.port === Number(where),
@@ -314,7 +316,10 @@ for (const row of FOLLOWERS) {
         1111,
       );
 
-      const edited = await post(run, (settings) => (settings.meters = [{ ...pv, name: 'PV roof' }]));
+      const edited = await postEdited<Settings>(
+        run.base,
+        (settings) => (settings.meters = [{ ...pv, name: 'PV roof' }]),
+      );
       assert.equal(edited.status, 200, JSON.stringify(edited.body));
       const after = meters.get('pv');
       assert.ok(after && after.store !== before.store, 'the edited meter runs on a new store');

@@ -89,3 +89,21 @@ export async function sendJson(
   });
   return { status: answer.status, body: (await answer.json()) as WriteAnswer['body'] };
 }
+
+/** A JSON PUT of `body` at `path` of `base` (a settings merge) and its answer. */
+export function putJson(base: string, path: string, body: unknown): Promise<WriteAnswer> {
+  return sendJson(base, 'PUT', path, body);
+}
+
+/**
+ * POST /api/v1/settings (replace) of the settings as GET shows them, with `edit` made to them, as
+ * a client saves a form (POST replaces them all).
+ */
+export async function postEdited<Settings = Record<string, unknown>>(
+  base: string,
+  edit: (settings: Settings) => void,
+): Promise<WriteAnswer> {
+  const settings = (await (await fetch(`${base}/api/v1/settings`)).json()) as Settings;
+  edit(settings);
+  return sendJson(base, 'POST', '/api/v1/settings', settings);
+}

@@ -16,7 +16,7 @@ import { linesLogger } from '../helpers/log-lines.js';
 import { freePort, freeUdpPort } from '../helpers/ports.js';
 import { VirtualClock } from '../helpers/virtual-clock.js';
 import { waitFor } from '../helpers/wait.js';
-import { sendJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
+import { putJson, startDaemon, type Running, type WriteAnswer } from './runner-rig.js';
 
 // The runner's failure model (docs/architecture.md#output-contract): a failed start is retried
 // until its cause goes away, a write that an output cannot take up answers 500 naming it, one that
@@ -68,10 +68,6 @@ async function answersUdp(port: number): Promise<boolean> {
   }
 }
 
-function put(base: string, path: string, body: unknown): Promise<WriteAnswer> {
-  return sendJson(base, 'PUT', path, body);
-}
-
 /** The outputs a 500 names, and the first one's reason. */
 function failedOutputs(answer: WriteAnswer): { outputs: string[]; first: string } {
   const failed = answer.body.details?.failed ?? [];
@@ -104,7 +100,7 @@ const KINDS: ListeningKind[] = [
       METER_GATEWAY_SERVICES_MODBUS_ENABLE: 'true',
       METER_GATEWAY_SERVICES_MODBUS_PORT: String(port),
     }),
-    moveTo: (run, port) => put(run.base, '/api/v1/settings', { services: { modbus: { port } } }),
+    moveTo: (run, port) => putJson(run.base, '/api/v1/settings', { services: { modbus: { port } } }),
     serving: async (run, port) => {
       const line = run.services().modbus;
       return line?.state === 'running' && line.port === port && line.error === undefined;
@@ -119,7 +115,7 @@ const KINDS: ListeningKind[] = [
       METER_GATEWAY_SERVICES_EMULATE_SHELLY_UDP_PORT: String(port),
     }),
     moveTo: (run, port) =>
-      put(run.base, '/api/v1/settings', { services: { emulate: { shelly: { udp_port: port } } } }),
+      putJson(run.base, '/api/v1/settings', { services: { emulate: { shelly: { udp_port: port } } } }),
     // No line of its own: the runner's error record is gone (a count of failed writes may stay) and
     // the port answers.
     serving: async (run, port) => {
@@ -137,10 +133,10 @@ const KINDS: ListeningKind[] = [
     }),
     // meter_proxy.port is a daemon setting: the proxy is switched off, its port taken, and on again.
     release: async (run) => {
-      const off = await put(run.base, '/api/v1/settings', { services: { meter_proxy: false } });
+      const off = await putJson(run.base, '/api/v1/settings', { services: { meter_proxy: false } });
       assert.equal(off.status, 200, JSON.stringify(off.body));
     },
-    moveTo: (run) => put(run.base, '/api/v1/settings', { services: { meter_proxy: true } }),
+    moveTo: (run) => putJson(run.base, '/api/v1/settings', { services: { meter_proxy: true } }),
     serving: async (run, port) => {
       const line = run.services().meter_proxy;
       return line?.state === 'running' && line.port === port && line.error === undefined;
@@ -188,7 +184,7 @@ test('meter input: a source that cannot be opened answers 500 naming meter; it o
   let peer: Holder | undefined;
   try {
     const port = await freePort();
-    const answer = await put(run.base, '/api/v1/meter/settings', { source: `tcp://127.0.0.1:${port}` });
+    const answer = await putJson(run.base, '/api/v1/meter/settings', { source: `tcp://127.0.0.1:${port}` });
     assert.equal(answer.status, 500, JSON.stringify(answer.body));
     assert.deepEqual(failedOutputs(answer).outputs, ['meter']);
     assert.match(failedOutputs(answer).first, /ECONNREFUSED/);
@@ -235,7 +231,7 @@ test('a write that outlasts http.apply_timeout_ms answers 202 applying naming th
   const run = await startDaemon({ METER_GATEWAY_HTTP_APPLY_TIMEOUT_MS: '300' });
   try {
     const source = `http://127.0.0.1:${remotePort}/api/v1/live`;
-    const answer = await put(run.base, '/api/v1/meter/settings', { source });
+    const answer = await putJson(run.base, '/api/v1/meter/settings', { source });
     assert.equal(answer.status, 202, JSON.stringify(answer.body));
     assert.deepEqual(answer.body, { state: 'applying', outputs: ['meter'] });
     assert.equal(run.daemon.context.config.config.meter.source, source, 'the change is stored');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM_LAUNCH } from '../helpers/browser.js';
 import { PAGES } from '../helpers/ui-pages.js';
-import { trackRequests } from './page-rig.js';
+import { eventsAbove, trackRequests, valueWhere } from './page-rig.js';
 
 /**
  * A Chromium that resolves `names` to 127.0.0.1 itself (--host-resolver-rules), so a test opens
@@ -82,16 +82,7 @@ async function openEveryPage(
   const requests = trackRequests(page);
   const response = await page.goto(`${url}#/dashboard`);
   assert.equal(response?.status(), 200, `${url}: the page`);
-  await page.waitForFunction(
-    () =>
-      Number(
-        (globalThis as unknown as PageGlobal).document
-          .querySelector('#live-age')
-          ?.getAttribute('data-events'),
-      ) > 0,
-    undefined,
-    { timeout: 20_000 },
-  );
+  await eventsAbove(page, 0, 20_000);
   await page.locator('#connection.ok').waitFor();
   for (const route of PAGES) {
     await page.evaluate((hash) => {
@@ -109,11 +100,7 @@ async function saveName({ page, errors }: { page: Page; errors: string[] }, url:
     (globalThis as unknown as { location: { hash: string } }).location.hash = '#/settings/system';
   });
   const field = page.locator('#form-system input[name="system.name"]');
-  await page.waitForFunction(
-    () =>
-      ((globalThis as unknown as PageGlobal).document.querySelector('#form-system input[name="system.name"]')
-        ?.value ?? '') !== '',
-  );
+  await valueWhere(page, '#form-system input[name="system.name"]', 'not', '');
   await field.fill(name);
   await page.locator('#form-system button[type=submit]').click();
   await page.locator('#form-system .form-status', { hasText: 'Saved.' }).waitFor();
@@ -121,12 +108,7 @@ async function saveName({ page, errors }: { page: Page; errors: string[] }, url:
   await page.evaluate(() => {
     (globalThis as unknown as { location: { hash: string } }).location.hash = '#/settings/system';
   });
-  await page.waitForFunction(
-    (want) =>
-      (globalThis as unknown as PageGlobal).document.querySelector('#form-system input[name="system.name"]')
-        ?.value === want,
-    name,
-  );
+  await valueWhere(page, '#form-system input[name="system.name"]', 'is', name);
   assert.equal(await refusalOf(page), undefined, `${url} refused`);
   assert.deepEqual(errors, [], `${url}: script errors`);
 }

@@ -68,8 +68,11 @@ async function rig(
   return { daemon, browser: await mappedBrowser() };
 }
 
-function portOf(daemon: InProcessDaemon): number {
-  return Number(new URL(daemon.baseUrl).port);
+/** The quick-start daemon, the file's browser, and the port the daemon listens on. */
+async function quickStartRig(): Promise<{ daemon: InProcessDaemon; browser: Browser; port: number }> {
+  const daemon = await quickStartDaemon();
+  const browser = await mappedBrowser();
+  return { daemon, browser, port: Number(new URL(daemon.baseUrl).port) };
 }
 
 // Before the test that saves names on the same daemon: nothing has been written to it yet.
@@ -78,9 +81,7 @@ test(
   { timeout: 300_000 },
   async (t) => {
     if (!requireChromium(t)) return;
-    const daemon = await quickStartDaemon();
-    const browser = await mappedBrowser();
-    const port = portOf(daemon);
+    const { daemon, browser, port } = await quickStartRig();
     await seeRefusal(browser, `http://meter.example.test:${port}/`, `meter.example.test:${port}`);
     assert.equal((await settingsOf(daemon.baseUrl)).system.name, 'meter-gateway', 'nothing was written');
   },
@@ -91,9 +92,7 @@ test(
   { timeout: 300_000 },
   async (t) => {
     if (!requireChromium(t)) return;
-    const daemon = await quickStartDaemon();
-    const browser = await mappedBrowser();
-    const port = portOf(daemon);
+    const { daemon, browser, port } = await quickStartRig();
     const hosts = ['localhost', '127.0.0.1', OWN_HOST, 'raspberrypi.local'];
     await useEveryPageAt(
       browser,

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { requireChromium, requireFullChromium } from '../helpers/browser.js';
 import { startDaemonInProcess } from '../helpers/daemon-in-process.js';
-import { setUp, settingsOf } from './page-rig.js';
+import { eventsAbove, setUp, settingsOf, valueWhere } from './page-rig.js';
 
 const PREFIX = '/api/hassio_ingress/k3yT0ken_aBc';
 
@@ -82,14 +82,6 @@ async function startIngressProxy(
   return { url: `http://127.0.0.1:${port}`, forwarded, strays };
 }
 
-type FrameGlobal = {
-  document: {
-    querySelector(
-      selector: string,
-    ): { textContent: string | null; getAttribute(name: string): string | null } | null;
-  };
-};
-
 async function ingressFrame(page: import('playwright-core').Page): Promise<Frame> {
   for (;;) {
     const frame = page.frames().find((candidate) => candidate.url().includes(PREFIX));
@@ -108,29 +100,13 @@ test('behind an ingress proxy under a path prefix the page loads in a frame, str
   const frame = await ingressFrame(page);
   await frame.waitForLoadState('load');
   // Live events arrive through the prefixed stream; the system poll fills the identity.
-  await frame.waitForFunction(
-    () =>
-      Number(
-        (globalThis as unknown as FrameGlobal).document
-          .querySelector('#live-age')
-          ?.getAttribute('data-events'),
-      ) > 2,
-    undefined,
-    { timeout: 15_000 },
-  );
+  await eventsAbove(frame, 2);
   await frame.locator('#meter-status', { hasText: 'OK' }).waitFor();
 
   // A settings form saves through the prefix too.
   await frame.locator('a[href="#/settings/system"]').first().click();
   const name = frame.locator('#form-system input[name="system.name"]');
-  await frame.waitForFunction(
-    () =>
-      (
-        (globalThis as unknown as FrameGlobal).document.querySelector(
-          '#form-system input[name="system.name"]',
-        ) as unknown as { value: string } | null
-      )?.value === 'meter-gateway',
-  );
+  await valueWhere(frame, '#form-system input[name="system.name"]', 'is', 'meter-gateway');
   await name.fill('Ingress meter');
   await frame.locator('#form-system button[type=submit]').click();
   await frame.locator('#form-system .form-status', { hasText: 'Saved.' }).waitFor();
@@ -184,16 +160,7 @@ test('with protection on, the panel through ingress asks for no password; the sa
   assert.equal((await page.goto(`${proxy.url}/`))?.status(), 200);
   const frame = await ingressFrame(page);
   await frame.waitForLoadState('load');
-  await frame.waitForFunction(
-    () =>
-      Number(
-        (globalThis as unknown as FrameGlobal).document
-          .querySelector('#live-age')
-          ?.getAttribute('data-events'),
-      ) > 2,
-    undefined,
-    { timeout: 15_000 },
-  );
+  await eventsAbove(frame, 2);
   assert.deepEqual(challenges, [], 'no request through ingress was asked for a password');
   assert.ok(proxy.forwarded.includes('GET /api/v1/system'));
 

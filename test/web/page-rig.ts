@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import type { Page } from 'playwright-core';
+import type { Frame, Page } from 'playwright-core';
 import type { BrowserOptions, TestBrowser } from '../helpers/browser.js';
 import { browserContext } from '../helpers/file-browser.js';
 import { startDaemonInProcess, type InProcessDaemon } from '../helpers/daemon-in-process.js';
@@ -112,7 +112,7 @@ type PageGlobal = {
 };
 
 /** Waits until the live stream has delivered more than `count` events. */
-export async function eventsAbove(page: Page, count: number, timeout = 15_000): Promise<void> {
+export async function eventsAbove(page: Page | Frame, count: number, timeout = 15_000): Promise<void> {
   await page.waitForFunction(
     (seen) =>
       Number(
@@ -127,7 +127,7 @@ export async function eventsAbove(page: Page, count: number, timeout = 15_000): 
 
 /** Waits until a form control's value passes `test` ('is': equals, 'has': contains, 'not': differs). */
 export async function valueWhere(
-  page: Page,
+  page: Page | Frame,
   selector: string,
   test: 'is' | 'has' | 'not',
   text: string,
