@@ -24,6 +24,25 @@ const MINUTE_TIER_MS = TIERS['1m'].retentionMs;
 /** A quarter is pushed once it ended this long ago: its last minute's record is written by then. */
 export const GRACE_MS = 120_000;
 
+/**
+ * Items per request of one kind, halved by each 413 (the receiver's body limit) down to one; the
+ * quarters, the minutes and the live samples each have their own.
+ */
+export class BatchSize {
+  constructor(
+    public size: number,
+    /** What an item is called in the log: `quarters`, `minutes`, `live samples`. */
+    private readonly unit: string,
+  ) {}
+
+  /** Halves the size; the new size named, or undefined when it is one already. */
+  shrink(): string | undefined {
+    if (this.size === 1) return undefined;
+    this.size = Math.max(1, Math.floor(this.size / 2));
+    return `${this.size} ${this.unit}`;
+  }
+}
+
 /** Where the quarters come from: the meters and their extended 15-minute tiers. */
 export interface QuarterSource {
   meters(): Array<{ id: string; role: string }>;

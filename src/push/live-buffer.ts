@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { LivePowerSample } from './batches.js';
+import { BatchSize, type LivePowerSample } from './batches.js';
 
 /**
  * The live power a push target holds for what: "power_1s" (docs/architecture.md#push): best
@@ -17,7 +17,7 @@ export class LiveBuffer {
   private samples: LivePowerSample[] = [];
   private dropped = 0;
   /** Samples per request, halved by a 413. */
-  private batch = LIVE_BATCH;
+  private readonly batch = new BatchSize(LIVE_BATCH, 'live samples');
 
   constructor(
     private readonly id: string,
@@ -42,7 +42,7 @@ export class LiveBuffer {
 
   /** The oldest samples of one request, taken out of the buffer. */
   take(): LivePowerSample[] {
-    return this.samples.splice(0, this.batch);
+    return this.samples.splice(0, this.batch.size);
   }
 
   /** Samples taken but not acknowledged go back in front, within LIVE_BUFFER. */
@@ -52,8 +52,6 @@ export class LiveBuffer {
 
   /** After a 413: half the samples per request, named; undefined when it is one already. */
   shrink(): string | undefined {
-    if (this.batch === 1) return undefined;
-    this.batch = Math.max(1, Math.floor(this.batch / 2));
-    return `${this.batch} live samples`;
+    return this.batch.shrink();
   }
 }

@@ -6,6 +6,7 @@ import type { BoundedAnswer } from '../outgoing.js';
 import type { PriceSignal } from '../price-signal.js';
 import type { Refusals } from '../refusals.js';
 import {
+  BatchSize,
   collectMinutes,
   collectQuarters,
   GRACE_MS,
@@ -103,9 +104,10 @@ export class PushClient {
   private lastSuccess: number | null = null;
   private skew: number | null = null;
   private checkedAt: number | undefined;
-  private batchQuarters: number;
+  /** Quarters per batch, halved by a 413. */
+  private readonly quarterBatch: BatchSize;
   /** Minutes per batch of what: "minutes", halved by a 413 like the quarters. */
-  private minuteBatch = MINUTE_BATCH;
+  private readonly minuteBatch = new BatchSize(MINUTE_BATCH, 'minutes');
   private readonly backoff: Backoff;
   private timer: Timer | undefined;
   private running = false;
@@ -126,7 +128,7 @@ export class PushClient {
     };
     this.live = new LiveBuffer(options.settings.id, options.logger);
     this.receiver = new Receiver(options.settings, options.secrets, options.requestTimeoutMs);
-    this.batchQuarters = options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS;
+    this.quarterBatch = new BatchSize(options.settings.batch_quarters ?? DEFAULT_BATCH_QUARTERS, 'quarters');
     this.backoff = new Backoff(1000, RETRY_CAP_MS, RETRY_JITTER, options.random);
     this.file = openCursorFile(
       options.directory,
@@ -275,7 +277,12 @@ export class PushClient {
       if (checked !== 'sent') return checked;
     }
     const batch = this.wants('quarters')
-      ? await collectQuarters(this.options.source, this.cursor, lastCompleteQuarter(now), this.batchQuarters)
+      ? await collectQuarters(
+          this.options.source,
+          this.cursor,
+          lastCompleteQuarter(now),
+          this.quarterBatch.size,
+        )
       : undefined;
     if (batch && 'missing' in batch) return this.waitForHistory(batch.missing);
     if (!batch) {
@@ -308,11 +315,7 @@ export class PushClient {
       now,
       `quarter ${batch.last}`,
       (sent) => this.acknowledge(batch.last, sent),
-      () => {
-        if (this.batchQuarters === 1) return undefined;
-        this.batchQuarters = Math.max(1, Math.floor(this.batchQuarters / 2));
-        return `${this.batchQuarters} quarters`;
-      },
+      () => this.quarterBatch.shrink(),
     );
   }
 
@@ -382,7 +385,7 @@ export class PushClient {
     const source = this.options.source;
     if (!source.minutes) return 'empty';
     const retentionEdge = this.oldestSendable(now);
-    const span = minuteSpan(now, this.minuteCursor, retentionEdge, this.minuteBatch);
+    const span = minuteSpan(now, this.minuteCursor, retentionEdge, this.minuteBatch.size);
     if (!span) return 'empty';
     const last = span.last;
     const collected = await collectMinutes(source, span, this.labels, retentionEdge);
@@ -403,11 +406,7 @@ export class PushClient {
       now,
       `minute ${last}`,
       (sent) => this.acknowledgeMinutes(last, sent),
-      () => {
-        if (this.minuteBatch === 1) return undefined;
-        this.minuteBatch = Math.max(1, Math.floor(this.minuteBatch / 2));
-        return `${this.minuteBatch} minutes`;
-      },
+      () => this.minuteBatch.shrink(),
     );
   }
 
