@@ -19,7 +19,7 @@ import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext } from '../helpers/http-context.js';
 import { startSimulatedInverter } from '../helpers/simulated-inverter.js';
 import { waitFor } from '../helpers/wait.js';
-import { jsonOf } from './page-rig.js';
+import { enableLimiterOn, jsonOf } from './page-rig.js';
 
 async function startGateway() {
   let limiter: ExportLimiter | undefined;
@@ -35,18 +35,7 @@ async function startGateway() {
     },
   });
   const inverter = await startSimulatedInverter({ clock: h.ctx.clock, deadTimeMs: 0 });
-  await jsonOf(`${h.baseUrl}/api/v1/settings`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      services: {
-        export_limiter: {
-          enabled: true,
-          inverters: [{ id: 'pv1', source: inverter.source, profile: 'sunspec' }],
-        },
-      },
-    }),
-  });
+  await enableLimiterOn(h.baseUrl, inverter.source);
   const output = runOutput(h.ctx, limiter!);
   await output.start();
   const feed = (gridW: number) =>

@@ -192,3 +192,16 @@ export async function jsonOf<T>(url: string, init?: RequestInit): Promise<T> {
   assert.equal(response.status, 200, await response.clone().text());
   return (await response.json()) as T;
 }
+
+/** Switches the export limiter on through the settings API with one SunSpec inverter `pv1` at `source`. */
+export async function enableLimiterOn(baseUrl: string, source: string): Promise<void> {
+  await jsonOf(`${baseUrl}/api/v1/settings`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      services: {
+        export_limiter: { enabled: true, inverters: [{ id: 'pv1', source, profile: 'sunspec' }] },
+      },
+    }),
+  });
+}

@@ -21,7 +21,7 @@ import { browserContext } from '../helpers/file-browser.js';
 import { startHttpContext, syntheticReading } from '../helpers/http-context.js';
 import { startSimulatedInverter } from '../helpers/simulated-inverter.js';
 import { settleWithin, waitFor } from '../helpers/wait.js';
-import { jsonOf } from './page-rig.js';
+import { enableLimiterOn } from './page-rig.js';
 
 /** Every event stream path of the gateway's web interface and API. */
 const STREAM = /^\/api\/v1\/(live|page\/stream|peak\/stream|export-limiter\/stream)(\?|$)/;
@@ -73,18 +73,7 @@ test('two dashboard tabs hold one stream each; a third request to the host compl
     await h.close();
     streams.stop();
   });
-  await jsonOf(`${h.baseUrl}/api/v1/settings`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      services: {
-        export_limiter: {
-          enabled: true,
-          inverters: [{ id: 'pv1', source: inverter.source, profile: 'sunspec' }],
-        },
-      },
-    }),
-  });
+  await enableLimiterOn(h.baseUrl, inverter.source);
   for (const output of outputs) await output.start();
   h.ctx.store.ingest(syntheticReading(h.clock.now(), 0));
 
